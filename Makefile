@@ -1,0 +1,26 @@
+# perflab — see README.md. `make build` renders the bundled site into site/;
+# `make test` installs what the tests need and runs every test.
+GO ?= go
+
+.PHONY: build test deps vet unit bench
+
+build:
+	$(GO) run ./cmd/perflab build
+
+# deps installs the tests' outside helpers (headless Chromium, llama.cpp's
+# llama-server, reference tokenizers). A part that cannot be installed is
+# reported loudly and the tests that need it skip with the reason.
+deps:
+	bash .ci/deps.sh
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l cmd collect render templates)" || { gofmt -l cmd collect render templates; echo "gofmt needed"; exit 1; }
+
+unit:
+	$(GO) test -count=1 -timeout 30m ./...
+
+test: deps vet unit
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,158 @@
+package schema
+
+// Campaign is everything needed to reproduce a report: the model, the
+// hardware, the experiments (grouped in ordered optimization steps), the
+// benchmark profiles and which experiments are the baseline and the
+// recommended configuration. `perflab collect` runs it; `perflab build`
+// reads the same definition, so nothing is typed twice.
+//
+// On disk a campaign is YAML (content/<model>/<gpu>/campaign.yaml beside
+// the report's index.md). Field names below are the YAML keys.
+type Campaign struct {
+	// ID is the campaign's slug (qwen3-32b-h100); results carry it.
+	ID    string `yaml:"id" json:"id"`
+	Title string `yaml:"title,omitempty" json:"title,omitempty"`
+	// Objective is throughput or latency.
+	Objective string `yaml:"objective,omitempty" json:"objective,omitempty"`
+	// ObjectiveStatement is the one-sentence goal shown on the page.
+	ObjectiveStatement string `yaml:"objective_statement,omitempty" json:"objective_statement,omitempty"`
+
+	Model    CampaignModel `yaml:"model" json:"model"`
+	Hardware HardwareSpec  `yaml:"hardware" json:"hardware"`
+	// Engines lists the engines and the versions the campaign expects.
+	Engines []EngineSpec `yaml:"engines,omitempty" json:"engines,omitempty"`
+	// Bench holds the benchmark settings shared by every profile.
+	Bench BenchSpec `yaml:"bench,omitempty" json:"bench,omitempty"`
+
+	Profiles []Profile `yaml:"profiles" json:"profiles"`
+	Steps    []Step    `yaml:"steps" json:"steps"`
+
+	// Baseline and Optimized are experiment ids: the page's comparison
+	// table, chart and conclusion compare these two.
+	Baseline  string `yaml:"baseline" json:"baseline"`
+	Optimized string `yaml:"optimized" json:"optimized"`
+
+	// Results is the directory holding this campaign's results, relative to
+	// the results root (default: the campaign id).
+	Results string `yaml:"results,omitempty" json:"results,omitempty"`
+}
+
+// CampaignModel names the model served.
+type CampaignModel struct {
+	// ID is the Hugging Face repository id of the model family
+	// (Qwen/Qwen3-32B); Name its display name (Qwen3-32B).
+	ID   string `yaml:"id" json:"id"`
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Variants lists served variants other than ID (…-FP8) that count as
+	// the same model when commands are checked.
+	Variants []string `yaml:"variants,omitempty" json:"variants,omitempty"`
+}
+
+// HardwareSpec is the hardware a campaign expects.
+type HardwareSpec struct {
+	Vendor string `yaml:"vendor,omitempty" json:"vendor,omitempty"`
+	// GPU is the accelerator SKU (H100, H200, …).
+	GPU string `yaml:"gpu" json:"gpu"`
+	// Count is the number of GPUs on the node the campaign may use.
+	Count int `yaml:"count" json:"count"`
+}
+
+// EngineSpec is an engine and its version.
+type EngineSpec struct {
+	Name    string `yaml:"name" json:"name"`
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+}
+
+// BenchSpec holds the benchmark client settings shared by every profile.
+type BenchSpec struct {
+	// Backend is openai (completions) or openai-chat.
+	Backend  string `yaml:"backend,omitempty" json:"backend,omitempty"`
+	Endpoint string `yaml:"endpoint,omitempty" json:"endpoint,omitempty"`
+	// Tokenizer is a tokenizer.json path or "server".
+	Tokenizer string `yaml:"tokenizer,omitempty" json:"tokenizer,omitempty"`
+	// Tool is the benchmark the profiles were run with when imported
+	// ("vllm bench serve"); empty means perflab bench.
+	Tool string `yaml:"tool,omitempty" json:"tool,omitempty"`
+}
+
+// Profile is one benchmark case: dataset and traffic shape.
+type Profile struct {
+	ID string `yaml:"id" json:"id"`
+	// Name is the display name (Long Prompt); Description an optional
+	// line such as "4000 input tokens, 200 output tokens".
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Dataset: random or sharegpt.
+	Dataset     string  `yaml:"dataset" json:"dataset"`
+	DatasetPath string  `yaml:"dataset_path,omitempty" json:"dataset_path,omitempty"`
+	InputLen    int     `yaml:"input_len,omitempty" json:"input_len,omitempty"`
+	OutputLen   int     `yaml:"output_len,omitempty" json:"output_len,omitempty"`
+	RangeRatio  float64 `yaml:"range_ratio,omitempty" json:"range_ratio,omitempty"`
+	NumPrompts  int     `yaml:"num_prompts" json:"num_prompts"`
+	// RequestRate in requests/s; 0 or absent means inf.
+	RequestRate    float64 `yaml:"request_rate,omitempty" json:"request_rate,omitempty"`
+	Burstiness     float64 `yaml:"burstiness,omitempty" json:"burstiness,omitempty"`
+	MaxConcurrency int     `yaml:"max_concurrency,omitempty" json:"max_concurrency,omitempty"`
+	Seed           int64   `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// Args are extra benchmark flags passed through verbatim.
+	Args []string `yaml:"args,omitempty" json:"args,omitempty"`
+}
+
+// Step is one ordered optimization step (engine selection, quantization,
+// parallelism, …) and the experiments tried in it.
+type Step struct {
+	ID    string `yaml:"id" json:"id"`
+	Title string `yaml:"title" json:"title"`
+	// Kind: engine-selection, quantization, parallelism, scheduling, …
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty"`
+	// Chosen is the experiment carried forward from this step; empty
+	// means the step did not change the configuration.
+	Chosen      string       `yaml:"chosen,omitempty" json:"chosen,omitempty"`
+	Experiments []Experiment `yaml:"experiments" json:"experiments"`
+}
+
+// Experiment is one engine configuration.
+type Experiment struct {
+	ID string `yaml:"id" json:"id"`
+	// Name is the display label (vLLM, SGLang, +FP8, TP4+EP).
+	Name string `yaml:"name" json:"name"`
+	// Engine is vllm, sglang, trtllm, llamacpp, external or mock.
+	Engine  string `yaml:"engine" json:"engine"`
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+	// Command is the exact serve command. Alternatively Args are appended
+	// to the engine's default launch command.
+	Command string            `yaml:"command,omitempty" json:"command,omitempty"`
+	Args    []string          `yaml:"args,omitempty" json:"args,omitempty"`
+	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// GPUs is the number of GPUs the experiment uses (default: the
+	// campaign's hardware count).
+	GPUs int `yaml:"gpus,omitempty" json:"gpus,omitempty"`
+	// BaseURL points at an engine someone else runs (engine: external).
+	BaseURL string `yaml:"base_url,omitempty" json:"base_url,omitempty"`
+	// Profiles restricts the experiment to these profile ids (default all).
+	Profiles []string `yaml:"profiles,omitempty" json:"profiles,omitempty"`
+	// Note is a line of narrative shown next to the experiment.
+	Note string `yaml:"note,omitempty" json:"note,omitempty"`
+}
+
+// Experiment returns the experiment with the given id.
+func (c *Campaign) Experiment(id string) (*Experiment, bool) {
+	for i := range c.Steps {
+		for j := range c.Steps[i].Experiments {
+			if c.Steps[i].Experiments[j].ID == id {
+				return &c.Steps[i].Experiments[j], true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Profile returns the profile with the given id.
+func (c *Campaign) Profile(id string) (*Profile, bool) {
+	for i := range c.Profiles {
+		if c.Profiles[i].ID == id {
+			return &c.Profiles[i], true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,194 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Marshal encodes r deterministically: two-space indentation, fields in
+// declaration order, map keys sorted, a trailing newline. It sets
+// SchemaVersion to Version when it is zero.
+func Marshal(r *Result) ([]byte, error) {
+	if r.SchemaVersion == 0 {
+		r.SchemaVersion = Version
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("schema: encode %s: %w", r.ID, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Unmarshal decodes a result. name (a file name) prefixes every error, with
+// the line and column and, for a wrong type, the field. Unknown fields and
+// schema versions newer than Version are rejected.
+func Unmarshal(name string, data []byte) (*Result, error) {
+	var probe struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	switch {
+	case probe.SchemaVersion == nil:
+		return nil, fmt.Errorf("%s: missing field schema_version: not a perflab result", name)
+	case *probe.SchemaVersion < 1:
+		return nil, fmt.Errorf("%s: field schema_version: invalid version %d", name, *probe.SchemaVersion)
+	case *probe.SchemaVersion > Version:
+		return nil, fmt.Errorf("%s: field schema_version: version %d is newer than this perflab reads (up to %d); upgrade perflab", name, *probe.SchemaVersion, Version)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Result
+	if err := dec.Decode(&r); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s:%d: trailing data after the result", name, lineOf(data, dec.InputOffset()))
+	}
+	return &r, nil
+}
+
+// jsonError turns an encoding/json error into "file:line:col: …".
+func jsonError(name string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		l, c := lineCol(data, syn.Offset)
+		return fmt.Errorf("%s:%d:%d: malformed JSON: %w", name, l, c, err)
+	case errors.As(err, &typ):
+		l, c := lineCol(data, typ.Offset)
+		return fmt.Errorf("%s:%d:%d: field %s: cannot use JSON %s as %s", name, l, c, typ.Field, typ.Value, typ.Type)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("%s: truncated JSON: %w", name, err)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		unq := strings.Trim(field, `"`)
+		line := 0
+		if i := bytes.Index(data, []byte(`"`+unq+`"`)); i >= 0 {
+			line, _ = lineCol(data, int64(i))
+		}
+		if line > 0 {
+			return fmt.Errorf("%s:%d: unknown field %s", name, line, field)
+		}
+		return fmt.Errorf("%s: unknown field %s", name, field)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+func lineOf(data []byte, off int64) int { l, _ := lineCol(data, off); return l }
+
+// lineCol converts a byte offset to a 1-based line and column.
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// ReadFile reads one result file.
+func ReadFile(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return Unmarshal(path, data)
+}
+
+// WriteFile writes r to path atomically: a temporary file in the same
+// directory, synced, then renamed over path. Readers never see a
+// half-written result.
+func WriteFile(path string, r *Result) error {
+	data, err := Marshal(r)
+	if err != nil {
+		return err
+	}
+	return WriteAtomic(path, data)
+}
+
+// WriteAtomic writes data to path through a temporary file and a rename.
+func WriteAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("schema: write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("schema: sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("schema: close %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	return nil
+}
+
+// ReadDir reads every *.json result below dir (recursively), sorted by
+// path. Files whose name starts with "." (temporaries) are skipped; a JSON
+// file without schema_version is an error, so stray files are noticed.
+func ReadDir(dir string) ([]*Result, error) {
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(name, ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			return nil
+		}
+		paths = append(paths, p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	sort.Strings(paths)
+	out := make([]*Result, 0, len(paths))
+	for _, p := range paths {
+		r, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,3 @@
+module github.com/perflab/perflab
+
+go 1.26.8
