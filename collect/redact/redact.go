@@ -1,0 +1,239 @@
+// Package redact removes secrets (API keys, Hugging Face tokens,
+// passwords) from commands, environments and text before the collector
+// writes anything: results, engine logs, progress. What counts as a secret:
+//
+//   - the value of a flag whose name says key, token, secret or password
+//     (--api-key X, --api-key=X, --hf-token X, --password=X);
+//   - the value of an environment variable named HF_TOKEN,
+//     HUGGING_FACE_HUB_TOKEN, *_KEY, *_TOKEN, *SECRET*, *PASSWORD*,
+//     *_CREDENTIALS (and NAME=value assignments in a command or text);
+//   - strings shaped like well-known tokens anywhere: hf_…, sk-…, ghp_…,
+//     github_pat_…, xox?-…, AKIA…, "Bearer …";
+//   - every value a Redactor was told about (the secret values of the
+//     engine's environment), wherever it shows up in a log.
+//
+// Redacted values become Mask. Redaction is deliberately greedy: a false
+// positive costs a readable flag value, a false negative leaks a key.
+package redact
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Mask replaces every secret.
+const Mask = "<redacted>"
+
+// secretWord matches a flag or variable name that holds a secret.
+var secretWord = regexp.MustCompile(`(?i)(api[-_]?key|access[-_]?key|secret|token|password|passwd|credential|auth[-_]?key|private[-_]?key)`)
+
+// SecretName reports whether an environment variable or flag name holds a
+// secret.
+func SecretName(name string) bool {
+	n := strings.TrimLeft(name, "-")
+	if n == "" {
+		return false
+	}
+	u := strings.ToUpper(n)
+	if strings.HasSuffix(u, "_KEY") || strings.HasSuffix(u, "-KEY") {
+		return true
+	}
+	// max-num-batched-tokens, --max-tokens, tokenizer… are not secrets.
+	if tokenCount.MatchString(n) {
+		return false
+	}
+	return secretWord.MatchString(n)
+}
+
+// tokenCount matches names about token counts or tokenizers, which share
+// the word "token" with secrets.
+var tokenCount = regexp.MustCompile(`(?i)(tokens|tokenizer|token[-_]?(len|length|count|budget|limit|id|ids)$|num[-_]?token|per[-_]?token)`)
+
+// shaped matches well-known token formats anywhere in text.
+var shaped = regexp.MustCompile(`\b(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b`)
+
+// bearer matches an Authorization header value.
+var bearer = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
+
+// flagPair matches --flag value and --flag=value in free text; a value
+// never starts with "-" (that is the next flag).
+var flagPair = regexp.MustCompile(`(--?[A-Za-z][A-Za-z0-9_.-]*)(=|[ \t]+)("[^"]*"|'[^']*'|[^\s"',;-][^\s"',;]*)`)
+
+// assignment matches NAME=value and NAME: value in free text. A bare word
+// followed by a space is not an assignment ("the token is").
+var assignment = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_.-]*)(=|:[ \t]*)("[^"]*"|'[^']*'|[^\s"',;]+)`)
+
+// Args redacts a command given as argv: flag values and NAME=value
+// assignments whose name is secret, and token-shaped words.
+func Args(argv []string) []string {
+	out := make([]string, len(argv))
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
+			name, _, _ := strings.Cut(a, "=")
+			if SecretName(name) {
+				a = name + "=" + Mask
+			}
+		case !strings.HasPrefix(a, "-") && strings.Contains(a, "=") && isEnvName(strings.SplitN(a, "=", 2)[0]):
+			name, _, _ := strings.Cut(a, "=")
+			if SecretName(name) {
+				a = name + "=" + Mask
+			}
+		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
+			out[i] = a
+			i++
+			out[i] = Mask
+			continue
+		}
+		out[i] = shaped.ReplaceAllString(a, Mask)
+	}
+	return out
+}
+
+func isEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Env returns a copy of env with secret values masked.
+func Env(env map[string]string) map[string]string {
+	if env == nil {
+		return nil
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if SecretName(k) {
+			v = Mask
+		} else {
+			v = shaped.ReplaceAllString(v, Mask)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// SecretValues returns the values of env's secret variables, the strings a
+// Redactor should hide wherever they appear.
+func SecretValues(env map[string]string) []string {
+	var vs []string
+	for k, v := range env {
+		if SecretName(k) && len(v) >= 4 {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// Redactor hides known secret values and secret-looking text. The zero
+// value hides only patterns.
+type Redactor struct {
+	// Values are hidden wherever they appear (longest first).
+	values []string
+}
+
+// New returns a Redactor that also hides each of values (values shorter
+// than 4 bytes are ignored: they would mask ordinary text).
+func New(values ...string) *Redactor {
+	r := &Redactor{}
+	for _, v := range values {
+		if len(v) >= 4 {
+			r.values = append(r.values, v)
+		}
+	}
+	sort.Slice(r.values, func(i, j int) bool { return len(r.values[i]) > len(r.values[j]) })
+	return r
+}
+
+// String redacts free text: known values, token shapes, bearer headers and
+// secret NAME=value or --flag value pairs.
+func (r *Redactor) String(s string) string {
+	if r != nil {
+		for _, v := range r.values {
+			s = strings.ReplaceAll(s, v, Mask)
+		}
+	}
+	s = shaped.ReplaceAllString(s, Mask)
+	s = bearer.ReplaceAllStringFunc(s, func(m string) string {
+		f := strings.Fields(m)
+		return f[0] + " " + Mask
+	})
+	for _, re := range []*regexp.Regexp{flagPair, assignment} {
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			if !SecretName(sub[1]) || sub[3] == Mask {
+				return m
+			}
+			return sub[1] + sub[2] + Mask
+		})
+	}
+	return s
+}
+
+// Command redacts a command line kept as one string.
+func (r *Redactor) Command(s string) string { return r.String(s) }
+
+// Writer returns a writer that redacts each complete line before passing
+// it to w (a partial last line is written on Close). Engine logs go
+// through it, so a key an engine prints never reaches the disk.
+func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
+	return &lineWriter{r: r, w: w}
+}
+
+type lineWriter struct {
+	r   *Redactor
+	w   io.Writer
+	mu  sync.Mutex
+	buf []byte
+}
+
+// maxLine bounds a buffered line: an engine printing a progress bar with
+// carriage returns and no newline must not grow memory without end.
+const maxLine = 64 << 10
+
+func (lw *lineWriter) Write(p []byte) (int, error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.buf = append(lw.buf, p...)
+	for {
+		i := bytes.IndexByte(lw.buf, '\n')
+		if i < 0 {
+			if len(lw.buf) > maxLine {
+				if err := lw.flush(len(lw.buf)); err != nil {
+					return len(p), err
+				}
+			}
+			return len(p), nil
+		}
+		if err := lw.flush(i + 1); err != nil {
+			return len(p), err
+		}
+	}
+}
+
+func (lw *lineWriter) flush(n int) error {
+	line := lw.r.String(string(lw.buf[:n]))
+	lw.buf = lw.buf[n:]
+	_, err := io.WriteString(lw.w, line)
+	return err
+}
+
+func (lw *lineWriter) Close() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if len(lw.buf) == 0 {
+		return nil
+	}
+	return lw.flush(len(lw.buf))
+}
