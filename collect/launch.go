@@ -1,0 +1,71 @@
+package collect
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perflab/perflab/collect/engine"
+	"github.com/perflab/perflab/collect/redact"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// Launch is how an experiment's engine is started.
+type Launch struct {
+	Adapter engine.Adapter
+	// Argv and Env are what runs (Env on top of the collector's own).
+	Argv []string
+	Env  map[string]string
+	// Display is the serve command as the campaign writes it (the
+	// experiment's command verbatim, or the default command with args),
+	// secrets redacted: what results and the plan show.
+	Display string
+	// BaseURL is where the engine answers (external: its base_url).
+	BaseURL string
+	// GPUs is the number of GPUs the experiment uses.
+	GPUs int
+}
+
+// NewLaunch works out an experiment's launch from the campaign.
+func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
+	a, ok := engine.Lookup(e.Engine)
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown engine %q", e.ID, e.Engine)
+	}
+	l := &Launch{Adapter: a, GPUs: e.GPUs}
+	if l.GPUs == 0 {
+		l.GPUs = c.Hardware.Count
+	}
+	if !a.Launches {
+		l.BaseURL = strings.TrimRight(e.BaseURL, "/")
+		l.Display = "(external endpoint " + l.BaseURL + ")"
+		return l, nil
+	}
+	env := map[string]string{}
+	if e.Command != "" {
+		cmd, err := engine.ParseCommand(e.Command)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.ID, err)
+		}
+		l.Argv = cmd.Argv
+		for k, v := range cmd.Env {
+			env[k] = v
+		}
+		l.Display = strings.TrimSpace(e.Command)
+	} else {
+		l.Argv = a.DefaultArgv(c.Model.ID, e.Args)
+		l.Display = engine.Quote(l.Argv)
+	}
+	for k, v := range e.Env {
+		env[k] = v
+	}
+	if len(env) > 0 {
+		l.Env = env
+	}
+	l.Display = redact.New(redact.SecretValues(l.Env)...).Command(l.Display)
+	u, err := a.Endpoint(l.Argv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.ID, err)
+	}
+	l.BaseURL = u
+	return l, nil
+}
