@@ -136,7 +136,10 @@ func opts(t *testing.T, dir, pidDir string) Options {
 
 type testLog struct{ t *testing.T }
 
-func (l testLog) Write(b []byte) (int, error) { l.t.Log(strings.TrimRight(string(b), "\n")); return len(b), nil }
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
 
 func readResults(t *testing.T, dir string) map[string]*schema.Result {
 	t.Helper()

@@ -135,6 +135,9 @@ func (f *File) Line(path ...any) int {
 			}
 		}
 		if next == nil {
+			if n == f.root {
+				return 0 // a missing top-level key: no line to point at
+			}
 			return line
 		}
 		n = next
@@ -186,7 +189,14 @@ func (ps *problems) err() error {
 	if len(ps.list) == 0 {
 		return nil
 	}
-	sort.SliceStable(ps.list, func(i, j int) bool { return ps.list[i].Line < ps.list[j].Line })
+	// In line order; problems without a line (missing keys) last.
+	key := func(p Problem) int {
+		if p.Line == 0 {
+			return int(^uint(0) >> 1)
+		}
+		return p.Line
+	}
+	sort.SliceStable(ps.list, func(i, j int) bool { return key(ps.list[i]) < key(ps.list[j]) })
 	return &ValidationError{Path: ps.f.Path, Problems: ps.list}
 }
 
