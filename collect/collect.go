@@ -102,14 +102,22 @@ func finished(s schema.Status) bool {
 	return false
 }
 
-// Existing reads the result at r.Path and says whether it is a finished
-// run of the same definition.
+// Existing reads the result at r.Path and says whether it counts as
+// done: a finished run of the same definition (same key), or a finished
+// run imported from another tool (perflab import: the seeds' published
+// numbers), which only --force measures again.
 func Existing(r Run) (*schema.Result, bool) {
 	res, err := schema.ReadFile(r.Path)
 	if err != nil {
 		return nil, false
 	}
-	return res, res.ID == r.Key && finished(res.Status)
+	return res, finished(res.Status) && (res.ID == r.Key || Imported(res))
+}
+
+// Imported reports whether a result came from perflab import rather than
+// from a collect run.
+func Imported(res *schema.Result) bool {
+	return res.Tool.Name != "" && res.Tool.Name != ToolPerflab
 }
 
 // collector is one Collect call's state.
@@ -169,6 +177,9 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 			}
 		}
 		todo = append(todo, r)
+	}
+	for _, w := range f.Warnings() {
+		fmt.Fprintln(opt.Log, "warning:", w)
 	}
 	fmt.Fprintf(opt.Log, "collect %s: %d runs in this shard, %d finished before, %d to run\n", k.c.ID, len(runs), k.report.Skipped, len(todo))
 	if len(todo) == 0 {
@@ -368,6 +379,11 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 			}
 		}
 		er.logRel = e.ID + ".engine.log"
+		if k.opt.Shards > 1 && k.opt.ShardByRun {
+			// Shards split by run may launch the same experiment at once on
+			// several nodes: each keeps its own log on the shared storage.
+			er.logRel = fmt.Sprintf("%s.shard-%d-of-%d.engine.log", e.ID, k.opt.Shard, k.opt.Shards)
+		}
 		fmt.Fprintf(k.opt.Log, "%s: starting %s\n", e.ID, l.Display)
 		p, err := engine.Start(engine.Config{Name: e.ID, Argv: er.argv, Env: l.Env,
 			LogPath: filepath.Join(k.plan.Dir, er.logRel), Redactor: er.red})

@@ -51,6 +51,9 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 	}
 	fmt.Fprintf(w, "\n  results: %s/\n", plan.Dir)
 	fmt.Fprintf(w, "  baseline: %s, optimized: %s\n", c.Baseline, c.Optimized)
+	for _, warn := range f.Warnings() {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
 
 	tool := c.Bench.Tool
 	if tool == "" {
@@ -97,6 +100,9 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 				state := "todo"
 				if res, ok := Existing(r); ok {
 					state = "done (" + string(res.Status) + ")"
+					if Imported(res) {
+						state = "done (" + string(res.Status) + ", imported from " + res.Tool.Name + ")"
+					}
 					if opt.Force {
 						state += ", repeated: --force"
 					} else {

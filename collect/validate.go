@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -240,4 +241,28 @@ func parallelism(argv []string) int {
 		return 0
 	}
 	return max(tp, 1) * max(pp, 1) * max(dp, 1)
+}
+
+// Warnings lists what is legal but probably wrong: an experiment whose
+// command launches another engine than its engine field says (the health
+// routes, port and version capture follow the engine field).
+func (f *File) Warnings() []string {
+	var out []string
+	c := &f.Campaign
+	for si, s := range c.Steps {
+		for ei, e := range s.Experiments {
+			if e.Command == "" {
+				continue
+			}
+			cmd, err := engine.ParseCommand(e.Command)
+			if err != nil {
+				continue
+			}
+			if prog := engine.Detect(cmd.Argv); prog != "" && prog != e.Engine {
+				out = append(out, fmt.Sprintf("%s:%d: steps[%d].experiments[%d].command: launches %s but engine is %s; health, port and version follow %s",
+					f.Path, f.Line("steps", si, "experiments", ei, "command"), si, ei, prog, e.Engine, e.Engine))
+			}
+		}
+	}
+	return out
 }

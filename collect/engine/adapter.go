@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -53,8 +54,8 @@ var adapters = []Adapter{
 		Health: []string{"/health"}, VersionRoute: "/version", Launches: true},
 	{Name: "llamacpp", Display: "llama.cpp", Program: []string{"llama-server"}, ModelFlag: "-m", DefaultPort: 8080,
 		Health: []string{"/health"}, VersionArgs: []string{"--version"}, TokenizeRoute: "/tokenize", Launches: true},
-	{Name: "mock", Display: "mock", Program: []string{"perflab", "mock"}, ModelFlag: "--model", DefaultPort: 8000,
-		Health: []string{"/v1/models"}, VersionRoute: "/version", TokenizeRoute: "/tokenize", Launches: true},
+	{Name: "mock", Display: "perflab mock", Program: []string{"perflab", "mock"}, ModelFlag: "--model", DefaultPort: 8000,
+		Health: []string{"/health", "/v1/models"}, VersionRoute: "/version", TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "external", Display: "external", Health: []string{"/v1/models"}, TokenizeRoute: "/tokenize"},
 }
 
@@ -228,4 +229,30 @@ func ServedModel(ctx context.Context, client *http.Client, baseURL string) (stri
 		return "", fmt.Errorf("served model: /v1/models lists no model")
 	}
 	return body.Data[0].ID, nil
+}
+
+// Detect names the engine a command launches, from its program (vllm,
+// trtllm-serve, llama-server, perflab mock) or module (sglang.launch_server);
+// "" when it is none of these.
+func Detect(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	base := filepath.Base(argv[0])
+	switch {
+	case base == "vllm":
+		return "vllm"
+	case base == "trtllm-serve":
+		return "trtllm"
+	case strings.Contains(base, "llama-server"):
+		return "llamacpp"
+	case base == "perflab" && len(argv) > 1 && argv[1] == "mock":
+		return "mock"
+	}
+	for _, a := range argv {
+		if a == "sglang.launch_server" {
+			return "sglang"
+		}
+	}
+	return ""
 }
