@@ -364,7 +364,7 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 			if er.argv[0] == "perflab" {
 				er.argv[0] = k.opt.Self
 			}
-			if _, ok := engine.FlagValue(er.argv, "--port"); !ok {
+			if l.FreePort {
 				port, err := engine.FreePort()
 				if err != nil {
 					return er, err
@@ -536,8 +536,12 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 		res.Hardware = &hw
 	}
 	if k.telWarn != "" {
-		res.Telemetry = &schema.Telemetry{Available: false, Warning: k.telWarn}
-		res.Warnings = appendOnce(res.Warnings, k.telWarn)
+		res.Telemetry = telemetry.Unavailable(errors.New(k.telWarn))
+		if needsGPUs(l) {
+			// Only a GPU engine's numbers miss their power and energy; a
+			// mock or CPU engine's do not deserve a caveat on the page.
+			res.Warnings = appendOnce(res.Warnings, k.telWarn)
+		}
 	}
 	if er.logRel != "" {
 		res.Artifacts = appendArtifact(res.Artifacts, schema.Artifact{Kind: "engine-log", Path: er.logRel})

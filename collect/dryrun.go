@@ -76,7 +76,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 				return err
 			}
 			gpus := ""
-			if l.GPUs > 0 {
+			if needsGPUs(l) {
 				gpus = fmt.Sprintf(", %d GPU", l.GPUs)
 				if l.GPUs > 1 {
 					gpus += "s"

@@ -23,6 +23,9 @@ type Launch struct {
 	BaseURL string
 	// GPUs is the number of GPUs the experiment uses.
 	GPUs int
+	// FreePort says the collector picks the port at launch (mock engines
+	// whose command sets none): BaseURL is then a placeholder.
+	FreePort bool
 }
 
 // NewLaunch works out an experiment's launch from the campaign.
@@ -67,5 +70,11 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 		return nil, fmt.Errorf("%s: %w", e.ID, err)
 	}
 	l.BaseURL = u
+	if _, ok := engine.FlagValue(l.Argv, "--port"); !ok && a.Name == "mock" {
+		// A mock without --port gets a free port at launch, so demo
+		// campaigns never collide with a real server on 8000.
+		l.FreePort = true
+		l.BaseURL = "http://127.0.0.1:<free port>"
+	}
 	return l, nil
 }
