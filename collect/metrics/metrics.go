@@ -80,6 +80,19 @@ type Options struct {
 	// CapitalTokenLabel prints "Total Token throughput (tok/s):" as vLLM
 	// releases from 2024 to about autumn 2025 did.
 	CapitalTokenLabel bool
+	// NumpyChunkedSum sums means and standard deviations as numpy before
+	// 2.3 did (pairwise within 8192-element chunks, chunks added in
+	// order), for a vLLM running on an older numpy. The two differ only in
+	// the last bits and only for more than 8192 samples (the pooled ITLs).
+	NumpyChunkedSum bool
+}
+
+// sumChunk is the summation chunk the kernel uses.
+func (o Options) sumChunk() int {
+	if o.NumpyChunkedSum {
+		return numpyBufSize
+	}
+	return 0
 }
 
 // maxBuckets bounds the per-second arrays of the peak metrics (115 days);
@@ -332,15 +345,15 @@ func Summarize(reqs []schema.Request, opt Options) (*schema.Summary, error) {
 	s.MaxConcurrentRequests = schema.I(peakConc)
 
 	// describe sorts its input, so each list is used for nothing else after.
-	s.TTFT = describe(ttfts, c.Percentiles, 1000)
-	s.TPOT = describe(tpots, c.Percentiles, 1000)
-	s.ITL = describe(itls, c.Percentiles, 1000)
-	s.E2EL = describe(e2els, c.Percentiles, 1000)
+	s.TTFT = describe(ttfts, c.Percentiles, 1000, c.sumChunk())
+	s.TPOT = describe(tpots, c.Percentiles, 1000, c.sumChunk())
+	s.ITL = describe(itls, c.Percentiles, 1000, c.sumChunk())
+	s.E2EL = describe(e2els, c.Percentiles, 1000, c.sumChunk())
 	if withQueue {
-		s.ClientQueue = describe(queues, c.Percentiles, 1000)
+		s.ClientQueue = describe(queues, c.Percentiles, 1000, c.sumChunk())
 	}
 	if withQueueE2EL {
-		s.E2ELInclQueue = describe(e2elsQueue, c.Percentiles, 1000)
+		s.E2ELInclQueue = describe(e2elsQueue, c.Percentiles, 1000, c.sumChunk())
 	}
 	return s, nil
 }

@@ -99,27 +99,55 @@ func pairwiseSumSqDev(a []float64, m float64) float64 {
 	}
 }
 
-// Sum is np.sum(x) for a float64 array: the reduction starts from the
-// identity 0.0 and adds the pairwise sum of all elements.
-func Sum(x []float64) float64 { return 0.0 + pairwiseSum(x) }
+// numpyBufSize is numpy's default iterator buffer size. Before numpy 2.3
+// a reduction handed the summation loop at most this many elements at a
+// time, so np.sum added the pairwise sums of 8192-element chunks one after
+// the other; from 2.3 on (numpy PR 27883, GROWINNER honoured for
+// reductions) a contiguous array is summed pairwise in one piece.
+const numpyBufSize = 8192
 
-// Mean is np.mean(x); 0 for an empty x (vLLM passes `x or 0`).
-func Mean(x []float64) float64 {
+// sumOf is np.add.reduce: the reduction starts from the identity 0.0 and
+// adds the pairwise sum of each chunk (chunk 0: the whole array).
+func sumOf(x []float64, chunk int, pw func([]float64) float64) float64 {
+	if chunk <= 0 || len(x) <= chunk {
+		return 0.0 + pw(x)
+	}
+	acc := 0.0
+	for i := 0; i < len(x); i += chunk {
+		acc += pw(x[i:min(i+chunk, len(x))])
+	}
+	return acc
+}
+
+func meanOf(x []float64, chunk int) float64 {
 	if len(x) == 0 {
 		return 0
 	}
-	return Sum(x) / float64(len(x))
+	return sumOf(x, chunk, pairwiseSum) / float64(len(x))
 }
 
-// Std is np.std(x) with ddof=0 (the population standard deviation); 0 for
-// an empty x.
-func Std(x []float64) float64 {
+// stdOf is numpy's _var then sqrt: the mean, the squared deviations summed
+// like np.sum, divided by n (ddof 0).
+func stdOf(x []float64, chunk int) float64 {
 	if len(x) == 0 {
 		return 0
 	}
-	m := Mean(x)
-	return math.Sqrt((0.0 + pairwiseSumSqDev(x, m)) / float64(len(x)))
+	m := meanOf(x, chunk)
+	sq := func(a []float64) float64 { return pairwiseSumSqDev(a, m) }
+	return math.Sqrt(sumOf(x, chunk, sq) / float64(len(x)))
 }
+
+// Sum is np.sum(x) for a float64 array with numpy ≥ 2.3 (pairwise over
+// the whole array, started from 0.0).
+func Sum(x []float64) float64 { return sumOf(x, 0, pairwiseSum) }
+
+// Mean is np.mean(x) (numpy ≥ 2.3); 0 for an empty x (vLLM passes
+// `x or 0`).
+func Mean(x []float64) float64 { return meanOf(x, 0) }
+
+// Std is np.std(x) with ddof=0, the population standard deviation (numpy
+// ≥ 2.3); 0 for an empty x.
+func Std(x []float64) float64 { return stdOf(x, 0) }
 
 // Median is np.median(x); 0 for an empty x. x is not modified.
 func Median(x []float64) float64 {
@@ -192,8 +220,8 @@ func percentileSorted(s []float64, p float64) float64 {
 }
 
 // NewStats summarises samples that are already in the wanted unit
-// (milliseconds, for the schema's Stats) with numpy's mean, median, std
-// (ddof 0) and linear percentiles, one per entry of percentiles, in that
+// (milliseconds, for the schema's Stats) with numpy's (≥ 2.3) mean, median,
+// std (ddof 0) and linear percentiles, one per entry of percentiles, in that
 // order. An empty sample gives zeros, as vLLM prints. samples is not
 // modified. It fails for a percentile outside [0, 100] or a NaN sample.
 func NewStats(samples []float64, percentiles []float64) (*schema.Stats, error) {
@@ -205,17 +233,18 @@ func NewStats(samples []float64, percentiles []float64) (*schema.Stats, error) {
 			return nil, fmt.Errorf("metrics: stats: sample %d is NaN", i)
 		}
 	}
-	return describe(slices.Clone(samples), percentiles, 1), nil
+	return describe(slices.Clone(samples), percentiles, 1, 0), nil
 }
 
 // describe computes the stats of x (in seconds for vLLM's metrics) and
 // multiplies each statistic by scale afterwards, as vLLM does
 // (np.mean(x)*1000). It sorts x in place after the mean and std, which
-// depend on the original order through the pairwise summation.
-func describe(x []float64, percentiles []float64, scale float64) *schema.Stats {
+// depend on the original order through the pairwise summation. chunk is
+// the summation chunk (0: numpy ≥ 2.3, numpyBufSize before).
+func describe(x []float64, percentiles []float64, scale float64, chunk int) *schema.Stats {
 	st := &schema.Stats{
-		MeanMs: schema.F(Mean(x) * scale),
-		StdMs:  schema.F(Std(x) * scale),
+		MeanMs: schema.F(meanOf(x, chunk) * scale),
+		StdMs:  schema.F(stdOf(x, chunk) * scale),
 	}
 	slices.Sort(x)
 	st.MedianMs = schema.F(medianSorted(x) * scale)
