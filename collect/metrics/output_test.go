@@ -196,7 +196,7 @@ func TestPyFloatRepr(t *testing.T) {
 		v    float64
 		want string
 	}{
-		{1e-05, "1e-05"},  // exponent −5 < −4: exponent form, two-digit exponent
+		{1e-05, "1e-05"},   // exponent −5 < −4: exponent form, two-digit exponent
 		{0.0001, "0.0001"}, // exponent −4: still fixed
 		{1e16, "1e+16"},    // exponent 16: exponent form
 		{1e15, "1000000000000000.0"},
@@ -353,7 +353,7 @@ func TestVLLMJSONValues(t *testing.T) {
 		// no ITLs, latency 0.0, text "" and its error.
 		"input_lens": []any{12.0, 20.0, 30.0, 40.0}, "output_lens": []any{4.0, 1.0, 0.0, 0.0},
 		"ttfts": []any{0.5, 0.25, 0.0, 0.25}, "latencies": []any{1.25, 0.25, 0.0, 0.5},
-		"itls": []any{[]any{0.25, 0.25, 0.25}, []any{}, []any{}, []any{0.25}},
+		"itls":        []any{[]any{0.25, 0.25, 0.25}, []any{}, []any{}, []any{0.25}},
 		"start_times": []any{0.0, 1.25, 0.25, 2.0}, "queue_times": []any{0.0, 0.25, 0.25, 0.5},
 		"generated_texts": []any{"", "", "", "a b c"}, "errors": []any{"", "", "Service Unavailable", ""},
 		"max_concurrent_requests": 1.0, "rtfx": 0.0, "p99_ttft_ms": s.TTFT.Percentiles[0].ValueMs,
