@@ -246,7 +246,7 @@ func describe(x []float64, percentiles []float64, scale float64, chunk int) *sch
 		MeanMs: schema.F(meanOf(x, chunk) * scale),
 		StdMs:  schema.F(stdOf(x, chunk) * scale),
 	}
-	slices.Sort(x)
+	sortFloats(x)
 	st.MedianMs = schema.F(medianSorted(x) * scale)
 	st.Percentiles = make([]schema.Percentile, len(percentiles))
 	for i, p := range percentiles {

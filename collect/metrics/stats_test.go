@@ -184,3 +184,32 @@ func TestNewStatsRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestSortFloats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, n := range []int{0, 1, 100, radixMin - 1, radixMin, 50_000} {
+		x := make([]float64, n)
+		for i := range x {
+			switch i % 5 {
+			case 0:
+				x[i] = rng.NormFloat64() * 1e3 // negative and positive
+			case 1:
+				x[i] = 0
+			case 2:
+				x[i] = math.Inf(1 - 2*(i%2))
+			case 3:
+				x[i] = rng.ExpFloat64() * 1e-300 // tiny, subnormal-ish
+			default:
+				x[i] = float64(rng.IntN(10)) // ties
+			}
+		}
+		want := slices.Clone(x)
+		slices.Sort(want)
+		sortFloats(x)
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: x[%d] = %v, want %v", n, i, x[i], want[i])
+			}
+		}
+	}
+}

@@ -94,28 +94,32 @@ func VLLMFileName(h VLLMHeader) string {
 }
 
 // object is a JSON object that keeps insertion order and, like a Python
-// dict, keeps a key's first position when it is set again.
+// dict, keeps a key's first position when it is set again. Values are
+// appenders, so that the large per-request lists are written straight
+// into the output buffer.
 type object struct {
 	keys []string
-	vals map[string][]byte
+	vals map[string]func([]byte) []byte
 }
 
-func (o *object) set(k string, raw []byte) {
+func (o *object) set(k string, f func([]byte) []byte) {
 	if o.vals == nil {
-		o.vals = map[string][]byte{}
+		o.vals = map[string]func([]byte) []byte{}
 	}
 	if _, ok := o.vals[k]; !ok {
 		o.keys = append(o.keys, k)
 	}
-	o.vals[k] = raw
+	o.vals[k] = f
 }
 
-func (o *object) str(k, v string) { o.set(k, appendPyString(nil, v)) }
+func (o *object) str(k, v string) { o.set(k, func(b []byte) []byte { return appendPyString(b, v) }) }
 func (o *object) int(k string, v int) {
-	o.set(k, strconv.AppendInt(nil, int64(v), 10))
+	o.set(k, func(b []byte) []byte { return strconv.AppendInt(b, int64(v), 10) })
 }
-func (o *object) float(k string, v float64) { o.set(k, appendPyFloat(nil, v)) }
-func (o *object) null(k string)             { o.set(k, []byte("null")) }
+func (o *object) float(k string, v float64) {
+	o.set(k, func(b []byte) []byte { return appendPyFloat(b, v) })
+}
+func (o *object) null(k string) { o.set(k, func(b []byte) []byte { return append(b, "null"...) }) }
 func (o *object) strOrNull(k, v string) {
 	if v == "" {
 		o.null(k)
@@ -124,42 +128,34 @@ func (o *object) strOrNull(k, v string) {
 	}
 }
 
+// list sets k to a list of n items written by item.
+func (o *object) list(k string, n int, item func(b []byte, i int) []byte) {
+	o.set(k, func(b []byte) []byte { return appendList(b, n, item) })
+}
+
+func appendList(b []byte, n int, item func(b []byte, i int) []byte) []byte {
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = item(b, i)
+	}
+	return append(b, ']')
+}
+
 // bytes is json.dump's output: ", " between items, ": " after keys.
-func (o *object) bytes() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
+func (o *object) bytes(b []byte) []byte {
+	b = append(b, '{')
 	for i, k := range o.keys {
 		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.Write(appendPyString(nil, k))
-		b.WriteString(": ")
-		b.Write(o.vals[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-func floatList(n int, f func(i int) float64) []byte {
-	b := []byte{'['}
-	for i := range n {
-		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = appendPyFloat(b, f(i))
+		b = appendPyString(b, k)
+		b = append(b, ": "...)
+		b = o.vals[k](b)
 	}
-	return append(b, ']')
-}
-
-func intList(n int, f func(i int) int) []byte {
-	b := []byte{'['}
-	for i := range n {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = strconv.AppendInt(b, int64(f(i)), 10)
-	}
-	return append(b, ']')
+	return append(b, '}')
 }
 
 // WriteVLLMJSON writes the file `vllm bench serve --save-result` writes
@@ -218,55 +214,51 @@ func WriteVLLMJSON(w io.Writer, reqs []schema.Request, s *schema.Summary, h VLLM
 
 	n := len(reqs)
 	r := func(i int) *schema.Request { return &reqs[i] }
+	floats := func(f func(i int) float64) func(b []byte, i int) []byte {
+		return func(b []byte, i int) []byte { return appendPyFloat(b, f(i)) }
+	}
+	ints := func(f func(i int) int) func(b []byte, i int) []byte {
+		return func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(f(i)), 10) }
+	}
 	if detailed {
-		o.set("input_lens", intList(n, func(i int) int { return c.inputTokens(r(i)) }))
-		o.set("output_lens", intList(n, func(i int) int {
+		o.list("input_lens", n, ints(func(i int) int { return c.inputTokens(r(i)) }))
+		o.list("output_lens", n, ints(func(i int) int {
 			if !r(i).Success {
 				return 0
 			}
 			return c.outputTokens(r(i))
 		}))
-		o.set("ttfts", floatList(n, func(i int) float64 { return ttft(r(i)) }))
-		itls := []byte{'['}
-		for i := range n {
-			if i > 0 {
-				itls = append(itls, ", "...)
-			}
+		o.list("ttfts", n, floats(func(i int) float64 { return ttft(r(i)) }))
+		o.list("itls", n, func(b []byte, i int) []byte {
 			ev := r(i).EventS
-			itls = append(itls, floatList(max(len(ev)-1, 0), func(k int) float64 { return ev[k+1] - ev[k] })...)
-		}
-		o.set("itls", append(itls, ']'))
+			return appendList(b, max(len(ev)-1, 0), func(b []byte, k int) []byte { return appendPyFloat(b, ev[k+1]-ev[k]) })
+		})
 	}
 	if !mid {
-		o.set("latencies", floatList(n, func(i int) float64 {
+		o.list("latencies", n, floats(func(i int) float64 {
 			if !r(i).Success {
 				return 0
 			}
 			return c.latency(r(i))
 		}))
 		if detailed {
-			o.set("start_times", floatList(n, func(i int) float64 { return r(i).SendS }))
+			o.list("start_times", n, floats(func(i int) float64 { return r(i).SendS }))
 		}
-		o.set("queue_times", floatList(n, func(i int) float64 { return r(i).SendS - r(i).ArrivalS }))
+		o.list("queue_times", n, floats(func(i int) float64 { return r(i).SendS - r(i).ArrivalS }))
 	}
 	if detailed {
-		texts, errs := []byte{'['}, []byte{'['}
-		for i := range n {
-			if i > 0 {
-				texts = append(texts, ", "...)
-				errs = append(errs, ", "...)
+		o.list("generated_texts", n, func(b []byte, i int) []byte {
+			if !r(i).Success {
+				return appendPyString(b, "")
 			}
-			text, e := "", ""
+			return appendPyString(b, r(i).GeneratedText)
+		})
+		o.list("errors", n, func(b []byte, i int) []byte {
 			if r(i).Success {
-				text = r(i).GeneratedText
-			} else {
-				e = r(i).Error
+				return appendPyString(b, "")
 			}
-			texts = appendPyString(texts, text)
-			errs = appendPyString(errs, e)
-		}
-		o.set("generated_texts", append(texts, ']'))
-		o.set("errors", append(errs, ']'))
+			return appendPyString(b, r(i).Error)
+		})
 	}
 	peakTok, peakConc := 0.0, 0
 	if s.MaxOutputTokensPerS != nil {
@@ -299,7 +291,14 @@ func WriteVLLMJSON(w io.Writer, reqs []schema.Request, s *schema.Summary, h VLLM
 			o.float("p"+percentileWord(p.P)+"_"+g.key+"_ms", p.ValueMs)
 		}
 	}
-	if _, err := w.Write(o.bytes()); err != nil {
+	size := 4096
+	if detailed {
+		size += 24 * len(reqs)
+		for i := range reqs {
+			size += 22*len(reqs[i].EventS) + len(reqs[i].GeneratedText)
+		}
+	}
+	if _, err := w.Write(o.bytes(make([]byte, 0, size))); err != nil {
 		return fmt.Errorf("metrics: write vllm json: %w", err)
 	}
 	return nil
@@ -334,8 +333,8 @@ func appendPyFloatStr(b []byte, f float64) []byte {
 	}
 	ei := bytes.IndexByte(e, 'e')
 	exp, _ := strconv.Atoi(string(e[ei+1:]))
-	var digits []byte
-	digits = append(digits, e[0])
+	var dig [24]byte
+	digits := append(dig[:0], e[0])
 	if ei > 1 {
 		digits = append(digits, e[2:ei]...) // skip the '.'
 	}
