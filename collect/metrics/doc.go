@@ -69,10 +69,13 @@
 // by 1000, exactly as vLLM's np.mean(x)*1000, so that the milliseconds
 // match vLLM's bit for bit:
 //
-//	MeanMs    np.mean: pairwise summation (blocks of ≤ 128 with 8 accumulators, as
-//	          numpy's pairwise_sum) started from 0.0, divided by n.
+//	MeanMs    np.mean: the sum divided by n. The sum is numpy's: started from 0.0,
+//	          pairwise (blocks of ≤ 128 summed with 8 accumulators, larger ranges
+//	          halved at a multiple of 8), over 8192-element chunks added in order as
+//	          numpy up to 2.2 does (Options.Numpy23Sum: over the whole array, as
+//	          numpy ≥ 2.3).
 //	MedianMs  np.median: the middle sorted value, or the mean of the two middle ones.
-//	StdMs     np.std, ddof = 0: sqrt(Σ(x − mean)² / n), the sum again pairwise.
+//	StdMs     np.std, ddof = 0: sqrt(Σ(x − mean)² / n), the sum as for the mean.
 //	P         np.percentile(x, p), method "linear": sorted x, h = (n−1)·p/100,
 //	          lo = floor(h), g = h − lo, x[lo] + (x[lo+1] − x[lo])·g, computed as
 //	          x[lo+1] − (x[lo+1] − x[lo])·(1 − g) when g ≥ 0.5 (numpy's _lerp).
@@ -80,6 +83,10 @@
 // An empty sample gives 0 for every statistic (vLLM passes `x or 0`). The
 // percentiles are Options.Percentiles in order (default [99]). NewStats,
 // Mean, Std, Median and Percentile expose the same kernel.
+//
+// The package's tests recompute every statistic of random runs with numpy
+// (Debian's python3-numpy 1.24) and require identical bits, and compare
+// the text block and JSON with ones Python itself formats, byte for byte.
 //
 // Percentile labels follow vLLM: "P99" for an integral p, "P99.9"
 // otherwise (Python's str(float)); JSON keys p99_ttft_ms, p99.9_ttft_ms.
@@ -101,7 +108,8 @@
 // tokens from the dataset), BucketedPeakConcurrency (≤ 0.28),
 // LatencyToStreamEnd (2024: E2EL to [DONE]), CapitalTokenLabel ("Total
 // Token throughput", 2024 – autumn 2025) and VLLMHeader.Layout = LayoutMid
-// (the late-2025 JSON key set). Not reproduced: speculative-decoding,
+// (the late-2025 JSON key set). Numpy23Sum selects the numpy ≥ 2.3
+// summation for a vLLM installed with a newer numpy than its lock files. Not reproduced: speculative-decoding,
 // diffusion, probe and RTFx rows (perflab never measures them; rtfx is
 // written as 0.0), ramp-up keys, and the 2024 swap of E2EL mean and median.
 //

@@ -80,19 +80,21 @@ type Options struct {
 	// CapitalTokenLabel prints "Total Token throughput (tok/s):" as vLLM
 	// releases from 2024 to about autumn 2025 did.
 	CapitalTokenLabel bool
-	// NumpyChunkedSum sums means and standard deviations as numpy before
-	// 2.3 did (pairwise within 8192-element chunks, chunks added in
-	// order), for a vLLM running on an older numpy. The two differ only in
-	// the last bits and only for more than 8192 samples (the pooled ITLs).
-	NumpyChunkedSum bool
+	// Numpy23Sum sums means and standard deviations as numpy 2.3 and later
+	// do (one pairwise pass over the whole array) instead of as numpy up to
+	// 2.2 (pairwise within 8192-element chunks, the chunks added in order).
+	// The default follows the numpy that vLLM's environments lock (2.2.x,
+	// and numba 0.61 requires < 2.3). The two differ only in the last bits
+	// and only for more than 8192 samples (in practice the pooled ITLs).
+	Numpy23Sum bool
 }
 
 // sumChunk is the summation chunk the kernel uses.
 func (o Options) sumChunk() int {
-	if o.NumpyChunkedSum {
-		return numpyBufSize
+	if o.Numpy23Sum {
+		return 0
 	}
-	return 0
+	return numpyBufSize
 }
 
 // maxBuckets bounds the per-second arrays of the peak metrics (115 days);

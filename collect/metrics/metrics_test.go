@@ -206,3 +206,31 @@ func TestSummarizeDoesNotModifyRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestNumpy23Sum: the switch changes the summation of more than 8192
+// samples (the ITLs here) and nothing else.
+func TestNumpy23Sum(t *testing.T) {
+	reqs := genRecords(5, 200, 300)
+	old := mustSummarize(t, reqs, Options{})
+	neu := mustSummarize(t, reqs, Options{Numpy23Sum: true})
+	var itls []float64
+	for _, r := range reqs {
+		if r.Success {
+			for k := 1; k < len(r.EventS); k++ {
+				itls = append(itls, r.EventS[k]-r.EventS[k-1])
+			}
+		}
+	}
+	if len(itls) <= numpyBufSize {
+		t.Fatalf("only %d ITLs; the test needs more than one chunk", len(itls))
+	}
+	if got, want := *neu.ITL.MeanMs, sumOf(itls, 0, pairwiseSum)/float64(len(itls))*1000; got != want {
+		t.Errorf("numpy 2.3 ITL mean %v, want %v", got, want)
+	}
+	if got, want := *old.ITL.MeanMs, Mean(itls)*1000; got != want {
+		t.Errorf("default ITL mean %v, want %v", got, want)
+	}
+	if *old.TTFT.MeanMs != *neu.TTFT.MeanMs || *old.ITL.MedianMs != *neu.ITL.MedianMs {
+		t.Error("the summation switch changed a statistic of fewer than 8192 samples or a median")
+	}
+}

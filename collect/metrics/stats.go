@@ -137,17 +137,17 @@ func stdOf(x []float64, chunk int) float64 {
 	return math.Sqrt(sumOf(x, chunk, sq) / float64(len(x)))
 }
 
-// Sum is np.sum(x) for a float64 array with numpy ≥ 2.3 (pairwise over
-// the whole array, started from 0.0).
-func Sum(x []float64) float64 { return sumOf(x, 0, pairwiseSum) }
+// Sum is np.sum(x) for a float64 array (numpy ≤ 2.2: pairwise sums of
+// 8192-element chunks added in order, started from 0.0).
+func Sum(x []float64) float64 { return sumOf(x, numpyBufSize, pairwiseSum) }
 
-// Mean is np.mean(x) (numpy ≥ 2.3); 0 for an empty x (vLLM passes
-// `x or 0`).
-func Mean(x []float64) float64 { return meanOf(x, 0) }
+// Mean is np.mean(x) (numpy ≤ 2.2 summation); 0 for an empty x (vLLM
+// passes `x or 0`).
+func Mean(x []float64) float64 { return meanOf(x, numpyBufSize) }
 
 // Std is np.std(x) with ddof=0, the population standard deviation (numpy
-// ≥ 2.3); 0 for an empty x.
-func Std(x []float64) float64 { return stdOf(x, 0) }
+// ≤ 2.2 summation); 0 for an empty x.
+func Std(x []float64) float64 { return stdOf(x, numpyBufSize) }
 
 // Median is np.median(x); 0 for an empty x. x is not modified.
 func Median(x []float64) float64 {
@@ -220,8 +220,8 @@ func percentileSorted(s []float64, p float64) float64 {
 }
 
 // NewStats summarises samples that are already in the wanted unit
-// (milliseconds, for the schema's Stats) with numpy's (≥ 2.3) mean, median,
-// std (ddof 0) and linear percentiles, one per entry of percentiles, in that
+// (milliseconds, for the schema's Stats) with numpy's mean, median, std
+// (ddof 0, summed as numpy ≤ 2.2) and linear percentiles, one per entry of percentiles, in that
 // order. An empty sample gives zeros, as vLLM prints. samples is not
 // modified. It fails for a percentile outside [0, 100] or a NaN sample.
 func NewStats(samples []float64, percentiles []float64) (*schema.Stats, error) {
@@ -233,14 +233,14 @@ func NewStats(samples []float64, percentiles []float64) (*schema.Stats, error) {
 			return nil, fmt.Errorf("metrics: stats: sample %d is NaN", i)
 		}
 	}
-	return describe(slices.Clone(samples), percentiles, 1, 0), nil
+	return describe(slices.Clone(samples), percentiles, 1, numpyBufSize), nil
 }
 
 // describe computes the stats of x (in seconds for vLLM's metrics) and
 // multiplies each statistic by scale afterwards, as vLLM does
 // (np.mean(x)*1000). It sorts x in place after the mean and std, which
 // depend on the original order through the pairwise summation. chunk is
-// the summation chunk (0: numpy ≥ 2.3, numpyBufSize before).
+// the summation chunk (numpyBufSize: numpy ≤ 2.2, 0: numpy ≥ 2.3).
 func describe(x []float64, percentiles []float64, scale float64, chunk int) *schema.Stats {
 	st := &schema.Stats{
 		MeanMs: schema.F(meanOf(x, chunk) * scale),
