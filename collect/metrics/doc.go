@@ -111,7 +111,11 @@
 // (the late-2025 JSON key set). Numpy23Sum selects the numpy ≥ 2.3
 // summation for a vLLM installed with a newer numpy than its lock files. Not reproduced: speculative-decoding,
 // diffusion, probe and RTFx rows (perflab never measures them; rtfx is
-// written as 0.0), ramp-up keys, and the 2024 swap of E2EL mean and median.
+// written as 0.0), ramp-up keys, the 2024 block without the "Failed
+// requests" and "Peak" rows, and the 2024 swap of E2EL mean and median.
+//
+// ParseMetrics, ParsePercentiles, ParseGoodput and ParseMetadata read the
+// corresponding vLLM flag values with vLLM's rules.
 //
 // # guidellm
 //
