@@ -14,17 +14,19 @@ import (
 // Metric names accepted in Options.Metrics (vLLM's --percentile-metrics),
 // in the order vLLM prints them whatever order they are given in.
 const (
-	MetricTTFT             = "ttft"
-	MetricTPOT             = "tpot"
-	MetricITL              = "itl"
-	MetricE2EL             = "e2el"
-	MetricClientQueue      = "client_queue_time"
-	MetricE2ELInclQueue    = "e2el_including_client_queue"
-	defaultPercentileValue = 99
+	MetricTTFT          = "ttft"
+	MetricTPOT          = "tpot"
+	MetricITL           = "itl"
+	MetricE2EL          = "e2el"
+	MetricClientQueue   = "client_queue_time"
+	MetricE2ELInclQueue = "e2el_including_client_queue"
 )
 
-// allMetrics is the print order of vLLM's process_one_metric calls.
-var allMetrics = [...]string{MetricTTFT, MetricTPOT, MetricITL, MetricE2EL, MetricClientQueue, MetricE2ELInclQueue}
+// metricNames lists the metric names in the print order of vLLM's
+// process_one_metric calls.
+func metricNames() []string {
+	return []string{MetricTTFT, MetricTPOT, MetricITL, MetricE2EL, MetricClientQueue, MetricE2ELInclQueue}
+}
 
 // Options select what Summarize computes and how the writers lay it out,
 // as `vllm bench serve` flags do. The zero value is vLLM's defaults with
@@ -114,13 +116,13 @@ func (o Options) normalize() (config, error) {
 	}
 	for _, m := range c.Metrics {
 		m = strings.TrimSpace(m)
-		if !slices.Contains(allMetrics[:], m) {
-			return c, fmt.Errorf("metrics: percentile metric %q: want one of %s", m, strings.Join(allMetrics[:], ", "))
+		if !slices.Contains(metricNames(), m) {
+			return c, fmt.Errorf("metrics: percentile metric %q: want one of %s", m, strings.Join(metricNames(), ", "))
 		}
 		c.selected[m] = true
 	}
 	if c.Percentiles == nil {
-		c.Percentiles = []float64{defaultPercentileValue}
+		c.Percentiles = []float64{99}
 	}
 	if err := checkPercentiles(c.Percentiles); err != nil {
 		return c, err
@@ -146,6 +148,9 @@ func (o Options) normalize() (config, error) {
 	}
 	if c.Burstiness == 0 {
 		c.Burstiness = 1
+	}
+	if !(c.Burstiness > 0) {
+		return c, fmt.Errorf("metrics: burstiness %v: want a positive number (0 = 1.0)", c.Burstiness)
 	}
 	if c.MaxConcurrency < 0 {
 		return c, fmt.Errorf("metrics: max concurrency %d: want >= 0 (0 = none)", c.MaxConcurrency)

@@ -174,6 +174,8 @@ func TestSummarizeErrors(t *testing.T) {
 		{"negative goodput", ok, Options{Goodput: map[string]float64{"ttft": -1}}, "non-negative"},
 		{"negative duration", ok, Options{DurationS: -1}, "duration"},
 		{"negative cap", ok, Options{MaxConcurrency: -2}, "max concurrency"},
+		{"negative burstiness", ok, Options{Burstiness: -1}, "burstiness"},
+		{"negative rate", ok, Options{RequestRate: -3}, "request rate"},
 		{"event before send", mod(func(r []schema.Request) { r[1].EventS[0] = 1 }), Options{}, "request 1 (index 1): event_s[0] = 1 is before send_s = 1.25"},
 		{"events out of order", mod(func(r []schema.Request) { r[0].EventS[2] = 0.6 }), Options{}, "event_s[2] = 0.6 is before event_s[1] = 0.75"},
 		{"NaN time", mod(func(r []schema.Request) { r[2].EndS = math.NaN() }), Options{}, "end_s = NaN"},

@@ -18,8 +18,8 @@ func ParseMetrics(s string) ([]string, error) {
 	var out []string
 	for _, m := range strings.Split(s, ",") {
 		m = strings.TrimSpace(m)
-		if !slices.Contains(allMetrics[:], m) {
-			return nil, fmt.Errorf("metrics: --percentile-metrics: %q: want a comma-separated list of %s", m, strings.Join(allMetrics[:], ", "))
+		if !slices.Contains(metricNames(), m) {
+			return nil, fmt.Errorf("metrics: --percentile-metrics: %q: want a comma-separated list of %s", m, strings.Join(metricNames(), ", "))
 		}
 		out = append(out, m)
 	}
