@@ -60,11 +60,12 @@ type VLLMHeader struct {
 	// (duration, …) keeps its place and takes the later value, as a Python
 	// dict update does.
 	Metadata []KeyValue
-	// Options are the options the summary was computed with. They give
-	// request_rate, burstiness and max_concurrency, the metric groups
-	// written (Metrics, SkipTokenizer), and how the per-request lists of
-	// the detailed JSON count tokens.
-	Options Options
+	// Options are the options the summary was computed with (embedded, so
+	// h.RequestRate, h.Burstiness and h.MaxConcurrency are the JSON's
+	// request_rate, burstiness and max_concurrency). They also choose the
+	// metric groups written (Metrics, SkipTokenizer) and how the
+	// per-request lists of the detailed JSON count tokens.
+	Options
 	// Layout is the vLLM version whose key set is written.
 	Layout VLLMLayout
 }
