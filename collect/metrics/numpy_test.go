@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -281,4 +283,64 @@ func sameBytes(t *testing.T, what, got, want string) {
 	}
 	from := max(i-80, 0)
 	t.Errorf("%s differs at byte %d:\n got: %q\nwant: %q", what, i, got[from:min(i+80, len(got))], want[from:min(i+80, len(want))])
+}
+
+// TestKernelAgainstNumpy runs the statistics kernel on sample lists of
+// many sizes (around numpy's summation block and chunk sizes) and
+// magnitudes, at percentiles every 0.7 from 0 to 100 and a few tails, and
+// requires numpy's bits for every value.
+func TestKernelAgainstNumpy(t *testing.T) {
+	version := requireNumpy(t)
+	chunk := numpyBufSize
+	if !numpyBefore23(t, version) {
+		chunk = 0
+	}
+	var ps []float64
+	for p := 0.0; p <= 100; p += 0.7 {
+		ps = append(ps, p)
+	}
+	ps = append(ps, 99.9, 99.99, 99.999, 100, 33.333333333333336)
+	rng := rand.New(rand.NewPCG(77, 78))
+	var samples [][]float64
+	for _, n := range []int{1, 2, 3, 5, 7, 8, 9, 16, 17, 127, 128, 129, 255, 1000, 8191, 8192, 8193, 16385, 40000} {
+		x := make([]float64, n)
+		scale := math.Pow(10, float64(rng.IntN(9)-6))
+		for i := range x {
+			x[i] = rng.ExpFloat64() * scale
+			if i%7 == 3 {
+				x[i] = x[i-1] // ties
+			}
+		}
+		samples = append(samples, x)
+	}
+	raw, err := json.Marshal(map[string]any{"samples": samples, "percentiles": ps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kernel.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(debianPython, filepath.Join("testdata", "numpy_kernel.py"), path).Output()
+	if err != nil {
+		t.Fatalf("numpy_kernel.py: %v", err)
+	}
+	var ref []struct {
+		Mean, Median, Std float64
+		Percentiles       []float64
+	}
+	if err := json.Unmarshal(out, &ref); err != nil {
+		t.Fatal(err)
+	}
+	fc := &floatCheck{t: t}
+	for i, x := range samples {
+		st := describe(slices.Clone(x), ps, 1, chunk)
+		fc.eq(fmt.Sprintf("n=%d mean", len(x)), *st.MeanMs, ref[i].Mean)
+		fc.eq(fmt.Sprintf("n=%d median", len(x)), *st.MedianMs, ref[i].Median)
+		fc.eq(fmt.Sprintf("n=%d std", len(x)), *st.StdMs, ref[i].Std)
+		for k, p := range st.Percentiles {
+			fc.eq(fmt.Sprintf("n=%d p%v", len(x), p.P), p.ValueMs, ref[i].Percentiles[k])
+		}
+	}
+	t.Logf("numpy %s: %d values identical to the bit, %d not", version, fc.exact, fc.diff)
 }
