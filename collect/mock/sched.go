@@ -131,8 +131,8 @@ func dropAborted(qs []*seq) []*seq {
 
 // scheduler runs the engine in real time on one goroutine.
 type scheduler struct {
-	eng  engine
-	mu   sync.Mutex
+	eng   engine
+	mu    sync.Mutex
 	inbox []*seq        // submitted, not yet seen by the loop
 	wake  chan struct{} // capacity 1
 	quit  chan struct{}
