@@ -203,9 +203,9 @@ func (f Faults) Validate() error {
 // numbers; they are not measurements of those engines.
 //
 //	name    prefill tok/s  step   +per seq  +per 1k ctx  max batch  batched tokens
-//	vllm    18000          8ms    60µs      20µs         256        8192
-//	sglang  20000          7ms    55µs      18µs         384        8192
-//	trtllm  24000          6ms    50µs      16µs         512        8192
+//	vllm    30000          8ms    60µs      20µs         256        8192
+//	sglang  33000          7ms    55µs      18µs         384        8192
+//	trtllm  38000          6ms    50µs      16µs         512        8192
 //
 // At one stream that is about 8 ms per token (125 tok/s); a full vllm
 // batch of 256 sequences with 1k-token contexts steps in about 29 ms
@@ -213,13 +213,13 @@ func (f Faults) Validate() error {
 func Preset(name string) (Batching, error) {
 	switch name {
 	case "vllm":
-		return Batching{PrefillTokPerS: 18000, DecodeStep: 8 * time.Millisecond, DecodeStepPerSeq: 60 * time.Microsecond,
+		return Batching{PrefillTokPerS: 30000, DecodeStep: 8 * time.Millisecond, DecodeStepPerSeq: 60 * time.Microsecond,
 			DecodeStepPerKTok: 20 * time.Microsecond, MaxBatch: 256, MaxNumBatchedTokens: 8192}, nil
 	case "sglang":
-		return Batching{PrefillTokPerS: 20000, DecodeStep: 7 * time.Millisecond, DecodeStepPerSeq: 55 * time.Microsecond,
+		return Batching{PrefillTokPerS: 33000, DecodeStep: 7 * time.Millisecond, DecodeStepPerSeq: 55 * time.Microsecond,
 			DecodeStepPerKTok: 18 * time.Microsecond, MaxBatch: 384, MaxNumBatchedTokens: 8192}, nil
 	case "trtllm":
-		return Batching{PrefillTokPerS: 24000, DecodeStep: 6 * time.Millisecond, DecodeStepPerSeq: 50 * time.Microsecond,
+		return Batching{PrefillTokPerS: 38000, DecodeStep: 6 * time.Millisecond, DecodeStepPerSeq: 50 * time.Microsecond,
 			DecodeStepPerKTok: 16 * time.Microsecond, MaxBatch: 512, MaxNumBatchedTokens: 8192}, nil
 	}
 	return Batching{}, fmt.Errorf("mock: unknown preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
