@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"math"
 	"errors"
 	"fmt"
 	"net/http"
@@ -339,11 +340,12 @@ type fixedPacer struct {
 
 func (p *fixedPacer) wait(ctx context.Context, k int) (int, error) {
 	deadline := p.start.Add(p.ttft + time.Duration(k)*p.itl)
-	if d := time.Until(deadline); d > 0 {
+	late := -time.Until(deadline)
+	if late < 0 {
 		if p.timer == nil {
-			p.timer = time.NewTimer(d)
+			p.timer = time.NewTimer(-late)
 		} else {
-			p.timer.Reset(d)
+			p.timer.Reset(-late)
 		}
 		select {
 		case <-p.timer.C:
@@ -352,8 +354,13 @@ func (p *fixedPacer) wait(ctx context.Context, k int) (int, error) {
 		case <-p.closing:
 			return 0, errClosed
 		}
+		return k + 1, nil
 	}
-	return k + 1, nil
+	// Behind schedule (an overloaded box): every token already due.
+	if p.itl == 0 {
+		return math.MaxInt, nil
+	}
+	return k + 1 + int(late/p.itl), nil
 }
 
 func (p *fixedPacer) shift(d time.Duration) { p.start = p.start.Add(d) }

@@ -125,8 +125,10 @@ func (s *Server) pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// stream writes a streamed answer: one event per token, flushed. It
-// returns early (no [DONE]) when the client leaves or the server closes.
+// stream writes a streamed answer: one event per token, flushed when it is
+// due. Events due at the same moment (a lagging stream catching up) share
+// one flush, as a real server's socket buffer would merge them. It returns
+// early (no [DONE]) when the client leaves or the server closes.
 func (s *Server) stream(ctx context.Context, w http.ResponseWriter, j *job, p pacer) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
@@ -138,49 +140,60 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, j *job, p pa
 		return
 	}
 	ev := newEvents(j)
-	send := func(b []byte) bool {
-		if _, err := w.Write(b); err != nil {
-			return false
+	ok := true
+	write := func(b []byte) {
+		if ok {
+			_, err := w.Write(b)
+			ok = err == nil
 		}
-		return rc.Flush() == nil
+	}
+	flush := func() bool {
+		if ok {
+			ok = rc.Flush() == nil
+		}
+		return ok
 	}
 	for k := 0; k < j.outLen; {
 		avail, err := p.wait(ctx, k)
 		if err != nil {
 			return
 		}
+		from := k
 		for ; k < avail && k < j.outLen; k++ {
 			if k == j.faultAt {
 				switch j.fault {
 				case faultStall:
 					s.stats.stalls.Add(1)
-					if s.pause(ctx, s.cfg.Faults.Stall) != nil {
+					if !flush() || s.pause(ctx, s.cfg.Faults.Stall) != nil {
 						return
 					}
 					p.shift(s.cfg.Faults.Stall)
 				case faultGarbage:
 					s.stats.garbage.Add(1)
-					if !send(ev.garbage()) {
-						return
-					}
+					write(ev.garbage())
 				}
 			}
-			if k == 0 && j.chat && !send(ev.role()) {
-				return
+			if k == 0 && j.chat {
+				write(ev.role())
 			}
-			if !send(ev.token(k)) {
-				return
-			}
-			s.stats.outputTokens.Add(1)
+			write(ev.token(k))
 			if k == j.faultAt && j.fault == faultCut {
+				if flush() {
+					s.stats.outputTokens.Add(uint64(k + 1 - from))
+				}
 				panic(http.ErrAbortHandler) // closes the connection as is
 			}
 		}
+		if !flush() {
+			return
+		}
+		s.stats.outputTokens.Add(uint64(k - from))
 	}
-	if j.usage && !send(ev.usage()) {
-		return
+	if j.usage {
+		write(ev.usage())
 	}
-	if send(doneEvent) {
+	write(doneEvent)
+	if flush() {
 		s.stats.completed.Add(1)
 	}
 }
