@@ -148,8 +148,10 @@ func benchHandler(b *testing.B, h http.Handler, cfg Config, streams, tokens int)
 	b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
 	b.ReportMetric(mean(gaps), "itl_mean_ms")
 	b.ReportMetric(pct(gaps, 99), "itl_p99_ms")
-	b.ReportMetric(pct(late, 50), "late_p50_ms")
-	b.ReportMetric(pct(late, 99), "late_p99_ms")
+	if cfg.Batching == nil { // lateness against a fixed schedule only
+		b.ReportMetric(pct(late, 50), "late_p50_ms")
+		b.ReportMetric(pct(late, 99), "late_p99_ms")
+	}
 	b.ReportMetric(pct(ttfts, 99), "ttft_p99_ms")
 }
 
@@ -176,14 +178,15 @@ func pct(v []float64, p float64) float64 {
 	return v[i]
 }
 
-// BenchmarkBatchingStreams is the same load against the vllm preset with
-// a max batch of 256, to show the model's own cost at 4096 streams
-// (its step count and the gaps it produces are the model, not noise).
+// BenchmarkBatchingStreams is a similar load against the vllm preset
+// (max batch 256): there the model is the limit by design, and itl_mean_ms
+// should match its step time (8 ms + 256 × 60 µs + context ≈ 23.5 ms with
+// a full batch); 4096 streams queue in 16 waves.
 func BenchmarkBatchingStreams(b *testing.B) {
 	p, _ := Preset("vllm")
-	for _, n := range []int{256, 4096} {
-		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) {
-			benchStreams(b, Config{Batching: &p}, n, 50)
+	for _, c := range []struct{ streams, tokens int }{{256, 50}, {4096, 10}} {
+		b.Run(fmt.Sprintf("streams=%d", c.streams), func(b *testing.B) {
+			benchStreams(b, Config{Batching: &p}, c.streams, c.tokens)
 		})
 	}
 }

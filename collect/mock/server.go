@@ -2,9 +2,9 @@ package mock
 
 import (
 	"context"
-	"math"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
