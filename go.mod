@@ -4,4 +4,4 @@ go 1.26.8
 
 require github.com/NVIDIA/go-nvml v0.13.3-0
 
-require gopkg.in/yaml.v3 v3.0.1 // indirect
+require gopkg.in/yaml.v3 v3.0.1
