@@ -323,7 +323,12 @@ func (k *collector) experiment(ctx context.Context, runs []Run) error {
 			er, lerr = k.start(ctx, l, r)
 			if lerr != nil {
 				if ctx.Err() != nil {
-					// Interrupted while the engine started: nothing ran.
+					// Interrupted while the engine started: the run in
+					// flight is marked, and repeated on resume.
+					res := k.base(r, er, schema.StatusInterrupted, "interrupted by the user while the engine started; collect again to resume", k.opt.Now())
+					if err := k.write(r, res, er.red); err != nil {
+						return err
+					}
 					return k.interrupted(ctx)
 				}
 				// Never healthy: every remaining run of the experiment is a crash.

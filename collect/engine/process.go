@@ -238,7 +238,9 @@ type HealthConfig struct {
 	// Timeout bounds the wait (zero: 10 minutes, enough for a large model
 	// to load and compile its CUDA graphs).
 	Timeout time.Duration
-	// Poll is the period between tries (zero: 250 ms).
+	// Poll is the longest period between tries (zero: 1 s); the first
+	// tries come faster (from 50 ms, doubling), so a quick engine is not
+	// kept waiting.
 	Poll time.Duration
 	// Client makes the requests (nil: a client with a 5 s timeout).
 	Client *http.Client
@@ -259,8 +261,9 @@ func WaitHealthy(ctx context.Context, p *Process, hc HealthConfig) error {
 		hc.Timeout = 10 * time.Minute
 	}
 	if hc.Poll <= 0 {
-		hc.Poll = 250 * time.Millisecond
+		hc.Poll = time.Second
 	}
+	wait := min(50*time.Millisecond, hc.Poll)
 	client := hc.Client
 	if client == nil {
 		client = &http.Client{Timeout: 5 * time.Second}
@@ -296,8 +299,9 @@ func WaitHealthy(ctx context.Context, p *Process, hc HealthConfig) error {
 			return fmt.Errorf("%w before becoming healthy: %v", ErrExited, p.ExitError())
 		case <-deadline.C:
 			return fmt.Errorf("%w (%v; last: %s)", ErrNeverHealthy, hc.Timeout, last)
-		case <-time.After(hc.Poll):
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, hc.Poll)
 	}
 }
 

@@ -8,11 +8,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -45,7 +49,20 @@ func MaybeRun() {
 //	oom        logs an out-of-memory error and exits 1 before serving
 //	unhealthy  /health answers 503 forever
 //	stubborn   serve, ignoring SIGINT and SIGTERM
+//	proxy      --port P --die-after N -- UPSTREAM ARGV…: start the upstream
+//	           server (a real engine on its own --port) and forward P to
+//	           it; after N requests to /v1/ have been answered, log a CUDA
+//	           error, kill the upstream and exit 1: an engine that crashes
+//	           in the middle of a benchmark, deterministically.
 func Main(mode string, args []string) {
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Println("version: 0 (fake engine)")
+		return
+	}
+	if mode == "proxy" {
+		proxy(args)
+		return
+	}
 	port, model := "", "fake/model"
 	for i, a := range args {
 		if i+1 < len(args) {
@@ -121,4 +138,62 @@ func zombie(pid int) bool {
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(f) > 0 && f[0] == "Z"
+}
+
+func proxy(args []string) {
+	var port string
+	dieAfter := int64(-1)
+	var upstream []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--port":
+			i++
+			port = args[i]
+		case "--die-after":
+			i++
+			dieAfter, _ = strconv.ParseInt(args[i], 10, 64)
+		case "--":
+			upstream = args[i+1:]
+			i = len(args)
+		}
+	}
+	var upPort string
+	for i, a := range upstream {
+		if a == "--port" && i+1 < len(upstream) {
+			upPort = upstream[i+1]
+		}
+	}
+	if port == "" || upPort == "" || len(upstream) == 0 {
+		fmt.Fprintln(os.Stderr, "fake proxy: want --port P [--die-after N] -- UPSTREAM ARGV with --port")
+		os.Exit(2)
+	}
+	up := exec.Command(upstream[0], upstream[1:]...)
+	up.Stdout, up.Stderr = os.Stdout, os.Stderr
+	if err := up.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "fake proxy:", err)
+		os.Exit(1)
+	}
+	go func() { // the upstream dying on its own ends the proxy too
+		err := up.Wait()
+		fmt.Fprintln(os.Stderr, "fake proxy: upstream exited:", err)
+		os.Exit(1)
+	}()
+	target, _ := url.Parse("http://127.0.0.1:" + upPort)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1 // stream SSE events as they come
+	var done atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rp.ServeHTTP(w, r)
+		if strings.HasPrefix(r.URL.Path, "/v1/") && r.Method == http.MethodPost {
+			if n := done.Add(1); dieAfter >= 0 && n >= dieAfter {
+				fmt.Fprintf(os.Stderr, "RuntimeError: CUDA error: an illegal memory access was encountered (simulated after %d requests)\n", n)
+				up.Process.Kill()
+				os.Exit(1)
+			}
+		}
+	})
+	if err := http.ListenAndServe("127.0.0.1:"+port, h); err != nil {
+		fmt.Fprintln(os.Stderr, "fake proxy:", err)
+		os.Exit(1)
+	}
 }
