@@ -73,6 +73,9 @@ type Options struct {
 	// Live receives the live progress view, redrawn in place (nil: none;
 	// set it only when stderr is a terminal).
 	Live io.Writer
+	// Hurry, when closed, kills the running engine at once instead of
+	// waiting for its graceful stop (the CLI closes it on a second Ctrl-C).
+	Hurry <-chan struct{}
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
 }
@@ -436,10 +439,22 @@ func (k *collector) stop(er *engineRun) {
 	if er.proc == nil {
 		return
 	}
+	stopped := make(chan struct{})
+	defer close(stopped)
+	if k.opt.Hurry != nil {
+		go func() {
+			select {
+			case <-k.opt.Hurry:
+				fmt.Fprintf(k.opt.Log, "%s: killing the engine now\n", er.launch.Adapter.Name)
+				er.proc.Kill()
+			case <-stopped:
+			}
+		}()
+	}
 	if err := er.proc.Stop(k.opt.StopGrace); err != nil {
 		fmt.Fprintln(k.opt.Log, "warning:", err)
 	}
-	if k.sampler != nil && er.before != nil {
+	if k.sampler != nil && er.before != nil && !closed(k.opt.Hurry) {
 		timeout := k.opt.ReleaseTimeout
 		if timeout <= 0 {
 			timeout = 2 * time.Minute
@@ -653,4 +668,16 @@ func redactResult(red *redact.Redactor, res *schema.Result) {
 func (k *collector) interrupted(ctx context.Context) error {
 	left := k.report.Planned - k.report.Skipped - k.report.Ran + k.report.Status[schema.StatusInterrupted]
 	return fmt.Errorf("collect %s: %w (%v): %d runs left; run the same command again to resume", k.c.ID, ErrInterrupted, context.Cause(ctx), left)
+}
+
+func closed(c <-chan struct{}) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

@@ -350,3 +350,21 @@ func TestCollectWithoutTelemetryWarns(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 }
+
+func TestCollectInterruptWhileStarting(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "unhealthy")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := Collect(ctx, f, opts(t, dir, pids))
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engine left running: %v", alive)
+	}
+	res := readResults(t, filepath.Join(dir, "fake"))
+	if len(res) != 1 || res["e0--short"].Status != schema.StatusInterrupted {
+		t.Fatalf("results: %v", res)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/perflab/perflab/collect"
@@ -84,6 +86,27 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if isTerminal(stderr) {
 		opt.Live = stderr
 	}
+	// The first Ctrl-C (ctx) stops the engine gracefully and keeps what
+	// finished; a second one kills the engine without waiting.
+	hurry, finished := make(chan struct{}), make(chan struct{})
+	defer close(finished)
+	opt.Hurry = hurry
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			return
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sig)
+		fmt.Fprintln(stderr, "\nperflab collect: stopping the engine; press Ctrl-C again to kill it now")
+		select {
+		case <-sig:
+			close(hurry)
+		case <-finished:
+		}
+	}()
 	rep, err := collect.Collect(ctx, f, opt)
 	if rep != nil {
 		fmt.Fprintf(stderr, "collect %s: %d runs: %d done before, %d run now", f.Campaign.ID, rep.Planned, rep.Skipped, rep.Ran)

@@ -169,6 +169,13 @@ func (p *Process) stop(grace time.Duration) error {
 	return err
 }
 
+// Kill sends SIGKILL to the engine's whole process group at once, for a
+// user who does not want to wait for a graceful stop (a second Ctrl-C). A
+// Stop in progress then returns as soon as the group is gone.
+func (p *Process) Kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+}
+
 // groupAlive reports whether any process of group pgid exists (a zombie
 // leader counts until it is reaped).
 func groupAlive(pgid int) bool {
