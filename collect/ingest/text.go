@@ -67,8 +67,9 @@ type token struct {
 	kind  byte // 'h' header, 's' section, 'r' row, 'c' closing line
 	start int  // byte offset in the file
 	end   int
-	text  string // header/section/closing text as found; row label
+	text  string // header/closing text as found; section title; row label
 	value string // row value
+	full  string // a section header line as found
 }
 
 // textBlock is a parsed text block before it becomes an Entry.
@@ -131,7 +132,7 @@ func scanBlock(name, text string, start int) (*textBlock, error) {
 			closed = true
 		case reSection.MatchString(rest):
 			m := reSection.FindStringSubmatchIndex(rest)
-			toks = append(toks, token{kind: 's', start: pos, end: pos + m[1], text: strings.TrimSpace(rest[m[2]:m[3]])})
+			toks = append(toks, token{kind: 's', start: pos, end: pos + m[1], text: strings.TrimSpace(rest[m[2]:m[3]]), full: rest[:m[1]]})
 			pos += m[1]
 		case reRow.MatchString(rest):
 			m := reRow.FindStringSubmatchIndex(rest)
@@ -178,6 +179,8 @@ func rebreak(toks []token) string {
 		switch t.kind {
 		case 'r':
 			sb.WriteString(strings.TrimRight(fmt.Sprintf("%-40s %s", t.text+":", t.value), " "))
+		case 's':
+			sb.WriteString(t.full)
 		default:
 			sb.WriteString(t.text)
 		}
@@ -237,7 +240,7 @@ func (b *textBlock) fill(name, text string, toks []token) error {
 			continue
 		}
 		if m := reStatRow.FindStringSubmatch(label); m != nil {
-			if strings.HasPrefix(m[1], "P") && m[2] != "" && m[2] == "95" {
+			if m[2] == "95" { // vLLM prints P99 by default; GPUStack adds P95
 				b.gpustack = true
 			}
 			v, ok, err := number(name, line, label, val)
