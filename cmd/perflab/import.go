@@ -17,12 +17,15 @@ import (
 const importUsage = `usage: perflab import [flags] FILE... --into DIR
 
 Reads vllm bench serve output (the text block, also inside Markdown, several
-blocks per file, GPUStack's variant, blocks that lost their line breaks) and
-vLLM --save-result JSON, and writes one result per run to
+blocks per file, GPUStack's variant, blocks that lost their line breaks),
+vLLM --save-result JSON and guidellm's JSON report (format detected), and
+writes one result per run to
 DIR/<experiment>--<profile>.json (atomically; re-importing overwrites).
 
 Tie blocks to a campaign with --experiment/--profile (one run per file) or
-with a line "# perflab: experiment=ID profile=ID" before each block.
+with a line "# perflab: experiment=ID profile=ID" before each block (also:
+engine=, model=, label=, command=none). A comment line "# Crash…" records a
+crashed run. Odd numbers are kept and flagged with warnings.
 
 flags:
 `

@@ -1,7 +1,10 @@
 // Package ingest turns benchmark output written by other tools into
 // schema.Result records: the `vllm bench serve` text block, vLLM's
-// --save-result JSON (one record or JSON lines) and GPUStack's generated
-// variant of the text block (rendered from guidellm data).
+// --save-result JSON (one record or JSON lines), GPUStack's generated
+// variant of the text block (rendered from guidellm data), and guidellm's
+// JSON report (benchmarks.json, also inside a GPUStack benchmark export).
+// guidellm's metrics keep guidellm's definitions (its TPOT includes the
+// first token); the results say so in a warning.
 //
 // Parse reads one source file and returns its Entries in file order. The
 // text parser is positional rather than line-based, so it reads a block

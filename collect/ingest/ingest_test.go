@@ -205,6 +205,39 @@ func TestParseFragments(t *testing.T) {
 				}
 			},
 		},
+		{
+			// guidellm's report: one entry per benchmark of the sweep
+			file: "guidellm.json", n: 2, formats: []string{FormatGuideLLMJSON, FormatGuideLLMJSON},
+			labels: []string{"constant@4", "constant@8"}, commands: []string{"", ""}, completed: []int{40, 78}, total: []float64{768, 1497.6},
+			check: func(t *testing.T, es []Entry) {
+				s := es[1].Summary
+				if s.Failed != 1 || s.TotalInputTokens != 9984 || s.TotalOutputTokens != 4992 || s.DurationS != 10 ||
+					ptr(s.MaxOutputTokensPerS) != 5000 || *s.MaxConcurrentRequests != 7 || es[1].Load.RequestRate != 8 {
+					t.Errorf("summary %+v load %+v", s, es[1].Load)
+				}
+				// request_latency is in seconds: E2EL in ms
+				if ptr(s.E2EL.MeanMs) != 1250 || ptr(s.TTFT.StdMs) != 5 || ptr(s.ITL.MeanMs) != 18.75 || ptr(s.TPOT.MeanMs) != 19.5 {
+					t.Errorf("stats e2el %+v ttft %+v", s.E2EL, s.TTFT)
+				}
+				ps := s.TTFT.Percentiles
+				if len(ps) != 11 || ps[0].P != 0.1 || ps[1].P != 1 || ps[10].P != 99.9 || ps[10].ValueMs != 80 {
+					t.Errorf("percentiles %+v", ps)
+				}
+				if !strings.Contains(strings.Join(es[1].Notes, "\n"), "1 requests were incomplete") {
+					t.Errorf("notes %v", es[1].Notes)
+				}
+			},
+		},
+		{
+			// a GPUStack benchmark export: the report under raw_metrics
+			file: "gpustack_export.json", n: 1, formats: []string{FormatGuideLLMJSON},
+			labels: []string{"constant@4"}, commands: []string{""}, completed: []int{40}, total: []float64{768},
+			check: func(t *testing.T, es []Entry) {
+				if es[0].Model != "Qwen/Qwen3.5-35B-A3B" || es[0].Metadata["gpu_summary"] != "NVIDIA H200" {
+					t.Errorf("entry %+v", es[0])
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -384,7 +417,8 @@ func TestParseErrors(t *testing.T) {
 		{"json truncated", "{\"duration\": 1,\n \"completed\": 3", `x.txt:1: truncated JSON record`},
 		{"json wrong type", "{\"duration\": \"slow\", \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}", `x.txt:1: field "duration": expected a number, found slow`},
 		{"json not vllm", `{"foo": 1}`, `x.txt:1: missing field "duration": not vLLM --save-result JSON`},
-		{"guidellm", `{"benchmarks": []}`, `x.txt:1: this is a guidellm report`},
+		{"guidellm without benchmarks", `{"benchmarks": []}`, `x.txt:1: guidellm report has no benchmarks`},
+		{"guidellm without totals", `{"benchmarks": [{"duration": 1, "metrics": {}}]}`, `x.txt:1: benchmarks[0]: missing metrics.request_totals`},
 		{"json second record", "{\"duration\": 1, \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}\n{\"duration\": 1}\n", `x.txt:2: missing field "completed"`},
 	}
 	for _, tt := range tests {

@@ -150,6 +150,9 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 	case FormatGPUStackText:
 		r.Tool = schema.Tool{Name: "guidellm"}
 		r.Warnings = append(r.Warnings, "GPUStack-generated block from guidellm data: its TPOT rows are guidellm's time_per_output_token (which includes the first token), \"Maximum request concurrency\" is the measured maximum, and the token totals are mean × successful requests")
+	case FormatGuideLLMJSON:
+		r.Tool = schema.Tool{Name: "guidellm"}
+		r.Warnings = append(r.Warnings, "guidellm metrics: TPOT is guidellm's time_per_output_token (which includes the first token), ITL its inter_token_latency, and the peak output throughput the maximum of an instantaneous rate")
 	case FormatCrash:
 		r.Tool = schema.Tool{Name: "vllm bench serve"}
 		r.Status = schema.StatusCrashed
@@ -253,7 +256,7 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 			l.MaxConcurrency = e.Load.MaxConcurrency
 		}
 		r.Load = l
-		if t := opt.Campaign.Bench.Tool; t != "" && e.Format != FormatGPUStackText && e.Format != FormatVLLMJSON {
+		if t := opt.Campaign.Bench.Tool; t != "" && (e.Format == FormatVLLMText || e.Format == FormatCrash) {
 			r.Tool.Name = t
 		}
 		gpus := ex.GPUs

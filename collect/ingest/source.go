@@ -21,6 +21,8 @@ const (
 	// FormatVLLMJSON is vLLM's --save-result JSON (one record per line
 	// with --append-result).
 	FormatVLLMJSON = "vllm-json"
+	// FormatGuideLLMJSON (guidellm.go) is guidellm's report.
+
 	// FormatCrash is a crash marker (`# Crash on inference`): a run that
 	// produced no benchmark output.
 	FormatCrash = "crash"

@@ -19,9 +19,13 @@ import (
 // mean_ttft_ms, median_tpot_ms, std_itl_ms, p99_e2el_ms, p99.9_ttft_ms.
 var reStatKey = regexp.MustCompile(`^(mean|median|std|p(\d+(?:\.\d+)?))_(ttft|tpot|itl|e2el)_ms$`)
 
+// maxRawJSON bounds the JSON record kept verbatim as a result's raw
+// output; --save-detailed records with per-request lists are larger.
+const maxRawJSON = 64 << 10
+
 // parseJSON reads vLLM --save-result JSON: one object, or one object per
-// line (--append-result). guidellm's report (a "benchmarks" array) is
-// recognised and refused with a clear message.
+// line (--append-result); or a guidellm report (a "benchmarks" array, also
+// inside a GPUStack export's raw_metrics).
 func parseJSON(name string, data []byte) ([]Entry, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -50,14 +54,31 @@ func parseJSON(name string, data []byte) ([]Entry, error) {
 		}
 		line := lineAt(string(data), off)
 		raw := strings.TrimSpace(string(data[start:dec.InputOffset()]))
-		if _, ok := rec["benchmarks"]; ok {
-			return nil, fmt.Errorf("%s:%d: this is a guidellm report (a \"benchmarks\" array); perflab import reads vLLM's --save-result JSON and the vllm bench serve text block", name, line)
+		_, guide := rec["benchmarks"]
+		if _, ok := rec["raw_metrics"]; ok {
+			guide = true
+		}
+		if guide {
+			es, err := parseGuideLLM(name, line, []byte(raw), rec)
+			if err != nil {
+				return nil, err
+			}
+			for i := range es {
+				es[i].File, es[i].Line = name, line
+				es[i].Notes = append(es[i].Notes, "the guidellm report itself is not kept as raw output (see the source file)")
+			}
+			out = append(out, es...)
+			continue
 		}
 		e, err := vllmRecord(name, line, rec)
 		if err != nil {
 			return nil, err
 		}
-		e.Raw = raw
+		if len(raw) <= maxRawJSON {
+			e.Raw = raw
+		} else {
+			e.Notes = append(e.Notes, fmt.Sprintf("the %d-byte JSON record is not kept as raw output (see the source file)", len(raw)))
+		}
 		out = append(out, e)
 	}
 	if len(out) == 0 {
