@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -202,6 +203,39 @@ func TestParseFragments(t *testing.T) {
 				ps := s.TTFT.Percentiles
 				if len(ps) != 3 || ps[0].P != 50 || ps[2].P != 99.9 {
 					t.Errorf("percentiles not sorted: %+v", ps)
+				}
+			},
+		},
+		{
+			// --save-detailed: per-request records rebuilt on one clock
+			file: "vllm_detailed.json", n: 1, formats: []string{FormatVLLMJSON},
+			labels: []string{""}, commands: []string{""}, completed: []int{2}, total: []float64{52},
+			check: func(t *testing.T, es []Entry) {
+				rs := es[0].Requests
+				if len(rs) != 3 {
+					t.Fatalf("%d requests", len(rs))
+				}
+				near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+				eq := func(a, b []float64) bool {
+					if len(a) != len(b) {
+						return false
+					}
+					for i := range a {
+						if !near(a[i], b[i]) {
+							return false
+						}
+					}
+					return true
+				}
+				// the second request started first: it is t=0
+				if r := rs[1]; !near(r.SendS, 0) || !eq(r.EventS, []float64{0.125, 0.14, 0.155}) || !near(r.EndS, 0.155) || !r.Success || r.OutputTokens != 3 {
+					t.Errorf("request 1 %+v", r)
+				}
+				if r := rs[0]; !near(r.SendS, 0.25) || !eq(r.EventS, []float64{0.35, 0.36, 0.38}) || !near(r.EndS, 0.38) || r.PromptTokens != 10 {
+					t.Errorf("request 0 %+v", r)
+				}
+				if r := rs[2]; r.Success || r.Error != "Bad Request" || len(r.EventS) != 0 || !near(r.EndS, 0.5) {
+					t.Errorf("failed request %+v", r)
 				}
 			},
 		},
@@ -419,6 +453,7 @@ func TestParseErrors(t *testing.T) {
 		{"json not vllm", `{"foo": 1}`, `x.txt:1: missing field "duration": not vLLM --save-result JSON`},
 		{"guidellm without benchmarks", `{"benchmarks": []}`, `x.txt:1: guidellm report has no benchmarks`},
 		{"guidellm without totals", `{"benchmarks": [{"duration": 1, "metrics": {}}]}`, `x.txt:1: benchmarks[0]: missing metrics.request_totals`},
+		{"detailed lists disagree", `{"duration": 1, "completed": 1, "total_input_tokens": 1, "request_throughput": 1, "ttfts": [0.1], "itls": [[]], "input_lens": [1, 2], "output_lens": [1], "errors": [""], "start_times": [5]}`, `x.txt:1: field "input_lens": 2 entries, ttfts has 1`},
 		{"json second record", "{\"duration\": 1, \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}\n{\"duration\": 1}\n", `x.txt:2: missing field "completed"`},
 	}
 	for _, tt := range tests {

@@ -135,6 +135,7 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 		Status:        schema.StatusOK,
 		Load:          e.Load,
 		Summary:       e.Summary,
+		Requests:      e.Requests,
 		RawOutput:     e.Raw,
 		Metadata:      map[string]string{"source": fmt.Sprintf("%s:%d", filepath.ToSlash(e.File), e.Line), "source_format": e.Format},
 	}

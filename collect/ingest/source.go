@@ -58,6 +58,8 @@ type Entry struct {
 	// carry the whole configuration; text blocks at most the request rate
 	// and concurrency cap).
 	Load schema.Load
+	// Requests are per-request records (vLLM JSON with --save-detailed).
+	Requests []schema.Request
 	// Model is the model id the source names (JSON model_id).
 	Model string
 	// Crash is the crash marker's text ("Crash on inference").

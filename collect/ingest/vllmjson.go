@@ -235,6 +235,14 @@ func vllmRecord(name string, line int, m map[string]any) (Entry, error) {
 	if j.err != nil {
 		return Entry{}, j.err
 	}
+	reqs, note, err := detailedRequests(j)
+	if err != nil {
+		return Entry{}, err
+	}
+	e.Requests = reqs
+	if note != "" {
+		e.Notes = append(e.Notes, note)
+	}
 	if len(e.Metadata) == 0 {
 		e.Metadata = nil
 	}
@@ -243,3 +251,82 @@ func vllmRecord(name string, line int, m map[string]any) (Entry, error) {
 
 // formatFloat prints v the shortest way, for messages.
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// detailedRequests rebuilds the per-request records of a --save-detailed
+// record: lengths, TTFT and ITLs (seconds), errors, and the start times
+// (raw perf_counter values, made relative to the first start). Without
+// start times there is no common clock, so no records are built; note says
+// why when the record had per-request lists at all.
+func detailedRequests(j *jrec) ([]schema.Request, string, error) {
+	if _, ok := j.m["ttfts"]; !ok {
+		return nil, "", nil
+	}
+	if _, ok := j.m["start_times"]; !ok {
+		return nil, "per-request lists without start_times (older vLLM): requests not imported", nil
+	}
+	fail := func(key string, err error) error {
+		return fmt.Errorf("%s:%d: field %q: %v", j.name, j.line, key, err)
+	}
+	var in, out []int
+	var ttfts, starts, lat []float64
+	var itls [][]float64
+	var errs []string
+	for _, f := range []struct {
+		key string
+		dst any
+	}{{"ttfts", &ttfts}, {"itls", &itls}, {"input_lens", &in}, {"output_lens", &out}, {"start_times", &starts}, {"errors", &errs}} {
+		key, dst := f.key, f.dst
+		b, err := json.Marshal(j.m[key])
+		if err == nil {
+			err = json.Unmarshal(b, dst)
+		}
+		if err != nil {
+			return nil, "", fail(key, err)
+		}
+	}
+	if v, ok := j.m["latencies"]; ok && v != nil {
+		b, _ := json.Marshal(v)
+		if err := json.Unmarshal(b, &lat); err != nil {
+			return nil, "", fail("latencies", err)
+		}
+	}
+	n := len(ttfts)
+	for _, f := range []struct {
+		key string
+		n   int
+	}{{"itls", len(itls)}, {"input_lens", len(in)}, {"output_lens", len(out)}, {"start_times", len(starts)}, {"errors", len(errs)}} {
+		if f.n != n {
+			return nil, "", fail(f.key, fmt.Errorf("%d entries, ttfts has %d", f.n, n))
+		}
+	}
+	if lat != nil && len(lat) != n {
+		return nil, "", fail("latencies", fmt.Errorf("%d entries, ttfts has %d", len(lat), n))
+	}
+	if n == 0 {
+		return nil, "", nil
+	}
+	t0 := starts[0]
+	for _, s := range starts {
+		t0 = math.Min(t0, s)
+	}
+	reqs := make([]schema.Request, n)
+	for i := range reqs {
+		send := starts[i] - t0
+		r := schema.Request{Index: i, PromptTokens: in[i], OutputTokens: out[i], ArrivalS: send, SendS: send, EndS: send,
+			Success: errs[i] == "", Error: errs[i]}
+		if r.Success {
+			t := send + ttfts[i]
+			r.EventS = append(r.EventS, t)
+			for _, d := range itls[i] {
+				t += d
+				r.EventS = append(r.EventS, t)
+			}
+			r.EndS = t
+		}
+		if lat != nil && lat[i] > 0 {
+			r.EndS = send + lat[i]
+		}
+		reqs[i] = r
+	}
+	return reqs, "per-request records rebuilt from --save-detailed lists: send times from start_times, arrival times unknown (set to the send times)", nil
+}
