@@ -215,8 +215,11 @@ func (b *textBlock) fill(name, text string, toks []token) error {
 	stats := map[string]*schema.Stats{}
 	seen := map[string]int{}
 	section := ""
+	line, prev := b.line, b.start
 	for _, t := range toks {
-		line := lineAt(text, t.start)
+		// Lines counted incrementally: lineAt per row would rescan the file.
+		line += strings.Count(text[prev:t.start], "\n")
+		prev = t.start
 		switch t.kind {
 		case 's':
 			section = t.text

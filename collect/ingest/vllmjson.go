@@ -30,6 +30,7 @@ func parseJSON(name string, data []byte) ([]Entry, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var out []Entry
+	lastLine, lastOff := 1, 0
 	for {
 		start := dec.InputOffset()
 		var rec map[string]any
@@ -52,7 +53,8 @@ func parseJSON(name string, data []byte) ([]Entry, error) {
 		for off < len(data) && (data[off] == ' ' || data[off] == '\n' || data[off] == '\r' || data[off] == '\t') {
 			off++
 		}
-		line := lineAt(string(data), off)
+		line := lastLine + bytes.Count(data[lastOff:off], []byte("\n"))
+		lastLine, lastOff = line, off
 		raw := strings.TrimSpace(string(data[start:dec.InputOffset()]))
 		_, guide := rec["benchmarks"]
 		if _, ok := rec["raw_metrics"]; ok {
