@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/perflab/perflab/collect/schema"
 )
@@ -272,6 +275,89 @@ func TestSeedReproducible(t *testing.T) {
 		sort.Strings(have)
 		if strings.Join(got, ",") != strings.Join(have, ",") {
 			t.Errorf("%s: committed results %v, fresh import %v", d.c.ID, have, got)
+		}
+	}
+}
+
+// contentBlock is a ```perflab block of a report page (CONTENT.md).
+type contentBlock struct {
+	Block      string `yaml:"block"`
+	Experiment string `yaml:"experiment"`
+	Profile    string `yaml:"profile"`
+	Step       string `yaml:"step"`
+	Metric     string `yaml:"metric"`
+}
+
+// TestSeedPagesReferToData: every generated block placed in the seed
+// pages is a block type CONTENT.md defines, with only the options it
+// defines, naming experiments, profiles and steps the campaign has, and a
+// raw block names a run that has a result. Keeps `perflab build` from
+// failing on the bundled content.
+func TestSeedPagesReferToData(t *testing.T) {
+	known := map[string]bool{"comparison": true, "chart": true, "latency-chart": true, "command": true,
+		"step": true, "summary": true, "raw": true, "setup": true, "runs": true}
+	reFence := regexp.MustCompile("(?m)^([ \t]*)```perflab[ \t]*\n((?:.*\n)*?)[ \t]*```[ \t]*$")
+	for _, b := range seedBundles {
+		d := loadSeed(t, b)
+		page := filepath.Join(root, "content", b, "index.md")
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(data, []byte("---\n")) || !bytes.Contains(data, []byte("\ncampaign: campaign.yaml\n")) {
+			t.Errorf("%s: no front matter naming campaign.yaml", page)
+		}
+		if bytes.Contains(data, []byte("\n# ")) {
+			t.Errorf("%s: has an H1; the title comes from the front matter", page)
+		}
+		blocks := reFence.FindAllSubmatch(data, -1)
+		if len(blocks) < 10 {
+			t.Fatalf("%s: only %d perflab blocks", page, len(blocks))
+		}
+		steps := map[string]bool{}
+		for _, st := range d.c.Steps {
+			steps[st.ID] = true
+		}
+		placed := map[string]bool{}
+		for _, m := range blocks {
+			indent := string(m[1])
+			body := strings.ReplaceAll("\n"+string(m[2]), "\n"+indent, "\n")
+			dec := yaml.NewDecoder(strings.NewReader(body))
+			dec.KnownFields(true)
+			var cb contentBlock
+			if err := dec.Decode(&cb); err != nil {
+				t.Errorf("%s: block %q: %v", page, body, err)
+				continue
+			}
+			if !known[cb.Block] {
+				t.Errorf("%s: unknown block type %q", page, cb.Block)
+			}
+			if cb.Experiment != "" {
+				if _, ok := d.c.Experiment(cb.Experiment); !ok {
+					t.Errorf("%s: unknown experiment %q", page, cb.Experiment)
+				}
+			}
+			if cb.Profile != "" {
+				if _, ok := d.c.Profile(cb.Profile); !ok {
+					t.Errorf("%s: unknown profile %q", page, cb.Profile)
+				}
+			}
+			if cb.Step != "" && !steps[cb.Step] {
+				t.Errorf("%s: unknown step %q", page, cb.Step)
+			}
+			if cb.Block == "step" {
+				placed[cb.Step] = true
+			}
+			if cb.Block == "raw" {
+				if _, ok := d.results[Key(cb.Experiment, cb.Profile)]; !ok {
+					t.Errorf("%s: raw block names %s with no result", page, Key(cb.Experiment, cb.Profile))
+				}
+			}
+		}
+		for id := range steps {
+			if !placed[id] {
+				t.Errorf("%s: step %q is not placed", page, id)
+			}
 		}
 	}
 }
