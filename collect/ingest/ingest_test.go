@@ -466,6 +466,14 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestProseIsNotABlock: words of a row in running text start no block.
+func TestProseIsNotABlock(t *testing.T) {
+	es, err := Parse("x.md", []byte("The table counts Successful requests: those that returned 200.\n\nSuccessful requests: see below.\n"))
+	if err != nil || len(es) != 0 {
+		t.Fatalf("entries %v, err %v", es, err)
+	}
+}
+
 // TestNotMeasuredValues: "N/A" and "nan" leave optional values nil and say so.
 func TestNotMeasuredValues(t *testing.T) {
 	good := string(readFixture(t, "vllm_header.txt"))

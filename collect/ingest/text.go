@@ -16,9 +16,12 @@ import (
 // breaks were lost reads like one that kept them.
 var (
 	reHeaderAny = regexp.MustCompile(`=+[ \t]*Serving Benchmark Result[ \t]*=+`)
-	reFirstRow  = regexp.MustCompile(`Successful requests:`)
-	reHeader    = regexp.MustCompile(`^=+[ \t]*Serving Benchmark Result[ \t]*=+`)
-	reClose     = regexp.MustCompile(`^={10,}`)
+	// A block printed without its header starts at its first row, at the
+	// start of a line and with a count (prose that mentions the words is
+	// not a block).
+	reFirstRow = regexp.MustCompile(`(?m)^[ \t]*(Successful requests:[ \t]+[0-9])`)
+	reHeader   = regexp.MustCompile(`^=+[ \t]*Serving Benchmark Result[ \t]*=+`)
+	reClose    = regexp.MustCompile(`^={10,}`)
 	// A section header: dashes, a title on one line that does not start
 	// or end with a dash, dashes ("End-to-end Latency" has single dashes
 	// inside, which the lazy title skips).
@@ -92,8 +95,8 @@ func nextBlockStart(text string, pos int) int {
 	if loc := reHeaderAny.FindStringIndex(text[pos:]); loc != nil {
 		best = pos + loc[0]
 	}
-	if loc := reFirstRow.FindStringIndex(text[pos:]); loc != nil {
-		if s := pos + loc[0]; best < 0 || s < best {
+	if loc := reFirstRow.FindStringSubmatchIndex(text[pos:]); loc != nil {
+		if s := pos + loc[2]; best < 0 || s < best {
 			best = s
 		}
 	}
