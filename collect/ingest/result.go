@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,6 +93,10 @@ func ids(e *Entry, opt Options, n int) (string, string, error) {
 		}
 		if _, ok := c.Profile(prof); !ok {
 			return "", "", fmt.Errorf("%s: campaign %q has no profile %q", dirLoc(e), c.ID, prof)
+		}
+		if ex, _ := c.Experiment(exp); len(ex.Profiles) > 0 && !slices.Contains(ex.Profiles, prof) {
+			return "", "", fmt.Errorf("%s: experiment %q of campaign %q runs only profiles %s, not %q (add it to the experiment's profiles if it ran)",
+				dirLoc(e), exp, c.ID, strings.Join(ex.Profiles, ", "), prof)
 		}
 		return exp, prof, nil
 	}

@@ -20,6 +20,7 @@ steps:
     title: Engine
     experiments:
       - {id: vllm, name: vLLM, engine: vllm, command: vllm serve Qwen/Qwen3-32B}
+      - {id: sg, name: SGLang, engine: sglang, command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B, profiles: [sharegpt]}
       - {id: fa, name: FlashInfer, engine: vllm, command: vllm serve Qwen/Qwen3-32B, env: {VLLM_ATTENTION_BACKEND: FLASHINFER}, gpus: 1}
 baseline: vllm
 optimized: vllm
@@ -86,6 +87,7 @@ func TestResultsErrors(t *testing.T) {
 		{"missing ids", b, Options{Campaign: &schema.Campaign{ID: "demo"}}, "s.md:1: which run is this?"},
 		{"unknown experiment", "# perflab: experiment=nope profile=sharegpt\n" + b, Options{}, `s.md:1: campaign "demo" has no experiment "nope"`},
 		{"unknown profile", b, Options{Experiment: "vllm", Profile: "long"}, `s.md:1: campaign "demo" has no profile "long"`},
+		{"profile the experiment does not run", b, Options{Experiment: "sg", Profile: "very-long"}, `s.md:1: experiment "sg" of campaign "demo" runs only profiles sharegpt, not "very-long"`},
 		{"two blocks one run", b + b, Options{Experiment: "vllm", Profile: "sharegpt"}, ""}, // identical numbers: kept once
 		{"two different blocks one run", b + strings.Replace(b, "178.01", "178.02", 1), Options{Experiment: "vllm", Profile: "sharegpt"}, `s.md:24: experiment "vllm" profile "sharegpt" was already imported from s.md:1 with different numbers`},
 		{"campaign id clash", b, Options{CampaignID: "other", Experiment: "vllm", Profile: "sharegpt"}, `campaign id "other" differs`},
@@ -228,7 +230,7 @@ func TestCheckPeakAndLatency(t *testing.T) {
 func TestParseCampaignErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"unknown field", strings.Replace(testCampaign, "  - id: engine\n", "  - id: engine\n    colour: red\n", 1), "c.yaml:11: field colour not found"},
-		{"bad baseline", strings.Replace(testCampaign, "baseline: vllm", "baseline: sglang", 1), `c.yaml:15: baseline experiment "sglang" does not exist`},
+		{"bad baseline", strings.Replace(testCampaign, "baseline: vllm", "baseline: sglang", 1), `c.yaml:16: baseline experiment "sglang" does not exist`},
 		{"duplicate experiment", strings.Replace(testCampaign, "{id: fa,", "{id: vllm,", 1), `experiment id "vllm" used twice`},
 		{"no id", strings.Replace(testCampaign, "id: demo\n", "", 1), "c.yaml: missing field id"},
 		{"bad yaml", "id: [", "c.yaml:1:"},
