@@ -133,3 +133,29 @@ func TestImportErrors(t *testing.T) {
 		t.Fatalf("output directory exists after a failed import: %v", err)
 	}
 }
+
+// TestImportDryRunAndHelp: --dry-run parses and reports without writing;
+// -h prints the usage and succeeds.
+func TestImportDryRunAndHelp(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "a.txt")
+	writeFile(t, src, cliBlock+"\n# random 4K input\n"+strings.Replace(cliBlock[strings.Index(cliBlock, "="):], "7681", "99790", 1))
+	into := filepath.Join(dir, "out")
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"import", "--dry-run", "--into", into, "--engine", "vllm", src}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	// the second block's token total no longer fits its throughput: flagged
+	if !strings.Contains(out.String(), "a--random-32k-input (ok)") || !strings.Contains(out.String(), "a--random-4k-input (ok, 1 warning(s))") ||
+		!strings.Contains(out.String(), "total token throughput 2771.81 tok/s differs by -2.8%") {
+		t.Fatalf("stdout:\n%s", out.String())
+	}
+	if _, err := os.Stat(into); !os.IsNotExist(err) {
+		t.Fatal("dry run wrote output")
+	}
+	out.Reset()
+	errb.Reset()
+	if err := run(context.Background(), []string{"import", "-h"}, &out, &errb); err != nil || !strings.Contains(errb.String(), "usage: perflab import") || !strings.Contains(errb.String(), "-campaign-file") {
+		t.Fatalf("err %v, stderr:\n%s", err, errb.String())
+	}
+}
