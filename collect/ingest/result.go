@@ -274,6 +274,10 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 		}
 	}
 	r.Warnings = append(r.Warnings, Check(r)...)
+	if s := r.Summary; s != nil && e.NoFailedRow && r.Load.NumPrompts > s.Completed+s.Failed {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the output has no \"Failed requests\" row: failed is recorded as 0, and %d of the %d requests are unaccounted for",
+			r.Load.NumPrompts-s.Completed, r.Load.NumPrompts))
+	}
 	if len(r.Warnings) == 0 {
 		r.Warnings = nil
 	}

@@ -192,6 +192,8 @@ func TestSeedWarnings(t *testing.T) {
 		{"qwen3.5-35b-a3b/h200", "sglang", "sharegpt", "implausible"},
 		{"qwen3.5-35b-a3b/h200", "vllm", "throughput", "GPUStack-generated block from guidellm data"},
 		{"qwen3-235b-a22b/h100", "vllm", "sharegpt", "984 of 1000 requests succeeded"},
+		{"qwen3-235b-a22b/h100", "vllm", "sharegpt", "no \"Failed requests\" row: failed is recorded as 0, and 16 of the 1000 requests are unaccounted for"},
+		{"qwen3.5-35b-a3b/h200", "vllm-fp8-mtp", "sharegpt", "484 of the 1000 requests are unaccounted for"},
 		{"qwen3-235b-a22b/h100", "vllm", "long", "total generated tokens 92185 are 7.8% below 500 requests × 200 tokens"},
 		{"qwen3-32b/h100", "vllm", "very-long", "total generated tokens 7681 are 23.2% below"},
 		// the seed prints an SGLang command under a TensorRT-LLM step

@@ -66,6 +66,9 @@ type Entry struct {
 	Crash string
 	// Notes are parser caveats that become Result warnings.
 	Notes []string
+	// NoFailedRow is set for text blocks without a "Failed requests" row:
+	// their Summary.Failed of 0 is unknown rather than measured.
+	NoFailedRow bool
 	// Metadata are extra source facts (JSON date, tokenizer).
 	Metadata map[string]string
 }
@@ -130,6 +133,7 @@ func parseText(name, text string) ([]Entry, error) {
 		e.Raw = b.raw
 		e.Summary = b.summary
 		e.Notes = b.notes
+		e.NoFailedRow = b.noFailedRow
 		e.Format = FormatVLLMText
 		if b.gpustack {
 			e.Format = FormatGPUStackText

@@ -85,6 +85,9 @@ type textBlock struct {
 	summary    *schema.Summary
 	// requestRate is the "Request rate configured (RPS)" row, when present.
 	requestRate *float64
+	// noFailedRow: the block has no "Failed requests" row (older vLLM,
+	// GPUStack), so Summary.Failed = 0 says nothing.
+	noFailedRow bool
 	notes       []string
 }
 
@@ -322,6 +325,9 @@ func (b *textBlock) fill(name, text string, toks []token) error {
 		if _, ok := seen[req]; !ok {
 			return fmt.Errorf("%s:%d: benchmark block is missing its %q row", name, b.line, req+":")
 		}
+	}
+	if _, ok := seen["Failed requests"]; !ok {
+		b.noFailedRow = true
 	}
 	if _, ok := seenFold(seen, "Total token throughput (tok/s)"); !ok {
 		b.notes = append(b.notes, "the block has no total token throughput row (vLLM omits it without a tokenizer)")
