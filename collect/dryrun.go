@@ -3,10 +3,7 @@ package collect
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
-
-	"github.com/perflab/perflab/collect/redact"
 )
 
 // PrintPlan writes what Collect would do, touching no engine and no GPU:
@@ -86,9 +83,6 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 			if l.Adapter.Launches {
 				fmt.Fprintf(w, "    serve: %s\n", indent(l.Display, "           "))
 			}
-			for _, kv := range sortedEnv(l.Env) {
-				fmt.Fprintf(w, "    env:   %s\n", kv)
-			}
 			for _, r := range plan.Runs {
 				if r.Experiment != e {
 					continue
@@ -127,14 +121,4 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 
 func indent(s, pad string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+pad)
-}
-
-// sortedEnv returns NAME=value lines, secrets redacted, sorted by name.
-func sortedEnv(env map[string]string) []string {
-	var out []string
-	for k, v := range redact.Env(env) {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/perflab/perflab/collect/engine"
@@ -58,8 +59,17 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 		l.Argv = a.DefaultArgv(c.Model.ID, e.Args)
 		l.Display = engine.Quote(l.Argv)
 	}
-	for k, v := range e.Env {
-		env[k] = v
+	// The experiment's env is shown as a prefix of the command, as a page
+	// writes it (VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve …).
+	var prefix []string
+	for _, k := range sortedKeys(e.Env) {
+		if v, inline := env[k]; !inline || v != e.Env[k] {
+			prefix = append(prefix, k+"="+engine.Quote([]string{e.Env[k]}))
+		}
+		env[k] = e.Env[k]
+	}
+	if len(prefix) > 0 {
+		l.Display = strings.Join(prefix, " ") + " " + l.Display
 	}
 	if len(env) > 0 {
 		l.Env = env
@@ -77,4 +87,13 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 		l.BaseURL = "http://127.0.0.1:<free port>"
 	}
 	return l, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
