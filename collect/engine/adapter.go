@@ -37,6 +37,9 @@ type Adapter struct {
 	// print the version. Both empty: only the campaign's version is known.
 	VersionRoute string
 	VersionArgs  []string
+	// VersionCommand is a command printing the version on its last line
+	// (TensorRT-LLM: the Python package's version), tried last.
+	VersionCommand []string
 	// TokenizeRoute is the server's tokenizer route ("/tokenize"), empty
 	// when the engine has none and a tokenizer.json is needed.
 	TokenizeRoute string
@@ -46,12 +49,14 @@ type Adapter struct {
 
 var adapters = []Adapter{
 	{Name: "vllm", Display: "vLLM", Program: []string{"vllm", "serve"}, DefaultPort: 8000,
-		Health: []string{"/health", "/v1/models"}, VersionRoute: "/version", TokenizeRoute: "/tokenize", Launches: true},
+		Health: []string{"/health", "/v1/models"}, VersionRoute: "/version", VersionArgs: []string{"--version"},
+		TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "sglang", Display: "SGLang", Program: []string{"python3", "-m", "sglang.launch_server"}, ModelFlag: "--model-path",
 		DefaultPort: 30000, Health: []string{"/health", "/get_model_info"}, VersionRoute: "/get_server_info",
 		TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "trtllm", Display: "TensorRT-LLM", Program: []string{"trtllm-serve"}, DefaultPort: 8000,
-		Health: []string{"/health"}, VersionRoute: "/version", Launches: true},
+		Health: []string{"/health"}, VersionRoute: "/version",
+		VersionCommand: []string{"python3", "-c", "import tensorrt_llm; print(tensorrt_llm.__version__)"}, Launches: true},
 	{Name: "llamacpp", Display: "llama.cpp", Program: []string{"llama-server"}, ModelFlag: "-m", DefaultPort: 8080,
 		Health: []string{"/health"}, VersionArgs: []string{"--version"}, TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "mock", Display: "perflab mock", Program: []string{"perflab", "mock"}, ModelFlag: "--model", DefaultPort: 8000,
@@ -137,6 +142,22 @@ func (a Adapter) Version(ctx context.Context, client *http.Client, baseURL strin
 		}
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s %s: %v", argv[0], strings.Join(a.VersionArgs, " "), err))
+		}
+	}
+	if len(a.VersionCommand) > 0 {
+		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, a.VersionCommand[0], a.VersionCommand[1:]...)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err == nil {
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if v := strings.TrimSpace(lines[len(lines)-1]); v != "" && len(v) < 100 {
+				return v, nil
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", strings.Join(a.VersionCommand, " "), err))
 		}
 	}
 	if len(errs) > 0 {
