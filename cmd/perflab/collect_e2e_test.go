@@ -105,7 +105,7 @@ func TestCollectDemoEndToEnd(t *testing.T) {
 			interrupted++
 		}
 	}
-	if ok < 3 || ok+interrupted != len(first) || len(first) >= 10 {
+	if ok < 3 || ok+interrupted != len(first) || len(first) >= 12 {
 		t.Fatalf("after the interrupt: %d results, %d ok, %d interrupted\n%s", len(first), ok, interrupted, stderr.String())
 	}
 	t.Logf("interrupted after %d ok runs (%d interrupted)", ok, interrupted)
@@ -119,7 +119,7 @@ func TestCollectDemoEndToEnd(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, stderr.String())
 	}
 	t.Logf("resume took %v:\n%s", time.Since(start).Round(time.Millisecond), stderr.String())
-	if !strings.Contains(stderr.String(), "finished before") || strings.Count(stderr.String(), ": starting ") > 5 {
+	if !strings.Contains(stderr.String(), "finished before") || strings.Count(stderr.String(), ": starting ") > 6 {
 		t.Fatalf("resume output:\n%s", stderr.String())
 	}
 	if left := children(bin); len(left) > 0 {
@@ -136,12 +136,12 @@ func TestCollectDemoEndToEnd(t *testing.T) {
 			t.Errorf("%s--%s: ok without a clean summary: %+v", r.Experiment, r.Profile, r.Summary)
 		}
 	}
-	if len(all) != 10 {
-		t.Fatalf("%d results, want 10: %v", len(all), status)
+	if len(all) != 12 {
+		t.Fatalf("%d results, want 12: %v", len(all), status)
 	}
 	for name, st := range status {
 		want := schema.StatusOK
-		if strings.HasPrefix(name, "trtllm-mbt256--") {
+		if strings.HasPrefix(name, "trtllm-fp8-mbt256--") {
 			want = schema.StatusCrashed // the engine refuses its flags at start-up
 		}
 		if st != want {
@@ -167,7 +167,7 @@ func TestCollectDemoEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"TensorRT-LLM (simulated)", "perflab mock --model perflab/mock-8b --preset trtllm --max-num-batched-tokens 16384"} {
+	for _, want := range []string{"TensorRT-LLM (simulated)", "perflab mock --model perflab/mock-8b-FP8 --preset trtllm --prefill-tok-per-s 60000 --decode-step 4ms"} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("the report lacks %q", want)
 		}

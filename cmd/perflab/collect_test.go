@@ -43,7 +43,7 @@ func TestCollectDryRunDemo(t *testing.T) {
 	for _, want := range []string{
 		"serve: perflab mock --model perflab/mock-8b --preset vllm",
 		"perflab bench --model perflab/mock-8b --backend openai --endpoint /v1/completions --dataset-name random --random-input-len 128",
-		"10 runs to collect, 0 already done",
+		"12 runs to collect, 0 already done",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plan lacks %q:\n%s", want, out.String())

@@ -44,12 +44,17 @@ var shaped = regexp.MustCompile(`\b(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{16,}|gh
 var bearer = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
 
 // flagPair matches --flag value and --flag=value in free text; a value
-// never starts with "-" (that is the next flag).
-var flagPair = regexp.MustCompile(`(--?[A-Za-z][A-Za-z0-9_.-]*)(=|[ \t]+)("[^"]*"|'[^']*'|[^\s"',;-][^\s"',;]*)`)
+// never starts with "-" (that is the next flag). The flag must start a
+// word: "Inter-token Latency" in a vLLM result block is no flag.
+var flagPair = regexp.MustCompile(`(^|[\s"'(\[{,;])(--?[A-Za-z][A-Za-z0-9_.-]*)(=|[ \t]+)("[^"]*"|'[^']*'|[^\s"',;-][^\s"',;]*)`)
 
-// assignment matches NAME=value and NAME: value in free text. A bare word
-// followed by a space is not an assignment ("the token is").
-var assignment = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_.-]*)(=|:[ \t]*)("[^"]*"|'[^']*'|[^\s"',;]+)`)
+// assignment matches NAME=value and NAME: value in free text, NAME
+// starting a word. A bare word followed by a space is not an assignment
+// ("the token is").
+var assignment = regexp.MustCompile(`(^|[\s"'(\[{,;])([A-Za-z_][A-Za-z0-9_.]*)(=|:[ \t]*)("[^"]*"|'[^']*'|[^\s"',;]+)`)
+
+// jsonPair matches "name": "value" in JSON text (a config dump in a log).
+var jsonPair = regexp.MustCompile(`(")([A-Za-z_][A-Za-z0-9_.-]*)("\s*:\s*")([^"]*)`)
 
 // Args redacts a command given as argv: flag values and NAME=value
 // assignments whose name is secret, and token-shaped words.
@@ -153,13 +158,13 @@ func (r *Redactor) String(s string) string {
 		f := strings.Fields(m)
 		return f[0] + " " + Mask
 	})
-	for _, re := range []*regexp.Regexp{flagPair, assignment} {
+	for _, re := range []*regexp.Regexp{flagPair, assignment, jsonPair} {
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
-			sub := re.FindStringSubmatch(m)
-			if !SecretName(sub[1]) || sub[3] == Mask {
+			sub := re.FindStringSubmatch(m) // prefix, name, separator, value
+			if !SecretName(sub[2]) || sub[4] == Mask || sub[4] == "" {
 				return m
 			}
-			return sub[1] + sub[2] + Mask
+			return sub[1] + sub[2] + sub[3] + Mask
 		})
 	}
 	return s

@@ -79,6 +79,12 @@ func TestString(t *testing.T) {
 		{"max_num_batched_tokens=8192 about 12 tokens/s", "max_num_batched_tokens=8192 about 12 tokens/s"},
 		{"the token is long", "the token is long"},
 		{"ab cd", "ab cd"},
+		// vLLM's result block: "-token" inside a word is no flag.
+		{"---------------Inter-token Latency----------------\nMean ITL (ms):   9.21",
+			"---------------Inter-token Latency----------------\nMean ITL (ms):   9.21"},
+		{"-----Time per Output Token (excl. 1st token)------", "-----Time per Output Token (excl. 1st token)------"},
+		{`"api_key": "abc123"`, `"api_key": "` + Mask + `"`},
+		{"export HF_TOKEN=hf_x; run", "export HF_TOKEN=" + Mask + "; run"},
 	} {
 		if got := r.String(tc.in); got != tc.want {
 			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, tc.want)
