@@ -310,7 +310,7 @@ func (k *collector) experiment(ctx context.Context, runs []Run) error {
 	var er *engineRun
 	defer func() {
 		if er != nil {
-			k.stop(er)
+			k.stop(ctx, er)
 		}
 	}()
 	for _, r := range runs {
@@ -319,7 +319,7 @@ func (k *collector) experiment(ctx context.Context, runs []Run) error {
 		}
 		if er == nil || er.proc != nil && er.proc.ExitError() != nil {
 			if er != nil {
-				k.stop(er)
+				k.stop(ctx, er)
 				er = nil
 			}
 			var lerr error
@@ -434,8 +434,9 @@ func orDash(s string) string {
 	return s
 }
 
-// stop ends the engine and waits for the GPUs to give its memory back.
-func (k *collector) stop(er *engineRun) {
+// stop ends the engine and waits for the GPUs to give its memory back
+// (not when ctx ended: the campaign stops, nothing else needs the GPUs).
+func (k *collector) stop(ctx context.Context, er *engineRun) {
 	if er.proc == nil {
 		return
 	}
@@ -454,7 +455,7 @@ func (k *collector) stop(er *engineRun) {
 	if err := er.proc.Stop(k.opt.StopGrace); err != nil {
 		fmt.Fprintln(k.opt.Log, "warning:", err)
 	}
-	if k.sampler != nil && er.before != nil && !closed(k.opt.Hurry) {
+	if k.sampler != nil && er.before != nil && !closed(k.opt.Hurry) && ctx.Err() == nil {
 		timeout := k.opt.ReleaseTimeout
 		if timeout <= 0 {
 			timeout = 2 * time.Minute

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -366,5 +367,43 @@ func TestCollectInterruptWhileStarting(t *testing.T) {
 	res := readResults(t, filepath.Join(dir, "fake"))
 	if len(res) != 1 || res["e0--short"].Status != schema.StatusInterrupted {
 		t.Fatalf("results: %v", res)
+	}
+}
+
+// TestCollectExternalEndpoint benchmarks an engine someone else runs: no
+// process is launched or stopped, the campaign's version stands.
+func TestCollectExternalEndpoint(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			fmt.Fprint(w, `{"data":[{"id":"fake/model"}]}`)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	y := `id: ext
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+profiles: [{id: p, name: P, dataset: random, input_len: 8, output_len: 2, num_prompts: 2}]
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: gpustack, name: GPUStack deployment, engine: external, version: v0.11.0, base_url: ` + srv.URL + `/}
+baseline: gpustack
+optimized: gpustack
+`
+	f, err := Parse("ext.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := opts(t, dir, t.TempDir())
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	r := readResults(t, filepath.Join(dir, "ext"))["gpustack--p"]
+	if r.Status != schema.StatusOK || r.Engine.BaseURL != srv.URL || r.Engine.Version != "v0.11.0" || len(r.Artifacts) != 0 {
+		t.Fatalf("%+v", r)
 	}
 }

@@ -84,6 +84,8 @@ func contains(list []string, s string) bool {
 func RunKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile) string {
 	pp := *p
 	pp.Name, pp.Description = "", ""
+	bs := c.Bench
+	bs.Tool = "" // only how the plan prints commands
 	def := struct {
 		V        int
 		Campaign string
@@ -98,7 +100,7 @@ func RunKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile) string 
 		BaseURL  string
 		Profile  schema.Profile
 	}{
-		V: 1, Campaign: c.ID, Model: schema.CampaignModel{ID: c.Model.ID, Variants: c.Model.Variants}, Bench: c.Bench,
+		V: 1, Campaign: c.ID, Model: schema.CampaignModel{ID: c.Model.ID, Variants: c.Model.Variants}, Bench: bs,
 		Engine: e.Engine, Version: e.Version, Command: strings.TrimSpace(e.Command), Args: e.Args, Env: e.Env,
 		GPUs: e.GPUs, BaseURL: e.BaseURL, Profile: pp,
 	}
