@@ -22,8 +22,11 @@ func SecretName(name string) bool {
 	if n == "" {
 		return false
 	}
-	u := strings.ToUpper(n)
-	if strings.HasSuffix(u, "_KEY") || strings.HasSuffix(u, "-KEY") {
+	l := strings.ToLower(n)
+	if !containsAny(l, "key", "secret", "token", "passw", "credential") {
+		return false // the common case, without a regular expression
+	}
+	if strings.HasSuffix(l, "_key") || strings.HasSuffix(l, "-key") {
 		return true
 	}
 	// max-num-batched-tokens, --max-tokens, tokenizer… are not secrets.
@@ -42,19 +45,6 @@ var shaped = regexp.MustCompile(`\b(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{16,}|gh
 
 // bearer matches an Authorization header value.
 var bearer = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
-
-// flagPair matches --flag value and --flag=value in free text; a value
-// never starts with "-" (that is the next flag). The flag must start a
-// word: "Inter-token Latency" in a vLLM result block is no flag.
-var flagPair = regexp.MustCompile(`(^|[\s"'(\[{,;])(--?[A-Za-z][A-Za-z0-9_.-]*)(=|[ \t]+)("[^"]*"|'[^']*'|[^\s"',;-][^\s"',;]*)`)
-
-// assignment matches NAME=value and NAME: value in free text, NAME
-// starting a word. A bare word followed by a space is not an assignment
-// ("the token is").
-var assignment = regexp.MustCompile(`(^|[\s"'(\[{,;])([A-Za-z_][A-Za-z0-9_.]*)(=|:[ \t]*)("[^"]*"|'[^']*'|[^\s"',;]+)`)
-
-// jsonPair matches "name": "value" in JSON text (a config dump in a log).
-var jsonPair = regexp.MustCompile(`(")([A-Za-z_][A-Za-z0-9_.-]*)("\s*:\s*")([^"]*)`)
 
 // Args redacts a command given as argv: flag values and NAME=value
 // assignments whose name is secret, and token-shaped words.
@@ -153,21 +143,166 @@ func (r *Redactor) String(s string) string {
 			s = strings.ReplaceAll(s, v, Mask)
 		}
 	}
-	s = shaped.ReplaceAllString(s, Mask)
-	s = bearer.ReplaceAllStringFunc(s, func(m string) string {
-		f := strings.Fields(m)
-		return f[0] + " " + Mask
-	})
-	for _, re := range []*regexp.Regexp{flagPair, assignment, jsonPair} {
-		s = re.ReplaceAllStringFunc(s, func(m string) string {
-			sub := re.FindStringSubmatch(m) // prefix, name, separator, value
-			if !SecretName(sub[2]) || sub[4] == Mask || sub[4] == "" {
-				return m
-			}
-			return sub[1] + sub[2] + sub[3] + Mask
+	// The regular expressions are slow next to the scanner below: run
+	// them only where a cheap test says they may match (every byte an
+	// engine logs passes through here).
+	if containsAny(s, "hf_", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA") {
+		s = shaped.ReplaceAllString(s, Mask)
+	}
+	if containsFold(s, "bearer") || containsFold(s, "basic") {
+		s = bearer.ReplaceAllStringFunc(s, func(m string) string {
+			f := strings.Fields(m)
+			return f[0] + " " + Mask
 		})
 	}
-	return s
+	return maskPairs(s)
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains the lowercase ASCII word w in
+// any case.
+func containsFold(s, w string) bool {
+	first := string([]byte{w[0], w[0] - 'a' + 'A'})
+	for i := 0; i+len(w) <= len(s); {
+		j := strings.IndexAny(s[i:], first)
+		if j < 0 || i+j+len(w) > len(s) {
+			return false
+		}
+		if strings.EqualFold(s[i+j:i+j+len(w)], w) {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// delim reports whether c may precede a flag or a name: pairs start a
+// word ("Inter-token Latency" in vLLM's result block holds no flag).
+func delim(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '(', '[', '{', ',', ';':
+		return true
+	}
+	return false
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// valueEnd returns the end of the value starting at s[i]: a quoted
+// string, or a run of bytes up to a blank, quote, comma or semicolon.
+func valueEnd(s string, i int) int {
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		if j := strings.IndexByte(s[i+1:], s[i]); j >= 0 {
+			return i + 1 + j + 1
+		}
+		return i
+	}
+	j := i
+	for j < len(s) && !strings.ContainsRune(" \t\n\r\"',;", rune(s[j])) {
+		j++
+	}
+	return j
+}
+
+// maskPairs masks the values of secret pairs in free text, in one pass:
+//
+//	--flag value, --flag=value      (the value does not start with "-")
+//	NAME=value, NAME: value         (a bare "NAME value" is prose)
+//	"name": "value"                 (JSON)
+func maskPairs(s string) string {
+	var out strings.Builder
+	last := 0 // s[:last] is in out
+	for i := 0; i < len(s); i++ {
+		if i > 0 && !delim(s[i-1]) {
+			continue
+		}
+		j := i
+		quoted := s[j] == '"'
+		if quoted {
+			j++
+		}
+		nameStart := j
+		for j < len(s) && j-nameStart < 2 && s[j] == '-' {
+			j++
+		}
+		flag := j > nameStart
+		if quoted && flag || j >= len(s) || !(s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+			continue
+		}
+		for j < len(s) && nameByte(s[j]) {
+			j++
+		}
+		name := s[nameStart:j]
+		if !SecretName(name) {
+			i = j - 1
+			continue
+		}
+		// The separator, then the value's start.
+		k := j
+		switch {
+		case quoted:
+			if k >= len(s) || s[k] != '"' {
+				continue
+			}
+			k++
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k >= len(s) || s[k] != ':' {
+				continue
+			}
+			k++
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k >= len(s) || s[k] != '"' {
+				continue
+			}
+		case k < len(s) && s[k] == '=':
+			k++
+		case !flag && k < len(s) && s[k] == ':':
+			k++
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+		case flag && k < len(s) && (s[k] == ' ' || s[k] == '\t'):
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k < len(s) && s[k] == '-' {
+				continue // the next flag, not a value
+			}
+		default:
+			continue
+		}
+		end := valueEnd(s, k)
+		val := s[k:end]
+		if q := len(val); q >= 2 && (val[0] == '"' || val[0] == '\'') && val[q-1] == val[0] {
+			k, end, val = k+1, end-1, val[1:q-1]
+		}
+		if val == "" || val == Mask {
+			continue
+		}
+		out.WriteString(s[last:k])
+		out.WriteString(Mask)
+		last = end
+		i = end - 1
+	}
+	if last == 0 {
+		return s
+	}
+	out.WriteString(s[last:])
+	return out.String()
 }
 
 // Command redacts a command line kept as one string.
