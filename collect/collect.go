@@ -28,6 +28,8 @@ type Target struct {
 	Model   string
 	// TokenizeRoute is the engine's tokenizer route, "" when it has none.
 	TokenizeRoute string
+	// NoKeepAlive asks for one connection per request (engine.Adapter).
+	NoKeepAlive bool
 	// Progress receives live progress lines (nil: quiet).
 	Progress io.Writer
 }
@@ -165,7 +167,12 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 		}
 		opt.Self = exe
 	}
-	k := &collector{f: f, c: &f.Campaign, opt: opt, client: &http.Client{Timeout: 30 * time.Second},
+	// The collector's own requests (health, version, model) must not hold
+	// idle keep-alive connections: servers with a small pool of HTTP
+	// threads (llama-server) would spend them on us instead of the
+	// benchmark.
+	probe := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	k := &collector{f: f, c: &f.Campaign, opt: opt, client: probe,
 		report: &Report{Status: map[schema.Status]int{}}}
 	k.plan = NewPlan(k.c, opt.Results)
 
@@ -401,7 +408,7 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 		er.proc = p
 	}
 	err := engine.WaitHealthy(ctx, er.proc, engine.HealthConfig{BaseURL: er.baseURL, Routes: l.Adapter.Health,
-		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second}})
+		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: k.client.Transport}})
 	if err != nil {
 		if er.proc != nil {
 			er.proc.Stop(k.opt.StopGrace)
@@ -488,7 +495,7 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 	}
 	started := k.opt.Now()
 	res, err := k.opt.Runner(runCtx, Target{Run: r, Campaign: k.c, BaseURL: er.baseURL, Model: er.model,
-		TokenizeRoute: er.launch.Adapter.TokenizeRoute, Progress: k.progress.writer()})
+		TokenizeRoute: er.launch.Adapter.TokenizeRoute, NoKeepAlive: er.launch.Adapter.NoKeepAlive, Progress: k.progress.writer()})
 	var tel *schema.Telemetry
 	if rec != nil {
 		tel = rec.Stop()

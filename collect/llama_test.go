@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -114,7 +115,13 @@ func TestLlamaServerEndToEnd(t *testing.T) {
 			t.Fatalf("no result %s", name)
 		}
 		if r.Status != schema.StatusOK || r.Summary == nil || r.Summary.Completed != r.Load.NumPrompts || r.Summary.Failed != 0 {
-			t.Fatalf("%s: %s %q %+v", name, r.Status, r.Error, r.Summary)
+			var errs []string
+			for _, q := range r.Requests {
+				if !q.Success {
+					errs = append(errs, fmt.Sprintf("request %d: HTTP %d: %s", q.Index, q.HTTPStatus, q.Error))
+				}
+			}
+			t.Fatalf("%s: %s %q %+v\n%s", name, r.Status, r.Error, r.Summary, strings.Join(errs, "\n"))
 		}
 		// --ignore-eos: exactly output_len tokens per request, counted by the server.
 		if r.Summary.TotalOutputTokens != r.Load.NumPrompts*r.Load.OutputLen {
@@ -146,14 +153,22 @@ func TestLlamaServerEndToEnd(t *testing.T) {
 	if rep.Status[schema.StatusOK] != 4 || rep.Status[schema.StatusCrashed] != 2 {
 		t.Fatalf("report %+v", rep)
 	}
-	// No llama-server is left: none of this test's model's servers runs.
-	if left := serversOf(model); len(left) > 0 {
+	// No llama-server of this campaign is left (other tests may run
+	// servers of the same model at the same time: match the ports too).
+	var ports []string
+	for _, e := range f.Campaign.Steps[0].Experiments {
+		for _, m := range regexp.MustCompile(`--port (\d+)`).FindAllStringSubmatch(e.Command, -1) {
+			ports = append(ports, "--port\x00"+m[1]+"\x00")
+		}
+	}
+	if left := serversOf(model, ports); len(left) > 0 {
 		t.Fatalf("llama-server processes left: %v", left)
 	}
 }
 
-// serversOf lists running processes whose command line names path.
-func serversOf(path string) []string {
+// serversOf lists running processes whose command line names path and
+// one of ports (as NUL-separated argv words).
+func serversOf(path string, ports []string) []string {
 	var out []string
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
@@ -161,12 +176,19 @@ func serversOf(path string) []string {
 		if err != nil || !strings.Contains(string(b), path) {
 			continue
 		}
+		mine := false
+		for _, p := range ports {
+			mine = mine || strings.Contains(string(b), p)
+		}
+		if !mine {
+			continue
+		}
 		stat, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
 		s := string(stat)
 		if i := strings.LastIndexByte(s, ')'); i > 0 && strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z") {
 			continue
 		}
-		out = append(out, strings.ReplaceAll(string(b), "\x00", " "))
+		out = append(out, strings.ReplaceAll(string(b), "\x00", " ")+" [stat: "+strings.TrimSpace(s)+"]")
 	}
 	return out
 }
