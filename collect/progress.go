@@ -3,6 +3,8 @@ package collect
 import (
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -10,8 +12,9 @@ import (
 
 // progress draws the live view on a terminal: one line, redrawn in place,
 // with the run (i/n), experiment and profile, what the benchmark reports
-// (requests done, tokens/s, its own ETA) and the campaign's ETA from the
-// mean duration of the runs finished so far. A nil *progress draws
+// (requests done) with the output tokens/s and the run's ETA derived from
+// it, and the campaign's ETA from the mean duration of the runs finished
+// so far. A nil *progress draws
 // nothing.
 type progress struct {
 	w     io.Writer
@@ -23,8 +26,12 @@ type progress struct {
 	spent    time.Duration // summed duration of finished runs
 	label    string
 	detail   string
-	stop     chan struct{}
-	stopped  chan struct{}
+	// benchStart is when the benchmark began; outputLen the profile's
+	// output length (for the tokens/s estimate).
+	benchStart time.Time
+	outputLen  int
+	stop       chan struct{}
+	stopped    chan struct{}
 }
 
 func newProgress(w io.Writer, total int) *progress {
@@ -64,6 +71,7 @@ func (p *progress) begin(r Run, what string) {
 		p.runStart = time.Now()
 	}
 	p.label, p.detail = label, what
+	p.benchStart, p.outputLen = time.Now(), r.Profile.OutputLen
 	p.draw()
 }
 
@@ -89,17 +97,35 @@ func (p *progress) writer() io.Writer {
 
 type progressWriter struct{ p *progress }
 
+// benchLine matches the benchmark core's "12/100 requests done".
+var benchLine = regexp.MustCompile(`(\d+)/(\d+) requests`)
+
 func (pw progressWriter) Write(b []byte) (int, error) {
-	s := strings.TrimRight(string(b), "\r\n")
+	s := strings.TrimRight(string(b), "\r\n ")
 	if i := strings.LastIndexAny(s, "\r\n"); i >= 0 {
 		s = s[i+1:]
 	}
-	if s = strings.TrimSpace(s); s != "" {
-		pw.p.mu.Lock()
-		pw.p.detail = s
-		pw.p.draw()
-		pw.p.mu.Unlock()
+	if s = strings.TrimSpace(s); s == "" {
+		return len(b), nil
 	}
+	p := pw.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.detail = strings.TrimPrefix(s, "bench: ")
+	if m := benchLine.FindStringSubmatch(s); m != nil {
+		done, _ := strconv.Atoi(m[1])
+		total, _ := strconv.Atoi(m[2])
+		if el := time.Since(p.benchStart).Seconds(); done > 0 && el > 0 {
+			// Output tokens/s from the requests done and the profile's
+			// output length: an estimate, until the run's summary.
+			p.detail += fmt.Sprintf("  ≈%.0f out tok/s", float64(done*p.outputLen)/el)
+			if total > done {
+				eta := time.Duration(float64(total-done) / (float64(done) / el) * float64(time.Second))
+				p.detail += fmt.Sprintf("  run ETA %v", eta.Round(time.Second))
+			}
+		}
+	}
+	p.draw()
 	return len(b), nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/perflab/perflab/collect/schema"
 )
@@ -30,17 +31,19 @@ func (s *syncBuf) String() string {
 func TestProgressView(t *testing.T) {
 	var out syncBuf
 	p := newProgress(&out, 2)
-	e, pr := &schema.Experiment{ID: "vllm"}, &schema.Profile{ID: "sharegpt"}
+	e, pr := &schema.Experiment{ID: "vllm"}, &schema.Profile{ID: "sharegpt", OutputLen: 100}
 	r := Run{Experiment: e, Profile: pr}
 	p.begin(r, "starting vLLM")
-	fmt.Fprint(p.writer(), "\r 120/1000 requests  3456.7 tok/s  ETA 0:42\r")
+	time.Sleep(20 * time.Millisecond)
+	fmt.Fprint(p.writer(), "\rbench: 120/1000 requests done, 0 failed  ")
 	p.end(r)
 	p.begin(Run{Experiment: e, Profile: &schema.Profile{ID: "long"}}, "running")
 	p.close()
 	s := out.String()
 	for _, want := range []string{
 		"\r\033[K[1/2] vllm / sharegpt  starting vLLM",
-		"[1/2] vllm / sharegpt  120/1000 requests  3456.7 tok/s  ETA 0:42",
+		"[1/2] vllm / sharegpt  120/1000 requests done, 0 failed  ≈",
+		" out tok/s  run ETA ",
 		"[2/2] vllm / long  running",
 		"campaign ETA", // one run finished: the mean predicts the rest
 	} {
