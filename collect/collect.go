@@ -206,6 +206,7 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	}
 	k.progress = newProgress(opt.Live, len(todo))
 	defer k.progress.close()
+	k.opt.Log = k.progress.logWriter(k.opt.Log)
 
 	// Group consecutive runs by experiment: one engine launch serves them.
 	for i := 0; i < len(todo); {

@@ -159,3 +159,28 @@ func (p *progress) close() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
+
+// logWriter returns w wrapped so that log lines written while the view is
+// shown clear it first and redraw it after: the two share the terminal.
+func (p *progress) logWriter(w io.Writer) io.Writer {
+	if p == nil {
+		return w
+	}
+	return logWriter{p, w}
+}
+
+type logWriter struct {
+	p *progress
+	w io.Writer
+}
+
+func (lw logWriter) Write(b []byte) (int, error) {
+	lw.p.mu.Lock()
+	defer lw.p.mu.Unlock()
+	if lw.p.label != "" {
+		fmt.Fprint(lw.p.w, "\r\033[K")
+	}
+	n, err := lw.w.Write(b)
+	lw.p.draw()
+	return n, err
+}
