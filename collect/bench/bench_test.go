@@ -151,17 +151,17 @@ func TestMeasureCompletions(t *testing.T) {
 func TestMeasureChatAndUsageRules(t *testing.T) {
 	tests := []struct {
 		name    string
-		srv     fakeServer
+		srv     *fakeServer
 		events  int // token events per request
 		out     int
 		counted bool
 	}{
 		// vLLM's newest rule: the role-only chunk is the TTFT event
-		{"chat role chunk counts", fakeServer{chatRole: true, usage: true}, 5, 4, false},
+		{"chat role chunk counts", &fakeServer{chatRole: true, usage: true}, 5, 4, false},
 		// llama.cpp sends usage on the last token chunk, not in a separate one
-		{"usage on last chunk", fakeServer{usageOnLast: true}, 4, 4, false},
+		{"usage on last chunk", &fakeServer{usageOnLast: true}, 4, 4, false},
 		// no usage at all: count events, flag it
-		{"no usage", fakeServer{chatRole: true}, 5, 5, true},
+		{"no usage", &fakeServer{chatRole: true}, 5, 5, true},
 	}
 	for _, tc := range tests {
 		srv := tc.srv.start(t)
