@@ -2,4 +2,9 @@ module github.com/perflab/perflab
 
 go 1.26.8
 
-require gopkg.in/yaml.v3 v3.0.1
+require (
+	golang.org/x/term v0.44.0
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require golang.org/x/sys v0.46.0 // indirect
