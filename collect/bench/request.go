@@ -90,7 +90,13 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("x-request-id", r.idPfx+strconv.Itoa(i))
+	id := r.idPfx + strconv.Itoa(i)
+	req.Header.Set("x-request-id", id)
+	// An idempotency key lets net/http resend the request when the server
+	// closed a kept-alive connection just as it was reused (llama.cpp's
+	// server does): such a request never reached the engine, and failing
+	// it would count a client artefact as a server failure.
+	req.Header.Set("X-Idempotency-Key", id)
 	for k, v := range r.cfg.Headers {
 		req.Header.Set(k, v)
 	}
