@@ -234,4 +234,3 @@ func TestLlamaServerEndToEnd(t *testing.T) {
 		t.Fatalf("llama-server generated %d tokens, the records say %d", got, 2*n*out)
 	}
 }
-
