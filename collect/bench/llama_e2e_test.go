@@ -201,9 +201,12 @@ func TestLlamaServerEndToEnd(t *testing.T) {
 			if r.UsagePromptTokens == nil || *r.UsagePromptTokens < in {
 				t.Fatalf("%s: request %d: usage prompt tokens %v", backend, r.Index, r.UsagePromptTokens)
 			}
-			// one token event per token, plus llama.cpp's finish chunk (and
-			// the role chunk for chat), all with non-empty choices
-			if len(r.EventS) < out || len(r.EventS) > out+2 {
+			// about one token event per token, plus llama.cpp's finish chunk
+			// (and the role chunk for chat), all with non-empty choices. It
+			// can be fewer: llama.cpp holds back a token that ends inside a
+			// UTF-8 character and sends it with the next one (one event, two
+			// tokens; vLLM's rules then record one ITL sample).
+			if len(r.EventS) < out/2 || len(r.EventS) > out+2 {
 				t.Fatalf("%s: request %d: %d token events for %d tokens", backend, r.Index, len(r.EventS), out)
 			}
 			if ttft := r.EventS[0] - r.SendS; !(ttft > 0 && ttft < 10) {
