@@ -48,6 +48,10 @@ type Config struct {
 	// Client sends the requests; nil means a client built for the run
 	// (HTTP/1.1 keep-alive pool sized to the concurrency).
 	Client *http.Client
+
+	// onStart, when set, receives the run's t=0 (tests and benchmarks
+	// compare it with a server's clock).
+	onStart func(time.Time)
 }
 
 // Scheduling lag above which the result warns that the client fell behind.
@@ -188,6 +192,9 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	cpu0 := cpuTime()
 	wall0 := time.Now()
 	r.base = wall0
+	if cfg.onStart != nil {
+		cfg.onStart(wall0)
+	}
 	res.Start = wall0.UTC().Format(time.RFC3339Nano)
 	var wg sync.WaitGroup
 	timer := time.NewTimer(time.Hour)

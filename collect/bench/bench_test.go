@@ -34,8 +34,11 @@ type fakeServer struct {
 	bodies                []map[string]any
 }
 
-func (f *fakeServer) start(t testing.TB) *httptest.Server {
-	srv := httptest.NewUnstartedServer(f)
+func (f *fakeServer) start(t testing.TB) *httptest.Server { return startServer(t, f) }
+
+// startServer serves h on 127.0.0.1 until the test ends.
+func startServer(t testing.TB, h http.Handler) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
