@@ -1,0 +1,163 @@
+package tokenizer
+
+import (
+	"container/heap"
+	"fmt"
+	"unicode/utf8"
+)
+
+// merge is one BPE merge rule: its rank (lower merges first) and the id
+// of the merged token.
+type merge struct {
+	rank int32
+	id   int32
+}
+
+func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
+// linearLimit is the word length (in symbols) up to which BPE scans for
+// the best pair instead of keeping a heap: for short words the scan is
+// cheaper; the heap keeps long words (SentencePiece-style files have no
+// pre-tokenizer, so a whole paragraph can be one word) O(n log n).
+const linearLimit = 48
+
+// bpeWord encodes one pre-tokenized piece with the model, appending ids.
+func (t *Tokenizer) bpeWord(word string, out []int32) ([]int32, error) {
+	if t.ignoreMerges {
+		if id, ok := t.vocab[word]; ok {
+			return append(out, id), nil
+		}
+	}
+	syms := make([]int32, 0, len(word))
+	lastUnk := false
+	for i, r := range word {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(word[i:]); n == 1 {
+				return nil, fmt.Errorf("invalid UTF-8 in %q", word)
+			}
+		}
+		if id, ok := t.charIDs[r]; ok {
+			syms = append(syms, id)
+			lastUnk = false
+			continue
+		}
+		switch {
+		case t.byteFallback:
+			var buf [4]byte
+			n := utf8.EncodeRune(buf[:], r)
+			for _, b := range buf[:n] {
+				syms = append(syms, t.byteIDs[b])
+			}
+			lastUnk = false
+		case t.unkID >= 0:
+			if !(t.fuseUnk && lastUnk) {
+				syms = append(syms, t.unkID)
+			}
+			lastUnk = true
+		default:
+			return nil, fmt.Errorf("character %q (U+%04X) is not in the vocab and the model has neither byte_fallback nor unk_token", r, r)
+		}
+	}
+	if len(syms) <= linearLimit {
+		return append(out, t.mergeLinear(syms)...), nil
+	}
+	return append(out, t.mergeHeap(syms)...), nil
+}
+
+// mergeLinear applies merges by repeatedly finding the lowest-ranked
+// adjacent pair (leftmost on ties), as the Rust library's priority queue
+// does.
+func (t *Tokenizer) mergeLinear(syms []int32) []int32 {
+	for len(syms) > 1 {
+		best, bestRank := -1, int32(0)
+		var bestID int32
+		for i := 0; i+1 < len(syms); i++ {
+			m, ok := t.merges[pairKey(syms[i], syms[i+1])]
+			if ok && (best < 0 || m.rank < bestRank) {
+				best, bestRank, bestID = i, m.rank, m.id
+			}
+		}
+		if best < 0 {
+			break
+		}
+		syms[best] = bestID
+		syms = append(syms[:best+1], syms[best+2:]...)
+	}
+	return syms
+}
+
+// heapItem is a candidate merge of the symbol at pos with its right
+// neighbour; left and right remember both ids so a stale item is skipped.
+type heapItem struct {
+	rank, pos   int32
+	left, right int32
+	id          int32
+}
+
+type mergeHeap []heapItem
+
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(i, j int) bool {
+	if h[i].rank != h[j].rank {
+		return h[i].rank < h[j].rank
+	}
+	return h[i].pos < h[j].pos
+}
+func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(heapItem)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeHeap is mergeLinear for long words: a doubly linked list of
+// symbols and a heap of candidate pairs ordered by (rank, position).
+func (t *Tokenizer) mergeHeap(syms []int32) []int32 {
+	n := len(syms)
+	prev := make([]int32, n)
+	next := make([]int32, n)
+	alive := make([]bool, n)
+	for i := range syms {
+		prev[i], next[i], alive[i] = int32(i-1), int32(i+1), true
+	}
+	next[n-1] = -1
+	h := make(mergeHeap, 0, n)
+	push := func(i int32) {
+		j := next[i]
+		if i < 0 || j < 0 {
+			return
+		}
+		if m, ok := t.merges[pairKey(syms[i], syms[j])]; ok {
+			heap.Push(&h, heapItem{rank: m.rank, pos: i, left: syms[i], right: syms[j], id: m.id})
+		}
+	}
+	for i := 0; i+1 < n; i++ {
+		push(int32(i))
+	}
+	heap.Init(&h)
+	for h.Len() > 0 {
+		it := heap.Pop(&h).(heapItem)
+		i := it.pos
+		j := next[i]
+		if !alive[i] || j < 0 || syms[i] != it.left || syms[j] != it.right {
+			continue // stale: one side has merged since
+		}
+		syms[i] = it.id
+		alive[j] = false
+		next[i] = next[j]
+		if next[j] >= 0 {
+			prev[next[j]] = i
+		}
+		if prev[i] >= 0 {
+			push(prev[i])
+		}
+		push(i)
+	}
+	out := make([]int32, 0, n)
+	for i := int32(0); i >= 0; i = next[i] {
+		out = append(out, syms[i])
+	}
+	return out
+}
