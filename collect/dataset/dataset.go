@@ -1,37 +1,87 @@
-// Package dataset builds benchmark prompts as `vllm bench serve` does
-// (random, sharegpt) and holds the tokenizers that size them. (API
-// contract; the implementation is being written.)
 package dataset
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/perflab/perflab/collect/dataset/tokenizer"
+)
 
 // Tokenizer turns text into token ids and back. Implementations: a
-// tokenizer.json loader, and the server's /tokenize route.
+// tokenizer.json loader (*tokenizer.Tokenizer), and the server's
+// /tokenize route (*ServerTokenizer).
+//
+// Encode does not add the special tokens a post-processor would (no BOS):
+// Python's encode(text, add_special_tokens=False). VocabSize is the base
+// vocabulary without added tokens (Python's tokenizer.vocab_size).
 type Tokenizer interface {
 	Encode(text string) ([]int, error)
 	Decode(ids []int) (string, error)
 	VocabSize() int
 }
 
+// SpecialEncoder is implemented by tokenizers that can also encode as
+// Python's tokenizer(text) does by default, adding the post-processor's
+// special tokens (such as Llama's BOS). ShareGPT counts with them, as vLLM
+// does.
+type SpecialEncoder interface {
+	EncodeSpecial(text string, addSpecial bool) ([]int, error)
+}
+
+// SpecialIDer is implemented by tokenizers that know their special token
+// ids (Python's all_special_ids); Random never draws them.
+type SpecialIDer interface {
+	SpecialIDs() []int
+}
+
+// The loader implements every optional interface.
+var (
+	_ Tokenizer      = (*tokenizer.Tokenizer)(nil)
+	_ SpecialEncoder = (*tokenizer.Tokenizer)(nil)
+	_ SpecialIDer    = (*tokenizer.Tokenizer)(nil)
+)
+
+// Load reads a tokenizer.json file or a model directory holding one.
+func Load(path string) (*tokenizer.Tokenizer, error) { return tokenizer.Load(path) }
+
 // Sample is one benchmark request.
 type Sample struct {
 	Prompt string
-	// PromptLen is the prompt's token count; OutputLen the max_tokens to ask for.
+	// PromptLen is the prompt's token count as vLLM's dataset reports it
+	// (random: without special tokens; sharegpt: with them); OutputLen
+	// the max_tokens to ask for.
 	PromptLen int
 	OutputLen int
 }
 
-// RandomConfig mirrors vLLM's --random-* flags.
-type RandomConfig struct {
-	NumPrompts int
-	InputLen   int
-	OutputLen  int
-	RangeRatio float64
-	PrefixLen  int
-	Seed       int64
+// numSpecialTokens is Python's tokenizer.num_special_tokens_to_add(): how
+// many ids encoding with special tokens adds (e.g. 1 for a BOS).
+func numSpecialTokens(tok Tokenizer) (int, error) {
+	if n, ok := tok.(interface{ NumSpecialTokensToAdd() int }); ok {
+		return n.NumSpecialTokensToAdd(), nil
+	}
+	se, ok := tok.(SpecialEncoder)
+	if !ok {
+		return 0, nil
+	}
+	const probe = "a"
+	with, err := se.EncodeSpecial(probe, true)
+	if err != nil {
+		return 0, fmt.Errorf("count special tokens: %w", err)
+	}
+	without, err := se.EncodeSpecial(probe, false)
+	if err != nil {
+		return 0, fmt.Errorf("count special tokens: %w", err)
+	}
+	return max(0, len(with)-len(without)), nil
 }
 
-// Random builds vLLM's random dataset: exact token counts, deterministic for a seed.
-func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
-	return nil, errors.New("dataset: random: not implemented")
+// encodeSpecial encodes like Python's tokenizer(text).input_ids.
+func encodeSpecial(tok Tokenizer, text string) ([]int, error) {
+	if se, ok := tok.(SpecialEncoder); ok {
+		return se.EncodeSpecial(text, true)
+	}
+	return tok.Encode(text)
 }
+
+var errNoVocab = errors.New("tokenizer vocabulary size unknown")

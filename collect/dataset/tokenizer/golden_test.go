@@ -13,8 +13,10 @@ import (
 
 var update = flag.Bool("update", false, "regenerate testdata/golden-*.json with node (needs .ci/install-10-tokenizers.sh)")
 
-// families are the tokenizer files .ci/install-10-tokenizers.sh installs.
-var families = []string{"qwen3", "llama3", "gpt4o", "llama2"}
+// families are the tokenizer files .ci/install-10-tokenizers.sh installs,
+// and tiny, our small committed test tokenizer (testdata/tiny), which
+// needs no download.
+var families = []string{"qwen3", "llama3", "gpt4o", "llama2", "tiny"}
 
 // repoRoot is the directory holding go.mod.
 func repoRoot(t testing.TB) string {
@@ -49,6 +51,9 @@ func family(t testing.TB, name string) *Tokenizer {
 		return tk
 	}
 	dir := filepath.Join(repoRoot(t), ".cache", "tokenizers", name)
+	if name == "tiny" {
+		dir = filepath.Join(repoRoot(t), "collect", "dataset", "tokenizer", "testdata", "tiny")
+	}
 	if _, err := os.Stat(filepath.Join(dir, TokenizerFile)); err != nil {
 		t.Skipf("SKIP: %s tokenizer not installed (%v); run `make deps` or bash .ci/install-10-tokenizers.sh", name, err)
 	}

