@@ -138,8 +138,14 @@ func allowedIDs(tok Tokenizer, vocab int) []int {
 
 // fitToLength is vLLM's gen_prompt_decode_to_target_len made exact:
 // decode, re-encode, pad with random ids or truncate, repeat until the
-// re-encoded prompt has target tokens.
+// re-encoded prompt has target tokens. The first vllmRetries rounds do
+// what vLLM does. If they have not converged (a cut through a multi-byte
+// character decodes to U+FFFD, which may re-encode to more tokens than it
+// replaced, and so on), later rounds cut back to a prefix that re-encodes
+// to itself and pad with "stable" tokens, ones that decode and re-encode
+// to themselves even when repeated.
 func fitToLength(tok Tokenizer, seq []int, target int, rng *rand.Rand, vocab int, allowed []int) (string, int, error) {
+	var stable []int
 	for try := 0; ; try++ {
 		prompt, err := tok.Decode(seq)
 		if err != nil {
@@ -148,21 +154,80 @@ func fitToLength(tok Tokenizer, seq []int, target int, rng *rand.Rand, vocab int
 		if seq, err = tok.Encode(prompt); err != nil {
 			return "", 0, err
 		}
-		switch {
-		case len(seq) == target:
+		if len(seq) == target {
 			return prompt, len(seq), nil
-		case try >= maxFitTries:
+		}
+		if try >= maxFitTries {
 			return "", 0, fmt.Errorf("no prompt of exactly %d tokens after %d decode/encode rounds (last had %d)", target, maxFitTries, len(seq))
-		case len(seq) < target:
-			for k := len(seq); k < target; k++ {
-				if try < vllmRetries {
-					seq = append(seq, rng.IntN(vocab)) // as vLLM: the full vocabulary
-				} else {
-					seq = append(seq, allowed[rng.IntN(len(allowed))])
-				}
+		}
+		if try < vllmRetries {
+			if len(seq) > target {
+				seq = seq[:target]
 			}
-		default:
-			seq = seq[:target]
+			for len(seq) < target {
+				seq = append(seq, rng.IntN(vocab)) // as vLLM: the full vocabulary
+			}
+			continue
+		}
+		if stable == nil {
+			if stable, err = stableIDs(tok, allowed); err != nil {
+				return "", 0, err
+			}
+		}
+		if len(seq) > target {
+			if seq, err = selfEncodingPrefix(tok, seq, target); err != nil {
+				return "", 0, err
+			}
+		}
+		for len(seq) < target {
+			seq = append(seq, stable[rng.IntN(len(stable))])
 		}
 	}
+}
+
+// stableIDs returns up to 256 ids (from the allowed ones, in order) whose
+// pair decodes and re-encodes to the same pair: padding made of them
+// rarely merges with its neighbours. Falls back to allowed.
+func stableIDs(tok Tokenizer, allowed []int) ([]int, error) {
+	var out []int
+	for _, id := range allowed {
+		if len(out) == 256 {
+			break
+		}
+		text, err := tok.Decode([]int{id, id})
+		if err != nil {
+			return nil, err
+		}
+		ids, err := tok.Encode(text)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == 2 && ids[0] == id && ids[1] == id {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return allowed, nil
+	}
+	return out, nil
+}
+
+// selfEncodingPrefix returns the longest seq[:k], k <= target, whose text
+// re-encodes to exactly k tokens (a cut that splits no character),
+// searching at most 32 tokens back; else seq[:target-32] (or empty).
+func selfEncodingPrefix(tok Tokenizer, seq []int, target int) ([]int, error) {
+	for k := target; k >= 0 && k >= target-32; k-- {
+		text, err := tok.Decode(seq[:k])
+		if err != nil {
+			return nil, err
+		}
+		ids, err := tok.Encode(text)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == k {
+			return ids, nil
+		}
+	}
+	return seq[:max(0, target-32)], nil
 }

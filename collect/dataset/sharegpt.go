@@ -213,6 +213,10 @@ func scanShareGPT(ctx context.Context, r io.Reader) ([]int64, error) {
 			Conversations *countTurns `json:"conversations"`
 		}
 		if err := dec.Decode(&e); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				off = se.Offset // where the parser stopped, in the whole stream
+			}
 			return nil, &offsetError{off, fmt.Errorf("entry %d: %w", i, err)}
 		}
 		if e.Conversations != nil && *e.Conversations >= 2 {
