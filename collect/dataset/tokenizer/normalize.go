@@ -151,6 +151,9 @@ func (seq normSequence) normalize(s string) (string, error) {
 type pattern struct {
 	literal string
 	re      *regexp2.Regexp
+	// fast is a hand-written matcher equivalent to re (see fastsplit.go),
+	// or nil.
+	fast func(s string, out []span) []span
 }
 
 type patternJSON struct {
@@ -170,7 +173,7 @@ func parsePattern(p patternJSON) (pattern, error) {
 		if err != nil {
 			return pattern{}, fmt.Errorf("regex %q: %w", *p.Regex, err)
 		}
-		return pattern{re: re}, nil
+		return pattern{re: re, fast: fastSplitter(*p.Regex)}, nil
 	default:
 		return pattern{}, fmt.Errorf("pattern has neither String nor Regex")
 	}
@@ -191,6 +194,9 @@ func (p pattern) matches(s string) ([]span, error) {
 			out = append(out, span{off + i, off + i + len(p.literal)})
 			off += i + len(p.literal)
 		}
+	}
+	if p.fast != nil {
+		return p.fast(s, out), nil
 	}
 	return regexSpans(p.re, s, out)
 }

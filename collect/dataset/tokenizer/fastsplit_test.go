@@ -1,0 +1,60 @@
+package tokenizer
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dlclark/regexp2"
+)
+
+// TestFastSplitMatchesRegexp2 compares the hand-written matchers with
+// regexp2 on random strings drawn from an alphabet full of edge cases:
+// every kind of whitespace (including U+0085, U+00A0, U+3000, U+FEFF),
+// newlines, letters of several scripts, combining marks, digits of
+// several scripts, punctuation, symbols, emoji, apostrophes and the
+// letters of contractions in both cases, and U+017F / U+212A, which
+// case-fold to s and k.
+func TestFastSplitMatchesRegexp2(t *testing.T) {
+	alphabet := []rune("aZ sStTrReEvVmMlLdD'''\"\r\n\n\t\v\f   \u0085\u00a0\u3000\u2003\u2028\ufeff\u200b" +
+		"你好世界ひらカタ한글éßΣσж\u0301\u0308١٢٣４5½Ⅻ0123456789.,!?;:-_/\\()[]{}<>@#$%^&*+=~`|😀👍🏽\u200d❤\ufe0fſ\u212a")
+	for _, c := range []struct {
+		name, pattern string
+	}{{"qwen", qwenPattern}, {"llama3", llama3Pattern}} {
+		re := regexp2.MustCompile(c.pattern, regexp2.None)
+		fast := fastSplitter(c.pattern)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for k := 0; k < 20000; k++ {
+			var b strings.Builder
+			for n := rng.IntN(24); n >= 0; n-- {
+				b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+			}
+			s := b.String()
+			want, err := regexSpans(re, s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fast(s, nil); !slices.Equal(got, want) {
+				t.Fatalf("%s: %q\n fast  %v\n regex %v", c.name, s, pieces(s, got), pieces(s, want))
+			}
+		}
+	}
+}
+
+func pieces(s string, spans []span) []string {
+	var out []string
+	for _, sp := range spans {
+		out = append(out, s[sp.start:sp.end])
+	}
+	return out
+}
+
+func TestFastSplitterOnlyForKnownPatterns(t *testing.T) {
+	if fastSplitter(qwenPattern) == nil || fastSplitter(llama3Pattern) == nil {
+		t.Fatal("known pattern not recognised")
+	}
+	if fastSplitter(qwenPattern+"|x") != nil || fastSplitter(gpt2Pattern) != nil {
+		t.Error("unknown pattern got a fast matcher")
+	}
+}
