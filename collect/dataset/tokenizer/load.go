@@ -244,6 +244,15 @@ func cutSpace(s string) (string, string, bool) {
 
 func (t *Tokenizer) loadAdded(list []addedTokenJSON) error {
 	var toks []addedToken
+	maxID := len(t.idToToken) - 1
+	for _, a := range list {
+		maxID = max(maxID, a.ID)
+	}
+	if maxID >= len(t.idToToken) {
+		grown := make([]string, maxID+1)
+		copy(grown, t.idToToken)
+		t.idToToken = grown
+	}
 	for i, a := range list {
 		if a.Content == "" {
 			return fmt.Errorf("[%d]: empty content", i)
@@ -256,11 +265,6 @@ func (t *Tokenizer) loadAdded(list []addedTokenJSON) error {
 			if err != nil || n != a.Content {
 				return fmt.Errorf("[%d] %q: normalized added token under a normalizer that changes it is not supported", i, a.Content)
 			}
-		}
-		if a.ID >= len(t.idToToken) {
-			grown := make([]string, a.ID+1)
-			copy(grown, t.idToToken)
-			t.idToToken = grown
 		}
 		t.idToToken[a.ID] = a.Content
 		if _, inBase := t.vocab[a.Content]; !inBase {

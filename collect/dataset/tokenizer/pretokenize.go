@@ -150,6 +150,22 @@ func applyBehavior(out []string, s string, ms []span, behavior string, invert bo
 	if s == "" {
 		return out
 	}
+	if behavior == "Isolated" {
+		// Every match and every gap is a piece of its own: no need to
+		// build the parts list.
+		prev := 0
+		for _, m := range ms {
+			if prev != m.start {
+				out = append(out, s[prev:m.start])
+			}
+			out = append(out, s[m.start:m.end])
+			prev = m.end
+		}
+		if prev != len(s) {
+			out = append(out, s[prev:])
+		}
+		return out
+	}
 	parts := make([]part, 0, 2*len(ms)+1)
 	prev := 0
 	for _, m := range ms {
@@ -225,6 +241,12 @@ type byteLevelPre struct {
 }
 
 func (b byteLevelPre) split(pieces []string, _ bool) ([]string, error) {
+	if b.re == nil && !b.addPrefixSpace {
+		for i, s := range pieces { // map in place: no new list
+			pieces[i] = byteLevelString(s)
+		}
+		return pieces, nil
+	}
 	out := make([]string, 0, len(pieces))
 	for _, s := range pieces {
 		if b.addPrefixSpace && !strings.HasPrefix(s, " ") {

@@ -1,0 +1,131 @@
+package dataset
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// llamaServer starts .cache/llama/llama-server (installed by
+// .ci/install-20-llama-server.sh) on the tiny random-weight model built
+// with the real Qwen3 vocabulary, or skips loudly when they are absent.
+func llamaServer(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	bin := filepath.Join(root, ".cache", "llama", "llama-server")
+	model := filepath.Join(root, ".cache", "llama", "tiny-qwen.gguf")
+	for _, p := range []string{bin, model} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("SKIP: llama-server cross-check: %v; run `make deps` (.ci/install-20-llama-server.sh)", err)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var logs bytes.Buffer
+	cmd := exec.Command(bin, "-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port),
+		"-t", "1", "-c", "8192", "-np", "1")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start llama-server: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill() // the wrapper execs the server, so this PID is the server's
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("llama-server output:\n%s", lastLines(logs.String(), 30))
+		}
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(url + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("llama-server not healthy after 60 s: %v\n%s", err, lastLines(logs.String(), 30))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestCrossCheckLlamaServer compares two independent tokenizers on the
+// golden corpus: ours (Qwen3 tokenizer.json) and llama.cpp's (the same
+// vocabulary inside the GGUF), through llama-server's /tokenize, reached
+// with ServerTokenizer. It also compares the chat prompt we render with
+// llama-server's /apply-template.
+func TestCrossCheckLlamaServer(t *testing.T) {
+	tk := installed(t, "qwen3")
+	url := llamaServer(t)
+	var corpus []struct {
+		Name string `json:"name"`
+		Text string `json:"text"`
+	}
+	data, err := os.ReadFile(filepath.Join("tokenizer", "testdata", "corpus.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	st := NewServerTokenizer(url, "", nil)
+	same, chatSame := 0, 0
+	for _, c := range corpus {
+		want, err := tk.Encode(c.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Encode(c.Text)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if slices.Equal(got, want) {
+			same++
+		} else {
+			t.Errorf("%s: %q\nllama-server %v\nours         %v", c.Name, c.Text, got, want)
+		}
+
+		ours, err := tk.ChatPrompt(c.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reply struct {
+			Prompt string `json:"prompt"`
+		}
+		body, _ := json.Marshal(map[string]any{"messages": []any{map[string]string{"role": "user", "content": c.Text}}})
+		resp, err := http.Post(url+"/apply-template", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(resp.Body).Decode(&reply)
+		resp.Body.Close()
+		if reply.Prompt == ours {
+			chatSame++
+		} else {
+			t.Errorf("%s: chat prompt\nllama-server %q\nours         %q", c.Name, reply.Prompt, ours)
+		}
+	}
+	t.Logf("llama-server /tokenize vs ours (qwen3): %d texts, %d identical; /apply-template: %d identical", len(corpus), same, chatSame)
+}
