@@ -6,7 +6,7 @@ import (
 )
 
 // Profiling showed regexp2 taking about three quarters of encoding time
-// for the Qwen2/Qwen3 and Llama 3 pre-tokenizer regexes, so these two
+// for the Qwen2/Qwen3, Llama 3 and GPT-4o pre-tokenizer regexes, so these
 // well-known patterns have a hand-written matcher. It is used only when
 // the file's regex is exactly one of them; every other regex runs on
 // regexp2. TestFastSplitMatchesRegexp2 checks both give the same matches
@@ -16,6 +16,9 @@ const (
 	qwenPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 	// llama3Pattern is Llama 3's (and cl100k's): numbers in runs of up to three.
 	llama3Pattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	// gpt4oPattern is GPT-4o's (o200k): case-aware words with an optional
+	// contraction, numbers in runs of up to three.
+	gpt4oPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
 // fastSplitter returns a matcher for a known pattern, or nil.
@@ -25,6 +28,8 @@ func fastSplitter(re string) func(s string, out []span) []span {
 		return func(s string, out []span) []span { return splitGPT4Style(s, 1, out) }
 	case llama3Pattern:
 		return func(s string, out []span) []span { return splitGPT4Style(s, 3, out) }
+	case gpt4oPattern:
+		return splitGPT4o
 	}
 	return nil
 }
@@ -155,8 +160,13 @@ func matchGPT4Style(s string, i, maxDigits int) int {
 		}
 		return j
 	}
-	if !isSpace(r) {
-		return i // unreachable: r is a letter, number, punctuation or space
+	return matchSpaces(s, i)
+}
+
+// matchSpaces matches \s*[\r\n]+ | \s+(?!\S) | \s+ at i (or returns i).
+func matchSpaces(s string, i int) int {
+	if r, _ := runeAt(s, i); !isSpace(r) {
+		return i
 	}
 	// The whitespace run [i, j) and the end of its last newline.
 	j, lastNL, prevStart := i, -1, i
@@ -194,4 +204,117 @@ func letterRun(s string, j int) int {
 		}
 		j += m
 	}
+}
+
+// isUpperish is [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}].
+func isUpperish(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'A' && r <= 'Z'
+	}
+	return unicode.In(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M)
+}
+
+// isLowerish is [\p{Ll}\p{Lm}\p{Lo}\p{M}].
+func isLowerish(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z'
+	}
+	return unicode.In(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M)
+}
+
+// isPrefix is [^\r\n\p{L}\p{N}].
+func isPrefix(r rune) bool { return !isNewline(r) && !isLetter(r) && !isNumber(r) }
+
+// splitGPT4o returns the matches of gpt4oPattern in s.
+func splitGPT4o(s string, out []span) []span {
+	for i := 0; i < len(s); {
+		end := matchGPT4o(s, i)
+		if end <= i { // cannot happen: every rune matches some alternative
+			_, n := runeAt(s, i)
+			i += n
+			continue
+		}
+		out = append(out, span{i, end})
+		i = end
+	}
+	return out
+}
+
+// run returns the end of the longest run of runes from j for which in holds.
+func run(s string, j int, in func(rune) bool) int {
+	for {
+		r, m := runeAt(s, j)
+		if m == 0 || !in(r) {
+			return j
+		}
+		j += m
+	}
+}
+
+// withContraction adds an optional (?i:'s|'t|'re|'ve|'m|'ll|'d) at j.
+func withContraction(s string, j int) int { return j + contraction(s, j) }
+
+func matchGPT4o(s string, i int) int {
+	r, n := runeAt(s, i)
+	// Start positions after the optional prefix: taken first, as a
+	// backtracking engine tries it.
+	starts := [2]int{-1, i}
+	if isPrefix(r) {
+		starts[0] = i + n
+	}
+	// [prefix]?[U]*[L]+('s...)? : U* backs off until L+ can start.
+	for _, p0 := range starts {
+		if p0 < 0 {
+			continue
+		}
+		uEnd := run(s, p0, isUpperish)
+		for q := uEnd; q >= p0; {
+			if rr, _ := runeAt(s, q); isLowerish(rr) {
+				return withContraction(s, run(s, q, isLowerish))
+			}
+			if q == p0 {
+				break
+			}
+			_, m := utf8.DecodeLastRuneInString(s[:q])
+			q -= m
+		}
+	}
+	// [prefix]?[U]+[L]*('s...)?
+	for _, p0 := range starts {
+		if p0 < 0 {
+			continue
+		}
+		if uEnd := run(s, p0, isUpperish); uEnd > p0 {
+			return withContraction(s, run(s, uEnd, isLowerish))
+		}
+	}
+	// \p{N}{1,3}
+	if isNumber(r) {
+		j := i
+		for k := 0; k < 3; k++ {
+			rr, m := runeAt(s, j)
+			if m == 0 || !isNumber(rr) {
+				break
+			}
+			j += m
+		}
+		return j
+	}
+	// ' '?[^\s\p{L}\p{N}]+[\r\n/]*
+	start := -1
+	if isPunct(r) {
+		start = i
+	} else if r == ' ' {
+		if r2, _ := runeAt(s, i+1); isPunct(r2) {
+			start = i + 1
+		}
+	}
+	if start >= 0 {
+		j := run(s, start, isPunct)
+		for j < len(s) && (s[j] == '\r' || s[j] == '\n' || s[j] == '/') {
+			j++
+		}
+		return j
+	}
+	return matchSpaces(s, i)
 }
