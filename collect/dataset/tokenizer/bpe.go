@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"container/heap"
 	"fmt"
 	"unicode/utf8"
 )
@@ -94,22 +93,52 @@ type heapItem struct {
 	id          int32
 }
 
+// mergeHeap is a binary min-heap of heapItems by (rank, pos), typed to
+// avoid container/heap's boxing of every pushed item.
 type mergeHeap []heapItem
 
-func (h mergeHeap) Len() int { return len(h) }
-func (h mergeHeap) Less(i, j int) bool {
+func (h mergeHeap) less(i, j int) bool {
 	if h[i].rank != h[j].rank {
 		return h[i].rank < h[j].rank
 	}
 	return h[i].pos < h[j].pos
 }
-func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(heapItem)) }
-func (h *mergeHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *mergeHeap) push(it heapItem) {
+	*h = append(*h, it)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *mergeHeap) pop() heapItem {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(a) && a.less(l, m) {
+			m = l
+		}
+		if r < len(a) && a.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
 }
 
 // mergeHeap is mergeLinear for long words: a doubly linked list of
@@ -130,15 +159,14 @@ func (t *Tokenizer) mergeHeap(syms []int32) []int32 {
 			return
 		}
 		if m, ok := t.merges[pairKey(syms[i], syms[j])]; ok {
-			heap.Push(&h, heapItem{rank: m.rank, pos: i, left: syms[i], right: syms[j], id: m.id})
+			h.push(heapItem{rank: m.rank, pos: i, left: syms[i], right: syms[j], id: m.id})
 		}
 	}
 	for i := 0; i+1 < n; i++ {
 		push(int32(i))
 	}
-	heap.Init(&h)
-	for h.Len() > 0 {
-		it := heap.Pop(&h).(heapItem)
+	for len(h) > 0 {
+		it := h.pop()
 		i := it.pos
 		j := next[i]
 		if !alive[i] || j < 0 || syms[i] != it.left || syms[j] != it.right {

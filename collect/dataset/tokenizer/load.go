@@ -129,6 +129,7 @@ func Parse(tokenizerJSON, configJSONBytes []byte) (*Tokenizer, error) {
 		}
 	}
 	t.collectSpecialIDs(f.AddedTokens)
+	t.chunkRune = t.findChunkRune()
 	return t, nil
 }
 

@@ -36,6 +36,12 @@ type Tokenizer struct {
 	decoder      decoder
 	prefix       []int32 // post-processor, single sequence
 	suffix       []int32
+	// chunkRune, when not 0, lets a file without pre-tokenizer (Llama 2
+	// style, where a whole paragraph is one BPE word) be cut before each
+	// chunkRune that follows another rune: no vocabulary token holds
+	// chunkRune after a different rune, so no merge can cross the cut and
+	// the ids are the same, but the pieces are short and cacheable.
+	chunkRune rune
 
 	// from tokenizer_config.json
 	chatTemplate  string
@@ -159,10 +165,13 @@ func (t *Tokenizer) encodePlain(text string, first bool, out []int32) ([]int32, 
 		return out, nil
 	}
 	words := []string{text}
-	if t.preTokenizer != nil {
+	switch {
+	case t.preTokenizer != nil:
 		if words, err = t.preTokenizer.split(words, first); err != nil {
 			return nil, err
 		}
+	case t.chunkRune != 0:
+		words = chunks(text, t.chunkRune)
 	}
 	for _, w := range words {
 		if out, err = t.encodeWord(w, out); err != nil {
@@ -237,4 +246,45 @@ func cleanUpTokenization(s string) string {
 		s = strings.ReplaceAll(s, r[0], r[1])
 	}
 	return s
+}
+
+// chunks cuts s before each c that follows a rune other than c.
+func chunks(s string, c rune) []string {
+	var out []string
+	start := 0
+	prev := c
+	for i, r := range s {
+		if r == c && prev != c && i > start {
+			out = append(out, s[start:i])
+			start = i
+		}
+		prev = r
+	}
+	return append(out, s[start:])
+}
+
+// findChunkRune returns the SentencePiece word marker U+2581 if it is safe
+// to cut words before it (see chunkRune), else 0.
+func (t *Tokenizer) findChunkRune() rune {
+	const c = '\u2581'
+	if t.preTokenizer != nil || t.ignoreMerges {
+		return 0
+	}
+	seen := false
+	for tok := range t.vocab {
+		prev := c
+		for _, r := range tok {
+			if r == c {
+				seen = true
+				if prev != c {
+					return 0
+				}
+			}
+			prev = r
+		}
+	}
+	if !seen {
+		return 0
+	}
+	return c
 }

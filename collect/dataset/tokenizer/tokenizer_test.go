@@ -334,3 +334,37 @@ func TestCleanUpTokenization(t *testing.T) {
 		}
 	}
 }
+
+// TestChunksKeepIDs checks that cutting Llama 2 words before "▁" gives the
+// same ids as BPE over the whole word.
+func TestChunksKeepIDs(t *testing.T) {
+	tk := family(t, "llama2")
+	if tk.chunkRune != '▁' {
+		t.Fatalf("llama2 chunk rune %q, want ▁", tk.chunkRune)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []rune("▁▁▁the quick brown fox jumps 你好世界 123 éü\n\t.,!😀")
+	for range 300 {
+		var b strings.Builder
+		for n := rng.IntN(200); n >= 0; n-- {
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		w := b.String()
+		whole, err := tk.bpeWord(w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []int32
+		for _, c := range chunks(w, tk.chunkRune) {
+			if parts, err = tk.bpeWord(c, parts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(whole, parts) {
+			t.Fatalf("%q: whole %v, chunked %v", w, whole, parts)
+		}
+	}
+	if got := chunks("▁a▁▁b▁", '▁'); !slices.Equal(got, []string{"▁a", "▁▁b", "▁"}) {
+		t.Errorf("chunks = %q", got)
+	}
+}
