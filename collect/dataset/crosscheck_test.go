@@ -120,11 +120,13 @@ func TestCrossCheckLlamaServer(t *testing.T) {
 		}
 		json.NewDecoder(resp.Body).Decode(&reply)
 		resp.Body.Close()
-		if reply.Prompt == ours {
+		nServer, err := st.CountChat(c.Text)
+		nOurs, err2 := tk.CountChat(c.Text)
+		if reply.Prompt == ours && err == nil && err2 == nil && nServer == nOurs {
 			chatSame++
 		} else {
-			t.Errorf("%s: chat prompt\nllama-server %q\nours         %q", c.Name, reply.Prompt, ours)
+			t.Errorf("%s: chat prompt (%d vs %d tokens, %v, %v)\nllama-server %q\nours         %q", c.Name, nServer, nOurs, err, err2, reply.Prompt, ours)
 		}
 	}
-	t.Logf("llama-server /tokenize vs ours (qwen3): %d texts, %d identical; /apply-template: %d identical", len(corpus), same, chatSame)
+	t.Logf("llama-server /tokenize vs ours (qwen3): %d texts, %d identical; /apply-template and chat token counts: %d identical", len(corpus), same, chatSame)
 }

@@ -34,12 +34,39 @@ type SpecialIDer interface {
 	SpecialIDs() []int
 }
 
-// The loader implements every optional interface.
+// ChatCounter is implemented by tokenizers that know exactly how many
+// tokens the server sees when a prompt goes to /v1/chat/completions as one
+// user message (the chat template's wrapper included).
+type ChatCounter interface {
+	CountChat(content string) (int, error)
+}
+
+// The loader implements every optional interface; the server tokenizer
+// all but SpecialIDer.
 var (
 	_ Tokenizer      = (*tokenizer.Tokenizer)(nil)
 	_ SpecialEncoder = (*tokenizer.Tokenizer)(nil)
 	_ SpecialIDer    = (*tokenizer.Tokenizer)(nil)
+	_ ChatCounter    = (*tokenizer.Tokenizer)(nil)
+	_ SpecialEncoder = (*ServerTokenizer)(nil)
+	_ ChatCounter    = (*ServerTokenizer)(nil)
 )
+
+// ChatPromptLen is the prompt token count for content sent to the chat
+// endpoint. Where it cannot be known exactly (a chat template the loader
+// does not render, a tokenizer without chat support) the error wraps
+// tokenizer.ErrUnknownChatTemplate: report the overhead as unknown.
+func ChatPromptLen(tok Tokenizer, content string) (int, error) {
+	c, ok := tok.(ChatCounter)
+	if !ok {
+		return 0, fmt.Errorf("dataset: chat prompt length: %T: %w", tok, tokenizer.ErrUnknownChatTemplate)
+	}
+	n, err := c.CountChat(content)
+	if err != nil {
+		return 0, fmt.Errorf("dataset: chat prompt length: %w", err)
+	}
+	return n, nil
+}
 
 // Load reads a tokenizer.json file or a model directory holding one.
 func Load(path string) (*tokenizer.Tokenizer, error) { return tokenizer.Load(path) }

@@ -2,9 +2,11 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
+	"github.com/perflab/perflab/collect/dataset/tokenizer"
 	"github.com/perflab/perflab/collect/mock"
 )
 
@@ -34,5 +36,28 @@ func TestServerTokenizerWithMock(t *testing.T) {
 		if err != nil || len(ids) != s.PromptLen || s.PromptLen != 64 {
 			t.Errorf("prompt %d: server counts %d, PromptLen %d, want 64 (%v)", i, len(ids), s.PromptLen, err)
 		}
+	}
+}
+
+func TestChatPromptLen(t *testing.T) {
+	r, err := mock.Start(context.Background(), mock.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// The mock renders its own template server-side (vLLM's /tokenize
+	// with "messages"); the count must exceed the bare prompt's.
+	st := NewServerTokenizer(r.URL, "mock", nil)
+	bare, _ := st.Encode("Hello there")
+	n, err := ChatPromptLen(st, "Hello there")
+	if err != nil || n <= len(bare) {
+		t.Errorf("server chat count %d (bare %d), %v", n, len(bare), err)
+	}
+	// Our loader without a known template: unknown, never a guess.
+	if _, err := ChatPromptLen(tiny(t), "Hello"); !errors.Is(err, tokenizer.ErrUnknownChatTemplate) {
+		t.Errorf("tiny: %v, want ErrUnknownChatTemplate", err)
+	}
+	if _, err := ChatPromptLen(mock.Tokenizer{}, "Hello"); !errors.Is(err, tokenizer.ErrUnknownChatTemplate) {
+		t.Errorf("mock tokenizer: %v, want ErrUnknownChatTemplate", err)
 	}
 }

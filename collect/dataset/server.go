@@ -88,7 +88,7 @@ func truncate(s string, n int) string {
 func (s *ServerTokenizer) EncodeContext(ctx context.Context, text string, addSpecial bool) ([]int, error) {
 	body := map[string]any{
 		"model": s.Model, "prompt": text, "add_special_tokens": addSpecial, // vLLM, SGLang
-		"content": text, "add_special": addSpecial, // llama.cpp
+		"content": text, "add_special": addSpecial, "parse_special": true, // llama.cpp
 	}
 	var reply struct {
 		Tokens *[]json.RawMessage `json:"tokens"`
@@ -155,6 +155,37 @@ func (s *ServerTokenizer) DecodeContext(ctx context.Context, ids []int) (string,
 // Decode asks the server for the text of ids.
 func (s *ServerTokenizer) Decode(ids []int) (string, error) {
 	return s.DecodeContext(context.Background(), ids)
+}
+
+// CountChat is the prompt token count the server sees when content is
+// sent to /v1/chat/completions as one user message, rendered by the
+// server's own chat template: llama.cpp's /apply-template and /tokenize,
+// or vLLM's and SGLang's /tokenize with "messages".
+func (s *ServerTokenizer) CountChat(content string) (int, error) {
+	return s.CountChatContext(context.Background(), content)
+}
+
+// CountChatContext is CountChat with a context.
+func (s *ServerTokenizer) CountChatContext(ctx context.Context, content string) (int, error) {
+	msgs := []map[string]string{{"role": "user", "content": content}}
+	var tmpl struct {
+		Prompt *string `json:"prompt"`
+	}
+	if err := s.post(ctx, "/apply-template", map[string]any{"messages": msgs}, &tmpl); err == nil && tmpl.Prompt != nil {
+		ids, err := s.EncodeContext(ctx, *tmpl.Prompt, false)
+		return len(ids), err
+	}
+	var reply struct {
+		Tokens *[]json.RawMessage `json:"tokens"`
+	}
+	body := map[string]any{"model": s.Model, "messages": msgs, "add_generation_prompt": true}
+	if err := s.post(ctx, "/tokenize", body, &reply); err != nil {
+		return 0, fmt.Errorf("server tokenizer: %s: chat prompt: no /apply-template, and /tokenize with messages: %w", s.BaseURL, err)
+	}
+	if reply.Tokens == nil {
+		return 0, fmt.Errorf("server tokenizer: %s/tokenize with messages: reply has no \"tokens\"", s.BaseURL)
+	}
+	return len(*reply.Tokens), nil
 }
 
 // VocabSize is Vocab, or llama.cpp's n_vocab from /v1/models, or 0 when

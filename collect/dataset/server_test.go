@@ -58,6 +58,15 @@ func fakeEngine(t *testing.T, shape string) *httptest.Server {
 		key := map[string]string{"vllm": "prompt", "llamacpp": "content"}[shape]
 		json.NewEncoder(w).Encode(map[string]string{key: s})
 	})
+	if shape == "llamacpp" {
+		mux.HandleFunc("POST /apply-template", func(w http.ResponseWriter, r *http.Request) {
+			var body struct {
+				Messages []struct{ Role, Content string }
+			}
+			json.NewDecoder(r.Body).Decode(&body)
+			json.NewEncoder(w).Encode(map[string]string{"prompt": chatML(body.Messages[0].Content)})
+		})
+	}
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
 		if shape == "llamacpp" {
 			json.NewEncoder(w).Encode(map[string]any{"data": []any{map[string]any{"id": "m", "meta": map[string]any{"n_vocab": tk.VocabSize()}}}})
@@ -69,6 +78,8 @@ func fakeEngine(t *testing.T, shape string) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+func chatML(c string) string { return "<|im_start|>user\n" + c + "<|im_end|>\n<|im_start|>assistant\n" }
 
 func TestServerTokenizerShapes(t *testing.T) {
 	tk := tiny(t)
@@ -85,6 +96,12 @@ func TestServerTokenizerShapes(t *testing.T) {
 			back, err := st.Decode(got)
 			if err != nil || back != text {
 				t.Fatalf("Decode = %q, %v", back, err)
+			}
+			if shape == "llamacpp" { // /apply-template, then /tokenize
+				want, _ := tk.Count(chatML(text))
+				if n, err := st.CountChat(text); err != nil || n != want {
+					t.Errorf("CountChat = %d, %v; want %d", n, err, want)
+				}
 			}
 			// Random works through the server when it knows the vocab size.
 			if shape == "vllm" {
