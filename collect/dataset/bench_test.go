@@ -34,11 +34,17 @@ func writeBigShareGPT(b *testing.B, mb int) string {
 	w.WriteString("[\n")
 	written, target := 0, mb<<20
 	for i := 0; written < target; i++ {
-		e := entries[i%len(entries)]
-		e["id"] = fmt.Sprintf("big_%d", i)
-		if conv, ok := e["conversations"].([]any); ok && len(conv) > 0 {
-			turn := conv[0].(map[string]any)
-			turn["value"] = fmt.Sprintf("%v (variant %d)", turn["value"], i%997)
+		orig := entries[i%len(entries)]
+		e := map[string]any{"id": fmt.Sprintf("big_%d", i)}
+		if conv, ok := orig["conversations"].([]any); ok && len(conv) > 0 {
+			turns := append([]any(nil), conv...)
+			first := map[string]any{}
+			for k, v := range turns[0].(map[string]any) {
+				first[k] = v
+			}
+			first["value"] = fmt.Sprintf("%v (variant %d)", first["value"], i%997)
+			turns[0] = first
+			e["conversations"] = turns
 		}
 		line, _ := json.Marshal(e)
 		if i > 0 {
