@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // llamaServer starts .cache/llama/llama-server (installed by
@@ -70,11 +72,25 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
+// llamaDivergences are corpus texts on which llama.cpp differs from the
+// Hugging Face tokenizer (and from us and the JavaScript reference) for a
+// reason of its own; they are logged, not failed.
+var llamaDivergences = map[string]string{
+	// "</s>" is an ordinary token of Qwen's vocabulary; llama.cpp's loader
+	// logs "control-looking token: 128247 '</s>' was not control-type ...
+	// its type will be overridden" and then matches it as a special token.
+	"special-llama2": `llama.cpp turns Qwen's ordinary token "</s>" into a control token`,
+}
+
 // TestCrossCheckLlamaServer compares two independent tokenizers on the
 // golden corpus: ours (Qwen3 tokenizer.json) and llama.cpp's (the same
 // vocabulary inside the GGUF), through llama-server's /tokenize, reached
 // with ServerTokenizer. It also compares the chat prompt we render with
-// llama-server's /apply-template.
+// llama-server's /apply-template, and both chat token counts.
+//
+// llama.cpp does not run the tokenizer.json normalizer (NFC for Qwen), so
+// the text sent to it is NFC-normalized first; the texts this changes are
+// counted and logged.
 func TestCrossCheckLlamaServer(t *testing.T) {
 	tk := installed(t, "qwen3")
 	url := llamaServer(t)
@@ -90,19 +106,32 @@ func TestCrossCheckLlamaServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := NewServerTokenizer(url, "", nil)
-	same, chatSame := 0, 0
+	same, chatSame, nfcChanged, known := 0, 0, 0, 0
 	for _, c := range corpus {
 		want, err := tk.Encode(c.Text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := st.Encode(c.Text)
+		sent := norm.NFC.String(c.Text)
+		if sent != c.Text {
+			nfcChanged++
+		}
+		got, err := st.Encode(sent)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
-		if slices.Equal(got, want) {
+		reason, divergent := llamaDivergences[c.Name]
+		switch {
+		case slices.Equal(got, want):
 			same++
-		} else {
+			if divergent {
+				t.Logf("%s: known divergence (%s) no longer happens", c.Name, reason)
+			}
+		case divergent:
+			known++
+			t.Logf("%s: known divergence: %s\nllama-server %v\nours         %v", c.Name, reason, got, want)
+			continue // its chat count differs for the same reason
+		default:
 			t.Errorf("%s: %q\nllama-server %v\nours         %v", c.Name, c.Text, got, want)
 		}
 
@@ -113,20 +142,48 @@ func TestCrossCheckLlamaServer(t *testing.T) {
 		var reply struct {
 			Prompt string `json:"prompt"`
 		}
-		body, _ := json.Marshal(map[string]any{"messages": []any{map[string]string{"role": "user", "content": c.Text}}})
+		body, _ := json.Marshal(map[string]any{"messages": []any{map[string]string{"role": "user", "content": sent}}})
 		resp, err := http.Post(url+"/apply-template", "application/json", bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		json.NewDecoder(resp.Body).Decode(&reply)
 		resp.Body.Close()
-		nServer, err := st.CountChat(c.Text)
+		nServer, err := st.CountChat(sent)
 		nOurs, err2 := tk.CountChat(c.Text)
-		if reply.Prompt == ours && err == nil && err2 == nil && nServer == nOurs {
+		if reply.Prompt == norm.NFC.String(ours) && err == nil && err2 == nil && nServer == nOurs {
 			chatSame++
 		} else {
 			t.Errorf("%s: chat prompt (%d vs %d tokens, %v, %v)\nllama-server %q\nours         %q", c.Name, nServer, nOurs, err, err2, reply.Prompt, ours)
 		}
 	}
-	t.Logf("llama-server /tokenize vs ours (qwen3): %d texts, %d identical; /apply-template and chat token counts: %d identical", len(corpus), same, chatSame)
+	t.Logf("llama-server /tokenize vs ours (qwen3): %d texts, %d identical, %d known divergences; %d texts NFC-normalized before sending (llama.cpp skips the normalizer); /apply-template and chat token counts: %d identical",
+		len(corpus), same, known, nfcChanged, chatSame)
+}
+
+// TestCrossCheckRandomPrompts sends random-dataset prompts (made of random
+// vocabulary ids, so text from every script) to llama-server and checks
+// its count equals PromptLen.
+func TestCrossCheckRandomPrompts(t *testing.T) {
+	tk := installed(t, "qwen3")
+	url := llamaServer(t)
+	st := NewServerTokenizer(url, "", nil)
+	samples, err := Random(tk, RandomConfig{NumPrompts: 40, InputLen: 300, OutputLen: 10, RangeRatio: 0.5, PrefixLen: 20, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for i, s := range samples {
+		ids, err := st.Encode(norm.NFC.String(s.Prompt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) == s.PromptLen {
+			same++
+		} else {
+			ours, _ := tk.Encode(s.Prompt)
+			t.Errorf("prompt %d: llama-server %d tokens, PromptLen %d\n server %v\n ours   %v", i, len(ids), s.PromptLen, ids, ours)
+		}
+	}
+	t.Logf("random prompts: %d of %d have llama-server's count", same, len(samples))
 }
