@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/perflab/perflab/collect/dataset/tokenizer"
 )
@@ -70,6 +71,26 @@ func ChatPromptLen(tok Tokenizer, content string) (int, error) {
 
 // Load reads a tokenizer.json file or a model directory holding one.
 func Load(path string) (*tokenizer.Tokenizer, error) { return tokenizer.Load(path) }
+
+// OpenTokenizer resolves perflab bench's --tokenizer value: "server" asks
+// the engine at baseURL (its /tokenize and /detokenize routes, model sent
+// as "model"); anything else is a tokenizer.json file or model directory.
+func OpenTokenizer(spec, baseURL, model string, client *http.Client) (Tokenizer, error) {
+	switch spec {
+	case "":
+		return nil, errors.New("dataset: no tokenizer given (a tokenizer.json path, or \"server\")")
+	case "server":
+		if baseURL == "" {
+			return nil, errors.New("dataset: --tokenizer server needs the server's base URL")
+		}
+		return NewServerTokenizer(baseURL, model, client), nil
+	}
+	tk, err := tokenizer.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	return tk, nil
+}
 
 // Sample is one benchmark request.
 type Sample struct {

@@ -274,3 +274,23 @@ func TestCountTurns(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenTokenizer(t *testing.T) {
+	if tk, err := OpenTokenizer(filepath.Join("tokenizer", "testdata", "tiny"), "", "", nil); err != nil || tk.VocabSize() != 556 {
+		t.Errorf("path: %v, %v", tk, err)
+	}
+	if tk, err := OpenTokenizer("server", "http://127.0.0.1:9", "m", nil); err != nil {
+		t.Errorf("server: %v", err)
+	} else if _, ok := tk.(*ServerTokenizer); !ok {
+		t.Errorf("server: got %T", tk)
+	}
+	for _, c := range []struct{ spec, url, want string }{
+		{"", "", "no tokenizer given"},
+		{"server", "", "base URL"},
+		{"/nonexistent", "", "nonexistent"},
+	} {
+		if _, err := OpenTokenizer(c.spec, c.url, "", nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.spec, err, c.want)
+		}
+	}
+}
