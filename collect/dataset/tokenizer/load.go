@@ -54,7 +54,7 @@ type fileJSON struct {
 	PreTokenizer  json.RawMessage  `json:"pre_tokenizer"`
 	PostProcessor json.RawMessage  `json:"post_processor"`
 	Decoder       json.RawMessage  `json:"decoder"`
-	Model         json.RawMessage  `json:"model"`
+	Model         *modelJSON       `json:"model"`
 }
 
 type addedTokenJSON struct {
@@ -76,8 +76,8 @@ type modelJSON struct {
 	FuseUnk                 bool            `json:"fuse_unk"`
 	ByteFallback            bool            `json:"byte_fallback"`
 	IgnoreMerges            bool            `json:"ignore_merges"`
-	Vocab                   json.RawMessage `json:"vocab"`
-	Merges                  json.RawMessage `json:"merges"`
+	Vocab                   vocabJSON       `json:"vocab"`
+	Merges                  mergesJSON      `json:"merges"`
 }
 
 // configJSON is the part of tokenizer_config.json we read. Token fields are
@@ -133,15 +133,11 @@ func Parse(tokenizerJSON, configJSONBytes []byte) (*Tokenizer, error) {
 	return t, nil
 }
 
-func (t *Tokenizer) loadModel(raw json.RawMessage) error {
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+func (t *Tokenizer) loadModel(m *modelJSON) error {
+	if m == nil {
 		return errors.New("missing")
 	}
-	var m modelJSON
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return err
-	}
-	if m.Type != "BPE" && !(m.Type == "" && len(m.Merges) > 0) {
+	if m.Type != "BPE" && !(m.Type == "" && m.Merges.set) {
 		return fmt.Errorf("type %q is not supported (only BPE)", m.Type)
 	}
 	if m.Dropout != nil && *m.Dropout != 0 {
@@ -153,30 +149,24 @@ func (t *Tokenizer) loadModel(raw json.RawMessage) error {
 	if m.EndOfWordSuffix != nil && *m.EndOfWordSuffix != "" {
 		return fmt.Errorf("end_of_word_suffix %q is not supported", *m.EndOfWordSuffix)
 	}
-	var vocab map[string]int
-	if err := json.Unmarshal(m.Vocab, &vocab); err != nil {
-		return fmt.Errorf("vocab: %w", err)
+	vocab := m.Vocab.entries
+	if vocab == nil {
+		return errors.New("vocab is not an object of token: id")
 	}
-	maxID := -1
+	maxID := int32(-1)
 	for _, id := range vocab {
-		if id < 0 {
-			return fmt.Errorf("vocab: negative id %d", id)
-		}
 		maxID = max(maxID, id)
 	}
-	t.vocab = make(map[string]int32, len(vocab))
+	t.vocab = vocab
 	t.idToToken = make([]string, maxID+1)
-	for s, id := range vocab {
-		t.vocab[s] = int32(id)
-		t.idToToken[id] = s
-	}
-	t.baseVocabSize = len(vocab)
 	t.charIDs = make(map[rune]int32)
 	for s, id := range vocab {
+		t.idToToken[id] = s
 		if r, ok := singleRune(s); ok {
-			t.charIDs[r] = int32(id)
+			t.charIDs[r] = id
 		}
 	}
+	t.baseVocabSize = len(vocab)
 	if m.UnkToken != nil {
 		id, ok := t.vocab[*m.UnkToken]
 		if !ok {
@@ -199,29 +189,21 @@ func (t *Tokenizer) loadModel(raw json.RawMessage) error {
 	return t.loadMerges(m.Merges)
 }
 
-func (t *Tokenizer) loadMerges(raw json.RawMessage) error {
-	var pairs [][2]string
-	var asStrings []string
-	if err := json.Unmarshal(raw, &asStrings); err == nil {
-		pairs = make([][2]string, len(asStrings))
-		for i, s := range asStrings {
-			a, b, ok := cutSpace(s)
-			if !ok {
-				return fmt.Errorf("merges[%d]: %q is not two tokens separated by a space", i, s)
-			}
-			pairs[i] = [2]string{a, b}
-		}
-	} else if err := json.Unmarshal(raw, &pairs); err != nil {
-		return fmt.Errorf("merges: neither \"a b\" strings nor [a, b] pairs: %w", err)
+func (t *Tokenizer) loadMerges(m mergesJSON) error {
+	if !m.set {
+		return errors.New("merges: missing")
 	}
+	pairs := m.pairs
 	t.merges = make(map[uint64]merge, len(pairs))
+	var buf []byte
 	for rank, p := range pairs {
 		a, okA := t.vocab[p[0]]
 		b, okB := t.vocab[p[1]]
 		if !okA || !okB {
 			return fmt.Errorf("merges[%d]: %q or %q is not in the vocab", rank, p[0], p[1])
 		}
-		n, ok := t.vocab[p[0]+p[1]]
+		buf = append(append(buf[:0], p[0]...), p[1]...)
+		n, ok := t.vocab[string(buf)] // no allocation for the lookup
 		if !ok {
 			return fmt.Errorf("merges[%d]: merged token %q is not in the vocab", rank, p[0]+p[1])
 		}
