@@ -68,16 +68,16 @@ type addedTokenJSON struct {
 }
 
 type modelJSON struct {
-	Type                    string          `json:"type"`
-	Dropout                 *float64        `json:"dropout"`
-	UnkToken                *string         `json:"unk_token"`
-	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
-	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
-	FuseUnk                 bool            `json:"fuse_unk"`
-	ByteFallback            bool            `json:"byte_fallback"`
-	IgnoreMerges            bool            `json:"ignore_merges"`
-	Vocab                   vocabJSON       `json:"vocab"`
-	Merges                  mergesJSON      `json:"merges"`
+	Type                    string     `json:"type"`
+	Dropout                 *float64   `json:"dropout"`
+	UnkToken                *string    `json:"unk_token"`
+	ContinuingSubwordPrefix *string    `json:"continuing_subword_prefix"`
+	EndOfWordSuffix         *string    `json:"end_of_word_suffix"`
+	FuseUnk                 bool       `json:"fuse_unk"`
+	ByteFallback            bool       `json:"byte_fallback"`
+	IgnoreMerges            bool       `json:"ignore_merges"`
+	Vocab                   vocabJSON  `json:"vocab"`
+	Merges                  mergesJSON `json:"merges"`
 }
 
 // configJSON is the part of tokenizer_config.json we read. Token fields are
