@@ -187,3 +187,25 @@ func TestCrossCheckRandomPrompts(t *testing.T) {
 	}
 	t.Logf("random prompts: %d of %d have llama-server's count", same, len(samples))
 }
+
+// TestCrossCheckServerRandom builds random prompts with llama-server as the
+// tokenizer (--tokenizer server): vocab size from /v1/models, ids from
+// /detokenize and /tokenize; our tokenizer must count them the same.
+func TestCrossCheckServerRandom(t *testing.T) {
+	tk := installed(t, "qwen3")
+	url := llamaServer(t)
+	st := NewServerTokenizer(url, "", nil)
+	if v := st.VocabSize(); v != tk.TotalVocabSize() {
+		t.Errorf("llama-server n_vocab %d, tokenizer.json has %d tokens", v, tk.TotalVocabSize())
+	}
+	samples, err := Random(st, RandomConfig{NumPrompts: 10, InputLen: 128, OutputLen: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range samples {
+		n, err := tk.Count(s.Prompt)
+		if err != nil || n != s.PromptLen || s.PromptLen != 128 {
+			t.Errorf("prompt %d: ours %d, server %d, want 128 (%v)", i, n, s.PromptLen, err)
+		}
+	}
+}
