@@ -256,41 +256,28 @@ func TestShareGPTBadFiles(t *testing.T) {
 	}
 }
 
-func TestCountTurns(t *testing.T) {
+func TestConversationTurns(t *testing.T) {
 	cases := []struct {
 		in   string
 		want int
+		err  bool
 	}{
-		{`[]`, 0},
-		{` [ ] `, 0},
-		{`[{"value": "a, b"}]`, 1}, // comma inside a string
-		{`[{"value": "x"}, {"value": "[y, z]"}, {"a": [1, 2]}]`, 3},
-		{`["\", ", 2]`, 2}, // escaped quote inside a string
+		{`{"conversations": []}`, 0, false},
+		{`{"id": "x", "conversations": [ ] }`, 0, false},
+		{`{"conversations": [{"value": "a, b"}]}`, 1, false}, // comma inside a string
+		{`{"conversations": [{"value": "x"}, {"value": "[y, z]"}, {"a": [1, 2]}], "z": 1}`, 3, false},
+		{`{"conversations": ["\", ", 2]}`, 2, false},                          // escaped quote inside a string
+		{`{"a": {"conversations": [1, 2]}, "b": "conversations"}`, -1, false}, // nested key is not the entry's
+		{`{"conversation\u0073": [1, 2]}`, 2, false},                          // escaped key
+		{`{"conversations": null}`, -1, false},
+		{`[1, 2]`, -1, false}, // not an object
+		{`{"conversations": {"a": 1}}`, 0, true},
+		{`{"x": -1.5e3, "conversations": [true, false, null]}`, 3, false},
 	}
 	for _, c := range cases {
-		var n countTurns
-		if err := n.UnmarshalJSON([]byte(c.in)); err != nil || int(n) != c.want {
-			t.Errorf("%s: %d, %v; want %d", c.in, n, err, c.want)
-		}
-	}
-}
-
-func TestOpenTokenizer(t *testing.T) {
-	if tk, err := OpenTokenizer(filepath.Join("tokenizer", "testdata", "tiny"), "", "", nil); err != nil || tk.VocabSize() != 556 {
-		t.Errorf("path: %v, %v", tk, err)
-	}
-	if tk, err := OpenTokenizer("server", "http://127.0.0.1:9", "m", nil); err != nil {
-		t.Errorf("server: %v", err)
-	} else if _, ok := tk.(*ServerTokenizer); !ok {
-		t.Errorf("server: got %T", tk)
-	}
-	for _, c := range []struct{ spec, url, want string }{
-		{"", "", "no tokenizer given"},
-		{"server", "", "base URL"},
-		{"/nonexistent", "", "nonexistent"},
-	} {
-		if _, err := OpenTokenizer(c.spec, c.url, "", nil); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.spec, err, c.want)
+		n, err := conversationTurns([]byte(c.in))
+		if n != c.want || (err != nil) != c.err {
+			t.Errorf("%s: %d, %v; want %d (error %v)", c.in, n, err, c.want, c.err)
 		}
 	}
 }

@@ -145,49 +145,144 @@ func withLine(f *os.File, err error) error {
 	return fmt.Errorf("line %d (byte %d): %w", line, oe.off, oe.err)
 }
 
-// countTurns decodes a JSON array without keeping its elements.
-type countTurns int
-
-// The decoder has already checked that b is valid JSON, so counting the
-// commas at depth one outside strings is enough.
-func (c *countTurns) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) < 2 || b[0] != '[' {
-		return fmt.Errorf("conversations is not a list")
+// conversationTurns returns the number of elements of the entry's
+// "conversations" list (-1 if the entry is not an object or has no such
+// key; an error if the key holds something other than a list). b is one
+// valid JSON value.
+func conversationTurns(b []byte) (int, error) {
+	p := jsonWalker{b: b}
+	p.space()
+	if !p.eat('{') {
+		return -1, nil
 	}
-	depth, n, inString, empty := 0, 0, false, true
-	for i := 0; i < len(b); i++ {
-		ch := b[i]
-		if inString {
-			switch ch {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
+	turns := -1
+	for {
+		p.space()
+		if p.eat('}') {
+			return turns, nil
 		}
-		switch ch {
-		case '"':
-			inString = true
-		case '[', '{':
-			depth++
-		case ']', '}':
-			depth--
-		case ',':
-			if depth == 1 {
+		p.eat(',')
+		p.space()
+		key := p.skipString()
+		p.space()
+		p.eat(':')
+		p.space()
+		if isConversationsKey(key) {
+			if !p.eat('[') {
+				if p.peek() == 'n' { // null: Python's len(None) fails; treat as unusable
+					p.skipValue()
+					continue
+				}
+				return 0, fmt.Errorf("conversations is not a list")
+			}
+			n := 0
+			for {
+				p.space()
+				if p.eat(']') {
+					break
+				}
+				p.eat(',')
+				p.space()
+				p.skipValue()
 				n++
 			}
+			turns = n
+			continue
 		}
-		if depth >= 1 && !(depth == 1 && (ch == '[' || ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t')) {
-			empty = false
+		p.skipValue()
+	}
+}
+
+// isConversationsKey reports whether the raw key string is
+// "conversations", escapes decoded.
+func isConversationsKey(raw []byte) bool {
+	if string(raw) == `"conversations"` {
+		return true
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return false
+	}
+	var k string
+	return json.Unmarshal(raw, &k) == nil && k == "conversations"
+}
+
+// jsonWalker steps over valid JSON without checking it again.
+type jsonWalker struct {
+	b []byte
+	i int
+}
+
+func (p *jsonWalker) space() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\n' || p.b[p.i] == '\r' || p.b[p.i] == '\t') {
+		p.i++
+	}
+}
+
+func (p *jsonWalker) peek() byte {
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *jsonWalker) eat(c byte) bool {
+	if p.peek() == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// skipString steps over a string and returns its raw bytes, quotes included.
+func (p *jsonWalker) skipString() []byte {
+	start := p.i
+	p.i++ // opening quote
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case '\\':
+			p.i += 2
+			continue
+		case '"':
+			p.i++
+			return p.b[start:p.i]
+		}
+		p.i++
+	}
+	return p.b[start:]
+}
+
+// skipValue steps over one value of any kind.
+func (p *jsonWalker) skipValue() {
+	switch p.peek() {
+	case '"':
+		p.skipString()
+	case '{', '[':
+		depth := 0
+		for p.i < len(p.b) {
+			switch p.b[p.i] {
+			case '"':
+				p.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					p.i++
+					return
+				}
+			}
+			p.i++
+		}
+	default: // number, true, false, null
+		for p.i < len(p.b) {
+			switch p.b[p.i] {
+			case ',', '}', ']', ' ', '\n', '\r', '\t':
+				return
+			}
+			p.i++
 		}
 	}
-	if !empty {
-		n++
-	}
-	*c = countTurns(n)
-	return nil
 }
 
 // scanShareGPT streams the file once and returns the byte offsets of the
@@ -209,17 +304,21 @@ func scanShareGPT(ctx context.Context, r io.Reader) ([]int64, error) {
 			}
 		}
 		off := dec.InputOffset()
-		var e struct {
-			Conversations *countTurns `json:"conversations"`
-		}
-		if err := dec.Decode(&e); err != nil {
+		// RawMessage: the decoder checks and copies the entry in one pass;
+		// conversationTurns then only walks the valid bytes.
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
 				off = se.Offset // where the parser stopped, in the whole stream
 			}
 			return nil, &offsetError{off, fmt.Errorf("entry %d: %w", i, err)}
 		}
-		if e.Conversations != nil && *e.Conversations >= 2 {
+		n, err := conversationTurns(raw)
+		if err != nil {
+			return nil, &offsetError{off, fmt.Errorf("entry %d: %w", i, err)}
+		}
+		if n >= 2 {
 			offsets = append(offsets, off)
 		}
 	}
