@@ -38,7 +38,7 @@ func llamaServer(t *testing.T) string {
 	l.Close()
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, "-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port),
-		"-t", "1", "-c", "8192", "-np", "1")
+		"-t", "1", "-c", "4096", "-np", "1")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start llama-server: %v", err)

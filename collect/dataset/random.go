@@ -64,7 +64,11 @@ func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
 	}
 	vocab := tok.VocabSize()
 	if vocab <= 0 {
-		return nil, fmt.Errorf("dataset: random: %w (give --tokenizer PATH to a tokenizer.json)", errNoVocab)
+		reason := ""
+		if ve, ok := tok.(interface{ vocabError() error }); ok && ve.vocabError() != nil {
+			reason = ": " + ve.vocabError().Error()
+		}
+		return nil, fmt.Errorf("dataset: random: %w%s (give --tokenizer PATH to a tokenizer.json)", errNoVocab, reason)
 	}
 	special, err := numSpecialTokens(tok)
 	if err != nil {

@@ -198,6 +198,14 @@ func (s *ServerTokenizer) VocabSize() int {
 	return s.vocab
 }
 
+// vocabError says why VocabSize is 0 (nil if it is not).
+func (s *ServerTokenizer) vocabError() error {
+	if s.VocabSize() > 0 {
+		return nil
+	}
+	return s.vocabErr
+}
+
 func (s *ServerTokenizer) fetchVocab(ctx context.Context) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.BaseURL+"/v1/models", nil)
 	if err != nil {
@@ -224,5 +232,5 @@ func (s *ServerTokenizer) fetchVocab(ctx context.Context) (int, error) {
 			return d.Meta.NVocab, nil
 		}
 	}
-	return 0, fmt.Errorf("no n_vocab in /v1/models")
+	return 0, fmt.Errorf("%s/v1/models has no n_vocab (only llama.cpp publishes it)", s.BaseURL)
 }
