@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -93,4 +94,32 @@ func TestTokenizeChatQwen3(t *testing.T) {
 func jsonInts(xs []int) string {
 	b, _ := json.Marshal(xs)
 	return string(b)
+}
+
+// TestTokenizeBinary runs the real perflab binary: stdin in, count out,
+// exit status 2 for a usage error.
+func TestTokenizeBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "perflab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "tokenize", "--tokenizer", tinyDir, "--ids")
+	cmd.Stdin = strings.NewReader("Hello world")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, _ := tokenizer.Load(tinyDir)
+	want, _ := tk.Encode("Hello world")
+	if strings.TrimSpace(string(out)) != jsonInts(want) {
+		t.Errorf("stdout %q, want %s", out, jsonInts(want))
+	}
+	cmd = exec.Command(bin, "tokenize")
+	var exitErr *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
+		t.Errorf("missing --tokenizer: %v, want exit status 2", err)
+	}
 }
