@@ -28,13 +28,11 @@ type Target struct {
 	Model   string
 	// TokenizeRoute is the engine's tokenizer route, "" when it has none.
 	TokenizeRoute string
-	// NoKeepAlive asks for one connection per request (engine.Adapter).
-	NoKeepAlive bool
 	// Progress receives live progress lines (nil: quiet).
 	Progress io.Writer
 }
 
-// Runner benchmarks one run. It returns the result with at least Status,
+// Runner benchmarks one run (BenchRunner by default; tests pass their own). It returns the result with at least Status,
 // Summary, Requests, Load and Tool; the collector fills in the campaign,
 // engine, model, hardware and telemetry. An error means no result could
 // be measured; requests that fail are data in the result.
@@ -152,7 +150,7 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 		opt.Results = "results"
 	}
 	if opt.Runner == nil {
-		opt.Runner = BenchRunner
+		opt.Runner = (&BenchRunner{}).Run
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -496,7 +494,7 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 	}
 	started := k.opt.Now()
 	res, err := k.opt.Runner(runCtx, Target{Run: r, Campaign: k.c, BaseURL: er.baseURL, Model: er.model,
-		TokenizeRoute: er.launch.Adapter.TokenizeRoute, NoKeepAlive: er.launch.Adapter.NoKeepAlive, Progress: k.progress.writer()})
+		TokenizeRoute: er.launch.Adapter.TokenizeRoute, Progress: k.progress.writer()})
 	var tel *schema.Telemetry
 	if rec != nil {
 		tel = rec.Stop()

@@ -1,15 +1,196 @@
 package collect
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 
+	"github.com/perflab/perflab/collect/bench"
+	"github.com/perflab/perflab/collect/dataset"
+	"github.com/perflab/perflab/collect/metrics"
+	"github.com/perflab/perflab/collect/mock"
 	"github.com/perflab/perflab/collect/schema"
 )
 
-// BenchRunner measures a run with perflab's benchmark core
-// (collect/bench), as `perflab bench` with the profile's flags would.
-func BenchRunner(ctx context.Context, t Target) (*schema.Result, error) {
-	return nil, fmt.Errorf("bench runner: %w", errors.New("benchmark core not wired yet"))
+// BenchRunner measures runs with perflab's benchmark core (collect/bench),
+// as `perflab bench` with the profile's flags would. It keeps the
+// tokenizers it loaded (a tokenizer.json takes a while to read) for the
+// runs that follow. The zero value is ready to use.
+type BenchRunner struct {
+	mu   sync.Mutex
+	toks map[string]dataset.Tokenizer
+}
+
+// extraArgs are the benchmark flags a profile may pass in args beyond
+// the profile's own fields.
+type extraArgs struct {
+	ignoreEOS   bool
+	warmups     int
+	prefixLen   int
+	metrics     []string
+	percentiles []float64
+	goodput     map[string]float64
+}
+
+// parseArgs reads a profile's args: the vllm bench serve flags that have
+// no field of their own.
+func parseArgs(args []string) (extraArgs, error) {
+	var x extraArgs
+	for i := 0; i < len(args); i++ {
+		name, val, hasVal := strings.Cut(args[i], "=")
+		next := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("args: %s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch name {
+		case "--ignore-eos":
+			x.ignoreEOS = true
+		case "--num-warmups", "--random-prefix-len":
+			var v string
+			if v, err = next(); err == nil {
+				var n int
+				if n, err = strconv.Atoi(v); err == nil {
+					if name == "--num-warmups" {
+						x.warmups = n
+					} else {
+						x.prefixLen = n
+					}
+				}
+			}
+		case "--percentile-metrics":
+			var v string
+			if v, err = next(); err == nil {
+				x.metrics, err = metrics.ParseMetrics(v)
+			}
+		case "--metric-percentiles":
+			var v string
+			if v, err = next(); err == nil {
+				x.percentiles, err = metrics.ParsePercentiles(v)
+			}
+		case "--goodput":
+			// vLLM takes one or more KEY:VALUE words after --goodput.
+			var pairs []string
+			if hasVal {
+				pairs = append(pairs, val)
+			}
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				pairs = append(pairs, args[i])
+			}
+			x.goodput, err = metrics.ParseGoodput(pairs)
+		default:
+			err = fmt.Errorf("args: %q is not a benchmark flag perflab collect passes on (--ignore-eos, --num-warmups, --random-prefix-len, --percentile-metrics, --metric-percentiles, --goodput)", args[i])
+		}
+		if err != nil {
+			return x, err
+		}
+	}
+	return x, nil
+}
+
+// Run measures one run: builds the profile's prompts with the campaign's
+// tokenizer, benchmarks the engine and returns the result with the
+// benchmark's text block as raw output.
+func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error) {
+	c, p := t.Campaign, t.Run.Profile
+	x, err := parseArgs(p.Args)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.ID, err)
+	}
+	tok, tokName, err := b.tokenizer(t)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: tokenizer: %w", p.ID, err)
+	}
+	var samples []dataset.Sample
+	switch p.Dataset {
+	case "random":
+		samples, err = dataset.Random(tok, dataset.RandomConfig{NumPrompts: p.NumPrompts, InputLen: p.InputLen,
+			OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, PrefixLen: x.prefixLen, Seed: p.Seed})
+	case "sharegpt":
+		samples, err = dataset.ShareGPT(ctx, tok, p.DatasetPath, dataset.ShareGPTConfig{NumPrompts: p.NumPrompts,
+			OutputLen: p.OutputLen, Seed: p.Seed})
+	default:
+		err = fmt.Errorf("unknown dataset %q", p.Dataset)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.ID, err)
+	}
+	backend, endpoint := backendEndpoint(c.Bench)
+	mo := metrics.Options{Metrics: x.metrics, Percentiles: x.percentiles, Goodput: x.goodput}
+	cfg := bench.Config{BaseURL: t.BaseURL, Endpoint: endpoint, Backend: backend, Model: t.Model, Samples: samples,
+		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed,
+		IgnoreEOS: x.ignoreEOS, NumWarmups: x.warmups, Metrics: mo, Progress: t.Progress}
+	res, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	if res.Summary != nil && res.RawOutput == "" {
+		var buf bytes.Buffer
+		mo.MaxConcurrency, mo.RequestRate, mo.Burstiness = p.MaxConcurrency, p.RequestRate, p.Burstiness
+		if err := metrics.WriteText(&buf, res.Summary, mo); err == nil {
+			res.RawOutput = buf.String()
+		}
+	}
+	res.Load = loadOf(c, p)
+	res.Load.PrefixLen, res.Load.IgnoreEOS, res.Load.NumWarmups = x.prefixLen, x.ignoreEOS, x.warmups
+	perflab := *c
+	perflab.Bench.Tool = ""
+	res.Load.Command = BenchCommand(&perflab, p, t.Model, t.BaseURL)
+	res.Model.Tokenizer = tokName
+	if res.Tool.Name == "" {
+		res.Tool.Name = ToolPerflab
+	}
+	return res, nil
+}
+
+// tokenizer returns the tokenizer that sizes prompts: the campaign's
+// bench.tokenizer (a tokenizer.json path), or the engine's own /tokenize
+// route when it is "server" or empty.
+func (b *BenchRunner) tokenizer(t Target) (dataset.Tokenizer, string, error) {
+	spec := t.Campaign.Bench.Tokenizer
+	if spec == "" || spec == "server" {
+		if t.TokenizeRoute == "" {
+			return nil, "", fmt.Errorf("engine %s has no tokenizer route: set bench.tokenizer to a tokenizer.json", t.Run.Experiment.Engine)
+		}
+		return serverTokenizer(t), "server", nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if tok, ok := b.toks[spec]; ok {
+		return tok, spec, nil
+	}
+	tok, err := dataset.Load(spec)
+	if err != nil {
+		return nil, "", err
+	}
+	if b.toks == nil {
+		b.toks = map[string]dataset.Tokenizer{}
+	}
+	b.toks[spec] = tok
+	return tok, spec, nil
+}
+
+// serverTokenizer asks the engine under test. perflab mock does not
+// publish its vocabulary size, which Random needs; it is fixed, so it is
+// given here.
+func serverTokenizer(t Target) dataset.Tokenizer {
+	// No idle keep-alive connections left behind to hold the server's
+	// HTTP threads during the benchmark.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	st := dataset.NewServerTokenizer(t.BaseURL, t.Model, client)
+	if t.Run.Experiment.Engine == "mock" {
+		st.Vocab = mock.BaseVocabSize
+	}
+	return st
 }

@@ -120,16 +120,6 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return err
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 // printGPUInfo shows what the telemetry sampler sees: the check to run on
 // a GPU node before a campaign.
 func printGPUInfo(w io.Writer) error {

@@ -45,12 +45,6 @@ type Adapter struct {
 	TokenizeRoute string
 	// Launches is false for external endpoints.
 	Launches bool
-	// NoKeepAlive: the server closes the connection after each streamed
-	// response although it announces keep-alive (llama-server 0.7.0), so a
-	// client reusing it races the close and loses requests to "EOF". The
-	// benchmark opens one connection per request instead, as the server
-	// effectively does.
-	NoKeepAlive bool
 }
 
 var adapters = []Adapter{
@@ -64,7 +58,7 @@ var adapters = []Adapter{
 		Health: []string{"/health"}, VersionRoute: "/version",
 		VersionCommand: []string{"python3", "-c", "import tensorrt_llm; print(tensorrt_llm.__version__)"}, Launches: true},
 	{Name: "llamacpp", Display: "llama.cpp", Program: []string{"llama-server"}, ModelFlag: "-m", DefaultPort: 8080,
-		Health: []string{"/health"}, VersionArgs: []string{"--version"}, TokenizeRoute: "/tokenize", Launches: true, NoKeepAlive: true},
+		Health: []string{"/health"}, VersionArgs: []string{"--version"}, TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "mock", Display: "perflab mock", Program: []string{"perflab", "mock"}, ModelFlag: "--model", DefaultPort: 8000,
 		Health: []string{"/health", "/v1/models"}, VersionRoute: "/version", TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "external", Display: "external", Health: []string{"/v1/models"}, TokenizeRoute: "/tokenize"},
