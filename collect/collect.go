@@ -399,8 +399,12 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 			er.logRel = fmt.Sprintf("%s.shard-%d-of-%d.engine.log", e.ID, k.opt.Shard, k.opt.Shards)
 		}
 		fmt.Fprintf(k.opt.Log, "%s: starting %s\n", e.ID, l.Display)
+		shown := append([]string(nil), er.argv...)
+		if l.Adapter.Name == "mock" && shown[0] == k.opt.Self {
+			shown[0] = "perflab" // not the binary's path on this machine
+		}
 		p, err := engine.Start(engine.Config{Name: e.ID, Argv: er.argv, Env: l.Env,
-			LogPath: filepath.Join(k.plan.Dir, er.logRel), Redactor: er.red})
+			LogPath: filepath.Join(k.plan.Dir, er.logRel), Redactor: er.red, Display: engine.Quote(redact.Args(shown))})
 		if err != nil {
 			return er, err
 		}

@@ -32,6 +32,9 @@ type Config struct {
 	LogPath string
 	// Redactor hides secrets in the log (nil: patterns only).
 	Redactor *redact.Redactor
+	// Display is the command line the log's header shows (default: Argv
+	// quoted), e.g. "perflab mock …" for a binary at a temporary path.
+	Display string
 }
 
 // Process is a running engine in its own process group.
@@ -61,7 +64,11 @@ func Start(cfg Config) (*Process, error) {
 		return nil, fmt.Errorf("%s: start: %w", cfg.Name, err)
 	}
 	lw := cfg.Redactor.Writer(f)
-	fmt.Fprintf(lw, "=== perflab: %s: %s\n", time.Now().UTC().Format(time.RFC3339), cfg.Redactor.Command(Quote(redact.Args(cfg.Argv))))
+	display := cfg.Display
+	if display == "" {
+		display = Quote(redact.Args(cfg.Argv))
+	}
+	fmt.Fprintf(lw, "=== perflab: %s: %s\n", time.Now().UTC().Format(time.RFC3339), cfg.Redactor.Command(display))
 	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 	cmd.Dir = cfg.Dir
 	cmd.Env = MergeEnv(os.Environ(), cfg.Env)
