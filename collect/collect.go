@@ -28,6 +28,8 @@ type Target struct {
 	Model   string
 	// TokenizeRoute is the engine's tokenizer route, "" when it has none.
 	TokenizeRoute string
+	// DatasetPath is the profile's dataset file, found (see Preflight).
+	DatasetPath string
 	// Progress receives live progress lines (nil: quiet).
 	Progress io.Writer
 }
@@ -136,6 +138,7 @@ type collector struct {
 	client     *http.Client
 	report     *Report
 	progress   *progress
+	datasets   map[string]string // profile id → dataset file (Preflight)
 }
 
 // Collect runs the campaign's runs (this shard's, minus the finished
@@ -195,6 +198,11 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 		return k.report, nil
 	}
 
+	datasets, err := Preflight(f, todo)
+	if err != nil {
+		return nil, err
+	}
+	k.datasets = datasets
 	if err := k.openTelemetry(todo); err != nil {
 		return nil, err
 	}
@@ -498,7 +506,7 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 	}
 	started := k.opt.Now()
 	res, err := k.opt.Runner(runCtx, Target{Run: r, Campaign: k.c, BaseURL: er.baseURL, Model: er.model,
-		TokenizeRoute: er.launch.Adapter.TokenizeRoute, Progress: k.progress.writer()})
+		TokenizeRoute: er.launch.Adapter.TokenizeRoute, DatasetPath: k.datasets[r.Profile.ID], Progress: k.progress.writer()})
 	var tel *schema.Telemetry
 	if rec != nil {
 		tel = rec.Stop()
@@ -691,4 +699,52 @@ func closed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// Preflight checks, before any engine starts (GPU time is dear), that the
+// files the runs need exist: bench.tokenizer when it is a path, and each
+// ShareGPT profile's dataset_path, looked up in the current directory and
+// then beside the campaign file. It returns the dataset files found, by
+// profile id.
+func Preflight(f *File, runs []Run) (map[string]string, error) {
+	ps := &problems{f: f}
+	c := &f.Campaign
+	if t := c.Bench.Tokenizer; t != "" && t != "server" {
+		if _, err := os.Stat(t); err != nil {
+			ps.add(at("bench", "tokenizer"), "%s: no such file or model directory", t)
+		}
+	}
+	found := map[string]string{}
+	for _, r := range runs {
+		p := r.Profile
+		if p.DatasetPath == "" || found[p.ID] != "" {
+			continue
+		}
+		cands := []string{p.DatasetPath}
+		if !filepath.IsAbs(p.DatasetPath) {
+			cands = append(cands, filepath.Join(filepath.Dir(f.Path), p.DatasetPath))
+		}
+		for _, cand := range cands {
+			if st, err := os.Stat(cand); err == nil && !st.IsDir() {
+				found[p.ID] = cand
+				break
+			}
+		}
+		if found[p.ID] == "" {
+			hint := ""
+			if strings.Contains(strings.ToLower(p.DatasetPath), "sharegpt") {
+				hint = " (wget https://huggingface.co/datasets/anon8231489123/ShareGPT_Vicuna_unfiltered/resolve/main/ShareGPT_V3_unfiltered_cleaned_split.json)"
+			}
+			for i := range c.Profiles {
+				if c.Profiles[i].ID == p.ID {
+					ps.add(at("profiles", i, "dataset_path"), "%s not found in the current directory nor beside the campaign%s", p.DatasetPath, hint)
+				}
+			}
+			found[p.ID] = "-" // reported once
+		}
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return found, nil
 }

@@ -407,3 +407,28 @@ optimized: gpustack
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestHFTokenizer(t *testing.T) {
+	hub := t.TempDir()
+	t.Setenv("HF_HUB_CACHE", hub)
+	t.Setenv("HF_HOME", "")
+	old := filepath.Join(hub, "models--Qwen--Qwen3-32B", "snapshots", "aaa", "tokenizer.json")
+	newer := filepath.Join(hub, "models--Qwen--Qwen3-32B", "snapshots", "bbb", "tokenizer.json")
+	for i, p := range []string{old, newer} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("{}"), 0o644)
+		ts := time.Now().Add(time.Duration(i-2) * time.Hour)
+		os.Chtimes(p, ts, ts)
+	}
+	if p, ok := HFTokenizer("Qwen/Qwen3-32B"); !ok || p != newer {
+		t.Fatalf("HFTokenizer = %q %v, want the newest snapshot %q", p, ok, newer)
+	}
+	if _, ok := HFTokenizer("Qwen/Qwen3-8B"); ok {
+		t.Fatal("found a model that is not in the cache")
+	}
+	// A local model directory holding tokenizer.json is used as it is.
+	dir := filepath.Dir(old)
+	if p, ok := HFTokenizer(dir); !ok || p != old {
+		t.Fatalf("local dir: %q %v", p, ok)
+	}
+}

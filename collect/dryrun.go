@@ -51,6 +51,13 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 	for _, warn := range f.Warnings() {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
+	if _, err := Preflight(f, runs); err != nil {
+		// What collect would refuse to start with, shown without failing
+		// the plan: the files may be fetched before the real run.
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(w, "  missing: %s\n", line)
+		}
+	}
 
 	tool := c.Bench.Tool
 	if tool == "" {

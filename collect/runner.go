@@ -5,9 +5,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/perflab/perflab/collect/bench"
 	"github.com/perflab/perflab/collect/dataset"
@@ -118,7 +121,11 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 		samples, err = dataset.Random(tok, dataset.RandomConfig{NumPrompts: p.NumPrompts, InputLen: p.InputLen,
 			OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, PrefixLen: x.prefixLen, Seed: p.Seed})
 	case "sharegpt":
-		samples, err = dataset.ShareGPT(ctx, tok, p.DatasetPath, dataset.ShareGPTConfig{NumPrompts: p.NumPrompts,
+		path := t.DatasetPath
+		if path == "" {
+			path = p.DatasetPath
+		}
+		samples, err = dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: p.NumPrompts,
 			OutputLen: p.OutputLen, Seed: p.Seed})
 	default:
 		err = fmt.Errorf("unknown dataset %q", p.Dataset)
@@ -154,14 +161,26 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 	return res, nil
 }
 
-// tokenizer returns the tokenizer that sizes prompts: the campaign's
-// bench.tokenizer (a tokenizer.json path), or the engine's own /tokenize
-// route when it is "server" or empty.
+// tokenizer returns the tokenizer that sizes prompts:
+//
+//   - bench.tokenizer, a tokenizer.json file or a model directory;
+//   - "server": the engine's own /tokenize route;
+//   - empty: the model's tokenizer.json in the Hugging Face cache (where
+//     vLLM, SGLang and TensorRT-LLM put the model they serve; the served
+//     name, then the campaign's model id), else the engine's route.
 func (b *BenchRunner) tokenizer(t Target) (dataset.Tokenizer, string, error) {
 	spec := t.Campaign.Bench.Tokenizer
+	if spec == "" {
+		for _, m := range []string{t.Model, t.Campaign.Model.ID} {
+			if path, ok := HFTokenizer(m); ok {
+				spec = path
+				break
+			}
+		}
+	}
 	if spec == "" || spec == "server" {
 		if t.TokenizeRoute == "" {
-			return nil, "", fmt.Errorf("engine %s has no tokenizer route: set bench.tokenizer to a tokenizer.json", t.Run.Experiment.Engine)
+			return nil, "", fmt.Errorf("engine %s has no tokenizer route and %s is not in the Hugging Face cache: set bench.tokenizer to a tokenizer.json", t.Run.Experiment.Engine, t.Model)
 		}
 		return serverTokenizer(t), "server", nil
 	}
@@ -179,6 +198,51 @@ func (b *BenchRunner) tokenizer(t Target) (dataset.Tokenizer, string, error) {
 	}
 	b.toks[spec] = tok
 	return tok, spec, nil
+}
+
+// HFTokenizer finds the tokenizer.json of a model: model itself when it
+// is a directory holding one, else the newest snapshot of the model in
+// the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub or
+// ~/.cache/huggingface/hub).
+func HFTokenizer(model string) (string, bool) {
+	if model == "" {
+		return "", false
+	}
+	if p := filepath.Join(model, "tokenizer.json"); fileExists(p) {
+		return p, true
+	}
+	if !strings.Contains(model, "/") {
+		return "", false
+	}
+	var roots []string
+	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
+		roots = append(roots, d)
+	}
+	if d := os.Getenv("HF_HOME"); d != "" {
+		roots = append(roots, filepath.Join(d, "hub"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		roots = append(roots, filepath.Join(home, ".cache", "huggingface", "hub"))
+	}
+	repo := "models--" + strings.ReplaceAll(model, "/", "--")
+	for _, root := range roots {
+		snaps, _ := filepath.Glob(filepath.Join(root, repo, "snapshots", "*", "tokenizer.json"))
+		best, bestTime := "", time.Time{}
+		for _, p := range snaps {
+			if st, err := os.Stat(p); err == nil && st.ModTime().After(bestTime) {
+				best, bestTime = p, st.ModTime()
+			}
+		}
+		if best != "" {
+			return best, true
+		}
+	}
+	return "", false
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }
 
 // serverTokenizer asks the engine under test. perflab mock does not
