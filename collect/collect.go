@@ -527,11 +527,12 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		}
 		return k.interrupted(ctx)
 	case er.proc != nil && er.proc.ExitError() != nil:
-		out := k.base(r, er, schema.StatusCrashed, "engine crashed during the benchmark: "+er.proc.ExitError().Error(), started)
+		tail := er.proc.LogTail(40)
+		out := k.base(r, er, schema.StatusCrashed, "engine crashed during the benchmark"+diagnose(tail)+": "+er.proc.ExitError().Error(), started)
 		if res != nil { // keep what was measured before the crash
 			out.Summary, out.Requests, out.RawOutput, out.Load, out.Tool = res.Summary, res.Requests, res.RawOutput, res.Load, res.Tool
 		}
-		out.LogTail = er.proc.LogTail(40)
+		out.LogTail = tail
 		res = out
 	case err != nil:
 		res = k.base(r, er, schema.StatusFailed, err.Error(), started)
@@ -618,11 +619,41 @@ func (k *collector) crashed(r Run, l *Launch, er *engineRun, cause error) *schem
 		er = &engineRun{launch: l, baseURL: l.BaseURL}
 	}
 	now := k.opt.Now()
-	res := k.base(r, er, schema.StatusCrashed, cause.Error(), now)
+	tail := ""
 	if er.proc != nil {
-		res.LogTail = er.proc.LogTail(40)
+		tail = er.proc.LogTail(40)
 	}
+	msg := cause.Error()
+	if d := diagnose(tail); d != "" {
+		msg = "engine failed to start" + d + ": " + msg
+	}
+	res := k.base(r, er, schema.StatusCrashed, msg, now)
+	res.LogTail = tail
 	return res
+}
+
+// crashSigns maps what engines print when they die to a short reason.
+var crashSigns = []struct{ sign, reason string }{
+	{"out of memory", "out of GPU memory"},
+	{"outofmemoryerror", "out of GPU memory"},
+	{"cuda_error_out_of_memory", "out of GPU memory"},
+	{"no available memory for the cache blocks", "not enough GPU memory for the KV cache"},
+	{"illegal memory access", "CUDA illegal memory access"},
+	{"nccl error", "NCCL error"},
+	{"address already in use", "port already in use"},
+	{"no such file or directory", "file not found"},
+}
+
+// diagnose names the likely cause of a crash from the engine's log tail
+// (" (out of GPU memory)"), "" when nothing is recognised.
+func diagnose(tail string) string {
+	l := strings.ToLower(tail)
+	for _, s := range crashSigns {
+		if strings.Contains(l, s.sign) {
+			return " (" + s.reason + ")"
+		}
+	}
+	return ""
 }
 
 // loadOf is a profile as a schema.Load (what a crash record shows).

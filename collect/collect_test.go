@@ -258,12 +258,12 @@ func TestCollectCrashes(t *testing.T) {
 	res := readResults(t, filepath.Join(dir, "fake"))
 	for _, name := range []string{"e0--short", "e0--long"} {
 		r := res[name]
-		if r == nil || r.Status != schema.StatusCrashed || !strings.Contains(r.LogTail, "CUDA out of memory") || !strings.Contains(r.Error, "exited") {
+		if r == nil || r.Status != schema.StatusCrashed || !strings.Contains(r.LogTail, "CUDA out of memory") || !strings.Contains(r.Error, "engine failed to start (out of GPU memory)") {
 			t.Fatalf("%s: %+v", name, r)
 		}
 	}
 	r := res["e1--short"]
-	if r.Status != schema.StatusCrashed || !strings.Contains(r.LogTail, "illegal memory access") || !strings.Contains(r.Error, "crashed during the benchmark") {
+	if r.Status != schema.StatusCrashed || !strings.Contains(r.LogTail, "illegal memory access") || !strings.Contains(r.Error, "crashed during the benchmark (CUDA illegal memory access)") {
 		t.Fatalf("e1--short: %s %q %q", r.Status, r.Error, r.LogTail)
 	}
 	if r := res["e1--long"]; r.Status != schema.StatusOK {
