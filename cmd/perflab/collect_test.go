@@ -60,3 +60,18 @@ func TestCollectInvalidCampaign(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 }
+
+// TestCollectGPUInfo: on a machine without an NVIDIA driver (CI) the
+// sampler's view is a clear sentence, not a crash; on a GPU node it is the
+// inventory and one second of samples as JSON.
+func TestCollectGPUInfo(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"collect", "--gpu-info"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "gpu telemetry unavailable") && !strings.Contains(s, `"gpu_count"`) {
+		t.Fatalf("output: %q", s)
+	}
+	t.Log(s)
+}
