@@ -432,3 +432,37 @@ func TestHFTokenizer(t *testing.T) {
 		t.Fatalf("local dir: %q %v", p, ok)
 	}
 }
+
+// TestCollectHurryKillsAStubbornEngine: an engine that ignores SIGINT and
+// SIGTERM would hold the campaign for the whole grace period after a
+// Ctrl-C; a second Ctrl-C (Options.Hurry) kills it at once.
+func TestCollectHurryKillsAStubbornEngine(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "stubborn")
+	ctx, cancel := context.WithCancel(context.Background())
+	hurry := make(chan struct{})
+	var log syncBuf
+	o := opts(t, dir, pids)
+	o.StopGrace, o.Hurry, o.Log = time.Minute, hurry, &log
+	o.Runner = func(rctx context.Context, tg Target) (*schema.Result, error) {
+		cancel()
+		<-rctx.Done()
+		go func() { time.Sleep(100 * time.Millisecond); close(hurry) }()
+		return nil, rctx.Err()
+	}
+	start := time.Now()
+	_, err := Collect(ctx, f, o)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	// Not a speed target: without Hurry this waits out the one-minute grace.
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("Collect took %v: the engine was not killed at once", d)
+	}
+	if !strings.Contains(log.String(), "killing the engine now") {
+		t.Fatalf("log:\n%s", log.String())
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engine left running: %v", alive)
+	}
+}
