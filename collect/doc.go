@@ -36,7 +36,7 @@
 //     the model's tokenizer.json in the Hugging Face cache, else the
 //     engine's /tokenize.
 //   - A profile's args pass vllm bench serve flags without a field of
-//     their own: --ignore-eos, --num-warmups N (the warm-up), 
+//     their own: --ignore-eos, --num-warmups N (the warm-up),
 //     --random-prefix-len N, --percentile-metrics, --metric-percentiles,
 //     --goodput.
 //   - bench.tool only chooses how the plan prints the benchmark commands
