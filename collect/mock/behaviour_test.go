@@ -170,7 +170,7 @@ func TestFaultsDeterministic(t *testing.T) {
 	}
 
 	// Over HTTP: two servers with the same seed, the same request order.
-	cfg := Config{Seed: 7, Faults: Faults{ErrorRate: 0.2, CutRate: 0.2, GarbageRate: 0.2, StallRate: 0.1, Stall: 30 * ms}}
+	cfg := Config{Seed: 7, Faults: Faults{ErrorRate: 0.2, CutRate: 0.2, GarbageRate: 0.2, StallRate: 0.1, Stall: 300 * ms}}
 	outcomes := func() []string {
 		_, url := newTestServer(t, cfg)
 		var out []string
@@ -195,8 +195,7 @@ func TestFaultsDeterministic(t *testing.T) {
 }
 
 // outcome classifies one streamed request: ok, http500, cut (no [DONE],
-// read error), garbage (an event that is not JSON) or stall (a gap of at
-// least the stall).
+// read error), garbage (an event that is not JSON) or stall (a long gap).
 func outcome(t *testing.T, url, body string) string {
 	resp := post(t, url+"/v1/completions", body)
 	defer resp.Body.Close()
@@ -213,7 +212,8 @@ func outcome(t *testing.T, url, body string) string {
 		} else if !json.Valid([]byte(e.data)) {
 			bad++
 		}
-		if i > 0 && e.at.Sub(evs[i-1].at) >= 30*ms {
+		// The stall is 300 ms; a scheduling hiccup on a busy box is less.
+		if i > 0 && e.at.Sub(evs[i-1].at) >= 200*ms {
 			return "stall"
 		}
 	}

@@ -193,9 +193,12 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, j *job, p pa
 		write(ev.usage())
 	}
 	write(doneEvent)
-	if flush() {
+	if ok {
+		// Counted before the client can see [DONE], so that a client
+		// reading Stats after its stream ended sees it.
 		s.stats.completed.Add(1)
 	}
+	flush()
 }
 
 // respond writes a non-streamed answer once the last token is ready.
@@ -236,6 +239,6 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, j *job, p p
 		resp.Object, resp.Choices = "text_completion", []completionChoice{{Text: string(text), FinishReason: j.finish}}
 	}
 	s.stats.outputTokens.Add(uint64(j.outLen))
+	s.stats.completed.Add(1) // before the client can see the answer
 	writeJSON(w, resp)
-	s.stats.completed.Add(1)
 }
