@@ -15,7 +15,7 @@ import (
 
 // batchingFlags are the flags that select the batching timing model.
 var batchingFlags = []string{"preset", "prefill-tok-per-s", "decode-step", "decode-step-per-seq",
-	"decode-step-per-ktok", "max-batch", "max-num-seqs", "max-num-batched-tokens"}
+	"decode-step-per-ktok", "max-batch", "max-num-seqs", "max-num-batched-tokens", "kv-cache-tokens"}
 
 // runMock serves the simulated engine until ctx ends (SIGINT, SIGTERM).
 func runMock(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -51,6 +51,7 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 	maxBatch := fs.Int("max-batch", 0, "batching: most running sequences; more wait in FIFO order")
 	fs.IntVar(maxBatch, "max-num-seqs", 0, "alias of --max-batch (vLLM's name)")
 	budget := fs.Int("max-num-batched-tokens", 0, "batching: token budget of a step (chunked prefill)")
+	kv := fs.Int("kv-cache-tokens", 0, "batching: KV cache size in tokens; a sequence holds prompt+max output")
 
 	var f mock.Faults
 	fs.Float64Var(&f.ErrorRate, "error-rate", 0, "fraction of requests answered HTTP 500")
@@ -108,6 +109,7 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 		override("max-batch", func() { b.MaxBatch = *maxBatch })
 		override("max-num-seqs", func() { b.MaxBatch = *maxBatch })
 		override("max-num-batched-tokens", func() { b.MaxNumBatchedTokens = *budget })
+		override("kv-cache-tokens", func() { b.KVCacheTokens = *kv })
 		cfg.Batching = &b
 	} else {
 		cfg.TTFT, cfg.ITL = *ttft, *itl
@@ -121,8 +123,8 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 		return err
 	}
 	if b := cfg.Batching; b != nil {
-		fmt.Fprintf(stderr, "mock: batching: prefill %g tok/s, step %v + %v/seq + %v/1k ctx tokens, max batch %d, max batched tokens %d\n",
-			b.PrefillTokPerS, b.DecodeStep, b.DecodeStepPerSeq, b.DecodeStepPerKTok, b.MaxBatch, b.MaxNumBatchedTokens)
+		fmt.Fprintf(stderr, "mock: batching: prefill %g tok/s, step %v + %v/seq + %v/1k ctx tokens, max batch %d, max batched tokens %d, KV cache %d tokens (0: unlimited)\n",
+			b.PrefillTokPerS, b.DecodeStep, b.DecodeStepPerSeq, b.DecodeStepPerKTok, b.MaxBatch, b.MaxNumBatchedTokens, b.KVCacheTokens)
 	} else {
 		fmt.Fprintf(stderr, "mock: fixed timing: TTFT %v, ITL %v\n", cfg.TTFT, cfg.ITL)
 	}

@@ -105,7 +105,7 @@ func TestMockCommandBatching(t *testing.T) {
 	}
 	stop()
 	// sglang's prefill rate, the overridden step and batch.
-	if want := "prefill 33000 tok/s, step 1ms + 55µs/seq + 18µs/1k ctx tokens, max batch 8, max batched tokens 8192"; !strings.Contains(stderr.String(), want) {
+	if want := "prefill 33000 tok/s, step 1ms + 55µs/seq + 18µs/1k ctx tokens, max batch 8, max batched tokens 8192, KV cache 420000 tokens"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
 }
