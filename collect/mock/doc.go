@@ -55,13 +55,19 @@
 //
 // Fixed mode (Config.Batching nil): each request on its own, token k at
 // arrival + TTFT + k·ITL on absolute deadlines, one goroutine and one
-// timer per stream; a few thousand streams cost little.
+// timer per stream. Each token is its own event, flushed when due; only a
+// stream that has fallen behind (an overloaded machine) writes the events
+// already due in one flush, which is what a real server's socket would
+// deliver anyway.
 //
 // Batching mode: one scheduler goroutine simulates a continuous-batching
 // engine (see Batching): a token budget per step, chunked prefill, a
-// maximum batch with FIFO queueing beyond it, and step time growing with
-// batch size and context. Preset gives believable parameter sets named
-// vllm, sglang and trtllm for demo campaigns.
+// maximum batch and a KV cache size with FIFO queueing beyond them, and
+// step time growing with batch size and context. A request joins at the
+// next step boundary; a client that leaves frees its slot. Preset gives
+// believable parameter sets named vllm, sglang and trtllm for demo
+// campaigns. The model itself is deterministic: tests drive it in virtual
+// time, and only the real-time driver reads the clock.
 //
 // # Faults
 //
