@@ -32,12 +32,15 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 `, strings.Join(mock.PresetNames(), ", "))
 		fs.PrintDefaults()
 	}
+	var cfg mock.Config
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	port := fs.Int("port", 8000, "port to listen on; 0 picks a free one")
 	model := fs.String("model", "mock", "model name (path) the engine reports as root")
 	served := fs.String("served-model-name", "", "comma-separated names requests may use (default: --model)")
 	maxLen := fs.Int("max-model-len", 32768, "context length in tokens")
 	seed := fs.Int64("seed", 0, "seed for generated text and fault selection")
+	fs.DurationVar(&cfg.StartupDelay, "startup-delay", 0, "answer 503 for this long after start, as an engine loading its model")
+	fs.IntVar(&cfg.CrashAfterRequests, "crash-after", 0, "crash (drop connections, exit 1) when the request after this many arrives; 0: never")
 	eos := fs.Int("eos-mean-tokens", 256, "mean output length without ignore_eos; 0 or negative: never stop early")
 
 	ttft := fs.Duration("ttft", 20*time.Millisecond, "fixed mode: time to first token")
@@ -72,7 +75,7 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
-	cfg := mock.Config{Model: *model, MaxModelLen: *maxLen, Seed: *seed, EOSMeanTokens: *eos, Faults: f}
+	cfg.Model, cfg.MaxModelLen, cfg.Seed, cfg.EOSMeanTokens, cfg.Faults = *model, *maxLen, *seed, *eos, f
 	if *eos == 0 {
 		cfg.EOSMeanTokens = -1 // 0 on the command line: never stop early
 	}

@@ -190,3 +190,17 @@ func TestMockBinarySignal(t *testing.T) {
 		t.Error("stream finished normally after SIGTERM")
 	}
 }
+
+func TestMockCommandCrash(t *testing.T) {
+	url, _, stop := startMock(t, "--port", "0", "--crash-after", "1")
+	for range 2 {
+		if resp, err := http.Post(url+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"x","max_tokens":1}`)); err == nil {
+			resp.Body.Close()
+		}
+	}
+	err := stop()
+	var errb bytes.Buffer
+	if code := exitCode(err, &errb); code != 1 || !strings.Contains(errb.String(), "simulated engine crash after 1 requests") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}

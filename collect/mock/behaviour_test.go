@@ -3,6 +3,7 @@ package mock
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -299,10 +300,13 @@ func TestCloseEndsStreams(t *testing.T) {
 func TestClientGoneFreesBatchSlot(t *testing.T) {
 	s, url := newTestServer(t, Config{Batching: &Batching{DecodeStep: 2 * ms, MaxBatch: 1}})
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/completions", strings.NewReader(`{"prompt":"x","max_tokens":100000,"stream":true,"ignore_eos":true}`))
+	req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/completions", strings.NewReader(`{"prompt":"x","max_tokens":10000,"stream":true,"ignore_eos":true}`))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Fatalf("first request: HTTP %d", resp.StatusCode)
 	}
 	buf := make([]byte, 100)
 	resp.Body.Read(buf)
@@ -339,5 +343,81 @@ func TestConfigValidate(t *testing.T) {
 		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Validate() = %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestStartupDelay: 503 while "loading", then healthy.
+func TestStartupDelay(t *testing.T) {
+	const delay = 200 * ms
+	start := time.Now()
+	r, err := Start(context.Background(), Config{StartupDelay: delay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	resp := post(t, r.URL+"/v1/completions", `{"prompt":"x","max_tokens":1}`)
+	resp.Body.Close()
+	if resp.StatusCode != 503 {
+		t.Errorf("completions while loading: HTTP %d", resp.StatusCode)
+	}
+	for {
+		resp, err := http.Get(r.URL + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			break
+		}
+		if resp.StatusCode != 503 {
+			t.Fatalf("health while loading: HTTP %d", resp.StatusCode)
+		}
+		time.Sleep(10 * ms)
+	}
+	if d := time.Since(start); d < delay {
+		t.Errorf("healthy after %v, before the %v startup delay", d, delay)
+	}
+}
+
+// TestCrash: the request after CrashAfterRequests kills the engine: it and
+// the streams in flight break, and Wait reports the crash.
+func TestCrash(t *testing.T) {
+	r, err := Start(context.Background(), Config{ITL: 5 * ms, CrashAfterRequests: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var wg sync.WaitGroup
+	streamErrs := make(chan error, 2)
+	for i := range 2 {
+		resp := post(t, r.URL+"/v1/completions", fmt.Sprintf(`{"prompt":"p%d","max_tokens":10000,"stream":true,"ignore_eos":true}`, i))
+		if resp.StatusCode != 200 {
+			t.Fatalf("stream %d: HTTP %d", i, resp.StatusCode)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer resp.Body.Close()
+			evs, err := readSSE(resp.Body)
+			if len(evs) == 0 || evs[len(evs)-1].data == "[DONE]" {
+				err = fmt.Errorf("%d events, last [DONE]", len(evs))
+			}
+			streamErrs <- err
+		}()
+	}
+	time.Sleep(50 * ms)
+	if resp, err := http.Post(r.URL+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"x","max_tokens":1}`)); err == nil {
+		resp.Body.Close()
+		t.Errorf("third request: HTTP %d, want a dropped connection", resp.StatusCode)
+	}
+	wg.Wait()
+	close(streamErrs)
+	for err := range streamErrs {
+		if err == nil {
+			t.Error("a stream in flight ended cleanly at the crash")
+		}
+	}
+	if err := r.Wait(); !errors.Is(err, ErrCrashed) {
+		t.Errorf("Wait = %v, want ErrCrashed", err)
 	}
 }

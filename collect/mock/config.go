@@ -42,6 +42,16 @@ type Config struct {
 
 	// Faults injects failures into a deterministic subset of requests.
 	Faults Faults
+
+	// StartupDelay makes the engine "load" for this long after New: until
+	// then every route answers 503 (as SGLang and TensorRT-LLM do while
+	// starting), so clients' wait-until-healthy loops can be tested.
+	StartupDelay time.Duration
+	// CrashAfterRequests, when positive, makes the engine crash when the
+	// request after that many generation requests arrives: every
+	// connection is dropped, in-flight streams end without [DONE], and
+	// Running.Wait returns ErrCrashed (the command exits 1).
+	CrashAfterRequests int
 }
 
 // Batching is the continuous-batching timing model. One scheduler runs
@@ -147,6 +157,9 @@ func (c Config) Validate() error {
 		if n == "" {
 			return errors.New("mock: config: ServedModelNames holds an empty name")
 		}
+	}
+	if c.StartupDelay < 0 || c.CrashAfterRequests < 0 {
+		return errors.New("mock: config: StartupDelay and CrashAfterRequests must not be negative")
 	}
 	if c.TTFT < 0 || c.ITL < 0 {
 		return fmt.Errorf("mock: config: TTFT %v and ITL %v must not be negative", c.TTFT, c.ITL)

@@ -125,6 +125,16 @@ func (s *Server) pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// abortIfCrashed drops the connection of a stream ended by a crash, so
+// that the client sees a broken connection rather than a clean end.
+func (s *Server) abortIfCrashed() {
+	select {
+	case <-s.crashed:
+		panic(http.ErrAbortHandler)
+	default:
+	}
+}
+
 // stream writes a streamed answer: one event per token, flushed when it is
 // due. Events due at the same moment (a lagging stream catching up) share
 // one flush, as a real server's socket buffer would merge them. It returns
@@ -156,6 +166,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, j *job, p pa
 	for k := 0; k < j.outLen; {
 		avail, err := p.wait(ctx, k)
 		if err != nil {
+			s.abortIfCrashed()
 			return
 		}
 		from := k
@@ -217,6 +228,7 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, j *job, p p
 		panic(http.ErrAbortHandler)
 	}
 	if _, err := p.wait(ctx, j.outLen-1); err != nil {
+		s.abortIfCrashed()
 		return
 	}
 	if j.fault == faultGarbage {
