@@ -109,7 +109,10 @@ type Faults struct {
 	// ErrorRate answers HTTP 500 with an OpenAI error body at once.
 	ErrorRate float64
 	// StallRate pauses the stream before one of its tokens for Stall
-	// (0 = until the client gives up or the server closes).
+	// (0 = until the client gives up or the server closes). In fixed
+	// mode the later tokens keep their spacing after the pause; in
+	// batching mode the engine goes on generating, so the tokens made
+	// meanwhile arrive together when the stream resumes.
 	StallRate float64
 	Stall     time.Duration
 	// CutRate closes the connection after one of the tokens, without
