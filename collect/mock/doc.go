@@ -14,11 +14,11 @@
 //
 // # Routes
 //
-//	GET  /health               200, empty body
+//	GET  /health, /ping        200, empty body
 //	GET  /v1/models            {"object":"list","data":[{"id","root","max_model_len",…}]}
 //	GET  /version, /metrics    {"version":"perflab-mock"}; a few vllm:* Prometheus series
 //	POST /tokenize             {"prompt"} or {"messages"} → {"count","max_model_len","tokens"[,"token_strs"]}
-//	POST /detokenize           {"tokens"} → {"prompt"}
+//	POST /detokenize           {"tokens"} → {"prompt"}  (both also under /v1, as SGLang)
 //	POST /v1/completions       prompt: string, [string] or [token ids]
 //	POST /v1/chat/completions  messages: content as a string or text parts
 //

@@ -74,8 +74,11 @@ func New(cfg Config) (*Server, error) {
 	})
 	m.HandleFunc("GET /v1/models", s.handleModels)
 	m.HandleFunc("GET /metrics", s.handleMetrics)
-	m.HandleFunc("POST /tokenize", s.handleTokenize)
-	m.HandleFunc("POST /detokenize", s.handleDetokenize)
+	m.HandleFunc("GET /ping", func(w http.ResponseWriter, r *http.Request) {})
+	for _, prefix := range []string{"", "/v1"} { // vLLM's paths, and SGLang's too
+		m.HandleFunc("POST "+prefix+"/tokenize", s.handleTokenize)
+		m.HandleFunc("POST "+prefix+"/detokenize", s.handleDetokenize)
+	}
 	m.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.handleGen(w, r, false) })
 	m.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.handleGen(w, r, true) })
 	s.mux = m

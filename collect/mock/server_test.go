@@ -30,6 +30,7 @@ func TestGolden(t *testing.T) {
 		{"models", "GET", "/v1/models", ""},
 		{"tokenize_prompt", "POST", "/tokenize", `{"model":"tiny",` + p + `,"return_token_strs":true}`},
 		{"tokenize_messages", "POST", "/tokenize", `{` + m + `}`},
+		{"tokenize_v1", "POST", "/v1/tokenize", `{"prompt":"hi"}`},
 		{"detokenize", "POST", "/detokenize", `{"model":"tiny","tokens":[84,18720,12302,18596,2090,19119,4725]}`},
 		{"completions_stream", "POST", "/v1/completions", `{"model":"tiny",` + p + `,"max_tokens":3,"stream":true,"ignore_eos":true}`},
 		{"completions_stream_usage", "POST", "/v1/completions", `{"model":"tiny",` + p + `,"max_tokens":3,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}`},
