@@ -421,3 +421,49 @@ func TestCrash(t *testing.T) {
 		t.Errorf("Wait = %v, want ErrCrashed", err)
 	}
 }
+
+// TestManyStreams: hundreds of concurrent streams each get exactly their
+// tokens and [DONE], in both timing modes.
+func TestManyStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test")
+	}
+	const streams, tokens = 512, 20
+	for _, cfg := range []Config{{TTFT: 5 * ms, ITL: 2 * ms}, {Batching: &Batching{DecodeStep: 2 * ms, MaxBatch: 128}}} {
+		s, url := newTestServer(t, cfg)
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams}, Timeout: time.Minute}
+		var wg sync.WaitGroup
+		errs := make(chan error, streams)
+		for i := range streams {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, err := client.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(fmt.Sprintf(
+					`{"messages":[{"role":"user","content":"q%d"}],"max_completion_tokens":%d,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}`, i, tokens)))
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer resp.Body.Close()
+				evs, err := readSSE(resp.Body)
+				if err != nil {
+					errs <- err
+					return
+				}
+				sum := summarize(t, evs)
+				if len(sum.tokenEvents) != tokens+1 || !sum.done || sum.usage == nil || sum.usage.CompletionTokens != tokens {
+					errs <- fmt.Errorf("stream %d: %d token events, done %v, usage %+v", i, len(sum.tokenEvents), sum.done, sum.usage)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if st := s.Stats(); st.Completed != streams || st.OutputTokens != streams*tokens {
+			t.Errorf("stats %+v", st)
+		}
+		client.CloseIdleConnections()
+	}
+}

@@ -33,8 +33,8 @@
 // whole answer comes once the last token is ready, with usage.
 //
 // Requests are checked as vLLM checks them: an unknown model is a 404, and
-// malformed JSON, n ≠ 1, max_tokens < 1 or prompt + max_tokens beyond
-// MaxModelLen are 400s, all with OpenAI's error body
+// malformed JSON, n ≠ 1, stream_options without stream, max_tokens < 1
+// or prompt + max_tokens beyond MaxModelLen are 400s, all with OpenAI's error body
 // {"error":{"message","type","param","code"}}. max_tokens (chat:
 // max_completion_tokens, else max_tokens) defaults to what is left of the
 // context. Without ignore_eos a request stops at a pseudo-EOS fixed by its

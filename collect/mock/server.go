@@ -310,6 +310,9 @@ func (s *Server) parse(r *http.Request, chat bool) (*job, *apiError) {
 			j.promptLen = s.tok.Count(text)
 		}
 	}
+	if req.StreamOptions != nil && !req.Stream {
+		return nil, badRequest("Stream options can only be defined when `stream=True`.")
+	}
 	if req.N != nil && *req.N != 1 {
 		return nil, badRequest("n is %d; the mock generates one choice (n=1)", *req.N)
 	}

@@ -47,6 +47,8 @@ func TestGolden(t *testing.T) {
 		{"err_n", "POST", "/v1/completions", `{` + p + `,"n":2}`},
 		{"err_max_tokens_zero", "POST", "/v1/completions", `{` + p + `,"max_tokens":0}`},
 		{"err_context", "POST", "/v1/completions", `{` + p + `,"max_tokens":100}`},
+		// As vLLM: stream_options without stream is a 400.
+		{"err_stream_options", "POST", "/v1/completions", `{` + p + `,"stream_options":{"include_usage":true}}`},
 		{"err_no_messages", "POST", "/v1/chat/completions", `{"model":"tiny"}`},
 		{"err_detokenize_range", "POST", "/detokenize", `{"tokens":[5,99999]}`},
 	}
