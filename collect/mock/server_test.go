@@ -41,6 +41,8 @@ func TestGolden(t *testing.T) {
 		{"completions_token_ids", "POST", "/v1/completions", `{"prompt":[1,2,3],"max_tokens":1,"ignore_eos":true}`},
 		{"chat_stream", "POST", "/v1/chat/completions", `{"model":"tiny",` + m + `,"max_completion_tokens":3,"stream":true,"ignore_eos":true}`},
 		{"chat_stream_usage", "POST", "/v1/chat/completions", `{"model":"tiny",` + m + `,"max_completion_tokens":3,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}`},
+		// Continuous usage: the role chunk carries completion_tokens 0.
+		{"chat_stream_continuous_usage", "POST", "/v1/chat/completions", `{"model":"tiny",` + m + `,"max_completion_tokens":1,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true},"ignore_eos":true}`},
 		{"chat", "POST", "/v1/chat/completions", `{"model":"tiny",` + m + `,"max_tokens":3,"ignore_eos":true}`},
 		{"err_unknown_model", "POST", "/v1/completions", `{"model":"nope",` + p + `}`},
 		{"err_malformed_json", "POST", "/v1/chat/completions", `{"model":"tiny",`},
