@@ -20,7 +20,6 @@ var createdRE = regexp.MustCompile(`"created":\d+`)
 // "created" (wall-clock seconds) is normalised.
 func TestGolden(t *testing.T) {
 	cfg := Config{Seed: 1, Model: "/models/tiny", ServedModelNames: []string{"tiny", "tiny-alias"}, MaxModelLen: 64, EOSMeanTokens: 10}
-	_, url := newTestServer(t, cfg)
 	const p = `"prompt":"The quick brown fox"`
 	const m = `"messages":[{"role":"system","content":"Be brief"},{"role":"user","content":[{"type":"text","text":"Hi there"}]}]`
 	cases := []struct {
@@ -56,6 +55,9 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// A server per case: ids come from the arrival number, so
+			// each golden stands alone.
+			_, url := newTestServer(t, cfg)
 			req, err := http.NewRequest(c.method, url+c.path, strings.NewReader(c.body))
 			if err != nil {
 				t.Fatal(err)
