@@ -176,6 +176,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, j *job, p pa
 				case faultStall:
 					s.stats.stalls.Add(1)
 					if !flush() || s.pause(ctx, s.cfg.Faults.Stall) != nil {
+						s.abortIfCrashed()
 						return
 					}
 					p.shift(s.cfg.Faults.Stall)
@@ -218,6 +219,7 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, j *job, p p
 	case faultStall:
 		s.stats.stalls.Add(1)
 		if s.pause(ctx, s.cfg.Faults.Stall) != nil {
+			s.abortIfCrashed()
 			return
 		}
 		p.shift(s.cfg.Faults.Stall)
