@@ -1,7 +1,9 @@
 package collect
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,11 +114,61 @@ func finished(s schema.Status) bool {
 // run imported from another tool (perflab import: the seeds' published
 // numbers), which only --force measures again.
 func Existing(r Run) (*schema.Result, bool) {
-	res, err := schema.ReadFile(r.Path)
+	res, err := readHead(r.Path)
 	if err != nil {
 		return nil, false
 	}
 	return res, finished(res.Status) && (res.ID == r.Key || Imported(res))
+}
+
+// readHead reads the identity of a result (schema version, id, status,
+// tool) from the head of its file: the fields come first (schema.Marshal
+// keeps declaration order), so the per-request records, which hold every
+// token's time and can run to megabytes, are never read.
+func readHead(path string) (*schema.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 16<<10))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("%s: not a JSON object", path)
+	}
+	res := &schema.Result{}
+	seen := 0
+	for seen < 4 && dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var dst any
+		switch t {
+		case "schema_version":
+			dst = &res.SchemaVersion
+		case "id":
+			dst = &res.ID
+		case "status":
+			dst = &res.Status
+		case "tool":
+			dst = &res.Tool
+		case "summary", "requests":
+			seen = 4 // past the head: what is missing stays empty
+			continue
+		default:
+			var skip json.RawMessage
+			dst = &skip
+			seen-- // not one of the four
+		}
+		if err := dec.Decode(dst); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		seen++
+	}
+	if res.SchemaVersion < 1 || res.SchemaVersion > schema.Version {
+		return nil, fmt.Errorf("%s: schema version %d", path, res.SchemaVersion)
+	}
+	return res, nil
 }
 
 // Imported reports whether a result came from perflab import rather than

@@ -466,3 +466,69 @@ func TestCollectHurryKillsAStubbornEngine(t *testing.T) {
 		t.Fatalf("engine left running: %v", alive)
 	}
 }
+
+// TestCollectShardsMergeByFile runs two shards of one campaign at the same
+// time into one results directory, as two nodes of a job array on shared
+// storage would: together they write every run once, each experiment's
+// engine is launched once, and a third collect finds nothing to do.
+func TestCollectShardsMergeByFile(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve", "serve", "serve", "serve")
+	var wg sync.WaitGroup
+	reps := make([]*Report, 2)
+	errs := make([]error, 2)
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := opts(t, dir, pids)
+			o.Shard, o.Shards = i, 2
+			reps[i], errs[i] = Collect(context.Background(), f, o)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	if reps[0].Ran+reps[1].Ran != 8 || reps[0].Planned+reps[1].Planned != 8 {
+		t.Fatalf("shards ran %d + %d of 8 runs", reps[0].Ran, reps[1].Ran)
+	}
+	if n := enginetest.Started(pids); n != 4 {
+		t.Fatalf("%d engine launches for 4 experiments", n)
+	}
+	if res := readResults(t, filepath.Join(dir, "fake")); len(res) != 8 {
+		t.Fatalf("%d results", len(res))
+	}
+	rep, err := Collect(context.Background(), f, opts(t, dir, pids))
+	if err != nil || rep.Ran != 0 || rep.Skipped != 8 {
+		t.Fatalf("after the shards: %+v %v", rep, err)
+	}
+}
+
+// BenchmarkExisting measures the resume check of one run whose result
+// holds 1000 requests of 200 tokens (about 4 MB of JSON).
+func BenchmarkExisting(b *testing.B) {
+	dir := b.TempDir()
+	res := &schema.Result{ID: "k", Status: schema.StatusOK, Tool: schema.Tool{Name: ToolPerflab}}
+	for i := 0; i < 1000; i++ {
+		q := schema.Request{Index: i, Success: true, OutputTokens: 200}
+		for j := 0; j < 200; j++ {
+			q.EventS = append(q.EventS, float64(i)+float64(j)*0.0123456789)
+		}
+		res.Requests = append(res.Requests, q)
+	}
+	path := filepath.Join(dir, "e--p.json")
+	if err := schema.WriteFile(path, res); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	b.SetBytes(st.Size())
+	r := Run{Key: "k", Path: path}
+	for i := 0; i < b.N; i++ {
+		if _, ok := Existing(r); !ok {
+			b.Fatal("not found")
+		}
+	}
+}
