@@ -359,8 +359,9 @@ type engineRun struct {
 	proc    *engine.Process // nil for external endpoints
 	version string
 	model   string
-	logRel  string // the log, relative to the results directory
-	before  map[int]float64
+	logRel  string            // the log, relative to the results directory
+	before  map[int]float64   // the engine's GPUs' memory before it started
+	gpus    telemetry.Sampler // reads the engine's GPUs; nil: no GPU engine or no telemetry
 	red     *redact.Redactor
 }
 
@@ -447,8 +448,9 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 				er.baseURL = "http://127.0.0.1:" + strconv.Itoa(port)
 			}
 		}
-		if k.sampler != nil {
-			if m, err := telemetry.MemoryUsed(k.sampler); err == nil {
+		if k.sampler != nil && needsGPUs(l) {
+			er.gpus = telemetry.Only(k.sampler, k.engineGPUs(l))
+			if m, err := telemetry.MemoryUsed(er.gpus); err == nil {
 				er.before = m
 			}
 		}
@@ -525,14 +527,14 @@ func (k *collector) stop(ctx context.Context, er *engineRun) {
 	if err := er.proc.Stop(k.opt.StopGrace); err != nil {
 		fmt.Fprintln(k.opt.Log, "warning:", err)
 	}
-	if k.sampler != nil && er.before != nil && !closed(k.opt.Hurry) && ctx.Err() == nil {
+	if er.gpus != nil && er.before != nil && !closed(k.opt.Hurry) && ctx.Err() == nil {
 		timeout := k.opt.ReleaseTimeout
 		if timeout <= 0 {
 			timeout = 2 * time.Minute
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		if err := telemetry.WaitReleased(ctx, k.sampler, er.before, 512, 500*time.Millisecond); err != nil {
+		if err := telemetry.WaitReleased(ctx, er.gpus, er.before, 512, 500*time.Millisecond); err != nil {
 			fmt.Fprintln(k.opt.Log, "warning:", err)
 		}
 	}
@@ -553,8 +555,8 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		}()
 	}
 	var rec *telemetry.Recorder
-	if k.sampler != nil {
-		rec = telemetry.Record(k.sampler, k.opt.SampleInterval)
+	if er.gpus != nil {
+		rec = telemetry.Record(er.gpus, k.opt.SampleInterval)
 	}
 	started := k.opt.Now()
 	res, err := k.opt.Runner(runCtx, Target{Run: r, Campaign: k.c, BaseURL: er.baseURL, Model: er.model,
@@ -830,4 +832,37 @@ func Preflight(f *File, runs []Run) (map[string]string, error) {
 		return nil, err
 	}
 	return found, nil
+}
+
+// engineGPUs returns the indexes of the GPUs an engine uses: those named
+// by CUDA_VISIBLE_DEVICES (indexes or UUIDs; the experiment's env, else
+// the collector's), else the first GPUs of the node, as engines pick them.
+func (k *collector) engineGPUs(l *Launch) []int {
+	vis, ok := l.Env["CUDA_VISIBLE_DEVICES"]
+	if !ok {
+		vis, ok = os.LookupEnv("CUDA_VISIBLE_DEVICES")
+	}
+	var visible []int
+	if ok {
+		for _, f := range strings.Split(vis, ",") {
+			f = strings.TrimSpace(f)
+			if n, err := strconv.Atoi(f); err == nil {
+				visible = append(visible, n)
+				continue
+			}
+			for _, g := range k.hw.GPUs {
+				if g.UUID != "" && (g.UUID == f || strings.HasPrefix(g.UUID, f)) {
+					visible = append(visible, g.Index)
+				}
+			}
+		}
+	} else {
+		for _, g := range k.hw.GPUs {
+			visible = append(visible, g.Index)
+		}
+	}
+	if l.GPUs > 0 && l.GPUs < len(visible) {
+		visible = visible[:l.GPUs]
+	}
+	return visible
 }

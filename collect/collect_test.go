@@ -532,3 +532,25 @@ func BenchmarkExisting(b *testing.B) {
 		}
 	}
 }
+
+func TestEngineGPUs(t *testing.T) {
+	k := &collector{hw: &schema.Hardware{GPUs: []schema.GPU{{Index: 0, UUID: "GPU-aaa"}, {Index: 1, UUID: "GPU-bbb"}, {Index: 2, UUID: "GPU-ccc"}, {Index: 3, UUID: "GPU-ddd"}}}}
+	t.Setenv("CUDA_VISIBLE_DEVICES", "")
+	os.Unsetenv("CUDA_VISIBLE_DEVICES")
+	for _, tc := range []struct {
+		env  map[string]string
+		gpus int
+		want []int
+	}{
+		{nil, 2, []int{0, 1}},       // the first GPUs, as engines pick them
+		{nil, 0, []int{0, 1, 2, 3}}, // no count: every GPU
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "2,3"}, 2, []int{2, 3}},
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "GPU-ccc,GPU-a"}, 2, []int{2, 0}}, // UUIDs and prefixes
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "1,2,3"}, 1, []int{1}},
+	} {
+		got := k.engineGPUs(&Launch{Env: tc.env, GPUs: tc.gpus})
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("env %v gpus %d: %v, want %v", tc.env, tc.gpus, got, tc.want)
+		}
+	}
+}
