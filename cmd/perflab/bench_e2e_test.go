@@ -68,9 +68,6 @@ func TestBenchCommandEndToEnd(t *testing.T) {
 		"--max-concurrency", "4", "--seed", "3", "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,99",
 		"--goodput", "ttft:10000", "tpot:10000", "--save-result", "--save-detailed", "--result-dir", dir,
 		"--result-filename", "run.json", "--metadata", "gpu=none", "host=ci"}, &out, &errb)
-	if err != nil && strings.Contains(err.Error(), "not in collect/dataset yet") {
-		t.Skipf("SKIP: perflab bench end-to-end: %v (lands with the dataset package)", err)
-	}
 	if err != nil {
 		t.Fatalf("%v\nstderr:\n%s", err, errb.String())
 	}
