@@ -100,3 +100,51 @@ func TestBenchCommandEndToEnd(t *testing.T) {
 		t.Error("--save-detailed kept no generated text")
 	}
 }
+
+// TestBenchCommandShareGPT runs `perflab bench` with a tokenizer.json
+// (Qwen3's, the tiny model's own) and a ShareGPT file, writing only
+// perflab's JSON.
+func TestBenchCommandShareGPT(t *testing.T) {
+	base := startLlamaServer(t)
+	tokDir, _ := filepath.Abs("../../.cache/tokenizers/qwen3")
+	if _, err := os.Stat(filepath.Join(tokDir, "tokenizer.json")); err != nil {
+		t.Skipf("SKIP: %s is not installed (run `make deps`)", tokDir)
+	}
+	dir := t.TempDir()
+	var convs []map[string]any
+	for i := range 12 {
+		convs = append(convs, map[string]any{"conversations": []map[string]string{
+			{"from": "human", "value": "Tell me, in a few friendly sentences, why the sky looks blue on day " + strconv.Itoa(i) + "."},
+			{"from": "gpt", "value": "Sunlight scatters off the air molecules, and blue light scatters the most, so the sky glows blue."},
+		}})
+	}
+	data, _ := json.Marshal(convs)
+	sg := filepath.Join(dir, "sharegpt.json")
+	if err := os.WriteFile(sg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "res", "run.json")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", base, "--model", "tiny-qwen", "--tokenizer", tokDir,
+		"--dataset-name", "sharegpt", "--dataset-path", sg, "--num-prompts", "5", "--sharegpt-output-len", "8",
+		"--ignore-eos", "--request-rate", "50", "--burstiness", "2", "--output-json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+	}
+	res, err := schema.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Completed != 5 || res.Summary.TotalOutputTokens != 40 || res.Load.Dataset != "sharegpt" || res.Load.RequestRate != 50 {
+		t.Fatalf("summary %+v load %+v", res.Summary, res.Load)
+	}
+	for _, r := range res.Requests {
+		// the client-side Qwen3 count equals the server's (no BOS for Qwen)
+		if r.UsagePromptTokens == nil || *r.UsagePromptTokens != r.PromptTokens {
+			t.Errorf("request %d: dataset says %d prompt tokens, server %v", r.Index, r.PromptTokens, r.UsagePromptTokens)
+		}
+	}
+	if !strings.Contains(stderr.String(), "Burstiness factor: 2.0 (Gamma distribution)") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
