@@ -282,6 +282,15 @@ func TestFailuresAreData(t *testing.T) {
 			fmt.Fprint(w, "data: {\"error\":{\"message\":\"overloaded\"}}\n\ndata: [DONE]\n\n")
 		}, status: 200, want: `never received a valid chunk to calculate TTFT: server error {"message":"overloaded"}`},
 		{name: "unreachable", url: refused, want: "connection refused"},
+		// a server that ignores "stream": true and answers one JSON body
+		{name: "not a stream", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"choices":[{"text":"whole answer"}]}`)
+		}, status: 200, want: `never received a valid chunk to calculate TTFT (the response is "application/json", not a text/event-stream)`},
+		{name: "sse error event", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: error\ndata: {\"message\":\"queue full\"}\n\n")
+		}, status: 200, want: `server error {"message":"queue full"}`},
 	}
 	for _, tc := range tests {
 		url := tc.url
