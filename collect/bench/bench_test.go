@@ -427,3 +427,25 @@ func TestWarnings(t *testing.T) {
 		t.Fatalf("client stats %+v", cs)
 	}
 }
+
+// TestWarmupsAreNotRecorded: warmups send the first sample, are awaited,
+// and leave no record.
+func TestWarmupsAreNotRecorded(t *testing.T) {
+	f := &fakeServer{usage: true}
+	srv := f.start(t)
+	res, _, err := measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(3, 2), NumWarmups: 4, MaxConcurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.bodies) != 7 || len(res.Requests) != 3 {
+		t.Fatalf("server saw %d requests, %d records; want 7 and 3", len(f.bodies), len(res.Requests))
+	}
+	for _, b := range f.bodies[:4] {
+		if b["prompt"] != "prompt 0" {
+			t.Fatalf("warmup sent %v, want the first sample", b["prompt"])
+		}
+	}
+	if f.maxInflight.Load() > 2 {
+		t.Fatalf("warmups ran %d at once, cap 2", f.maxInflight.Load())
+	}
+}
