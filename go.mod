@@ -1,3 +1,11 @@
 module github.com/perflab/perflab
 
 go 1.26.8
+
+require (
+	github.com/alecthomas/chroma/v2 v2.27.0
+	github.com/yuin/goldmark v1.8.7
+	github.com/yuin/goldmark-highlighting/v2 v2.0.0-20230729083705-37449abec8cc
+)
+
+require github.com/dlclark/regexp2/v2 v2.2.1 // indirect
