@@ -54,13 +54,19 @@ func metricByID(id string) (Metric, bool) {
 	switch id {
 	case "", "total_token_throughput", "total_tps", "total_token_throughput_tok_per_s":
 		return Metric{ID: "total_token_throughput", Label: "Total TPS", Name: "Total token throughput", Unit: "tok/s", HigherBetter: true, PerGPU: true,
-			get: func(s *schema.Summary) (float64, bool) { return s.TotalTokenThroughput, s.TotalTokenThroughput > 0 || s.Completed > 0 }}, true
+			get: func(s *schema.Summary) (float64, bool) {
+				return s.TotalTokenThroughput, s.TotalTokenThroughput > 0 || s.Completed > 0
+			}}, true
 	case "output_throughput", "output_tps", "output_throughput_tok_per_s":
 		return Metric{ID: "output_throughput", Label: "Output TPS", Name: "Output token throughput", Unit: "tok/s", HigherBetter: true, PerGPU: true,
-			get: func(s *schema.Summary) (float64, bool) { return s.OutputThroughput, s.OutputThroughput > 0 || s.Completed > 0 }}, true
+			get: func(s *schema.Summary) (float64, bool) {
+				return s.OutputThroughput, s.OutputThroughput > 0 || s.Completed > 0
+			}}, true
 	case "request_throughput", "rps", "request_throughput_req_per_s":
 		return Metric{ID: "request_throughput", Label: "Req/s", Name: "Request throughput", Unit: "req/s", HigherBetter: true, PerGPU: true,
-			get: func(s *schema.Summary) (float64, bool) { return s.RequestThroughput, s.RequestThroughput > 0 || s.Completed > 0 }}, true
+			get: func(s *schema.Summary) (float64, bool) {
+				return s.RequestThroughput, s.RequestThroughput > 0 || s.Completed > 0
+			}}, true
 	case "mean_ttft", "ttft":
 		return Metric{ID: "mean_ttft", Label: "Mean TTFT (ms)", Name: "Mean time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.TTFT) }}, true
 	case "median_ttft":
