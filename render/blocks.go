@@ -177,7 +177,7 @@ type cell struct {
 
 type cellLine struct {
 	Label, Value, PerGPU string
-	Delta                string
+	Delta                template.HTML
 	DeltaClass           string
 }
 
@@ -209,8 +209,8 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 			continue
 		}
 		l := cellLine{Label: m.Label, Value: fmtNum(v)}
-		if normalize && m.PerGPU {
-			l.PerGPU = fmt.Sprintf("%s per GPU on %d GPUs", fmtNum(v/float64(gpus)), gpus)
+		if normalize && m.PerGPU && gpus > 1 {
+			l.PerGPU = fmt.Sprintf("%s per GPU", fmtNum(v/float64(gpus)))
 		}
 		if i == 0 {
 			out.Sort = fmt.Sprintf("%.4f", v)
@@ -218,7 +218,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 		if ref != nil && ref != run && ref.Result.Summary != nil && successfulEnough(ref.Result) {
 			if rv, ok := m.Value(ref.Result.Summary); ok {
 				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
-				l.Delta, l.DeltaClass = d.String(), d.Class()
+				l.Delta, l.DeltaClass = d.HTML(), d.Class()
 			}
 		}
 		out.Lines = append(out.Lines, l)

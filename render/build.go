@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -166,6 +167,7 @@ func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 	t, err := template.New("").Funcs(template.FuncMap{
 		"join": strings.Join,
 		"add":  func(a, b int) int { return a + b },
+		"gpus": gpuCount,
 	}).ParseFS(fsys, "*.html")
 	if err != nil {
 		return nil, nil, fmt.Errorf("render: templates: %w", err)
@@ -355,6 +357,22 @@ func (s *Site) nav() navView {
 			label = fmt.Sprintf("%s ×%d", label, r.Campaign.Hardware.Count)
 		}
 		m.Items = append(m.Items, navItem{Title: label, URL: r.Page.URL})
+	}
+	// Two reports of one model on one GPU (a throughput and a tuned
+	// variant, say) get their page name added to tell them apart.
+	for gi := range v.Groups {
+		for mi := range v.Groups[gi].Models {
+			items := v.Groups[gi].Models[mi].Items
+			count := map[string]int{}
+			for _, it := range items {
+				count[it.Title]++
+			}
+			for i := range items {
+				if count[items[i].Title] > 1 {
+					items[i].Title += " · " + path.Base(strings.TrimSuffix(items[i].URL, "/"))
+				}
+			}
+		}
 	}
 	var plain []*Page
 	for _, p := range s.Pages {
@@ -619,4 +637,12 @@ func reportData(r *Report) ([]byte, []byte, error) {
 		return nil, nil, fmt.Errorf("data.csv: %w", err)
 	}
 	return js.Bytes(), cs.Bytes(), nil
+}
+
+// gpuCount spells a GPU count: "1 GPU", "8 GPUs".
+func gpuCount(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"html/template"
 	"math"
 	"strings"
 
@@ -143,6 +144,10 @@ func (d Delta) String() string {
 	}
 	return fmt.Sprintf("%+.1f%%", r)
 }
+
+// HTML is String for templates: html/template would print "+" as "&#43;".
+// The text is ours (digits, sign, %, ~), never input.
+func (d Delta) HTML() template.HTML { return template.HTML(d.String()) }
 
 // Class is the CSS class colouring the delta.
 func (d Delta) Class() string {

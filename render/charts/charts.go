@@ -100,13 +100,15 @@ type Grid struct {
 
 // Axis is an x or y axis.
 type Axis struct {
-	Type         string    `json:"type"`
-	GridIndex    int       `json:"gridIndex"`
-	Data         []string  `json:"data,omitempty"`
-	Name         string    `json:"name,omitempty"`
-	NameLocation string    `json:"nameLocation,omitempty"`
-	NameGap      int       `json:"nameGap,omitempty"`
-	AxisLabel    AxisLabel `json:"axisLabel"`
+	Type         string   `json:"type"`
+	GridIndex    int      `json:"gridIndex"`
+	Data         []string `json:"data,omitempty"`
+	Name         string   `json:"name,omitempty"`
+	NameLocation string   `json:"nameLocation,omitempty"`
+	NameGap      int      `json:"nameGap,omitempty"`
+	// NameTextStyle is a small fixed set of keys (encoding/json sorts map keys).
+	NameTextStyle map[string]any `json:"nameTextStyle,omitempty"`
+	AxisLabel     AxisLabel      `json:"axisLabel"`
 }
 
 // AxisLabel configures axis tick labels.
@@ -134,10 +136,11 @@ type Datum struct {
 
 // Label is a bar's value label.
 type Label struct {
-	Show      bool   `json:"show"`
-	Position  string `json:"position,omitempty"`
-	Formatter string `json:"formatter,omitempty"`
-	FontSize  int    `json:"fontSize,omitempty"`
+	Show       bool   `json:"show"`
+	Position   string `json:"position,omitempty"`
+	Formatter  string `json:"formatter,omitempty"`
+	FontSize   int    `json:"fontSize,omitempty"`
+	LineHeight int    `json:"lineHeight,omitempty"`
 }
 
 const (
@@ -164,14 +167,15 @@ func Bars(id string, g Grouped) Chart {
 		}
 		o.Grid = append(o.Grid, Grid{Left: "3%", Right: "3%", Top: top, Height: panelHeight, ContainLabel: true})
 		o.XAxis = append(o.XAxis, Axis{Type: "category", GridIndex: i, Data: p.Categories, AxisLabel: AxisLabel{Interval: 0, HideOverlap: true}})
-		o.YAxis = append(o.YAxis, Axis{Type: "value", GridIndex: i, Name: p.YName, NameLocation: "middle", NameGap: 60})
+		o.YAxis = append(o.YAxis, Axis{Type: "value", GridIndex: i, Name: p.YName, NameLocation: "end", NameGap: 10,
+			NameTextStyle: map[string]any{"align": "left", "fontSize": 11}})
 		for _, s := range p.Series {
 			b := BarSpec{Name: s.Name, Type: "bar", XAxisIndex: i, YAxisIndex: i,
 				Label: Label{Show: true, Position: "top", FontSize: 10}, BarMaxWidth: 48}
 			for j, v := range s.Values {
 				d := Datum{Value: round2(v)}
 				if j < len(s.Labels) && s.Labels[j] != "" {
-					d.Label = &Label{Show: true, Position: "top", Formatter: s.Labels[j], FontSize: 10}
+					d.Label = &Label{Show: true, Position: "top", Formatter: s.Labels[j], FontSize: 10, LineHeight: 13}
 				}
 				b.Data = append(b.Data, d)
 			}
