@@ -291,13 +291,14 @@ func profileDescription(p schema.Profile) string {
 
 // ---- charts ----
 
-func (c *pageCtx) chartHTML(kind string, ch charts.Chart, caption string) (template.HTML, error) {
+func (c *pageCtx) chartHTML(ch charts.Chart, title, caption string) (template.HTML, error) {
 	js, err := ch.JSON()
 	if err != nil {
 		return "", err
 	}
-	return template.HTML(fmt.Sprintf(`<figure class="chart-figure"><div class="chart" id="%s" style="height:%dpx" data-chart="%s-option" role="img" aria-label="%s"></div><script type="application/json" id="%s-option">%s</script><figcaption>%s</figcaption></figure>`+"\n",
-		ch.ID, ch.Height, ch.ID, template.HTMLEscapeString(caption), ch.ID, js, template.HTMLEscapeString(caption))), nil
+	t, cp := template.HTMLEscapeString(title), template.HTMLEscapeString(caption)
+	return template.HTML(fmt.Sprintf(`<figure class="chart-figure"><p class="chart-title">%s</p><div class="chart" id="%s" style="height:%dpx" data-chart="%s-option" role="img" aria-label="%s: %s"></div><script type="application/json" id="%s-option">%s</script><figcaption>%s</figcaption></figure>`+"\n",
+		t, ch.ID, ch.Height, ch.ID, t, cp, ch.ID, js, cp)), nil
 }
 
 func (c *pageCtx) nextChartID(kind string) string {
@@ -345,7 +346,7 @@ func (c *pageCtx) chart(m Metric, title string) (template.HTML, error) {
 	if normalize {
 		caption += fmt.Sprintf(" (per GPU: the baseline uses %d GPUs, the optimized configuration %d)", bg, og)
 	}
-	return c.chartHTML("bar", charts.Bars(c.nextChartID("bar"), charts.Grouped{Title: title, Panels: []charts.Panel{panel}}), caption)
+	return c.chartHTML(charts.Bars(c.nextChartID("bar"), charts.Grouped{Panels: []charts.Panel{panel}}), title, caption)
 }
 
 func div(v *float64, n int) *float64 {
@@ -375,7 +376,7 @@ func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
 	var panels []charts.Panel
 	for _, id := range []string{"mean_ttft", "mean_tpot", "mean_e2el"} {
 		m := mustMetric(id)
-		panel := charts.Panel{Title: m.Name, YName: m.Unit}
+		panel := charts.Panel{Title: m.Name + " (" + m.Unit + ")"}
 		base := charts.Series{Name: "Baseline: " + be.Name}
 		opt := charts.Series{Name: "Optimized: " + oe.Name}
 		any := false
@@ -407,7 +408,7 @@ func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
 	if len(panels) == 0 {
 		return `<p class="empty">No latency data recorded yet.</p>`, nil
 	}
-	return c.chartHTML("latency", charts.Bars(c.nextChartID("latency"), charts.Grouped{Title: title, Panels: panels}), "Latency per benchmark case (ms; lower is better)")
+	return c.chartHTML(charts.Bars(c.nextChartID("latency"), charts.Grouped{Panels: panels}), title, "Latency per benchmark case (ms; lower is better); labels give the optimized value and its change")
 }
 
 // ---- commands and raw outputs ----

@@ -44,11 +44,11 @@ func TestCompare(t *testing.T) {
 func TestPerGPU(t *testing.T) {
 	tps, tpot := mustMetric("total_token_throughput"), mustMetric("mean_tpot")
 	tests := []struct {
-		name           string
-		m              Metric
-		base, opt      float64
-		baseG, optG    int
-		want           string
+		name        string
+		m           Metric
+		base, opt   float64
+		baseG, optG int
+		want        string
 	}{
 		// Qwen3-235B on H100: baseline TP8 8424.86, optimized TP4 7787.17:
 		// GPUStack prints "7787.17x2 (+84.9%)"; per GPU it is the same ratio.

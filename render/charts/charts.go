@@ -36,9 +36,10 @@ type Panel struct {
 	Series     []Series
 }
 
-// Grouped describes a chart of one or more stacked panels sharing a legend.
+// Grouped describes a chart of one or more stacked panels sharing a
+// legend. The chart's title belongs in the page (a caption), where it
+// wraps on a phone; a panel's title names its metric.
 type Grouped struct {
-	Title  string
 	Panels []Panel
 }
 
@@ -146,7 +147,7 @@ type Label struct {
 const (
 	panelHeight = 230
 	panelGap    = 70
-	topPad      = 60
+	topPad      = 64
 )
 
 // Bars builds a grouped bar chart with fixed id.
@@ -155,15 +156,12 @@ func Bars(id string, g Grouped) Chart {
 		BackgroundColor: "transparent",
 		Color:           palette,
 		Tooltip:         Tooltip{Trigger: "axis", AxisPointer: AxisPointer{Type: "shadow"}},
-		Legend:          Legend{Top: 28, Type: "scroll"},
-	}
-	if g.Title != "" {
-		o.Title = append(o.Title, Title{Text: g.Title, Left: "center", Top: 0, TextStyle: map[string]any{"fontSize": 14}})
+		Legend:          Legend{Top: 0, Type: "scroll"},
 	}
 	top := topPad
 	for i, p := range g.Panels {
 		if p.Title != "" {
-			o.Title = append(o.Title, Title{Text: p.Title, Left: "center", Top: top - 22, TextStyle: map[string]any{"fontSize": 12, "fontWeight": "normal"}})
+			o.Title = append(o.Title, Title{Text: p.Title, Left: "center", Top: top - 26, TextStyle: map[string]any{"fontSize": 12, "fontWeight": "normal"}})
 		}
 		o.Grid = append(o.Grid, Grid{Left: "3%", Right: "3%", Top: top, Height: panelHeight, ContainLabel: true})
 		o.XAxis = append(o.XAxis, Axis{Type: "category", GridIndex: i, Data: p.Categories, AxisLabel: AxisLabel{Interval: 0, HideOverlap: true}})
