@@ -39,6 +39,22 @@ type pageCtx struct {
 	t      *template.Template
 	ids    *markdown.IDs
 	charts int
+	code   map[string]template.HTML // highlighted commands, by text
+}
+
+// bash highlights a command line, once per page (the same serving command
+// appears in several blocks).
+func (c *pageCtx) bash(cmd string) template.HTML {
+	cmd = wrapCommand(cmd)
+	if h, ok := c.code[cmd]; ok {
+		return h
+	}
+	if c.code == nil {
+		c.code = map[string]template.HTML{}
+	}
+	h := codeHTML("bash", cmd)
+	c.code[cmd] = h
+	return h
 }
 
 func (c *pageCtx) exec(name string, data any) (template.HTML, error) {
@@ -447,7 +463,7 @@ func (c *pageCtx) command(e *schema.Experiment, title string) (template.HTML, er
 	if title == "" {
 		title = "Serving Command"
 	}
-	return c.exec("command", commandView{Title: title, Experiment: e.Name, Code: codeHTML("bash", wrapCommand(c.rep.Command(e))), Open: true, Class: "tip"})
+	return c.exec("command", commandView{Title: title, Experiment: e.Name, Code: c.bash(c.rep.Command(e)), Open: true, Class: "tip"})
 }
 
 // wrapCommand breaks a long command line before its flags, with shell
@@ -583,7 +599,7 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 				ranks = append(ranks, ranked{e.Name, 0, false})
 			}
 		}
-		ev := expView{Name: e.Name, Note: e.Note, Chosen: row.Chosen, Command: codeHTML("bash", wrapCommand(r.Command(&e)))}
+		ev := expView{Name: e.Name, Note: e.Note, Chosen: row.Chosen, Command: c.bash(r.Command(&e))}
 		if withHeadings {
 			ev.Heading = c.heading(4, e.Name)
 		}
@@ -839,7 +855,7 @@ func (c *pageCtx) setup() (template.HTML, error) {
 		if cmd == "" {
 			cmd = benchCommand(camp, p, v.Tool)
 		}
-		v.Commands = append(v.Commands, commandLine{Profile: p.Name, Code: codeHTML("bash", wrapCommand(cmd))})
+		v.Commands = append(v.Commands, commandLine{Profile: p.Name, Code: c.bash(cmd)})
 	}
 	return c.exec("setup", &v)
 }
@@ -991,7 +1007,7 @@ func (c *pageCtx) cases() (template.HTML, error) {
 			continue
 		}
 		cv := caseView{Heading: c.heading(4, p.Name), Description: profileDescription(p), BaseName: be.Name, OptName: oe.Name,
-			BaseCommand: codeHTML("bash", wrapCommand(r.Command(be))), OptCommand: codeHTML("bash", wrapCommand(r.Command(oe)))}
+			BaseCommand: c.bash(r.Command(be)), OptCommand: c.bash(r.Command(oe))}
 		cv.BaseRaw.Title = "Baseline benchmark result"
 		cv.OptRaw.Title = "Optimized benchmark result"
 		if base != nil {

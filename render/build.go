@@ -184,7 +184,12 @@ type file struct {
 // Render writes every file of the site into dir (which must exist).
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	var st Stats
-	nav := s.nav()
+	navData := s.nav()
+	var navBuf bytes.Buffer
+	if err := t.ExecuteTemplate(&navBuf, "nav", navData); err != nil {
+		return st, fmt.Errorf("render: template nav: %w", err)
+	}
+	nav := navBuf.String()
 	write := func(f file) error {
 		p := filepath.Join(dir, filepath.FromSlash(f.path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -248,7 +253,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			metas = append(metas, r.meta)
 		}
 	}
-	home, se, err := s.renderHome(t, nav)
+	home, se, err := s.renderHome(t, nav, navData)
 	if err != nil {
 		return st, err
 	}
@@ -320,6 +325,7 @@ func chromaCSS() ([]byte, error) {
 // ---- layout ----
 
 type navView struct {
+	Base   string
 	Groups []navGroup
 	Pages  []navItem
 }
@@ -341,7 +347,7 @@ type navItem struct {
 // nav groups reports by objective, then model, then GPU (the leaf label),
 // as GPUStack's hand-written nav does, but generated.
 func (s *Site) nav() navView {
-	var v navView
+	v := navView{Base: s.opt.BaseURL}
 	for _, r := range s.Reports {
 		g := "Optimizing " + strings.ToUpper(r.Objective()[:1]) + r.Objective()[1:]
 		if len(v.Groups) == 0 || v.Groups[len(v.Groups)-1].Title != g {
@@ -406,6 +412,12 @@ func (p *Page) navTitle() string {
 	return titleFromPath(p.Rel)
 }
 
+// currentNav marks the page's own link in the prebuilt navigation.
+func (s *Site) currentNav(nav, url string) template.HTML {
+	link := `<a href="` + template.HTMLEscapeString(s.url(url)) + `">`
+	return template.HTML(strings.Replace(nav, link, link[:len(link)-1]+` aria-current="page">`, 1))
+}
+
 type layoutView struct {
 	Base        string
 	SiteTitle   string
@@ -414,7 +426,7 @@ type layoutView struct {
 	URL         string
 	Body        template.HTML
 	TOC         []tocEntry
-	Nav         navView
+	NavHTML     template.HTML
 	Charts      bool
 	LiveReload  bool
 	ReloadURL   string
@@ -452,12 +464,12 @@ type reportMeta struct {
 
 // RenderPage renders one page into its files: index.html and, for a
 // report, data.json and data.csv.
-func (s *Site) RenderPage(p *Page, t *template.Template, nav navView) ([]file, searchEntry, reportMeta, error) {
+func (s *Site) RenderPage(p *Page, t *template.Template, nav string) ([]file, searchEntry, reportMeta, error) {
 	rp, err := s.renderBody(p, t)
 	if err != nil {
 		return nil, searchEntry{}, reportMeta{}, err
 	}
-	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), Nav: nav, Charts: rp.Charts}
+	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.currentNav(nav, p.URL), Charts: rp.Charts}
 	var files []file
 	var meta reportMeta
 	se := searchEntry{Title: rp.Title, URL: s.url(p.URL), Text: plainText(string(rp.Body), 4000)}
@@ -516,7 +528,7 @@ type homeView struct {
 	Intro   template.HTML
 }
 
-func (s *Site) renderHome(t *template.Template, nav navView) (file, searchEntry, error) {
+func (s *Site) renderHome(t *template.Template, nav string, navData navView) (file, searchEntry, error) {
 	title := SiteTitle
 	var intro template.HTML
 	desc := ""
@@ -527,7 +539,7 @@ func (s *Site) renderHome(t *template.Template, nav navView) (file, searchEntry,
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Intro: intro, Pages: nav.Pages}
+	hv := homeView{Intro: intro, Pages: navData.Pages}
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
 	}
@@ -536,7 +548,7 @@ func (s *Site) renderHome(t *template.Template, nav navView) (file, searchEntry,
 		return file{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())
-	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), Nav: nav, Home: true})
+	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.currentNav(nav, ""), Home: true})
 	if err != nil {
 		return file{}, searchEntry{}, err
 	}

@@ -136,3 +136,19 @@ func TestSummaryText(t *testing.T) {
 		}
 	}
 }
+
+func TestTableOfContentsAndPlainText(t *testing.T) {
+	body := `<h2 id="a">A &amp; B<a class="headerlink" href="#a">¶</a></h2><p>Hello <b>world</b></p>` +
+		`<h3 id="b-1"><code>x</code> y<a class="headerlink" href="#b-1">¶</a></h3><pre><code>skip me</code></pre><h4 id="c">C<a class="headerlink" href="#c">¶</a></h4>` +
+		`<script>nor me</script><p>tail  text é</p>`
+	toc := tableOfContents(body)
+	if len(toc) != 2 || toc[0] != (tocEntry{2, "a", "A & B"}) || toc[1] != (tocEntry{3, "b-1", "x y"}) {
+		t.Errorf("toc = %+v", toc)
+	}
+	if got := plainText(body, 1000); got != "A & B Hello world x y C tail text é" {
+		t.Errorf("plainText = %q", got)
+	}
+	if got := plainText("<p>aé</p>", 2); got != "a" {
+		t.Errorf("plainText cut inside a rune = %q, want \"a\"", got)
+	}
+}
