@@ -6,9 +6,7 @@ require (
 	github.com/alecthomas/chroma/v2 v2.27.0
 	github.com/yuin/goldmark v1.8.7
 	github.com/yuin/goldmark-highlighting/v2 v2.0.0-20230729083705-37449abec8cc
+	gopkg.in/yaml.v3 v3.0.1
 )
 
-require (
-	github.com/dlclark/regexp2/v2 v2.2.1 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
-)
+require github.com/dlclark/regexp2/v2 v2.2.1 // indirect
