@@ -162,24 +162,58 @@ func stepIDs(c *schema.Campaign) string {
 	return strings.Join(ids, ", ")
 }
 
-// footnotes collects the caveats of a table; each distinct text gets a
-// number, shown next to the numbers it concerns and listed under the table
-// (benchstat's way of keeping caveats next to, not instead of, numbers).
+// footnotes collects the caveats of a table's runs: each run with caveats
+// gets one number, shown next to its numbers, and its caveats are listed
+// under the table (benchstat's way of keeping caveats next to, not
+// instead of, numbers).
 type footnotes struct {
-	List []string
-	idx  map[string]int
+	List []footnote
+	idx  map[*Run]int
 }
 
-func (f *footnotes) add(s string) int {
-	if f.idx == nil {
-		f.idx = map[string]int{}
+type footnote struct {
+	Run   string
+	Items []string
+}
+
+// add registers run's caveats and returns their note number, 0 if none.
+func (f *footnotes) add(c *pageCtx, run *Run) int {
+	if run == nil {
+		return 0
 	}
-	if n, ok := f.idx[s]; ok {
+	if n, ok := f.idx[run]; ok {
 		return n
 	}
-	f.List = append(f.List, s)
-	f.idx[s] = len(f.List)
+	items := Caveats(run.Result)
+	if len(items) == 0 {
+		return 0
+	}
+	if f.idx == nil {
+		f.idx = map[*Run]int{}
+	}
+	f.List = append(f.List, footnote{Run: c.runLabel(run), Items: items})
+	f.idx[run] = len(f.List)
 	return len(f.List)
+}
+
+// refs returns the note references of run (none or one).
+func (f *footnotes) refs(c *pageCtx, run *Run) []int {
+	if n := f.add(c, run); n > 0 {
+		return []int{n}
+	}
+	return nil
+}
+
+// runLabel names a run: "vLLM / ShareGPT".
+func (c *pageCtx) runLabel(run *Run) string {
+	exp, prof := run.Result.Experiment, run.Result.Profile
+	if e, ok := c.rep.Campaign.Experiment(exp); ok {
+		exp = e.Name
+	}
+	if p, ok := c.rep.Campaign.Profile(prof); ok {
+		prof = p.Name
+	}
+	return exp + " / " + prof
 }
 
 // cell is one table cell of metric values.
@@ -206,9 +240,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 	}
 	res := run.Result
 	var out cell
-	for _, cv := range Caveats(res) {
-		out.Notes = append(out.Notes, fn.add(cv))
-	}
+	out.Notes = fn.refs(c, run)
 	out.Bad = !successful(res)
 	if res.Summary == nil {
 		out.Missing = string(res.Status)
@@ -459,11 +491,15 @@ type commandView struct {
 	Class      string
 }
 
+// command renders an experiment's serving command as a code block; a
+// title wraps it in an open "tip" details block (the skeleton's "Serving
+// Command"). Without one the Markdown can wrap it itself (`???+ tip`).
 func (c *pageCtx) command(e *schema.Experiment, title string) (template.HTML, error) {
+	code := c.bash(c.rep.Command(e))
 	if title == "" {
-		title = "Serving Command"
+		return code, nil
 	}
-	return c.exec("command", commandView{Title: title, Experiment: e.Name, Code: c.bash(c.rep.Command(e)), Open: true, Class: "tip"})
+	return c.exec("command", commandView{Title: title, Experiment: e.Name, Code: code, Open: true, Class: "tip"})
 }
 
 // wrapCommand breaks a long command line before its flags, with shell
@@ -692,11 +728,7 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 	} else {
 		row.Value = "no result"
 	}
-	if baseRun != nil {
-		for _, cv := range Caveats(baseRun.Result) {
-			row.NoteIDs = append(row.NoteIDs, v.Notes.add(cv))
-		}
-	}
+	row.NoteIDs = v.Notes.refs(c, baseRun)
 	v.Rows = append(v.Rows, row)
 	prevV := baseV
 	for _, st := range camp.Steps {
@@ -710,9 +742,7 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 		row.Chosen = e.Name
 		x, run := val(e)
 		if run != nil {
-			for _, cv := range Caveats(run.Result) {
-				row.NoteIDs = append(row.NoteIDs, v.Notes.add(cv))
-			}
+			row.NoteIDs = v.Notes.refs(c, run)
 			row.Bad = !successful(run.Result)
 		}
 		if x == nil {
@@ -945,9 +975,7 @@ func (c *pageCtx) runs() (template.HTML, error) {
 				} else {
 					row.File = run.File
 				}
-				for _, cv := range Caveats(res) {
-					row.NoteIDs = append(row.NoteIDs, v.Notes.add(cv))
-				}
+				row.NoteIDs = v.Notes.refs(c, run)
 				if s := res.Summary; s != nil {
 					total := s.Completed + s.Failed
 					if res.Load.NumPrompts > total {

@@ -211,7 +211,7 @@ func Caveats(res *schema.Result) []string {
 		if total > 0 && s.Completed < total {
 			out = append(out, fmt.Sprintf("%d of %d requests succeeded (%.1f%%)", s.Completed, total, float64(s.Completed)/float64(total)*100))
 		}
-		if s.MaxOutputTokensPerS != nil && s.OutputThroughput > 0 && *s.MaxOutputTokensPerS > implausiblePeak*s.OutputThroughput {
+		if s.MaxOutputTokensPerS != nil && s.OutputThroughput > 0 && *s.MaxOutputTokensPerS > implausiblePeak*s.OutputThroughput && !mentions(res.Warnings, "peak output") {
 			out = append(out, fmt.Sprintf("implausible peak output throughput: %s tok/s is %.0f× the average output throughput (%s tok/s); it cannot be a 1-second peak and is not comparable",
 				fmtNum(*s.MaxOutputTokensPerS), *s.MaxOutputTokensPerS/s.OutputThroughput, fmtNum(s.OutputThroughput)))
 		}
@@ -219,7 +219,7 @@ func Caveats(res *schema.Result) []string {
 			out = append(out, "output throughput exceeds total token throughput: the summary is inconsistent")
 		}
 	}
-	if strings.Contains(strings.ToLower(res.Tool.Name), "guidellm") {
+	if strings.Contains(strings.ToLower(res.Tool.Name), "guidellm") && !mentions(res.Warnings, "guidellm") {
 		out = append(out, "measured with guidellm: its TPOT includes the first token and its peak output throughput is not a 1-second peak")
 	}
 	out = append(out, res.Warnings...)
@@ -243,4 +243,15 @@ func successful(res *schema.Result) bool {
 		total = res.Load.NumPrompts
 	}
 	return s.Completed > 0 && s.Completed == total
+}
+
+// mentions reports whether a warning already says something (the
+// importer writes its own caveats; ours are not repeated then).
+func mentions(warnings []string, sub string) bool {
+	for _, w := range warnings {
+		if strings.Contains(strings.ToLower(w), sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -229,7 +229,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	}
 	fmt.Fprintf(w, "<p>Recommended configuration for optimizing %s of %s on %s:</p>\n",
 		template.HTMLEscapeString(r.Objective()), template.HTMLEscapeString(r.ModelName()), template.HTMLEscapeString(r.HardwareLabel()))
-	if err := write(c.command(r.Optimized(), "")); err != nil {
+	if err := write(c.command(r.Optimized(), "Serving Command")); err != nil {
 		return err
 	}
 	if hasRuns {
