@@ -53,12 +53,25 @@ func repoRoot(t *testing.T) string {
 const probeHead = `<script>window.__errs=[];window.addEventListener("error",function(e){__errs.push("error: "+(e.message||e.target&&e.target.src||"resource"))},true);` +
 	`(function(){var o=console.error;console.error=function(){__errs.push("console.error: "+Array.prototype.join.call(arguments," "));o.apply(console,arguments)}})();</script>`
 
-const probeTail = `<script>setTimeout(function(){var h=document.documentElement;` +
-	`var d=document.querySelector("details:not([open])");var opened="none";if(d){d.querySelector("summary").click();opened=String(d.open)}` +
+const probeTail = `<script>(function(){var h=document.documentElement;` +
+	// Search: type a word into the box; the results are read 1 s later.
+	`var q=document.getElementById("search");if(q){q.value=h.getAttribute("data-probe-query")||"qwen";q.dispatchEvent(new Event("input"))}` +
+	// Sort: click the first numeric header of a table with 2+ rows, twice
+	// (descending, then ascending) and check the order of data-sort.
+	`var sorted="none";var th=Array.prototype.find.call(document.querySelectorAll("table.sortable th[data-sort-type=number]"),function(t){return t.closest("table").tBodies[0].rows.length>1});` +
+	`if(th){var col=Array.prototype.indexOf.call(th.parentNode.cells,th);th.click();var tb=th.closest("table").tBodies[0];` +
+	`var vals=function(){return Array.prototype.map.call(tb.rows,function(r){var v=parseFloat(r.cells[col].getAttribute("data-sort"));return isNaN(v)?-Infinity:v})};` +
+	`var d=vals();th.click();var a=vals();var ok=true;for(var i=1;i<d.length;i++){if(d[i]>d[i-1]||a[i]<a[i-1])ok=false}sorted=String(ok)}` +
+	`setTimeout(function(){` +
 	`var charts=document.querySelectorAll(".chart");var drawn=0;charts.forEach(function(c){if(c.getAttribute("_echarts_instance_")&&c.querySelector("canvas"))drawn++});` +
+	`var res=document.getElementById("search-results");` +
+	`h.setAttribute("data-probe-search",res&&!res.hidden?String(res.querySelectorAll("a").length):"0");` +
+	// Last, since a click outside the search box closes its results.
+	`var d=document.querySelector("details:not([open])");var opened="none";if(d){d.querySelector("summary").click();opened=String(d.open)}` +
 	`h.setAttribute("data-probe-details",opened);h.setAttribute("data-probe-charts",charts.length+"/"+drawn);` +
 	`h.setAttribute("data-probe-instances",window.perflabCharts?String(perflabCharts().length):"none");` +
-	`h.setAttribute("data-probe-errors",JSON.stringify(window.__errs));h.setAttribute("data-probe-done","1")},500);</script>`
+	`h.setAttribute("data-probe-sorted",sorted);` +
+	`h.setAttribute("data-probe-errors",JSON.stringify(window.__errs));h.setAttribute("data-probe-done","1")},1000)})();</script>`
 
 // probeServer serves dir on 127.0.0.1, injecting the probes into HTML
 // pages when asked (?probe=1), and records every 404.
@@ -173,6 +186,12 @@ func TestBrowser(t *testing.T) {
 				}
 				if got["errors"] != "[]" {
 					t.Errorf("%s: script errors: %s", name, got["errors"])
+				}
+				if got["search"] == "0" {
+					t.Errorf("%s: searching for \"qwen\" listed no page", name)
+				}
+				if got["sorted"] == "false" {
+					t.Errorf("%s: clicking a numeric column header did not sort the rows", name)
 				}
 				if u != "" {
 					if got["details"] != "true" {

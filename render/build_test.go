@@ -220,3 +220,71 @@ func TestImportRule(t *testing.T) {
 		t.Error("render should depend on collect/schema")
 	}
 }
+
+// TestServeOptions: the reload script only in serve mode; templates read
+// from disk when TemplatesDir is set; each page lists its input files.
+func TestServeOptions(t *testing.T) {
+	out := buildFixture(t, "/")
+	if strings.Contains(readFile(t, filepath.Join(out, "about/index.html")), "EventSource") {
+		t.Error("reload script injected outside serve mode")
+	}
+	// A copy of the templates with a marker in the layout.
+	tdir := t.TempDir()
+	err := fs.WalkDir(os.DirFS("../templates"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".go") {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join("../templates", p))
+		if err != nil {
+			return err
+		}
+		if p == "layout.html" {
+			b = bytes.Replace(b, []byte("<footer"), []byte("<p>from-disk-marker</p><footer"), 1)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(tdir, p)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tdir, p), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveOut := filepath.Join(t.TempDir(), "site")
+	opt := Options{Content: fixtureSite + "/content", Results: fixtureSite + "/results", Out: serveOut, BaseURL: "/x/", TemplatesDir: tdir, LiveReload: true}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, filepath.Join(serveOut, "about/index.html"))
+	if !strings.Contains(page, `new EventSource("/x/_perflab/reload")`) {
+		t.Error("serve mode: reload script missing or not under the base URL")
+	}
+	if !strings.Contains(page, "from-disk-marker") {
+		t.Error("TemplatesDir: templates not read from disk")
+	}
+	site, err := Load(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range site.Pages {
+		if p.URL != "demo/h100/" {
+			continue
+		}
+		want := []string{
+			fixtureSite + "/content/demo/h100/campaign.yaml",
+			fixtureSite + "/content/demo/h100/index.md",
+			fixtureSite + "/results/demo-h100/sglang-base--long.json",
+		}
+		for _, w := range want {
+			found := false
+			for _, d := range p.Deps {
+				found = found || d == w
+			}
+			if !found {
+				t.Errorf("Deps of %s lack %s: %v", p.Src, w, p.Deps)
+			}
+		}
+		if len(p.Deps) != 8 {
+			t.Errorf("Deps: %d files, want 8 (page, campaign, 6 results)", len(p.Deps))
+		}
+	}
+}
