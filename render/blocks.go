@@ -609,9 +609,9 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		v.Profiles = append(v.Profiles, p.Name)
 	}
 	type ranked struct {
-		name string
-		v    float64
-		ok   bool
+		name, note string
+		v          float64
+		ok         bool
 	}
 	var ranks []ranked
 	for _, e := range st.Experiments {
@@ -629,10 +629,18 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		if len(profs) > 0 {
 			run := r.Run(e.ID, profs[0].ID)
 			x := c.metricValue(run, p1)
-			if x != nil && run != nil && successful(run.Result) {
-				ranks = append(ranks, ranked{e.Name, *x, true})
-			} else {
-				ranks = append(ranks, ranked{e.Name, 0, false})
+			switch {
+			case x != nil && successful(run.Result):
+				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true})
+			case x != nil:
+				// Numbers from a partly failed run rank, marked.
+				s := run.Result.Summary
+				total := max(s.Completed+s.Failed, run.Result.Load.NumPrompts)
+				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, note: fmt.Sprintf(", only %d of %d requests succeeded", s.Completed, total)})
+			case run == nil:
+				ranks = append(ranks, ranked{name: e.Name, note: "not run"})
+			default:
+				ranks = append(ranks, ranked{name: e.Name, note: string(run.Result.Status)})
 			}
 		}
 		ev := expView{Name: e.Name, Note: e.Note, Chosen: row.Chosen, Command: c.bash(r.Command(&e))}
@@ -660,9 +668,9 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		var parts []string
 		for _, k := range ranks {
 			if k.ok {
-				parts = append(parts, fmt.Sprintf("%s (%s %s)", k.name, fmtNum(k.v), p1.Unit))
+				parts = append(parts, fmt.Sprintf("%s (%s %s%s)", k.name, fmtNum(k.v), p1.Unit, k.note))
 			} else {
-				parts = append(parts, k.name+" (no complete result)")
+				parts = append(parts, k.name+" ("+k.note+")")
 			}
 		}
 		sep := " > "

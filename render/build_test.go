@@ -109,7 +109,7 @@ func TestBuildFixtureSite(t *testing.T) {
 		`<p class="admonition-title">Note</p>`, `The node has NVLink`, `BF16 needs two GPUs`,
 		`<details class="tip" open="open">`, `vllm serve Qwen/Qwen3-32B-FP8`,
 		`id="chart-bar-1"`, `assets/echarts.min.js`, `data.json`, `data.csv`,
-		`Total token throughput on ShareGPT: vLLM (2,352.82 tok/s) &gt; SGLang (no complete result)`,
+		`Total token throughput on ShareGPT: vLLM (2,352.82 tok/s) &gt; SGLang (1,690.84 tok/s, only 516 of 1000 requests succeeded)`,
 	)
 	mustNot("report", report, `<script>alert`, "???", "!!!", `This heading is replaced`)
 	mustContain("blocks", blocks, `id="chart-bar-1"`, `id="chart-latency-2"`, `Benchmark result: SGLang / ShareGPT`,
