@@ -175,10 +175,40 @@ func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 	return t, fsys, nil
 }
 
-// file is one output file.
-type file struct {
-	path string // slash-separated, relative to the output directory
-	data []byte
+// File is one output file.
+type File struct {
+	Path string // slash-separated, relative to the output directory
+	Data []byte
+}
+
+// Templates are the parsed HTML templates and the assets beside them.
+type Templates struct {
+	t      *template.Template
+	assets fs.FS
+}
+
+// LoadTemplates parses the templates from dir, or the embedded ones when
+// dir is "" (Options.TemplatesDir).
+func LoadTemplates(dir string) (*Templates, error) {
+	t, assets, err := loadTemplates(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Templates{t: t, assets: assets}, nil
+}
+
+// PageFiles renders one page on its own (a preview server's incremental
+// step when only inputs in p.Deps changed): its index.html and, for a
+// report, data.json and data.csv. Navigation, the home page and the search
+// index depend on every page; rebuild the site when pages are added,
+// removed or retitled.
+func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
+	var nav bytes.Buffer
+	if err := tm.t.ExecuteTemplate(&nav, "nav", s.nav()); err != nil {
+		return nil, fmt.Errorf("render: template nav: %w", err)
+	}
+	files, _, _, err := s.RenderPage(p, tm.t, nav.String())
+	return files, err
 }
 
 // Render writes every file of the site into dir (which must exist).
@@ -190,12 +220,12 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		return st, fmt.Errorf("render: template nav: %w", err)
 	}
 	nav := navBuf.String()
-	write := func(f file) error {
-		p := filepath.Join(dir, filepath.FromSlash(f.path))
+	write := func(f File) error {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
-		if err := os.WriteFile(p, f.data, 0o644); err != nil {
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
 		return nil
@@ -267,12 +297,12 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	if err != nil {
 		return st, fmt.Errorf("render: search index: %w", err)
 	}
-	extra := []file{{path: "search.json", data: append(idx, '\n')}}
+	extra := []File{{Path: "search.json", Data: append(idx, '\n')}}
 	css, err := chromaCSS()
 	if err != nil {
 		return st, err
 	}
-	extra = append(extra, file{path: "assets/chroma.css", data: css})
+	extra = append(extra, File{Path: "assets/chroma.css", Data: css})
 	err = fs.WalkDir(assets, "assets", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -281,7 +311,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		if err != nil {
 			return err
 		}
-		extra = append(extra, file{path: p, data: data})
+		extra = append(extra, File{Path: p, Data: data})
 		return nil
 	})
 	if err != nil {
@@ -292,7 +322,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		if err != nil {
 			return st, fmt.Errorf("render: %w", err)
 		}
-		extra = append(extra, file{path: rel, data: data})
+		extra = append(extra, File{Path: rel, Data: data})
 	}
 	for _, f := range extra {
 		if err := write(f); err != nil {
@@ -464,13 +494,13 @@ type reportMeta struct {
 
 // RenderPage renders one page into its files: index.html and, for a
 // report, data.json and data.csv.
-func (s *Site) RenderPage(p *Page, t *template.Template, nav string) ([]file, searchEntry, reportMeta, error) {
+func (s *Site) RenderPage(p *Page, t *template.Template, nav string) ([]File, searchEntry, reportMeta, error) {
 	rp, err := s.renderBody(p, t)
 	if err != nil {
 		return nil, searchEntry{}, reportMeta{}, err
 	}
 	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.currentNav(nav, p.URL), Charts: rp.Charts}
-	var files []file
+	var files []File
 	var meta reportMeta
 	se := searchEntry{Title: rp.Title, URL: s.url(p.URL), Text: plainText(string(rp.Body), 4000)}
 	if r := p.Report; r != nil {
@@ -481,13 +511,13 @@ func (s *Site) RenderPage(p *Page, t *template.Template, nav string) ([]file, se
 		if err != nil {
 			return nil, se, meta, fmt.Errorf("%s: %w", p.Src, err)
 		}
-		files = append(files, file{path: p.URL + "data.json", data: js}, file{path: p.URL + "data.csv", data: csvData})
+		files = append(files, File{Path: p.URL + "data.json", Data: js}, File{Path: p.URL + "data.csv", Data: csvData})
 	}
 	html, err := s.layout(t, v)
 	if err != nil {
 		return nil, se, meta, fmt.Errorf("%s: %w", p.Src, err)
 	}
-	files = append([]file{{path: p.Out(), data: html}}, files...)
+	files = append([]File{{Path: p.Out(), Data: html}}, files...)
 	return files, se, meta, nil
 }
 
@@ -528,14 +558,14 @@ type homeView struct {
 	Intro   template.HTML
 }
 
-func (s *Site) renderHome(t *template.Template, nav string, navData navView) (file, searchEntry, error) {
+func (s *Site) renderHome(t *template.Template, nav string, navData navView) (File, searchEntry, error) {
 	title := SiteTitle
 	var intro template.HTML
 	desc := ""
 	if s.Home != nil {
 		rp, err := s.renderBody(s.Home, t)
 		if err != nil {
-			return file{}, searchEntry{}, err
+			return File{}, searchEntry{}, err
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
@@ -545,14 +575,14 @@ func (s *Site) renderHome(t *template.Template, nav string, navData navView) (fi
 	}
 	var body bytes.Buffer
 	if err := t.ExecuteTemplate(&body, "home", hv); err != nil {
-		return file{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
+		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())
 	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.currentNav(nav, ""), Home: true})
 	if err != nil {
-		return file{}, searchEntry{}, err
+		return File{}, searchEntry{}, err
 	}
-	return file{path: "index.html", data: html}, searchEntry{Title: title, URL: s.url(""), Text: plainText(string(intro), 2000)}, nil
+	return File{Path: "index.html", Data: html}, searchEntry{Title: title, URL: s.url(""), Text: plainText(string(intro), 2000)}, nil
 }
 
 // navTitleReport is a report's title without rendering its page.

@@ -6,9 +6,10 @@
 //
 //	load    Load reads and checks every input (front matter, campaigns,
 //	        results) into a Site; bad input fails here with file:line.
-//	render  Site.RenderPage turns one Page into its files (HTML, and for a
-//	        report its data.json/data.csv); pages are independent, so a
-//	        preview server can re-render only the pages whose Deps changed.
+//	render  each Page becomes its files (HTML, and for a report its
+//	        data.json/data.csv); pages are independent, so a preview server
+//	        can re-render only the pages whose Deps changed (Site.PageFiles
+//	        with LoadTemplates).
 //	site    the home page, search index and assets.
 //	swap    Build writes into a temporary directory beside Out and swaps it
 //	        in with renames, so a failed build leaves Out as it was.
