@@ -210,6 +210,9 @@ func TestBrowser(t *testing.T) {
 				if i == 1 {
 					phone := filepath.Join(art, name+"-phone.png")
 					runChrome(t, bin, append(chromeFlags(userData), "--window-size=390,1600", "--virtual-time-budget=5000", "--screenshot="+phone, srv.URL+"/"+u)...)
+					// prefers-color-scheme: dark picks the dark theme.
+					dark := filepath.Join(art, name+"-dark.png")
+					runChrome(t, bin, append(chromeFlags(t.TempDir()), "--blink-settings=preferredColorScheme=0", "--window-size=1280,1400", "--virtual-time-budget=5000", "--screenshot="+dark, srv.URL+"/"+u)...)
 				}
 			}
 			srv.mu.Lock()

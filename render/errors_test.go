@@ -87,6 +87,8 @@ func TestBuildErrors(t *testing.T) {
 			"content/demo/blocks/index.md:"},
 		{"block unknown metric", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: chart\nmetric: speed\n```\n",
 			"content/demo/blocks/index.md:8: block chart: field metric: unknown metric \"speed\""},
+		{"campaign file missing", "content/demo/blocks/index.md", "---\ntitle: T\ncampaign: ../nope/campaign.yaml\n---\n# X\n",
+			"content/demo/blocks/index.md:3: field campaign: open "},
 		{"block on a page without campaign", "content/about.md", "# About\n\n```perflab\nblock: runs\n```\n",
 			"content/about.md:3: block \"runs\": this page has no campaign"},
 		{"result of an unknown experiment", "results/demo-h100/ghost--sharegpt.json",

@@ -64,7 +64,7 @@ func hasScheme(s string) bool { return schemeRE.MatchString(s) }
 // renderBody renders a page's Markdown, its perflab blocks and, for a
 // report that places no block, the generated skeleton.
 func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) {
-	conv := markdown.New(markdown.Options{Unsafe: true})
+	conv := s.markdown()
 	ids := markdown.NewIDs()
 	doc := conv.Parse(p.body, markdown.ParseOptions{IDs: ids, Link: s.linkFunc(p)})
 	ctx := &pageCtx{site: s, page: p, rep: p.Report, t: t, ids: ids}

@@ -11,12 +11,14 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/markdown"
 	"gopkg.in/yaml.v3"
 )
 
 // Site is everything a build reads, loaded and checked once.
 type Site struct {
-	opt Options
+	opt  Options
+	conv *markdown.Converter // narrative Markdown (raw HTML allowed); safe for concurrent use
 	// Pages are every page to render, sorted by URL. The home page
 	// (content/index.md, or a generated one) is not among them.
 	Pages []*Page
@@ -96,7 +98,7 @@ func (r *Report) Runs() []*Run {
 // Load reads and checks content and results.
 func Load(ctx context.Context, opt Options) (*Site, error) {
 	opt = opt.withDefaults()
-	s := &Site{opt: opt}
+	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true})}
 	if _, err := os.Stat(opt.Content); err != nil {
 		if os.IsNotExist(err) {
 			return s, nil // no content yet: the build still produces an index
@@ -165,6 +167,8 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 	return s, nil
 }
 
+func (s *Site) markdown() *markdown.Converter { return s.conv }
+
 // pageURL maps a content path to its pretty URL: a/b/index.md → a/b/,
 // a/b.md → a/b/, index.md → "".
 func pageURL(rel string) string {
@@ -216,7 +220,11 @@ func (s *Site) loadReport(p *Page, file string) (*Report, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		line := 1
-		return nil, fmt.Errorf("%s:%d: campaign: %v", p.Src, line, err)
+		if p.FrontMatter.Campaign != "" {
+			src, _ := os.ReadFile(p.Src)
+			line = firstLineOf(src, "\ncampaign:") + 1
+		}
+		return nil, fmt.Errorf("%s:%d: field campaign: %v", p.Src, line, err)
 	}
 	c, node, err := parseCampaign(file, data)
 	if err != nil {
