@@ -701,6 +701,9 @@ type summaryRow struct {
 	Remark         string
 	NoteIDs        []int
 	Bad            bool
+	// Skipped: the step carried nothing forward; its value is shown but
+	// the next step is compared with the configuration before it.
+	Skipped bool
 }
 
 func (c *pageCtx) summary(profileID string) (template.HTML, error) {
@@ -718,6 +721,10 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 	for _, st := range camp.Steps {
 		if e, ok := camp.Experiment(st.Chosen); ok {
 			counts[r.GPUs(e)] = true
+			continue
+		}
+		for i := range st.Experiments { // a skipped step shows one of these
+			counts[r.GPUs(&st.Experiments[i])] = true
 		}
 	}
 	v.Normalized = len(counts) > 1 && m.PerGPU
@@ -743,7 +750,9 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 		row := summaryRow{Option: st.Title}
 		e, ok := camp.Experiment(st.Chosen)
 		if !ok {
-			row.Chosen, row.Value, row.Remark = "—", "—", "no change carried forward"
+			// Nothing carried forward: show the step's best try and why
+			// it was skipped (GPUStack's "optimization skipped").
+			c.skippedStep(&v, &row, st, val, prevV, baseV, m)
 			v.Rows = append(v.Rows, row)
 			continue
 		}
@@ -772,9 +781,9 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 		v.Rows = append(v.Rows, row)
 	}
 	if len(v.Rows) > 1 {
-		last := v.Rows[len(v.Rows)-1]
+		var last summaryRow
 		for i := len(v.Rows) - 1; i > 0; i-- {
-			if v.Rows[i].Cum.OK {
+			if v.Rows[i].Cum.OK && !v.Rows[i].Skipped {
 				last = v.Rows[i]
 				break
 			}
@@ -784,6 +793,50 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 		}
 	}
 	return c.exec("summary", &v)
+}
+
+// skippedStep fills the summary row of a step that carried nothing
+// forward with its best experiment on the summary profile.
+func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, val func(*schema.Experiment) (*float64, *Run), prevV, baseV *float64, m Metric) {
+	var best *schema.Experiment
+	var bestV *float64
+	var bestRun *Run
+	for i := range st.Experiments {
+		e := &st.Experiments[i]
+		x, run := val(e)
+		if x == nil {
+			continue
+		}
+		better := bestV == nil || (successful(run.Result) && !successful(bestRun.Result)) ||
+			(successful(run.Result) == successful(bestRun.Result) && (m.HigherBetter && *x > *bestV || !m.HigherBetter && *x < *bestV))
+		if better {
+			best, bestV, bestRun = e, x, run
+		}
+	}
+	row.Skipped = true
+	if best == nil {
+		row.Chosen, row.Value, row.Remark = "—", "—", "no result; nothing carried forward"
+		return
+	}
+	row.Chosen = best.Name
+	row.Value, row.Sort = fmtNum(*bestV), fmt.Sprintf("%.4f", *bestV)
+	row.NoteIDs = v.Notes.refs(c, bestRun)
+	row.Bad = !successful(bestRun.Result)
+	if prevV != nil {
+		row.Inc = Compare(*prevV, *bestV, m.HigherBetter)
+	}
+	if baseV != nil {
+		row.Cum = Compare(*baseV, *bestV, m.HigherBetter)
+	}
+	s := bestRun.Result.Summary
+	switch total := max(s.Completed+s.Failed, bestRun.Result.Load.NumPrompts); {
+	case s.Completed < total:
+		row.Remark = fmt.Sprintf("only %d of %d requests succeeded; not carried forward", s.Completed, total)
+	case row.Inc.OK && row.Inc.Sign < 0:
+		row.Remark = "worse than the configuration before it; not carried forward"
+	default:
+		row.Remark = "not carried forward"
+	}
 }
 
 // ---- setup ----

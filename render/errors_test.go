@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -174,5 +175,42 @@ func TestEmptyContent(t *testing.T) {
 	home := readFile(t, filepath.Join(opt.Out, "index.html"))
 	if !strings.Contains(home, "No reports yet") {
 		t.Error("home page does not say there are no reports yet")
+	}
+}
+
+// TestSummarySteps: incremental deltas compare with the configuration
+// carried forward, cumulative ones with the baseline; a step that carries
+// nothing forward is shown with its best try and the reason, and the
+// total ignores it.
+func TestSummarySteps(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "content/demo/h100/campaign.yaml")
+	b, err := os.ReadFile(camp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Step 2 carries nothing forward now.
+	writeFile(t, camp, strings.Replace(string(b), "    chosen: vllm-fp8\n", "", 1))
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, filepath.Join(opt.Out, "demo/h100/index.html"))
+	i := strings.Index(page, `<table class="sortable summary">`)
+	table := page[i : i+strings.Index(page[i:], "</table>")]
+	text := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(table, " ")
+	text = strings.Join(strings.Fields(text), " ")
+	for _, want := range []string{
+		// The FP8 try runs on 1 GPU, the baseline on 2: per GPU throughout.
+		"Total TPS per GPU (ShareGPT)",
+		"Baseline vLLM 1,176.41 – –",
+		// Engine selection keeps the baseline: unchanged.
+		"Choosing the Inference Engine vLLM the baseline is kept 1,176.41 ~ ~",
+		"Quantization in vLLM FP8 on one GPU not carried forward 4,005.62 [1] +240.5% +240.5%",
+		"Total (vs baseline) vLLM 1,176.41 ~",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, text)
+		}
 	}
 }
