@@ -489,6 +489,8 @@ type searchEntry struct {
 type reportMeta struct {
 	Title, URL, Model, Hardware, Engine, Objective string
 	Best, BestSort, BestNote                       string
+	Gain                                           template.HTML
+	GainClass, GainSort, GainNote                  string
 	DataJSON, DataCSV, Campaign                    string
 }
 
@@ -549,6 +551,29 @@ func (s *Site) reportMeta(r *Report, title string) reportMeta {
 	} else {
 		m.Best = "—"
 	}
+	// The headline gain: optimized vs baseline on the first profile both
+	// ran, per GPU when their GPU counts differ.
+	prim, _ := r.primaryMetrics()
+	be, oe := r.Baseline(), r.Optimized()
+	for _, p := range r.Campaign.Profiles {
+		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
+		if base == nil || opt == nil || !successfulEnough(base.Result) || !successfulEnough(opt.Result) {
+			continue
+		}
+		bv, ok1 := prim.Value(base.Result.Summary)
+		ov, ok2 := prim.Value(opt.Result.Summary)
+		if !ok1 || !ok2 {
+			continue
+		}
+		norm := r.GPUs(be) != r.GPUs(oe)
+		d := Compare(Normalized(prim, bv, r.GPUs(be), norm), Normalized(prim, ov, r.GPUs(oe), norm), prim.HigherBetter)
+		m.Gain, m.GainClass, m.GainSort = d.HTML(), d.Class(), strconv.FormatFloat(d.Pct, 'f', 4, 64)
+		m.GainNote = prim.Label + " on " + p.Name
+		if norm && prim.PerGPU {
+			m.GainNote += ", per GPU"
+		}
+		break
+	}
 	return m
 }
 
@@ -560,7 +585,7 @@ type homeView struct {
 
 func (s *Site) renderHome(t *template.Template, nav string, navData navView) (File, searchEntry, error) {
 	title := SiteTitle
-	var intro template.HTML
+	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
 	desc := ""
 	if s.Home != nil {
 		rp, err := s.renderBody(s.Home, t)
