@@ -152,3 +152,17 @@ func TestTableOfContentsAndPlainText(t *testing.T) {
 		t.Errorf("plainText cut inside a rune = %q, want \"a\"", got)
 	}
 }
+
+// TestSummaryTextGuidellm: a guidellm run's TPOT is not printed under
+// vLLM's "excl. 1st token" header.
+func TestSummaryTextGuidellm(t *testing.T) {
+	res := fixtureResults()[0]
+	res.Tool.Name = "guidellm"
+	got := SummaryText(res)
+	if strings.Contains(got, "excl. 1st token") || !strings.Contains(got, "Time per Output Token (guidellm: incl. 1st token)") {
+		t.Errorf("guidellm TPOT under the wrong header:\n%s", got)
+	}
+	if strings.Contains(got, "Peak output token throughput") {
+		t.Errorf("guidellm's max printed as a 1-second peak:\n%s", got)
+	}
+}
