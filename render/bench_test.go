@@ -93,3 +93,21 @@ func TestWriteSyntheticSite(t *testing.T) {
 	}
 	writeSyntheticSite(t, out, 1000)
 }
+
+// BenchmarkBuildBundled builds the repository's own content/ and results/.
+func BenchmarkBuildBundled(b *testing.B) {
+	dir, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := filepath.Dir(dir)
+	if _, err := os.Stat(filepath.Join(root, "content")); err != nil {
+		b.Skip("no content/ in this checkout")
+	}
+	opt := Options{Content: filepath.Join(root, "content"), Results: filepath.Join(root, "results"), Out: filepath.Join(b.TempDir(), "site")}
+	for i := 0; i < b.N; i++ {
+		if err := Build(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

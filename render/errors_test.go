@@ -214,3 +214,26 @@ func TestSummarySteps(t *testing.T) {
 		}
 	}
 }
+
+// TestCampaignWithoutNarrative: a bundle holding only campaign.yaml is a
+// report made of the generated skeleton.
+func TestCampaignWithoutNarrative(t *testing.T) {
+	dir := copyFixture(t)
+	if err := os.Remove(filepath.Join(dir, "content/demo/h100/index.md")); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	st, err := BuildStats(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reports != 2 {
+		t.Errorf("%d reports, want 2", st.Reports)
+	}
+	page := readFile(t, filepath.Join(opt.Out, "demo/h100/index.html"))
+	for _, want := range []string{"<h1>Optimizing Qwen3-32B Throughput on NVIDIA H100 GPUs</h1>", `id="summary-of-optimization-options"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+}

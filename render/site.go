@@ -135,6 +135,20 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	// A bundle with a campaign but no index.md is a report with no
+	// narrative: the skeleton alone.
+	have := map[string]bool{}
+	for _, rel := range mds {
+		have[rel] = true
+	}
+	for _, rel := range s.Static {
+		if path.Base(rel) == "campaign.yaml" && path.Dir(rel) != "." {
+			if idx := path.Join(path.Dir(rel), "index.md"); !have[idx] {
+				mds = append(mds, idx)
+				have[idx] = true
+			}
+		}
+	}
 	sort.Strings(mds)
 	sort.Strings(s.Static)
 	byURL := map[string]string{}
@@ -183,6 +197,9 @@ func pageURL(rel string) string {
 func (s *Site) loadPage(rel string) (*Page, error) {
 	src := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
 	data, err := os.ReadFile(src)
+	if os.IsNotExist(err) && path.Base(rel) == "index.md" {
+		data, err = nil, nil // a campaign bundle without narrative
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
@@ -195,7 +212,7 @@ func (s *Site) loadPage(rel string) (*Page, error) {
 		return nil, nil
 	}
 	p.FrontMatter, p.HasFrontMatter, p.body, p.bodyLine = fm, has, body, lines
-	p.Deps = []string{p.Src}
+	p.Deps = []string{p.Src} // listed even when absent: creating it changes the page
 
 	// A bundle (…/index.md) with a campaign is a report.
 	camp := fm.Campaign

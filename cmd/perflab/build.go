@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/perflab/perflab/render"
@@ -41,6 +42,9 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if fs.NArg() > 0 {
 		return usageError("build: unexpected argument %q", fs.Arg(0))
+	}
+	if _, err := os.Stat(opt.Content); os.IsNotExist(err) {
+		fmt.Fprintf(stderr, "perflab build: %s does not exist; building a site with no pages but the home page\n", opt.Content)
 	}
 	start := time.Now()
 	st, err := render.BuildStats(ctx, opt)
