@@ -237,3 +237,33 @@ func TestCampaignWithoutNarrative(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyObjective: a latency campaign leads with latency, lower is
+// better, and is listed under "Optimizing Latency".
+func TestLatencyObjective(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "content/demo/h100/campaign.yaml")
+	b, err := os.ReadFile(camp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, camp, strings.Replace(string(b), "objective: throughput", "objective: latency", 1))
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, filepath.Join(opt.Out, "demo/h100/index.html"))
+	for _, want := range []string{
+		// The fixture has no end-to-end latency: TTFT leads, not a derived E2E.
+		`<span class="k">Mean TTFT (ms):</span> <span class="v">45,000.20</span> <span class="delta better">(-42.4%)</span>`,
+		`Optimizing Latency`,
+		`Mean time to first token on ShareGPT: vLLM (78,118.74 ms) &lt; SGLang (115,690.30 ms`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if strings.Contains(page, "E2E latency (ms):") {
+		t.Error("an end-to-end latency was printed though no run recorded one")
+	}
+}

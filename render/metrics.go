@@ -96,10 +96,19 @@ func mustMetric(id string) Metric { m, _ := metricByID(id); return m }
 // primaryMetrics returns the headline metric and the secondary one shown
 // under it, by objective: throughput pages lead with total token
 // throughput and mean TPOT (GPUStack's cells); latency pages with mean
-// end-to-end latency and mean TTFT.
+// end-to-end latency and mean TTFT, or mean TTFT and TPOT when no run
+// recorded end-to-end latency.
 func (r *Report) primaryMetrics() (Metric, Metric) {
 	if r.Objective() == "latency" {
-		return mustMetric("mean_e2el"), mustMetric("mean_ttft")
+		// Mean end-to-end latency when the runs recorded it (vLLM prints
+		// it only with --percentile-metrics e2el); never derived.
+		e2el := mustMetric("mean_e2el")
+		for _, run := range r.Runs() {
+			if _, ok := e2el.Value(run.Result.Summary); ok {
+				return e2el, mustMetric("mean_ttft")
+			}
+		}
+		return mustMetric("mean_ttft"), mustMetric("mean_tpot")
 	}
 	return mustMetric("total_token_throughput"), mustMetric("mean_tpot")
 }
