@@ -3,6 +3,7 @@ module github.com/perflab/perflab
 go 1.26.8
 
 require (
+	github.com/NVIDIA/go-nvml v0.13.3-0
 	github.com/alecthomas/chroma/v2 v2.27.0
 	github.com/dlclark/regexp2 v1.11.0
 	github.com/yuin/goldmark v1.8.7
