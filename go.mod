@@ -4,10 +4,16 @@ go 1.26.8
 
 require (
 	github.com/NVIDIA/go-nvml v0.13.3-0
+	github.com/alecthomas/chroma/v2 v2.27.0
 	github.com/dlclark/regexp2 v1.11.0
+	github.com/yuin/goldmark v1.8.7
+	github.com/yuin/goldmark-highlighting/v2 v2.0.0-20230729083705-37449abec8cc
 	golang.org/x/term v0.44.0
 	golang.org/x/text v0.24.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require golang.org/x/sys v0.46.0 // indirect
+require (
+	github.com/dlclark/regexp2/v2 v2.2.1 // indirect
+	golang.org/x/sys v0.46.0 // indirect
+)
