@@ -23,7 +23,7 @@ func (e *BuildError) Error() string { return e.Text }
 
 // fileLine finds the first "FILE:LINE:" (optionally "FILE:LINE:COL:") whose
 // FILE has an extension, the form perflab's build errors use.
-var fileLine = regexp.MustCompile(`([^\s:"'()]*\.[A-Za-z0-9]+):(\d+)(?::\d+)?:\s*`)
+var fileLine = regexp.MustCompile(`([^\s:"'()]*\.[A-Za-z][A-Za-z0-9]*):(\d+)(?::\d+)?:\s*`)
 
 func newBuildError(err error) *BuildError {
 	text := err.Error()
