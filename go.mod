@@ -3,10 +3,13 @@ module github.com/perflab/perflab
 go 1.26.8
 
 require (
+	github.com/chromedp/chromedp v0.14.2
+	github.com/fsnotify/fsnotify v1.10.1
+)
+
+require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327 // indirect
-	github.com/chromedp/chromedp v0.14.2 // indirect
 	github.com/chromedp/sysutil v1.1.0 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2 // indirect
 	github.com/gobwas/httphead v0.1.0 // indirect
 	github.com/gobwas/pool v0.2.1 // indirect
