@@ -55,3 +55,22 @@ func githubRepo(remote string) (owner, repo string, err error) {
 	}
 	return parts[0], repo, nil
 }
+
+// PagesURL is the address the published site will have: https://CNAME/
+// with a custom domain, else https://OWNER.github.io/REPO/ (or
+// https://OWNER.github.io/ for the user site); "" when remote is not a
+// GitHub URL.
+func PagesURL(remote, cname string) string {
+	if cname != "" {
+		return "https://" + cname + "/"
+	}
+	owner, repo, err := githubRepo(remote)
+	if err != nil {
+		return ""
+	}
+	host := strings.ToLower(owner) + ".github.io"
+	if strings.EqualFold(repo, host) {
+		return "https://" + host + "/"
+	}
+	return "https://" + host + "/" + repo + "/"
+}

@@ -58,6 +58,9 @@ type Result struct {
 	// no commit is made (Commit == Parent).
 	Unchanged bool
 	Pushed    bool
+	// PagesURL is where GitHub Pages serves the branch (see PagesURL);
+	// "" when the remote is not on github.com.
+	PagesURL string
 }
 
 // Publish builds the site for the Pages address and commits it to the
@@ -103,7 +106,7 @@ func Publish(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil && !cfg.NoPush {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
-	res := &Result{BaseURL: cfg.BaseURL}
+	res := &Result{BaseURL: cfg.BaseURL, PagesURL: PagesURL(remoteURL, cfg.CNAME)}
 	switch {
 	case res.BaseURL != "":
 	case cfg.CNAME != "":

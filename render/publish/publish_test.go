@@ -391,3 +391,17 @@ func TestSiteTreeModes(t *testing.T) {
 		t.Errorf("--cname CNAME = %q", c)
 	}
 }
+
+func TestPagesURL(t *testing.T) {
+	cases := []struct{ remote, cname, want string }{
+		{"git@github.com:Acme/perf-lab.git", "", "https://acme.github.io/perf-lab/"},
+		{"https://github.com/acme/acme.github.io", "", "https://acme.github.io/"},
+		{"https://github.com/acme/perf-lab", "perf.example.com", "https://perf.example.com/"},
+		{"/srv/git/lab.git", "", ""},
+	}
+	for _, c := range cases {
+		if got := PagesURL(c.remote, c.cname); got != c.want {
+			t.Errorf("PagesURL(%q, %q) = %q, want %q", c.remote, c.cname, got, c.want)
+		}
+	}
+}
