@@ -230,6 +230,12 @@ type Summary struct {
 	TPOT *Stats `json:"tpot_ms,omitempty"`
 	ITL  *Stats `json:"itl_ms,omitempty"`
 	E2EL *Stats `json:"e2el_ms,omitempty"`
+	// ClientQueue is the time requests waited for the client's concurrency
+	// cap (send − arrival), and E2ELInclQueue the E2EL plus that wait; vLLM
+	// computes them only with --max-concurrency (the latter only with a
+	// finite rate). Nil otherwise.
+	ClientQueue   *Stats `json:"client_queue_time_ms,omitempty"`
+	E2ELInclQueue *Stats `json:"e2el_incl_client_queue_ms,omitempty"`
 }
 
 // Stats summarises one latency metric, in milliseconds. Nil fields were

@@ -1,0 +1,436 @@
+package mock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server is the simulated engine as an http.Handler. Create it with New
+// and Close it when done: Close ends in-flight streams and stops the
+// batching scheduler.
+type Server struct {
+	cfg   Config
+	tok   Tokenizer
+	names []string
+	mux   *http.ServeMux
+	sched *scheduler // nil in fixed mode
+
+	closing   chan struct{}
+	closeOnce sync.Once
+
+	n     atomic.Uint64 // generation requests received: their arrival number
+	stats struct {
+		completed, errors, stalls, cuts, garbage atomic.Uint64
+		promptTokens, outputTokens               atomic.Uint64
+	}
+}
+
+// Stats counts what the server has done so far.
+type Stats struct {
+	Requests     uint64 // generation requests that passed validation
+	Completed    uint64 // streams or responses finished with all tokens
+	Errors       uint64 // injected HTTP 500s
+	Stalls       uint64 // injected stalls (counted when they start)
+	Cuts         uint64 // injected connection cuts
+	Garbage      uint64 // injected malformed events
+	PromptTokens uint64 // of requests that passed validation
+	OutputTokens uint64 // tokens written to clients
+	Steps        uint64 // batching steps run (0 in fixed mode)
+	Running      int    // sequences in the batch after the last step plan
+	Waiting      int    // sequences queued after the last step plan
+}
+
+var errClosed = errors.New("mock: server closed")
+
+// New checks cfg and returns a server; in batching mode its scheduler
+// goroutine is already running.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, names: cfg.servedNames(), closing: make(chan struct{})}
+	if cfg.Batching != nil {
+		s.sched = newScheduler(*cfg.Batching)
+	}
+	m := http.NewServeMux()
+	m.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {})
+	m.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]string{"version": "perflab-mock"})
+	})
+	m.HandleFunc("GET /v1/models", s.handleModels)
+	m.HandleFunc("GET /metrics", s.handleMetrics)
+	m.HandleFunc("POST /tokenize", s.handleTokenize)
+	m.HandleFunc("POST /detokenize", s.handleDetokenize)
+	m.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.handleGen(w, r, false) })
+	m.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.handleGen(w, r, true) })
+	s.mux = m
+	return s, nil
+}
+
+// ServeHTTP serves the engine's routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Close ends in-flight streams (they stop without [DONE]) and stops the
+// scheduler. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		if s.sched != nil {
+			s.sched.close()
+		}
+	})
+	return nil
+}
+
+// Tokenizer is the server's tokenizer, for in-process clients.
+func (s *Server) Tokenizer() Tokenizer { return s.tok }
+
+// Stats returns the counters so far.
+func (s *Server) Stats() Stats {
+	st := Stats{
+		Requests:     s.n.Load(),
+		Completed:    s.stats.completed.Load(),
+		Errors:       s.stats.errors.Load(),
+		Stalls:       s.stats.stalls.Load(),
+		Cuts:         s.stats.cuts.Load(),
+		Garbage:      s.stats.garbage.Load(),
+		PromptTokens: s.stats.promptTokens.Load(),
+		OutputTokens: s.stats.outputTokens.Load(),
+	}
+	if s.sched != nil {
+		st.Steps = uint64(s.sched.steps.Load())
+		st.Running = int(s.sched.running.Load())
+		st.Waiting = int(s.sched.waiting.Load())
+	}
+	return st
+}
+
+// checkModel resolves the request's model name: nil or "" is the first
+// served name, an unknown one is vLLM's 404.
+func (s *Server) checkModel(m *string) (string, *apiError) {
+	if m == nil || *m == "" {
+		return s.names[0], nil
+	}
+	if !slices.Contains(s.names, *m) {
+		return "", &apiError{http.StatusNotFound, "NotFoundError", fmt.Sprintf("The model `%s` does not exist.", *m)}
+	}
+	return *m, nil
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	type model struct {
+		ID          string  `json:"id"`
+		Object      string  `json:"object"`
+		Created     int64   `json:"created"`
+		OwnedBy     string  `json:"owned_by"`
+		Root        string  `json:"root"`
+		Parent      *string `json:"parent"`
+		MaxModelLen int     `json:"max_model_len"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list"}
+	now := time.Now().Unix()
+	for _, n := range s.names {
+		list.Data = append(list.Data, model{ID: n, Object: "model", Created: now, OwnedBy: "perflab-mock", Root: s.cfg.model(), MaxModelLen: s.cfg.maxModelLen()})
+	}
+	writeJSON(w, list)
+}
+
+// handleMetrics serves a few of vLLM's Prometheus series, so a collector
+// can scrape the mock as it would vLLM.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	st := s.Stats()
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	label := `{model_name="` + s.names[0] + `"}`
+	for _, m := range []struct {
+		name, kind string
+		v          uint64
+	}{
+		{"vllm:num_requests_running", "gauge", uint64(st.Running)},
+		{"vllm:num_requests_waiting", "gauge", uint64(st.Waiting)},
+		{"vllm:prompt_tokens_total", "counter", st.PromptTokens},
+		{"vllm:generation_tokens_total", "counter", st.OutputTokens},
+		{"vllm:request_success_total", "counter", st.Completed},
+	} {
+		fmt.Fprintf(w, "# TYPE %s %s\n%s%s %d\n", m.name, m.kind, m.name, label, m.v)
+	}
+}
+
+func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
+	var req tokenizeRequest
+	if e := decodeBody(r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	if _, e := s.checkModel(req.Model); e != nil {
+		writeError(w, e)
+		return
+	}
+	var ids []int
+	switch {
+	case len(req.Messages) > 0:
+		ids, _ = s.tok.Encode(ChatPrompt(req.Messages))
+	case len(req.Prompt) > 0:
+		text, given, err := promptText(req.Prompt, s.tok)
+		if err != nil {
+			writeError(w, badRequest("%v", err))
+			return
+		}
+		if ids = given; ids == nil {
+			ids, _ = s.tok.Encode(text)
+		}
+	default:
+		writeError(w, badRequest("prompt or messages is required"))
+		return
+	}
+	resp := struct {
+		Count       int      `json:"count"`
+		MaxModelLen int      `json:"max_model_len"`
+		Tokens      []int    `json:"tokens"`
+		TokenStrs   []string `json:"token_strs,omitempty"`
+	}{Count: len(ids), MaxModelLen: s.cfg.maxModelLen(), Tokens: ids}
+	if req.ReturnTokenStr {
+		resp.TokenStrs = make([]string, len(ids))
+		for i, id := range ids {
+			resp.TokenStrs[i], _ = s.tok.Piece(id)
+		}
+	}
+	writeJSON(w, resp)
+}
+
+func (s *Server) handleDetokenize(w http.ResponseWriter, r *http.Request) {
+	var req tokenizeRequest
+	if e := decodeBody(r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	if _, e := s.checkModel(req.Model); e != nil {
+		writeError(w, e)
+		return
+	}
+	if req.Tokens == nil {
+		writeError(w, badRequest("tokens is required"))
+		return
+	}
+	text, err := s.tok.Decode(req.Tokens)
+	if err != nil {
+		writeError(w, badRequest("tokens: %v", err))
+		return
+	}
+	writeJSON(w, map[string]string{"prompt": text})
+}
+
+// job is one validated generation request.
+type job struct {
+	chat      bool
+	stream    bool
+	model     string
+	id        string
+	created   int64
+	promptLen int
+	outLen    int
+	finish    string // finish_reason of the last token: "length" or "stop"
+	textSeed  uint64 // generated token k is outputToken(mix(textSeed + k))
+	usage     bool   // stream_options.include_usage
+	contUsage bool   // stream_options.continuous_usage_stats
+	fault     fault
+	faultAt   int
+}
+
+// parse validates a generation request as vLLM would.
+func (s *Server) parse(r *http.Request, chat bool) (*job, *apiError) {
+	var req genRequest
+	if e := decodeBody(r, &req); e != nil {
+		return nil, e
+	}
+	model, e := s.checkModel(req.Model)
+	if e != nil {
+		return nil, e
+	}
+	j := &job{chat: chat, model: model, created: time.Now().Unix()}
+	var prompt string
+	if chat {
+		if len(req.Messages) == 0 {
+			return nil, badRequest("messages is required")
+		}
+		prompt = ChatPrompt(req.Messages)
+		j.promptLen = s.tok.Count(prompt)
+	} else {
+		text, ids, err := promptText(req.Prompt, s.tok)
+		if err != nil {
+			return nil, badRequest("%v", err)
+		}
+		prompt, j.promptLen = text, len(ids)
+		if ids == nil {
+			j.promptLen = s.tok.Count(text)
+		}
+	}
+	if req.N != nil && *req.N != 1 {
+		return nil, badRequest("n is %d; the mock generates one choice (n=1)", *req.N)
+	}
+	maxTok, field := req.MaxTokens, "max_tokens"
+	if chat && req.MaxCompletionTokens != nil {
+		maxTok, field = req.MaxCompletionTokens, "max_completion_tokens"
+	}
+	ctxLen := s.cfg.maxModelLen()
+	left := ctxLen - j.promptLen
+	switch {
+	case maxTok != nil && *maxTok < 1:
+		return nil, badRequest("%s must be at least 1, got %d.", field, *maxTok)
+	case left < 1 || maxTok != nil && *maxTok > left:
+		want := j.promptLen + 1
+		if maxTok != nil {
+			want = j.promptLen + *maxTok
+		}
+		return nil, badRequest("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+			ctxLen, want, j.promptLen, want-j.promptLen)
+	}
+	j.outLen, j.finish = left, "length"
+	if maxTok != nil {
+		j.outLen = *maxTok
+	}
+	j.textSeed = mix(fnv64(prompt) ^ uint64(s.cfg.Seed))
+	if mean := s.cfg.eosMean(); !req.IgnoreEOS && mean > 0 {
+		natural := 1 + int(mix(j.textSeed)%uint64(2*mean-1))
+		natural = max(natural, req.MinTokens)
+		if natural < j.outLen {
+			j.outLen, j.finish = natural, "stop"
+		}
+	}
+	if o := req.StreamOptions; o != nil && req.Stream {
+		j.usage, j.contUsage = o.IncludeUsage, o.ContinuousUsageStats
+	}
+	n := s.n.Add(1) - 1
+	j.fault, j.faultAt = decideFault(s.cfg.Seed, s.cfg.Faults, n, j.outLen)
+	prefix := "cmpl-"
+	if chat {
+		prefix = "chatcmpl-"
+	}
+	j.id = fmt.Sprintf("%s%016x%016x", prefix, draw(s.cfg.Seed, n, streamID), draw(s.cfg.Seed, n, streamID+1))
+	s.stats.promptTokens.Add(uint64(j.promptLen))
+	j.stream = req.Stream
+	return j, nil
+}
+
+// pacer says when tokens are ready. wait blocks until token k (from 0) may
+// be written and returns how many tokens may be written by now (> k).
+type pacer interface {
+	wait(ctx context.Context, k int) (int, error)
+	// shift delays every later token by d (after a stall).
+	shift(d time.Duration)
+	release()
+}
+
+// fixedPacer is the fixed timing mode: absolute deadlines from arrival.
+type fixedPacer struct {
+	start     time.Time
+	ttft, itl time.Duration
+	closing   <-chan struct{}
+	timer     *time.Timer
+}
+
+func (p *fixedPacer) wait(ctx context.Context, k int) (int, error) {
+	deadline := p.start.Add(p.ttft + time.Duration(k)*p.itl)
+	late := -time.Until(deadline)
+	if late < 0 {
+		if p.timer == nil {
+			p.timer = time.NewTimer(-late)
+		} else {
+			p.timer.Reset(-late)
+		}
+		select {
+		case <-p.timer.C:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-p.closing:
+			return 0, errClosed
+		}
+		return k + 1, nil
+	}
+	// Behind schedule (an overloaded box): every token already due.
+	if p.itl == 0 {
+		return math.MaxInt, nil
+	}
+	return k + 1 + int(late/p.itl), nil
+}
+
+func (p *fixedPacer) shift(d time.Duration) { p.start = p.start.Add(d) }
+
+func (p *fixedPacer) release() {
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+}
+
+// batchPacer follows a sequence in the batching scheduler.
+type batchPacer struct {
+	q       *seq
+	closing <-chan struct{}
+}
+
+func (p *batchPacer) wait(ctx context.Context, k int) (int, error) {
+	for {
+		if n := int(p.q.produced.Load()); n > k {
+			return n, nil
+		}
+		select {
+		case <-p.q.notify:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-p.closing:
+			return 0, errClosed
+		}
+	}
+}
+
+func (p *batchPacer) shift(time.Duration) {}
+
+// release drops the sequence from the batch if it is still there (client
+// gone, cut, server closing); a finished one is already out.
+func (p *batchPacer) release() { p.q.aborted.Store(true) }
+
+func (s *Server) handleGen(w http.ResponseWriter, r *http.Request, chat bool) {
+	arrival := time.Now()
+	j, e := s.parse(r, chat)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	if j.fault == faultError {
+		s.stats.errors.Add(1)
+		writeError(w, &apiError{http.StatusInternalServerError, "InternalServerError", "mock: injected fault"})
+		return
+	}
+	var p pacer
+	if s.sched != nil {
+		q := newSeq(j.promptLen, j.outLen)
+		s.sched.submit(q)
+		p = &batchPacer{q: q, closing: s.closing}
+	} else {
+		p = &fixedPacer{start: arrival, ttft: s.cfg.TTFT, itl: s.cfg.ITL, closing: s.closing}
+	}
+	defer p.release()
+	if j.fault == faultCut {
+		// Counted before the panic that closes the connection.
+		defer func() {
+			if v := recover(); v != nil {
+				s.stats.cuts.Add(1)
+				panic(v)
+			}
+		}()
+	}
+	if j.stream {
+		s.stream(r.Context(), w, j, p)
+	} else {
+		s.respond(r.Context(), w, j, p)
+	}
+}
