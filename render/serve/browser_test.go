@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +40,10 @@ func chromium(t *testing.T) string {
 		}
 	}
 	status, _ := os.ReadFile(filepath.Join(repo, ".cache", "deps-status"))
-	t.Skipf("SKIP: no headless Chromium found (set PERFLAB_CHROMIUM or run `make deps`; .cache/deps-status: %q)", strings.TrimSpace(string(status)))
+	msg := fmt.Sprintf("SKIP %s: no headless Chromium found (set PERFLAB_CHROMIUM or run `make deps`; .cache/deps-status: %q)",
+		t.Name(), strings.TrimSpace(string(status)))
+	fmt.Fprintln(os.Stderr, msg) // seen without -v too
+	t.Skip(msg)
 	return ""
 }
 
