@@ -1,0 +1,237 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// RandomConfig mirrors vLLM's --random-* flags. Zero values mean vLLM's
+// defaults where vLLM has one.
+type RandomConfig struct {
+	// NumPrompts is --num-prompts (0: 1000).
+	NumPrompts int
+	// InputLen is --random-input-len (0: 1024): the prompt length the
+	// server should see, special tokens (BOS) included; the drawn prompt
+	// itself is InputLen minus the special tokens the tokenizer adds.
+	InputLen int
+	// OutputLen is --random-output-len (0: 128).
+	OutputLen int
+	// RangeRatio is --random-range-ratio, in [0, 1): lengths are drawn
+	// uniformly from [len*(1-r), len*(1+r)].
+	RangeRatio float64
+	// PrefixLen is --random-prefix-len: tokens shared by every prompt,
+	// added in front of the drawn input length.
+	PrefixLen int
+	// Seed is --seed; the same seed gives the same prompts.
+	Seed int64
+}
+
+// vLLM gives gen_prompt_decode_to_target_len 10 retries and then accepts
+// a mismatch; we keep going (drawing padding only from non-special ids)
+// up to maxFitTries so every prompt has exactly its drawn length.
+const (
+	vllmRetries = 10
+	maxFitTries = 200
+)
+
+func (c RandomConfig) withDefaults() RandomConfig {
+	if c.NumPrompts == 0 {
+		c.NumPrompts = 1000
+	}
+	if c.InputLen == 0 {
+		c.InputLen = 1024
+	}
+	if c.OutputLen == 0 {
+		c.OutputLen = 128
+	}
+	return c
+}
+
+// Random builds vLLM's random dataset: exact token counts, deterministic
+// for a seed. PromptLen is the prompt's own token count (prefix included,
+// special tokens excluded), as vLLM reports it.
+func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
+	cfg = cfg.withDefaults()
+	switch {
+	case cfg.NumPrompts < 0:
+		return nil, fmt.Errorf("dataset: random: num prompts %d < 0", cfg.NumPrompts)
+	case cfg.InputLen < 0 || cfg.OutputLen < 0 || cfg.PrefixLen < 0:
+		return nil, fmt.Errorf("dataset: random: negative length (input %d, output %d, prefix %d)", cfg.InputLen, cfg.OutputLen, cfg.PrefixLen)
+	case cfg.RangeRatio < 0 || cfg.RangeRatio >= 1 || math.IsNaN(cfg.RangeRatio):
+		return nil, fmt.Errorf("dataset: random: range ratio %v not in [0, 1)", cfg.RangeRatio)
+	}
+	vocab := tok.VocabSize()
+	if vocab <= 0 {
+		reason := ""
+		if ve, ok := tok.(interface{ vocabError() error }); ok && ve.vocabError() != nil {
+			reason = ": " + ve.vocabError().Error()
+		}
+		return nil, fmt.Errorf("dataset: random: %w%s (give --tokenizer PATH to a tokenizer.json)", errNoVocab, reason)
+	}
+	special, err := numSpecialTokens(tok)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: random: %w", err)
+	}
+	allowed := allowedIDs(tok, vocab)
+	if len(allowed) == 0 {
+		return nil, fmt.Errorf("dataset: random: every id below the vocab size %d is special", vocab)
+	}
+
+	r := cfg.RangeRatio
+	realIn := max(0, cfg.InputLen-special)
+	inLo, inHi := int(math.Floor(float64(realIn)*(1-r))), int(math.Ceil(float64(realIn)*(1+r)))
+	outLo := max(1, int(math.Floor(float64(cfg.OutputLen)*(1-r))))
+	outHi := max(1, int(math.Ceil(float64(cfg.OutputLen)*(1+r))))
+
+	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
+	n := cfg.NumPrompts
+	inLens, outLens, offsets := make([]int, n), make([]int, n), make([]int, n)
+	for i := range inLens {
+		inLens[i] = inLo + rng.IntN(inHi-inLo+1)
+	}
+	for i := range outLens {
+		outLens[i] = outLo + rng.IntN(outHi-outLo+1)
+	}
+	for i := range offsets {
+		offsets[i] = rng.IntN(vocab)
+	}
+	prefix := make([]int, cfg.PrefixLen)
+	for i := range prefix {
+		prefix[i] = allowed[rng.IntN(len(allowed))]
+	}
+
+	out := make([]Sample, n)
+	for i := range out {
+		seq := make([]int, 0, cfg.PrefixLen+inLens[i])
+		seq = append(seq, prefix...)
+		for j := 0; j < inLens[i]; j++ {
+			seq = append(seq, allowed[(offsets[i]+i+j)%len(allowed)])
+		}
+		target := cfg.PrefixLen + inLens[i]
+		prompt, got, err := fitToLength(tok, seq, target, rng, vocab, allowed)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: random: prompt %d: %w", i, err)
+		}
+		out[i] = Sample{Prompt: prompt, PromptLen: got, OutputLen: outLens[i]}
+	}
+	return out, nil
+}
+
+// allowedIDs is range(vocab) without the special ids, ascending.
+func allowedIDs(tok Tokenizer, vocab int) []int {
+	var special []int
+	if s, ok := tok.(SpecialIDer); ok {
+		special = append(special, s.SpecialIDs()...)
+		sort.Ints(special)
+	}
+	allowed := make([]int, 0, vocab)
+	k := 0
+	for id := 0; id < vocab; id++ {
+		for k < len(special) && special[k] < id {
+			k++
+		}
+		if k < len(special) && special[k] == id {
+			continue
+		}
+		allowed = append(allowed, id)
+	}
+	return allowed
+}
+
+// fitToLength is vLLM's gen_prompt_decode_to_target_len made exact:
+// decode, re-encode, pad with random ids or truncate, repeat until the
+// re-encoded prompt has target tokens. The first vllmRetries rounds do
+// what vLLM does. If they have not converged (a cut through a multi-byte
+// character decodes to U+FFFD, which may re-encode to more tokens than it
+// replaced, and so on), later rounds cut back to a prefix that re-encodes
+// to itself and pad with "stable" tokens, ones that decode and re-encode
+// to themselves even when repeated.
+func fitToLength(tok Tokenizer, seq []int, target int, rng *rand.Rand, vocab int, allowed []int) (string, int, error) {
+	var stable []int
+	for try := 0; ; try++ {
+		prompt, err := tok.Decode(seq)
+		if err != nil {
+			return "", 0, err
+		}
+		if seq, err = tok.Encode(prompt); err != nil {
+			return "", 0, err
+		}
+		if len(seq) == target {
+			return prompt, len(seq), nil
+		}
+		if try >= maxFitTries {
+			return "", 0, fmt.Errorf("no prompt of exactly %d tokens after %d decode/encode rounds (last had %d)", target, maxFitTries, len(seq))
+		}
+		if try < vllmRetries {
+			if len(seq) > target {
+				seq = seq[:target]
+			}
+			for len(seq) < target {
+				seq = append(seq, rng.IntN(vocab)) // as vLLM: the full vocabulary
+			}
+			continue
+		}
+		if stable == nil {
+			if stable, err = stableIDs(tok, allowed); err != nil {
+				return "", 0, err
+			}
+		}
+		if len(seq) > target {
+			if seq, err = selfEncodingPrefix(tok, seq, target); err != nil {
+				return "", 0, err
+			}
+		}
+		for len(seq) < target {
+			seq = append(seq, stable[rng.IntN(len(stable))])
+		}
+	}
+}
+
+// stableIDs returns up to 256 ids (from the allowed ones, in order) whose
+// pair decodes and re-encodes to the same pair: padding made of them
+// rarely merges with its neighbours. Falls back to allowed.
+func stableIDs(tok Tokenizer, allowed []int) ([]int, error) {
+	var out []int
+	for _, id := range allowed {
+		if len(out) == 256 {
+			break
+		}
+		text, err := tok.Decode([]int{id, id})
+		if err != nil {
+			return nil, err
+		}
+		ids, err := tok.Encode(text)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == 2 && ids[0] == id && ids[1] == id {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return allowed, nil
+	}
+	return out, nil
+}
+
+// selfEncodingPrefix returns the longest seq[:k], k <= target, whose text
+// re-encodes to exactly k tokens (a cut that splits no character),
+// searching at most 32 tokens back; else seq[:target-32] (or empty).
+func selfEncodingPrefix(tok Tokenizer, seq []int, target int) ([]int, error) {
+	for k := target; k >= 0 && k >= target-32; k-- {
+		text, err := tok.Decode(seq[:k])
+		if err != nil {
+			return nil, err
+		}
+		ids, err := tok.Encode(text)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == k {
+			return ids, nil
+		}
+	}
+	return seq[:max(0, target-32)], nil
+}

@@ -1,0 +1,365 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ShareGPTConfig mirrors vLLM's ShareGPT options. Zero values mean vLLM's
+// defaults.
+type ShareGPTConfig struct {
+	// NumPrompts is --num-prompts (0: 1000).
+	NumPrompts int
+	// OutputLen is --sharegpt-output-len: a fixed max_tokens for every
+	// request (0: the token count of the conversation's second turn).
+	OutputLen int
+	// Seed is --seed: it shuffles the conversations exactly as vLLM's
+	// random.seed(seed); random.shuffle(data) does.
+	Seed int64
+	// DisableShuffle is --disable-shuffle: walk the file in order.
+	DisableShuffle bool
+	// NoOversample is --no-oversample: return fewer than NumPrompts
+	// samples when too few pass the filters, instead of repeating some.
+	NoOversample bool
+}
+
+// vLLM's is_valid_sequence defaults.
+const (
+	shareGPTMinLen       = 4
+	shareGPTMaxPromptLen = 1024
+	shareGPTMaxTotalLen  = 2048
+)
+
+// ShareGPT builds vLLM's ShareGPT dataset from the JSON file at path (a
+// list of {"conversations": [{"from", "value"}, ...]} entries): entries
+// with at least two turns, shuffled with the seed, prompt = first turn,
+// reply = second turn, counted with special tokens as Python's
+// tokenizer(text) does, and kept when the prompt has at least 4 tokens,
+// the reply at least 4 (unless OutputLen is set), the prompt at most 1024
+// and both together at most 2048. When too few pass, samples are repeated
+// with random.choices as vLLM does (unless NoOversample).
+//
+// The file is streamed: the first pass keeps only the byte offset of each
+// usable entry, the second reads just the entries it needs, so a 600 MB
+// file costs a few megabytes of memory.
+func ShareGPT(ctx context.Context, tok Tokenizer, path string, cfg ShareGPTConfig) ([]Sample, error) {
+	if cfg.NumPrompts == 0 {
+		cfg.NumPrompts = 1000
+	}
+	if cfg.NumPrompts < 0 || cfg.OutputLen < 0 {
+		return nil, fmt.Errorf("dataset: sharegpt: negative num prompts %d or output len %d", cfg.NumPrompts, cfg.OutputLen)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: sharegpt: %w", err)
+	}
+	defer f.Close()
+	offsets, err := scanShareGPT(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: sharegpt: %s: %w", path, withLine(f, err))
+	}
+	if !cfg.DisableShuffle {
+		rnd := newPyRandom(cfg.Seed)
+		rnd.shuffle(len(offsets), func(i, j int) { offsets[i], offsets[j] = offsets[j], offsets[i] })
+	}
+	var out []Sample
+	for _, off := range offsets {
+		if len(out) >= cfg.NumPrompts {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("dataset: sharegpt: %w", err)
+		}
+		prompt, reply, err := readShareGPTEntry(f, off)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: sharegpt: %s: %w", path, withLine(f, err))
+		}
+		p, err := encodeSpecial(tok, prompt)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: sharegpt: %s: entry at byte %d: prompt: %w", path, off, err)
+		}
+		outLen := cfg.OutputLen
+		if outLen == 0 {
+			c, err := encodeSpecial(tok, reply)
+			if err != nil {
+				return nil, fmt.Errorf("dataset: sharegpt: %s: entry at byte %d: reply: %w", path, off, err)
+			}
+			outLen = len(c)
+		}
+		if !validSequence(len(p), outLen, cfg.OutputLen != 0) {
+			continue
+		}
+		out = append(out, Sample{Prompt: prompt, PromptLen: len(p), OutputLen: outLen})
+	}
+	if n := len(out); n > 0 && n < cfg.NumPrompts && !cfg.NoOversample {
+		rnd := newPyRandom(cfg.Seed)
+		for len(out) < cfg.NumPrompts {
+			out = append(out, out[rnd.choiceIndex(n)])
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("dataset: sharegpt: %s: no conversation passes the length filters (prompt %d..%d tokens, prompt+reply <= %d)",
+			path, shareGPTMinLen, shareGPTMaxPromptLen, shareGPTMaxTotalLen)
+	}
+	return out, nil
+}
+
+// validSequence is vLLM's is_valid_sequence with its defaults.
+func validSequence(promptLen, outputLen int, fixedOutput bool) bool {
+	return promptLen >= shareGPTMinLen &&
+		(fixedOutput || outputLen >= shareGPTMinLen) &&
+		promptLen <= shareGPTMaxPromptLen &&
+		promptLen+outputLen <= shareGPTMaxTotalLen
+}
+
+// offsetError is a JSON problem at a byte offset of the file.
+type offsetError struct {
+	off int64
+	err error
+}
+
+func (e *offsetError) Error() string { return fmt.Sprintf("byte %d: %v", e.off, e.err) }
+func (e *offsetError) Unwrap() error { return e.err }
+
+// withLine turns an offsetError into "line N: ..." by counting newlines.
+func withLine(f *os.File, err error) error {
+	var oe *offsetError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, oe.off), 1<<20)
+	line := 1
+	for {
+		chunk, e := br.ReadSlice('\n')
+		line += bytes.Count(chunk, []byte{'\n'})
+		if e != nil && !errors.Is(e, bufio.ErrBufferFull) {
+			break
+		}
+	}
+	return fmt.Errorf("line %d (byte %d): %w", line, oe.off, oe.err)
+}
+
+// conversationTurns returns the number of elements of the entry's
+// "conversations" list (-1 if the entry is not an object or has no such
+// key; an error if the key holds something other than a list). b is one
+// valid JSON value.
+func conversationTurns(b []byte) (int, error) {
+	p := jsonWalker{b: b}
+	p.space()
+	if !p.eat('{') {
+		return -1, nil
+	}
+	turns := -1
+	for {
+		p.space()
+		if p.eat('}') {
+			return turns, nil
+		}
+		p.eat(',')
+		p.space()
+		key := p.skipString()
+		p.space()
+		p.eat(':')
+		p.space()
+		if isConversationsKey(key) {
+			if !p.eat('[') {
+				if p.peek() == 'n' { // null: Python's len(None) fails; treat as unusable
+					p.skipValue()
+					continue
+				}
+				return 0, fmt.Errorf("conversations is not a list")
+			}
+			n := 0
+			for {
+				p.space()
+				if p.eat(']') {
+					break
+				}
+				p.eat(',')
+				p.space()
+				p.skipValue()
+				n++
+			}
+			turns = n
+			continue
+		}
+		p.skipValue()
+	}
+}
+
+// isConversationsKey reports whether the raw key string is
+// "conversations", escapes decoded.
+func isConversationsKey(raw []byte) bool {
+	if string(raw) == `"conversations"` {
+		return true
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return false
+	}
+	var k string
+	return json.Unmarshal(raw, &k) == nil && k == "conversations"
+}
+
+// jsonWalker steps over valid JSON without checking it again.
+type jsonWalker struct {
+	b []byte
+	i int
+}
+
+func (p *jsonWalker) space() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\n' || p.b[p.i] == '\r' || p.b[p.i] == '\t') {
+		p.i++
+	}
+}
+
+func (p *jsonWalker) peek() byte {
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *jsonWalker) eat(c byte) bool {
+	if p.peek() == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// skipString steps over a string and returns its raw bytes, quotes included.
+func (p *jsonWalker) skipString() []byte {
+	start := p.i
+	p.i++ // opening quote
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case '\\':
+			p.i += 2
+			continue
+		case '"':
+			p.i++
+			return p.b[start:p.i]
+		}
+		p.i++
+	}
+	return p.b[start:]
+}
+
+// skipValue steps over one value of any kind.
+func (p *jsonWalker) skipValue() {
+	switch p.peek() {
+	case '"':
+		p.skipString()
+	case '{', '[':
+		depth := 0
+		for p.i < len(p.b) {
+			switch p.b[p.i] {
+			case '"':
+				p.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					p.i++
+					return
+				}
+			}
+			p.i++
+		}
+	default: // number, true, false, null
+		for p.i < len(p.b) {
+			switch p.b[p.i] {
+			case ',', '}', ']', ' ', '\n', '\r', '\t':
+				return
+			}
+			p.i++
+		}
+	}
+}
+
+// scanShareGPT streams the file once and returns the byte offsets of the
+// entries that have at least two turns, in file order.
+func scanShareGPT(ctx context.Context, r io.Reader) ([]int64, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
+	t, err := dec.Token()
+	if err != nil {
+		return nil, &offsetError{dec.InputOffset(), fmt.Errorf("not a JSON list: %w", err)}
+	}
+	if t != json.Delim('[') {
+		return nil, &offsetError{0, fmt.Errorf("not a JSON list of conversations")}
+	}
+	var offsets []int64
+	for i := 0; dec.More(); i++ {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		off := dec.InputOffset()
+		// RawMessage: the decoder checks and copies the entry in one pass;
+		// conversationTurns then only walks the valid bytes.
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				off = se.Offset // where the parser stopped, in the whole stream
+			}
+			return nil, &offsetError{off, fmt.Errorf("entry %d: %w", i, err)}
+		}
+		n, err := conversationTurns(raw)
+		if err != nil {
+			return nil, &offsetError{off, fmt.Errorf("entry %d: %w", i, err)}
+		}
+		if n >= 2 {
+			offsets = append(offsets, off)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, &offsetError{dec.InputOffset(), fmt.Errorf("end of list: %w", err)}
+	}
+	return offsets, nil
+}
+
+// readShareGPTEntry decodes the entry starting at off (after skipping the
+// separator) and returns its first two turns.
+func readShareGPTEntry(f *os.File, off int64) (prompt, reply string, err error) {
+	br := bufio.NewReader(io.NewSectionReader(f, off, 1<<62))
+	skipped := int64(0)
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return "", "", &offsetError{off, err}
+		}
+		if b == ',' || b == ' ' || b == '\n' || b == '\r' || b == '\t' {
+			skipped++
+			continue
+		}
+		br.UnreadByte()
+		break
+	}
+	var e struct {
+		Conversations []struct {
+			Value *string `json:"value"`
+		} `json:"conversations"`
+	}
+	if err := json.NewDecoder(br).Decode(&e); err != nil {
+		return "", "", &offsetError{off + skipped, err}
+	}
+	if len(e.Conversations) < 2 {
+		return "", "", &offsetError{off + skipped, fmt.Errorf("conversations changed while reading")}
+	}
+	for k := 0; k < 2; k++ {
+		if e.Conversations[k].Value == nil {
+			return "", "", &offsetError{off + skipped, fmt.Errorf("conversations[%d] has no \"value\"", k)}
+		}
+	}
+	return *e.Conversations[0].Value, *e.Conversations[1].Value, nil
+}
