@@ -362,7 +362,9 @@ type engineRun struct {
 	logRel  string            // the log, relative to the results directory
 	before  map[int]float64   // the engine's GPUs' memory before it started
 	gpus    telemetry.Sampler // reads the engine's GPUs; nil: no GPU engine or no telemetry
-	red     *redact.Redactor
+	// warnings go into every result of this launch.
+	warnings []string
+	red      *redact.Redactor
 }
 
 // experiment runs one experiment's runs: launch, every profile, stop. It
@@ -480,15 +482,17 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 		}
 		return er, fmt.Errorf("%s: wait healthy: %w", e.ID, err)
 	}
-	er.version = e.Version
+	declared := e.Version
+	for _, s := range k.c.Engines {
+		if declared == "" && s.Name == e.Engine {
+			declared = s.Version
+		}
+	}
+	er.version = declared
 	if v, err := l.Adapter.Version(ctx, k.client, er.baseURL, er.argv, engine.MergeEnv(os.Environ(), l.Env)); err == nil && v != "" {
 		er.version = v
-	}
-	if er.version == "" {
-		for _, s := range k.c.Engines {
-			if s.Name == e.Engine {
-				er.version = s.Version
-			}
+		if declared != "" && !sameVersion(declared, v) {
+			er.warnings = append(er.warnings, fmt.Sprintf("the engine reports version %s, the campaign expects %s", v, declared))
 		}
 	}
 	er.model = k.c.Model.ID
@@ -639,6 +643,9 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	}
 	if er.logRel != "" {
 		res.Artifacts = appendArtifact(res.Artifacts, schema.Artifact{Kind: "engine-log", Path: er.logRel})
+	}
+	for _, w := range er.warnings {
+		res.Warnings = appendOnce(res.Warnings, w)
 	}
 }
 
@@ -865,4 +872,13 @@ func (k *collector) engineGPUs(l *Launch) []int {
 		visible = visible[:l.GPUs]
 	}
 	return visible
+}
+
+// sameVersion compares versions as engines and pages write them: "v0.11.0"
+// and "0.11.0" are the same, and so is a longer build string that starts
+// with the expected one ("0.11.0+cu128").
+func sameVersion(declared, got string) bool {
+	d := strings.TrimPrefix(strings.TrimSpace(declared), "v")
+	g := strings.TrimPrefix(strings.TrimSpace(got), "v")
+	return d == g || strings.HasPrefix(g, d+"+") || strings.HasPrefix(g, d+" ") || strings.HasPrefix(g, d+"-")
 }

@@ -554,3 +554,33 @@ func TestEngineGPUs(t *testing.T) {
 		}
 	}
 }
+
+func TestSameVersion(t *testing.T) {
+	for _, tc := range []struct {
+		declared, got string
+		same          bool
+	}{
+		{"v0.11.0", "0.11.0", true},
+		{"0.11.0", "0.11.0+cu128", true},
+		{"v0.5.5.post1", "0.5.5.post1", true},
+		{"v0.11.0", "0.11.1", false},
+		{"v0.11", "0.11.0", false}, // a page's "v0.11" is not proof of 0.11.0
+	} {
+		if got := sameVersion(tc.declared, tc.got); got != tc.same {
+			t.Errorf("sameVersion(%q, %q) = %v", tc.declared, tc.got, got)
+		}
+	}
+}
+
+func TestCollectWarnsOnVersionMismatch(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	f.Campaign.Steps[0].Experiments[0].Version = "v0.11.0"
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	r := readResults(t, filepath.Join(dir, "fake"))["e0--short"]
+	if r.Engine.Version != "fake-1.0" || len(r.Warnings) != 1 || r.Warnings[0] != "the engine reports version fake-1.0, the campaign expects v0.11.0" {
+		t.Fatalf("version %q, warnings %q", r.Engine.Version, r.Warnings)
+	}
+}
