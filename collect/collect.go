@@ -303,6 +303,10 @@ func (k *collector) openTelemetry(runs []Run) error {
 	if err != nil {
 		k.telWarn = "no GPU inventory: " + err.Error()
 		fmt.Fprintln(k.opt.Log, "warning:", k.telWarn)
+		if k.ownSampler {
+			s.Close()
+			k.ownSampler = false
+		}
 		return nil
 	}
 	k.sampler, k.hw = s, hw
