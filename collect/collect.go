@@ -255,10 +255,10 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 		return nil, err
 	}
 	k.datasets = datasets
+	defer k.closeTelemetry()
 	if err := k.openTelemetry(todo); err != nil {
 		return nil, err
 	}
-	defer k.closeTelemetry()
 	if err := os.MkdirAll(k.plan.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("collect: %w", err)
 	}
