@@ -437,7 +437,11 @@ func indexOf(runs []Run, r Run) int {
 // carries the log for the crash record.
 func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, error) {
 	e := r.Experiment
-	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(redact.SecretValues(l.Env)...)}
+	// Secrets come from the experiment's env and from the collector's own
+	// (HF_TOKEN is usually exported, not written in the campaign): an
+	// engine may print either in its log.
+	secrets := append(redact.SecretValues(l.Env), redact.SecretValues(environ())...)
+	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(secrets...)}
 	k.progress.begin(r, "starting "+l.Adapter.Display)
 	if l.Adapter.Launches {
 		er.argv = append([]string(nil), l.Argv...)
@@ -885,4 +889,15 @@ func sameVersion(declared, got string) bool {
 	d := strings.TrimPrefix(strings.TrimSpace(declared), "v")
 	g := strings.TrimPrefix(strings.TrimSpace(got), "v")
 	return d == g || strings.HasPrefix(g, d+"+") || strings.HasPrefix(g, d+" ") || strings.HasPrefix(g, d+"-")
+}
+
+// environ is the collector's environment as a map.
+func environ() map[string]string {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
 }

@@ -156,6 +156,9 @@ func readResults(t *testing.T, dir string) map[string]*schema.Result {
 }
 
 func TestCollectRunsResumesAndForces(t *testing.T) {
+	// A token in the collector's own environment, which the fake engine
+	// prints: it must not reach the log either.
+	t.Setenv("HF_TOKEN", "hf-from-the-environment-123")
 	pids, dir := t.TempDir(), t.TempDir()
 	f := fakeCampaign(t, pids, "serve", "serve")
 	rep, err := Collect(context.Background(), f, opts(t, dir, pids))
@@ -201,7 +204,7 @@ func TestCollectRunsResumesAndForces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, secret := range []string{"supersecret-abc", "sk-live-0123456789abcdefXYZ"} {
+		for _, secret := range []string{"supersecret-abc", "sk-live-0123456789abcdefXYZ", "hf-from-the-environment-123"} {
 			if strings.Contains(string(b), secret) {
 				t.Errorf("%s holds the secret %s", p, secret)
 			}
