@@ -50,6 +50,12 @@ type Options struct {
 	Results string
 	// Force repeats runs that already have a finished result.
 	Force bool
+	// Retry repeats runs whose result says crashed or failed (after a
+	// fix: more memory, a new engine build), keeping the ok ones.
+	Retry bool
+	// Only restricts the runs to these experiment ids, step ids or run
+	// names (experiment--profile); empty means every run.
+	Only []string
 	// Shard and Shards select shard Shard (0-based) of Shards; Shards ≤ 1
 	// runs everything. ShardByRun spreads single runs instead of whole
 	// experiments (see Plan.Shard).
@@ -229,12 +235,15 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 		report: &Report{Status: map[schema.Status]int{}}}
 	k.plan = NewPlan(k.c, opt.Results)
 
-	runs := k.plan.Shard(opt.Shard, opt.Shards, !opt.ShardByRun)
+	runs, err := selectRuns(k.plan, opt)
+	if err != nil {
+		return nil, err
+	}
 	k.report.Planned = len(runs)
 	var todo []Run
 	for _, r := range runs {
 		if !opt.Force {
-			if _, ok := Existing(r); ok {
+			if res, ok := Existing(r); ok && !(opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)) {
 				k.report.Skipped++
 				continue
 			}
@@ -254,6 +263,7 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	k.datasets = datasets
 	defer k.closeTelemetry()
 	if err := k.openTelemetry(todo); err != nil {
@@ -900,4 +910,30 @@ func environ() map[string]string {
 		}
 	}
 	return m
+}
+
+// selectRuns is this shard's runs, restricted to opt.Only.
+func selectRuns(p *Plan, opt Options) ([]Run, error) {
+	runs := p.Shard(opt.Shard, opt.Shards, !opt.ShardByRun)
+	if len(opt.Only) == 0 {
+		return runs, nil
+	}
+	known := map[string]bool{}
+	for _, r := range p.Runs {
+		known[r.Name], known[r.Experiment.ID], known[r.Step.ID] = true, true, true
+	}
+	want := map[string]bool{}
+	for _, o := range opt.Only {
+		if !known[o] {
+			return nil, fmt.Errorf("collect: --only %s: no experiment, step or run of campaign %s has this id", o, p.Campaign.ID)
+		}
+		want[o] = true
+	}
+	var out []Run
+	for _, r := range runs {
+		if want[r.Name] || want[r.Experiment.ID] || want[r.Step.ID] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -587,3 +587,34 @@ func TestCollectWarnsOnVersionMismatch(t *testing.T) {
 		t.Fatalf("version %q, warnings %q", r.Engine.Version, r.Warnings)
 	}
 }
+
+func TestCollectRetryAndOnly(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "oom", "serve")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	// --retry repeats the crashed runs only.
+	o := opts(t, dir, pids)
+	o.Retry = true
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Ran != 2 || rep.Skipped != 2 || rep.Status[schema.StatusCrashed] != 2 {
+		t.Fatalf("retry: %+v %v", rep, err)
+	}
+	// --only with --force: one run of one experiment, and a whole step.
+	for _, tc := range []struct {
+		only []string
+		ran  int
+	}{{[]string{"e1--short"}, 1}, {[]string{"e1"}, 2}, {[]string{"engine"}, 4}} {
+		o = opts(t, dir, pids)
+		o.Force, o.Only = true, tc.only
+		rep, err = Collect(context.Background(), f, o)
+		if err != nil || rep.Ran != tc.ran || rep.Planned != tc.ran {
+			t.Fatalf("only %v: %+v %v", tc.only, rep, err)
+		}
+	}
+	o.Only = []string{"e2"}
+	if _, err := Collect(context.Background(), f, o); err == nil || !strings.Contains(err.Error(), "--only e2: no experiment, step or run") {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
