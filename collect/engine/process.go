@@ -74,13 +74,7 @@ func Start(cfg Config) (*Process, error) {
 	cmd.Env = MergeEnv(os.Environ(), cfg.Env)
 	cmd.Stdout = lw
 	cmd.Stderr = lw
-	// Setpgid: the engine and its workers form their own group, which Stop
-	// signals as a whole. Pdeathsig: if the collector itself dies without
-	// stopping it (kill -9, the OOM killer), the kernel kills the engine
-	// rather than leave it holding the GPUs. (The signal follows the
-	// thread that forked; Go ends a thread only when a goroutine locked
-	// to it exits locked, which nothing in perflab does.)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = procAttr()
 	// A worker that outlives the leader keeps the log pipe open; do not
 	// let it hold Wait (and so crash detection) for longer than this.
 	cmd.WaitDelay = 5 * time.Second
