@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perflab/perflab/collect/engine"
@@ -32,6 +33,11 @@ type Target struct {
 	TokenizeRoute string
 	// DatasetPath is the profile's dataset file, found (see Preflight).
 	DatasetPath string
+	// Measure starts the GPU telemetry of the run and returns the function
+	// that stops it: a runner calls it around the benchmark itself, so
+	// that samples and energy leave out the preparation. A runner that
+	// never calls it gets no telemetry. Never nil.
+	Measure func() (stop func())
 	// Progress receives live progress lines (nil: quiet).
 	Progress io.Writer
 }
@@ -576,17 +582,33 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 			}
 		}()
 	}
-	var rec *telemetry.Recorder
-	if er.gpus != nil {
-		rec = telemetry.Record(er.gpus, k.opt.SampleInterval)
+	// GPU telemetry covers what the runner declares as its measurement
+	// (Target.Measure): the benchmark, not the prompts' tokenization.
+	var (
+		mu  sync.Mutex
+		rec *telemetry.Recorder
+		tel *schema.Telemetry
+	)
+	stopRec := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if rec != nil {
+			tel, rec = rec.Stop(), nil
+		}
+	}
+	measure := func() func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if er.gpus != nil && rec == nil && tel == nil {
+			rec = telemetry.Record(er.gpus, k.opt.SampleInterval)
+		}
+		return stopRec
 	}
 	started := k.opt.Now()
 	res, err := k.opt.Runner(runCtx, Target{Run: r, Campaign: k.c, BaseURL: er.baseURL, Model: er.model,
-		TokenizeRoute: er.launch.Adapter.TokenizeRoute, DatasetPath: k.datasets[r.Profile.ID], Progress: k.progress.writer()})
-	var tel *schema.Telemetry
-	if rec != nil {
-		tel = rec.Stop()
-	}
+		TokenizeRoute: er.launch.Adapter.TokenizeRoute, DatasetPath: k.datasets[r.Profile.ID],
+		Progress: k.progress.writer(), Measure: measure})
+	stopRec() // a runner that returned early may not have stopped it
 	// A server that died shows up as failed requests a moment before the
 	// process is reaped: give it that moment before judging.
 	if er.proc != nil && ctx.Err() == nil && (err != nil || res == nil || res.Summary != nil && res.Summary.Failed > 0) {

@@ -79,6 +79,7 @@ optimized: e0
 // probeRunner checks the engine answers, then reports a result whose
 // numbers come from the profile, so tests can tell runs apart.
 func probeRunner(ctx context.Context, tg Target) (*schema.Result, error) {
+	defer tg.Measure()()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, tg.BaseURL+"/v1/models", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

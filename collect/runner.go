@@ -138,7 +138,12 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 	cfg := bench.Config{BaseURL: t.BaseURL, Endpoint: endpoint, Backend: backend, Model: t.Model, Samples: samples,
 		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed,
 		IgnoreEOS: x.ignoreEOS, NumWarmups: x.warmups, Metrics: mo, Progress: t.Progress}
+	stop := func() {}
+	if t.Measure != nil {
+		stop = t.Measure()
+	}
 	res, err := bench.Run(ctx, cfg)
+	stop()
 	if err != nil {
 		return res, err
 	}
