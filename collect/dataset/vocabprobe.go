@@ -22,11 +22,13 @@ import (
 //   - vLLM and SGLang with a Hugging Face fast tokenizer: HTTP 200 and the
 //     id silently left out of the text (tokenizers' decode skips ids it
 //     does not know), so [id, id, id] decodes to "";
-//   - llama.cpp: not needed, it publishes n_vocab.
+//   - llama.cpp (which publishes n_vocab, so is not probed unless asked):
+//     HTTP 500 "vector::_M_range_check: __n (which is N) >= this->size()".
 //
 // So an id "decodes" when /detokenize of [id, id, id] answers 200 with a
-// non-empty text; it does not when the answer is 400 or 422, or 200 with an
-// empty text; any other answer stops the probe with an error. Three copies,
+// non-empty text; it does not when the answer is 400 or 422, llama.cpp's
+// 500 range check, or 200 with an empty text; any other answer stops the
+// probe with an error. Three copies,
 // not one: SentencePiece decoders drop the leading space of the first
 // piece, so a lone "▁" would decode to "".
 //
@@ -214,7 +216,8 @@ func isMarkers(text string, n int) bool {
 }
 
 // probeDecode posts ids to /detokenize. ok is true with the text for HTTP
-// 200, false for HTTP 400 or 422 (ids refused); other answers are errors.
+// 200, false when the ids are refused (HTTP 400 or 422, llama.cpp's range
+// check); other answers are errors.
 func (s *ServerTokenizer) probeDecode(ctx context.Context, ids []int) (text string, ok bool, err error) {
 	b, err := json.Marshal(map[string]any{"model": s.Model, "tokens": ids})
 	if err != nil {
@@ -234,10 +237,12 @@ func (s *ServerTokenizer) probeDecode(ctx context.Context, ids []int) (text stri
 	if err != nil {
 		return "", false, err
 	}
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+	switch {
+	case resp.StatusCode == http.StatusOK:
+	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity:
 		return "", false, nil
+	case resp.StatusCode == http.StatusInternalServerError && bytes.Contains(data, []byte("_M_range_check")):
+		return "", false, nil // llama.cpp: std::vector::at's out_of_range
 	default:
 		return "", false, fmt.Errorf("HTTP %d: %s", resp.StatusCode, truncate(string(data), 200))
 	}

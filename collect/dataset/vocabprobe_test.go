@@ -195,3 +195,21 @@ func TestIsMarkers(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeVocabLlamaServer probes llama.cpp's server (it refuses unknown
+// ids with an HTTP 500 range check) and compares with its published
+// n_vocab: the probe finds the same number of ids, and as base size the
+// Qwen3 tokenizer's vocab_size, below its block of added <...> tokens.
+func TestProbeVocabLlamaServer(t *testing.T) {
+	tk := installed(t, "qwen3")
+	url := llamaServer(t)
+	st := NewServerTokenizer(url, "", nil)
+	p, err := st.ProbeVocab(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Decodable != st.VocabSize() || p.Decodable != tk.TotalVocabSize() || p.Base != tk.VocabSize() {
+		t.Errorf("probe %+v; n_vocab %d, tokenizer.json %d tokens, vocab_size %d", p, st.VocabSize(), tk.TotalVocabSize(), tk.VocabSize())
+	}
+	t.Logf("llama-server: %+v", p)
+}
