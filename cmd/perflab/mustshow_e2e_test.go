@@ -93,6 +93,17 @@ func TestMustShowMockRandom(t *testing.T) {
 			t.Errorf("request %d: TTFT %.3f ms, E2EL %.3f ms, %d tokens: the mock cannot be early", i, ttfts[i]*1000, lats[i]*1000, outs[i])
 		}
 	}
+	// The run's duration covers every request (start_times are seconds
+	// since the run's t=0).
+	var starts []float64
+	var dur float64
+	decodeField(t, res, "start_times", &starts)
+	decodeField(t, res, "duration", &dur)
+	for i := range starts {
+		if end := starts[i] + lats[i]; i < len(lats) && (starts[i] < 0 || end > dur) {
+			t.Errorf("request %d: [%v, %v] s outside the run's duration %v s", i, starts[i], end, dur)
+		}
+	}
 	var meanTTFT, meanTPOT float64
 	decodeField(t, res, "mean_ttft_ms", &meanTTFT)
 	decodeField(t, res, "mean_tpot_ms", &meanTPOT)
@@ -137,6 +148,7 @@ func TestMustShowMockRandom(t *testing.T) {
 		}
 		if got := strconv.FormatFloat(want, 'f', prec, 64); got != text {
 			t.Errorf("%s: printed %s, numpy %s (%v)", label, text, got, want)
+			continue
 		}
 		checked++
 	}
@@ -158,10 +170,11 @@ func TestMustShowMockRandom(t *testing.T) {
 		got, ok := raw.(float64)
 		if !ok || math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
 			t.Errorf("result file %s = %v, numpy %v", key, raw, want)
+			continue
 		}
 		checked++
 	}
-	t.Logf("%d printed lines and result keys equal numpy's", checked)
+	t.Logf("%d printed lines and %d result keys checked; %d equal numpy's", len(printed), len(np.JSON), checked)
 }
 
 // buildPerflab builds this command into a temporary folder.
