@@ -36,7 +36,7 @@ const (
 // every printed statistic equals numpy's recomputation from the saved
 // per-request lists, to the printed precision.
 func TestMustShowMockRandom(t *testing.T) {
-	bin := buildPerflab(t)
+	bin := buildPerflab(t) // collect_e2e_test.go
 	addr := startMockBinary(t, bin, "--ttft", "20ms", "--itl", "5ms")
 	port := addr[strings.LastIndexByte(addr, ':')+1:]
 
@@ -175,20 +175,6 @@ func TestMustShowMockRandom(t *testing.T) {
 		checked++
 	}
 	t.Logf("%d printed lines and %d result keys checked; %d equal numpy's", len(printed), len(np.JSON), checked)
-}
-
-// buildPerflab builds this command into a temporary folder.
-func buildPerflab(t *testing.T) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "perflab")
-	if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // startMockBinary runs `perflab mock --port 0 args...` on 127.0.0.1 and
