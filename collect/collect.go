@@ -33,6 +33,8 @@ type Target struct {
 	TokenizeRoute string
 	// DatasetPath is the profile's dataset file, found (see Preflight).
 	DatasetPath string
+	// APIKey is sent as "Authorization: Bearer KEY" ("" : none).
+	APIKey string
 	// Measure starts the GPU telemetry of the run and returns the function
 	// that stops it: a runner calls it around the benchmark itself, so
 	// that samples and energy leave out the preparation. A runner that
@@ -384,7 +386,9 @@ type engineRun struct {
 	gpus    telemetry.Sampler // reads the engine's GPUs; nil: no GPU engine or no telemetry
 	// warnings go into every result of this launch.
 	warnings []string
-	red      *redact.Redactor
+	// client probes the engine (health, version, model), with its API key.
+	client *http.Client
+	red    *redact.Redactor
 }
 
 // experiment runs one experiment's runs: launch, every profile, stop. It
@@ -457,7 +461,8 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	// (HF_TOKEN is usually exported, not written in the campaign): an
 	// engine may print either in its log.
 	secrets := append(redact.SecretValues(l.Env), redact.SecretValues(environ())...)
-	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(secrets...)}
+	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(secrets...),
+		client: &http.Client{Timeout: k.client.Timeout, Transport: withKey(k.client.Transport, l.APIKey())}}
 	k.progress.begin(r, "starting "+l.Adapter.Display)
 	if l.Adapter.Launches {
 		er.argv = append([]string(nil), l.Argv...)
@@ -499,7 +504,7 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 		er.proc = p
 	}
 	err := engine.WaitHealthy(ctx, er.proc, engine.HealthConfig{BaseURL: er.baseURL, Routes: l.Adapter.Health,
-		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: k.client.Transport}})
+		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: er.client.Transport}})
 	if err != nil {
 		if er.proc != nil {
 			er.proc.Stop(k.opt.StopGrace)
@@ -513,14 +518,14 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 		}
 	}
 	er.version = declared
-	if v, err := l.Adapter.Version(ctx, k.client, er.baseURL, er.argv, engine.MergeEnv(os.Environ(), l.Env)); err == nil && v != "" {
+	if v, err := l.Adapter.Version(ctx, er.client, er.baseURL, er.argv, engine.MergeEnv(os.Environ(), l.Env)); err == nil && v != "" {
 		er.version = v
 		if declared != "" && !sameVersion(declared, v) {
 			er.warnings = append(er.warnings, fmt.Sprintf("the engine reports version %s, the campaign expects %s", v, declared))
 		}
 	}
 	er.model = k.c.Model.ID
-	if m, err := engine.ServedModel(ctx, k.client, er.baseURL); err == nil {
+	if m, err := engine.ServedModel(ctx, er.client, er.baseURL); err == nil {
 		er.model = m
 	}
 	fmt.Fprintf(k.opt.Log, "%s: healthy at %s (version %s, model %s)\n", e.ID, er.baseURL, orDash(er.version), er.model)
@@ -606,7 +611,7 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 	}
 	started := k.opt.Now()
 	res, err := k.opt.Runner(runCtx, Target{Run: r, Campaign: k.c, BaseURL: er.baseURL, Model: er.model,
-		TokenizeRoute: er.launch.Adapter.TokenizeRoute, DatasetPath: k.datasets[r.Profile.ID],
+		TokenizeRoute: er.launch.Adapter.TokenizeRoute, DatasetPath: k.datasets[r.Profile.ID], APIKey: er.launch.APIKey(),
 		Progress: k.progress.writer(), Measure: measure})
 	stopRec() // a runner that returned early may not have stopped it
 	// A server that died shows up as failed requests a moment before the

@@ -619,3 +619,70 @@ func TestCollectRetryAndOnly(t *testing.T) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
+
+// TestCollectAPIKey: an endpoint that wants a key (a GPUStack deployment,
+// vLLM --api-key) gets it on the collector's probes and in the runner's
+// target, and the key is written nowhere.
+func TestCollectAPIKey(t *testing.T) {
+	const key = "ext-key-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":"fake/model-served"}]}`)
+	}))
+	defer srv.Close()
+	y := `id: ext
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+profiles: [{id: p, name: P, dataset: random, input_len: 8, output_len: 2, num_prompts: 2}]
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: gpustack, name: GPUStack, engine: external, base_url: ` + srv.URL + `, env: {OPENAI_API_KEY: ` + key + `}}
+baseline: gpustack
+optimized: gpustack
+`
+	f, err := Parse("ext.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := opts(t, dir, t.TempDir())
+	o.Runner = func(ctx context.Context, tg Target) (*schema.Result, error) {
+		if tg.APIKey != key {
+			return nil, fmt.Errorf("target key %q", tg.APIKey)
+		}
+		return probeRunner(ctx, tg)
+	}
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	r := readResults(t, filepath.Join(dir, "ext"))["gpustack--p"]
+	if r.Status != schema.StatusOK || r.Model.Served != "fake/model-served" {
+		t.Fatalf("status %s %q, served %q: the probes did not carry the key", r.Status, r.Error, r.Model.Served)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "ext", "gpustack--p.json"))
+	if strings.Contains(string(b), key) {
+		t.Fatal("the result holds the key")
+	}
+}
+
+func TestLaunchAPIKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "from-env")
+	for _, tc := range []struct {
+		argv []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"vllm", "serve", "m", "--api-key", "flag-key"}, map[string]string{"OPENAI_API_KEY": "x"}, "flag-key"},
+		{[]string{"vllm", "serve", "m"}, map[string]string{"VLLM_API_KEY": "vllm-env"}, "vllm-env"},
+		{[]string{"vllm", "serve", "m"}, nil, "from-env"}, // as vllm bench serve reads it
+	} {
+		if got := (&Launch{Argv: tc.argv, Env: tc.env}).APIKey(); got != tc.want {
+			t.Errorf("%q %v: %q, want %q", tc.argv, tc.env, got, tc.want)
+		}
+	}
+}
