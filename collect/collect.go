@@ -303,13 +303,21 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 // openTelemetry opens the sampler and checks that the node has the GPUs
 // the runs need.
 func (k *collector) openTelemetry(runs []Run) error {
+	gpuRuns := false // does any run use the node's GPUs?
+	for _, r := range runs {
+		if l, err := NewLaunch(k.c, r.Experiment); err == nil && needsGPUs(l) {
+			gpuRuns = true
+		}
+	}
 	s := k.opt.Sampler
 	if s == nil {
 		var err error
 		s, err = telemetry.Open()
 		if err != nil {
 			k.telWarn = "no GPU telemetry: " + err.Error()
-			fmt.Fprintln(k.opt.Log, "warning:", k.telWarn)
+			if gpuRuns { // a mock or CPU campaign does not need to hear it
+				fmt.Fprintln(k.opt.Log, "warning:", k.telWarn)
+			}
 		} else {
 			k.ownSampler = true
 		}
