@@ -2,7 +2,7 @@
 # `make test` installs what the tests need and runs every test.
 GO ?= go
 
-.PHONY: build test deps vet unit bench
+.PHONY: build test deps vet unit bench seeds
 
 build:
 	$(GO) run ./cmd/perflab build
@@ -24,3 +24,8 @@ test: deps vet unit
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# seeds re-imports the bundled seed reports' results from their sources
+# (results/<campaign>/src/seed.md) with perflab import.
+seeds:
+	GO=$(GO) bash .ci/import-seeds.sh

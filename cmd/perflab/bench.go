@@ -1,12 +1,455 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/perflab/perflab/collect/bench"
+	"github.com/perflab/perflab/collect/dataset"
+	"github.com/perflab/perflab/collect/metrics"
+	"github.com/perflab/perflab/collect/schema"
 )
 
-// runBench is not built yet.
+// benchFlags are `perflab bench`'s flags: `vllm bench serve`'s names and
+// defaults, so that one command line works with both.
+type benchFlags struct {
+	baseURL, host    string
+	port             int
+	endpoint         string
+	backend          string
+	model            string
+	tokenizer        string
+	datasetName      string
+	datasetPath      string
+	randomInputLen   int
+	randomOutputLen  int
+	randomRangeRatio float64
+	randomPrefixLen  int
+	sharegptOutLen   int
+	numPrompts       int
+	requestRate      string
+	burstiness       float64
+	maxConcurrency   int
+	seed             int64
+	ignoreEOS        bool
+	numWarmups       int
+	percentileMetric string
+	metricPercentile string
+	goodput          listFlag
+	saveResult       bool
+	saveDetailed     bool
+	resultDir        string
+	resultFilename   string
+	label            string
+	metadata         listFlag
+	outputJSON       string
+	requestTimeout   time.Duration
+}
+
+// listFlag collects a repeatable flag; each use may hold several
+// space-separated items ("ttft:50 tpot:10").
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error {
+	*l = append(*l, strings.Fields(s)...)
+	return nil
+}
+
+// multiValue are the flags that take several values in vLLM
+// (argparse nargs="+"/"*"): `--goodput ttft:50 tpot:10`.
+var multiValue = map[string]bool{"goodput": true, "metadata": true}
+
+// joinMultiValue rewrites `--goodput a b --x` into `--goodput "a b" --x`,
+// so that vLLM's spelling parses with the flag package.
+func joinMultiValue(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name := strings.TrimLeft(a, "-")
+		if !strings.HasPrefix(a, "-") || strings.Contains(name, "=") || !multiValue[name] {
+			out = append(out, a)
+			continue
+		}
+		var vals []string
+		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			i++
+			vals = append(vals, args[i])
+		}
+		out = append(out, a, strings.Join(vals, " "))
+	}
+	return out
+}
+
+func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
+	f := &benchFlags{}
+	fs := flag.NewFlagSet("perflab bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: perflab bench [flags]   (the flags of vllm bench serve)")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.baseURL, "base-url", "", "server URL, e.g. http://127.0.0.1:8000 (overrides --host/--port)")
+	fs.StringVar(&f.host, "host", "127.0.0.1", "server host")
+	fs.IntVar(&f.port, "port", 8000, "server port")
+	fs.StringVar(&f.endpoint, "endpoint", "", "API path (default /v1/completions, or /v1/chat/completions for openai-chat)")
+	fs.StringVar(&f.backend, "backend", "openai", "openai (completions) or openai-chat")
+	fs.StringVar(&f.model, "model", "", "model name sent in requests (default: the server's first /v1/models entry)")
+	fs.StringVar(&f.tokenizer, "tokenizer", "server", "tokenizer.json path or model folder, or \"server\" for the server's /tokenize")
+	fs.StringVar(&f.datasetName, "dataset-name", "random", "random or sharegpt")
+	fs.StringVar(&f.datasetPath, "dataset-path", "", "ShareGPT JSON file")
+	fs.IntVar(&f.randomInputLen, "random-input-len", 1024, "random dataset: input tokens per request")
+	fs.IntVar(&f.randomOutputLen, "random-output-len", 128, "random dataset: output tokens per request")
+	fs.Float64Var(&f.randomRangeRatio, "random-range-ratio", 0, "random dataset: lengths drawn from [len*(1-r), len*(1+r)]")
+	fs.IntVar(&f.randomPrefixLen, "random-prefix-len", 0, "random dataset: shared prefix tokens")
+	fs.IntVar(&f.sharegptOutLen, "sharegpt-output-len", 0, "sharegpt: fixed output length (0: the conversation's reply length)")
+	fs.IntVar(&f.numPrompts, "num-prompts", 1000, "number of requests")
+	fs.StringVar(&f.requestRate, "request-rate", "inf", "requests per second, or inf to send all at once")
+	fs.Float64Var(&f.burstiness, "burstiness", 1.0, "gamma shape of the arrival gaps (1 = Poisson)")
+	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "most requests in flight (0 = no cap)")
+	fs.Int64Var(&f.seed, "seed", 0, "random seed (dataset and arrivals)")
+	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos (forced on for the random dataset, as vLLM does)")
+	fs.IntVar(&f.numWarmups, "num-warmups", 0, "warmup requests before the measured run")
+	fs.StringVar(&f.percentileMetric, "percentile-metrics", "ttft,tpot,itl", "metrics to report percentiles of: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue")
+	fs.StringVar(&f.metricPercentile, "metric-percentiles", "99", "percentiles to report, e.g. 50,90,99")
+	fs.Var(&f.goodput, "goodput", "SLOs in ms, e.g. \"ttft:500 tpot:50\" (repeatable)")
+	fs.BoolVar(&f.saveResult, "save-result", false, "write vLLM's result JSON (and perflab's beside it)")
+	fs.BoolVar(&f.saveDetailed, "save-detailed", false, "with --save-result: include per-request lists and generated texts")
+	fs.StringVar(&f.resultDir, "result-dir", "", "folder for --save-result files (default: current)")
+	fs.StringVar(&f.resultFilename, "result-filename", "", "file name for --save-result (default: vLLM's naming)")
+	fs.StringVar(&f.label, "label", "", "label of the run (default: the backend)")
+	fs.Var(&f.metadata, "metadata", "KEY=VALUE pairs recorded with the result (repeatable)")
+	fs.StringVar(&f.outputJSON, "output-json", "", "write perflab's result JSON here (default with --save-result: beside the vLLM JSON, .perflab.json)")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", 6*time.Hour, "per-request timeout")
+	if err := fs.Parse(joinMultiValue(args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError("bench: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, usageError("bench: unexpected argument %q", fs.Arg(0))
+	}
+	return f, nil
+}
+
+// benchRun is a validated command line.
+type benchRun struct {
+	f        *benchFlags
+	cfg      bench.Config
+	rate     float64
+	metadata []metrics.KeyValue
+}
+
+func (f *benchFlags) validate() (*benchRun, error) {
+	r := &benchRun{f: f}
+	rate := math.Inf(1)
+	if f.requestRate != "inf" {
+		v, err := strconv.ParseFloat(f.requestRate, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, usageError("bench: --request-rate %q: want a positive number or inf", f.requestRate)
+		}
+		rate = v
+	}
+	r.rate = rate
+	switch {
+	case f.backend != "openai" && f.backend != "openai-chat" && f.backend != "vllm":
+		return nil, usageError("bench: --backend %q: want openai or openai-chat", f.backend)
+	case f.datasetName != "random" && f.datasetName != "sharegpt":
+		return nil, usageError("bench: --dataset-name %q: want random or sharegpt", f.datasetName)
+	case f.datasetName == "sharegpt" && f.datasetPath == "":
+		return nil, usageError("bench: --dataset-name sharegpt needs --dataset-path")
+	case f.numPrompts <= 0:
+		return nil, usageError("bench: --num-prompts %d: want at least 1", f.numPrompts)
+	case !(f.burstiness > 0):
+		return nil, usageError("bench: --burstiness %v: want a positive number", f.burstiness)
+	case f.maxConcurrency < 0 || f.numWarmups < 0:
+		return nil, usageError("bench: --max-concurrency and --num-warmups must not be negative")
+	case f.randomInputLen < 0 || f.randomOutputLen < 0 || f.randomPrefixLen < 0 || f.sharegptOutLen < 0:
+		return nil, usageError("bench: token lengths must not be negative")
+	case !(f.randomRangeRatio >= 0 && f.randomRangeRatio < 1):
+		return nil, usageError("bench: --random-range-ratio %v: want a number in [0, 1)", f.randomRangeRatio)
+	case f.seed < 0 || f.seed > math.MaxUint32:
+		return nil, usageError("bench: --seed %d: want 0 to 2**32-1", f.seed)
+	case f.requestTimeout <= 0:
+		return nil, usageError("bench: --request-timeout %v: want a positive duration", f.requestTimeout)
+	}
+	var err error
+	m := metrics.Options{MaxConcurrency: f.maxConcurrency, Burstiness: f.burstiness}
+	if !math.IsInf(rate, 1) {
+		m.RequestRate = rate
+	}
+	if m.Metrics, err = metrics.ParseMetrics(f.percentileMetric); err != nil {
+		return nil, usageError("%v", err)
+	}
+	if m.Percentiles, err = metrics.ParsePercentiles(f.metricPercentile); err != nil {
+		return nil, usageError("%v", err)
+	}
+	if m.Goodput, err = metrics.ParseGoodput(f.goodput); err != nil {
+		return nil, usageError("%v", err)
+	}
+	if r.metadata, err = metrics.ParseMetadata(f.metadata); err != nil {
+		return nil, usageError("%v", err)
+	}
+	base := f.baseURL
+	if base == "" {
+		base = fmt.Sprintf("http://%s:%d", f.host, f.port)
+	}
+	ignoreEOS := f.ignoreEOS || f.datasetName == "random" // vLLM forces it for random
+	r.cfg = bench.Config{
+		BaseURL: strings.TrimRight(base, "/"), Endpoint: f.endpoint, Backend: f.backend, Model: f.model,
+		RequestRate: rate, Burstiness: f.burstiness, MaxConcurrency: f.maxConcurrency, Seed: f.seed,
+		IgnoreEOS: ignoreEOS, NumWarmups: f.numWarmups, RequestTimeout: f.requestTimeout,
+		Metrics: m, KeepText: f.saveDetailed,
+	}
+	if key := os.Getenv("OPENAI_API_KEY"); key != "" {
+		r.cfg.Headers = map[string]string{"Authorization": "Bearer " + key}
+	}
+	return r, nil
+}
+
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("bench: not implemented yet")
+	f, err := parseBenchFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r, err := f.validate()
+	if err != nil {
+		return err
+	}
+	if r.cfg.Model == "" {
+		if r.cfg.Model, err = firstModel(ctx, r.cfg.BaseURL); err != nil {
+			return err
+		}
+	}
+	tok, err := openTokenizer(f.tokenizer, r.cfg.BaseURL, r.cfg.Model)
+	if err != nil {
+		return err
+	}
+	if r.cfg.Samples, err = r.samples(ctx, tok); err != nil {
+		return err
+	}
+	if isTerminal(stderr) {
+		r.cfg.Progress = stderr
+	}
+	fmt.Fprintf(stderr, "Traffic request rate: %s\n", f.requestRate)
+	proc := "(Poisson process)"
+	if f.burstiness != 1 {
+		proc = "(Gamma distribution)"
+	}
+	fmt.Fprintf(stderr, "Burstiness factor: %s %s\n", pyFloat(f.burstiness), proc)
+	conc := "None"
+	if f.maxConcurrency > 0 {
+		conc = strconv.Itoa(f.maxConcurrency)
+	}
+	fmt.Fprintf(stderr, "Maximum request concurrency: %s\n", conc)
+
+	start := time.Now()
+	res, runErr := bench.Run(ctx, r.cfg)
+	if res == nil {
+		return runErr
+	}
+	r.describe(res, start, args)
+	var text bytes.Buffer
+	if res.Summary != nil {
+		if err := metrics.WriteFailures(&text, res.Requests); err != nil {
+			return err
+		}
+		if err := metrics.WriteText(&text, res.Summary, r.cfg.Metrics); err != nil {
+			return err
+		}
+		res.RawOutput = text.String()
+		if _, err := stdout.Write(text.Bytes()); err != nil {
+			return err
+		}
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, "perflab: warning:", w)
+	}
+	if err := r.save(res, start); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if res.Status == schema.StatusInterrupted {
+		return fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
+	}
+	return nil
+}
+
+// samples builds the dataset.
+func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]dataset.Sample, error) {
+	f := r.f
+	var s []dataset.Sample
+	var err error
+	if f.datasetName == "sharegpt" {
+		s, err = loadShareGPT(ctx, tok, f.datasetPath, f.numPrompts, f.sharegptOutLen, f.seed)
+	} else {
+		s, err = dataset.Random(tok, dataset.RandomConfig{
+			NumPrompts: f.numPrompts, InputLen: f.randomInputLen, OutputLen: f.randomOutputLen,
+			RangeRatio: f.randomRangeRatio, PrefixLen: f.randomPrefixLen, Seed: f.seed,
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bench: dataset %s: %w", f.datasetName, err)
+	}
+	if len(s) == 0 {
+		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
+	}
+	return s, nil
+}
+
+// describe fills what the command line knows about the run.
+func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) {
+	f := r.f
+	res.ID = "bench-" + start.UTC().Format("20060102-150405")
+	res.Label = f.label
+	if res.Engine.Name == "" {
+		res.Engine.Name = "external"
+	}
+	res.Model.Tokenizer = f.tokenizer
+	res.Load.Dataset = f.datasetName
+	res.Load.DatasetPath = f.datasetPath
+	if f.datasetName == "random" {
+		res.Load.InputLen, res.Load.OutputLen = f.randomInputLen, f.randomOutputLen
+		res.Load.RangeRatio, res.Load.PrefixLen = f.randomRangeRatio, f.randomPrefixLen
+	} else {
+		res.Load.OutputLen = f.sharegptOutLen
+	}
+	res.Load.Command = "perflab bench " + strings.Join(quoteArgs(args), " ")
+	if len(r.metadata) > 0 {
+		res.Metadata = map[string]string{}
+		for _, kv := range r.metadata {
+			res.Metadata[kv.Key] = kv.Value
+		}
+	}
+}
+
+// save writes the vLLM JSON (--save-result) and perflab's result JSON.
+func (r *benchRun) save(res *schema.Result, start time.Time) error {
+	f := r.f
+	out := f.outputJSON
+	if f.saveResult && res.Summary != nil {
+		opt := r.cfg.Metrics
+		h := metrics.VLLMHeader{
+			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.cfg.Model,
+			TokenizerID: f.tokenizer, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
+		}
+		if h.Backend == "" {
+			h.Backend = "openai"
+		}
+		name := f.resultFilename
+		if name == "" {
+			name = metrics.VLLMFileName(h)
+		}
+		path := filepath.Join(f.resultDir, name)
+		var buf bytes.Buffer
+		if err := metrics.WriteVLLMJSON(&buf, res.Requests, res.Summary, h, f.saveDetailed); err != nil {
+			return fmt.Errorf("bench: vLLM JSON: %w", err)
+		}
+		if f.resultDir != "" {
+			if err := os.MkdirAll(f.resultDir, 0o755); err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+		}
+		if err := schema.WriteAtomic(path, buf.Bytes()); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		res.Artifacts = append(res.Artifacts, schema.Artifact{Kind: "vllm-json", Path: name})
+		if out == "" {
+			out = strings.TrimSuffix(path, ".json") + ".perflab.json"
+		}
+	}
+	if out == "" {
+		return nil
+	}
+	if !f.saveDetailed {
+		for i := range res.Requests {
+			res.Requests[i].GeneratedText = ""
+		}
+	}
+	if dir := filepath.Dir(out); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	if err := schema.WriteFile(out, res); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	return nil
+}
+
+// firstModel asks the server for its first model, as vLLM does when
+// --model is not given.
+func firstModel(ctx context.Context, base string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
+	if err != nil {
+		return "", fmt.Errorf("bench: model list: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("bench: no --model given and the model list failed: %w", err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("bench: no --model given and GET %s/v1/models: %s", base, resp.Status)
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil || len(list.Data) == 0 || list.Data[0].ID == "" {
+		return "", fmt.Errorf("bench: no --model given and GET %s/v1/models lists no model (%v)", base, err)
+	}
+	return list.Data[0].ID, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// pyFloat formats v as Python's str(float) does for the values a flag
+// holds ("1.0", "0.5", "inf").
+func pyFloat(v float64) string {
+	if math.IsInf(v, 1) {
+		return "inf"
+	}
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
+}
+
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$\\") {
+			a = strconv.Quote(a)
+		}
+		out[i] = a
+	}
+	return out
 }

@@ -3,10 +3,127 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perflab/perflab/collect/ingest"
+	"github.com/perflab/perflab/collect/schema"
 )
 
-// runImport is not built yet.
+const importUsage = `usage: perflab import [flags] FILE... --into DIR
+
+Reads vllm bench serve output (the text block, also inside Markdown, several
+blocks per file, GPUStack's variant, blocks that lost their line breaks),
+vLLM --save-result JSON and guidellm's JSON report (format detected), and
+writes one result per run to
+DIR/<experiment>--<profile>.json (atomically; re-importing overwrites).
+
+Tie blocks to a campaign with --experiment/--profile (one run per file) or
+with a line "# perflab: experiment=ID profile=ID" before each block (also:
+engine=, model=, label=, command=none). A comment line "# Crash…" records a
+crashed run. Odd numbers are kept and flagged with warnings.
+
+flags:
+`
+
+// runImport implements `perflab import`.
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("import: not implemented yet")
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	into := fs.String("into", "", "directory to write the results into (required), e.g. results/<campaign id>")
+	campaignFile := fs.String("campaign-file", "", "campaign YAML: results must name its experiments and profiles; engine, model, load and hardware come from it")
+	campaignID := fs.String("campaign", "", "campaign id to tag the results with (default: the campaign file's id)")
+	experiment := fs.String("experiment", "", "experiment id for blocks without a \"# perflab:\" line")
+	profile := fs.String("profile", "", "profile id for blocks without a \"# perflab:\" line")
+	engine := fs.String("engine", "", "engine name for every result (vllm, sglang, trtllm, …)")
+	model := fs.String("model", "", "model id for every result")
+	dryRun := fs.Bool("dry-run", false, "parse and check, print what would be written, write nothing")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, importUsage)
+		fs.PrintDefaults()
+	}
+	// Flags may follow the files (perflab import a.txt --into DIR).
+	var files []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return usageError("import: %v", err)
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		files = append(files, rest[0])
+		rest = rest[1:]
+	}
+	if len(files) == 0 {
+		return usageError("import: no input file given")
+	}
+	if *into == "" && !*dryRun {
+		return usageError("import: --into DIR is required")
+	}
+
+	opt := ingest.Options{CampaignID: *campaignID, Experiment: *experiment, Profile: *profile, Engine: *engine, Model: *model}
+	if *campaignFile != "" {
+		c, err := ingest.ReadCampaign(*campaignFile)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		opt.Campaign = c
+	}
+	var entries []ingest.Entry
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		es, err := ingest.Parse(f, data)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		if len(es) == 0 {
+			return fmt.Errorf("import: %s: no benchmark output found (expected a \"Serving Benchmark Result\" block, a \"Successful requests:\" row or vLLM JSON)", f)
+		}
+		entries = append(entries, es...)
+	}
+	results, err := ingest.Results(entries, opt)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	// Encode everything before writing anything: a bad run leaves the
+	// directory as it was.
+	for _, r := range results {
+		if _, err := schema.Marshal(r); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+	}
+	for _, r := range results {
+		path := filepath.Join(*into, r.ID+".json")
+		note := string(r.Status)
+		if n := len(r.Warnings); n > 0 {
+			note += fmt.Sprintf(", %d warning(s)", n)
+		}
+		if *dryRun {
+			fmt.Fprintf(stdout, "%s (%s) from %s\n", r.ID, note, r.Metadata["source"])
+		} else {
+			if err := schema.WriteFile(path, r); err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			fmt.Fprintf(stdout, "wrote %s (%s) from %s\n", path, note, r.Metadata["source"])
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(stdout, "  warning: %s\n", strings.ReplaceAll(w, "\n", " "))
+		}
+	}
+	return nil
 }

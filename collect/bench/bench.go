@@ -1,29 +1,36 @@
-// Package bench is the benchmark core: arrival schedule, concurrency cap,
-// streaming requests and per-request records. (API contract; the
-// implementation is being written.)
 package bench
 
 import (
 	"context"
-	"errors"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"io"
+	"math"
+	"net/http"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/perflab/perflab/collect/dataset"
 	"github.com/perflab/perflab/collect/metrics"
+	"github.com/perflab/perflab/collect/openai"
 	"github.com/perflab/perflab/collect/schema"
 )
 
 // Config is one benchmark run. Zero values mean vLLM's defaults.
 type Config struct {
-	BaseURL  string // http://127.0.0.1:8000
-	Endpoint string // /v1/completions or /v1/chat/completions
-	Backend  string // openai or openai-chat
+	BaseURL  string // default http://127.0.0.1:8000
+	Endpoint string // default /v1/completions (openai) or /v1/chat/completions (openai-chat)
+	Backend  string // openai (default) or openai-chat
 	Model    string // the "model" field sent
 	Samples  []dataset.Sample
 
-	RequestRate    float64 // requests/s; 0 = inf
-	Burstiness     float64 // 1 = Poisson
+	RequestRate    float64 // requests/s; 0 or +Inf = all at once
+	Burstiness     float64 // 0 means 1 (Poisson); +Inf = constant gaps
 	MaxConcurrency int     // 0 = unlimited
 	Seed           int64
 	IgnoreEOS      bool
@@ -33,11 +40,358 @@ type Config struct {
 	Metrics        metrics.Options
 	// Progress receives a live progress line (nil: quiet).
 	Progress io.Writer
+
+	// Headers are added to every request (Authorization, say).
+	Headers map[string]string
+	// KeepText keeps each request's generated text (--save-detailed).
+	KeepText bool
+	// Client sends the requests; nil means a client built for the run
+	// (HTTP/1.1 keep-alive pool sized to the concurrency).
+	Client *http.Client
+
+	// onStart, when set, receives the run's t=0 (tests and benchmarks
+	// compare it with a server's clock).
+	onStart func(time.Time)
 }
+
+// Scheduling lag above which the result warns that the client fell behind.
+const lagWarnMs = 10.0
 
 // Run runs the benchmark and returns a result with its records, summary
 // and client statistics. Request failures are data in the result; an error
-// means the run itself could not happen.
+// means the run itself could not happen. If only the summary fails, the
+// result comes back too (without Summary) along with the error.
 func Run(ctx context.Context, cfg Config) (*schema.Result, error) {
-	return nil, errors.New("bench: not implemented")
+	res, dur, err := measure(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	opt := metricsOptions(cfg, dur)
+	sum, err := metrics.Summarize(res.Requests, opt)
+	if err != nil {
+		return res, fmt.Errorf("bench: summarize: %w", err)
+	}
+	res.Summary = sum
+	return res, nil
+}
+
+// MetricsOptions returns the metrics options of a run of cfg that lasted
+// durationS seconds: cfg.Metrics with the load fields filled in.
+func metricsOptions(cfg Config, durationS float64) metrics.Options {
+	opt := cfg.Metrics
+	opt.DurationS = durationS
+	opt.MaxConcurrency = cfg.MaxConcurrency
+	opt.RequestRate = cfg.RequestRate
+	if math.IsInf(opt.RequestRate, 1) {
+		opt.RequestRate = 0
+	}
+	opt.Burstiness = cfg.Burstiness
+	if opt.Burstiness == 0 {
+		opt.Burstiness = 1
+	}
+	return opt
+}
+
+// withDefaults validates cfg and fills vLLM's defaults.
+func withDefaults(cfg Config) (Config, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://127.0.0.1:8000"
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	switch cfg.Backend {
+	case "", openai.Completions, "vllm":
+		cfg.Backend = openai.Completions
+		if cfg.Endpoint == "" {
+			cfg.Endpoint = "/v1/completions"
+		}
+		if !strings.HasSuffix(cfg.Endpoint, "completions") {
+			return cfg, fmt.Errorf("bench: endpoint %q: the openai backend needs a URL ending in completions", cfg.Endpoint)
+		}
+	case openai.Chat:
+		if cfg.Endpoint == "" {
+			cfg.Endpoint = "/v1/chat/completions"
+		}
+		if !strings.HasSuffix(cfg.Endpoint, "chat/completions") {
+			return cfg, fmt.Errorf("bench: endpoint %q: the openai-chat backend needs a URL ending in chat/completions", cfg.Endpoint)
+		}
+	default:
+		return cfg, fmt.Errorf("bench: backend %q: want openai or openai-chat", cfg.Backend)
+	}
+	if cfg.Burstiness == 0 {
+		cfg.Burstiness = 1
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 6 * time.Hour
+	}
+	if cfg.MaxConcurrency < 0 || cfg.NumWarmups < 0 {
+		return cfg, fmt.Errorf("bench: max concurrency %d, warmups %d: must not be negative", cfg.MaxConcurrency, cfg.NumWarmups)
+	}
+	if len(cfg.Samples) == 0 {
+		return cfg, fmt.Errorf("bench: no samples to send")
+	}
+	return cfg, nil
+}
+
+// runner holds one run's shared state.
+type runner struct {
+	cfg    Config
+	url    string
+	client *http.Client
+	base   time.Time // the run's t=0 (monotonic)
+	sem    chan struct{}
+	idPfx  string
+	events atomic.Int64 // SSE events parsed
+	done   atomic.Int64
+	failed atomic.Int64
+	pool   sync.Pool // *stream
+}
+
+func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	n := len(cfg.Samples)
+	times, err := Schedule(n, cfg.RequestRate, cfg.Burstiness, cfg.Seed)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bench: %w", err)
+	}
+	r := &runner{cfg: cfg, url: cfg.BaseURL + cfg.Endpoint, client: cfg.Client, idPfx: requestIDPrefix()}
+	if r.client == nil {
+		conns := cfg.MaxConcurrency
+		if conns == 0 {
+			conns = n
+		}
+		r.client = newClient(conns, cfg.MaxConcurrency)
+		defer r.client.CloseIdleConnections()
+	}
+	if cfg.MaxConcurrency > 0 {
+		r.sem = make(chan struct{}, cfg.MaxConcurrency)
+	}
+	if err := r.warmup(ctx); err != nil {
+		return nil, 0, err
+	}
+
+	res := &schema.Result{
+		Status: schema.StatusOK,
+		Engine: schema.Engine{BaseURL: cfg.BaseURL},
+		Model:  schema.Model{ID: cfg.Model},
+		Tool:   schema.Tool{Name: "perflab bench"},
+		Load: schema.Load{
+			Backend: cfg.Backend, Endpoint: cfg.Endpoint, NumPrompts: n,
+			RequestRate: rateOrZero(cfg.RequestRate), Burstiness: cfg.Burstiness,
+			MaxConcurrency: cfg.MaxConcurrency, Seed: cfg.Seed,
+			IgnoreEOS: cfg.IgnoreEOS, NumWarmups: cfg.NumWarmups,
+		},
+	}
+	recs := make([]schema.Request, n)
+	aborted := make([]bool, n)
+	lags := make([]float64, n)
+	stopProgress := r.progress(n)
+
+	cpu0 := cpuTime()
+	wall0 := time.Now()
+	r.base = wall0
+	if cfg.onStart != nil {
+		cfg.onStart(wall0)
+	}
+	res.Start = wall0.UTC().Format(time.RFC3339Nano)
+	var wg sync.WaitGroup
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	released := 0
+dispatch:
+	for i := range n {
+		target := time.Duration(times[i] * float64(time.Second))
+		if d := target - time.Since(r.base); d > 0 && times[i] > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				break dispatch
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		released++
+		arrival := time.Since(r.base)
+		recs[i].Index = i
+		recs[i].ArrivalS = arrival.Seconds()
+		if r.sem != nil {
+			lags[i] = (arrival - target).Seconds() * 1000
+		}
+		wg.Add(1)
+		go func(i int, target time.Duration) {
+			defer wg.Done()
+			aborted[i] = r.request(ctx, i, &recs[i])
+			if r.sem == nil && !aborted[i] {
+				lags[i] = recs[i].SendS*1000 - target.Seconds()*1000
+			}
+		}(i, target)
+	}
+	wg.Wait()
+	dur := time.Since(r.base).Seconds()
+	cpu := cpuTime() - cpu0
+	stopProgress()
+	res.End = time.Now().UTC().Format(time.RFC3339Nano)
+
+	kept := recs[:0]
+	keptLags := make([]float64, 0, n)
+	for i := range released {
+		if !aborted[i] {
+			kept = append(kept, recs[i])
+			keptLags = append(keptLags, lags[i])
+		}
+	}
+	res.Requests = kept
+	if ctx.Err() != nil {
+		res.Status = schema.StatusInterrupted
+		res.Error = "interrupted"
+		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted: %d of %d requests finished before the run was stopped", len(kept), n))
+	}
+	res.Client = clientStats(kept, keptLags, r.events.Load(), dur, cpu)
+	res.Warnings = append(res.Warnings, warnings(res, cfg)...)
+	return res, dur, nil
+}
+
+// warmup sends the first sample NumWarmups times, through the cap, and
+// waits for all (vLLM: same request, not recorded). A warmup failure is
+// not fatal, as in vLLM; a refused server shows in the run itself.
+func (r *runner) warmup(ctx context.Context) error {
+	if r.cfg.NumWarmups == 0 {
+		return nil
+	}
+	r.base = time.Now()
+	var wg sync.WaitGroup
+	for range r.cfg.NumWarmups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var rec schema.Request
+			r.request(ctx, 0, &rec)
+		}()
+	}
+	wg.Wait()
+	r.events.Store(0)
+	r.done.Store(0)
+	r.failed.Store(0)
+	return ctx.Err()
+}
+
+func rateOrZero(r float64) float64 {
+	if math.IsInf(r, 1) {
+		return 0
+	}
+	return r
+}
+
+func requestIDPrefix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "perflab-bench-" + hex.EncodeToString(b[:]) + "-"
+}
+
+// progress prints a progress line every half second until stopped.
+func (r *runner) progress(n int) (stop func()) {
+	w := r.cfg.Progress
+	if w == nil {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	print := func() {
+		fmt.Fprintf(w, "\rbench: %d/%d requests done, %d failed  ", r.done.Load(), n, r.failed.Load())
+	}
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				print()
+			case <-quit:
+				print()
+				fmt.Fprintln(w)
+				return
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+// clientStats derives the client's self-measurement.
+func clientStats(recs []schema.Request, lagsMs []float64, events int64, durS, cpuS float64) *schema.ClientStats {
+	cs := &schema.ClientStats{}
+	if len(lagsMs) > 0 {
+		s := append([]float64(nil), lagsMs...)
+		sort.Float64s(s)
+		cs.SchedulingLagP50Ms = percentile(s, 50)
+		cs.SchedulingLagP99Ms = percentile(s, 99)
+		cs.SchedulingLagMaxMs = s[len(s)-1]
+	}
+	if durS > 0 {
+		cs.EventsPerS = float64(events) / durS
+		if cpuS >= 0 {
+			cs.CPUPercent = 100 * cpuS / durS
+		}
+	}
+	var itls, coalesced int
+	for i := range recs {
+		if !recs[i].Success {
+			continue
+		}
+		ev := recs[i].EventS
+		for j := 1; j < len(ev); j++ {
+			itls++
+			if ev[j]-ev[j-1] < 0.0001 {
+				coalesced++
+			}
+		}
+	}
+	if itls > 0 {
+		cs.CoalescedEventFraction = float64(coalesced) / float64(itls)
+	}
+	return cs
+}
+
+// percentile is numpy's linear percentile of sorted s.
+func percentile(s []float64, p float64) float64 {
+	h := p / 100 * float64(len(s)-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[lo] + (s[lo+1]-s[lo])*(h-float64(lo))
+}
+
+// warnings lists the caveats of a finished run.
+func warnings(res *schema.Result, cfg Config) []string {
+	var w []string
+	counted, ok := 0, 0
+	for i := range res.Requests {
+		if res.Requests[i].Success {
+			ok++
+			if res.Requests[i].OutputCounted {
+				counted++
+			}
+		}
+	}
+	if counted > 0 {
+		w = append(w, fmt.Sprintf("the server sent no usage.completion_tokens for %d of %d successful requests: their output tokens are counted as token events (one per SSE event)", counted, ok))
+	}
+	c := res.Client
+	if c.SchedulingLagP99Ms > lagWarnMs {
+		w = append(w, fmt.Sprintf("the client fell behind the schedule: requests left up to %.1f ms late (p99 %.1f ms, p50 %.2f ms); rates and latencies may be off", c.SchedulingLagMaxMs, c.SchedulingLagP99Ms, c.SchedulingLagP50Ms))
+	}
+	if cores := float64(runtime.GOMAXPROCS(0)); c.CPUPercent > 90*cores {
+		w = append(w, fmt.Sprintf("the client used %.0f%% CPU on %.0f cores: it may have limited the measurement", c.CPUPercent, cores))
+	}
+	if c.CoalescedEventFraction > 0.5 {
+		w = append(w, fmt.Sprintf("%.0f%% of ITL samples are under 0.1 ms (events arriving together): the server batches events per write or the client fell behind; median ITL may read 0", 100*c.CoalescedEventFraction))
+	}
+	return w
 }

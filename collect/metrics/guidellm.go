@@ -88,20 +88,29 @@ func GuidellmPercentile(values, weights []float64, q float64) (float64, error) {
 		}
 		return 0
 	})
-	merged := pts[:1]
-	for _, p := range pts[1:] {
-		if last := &merged[len(merged)-1]; last.v == p.v {
-			last.w += p.w
+	var merged []vw
+	for _, p := range pts {
+		if n := len(merged); n > 0 && merged[n-1].v == p.v {
+			merged[n-1].w += p.w
 		} else {
 			merged = append(merged, p)
 		}
+	}
+	// guidellm drops values whose weight is 0, and falls back to equal
+	// weights when the total is at most 1e-6.
+	merged = slices.DeleteFunc(merged, func(p vw) bool { return !(p.w > 0) })
+	if len(merged) == 0 {
+		return 0, nil
 	}
 	total := 0.0
 	for _, p := range merged {
 		total += p.w
 	}
-	if total == 0 {
-		return 0, fmt.Errorf("metrics: guidellm percentile: all weights are 0")
+	if total <= 1e-6 {
+		for i := range merged {
+			merged[i].w = 1
+		}
+		total = float64(len(merged))
 	}
 	cdf := make([]float64, len(merged))
 	acc := 0.0

@@ -262,13 +262,13 @@ func Summarize(reqs []schema.Request, opt Options) (*schema.Summary, error) {
 	if len(reqs) == 0 {
 		return nil, errors.New("metrics: no requests to summarize")
 	}
-	nEvents := 0
+	nITL := 0 // successful requests' ITL samples, to size the pool once
 	for i := range reqs {
 		if err := checkRequest(i, &reqs[i]); err != nil {
 			return nil, err
 		}
 		if reqs[i].Success {
-			nEvents += len(reqs[i].EventS)
+			nITL += len(reqs[i].EventS) - 1
 		}
 	}
 	dur := c.DurationS
@@ -284,7 +284,7 @@ func Summarize(reqs []schema.Request, opt Options) (*schema.Summary, error) {
 		totalIn, totalOut       int
 		ttfts, tpots, e2els     []float64
 		allTPOTs                []float64
-		itls                    = make([]float64, 0, max(nEvents-len(reqs), 0))
+		itls                    = make([]float64, 0, nITL)
 		queues, e2elsQueue      []float64
 	)
 	withQueue := c.MaxConcurrency > 0

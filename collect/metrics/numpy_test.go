@@ -344,3 +344,80 @@ func TestKernelAgainstNumpy(t *testing.T) {
 	}
 	t.Logf("numpy %s: %d values identical to the bit, %d not", version, fc.exact, fc.diff)
 }
+
+// TestReprAgainstPython compares the float and string encoders with
+// Python's own repr and json.dumps on random bit patterns (subnormals,
+// huge and tiny exponents) and random text. It needs only /usr/bin/python3.
+func TestReprAgainstPython(t *testing.T) {
+	if _, err := exec.LookPath(debianPython); err != nil {
+		t.Skipf("SKIP: %s not found: %v", debianPython, err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var floats []float64
+	for len(floats) < 3000 {
+		f := math.Float64frombits(rng.Uint64())
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			continue
+		}
+		floats = append(floats, f)
+	}
+	floats = append(floats, 1e-05, 1e-4, 1e16, 1e15, 9999999999999998, 0.1, 100, 0, math.Copysign(0, -1), 5e-324, math.MaxFloat64)
+	for i := range 500 { // decimal-looking values like real timings
+		floats = append(floats, math.Round(rng.Float64()*math.Pow(10, float64(i%20-8))*1e6)/1e6)
+	}
+	var texts []string
+	for range 300 {
+		r := make([]rune, rng.IntN(12))
+		for k := range r {
+			switch rng.IntN(4) {
+			case 0:
+				r[k] = rune(rng.IntN(0x80))
+			case 1:
+				r[k] = rune(0x80 + rng.IntN(0x780))
+			case 2:
+				r[k] = rune(0x800 + rng.IntN(0xd000))
+			default:
+				r[k] = rune(0x10000 + rng.IntN(0xfffff))
+			}
+		}
+		texts = append(texts, string(r))
+	}
+	// Bit patterns, not JSON numbers: JSON has no -0.0.
+	bits := make([]string, len(floats))
+	for i, f := range floats {
+		bits[i] = fmt.Sprint(math.Float64bits(f))
+	}
+	raw, err := json.Marshal(map[string]any{"floats": bits, "texts": texts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "repr.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `import json, struct, sys
+d = json.load(open(sys.argv[1]))
+fs = [struct.unpack("<d", struct.pack("<Q", int(b)))[0] for b in d["floats"]]
+print(json.dumps({"repr": [repr(f) for f in fs], "dumps": json.dumps(fs), "texts": json.dumps(d["texts"])}))`
+	out, err := exec.Command(debianPython, "-c", script, path).Output()
+	if err != nil {
+		t.Fatalf("python: %v", err)
+	}
+	var ref struct {
+		Repr  []string
+		Dumps string
+		Texts string
+	}
+	if err := json.Unmarshal(out, &ref); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for i, f := range floats {
+		if got := pyFloatStr(f); got != ref.Repr[i] && bad < 10 {
+			bad++
+			t.Errorf("pyFloatStr(%x) = %s, Python repr %s", math.Float64bits(f), got, ref.Repr[i])
+		}
+	}
+	sameBytes(t, "float list", string(appendList(nil, len(floats), func(b []byte, i int) []byte { return appendPyFloat(b, floats[i]) })), ref.Dumps)
+	sameBytes(t, "text list", string(appendList(nil, len(texts), func(b []byte, i int) []byte { return appendPyString(b, texts[i]) })), ref.Texts)
+}

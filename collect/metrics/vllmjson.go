@@ -165,8 +165,11 @@ func (o *object) bytes(b []byte) []byte {
 // (--save-detailed) the per-request lists over all requests in order.
 // Failed requests carry vLLM's values: output length 0, latency 0.0,
 // generated text "", the TTFT and ITLs they reached (0.0 and [] without a
-// token event), and their error. Floats are Python's repr, an infinite
-// rate is "inf", absent values are null. It is written in one Write.
+// token event), and their error. start_times are seconds since the run's
+// t=0 where vLLM writes raw perf_counter readings (only differences are
+// meaningful in either). Floats are Python's repr, an infinite rate is
+// "inf", absent values are null. It is written in one Write; for
+// --append-result, write "\n" first when the file is not empty.
 func WriteVLLMJSON(w io.Writer, reqs []schema.Request, s *schema.Summary, h VLLMHeader, detailed bool) error {
 	if s == nil {
 		return fmt.Errorf("metrics: write vllm json: no summary")

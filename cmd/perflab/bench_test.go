@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestJoinMultiValue(t *testing.T) {
+	tests := []struct{ in, want []string }{
+		// vLLM's nargs="+" spelling becomes one flag value
+		{[]string{"--goodput", "ttft:50", "tpot:10", "--seed", "1"}, []string{"--goodput", "ttft:50 tpot:10", "--seed", "1"}},
+		{[]string{"--metadata", "a=1", "b=2"}, []string{"--metadata", "a=1 b=2"}},
+		// the = form and other flags pass through
+		{[]string{"--goodput=ttft:5", "x"}, []string{"--goodput=ttft:5", "x"}},
+		{[]string{"--model", "m", "--label", "l"}, []string{"--model", "m", "--label", "l"}},
+	}
+	for _, tc := range tests {
+		if got := joinMultiValue(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestBenchFlags(t *testing.T) {
+	f, err := parseBenchFlags([]string{"--goodput", "ttft:50", "tpot:10", "--goodput", "e2el:900",
+		"--metadata", "gpu=h100", "--request-rate", "12.5", "--max-concurrency", "4", "--backend", "openai-chat"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := r.cfg.Metrics.Goodput
+	if g["ttft"] != 50 || g["tpot"] != 10 || g["e2el"] != 900 || r.rate != 12.5 || r.cfg.Metrics.RequestRate != 12.5 {
+		t.Fatalf("goodput %v rate %v", g, r.rate)
+	}
+	if !r.cfg.IgnoreEOS || r.cfg.BaseURL != "http://127.0.0.1:8000" || r.metadata[0].Key != "gpu" {
+		t.Fatalf("cfg %+v metadata %v", r.cfg, r.metadata)
+	}
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bogus"},
+		{"--request-rate", "-3"},
+		{"--request-rate", "fast"},
+		{"--backend", "tgi"},
+		{"--dataset-name", "sharegpt"}, // needs --dataset-path
+		{"--goodput", "ttft=5"},
+		{"--percentile-metrics", "ttft,latency"},
+		{"--metric-percentiles", "101"},
+		{"--metadata", "novalue"},
+		{"--num-prompts", "0"},
+		{"--burstiness", "0"},
+		{"--random-range-ratio", "1.5"},
+		{"extra-arg"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"bench"}, args...), &out, &errb)
+		if code := exitCode(err, &errb); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (err %v)", args, code, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%q: wrote to stdout: %q", args, out.String())
+		}
+	}
+}
+
+func TestBenchUnreachableNeedsModel(t *testing.T) {
+	// No --model and nothing listening: a plain failure (exit 1) naming the cause.
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--num-prompts", "1"}, &out, &errb)
+	if code := exitCode(err, &errb); code != 1 || !strings.Contains(errb.String(), "model list") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}

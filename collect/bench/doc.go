@@ -1,0 +1,27 @@
+// Package bench is the benchmark core: it replays a dataset against an
+// OpenAI-compatible server the way `vllm bench serve` does and records
+// every request.
+//
+// A run has vLLM's phases: optional warmup requests (the first sample,
+// NumWarmups times, not recorded), then the measured phase. Its clock
+// starts before the first scheduled sleep and stops when the last request
+// ends (vLLM's benchmark duration). Requests are released on the arrival
+// Schedule (Gamma/Poisson gaps rescaled to N/rate, slept to absolute
+// deadlines so lateness never accumulates); a released request waits for
+// the MaxConcurrency cap and its send time is taken after the cap admits
+// it, so client-side queueing is not part of TTFT or latency.
+//
+// Each request streams over SSE. An event with a non-empty "choices" list
+// is a token event (vLLM's newest rule, even when its text is empty): the
+// first gives TTFT, successive ones the ITL samples, the last one the
+// latency. Output tokens come from the server's usage (the last usage
+// object seen, on any chunk); without one they are counted as token events
+// and the result carries a warning. Failures are data: refused
+// connections, HTTP errors (status and body), cut streams, malformed
+// chunks, timeouts and streams without a token event are failed requests;
+// the run goes on.
+//
+// The client measures itself (schema.ClientStats): scheduling lag, events
+// parsed per second, process CPU and the share of coalesced events, and
+// warns when it fell behind the schedule.
+package bench

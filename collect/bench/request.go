@@ -1,0 +1,228 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/perflab/perflab/collect/openai"
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/sse"
+)
+
+// maxErrorBody bounds how much of an HTTP error body goes into Error.
+const maxErrorBody = 1024
+
+// newClient returns an HTTP/1.1 client with a keep-alive pool of conns
+// idle connections per host and at most limit open ones (0: unlimited),
+// as vLLM's aiohttp connector (limit = max_concurrency, keep-alive 60 s),
+// with no compression and no overall timeout (requests carry their own).
+func newClient(conns, limit int) *http.Client {
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        0,
+		MaxIdleConnsPerHost: max(conns, 1),
+		MaxConnsPerHost:     limit,
+		IdleConnTimeout:     60 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		// An empty map turns HTTP/2 off for https too: one stream per
+		// connection, as vLLM's client.
+		TLSNextProto:    map[string]func(string, *tls.Conn) http.RoundTripper{},
+		ReadBufferSize:  32 << 10,
+		WriteBufferSize: 16 << 10,
+	}
+	return &http.Client{Transport: tr}
+}
+
+// stream is a request's reusable scratch: SSE reader and body buffer.
+type stream struct {
+	rd   *sse.Reader
+	body []byte
+	text []byte
+}
+
+func (r *runner) getStream() *stream {
+	if s, ok := r.pool.Get().(*stream); ok {
+		return s
+	}
+	return &stream{rd: sse.NewReader(nil, sse.DefaultBufferSize)}
+}
+
+// request sends sample i once and fills rec. It reports aborted when the
+// run was cancelled before the request could finish (the record is then
+// dropped, not counted as a failure).
+func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (aborted bool) {
+	smp := r.cfg.Samples[i]
+	rec.Index = i
+	rec.PromptTokens = smp.PromptLen
+	rec.ExpectedOutputTokens = smp.OutputLen
+	if r.sem != nil {
+		select {
+		case r.sem <- struct{}{}:
+			defer func() { <-r.sem }()
+		case <-ctx.Done():
+			return true
+		}
+	}
+	st := r.getStream()
+	defer r.pool.Put(st)
+	st.body = openai.AppendBody(st.body[:0], r.cfg.Backend, openai.Request{
+		Model: r.cfg.Model, Prompt: smp.Prompt, MaxTokens: smp.OutputLen, IgnoreEOS: r.cfg.IgnoreEOS,
+	})
+	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, r.url, bytes.NewReader(st.body))
+	if err != nil {
+		rec.Error = err.Error()
+		r.failed.Add(1)
+		return false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	id := r.idPfx + strconv.Itoa(i)
+	req.Header.Set("x-request-id", id)
+	// An idempotency key lets net/http resend the request when the server
+	// closed a kept-alive connection just as it was reused (llama.cpp's
+	// server does): such a request never reached the engine, and failing
+	// it would count a client artefact as a server failure.
+	req.Header.Set("X-Idempotency-Key", id)
+	for k, v := range r.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+
+	send := time.Since(r.base)
+	rec.SendS = send.Seconds()
+	fail := func(msg string) bool {
+		rec.EndS = time.Since(r.base).Seconds()
+		if ctx.Err() != nil {
+			return true // the run was stopped: not a server failure
+		}
+		if rctx.Err() == context.DeadlineExceeded {
+			msg = fmt.Sprintf("request timeout after %s (%s)", r.cfg.RequestTimeout, msg)
+		}
+		rec.Success = false
+		rec.Error = msg
+		r.failed.Add(1)
+		r.done.Add(1)
+		return false
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer resp.Body.Close()
+	rec.HTTPStatus = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
+		return fail(httpError(resp, b))
+	}
+
+	st.rd.Reset(resp.Body)
+	st.text = st.text[:0]
+	if cap(rec.EventS) == 0 {
+		rec.EventS = make([]float64, 0, smp.OutputLen+1)
+	}
+	var (
+		c          openai.Chunk
+		events     int64
+		completion = -1
+		serverErr  []byte
+	)
+	for {
+		ev, err := st.rd.Next()
+		if err != nil {
+			if err == io.EOF {
+				break
+			}
+			r.events.Add(events)
+			return fail(streamError(err, len(rec.EventS)))
+		}
+		now := time.Since(r.base)
+		events++
+		if string(ev.Data) == "[DONE]" {
+			continue // read on to EOF so the connection is reused
+		}
+		if err := openai.ParseChunk(ev.Data, &c); err != nil {
+			r.events.Add(events)
+			return fail(fmt.Sprintf("%v: %.200q", err, ev.Data))
+		}
+		if c.Choices > 0 {
+			rec.EventS = append(rec.EventS, now.Seconds())
+			if r.cfg.KeepText {
+				st.text = openai.AppendText(st.text, &c)
+			}
+		}
+		if c.HasUsage {
+			if c.CompletionTokens >= 0 {
+				completion = c.CompletionTokens
+			}
+			if c.PromptTokens >= 0 {
+				p := c.PromptTokens
+				rec.UsagePromptTokens = &p
+			}
+		}
+		if c.Error != nil && c.Choices == 0 {
+			serverErr = append(serverErr[:0], c.Error...)
+		}
+	}
+	r.events.Add(events)
+	rec.EndS = time.Since(r.base).Seconds()
+	if r.cfg.KeepText {
+		rec.GeneratedText = string(st.text)
+	}
+	if len(rec.EventS) == 0 {
+		msg := "never received a valid chunk to calculate TTFT"
+		if serverErr != nil {
+			msg += ": server error " + string(serverErr)
+		}
+		return fail(msg)
+	}
+	rec.Success = true
+	if completion > 0 {
+		rec.OutputTokens = completion
+	} else {
+		rec.OutputTokens = len(rec.EventS)
+		rec.OutputCounted = true
+	}
+	r.done.Add(1)
+	return false
+}
+
+// httpError is "HTTP 500 Internal Server Error: <body>", the body cut to
+// maxErrorBody bytes.
+func httpError(resp *http.Response, body []byte) string {
+	cut := len(body) > maxErrorBody
+	if cut {
+		body = body[:maxErrorBody]
+		for len(body) > 0 && !utf8.Valid(body) {
+			body = body[:len(body)-1]
+		}
+	}
+	msg := "HTTP " + resp.Status
+	if b := strings.TrimSpace(string(body)); b != "" {
+		msg += ": " + b
+		if cut {
+			msg += " …"
+		}
+	}
+	return msg
+}
+
+func streamError(err error, tokens int) string {
+	what := "stream cut"
+	if errors.Is(err, sse.ErrEventTooLong) {
+		what = "stream broken"
+	}
+	return fmt.Sprintf("%s after %d token events: %v", what, tokens, err)
+}

@@ -1,0 +1,41 @@
+// Package ingest turns benchmark output written by other tools into
+// schema.Result records: the `vllm bench serve` text block, vLLM's
+// --save-result JSON (one record or JSON lines), GPUStack's generated
+// variant of the text block (rendered from guidellm data), and guidellm's
+// JSON report (benchmarks.json, also inside a GPUStack benchmark export).
+// guidellm's metrics keep guidellm's definitions (its TPOT includes the
+// first token); the results say so in a warning.
+//
+// Parse reads one source file and returns its Entries in file order. The
+// text parser is positional rather than line-based, so it reads a block
+//
+//   - with or without its "Serving Benchmark Result" header line,
+//   - inside Markdown code fences, indented under MkDocs admonitions,
+//   - several blocks in one file, each labelled by the `# …` comment line
+//     right before it ("# random 32K input"),
+//   - with its line breaks lost (a whole block on one line, as in pages
+//     copied out of a browser); the raw output is then re-broken at row
+//     boundaries and the result says so in a warning,
+//   - in GPUStack's variant (Maximum request concurrency, a Latency section
+//     in seconds, P95 rows).
+//
+// Around the blocks it also reads the context a report page gives:
+//
+//   - the serving command (`vllm serve …`, `python3 -m sglang.launch_server
+//     …`, `trtllm-serve …`, with leading VAR=value assignments and `\`
+//     continuation lines): the latest one before a block belongs to it;
+//   - crash markers: a comment line `# Crash…` records a crashed run;
+//   - directives: a comment line `# perflab: experiment=ID profile=ID` ties
+//     the next entry to a campaign's experiment and profile (keys:
+//     experiment, profile, engine, model, label, and command=none to drop
+//     the serving command seen above).
+//
+// Results then builds one schema.Result per entry. Given a campaign
+// (ReadCampaign), it fills the engine, model, load and hardware from the
+// experiment and profile, and Check adds warnings where the numbers are odd
+// (partial success, failed requests, impossible peak throughput, token
+// totals that do not fit the profile, zero latencies, …). Numbers are never
+// changed or dropped: odd data keep their values and carry a warning.
+//
+// Every parse error names the file and line and what was expected.
+package ingest

@@ -1,0 +1,255 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// Source formats an Entry can come from.
+const (
+	// FormatVLLMText is the `vllm bench serve` text block.
+	FormatVLLMText = "vllm-text"
+	// FormatGPUStackText is GPUStack's imitation of that block, rendered
+	// from guidellm data (a Latency section, P95 rows, "Maximum request
+	// concurrency" as the measured maximum).
+	FormatGPUStackText = "gpustack-text"
+	// FormatVLLMJSON is vLLM's --save-result JSON (one record per line
+	// with --append-result).
+	FormatVLLMJSON = "vllm-json"
+	// FormatGuideLLMJSON (guidellm.go) is guidellm's report.
+
+	// FormatCrash is a crash marker (`# Crash on inference`): a run that
+	// produced no benchmark output.
+	FormatCrash = "crash"
+)
+
+// Entry is one run found in a source file: a benchmark block, a JSON
+// record or a crash marker, with the context around it.
+type Entry struct {
+	// File and Line locate the entry (1-based line of its first row or of
+	// the marker).
+	File string
+	Line int
+	// Format is one of the Format constants.
+	Format string
+	// Label is the comment right before the block, without the '#'
+	// ("random 32K input"), or the JSON record's label.
+	Label string
+	// Command is the serving command that precedes the entry, verbatim
+	// without its indentation (continuation lines kept); CommandLine is
+	// its line.
+	Command     string
+	CommandLine int
+	// Directive holds the keys of a `# perflab:` line before the entry;
+	// DirectiveLine is its line (0 when there is none).
+	Directive     map[string]string
+	DirectiveLine int
+	// Raw is the block's text (without the source's indentation), the JSON
+	// record, or the crash marker line.
+	Raw string
+	// Summary holds the numbers; nil for a crash.
+	Summary *schema.Summary
+	// Load holds what the source itself says about the load (JSON records
+	// carry the whole configuration; text blocks at most the request rate
+	// and concurrency cap).
+	Load schema.Load
+	// Requests are per-request records (vLLM JSON with --save-detailed).
+	Requests []schema.Request
+	// Model is the model id the source names (JSON model_id).
+	Model string
+	// Crash is the crash marker's text ("Crash on inference").
+	Crash string
+	// Notes are parser caveats that become Result warnings.
+	Notes []string
+	// NoFailedRow is set for text blocks without a "Failed requests" row:
+	// their Summary.Failed of 0 is unknown rather than measured.
+	NoFailedRow bool
+	// Metadata are extra source facts (JSON date, tokenizer).
+	Metadata map[string]string
+}
+
+// directiveKeys are the keys a `# perflab:` line may set.
+var directiveKeys = map[string]bool{
+	"experiment": true, "profile": true, "engine": true, "model": true,
+	"label": true, "command": true,
+}
+
+var (
+	reDirective = regexp.MustCompile(`^#[ \t]*perflab:[ \t]*(.*)$`)
+	reCrash     = regexp.MustCompile(`(?i)^#[ \t]*(crash(?:ed|es)?\b.*)$`)
+	reComment   = regexp.MustCompile(`^#(?:[ \t]+(.*))?$`)
+	reFence     = regexp.MustCompile("^(```|~~~)[A-Za-z0-9_-]*[ \t]*$")
+	reCommand   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+sglang\.launch_server|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
+	rePair      = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)=("(?:[^"\\]|\\.)*"|[^ \t"]*)`)
+)
+
+// Parse reads one source file. The format is detected: a file whose first
+// non-blank character is '{' is JSON, anything else is text (plain,
+// Markdown, a console log). name is used in errors and in Entry.File.
+func Parse(name string, data []byte) ([]Entry, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return parseJSON(name, data)
+	}
+	return parseText(name, string(data))
+}
+
+// textState is the context carried from one entry to the next.
+type textState struct {
+	command     string
+	commandLine int
+	label       string
+	directive   map[string]string
+	dirLine     int
+}
+
+func parseText(name, text string) ([]Entry, error) {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	var out []Entry
+	st := &textState{}
+	pos := 0
+	for {
+		next := nextBlockStart(text, pos)
+		segEnd := next
+		if next < 0 {
+			segEnd = len(text)
+		}
+		if err := st.context(name, text, pos, segEnd, &out); err != nil {
+			return nil, err
+		}
+		if next < 0 {
+			break
+		}
+		b, err := scanBlock(name, text, next)
+		if err != nil {
+			return nil, err
+		}
+		e := st.entry(name, b.line)
+		e.Raw = b.raw
+		e.Summary = b.summary
+		e.Notes = b.notes
+		e.NoFailedRow = b.noFailedRow
+		e.Format = FormatVLLMText
+		if b.gpustack {
+			e.Format = FormatGPUStackText
+		}
+		if b.requestRate != nil {
+			e.Load.RequestRate = *b.requestRate
+		}
+		if b.summary.MaxConcurrency != nil && !b.gpustack {
+			// vLLM prints the configured cap; GPUStack the measured maximum.
+			e.Load.MaxConcurrency = *b.summary.MaxConcurrency
+		}
+		out = append(out, e)
+		pos = b.end
+	}
+	if st.directive != nil {
+		return nil, fmt.Errorf("%s:%d: a \"# perflab:\" line must be followed by a benchmark block or a crash marker", name, st.dirLine)
+	}
+	return out, nil
+}
+
+// entry starts an Entry with the pending context and consumes the
+// one-shot parts of it (label, directive).
+func (st *textState) entry(name string, line int) Entry {
+	e := Entry{File: name, Line: line, Label: st.label, Command: st.command, CommandLine: st.commandLine,
+		Directive: st.directive, DirectiveLine: st.dirLine}
+	if e.Directive != nil {
+		if l, ok := e.Directive["label"]; ok {
+			e.Label = l
+		}
+		if e.Directive["command"] == "none" {
+			e.Command, e.CommandLine = "", 0
+		}
+	}
+	st.label, st.directive, st.dirLine = "", nil, 0
+	return e
+}
+
+// context reads the text between blocks, line by line: serving commands,
+// labels, directives and crash markers.
+func (st *textState) context(name, text string, from, to int, out *[]Entry) error {
+	if from >= to {
+		return nil
+	}
+	lines := strings.Split(text[from:to], "\n")
+	first := lineAt(text, from)
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		ln := first + i
+		switch {
+		case line == "" || reFence.MatchString(line):
+			// Blank lines and code fences keep a pending label.
+		case reDirective.MatchString(line):
+			if st.directive != nil {
+				return fmt.Errorf("%s:%d: a second \"# perflab:\" line before the entry of line %d", name, ln, st.dirLine)
+			}
+			d, err := parseDirective(name, ln, reDirective.FindStringSubmatch(line)[1])
+			if err != nil {
+				return err
+			}
+			st.directive, st.dirLine = d, ln
+		case reCrash.MatchString(line):
+			e := st.entry(name, ln)
+			e.Format = FormatCrash
+			e.Crash = reCrash.FindStringSubmatch(line)[1]
+			e.Raw = line
+			*out = append(*out, e)
+		case reCommand.MatchString(line):
+			cmd := []string{line}
+			start := ln
+			for strings.HasSuffix(cmd[len(cmd)-1], `\`) && i+1 < len(lines) {
+				i++
+				cmd = append(cmd, strings.TrimSpace(lines[i]))
+			}
+			st.command, st.commandLine = strings.Join(cmd, "\n"), start
+			st.label = "" // a comment above a command is about the command
+		case strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "##") && reComment.MatchString(line):
+			st.label = strings.TrimSpace(reComment.FindStringSubmatch(line)[1])
+		default:
+			st.label = "" // prose between a comment and the block
+		}
+	}
+	return nil
+}
+
+// parseDirective reads `key=value key="quoted value"` pairs.
+func parseDirective(name string, line int, s string) (map[string]string, error) {
+	d := map[string]string{}
+	s = strings.TrimSpace(s)
+	for s != "" {
+		m := rePair.FindStringSubmatch(s)
+		if m == nil {
+			return nil, fmt.Errorf("%s:%d: \"# perflab:\" line: expected key=value, found %q", name, line, excerpt(s))
+		}
+		key, val := m[1], m[2]
+		if !directiveKeys[key] {
+			keys := make([]string, 0, len(directiveKeys))
+			for k := range directiveKeys {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return nil, fmt.Errorf("%s:%d: \"# perflab:\" line: unknown key %q (known: %s)", name, line, key, strings.Join(keys, ", "))
+		}
+		if strings.HasPrefix(val, `"`) {
+			val = strings.ReplaceAll(strings.Trim(val, `"`), `\"`, `"`)
+		}
+		if val == "" {
+			return nil, fmt.Errorf("%s:%d: \"# perflab:\" line: key %q has no value", name, line, key)
+		}
+		if key == "command" && val != "none" {
+			return nil, fmt.Errorf("%s:%d: \"# perflab:\" line: command can only be \"none\" (drop the serving command seen above)", name, line)
+		}
+		if _, dup := d[key]; dup {
+			return nil, fmt.Errorf("%s:%d: \"# perflab:\" line: key %q given twice", name, line, key)
+		}
+		d[key] = val
+		s = strings.TrimSpace(s[len(m[0]):])
+	}
+	return d, nil
+}
