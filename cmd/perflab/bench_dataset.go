@@ -1,29 +1,24 @@
 package main
 
-// Interim glue to collect/dataset. The dataset package on main has only
-// the Tokenizer interface and Random; its owner's branch adds
-// dataset.Load (tokenizer.json), dataset.NewServerTokenizer and
-// dataset.ShareGPT. Until it is merged these return a clear error; after
-// the merge this file becomes:
-//
-//	openTokenizer: "server" -> dataset.NewServerTokenizer(base, model, nil)
-//	               path     -> dataset.Load(path)
-//	loadShareGPT:  dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{...})
+// Glue from perflab bench's flags to collect/dataset.
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/perflab/perflab/collect/dataset"
 )
 
+// openTokenizer resolves --tokenizer: "server" (or empty) uses the
+// engine's /tokenize and /detokenize; anything else is a tokenizer.json
+// file or model directory.
 func openTokenizer(spec, baseURL, model string) (dataset.Tokenizer, error) {
-	if spec == "server" || spec == "" {
-		return nil, fmt.Errorf("bench: --tokenizer server: the server tokenizer is not in collect/dataset yet")
+	if spec == "" {
+		spec = "server"
 	}
-	return nil, fmt.Errorf("bench: --tokenizer %s: the tokenizer.json loader is not in collect/dataset yet", spec)
+	return dataset.OpenTokenizer(spec, baseURL, model, nil)
 }
 
+// loadShareGPT builds vLLM's ShareGPT dataset from the file at path.
 func loadShareGPT(ctx context.Context, tok dataset.Tokenizer, path string, n, outLen int, seed int64) ([]dataset.Sample, error) {
-	return nil, fmt.Errorf("%s: the ShareGPT loader is not in collect/dataset yet", path)
+	return dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: n, OutputLen: outLen, Seed: seed})
 }
