@@ -35,6 +35,14 @@
 // JavaScript it is the other way round. The golden corpus avoids those two
 // characters.
 //
+// Speed: BPE merges are looked up in a map keyed by the id pair and
+// applied lowest rank first (a scan for short words, a heap for long
+// ones); encoded words are cached per tokenizer; the Qwen2/3, Llama 3 and
+// GPT-4o pre-tokenizer regexes have hand-written matchers (fuzz-checked
+// against regexp2, which still runs every other regex); Llama 2 style
+// files, which have no pre-tokenizer, are cut before "▁" where no token
+// can span the cut. A Tokenizer is safe for concurrent use.
+//
 // The chat template (a Jinja program in tokenizer_config.json) is not
 // interpreted. ChatPrompt renders a single user message only for templates
 // it recognises by their SHA-256 (see chat.go) and otherwise returns
