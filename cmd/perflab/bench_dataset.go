@@ -1,24 +1,26 @@
 package main
 
-// Glue from perflab bench's flags to collect/dataset.
-
 import (
 	"context"
+	"fmt"
 
 	"github.com/perflab/perflab/collect/dataset"
 )
 
-// openTokenizer resolves --tokenizer: "server" (or empty) uses the
-// engine's /tokenize and /detokenize; anything else is a tokenizer.json
-// file or model directory.
+// openTokenizer opens --tokenizer: "server" asks the server's /tokenize
+// route, anything else is a tokenizer.json file or a folder holding one.
 func openTokenizer(spec, baseURL, model string) (dataset.Tokenizer, error) {
-	if spec == "" {
-		spec = "server"
+	if spec == "server" || spec == "" {
+		return dataset.NewServerTokenizer(baseURL, model, nil), nil
 	}
-	return dataset.OpenTokenizer(spec, baseURL, model, nil)
+	tok, err := dataset.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("bench: --tokenizer %s: %w", spec, err)
+	}
+	return tok, nil
 }
 
-// loadShareGPT builds vLLM's ShareGPT dataset from the file at path.
+// loadShareGPT builds the ShareGPT samples as vLLM does.
 func loadShareGPT(ctx context.Context, tok dataset.Tokenizer, path string, n, outLen int, seed int64) ([]dataset.Sample, error) {
 	return dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: n, OutputLen: outLen, Seed: seed})
 }
