@@ -250,6 +250,16 @@ func TestMetaspaceFile(t *testing.T) {
 	if n := tk.NumSpecialTokensToAdd(); n != 1 {
 		t.Errorf("NumSpecialTokensToAdd = %d, want 1 (BOS)", n)
 	}
+
+	// Without the token <0xA9>, "é" (C3 A9) cannot fall back to bytes: it
+	// becomes unk, as in the Rust library (Gemini's file lacks <0x09>).
+	delete(vocab, "<0xA9>")
+	if tk, err = parseMap(t, m, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tk.Encode("é"); err != nil || !slices.Equal(got, []int{3, 0}) {
+		t.Errorf("missing byte token: %v, %v; want [3 0] (▁, <unk>)", got, err)
+	}
 }
 
 func hex2(b int) string {
