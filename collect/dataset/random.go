@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 )
 
@@ -98,7 +99,7 @@ func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
 			seq = append(seq, allowed[(offsets[i]+i+j)%len(allowed)])
 		}
 		target := cfg.PrefixLen + inLens[i]
-		prompt, got, err := fitToLength(tok, seq, target, rng, vocab, allowed)
+		prompt, got, err := fitToLength(tok, seq, target, rng, vocab, allowed, uint64(cfg.Seed), uint64(i))
 		if err != nil {
 			return nil, fmt.Errorf("dataset: random: prompt %d: %w", i, err)
 		}
@@ -170,8 +171,13 @@ func allowedIDs(tok Tokenizer, vocab int) []int {
 // replaced, and so on), later rounds cut back to a prefix that re-encodes
 // to itself and pad with "stable" tokens, ones that decode and re-encode
 // to themselves even when repeated.
-func fitToLength(tok Tokenizer, seq []int, target int, rng *npRandom, vocab int, allowed []int) (string, int, error) {
+//
+// The later rounds draw from their own generator (seeded with the seed
+// and the prompt's index), not from rng, so that the prompts after this
+// one still get vLLM's draws.
+func fitToLength(tok Tokenizer, seq []int, target int, rng *npRandom, vocab int, allowed []int, seed, index uint64) (string, int, error) {
 	var stable []int
+	var own *rand.Rand
 	for try := 0; ; try++ {
 		prompt, err := tok.Decode(seq)
 		if err != nil {
@@ -199,6 +205,7 @@ func fitToLength(tok Tokenizer, seq []int, target int, rng *npRandom, vocab int,
 			if stable, err = stableIDs(tok, allowed); err != nil {
 				return "", 0, err
 			}
+			own = rand.New(rand.NewPCG(seed, index))
 		}
 		if len(seq) > target {
 			if seq, err = selfEncodingPrefix(tok, seq, target); err != nil {
@@ -206,7 +213,7 @@ func fitToLength(tok Tokenizer, seq []int, target int, rng *npRandom, vocab int,
 			}
 		}
 		for len(seq) < target {
-			seq = append(seq, stable[rng.integers(0, int64(len(stable)))])
+			seq = append(seq, stable[own.IntN(len(stable))])
 		}
 	}
 }

@@ -378,3 +378,27 @@ func TestChunksKeepIDs(t *testing.T) {
 		t.Errorf("chunks = %q", got)
 	}
 }
+
+func TestLossyUTF8(t *testing.T) {
+	// Expected strings are what Rust's String::from_utf8_lossy and the
+	// WHATWG TextDecoder give (one U+FFFD per maximal subpart).
+	cases := []struct {
+		in   []byte
+		want string
+	}{
+		{[]byte("ok"), "ok"},
+		{[]byte{0xE4, 0xBD}, "\uFFFD"},                   // "你" cut after two bytes
+		{[]byte{0xE4, 0xBD, 'a'}, "\uFFFDa"},             // ... then ASCII
+		{[]byte{0x80, 0x80}, "\uFFFD\uFFFD"},             // lone continuation bytes: one each
+		{[]byte{0xF0, 0x9F, 0x98}, "\uFFFD"},             // emoji cut after three bytes
+		{[]byte{0xE0, 0x80, 0x80}, "\uFFFD\uFFFD\uFFFD"}, // overlong: E0 needs A0..BF next
+		{[]byte{0xED, 0xA0, 0x80}, "\uFFFD\uFFFD\uFFFD"}, // surrogate: ED needs 80..9F next
+		{[]byte{0xF5, 0x80}, "\uFFFD\uFFFD"},             // F5 is never a lead byte
+		{[]byte{0xEF, 0xBF, 0xBD}, "\uFFFD"},             // a real U+FFFD stays one
+	}
+	for _, c := range cases {
+		if got := lossyUTF8(c.in); got != c.want {
+			t.Errorf("% x: %q, want %q", c.in, got, c.want)
+		}
+	}
+}
