@@ -19,7 +19,9 @@
 //   - Tokenizers: *tokenizer.Tokenizer (a tokenizer.json loader, subpackage
 //     tokenizer) and *ServerTokenizer (the engine's POST /tokenize and
 //     /detokenize, vLLM, SGLang and llama.cpp shapes) for --tokenizer
-//     server. OpenTokenizer picks one from the flag's value.
+//     server. OpenTokenizer picks one from the flag's value. The server's
+//     vocabulary size is llama.cpp's published n_vocab, or else probed
+//     through /detokenize (ProbeVocab, vocabprobe.go).
 //   - ChatPromptLen: the exact prompt token count for the chat endpoint
 //     (chat template included), or an error wrapping
 //     tokenizer.ErrUnknownChatTemplate when it cannot be known exactly.
