@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -108,6 +110,10 @@ type Report struct {
 	// Elapsed is the wall time of Collect.
 	Elapsed time.Duration
 }
+
+// ErrPortInUse stops a campaign whose engine's port is taken before the
+// engine starts.
+var ErrPortInUse = errors.New("port in use")
 
 // ErrInterrupted is returned (wrapped) when ctx ended before every run
 // finished; what finished is kept, the run in flight is recorded as
@@ -435,6 +441,9 @@ func (k *collector) experiment(ctx context.Context, runs []Run) error {
 					}
 					return k.interrupted(ctx)
 				}
+				if errors.Is(lerr, ErrPortInUse) {
+					return lerr // the node's problem, not the experiment's
+				}
 				// Never healthy: every remaining run of the experiment is a crash.
 				for _, rr := range runs[indexOf(runs, r):] {
 					if err := k.write(rr, k.crashed(rr, l, er, lerr), er.red); err != nil {
@@ -485,6 +494,15 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 				}
 				er.argv = append(er.argv, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
 				er.baseURL = "http://127.0.0.1:" + strconv.Itoa(port)
+			}
+		}
+		// Something already answering on the engine's port would pass the
+		// health check in place of the engine: a stale server from an
+		// earlier run, say. Refuse rather than measure the wrong server.
+		if u, err := url.Parse(er.baseURL); err == nil {
+			if c, err := net.DialTimeout("tcp", u.Host, 500*time.Millisecond); err == nil {
+				c.Close()
+				return er, fmt.Errorf("%s: %w: %s already answers before the engine starts; stop that server or give the command another --port", e.ID, ErrPortInUse, u.Host)
 			}
 		}
 		if k.sampler != nil && needsGPUs(l) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -684,5 +685,25 @@ func TestLaunchAPIKey(t *testing.T) {
 		if got := (&Launch{Argv: tc.argv, Env: tc.env}).APIKey(); got != tc.want {
 			t.Errorf("%q %v: %q, want %q", tc.argv, tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestCollectRefusesATakenPort: a server already on the engine's port
+// would answer the health check for it; the campaign stops instead.
+func TestCollectRefusesATakenPort(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	port, _ := engine.FlagValue(strings.Fields(f.Campaign.Steps[0].Experiments[0].Command), "--port")
+	l, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Skip("port taken meanwhile:", err)
+	}
+	defer l.Close()
+	_, err = Collect(context.Background(), f, opts(t, dir, pids))
+	if !errors.Is(err, ErrPortInUse) || !strings.Contains(err.Error(), "127.0.0.1:"+port+" already answers") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := enginetest.Started(pids); n != 0 {
+		t.Fatalf("%d engines started", n)
 	}
 }
