@@ -591,7 +591,7 @@ func (k *collector) stop(ctx context.Context, er *engineRun) {
 		if timeout <= 0 {
 			timeout = 2 * time.Minute
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout) // a Ctrl-C ends the wait too
 		defer cancel()
 		if err := telemetry.WaitReleased(ctx, er.gpus, er.before, 512, 500*time.Millisecond); err != nil {
 			fmt.Fprintln(k.opt.Log, "warning:", err)
