@@ -120,7 +120,8 @@ func TestBuildFixtureSite(t *testing.T) {
 		`<div class="admonition tip">`, `<details class="example">`, `<div class="admonition warning">`,
 		`<span style="background-color:lightgreen;">fast</span><br>`, `<button class="copy"`)
 	mustNot("about", about, "echarts.min.js") // scripts only where used
-	mustContain("home", home, `<a href="demo/h100/">Optimizing Qwen3-32B Throughput on 2× H100 (demo)</a>`, `4,005.62 tok/s`, `2 × NVIDIA H100`, `Optimizing Throughput`)
+	mustContain("home", home, `<title>Demo Performance Lab</title>`, `Welcome to the <strong>demo</strong> lab. Read <a href="/about/">about it</a>.`,
+		`<a href="demo/h100/">Optimizing Qwen3-32B Throughput on 2× H100 (demo)</a>`, `4,005.62 tok/s`, `2 × NVIDIA H100`, `Optimizing Throughput`)
 
 	// Downloads parse and hold every run.
 	var data reportDataFile
