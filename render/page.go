@@ -237,6 +237,11 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		if err := write(c.comparison()); err != nil {
 			return err
 		}
+		// Latency next to throughput: a gain in tokens per second can cost
+		// time per token.
+		if err := write(c.latencyChart("")); err != nil {
+			return err
+		}
 	}
 	if err := renderNodes(nodes); err != nil {
 		return err
