@@ -29,7 +29,7 @@ if [ ! -x "$root/usr/bin/llama-server" ]; then
   (cd "$apt/debs" && apt-get "${opts[@]}" -qq download $pkgs)
   for d in "$apt"/debs/*.deb; do dpkg-deb -x "$d" "$root.tmp"; done
   rm -rf "$root" && mv "$root.tmp" "$root"
-  rm -rf "$apt/lists" "$apt/cache"
+  rm -rf "$apt"
 fi
 
 lib=$root/usr/lib/x86_64-linux-gnu

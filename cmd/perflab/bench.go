@@ -249,7 +249,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if isTerminal(stderr) {
 		r.cfg.Progress = stderr
 	}
-	fmt.Fprintf(stderr, "Traffic request rate: %s\n", f.requestRate)
+	fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
 	proc := "(Poisson process)"
 	if f.burstiness != 1 {
 		proc = "(Gamma distribution)"

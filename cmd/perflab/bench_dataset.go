@@ -1,15 +1,5 @@
 package main
 
-// Interim glue to collect/dataset. The dataset package on main has only
-// the Tokenizer interface and Random; its owner's branch adds
-// dataset.Load (tokenizer.json), dataset.NewServerTokenizer and
-// dataset.ShareGPT. Until it is merged these return a clear error; after
-// the merge this file becomes:
-//
-//	openTokenizer: "server" -> dataset.NewServerTokenizer(base, model, nil)
-//	               path     -> dataset.Load(path)
-//	loadShareGPT:  dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{...})
-
 import (
 	"context"
 	"fmt"
@@ -17,13 +7,20 @@ import (
 	"github.com/perflab/perflab/collect/dataset"
 )
 
+// openTokenizer opens --tokenizer: "server" asks the server's /tokenize
+// route, anything else is a tokenizer.json file or a folder holding one.
 func openTokenizer(spec, baseURL, model string) (dataset.Tokenizer, error) {
 	if spec == "server" || spec == "" {
-		return nil, fmt.Errorf("bench: --tokenizer server: the server tokenizer is not in collect/dataset yet")
+		return dataset.NewServerTokenizer(baseURL, model, nil), nil
 	}
-	return nil, fmt.Errorf("bench: --tokenizer %s: the tokenizer.json loader is not in collect/dataset yet", spec)
+	tok, err := dataset.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("bench: --tokenizer %s: %w", spec, err)
+	}
+	return tok, nil
 }
 
+// loadShareGPT builds the ShareGPT samples as vLLM does.
 func loadShareGPT(ctx context.Context, tok dataset.Tokenizer, path string, n, outLen int, seed int64) ([]dataset.Sample, error) {
-	return nil, fmt.Errorf("%s: the ShareGPT loader is not in collect/dataset yet", path)
+	return dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: n, OutputLen: outLen, Seed: seed})
 }

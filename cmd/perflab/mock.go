@@ -15,7 +15,7 @@ import (
 
 // batchingFlags are the flags that select the batching timing model.
 var batchingFlags = []string{"preset", "prefill-tok-per-s", "decode-step", "decode-step-per-seq",
-	"decode-step-per-ktok", "max-batch", "max-num-seqs", "max-num-batched-tokens"}
+	"decode-step-per-ktok", "max-batch", "max-num-seqs", "max-num-batched-tokens", "kv-cache-tokens"}
 
 // runMock serves the simulated engine until ctx ends (SIGINT, SIGTERM).
 func runMock(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -32,12 +32,15 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 `, strings.Join(mock.PresetNames(), ", "))
 		fs.PrintDefaults()
 	}
+	var cfg mock.Config
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	port := fs.Int("port", 8000, "port to listen on; 0 picks a free one")
 	model := fs.String("model", "mock", "model name (path) the engine reports as root")
 	served := fs.String("served-model-name", "", "comma-separated names requests may use (default: --model)")
 	maxLen := fs.Int("max-model-len", 32768, "context length in tokens")
 	seed := fs.Int64("seed", 0, "seed for generated text and fault selection")
+	fs.DurationVar(&cfg.StartupDelay, "startup-delay", 0, "answer 503 for this long after start, as an engine loading its model")
+	fs.IntVar(&cfg.CrashAfterRequests, "crash-after", 0, "crash (drop connections, exit 1) when the request after this many arrives; 0: never")
 	eos := fs.Int("eos-mean-tokens", 256, "mean output length without ignore_eos; 0 or negative: never stop early")
 
 	ttft := fs.Duration("ttft", 20*time.Millisecond, "fixed mode: time to first token")
@@ -51,6 +54,7 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 	maxBatch := fs.Int("max-batch", 0, "batching: most running sequences; more wait in FIFO order")
 	fs.IntVar(maxBatch, "max-num-seqs", 0, "alias of --max-batch (vLLM's name)")
 	budget := fs.Int("max-num-batched-tokens", 0, "batching: token budget of a step (chunked prefill)")
+	kv := fs.Int("kv-cache-tokens", 0, "batching: KV cache size in tokens; a sequence holds prompt+max output")
 
 	var f mock.Faults
 	fs.Float64Var(&f.ErrorRate, "error-rate", 0, "fraction of requests answered HTTP 500")
@@ -71,7 +75,7 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
-	cfg := mock.Config{Model: *model, MaxModelLen: *maxLen, Seed: *seed, EOSMeanTokens: *eos, Faults: f}
+	cfg.Model, cfg.MaxModelLen, cfg.Seed, cfg.EOSMeanTokens, cfg.Faults = *model, *maxLen, *seed, *eos, f
 	if *eos == 0 {
 		cfg.EOSMeanTokens = -1 // 0 on the command line: never stop early
 	}
@@ -108,6 +112,7 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 		override("max-batch", func() { b.MaxBatch = *maxBatch })
 		override("max-num-seqs", func() { b.MaxBatch = *maxBatch })
 		override("max-num-batched-tokens", func() { b.MaxNumBatchedTokens = *budget })
+		override("kv-cache-tokens", func() { b.KVCacheTokens = *kv })
 		cfg.Batching = &b
 	} else {
 		cfg.TTFT, cfg.ITL = *ttft, *itl
@@ -121,8 +126,8 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 		return err
 	}
 	if b := cfg.Batching; b != nil {
-		fmt.Fprintf(stderr, "mock: batching: prefill %g tok/s, step %v + %v/seq + %v/1k ctx tokens, max batch %d, max batched tokens %d\n",
-			b.PrefillTokPerS, b.DecodeStep, b.DecodeStepPerSeq, b.DecodeStepPerKTok, b.MaxBatch, b.MaxNumBatchedTokens)
+		fmt.Fprintf(stderr, "mock: batching: prefill %g tok/s, step %v + %v/seq + %v/1k ctx tokens, max batch %d, max batched tokens %d, KV cache %d tokens (0: unlimited)\n",
+			b.PrefillTokPerS, b.DecodeStep, b.DecodeStepPerSeq, b.DecodeStepPerKTok, b.MaxBatch, b.MaxNumBatchedTokens, b.KVCacheTokens)
 	} else {
 		fmt.Fprintf(stderr, "mock: fixed timing: TTFT %v, ITL %v\n", cfg.TTFT, cfg.ITL)
 	}

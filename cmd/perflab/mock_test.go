@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -105,7 +108,7 @@ func TestMockCommandBatching(t *testing.T) {
 	}
 	stop()
 	// sglang's prefill rate, the overridden step and batch.
-	if want := "prefill 33000 tok/s, step 1ms + 55µs/seq + 18µs/1k ctx tokens, max batch 8, max batched tokens 8192"; !strings.Contains(stderr.String(), want) {
+	if want := "prefill 33000 tok/s, step 1ms + 55µs/seq + 18µs/1k ctx tokens, max batch 8, max batched tokens 8192, KV cache 420000 tokens"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
 }
@@ -130,5 +133,74 @@ func TestMockCommandUsage(t *testing.T) {
 		if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errb.String(), c.want)
 		}
+	}
+}
+
+// TestMockBinarySignal runs the real binary: it prints its address, serves,
+// and exits 0 on SIGTERM while a stream is in flight.
+func TestMockBinarySignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "perflab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "mock", "--port", "0", "--itl", "10ms")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("stdout %q, %v; stderr %s", line, err, stderr.String())
+	}
+	resp, err := http.Post(url+"/v1/completions", "application/json",
+		strings.NewReader(`{"prompt":"x","max_tokens":10000,"stream":true,"ignore_eos":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v; stderr %s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit 10 s after SIGTERM")
+	}
+	// The in-flight stream ended, without [DONE].
+	rest, _ := io.ReadAll(resp.Body)
+	if strings.Contains(string(rest), "[DONE]") {
+		t.Error("stream finished normally after SIGTERM")
+	}
+}
+
+func TestMockCommandCrash(t *testing.T) {
+	url, _, stop := startMock(t, "--port", "0", "--crash-after", "1")
+	for range 2 {
+		if resp, err := http.Post(url+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"x","max_tokens":1}`)); err == nil {
+			resp.Body.Close()
+		}
+	}
+	err := stop()
+	var errb bytes.Buffer
+	if code := exitCode(err, &errb); code != 1 || !strings.Contains(errb.String(), "simulated engine crash after 1 requests") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }

@@ -246,7 +246,7 @@ dispatch:
 		}
 	}
 	res.Requests = kept
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && len(kept) < n {
 		res.Status = schema.StatusInterrupted
 		res.Error = "interrupted"
 		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted: %d of %d requests finished before the run was stopped", len(kept), n))
@@ -277,7 +277,10 @@ func (r *runner) warmup(ctx context.Context) error {
 	r.events.Store(0)
 	r.done.Store(0)
 	r.failed.Store(0)
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("bench: interrupted during the warmup: %w", err)
+	}
+	return nil
 }
 
 func rateOrZero(r float64) float64 {

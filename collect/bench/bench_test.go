@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perflab/perflab/collect/dataset"
+	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -280,6 +282,15 @@ func TestFailuresAreData(t *testing.T) {
 			fmt.Fprint(w, "data: {\"error\":{\"message\":\"overloaded\"}}\n\ndata: [DONE]\n\n")
 		}, status: 200, want: `never received a valid chunk to calculate TTFT: server error {"message":"overloaded"}`},
 		{name: "unreachable", url: refused, want: "connection refused"},
+		// a server that ignores "stream": true and answers one JSON body
+		{name: "not a stream", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"choices":[{"text":"whole answer"}]}`)
+		}, status: 200, want: `never received a valid chunk to calculate TTFT (the response is "application/json", not a text/event-stream)`},
+		{name: "sse error event", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: error\ndata: {\"message\":\"queue full\"}\n\n")
+		}, status: 200, want: `server error {"message":"queue full"}`},
 	}
 	for _, tc := range tests {
 		url := tc.url
@@ -352,5 +363,89 @@ func TestConfigErrors(t *testing.T) {
 		if _, _, err := measure(context.Background(), cfg); err == nil {
 			t.Errorf("%+v: no error", cfg)
 		}
+	}
+}
+
+// TestRunSummarizes checks the records and the summary agree (Run =
+// measure + metrics.Summarize with the run's duration).
+func TestRunSummarizes(t *testing.T) {
+	f := &fakeServer{ttft: 2 * time.Millisecond, itl: time.Millisecond, usage: true}
+	srv := f.start(t)
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Config{
+		BaseURL: srv.URL, Model: "m", Samples: samples(5, 4), MaxConcurrency: 2, Progress: &progress,
+		Metrics: metrics.Options{Percentiles: []float64{50}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if s.Completed != 5 || s.Failed != 0 || s.TotalOutputTokens != 20 || s.TotalInputTokens != 5*7 {
+		t.Fatalf("summary %+v", s)
+	}
+	if s.MaxConcurrentRequests == nil || *s.MaxConcurrentRequests > 2 {
+		t.Fatalf("peak concurrency %v above the cap", s.MaxConcurrentRequests)
+	}
+	if p50, ok := s.TTFT.Get(50); !ok || p50 < 2 {
+		t.Fatalf("TTFT p50 %v ms, server waits 2 ms", p50)
+	}
+	if !strings.Contains(progress.String(), "5/5 requests done, 0 failed") {
+		t.Fatalf("progress %q", progress.String())
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	ok := schema.Request{Success: true, EventS: []float64{1, 1.00001, 1.00002}}
+	counted := ok
+	counted.OutputCounted = true
+	tests := []struct {
+		name   string
+		reqs   []schema.Request
+		client schema.ClientStats
+		want   []string // substrings, in order
+	}{
+		{"clean", []schema.Request{ok}, schema.ClientStats{SchedulingLagP99Ms: 2}, nil},
+		{"fallback count", []schema.Request{ok, counted}, schema.ClientStats{}, []string{"1 of 2 successful requests"}},
+		{"behind schedule", []schema.Request{ok}, schema.ClientStats{SchedulingLagP99Ms: 25, SchedulingLagMaxMs: 40}, []string{"fell behind the schedule: requests left up to 40.0 ms late"}},
+		{"coalesced", []schema.Request{ok}, schema.ClientStats{CoalescedEventFraction: 0.8}, []string{"80% of ITL samples are under 0.1 ms"}},
+	}
+	for _, tc := range tests {
+		res := &schema.Result{Requests: tc.reqs, Client: &tc.client}
+		got := warnings(res, Config{})
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: warnings %q", tc.name, got)
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s: %q lacks %q", tc.name, got[i], w)
+			}
+		}
+	}
+	// the coalesced fraction is computed from the records
+	cs := clientStats([]schema.Request{ok}, []float64{1, 2, 3}, 10, 2, 1)
+	if cs.CoalescedEventFraction != 1 || cs.EventsPerS != 5 || cs.CPUPercent != 50 || cs.SchedulingLagMaxMs != 3 || cs.SchedulingLagP50Ms != 2 {
+		t.Fatalf("client stats %+v", cs)
+	}
+}
+
+// TestWarmupsAreNotRecorded: warmups send the first sample, are awaited,
+// and leave no record.
+func TestWarmupsAreNotRecorded(t *testing.T) {
+	f := &fakeServer{usage: true}
+	srv := f.start(t)
+	res, _, err := measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(3, 2), NumWarmups: 4, MaxConcurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.bodies) != 7 || len(res.Requests) != 3 {
+		t.Fatalf("server saw %d requests, %d records; want 7 and 3", len(f.bodies), len(res.Requests))
+	}
+	for _, b := range f.bodies[:4] {
+		if b["prompt"] != "prompt 0" {
+			t.Fatalf("warmup sent %v, want the first sample", b["prompt"])
+		}
+	}
+	if f.maxInflight.Load() > 2 {
+		t.Fatalf("warmups ran %d at once, cap 2", f.maxInflight.Load())
 	}
 }

@@ -21,7 +21,17 @@
 // chunks, timeouts and streams without a token event are failed requests;
 // the run goes on.
 //
-// The client measures itself (schema.ClientStats): scheduling lag, events
-// parsed per second, process CPU and the share of coalesced events, and
-// warns when it fell behind the schedule.
+// The client measures itself (schema.ClientStats): scheduling lag (how
+// late a request left compared with its scheduled time: the send time for
+// uncapped runs, the release time when a cap makes requests wait, since
+// that wait is not the client's lag), SSE events parsed per second,
+// process CPU (getrusage) and the share of ITL samples under 0.1 ms
+// (coalesced events); it warns when the lag p99 passes 10 ms.
+//
+// Transport: one HTTP/1.1 keep-alive pool for the run (at most
+// MaxConcurrency connections, idle ones kept for all of them), no
+// compression, no HTTP/2. Each request carries x-request-id and the same
+// value as X-Idempotency-Key, which lets net/http resend a request that
+// hit a kept-alive connection the server had just closed (llama.cpp's
+// server does this); such a request never reached the engine.
 package bench

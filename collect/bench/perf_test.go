@@ -96,6 +96,7 @@ func BenchmarkStreamEvents(b *testing.B) {
 type fixedServer struct {
 	ttft, itl time.Duration
 	tokens    int
+	noRecord  bool // do not keep flush times (the separate-process server)
 	mu        sync.Mutex
 	flushed   map[string][]time.Time // by x-request-id
 }
@@ -113,6 +114,9 @@ func (f *fixedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		times = append(times, time.Now())
 	}
 	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"completion_tokens\":%d}}\n\ndata: [DONE]\n\n", f.tokens)
+	if f.noRecord {
+		return
+	}
 	f.mu.Lock()
 	f.flushed[r.Header.Get("x-request-id")] = times
 	f.mu.Unlock()
@@ -181,6 +185,44 @@ func BenchmarkClientLatency(b *testing.B) {
 			b.ReportMetric(pct(deliver, 99), "deliver-p99-ms")
 			b.ReportMetric(cpu, "cpu-%")
 			b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// BenchmarkClientLatencyProc is BenchmarkClientLatency with the server in
+// another process: cpu-% is then the client's own CPU (100 = one core).
+func BenchmarkClientLatencyProc(b *testing.B) {
+	const ttft, itl, tokens = 50 * time.Millisecond, 20 * time.Millisecond, 32
+	for _, streams := range []int{1, 256, 1024, 4096} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			url := startFixedServer(b, ttft, itl, tokens)
+			var ttftErr, itlErr []float64
+			var cpu, evs float64
+			for b.Loop() {
+				res, _, err := measure(context.Background(), Config{
+					BaseURL: url, Samples: samples(streams, tokens), RequestTimeout: time.Minute, NumWarmups: streams,
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range res.Requests {
+					if !r.Success {
+						b.Fatalf("request %d: %s", r.Index, r.Error)
+					}
+					ttftErr = append(ttftErr, (r.EventS[0]-r.SendS)*1000-ttft.Seconds()*1000)
+					for k := 1; k < len(r.EventS); k++ {
+						itlErr = append(itlErr, math.Abs((r.EventS[k]-r.EventS[k-1])*1000-itl.Seconds()*1000))
+					}
+				}
+				cpu, evs = res.Client.CPUPercent, res.Client.EventsPerS
+			}
+			b.ReportMetric(pct(ttftErr, 50), "ttft-err-p50-ms")
+			b.ReportMetric(pct(ttftErr, 99), "ttft-err-p99-ms")
+			b.ReportMetric(pct(itlErr, 50), "itl-err-p50-ms")
+			b.ReportMetric(pct(itlErr, 99), "itl-err-p99-ms")
+			b.ReportMetric(cpu, "client-cpu-%")
+			b.ReportMetric(evs, "events/s")
 			b.ReportMetric(0, "ns/op")
 		})
 	}

@@ -153,6 +153,10 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 		if string(ev.Data) == "[DONE]" {
 			continue // read on to EOF so the connection is reused
 		}
+		if string(ev.Type) == "error" { // an SSE error event, not a chunk
+			serverErr = append(serverErr[:0], ev.Data...)
+			continue
+		}
 		if err := openai.ParseChunk(ev.Data, &c); err != nil {
 			r.events.Add(events)
 			return fail(fmt.Sprintf("%v: %.200q", err, ev.Data))
@@ -185,6 +189,8 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 		msg := "never received a valid chunk to calculate TTFT"
 		if serverErr != nil {
 			msg += ": server error " + string(serverErr)
+		} else if ct := resp.Header.Get("Content-Type"); !strings.Contains(ct, "event-stream") {
+			msg += fmt.Sprintf(" (the response is %q, not a text/event-stream)", ct)
 		}
 		return fail(msg)
 	}

@@ -230,3 +230,42 @@ func bareSSE(cfg Config, tokens int) http.Handler {
 		w.Write([]byte("data: [DONE]\n\n"))
 	})
 }
+
+// discardWriter is a ResponseWriter that drops the body, for measuring the
+// handler's own cost without a socket.
+type discardWriter struct {
+	h http.Header
+	n int64
+}
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(b []byte) (int, error) { d.n += int64(len(b)); return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+func (d *discardWriter) Flush()                      {}
+
+// BenchmarkHandlerPerToken is the mock's own CPU cost per streamed token:
+// one 1000-token stream with no delays into a writer without a socket
+// (parsing, formatting, pacing and flush calls; no syscalls).
+func BenchmarkHandlerPerToken(b *testing.B) {
+	for _, chat := range []bool{false, true} {
+		path, body := "/v1/completions", `{"prompt":"hello","max_tokens":1000,"stream":true,"ignore_eos":true,"stream_options":{"include_usage":true}}`
+		if chat {
+			path, body = "/v1/chat/completions", `{"messages":[{"role":"user","content":"hello"}],"max_tokens":1000,"stream":true,"ignore_eos":true}`
+		}
+		b.Run(path, func(b *testing.B) {
+			s, err := New(Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				r := httptest.NewRequest("POST", path, strings.NewReader(body))
+				s.ServeHTTP(w, r)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/token")
+			b.ReportMetric(float64(w.n)/float64(b.N)/1000, "bytes/token")
+		})
+	}
+}

@@ -42,6 +42,16 @@ type Config struct {
 
 	// Faults injects failures into a deterministic subset of requests.
 	Faults Faults
+
+	// StartupDelay makes the engine "load" for this long after New: until
+	// then every route answers 503 (as SGLang and TensorRT-LLM do while
+	// starting), so clients' wait-until-healthy loops can be tested.
+	StartupDelay time.Duration
+	// CrashAfterRequests, when positive, makes the engine crash when the
+	// request after that many generation requests arrives: every
+	// connection is dropped, in-flight streams end without [DONE], and
+	// Running.Wait returns ErrCrashed (the command exits 1).
+	CrashAfterRequests int
 }
 
 // Batching is the continuous-batching timing model. One scheduler runs
@@ -52,7 +62,8 @@ type Config struct {
 //  2. running sequences still in prefill get the next chunk of their
 //     prompt, in admission order, within the remaining budget;
 //  3. waiting requests are admitted first come first served while fewer
-//     than MaxBatch run and budget is left, each starting its prefill.
+//     than MaxBatch run, budget is left and the KV cache has room for the
+//     request's prompt and max output; each starts its prefill.
 //
 // The step lasts DecodeStep + DecodeStepPerSeq*decoding +
 // DecodeStepPerKTok*contextTokens/1000 + prefillTokens/PrefillTokPerS,
@@ -83,6 +94,10 @@ type Batching struct {
 	// prefilled in chunks over several steps. 0 = unlimited: a prompt is
 	// prefilled in one step however long it is.
 	MaxNumBatchedTokens int
+	// KVCacheTokens is the KV cache size in tokens. A running sequence
+	// reserves prompt + output tokens for its lifetime (no preemption), so
+	// long prompts shrink the batch. 0 = unlimited.
+	KVCacheTokens int
 }
 
 // Faults are failure rates, each a fraction of generation requests in
@@ -94,7 +109,10 @@ type Faults struct {
 	// ErrorRate answers HTTP 500 with an OpenAI error body at once.
 	ErrorRate float64
 	// StallRate pauses the stream before one of its tokens for Stall
-	// (0 = until the client gives up or the server closes).
+	// (0 = until the client gives up or the server closes). In fixed
+	// mode the later tokens keep their spacing after the pause; in
+	// batching mode the engine goes on generating, so the tokens made
+	// meanwhile arrive together when the stream resumes.
 	StallRate float64
 	Stall     time.Duration
 	// CutRate closes the connection after one of the tokens, without
@@ -143,6 +161,9 @@ func (c Config) Validate() error {
 			return errors.New("mock: config: ServedModelNames holds an empty name")
 		}
 	}
+	if c.StartupDelay < 0 || c.CrashAfterRequests < 0 {
+		return errors.New("mock: config: StartupDelay and CrashAfterRequests must not be negative")
+	}
 	if c.TTFT < 0 || c.ITL < 0 {
 		return fmt.Errorf("mock: config: TTFT %v and ITL %v must not be negative", c.TTFT, c.ITL)
 	}
@@ -168,6 +189,8 @@ func (b Batching) Validate() error {
 		return fmt.Errorf("mock: batching: MaxBatch %d is negative", b.MaxBatch)
 	case b.MaxNumBatchedTokens < 0:
 		return fmt.Errorf("mock: batching: MaxNumBatchedTokens %d is negative", b.MaxNumBatchedTokens)
+	case b.KVCacheTokens < 0:
+		return fmt.Errorf("mock: batching: KVCacheTokens %d is negative", b.KVCacheTokens)
 	case b.MaxNumBatchedTokens > 0 && (b.MaxBatch == 0 || b.MaxNumBatchedTokens < b.MaxBatch):
 		// As vLLM: every running sequence must be able to decode in a step.
 		return fmt.Errorf("mock: batching: MaxNumBatchedTokens %d must be at least MaxBatch %d (and MaxBatch set)", b.MaxNumBatchedTokens, b.MaxBatch)
@@ -202,10 +225,13 @@ func (f Faults) Validate() error {
 // different character, so a demo campaign shows believable, different
 // numbers; they are not measurements of those engines.
 //
-//	name    prefill tok/s  step   +per seq  +per 1k ctx  max batch  batched tokens
-//	vllm    30000          8ms    60µs      20µs         256        8192
-//	sglang  33000          7ms    55µs      18µs         384        8192
-//	trtllm  38000          6ms    50µs      16µs         512        8192
+//	name    prefill tok/s  step  +per seq  +per 1k ctx  max batch  batched tokens  KV tokens
+//	vllm    30000          8ms   60µs      20µs         256        8192            400000
+//	sglang  33000          7ms   55µs      18µs         384        8192            420000
+//	trtllm  38000          6ms   50µs      16µs         512        8192            450000
+//
+// (An 8B model with grouped-query attention stores about 128 KiB of KV
+// cache per token, so 400,000 tokens is about 50 GiB.)
 //
 // At one stream that is about 8 ms per token (125 tok/s); a full vllm
 // batch of 256 sequences with 1k-token contexts steps in about 29 ms
@@ -214,13 +240,13 @@ func Preset(name string) (Batching, error) {
 	switch name {
 	case "vllm":
 		return Batching{PrefillTokPerS: 30000, DecodeStep: 8 * time.Millisecond, DecodeStepPerSeq: 60 * time.Microsecond,
-			DecodeStepPerKTok: 20 * time.Microsecond, MaxBatch: 256, MaxNumBatchedTokens: 8192}, nil
+			DecodeStepPerKTok: 20 * time.Microsecond, MaxBatch: 256, MaxNumBatchedTokens: 8192, KVCacheTokens: 400000}, nil
 	case "sglang":
 		return Batching{PrefillTokPerS: 33000, DecodeStep: 7 * time.Millisecond, DecodeStepPerSeq: 55 * time.Microsecond,
-			DecodeStepPerKTok: 18 * time.Microsecond, MaxBatch: 384, MaxNumBatchedTokens: 8192}, nil
+			DecodeStepPerKTok: 18 * time.Microsecond, MaxBatch: 384, MaxNumBatchedTokens: 8192, KVCacheTokens: 420000}, nil
 	case "trtllm":
 		return Batching{PrefillTokPerS: 38000, DecodeStep: 6 * time.Millisecond, DecodeStepPerSeq: 50 * time.Microsecond,
-			DecodeStepPerKTok: 16 * time.Microsecond, MaxBatch: 512, MaxNumBatchedTokens: 8192}, nil
+			DecodeStepPerKTok: 16 * time.Microsecond, MaxBatch: 512, MaxNumBatchedTokens: 8192, KVCacheTokens: 450000}, nil
 	}
 	return Batching{}, fmt.Errorf("mock: unknown preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
 }

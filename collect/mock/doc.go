@@ -14,11 +14,11 @@
 //
 // # Routes
 //
-//	GET  /health               200, empty body
+//	GET  /health, /ping        200, empty body
 //	GET  /v1/models            {"object":"list","data":[{"id","root","max_model_len",…}]}
 //	GET  /version, /metrics    {"version":"perflab-mock"}; a few vllm:* Prometheus series
 //	POST /tokenize             {"prompt"} or {"messages"} → {"count","max_model_len","tokens"[,"token_strs"]}
-//	POST /detokenize           {"tokens"} → {"prompt"}
+//	POST /detokenize           {"tokens"} → {"prompt"}  (both also under /v1, as SGLang)
 //	POST /v1/completions       prompt: string, [string] or [token ids]
 //	POST /v1/chat/completions  messages: content as a string or text parts
 //
@@ -33,8 +33,8 @@
 // whole answer comes once the last token is ready, with usage.
 //
 // Requests are checked as vLLM checks them: an unknown model is a 404, and
-// malformed JSON, n ≠ 1, max_tokens < 1 or prompt + max_tokens beyond
-// MaxModelLen are 400s, all with OpenAI's error body
+// malformed JSON, n ≠ 1, stream_options without stream, max_tokens < 1
+// or prompt + max_tokens beyond MaxModelLen are 400s, all with OpenAI's error body
 // {"error":{"message","type","param","code"}}. max_tokens (chat:
 // max_completion_tokens, else max_tokens) defaults to what is left of the
 // context. Without ignore_eos a request stops at a pseudo-EOS fixed by its
@@ -55,13 +55,19 @@
 //
 // Fixed mode (Config.Batching nil): each request on its own, token k at
 // arrival + TTFT + k·ITL on absolute deadlines, one goroutine and one
-// timer per stream; a few thousand streams cost little.
+// timer per stream. Each token is its own event, flushed when due; only a
+// stream that has fallen behind (an overloaded machine) writes the events
+// already due in one flush, which is what a real server's socket would
+// deliver anyway.
 //
 // Batching mode: one scheduler goroutine simulates a continuous-batching
 // engine (see Batching): a token budget per step, chunked prefill, a
-// maximum batch with FIFO queueing beyond it, and step time growing with
-// batch size and context. Preset gives believable parameter sets named
-// vllm, sglang and trtllm for demo campaigns.
+// maximum batch and a KV cache size with FIFO queueing beyond them, and
+// step time growing with batch size and context. A request joins at the
+// next step boundary; a client that leaves frees its slot. Preset gives
+// believable parameter sets named vllm, sglang and trtllm for demo
+// campaigns. The model itself is deterministic: tests drive it in virtual
+// time, and only the real-time driver reads the clock.
 //
 // # Faults
 //

@@ -33,7 +33,12 @@ type engine struct {
 	running []*seq // in admission order
 	emitted []*seq // sequences that got a token in the last commit
 	planned bool
+	kvUsed  int // KV cache tokens reserved by running sequences
 }
+
+// kvNeed is what a sequence reserves: its whole prompt and output, as
+// TensorRT-LLM's guaranteed-no-evict policy does (no preemption).
+func (q *seq) kvNeed() int { return q.promptLen + q.outLen }
 
 func (e *engine) add(q *seq) { e.waiting = append(e.waiting, q) }
 
@@ -42,8 +47,8 @@ func (e *engine) idle() bool { return len(e.waiting) == 0 && len(e.running) == 0
 // plan drops aborted sequences, admits waiting ones and decides the next
 // step's work, returning its duration; false when there is nothing to do.
 func (e *engine) plan() (time.Duration, bool) {
-	e.running = dropAborted(e.running)
-	e.waiting = dropAborted(e.waiting)
+	e.running = e.dropAborted(e.running, true)
+	e.waiting = e.dropAborted(e.waiting, false)
 	budget := e.b.MaxNumBatchedTokens
 	if budget == 0 {
 		budget = int(^uint(0) >> 1)
@@ -67,6 +72,12 @@ func (e *engine) plan() (time.Duration, bool) {
 	admitted := 0
 	for admitted < len(e.waiting) && budget > 0 && (e.b.MaxBatch == 0 || len(e.running) < e.b.MaxBatch) {
 		q := e.waiting[admitted]
+		// FIFO: a request that does not fit the KV cache blocks the
+		// queue. Alone it is admitted anyway rather than never.
+		if e.b.KVCacheTokens > 0 && e.kvUsed+q.kvNeed() > e.b.KVCacheTokens && len(e.running) > 0 {
+			break
+		}
+		e.kvUsed += q.kvNeed()
 		admitted++
 		q.chunk = min(q.promptLen, budget)
 		budget -= q.chunk
@@ -111,6 +122,8 @@ func (e *engine) commit() []*seq {
 		q.chunk = 0
 		if q.generated < q.outLen {
 			kept = append(kept, q)
+		} else {
+			e.kvUsed -= q.kvNeed()
 		}
 	}
 	clear(e.running[len(kept):])
@@ -118,11 +131,16 @@ func (e *engine) commit() []*seq {
 	return e.emitted
 }
 
-func dropAborted(qs []*seq) []*seq {
+// dropAborted removes sequences whose stream is gone, freeing the KV
+// cache of running ones.
+func (e *engine) dropAborted(qs []*seq, running bool) []*seq {
 	kept := qs[:0]
 	for _, q := range qs {
-		if !q.aborted.Load() {
+		switch {
+		case !q.aborted.Load():
 			kept = append(kept, q)
+		case running:
+			e.kvUsed -= q.kvNeed()
 		}
 	}
 	clear(qs[len(kept):])

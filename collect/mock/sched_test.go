@@ -83,6 +83,25 @@ func TestEngineStepAccounting(t *testing.T) {
 			want: [][]time.Duration{{42 * ms, 53 * ms}, {53 * ms}},
 		},
 		{
+			// KV cache of 120 tokens: two requests of 50 fit, the third
+			// waits for one to finish although the batch has room.
+			name: "kv cache",
+			b:    Batching{DecodeStep: 10 * ms, MaxBatch: 10, KVCacheTokens: 120},
+			reqs: []simReq{{0, 40, 10}, {0, 40, 10}, {0, 40, 10}},
+			want: [][]time.Duration{
+				{10 * ms, 20 * ms, 30 * ms, 40 * ms, 50 * ms, 60 * ms, 70 * ms, 80 * ms, 90 * ms, 100 * ms},
+				{10 * ms, 20 * ms, 30 * ms, 40 * ms, 50 * ms, 60 * ms, 70 * ms, 80 * ms, 90 * ms, 100 * ms},
+				{110 * ms, 120 * ms, 130 * ms, 140 * ms, 150 * ms, 160 * ms, 170 * ms, 180 * ms, 190 * ms, 200 * ms},
+			},
+		},
+		{
+			// A request bigger than the whole cache still runs, alone.
+			name: "kv cache too small",
+			b:    Batching{DecodeStep: 10 * ms, KVCacheTokens: 10},
+			reqs: []simReq{{0, 40, 2}, {0, 1, 1}},
+			want: [][]time.Duration{{10 * ms, 20 * ms}, {30 * ms}},
+		},
+		{
 			// Per-1k-context cost: 1 ms per 1000 context tokens of decoding
 			// sequences. Prompt 2000: decode steps cost 10 + 2.001, 10 + 2.002.
 			name: "context cost",
@@ -216,7 +235,7 @@ func TestPresetsDiffer(t *testing.T) {
 }
 
 func TestEngineAbort(t *testing.T) {
-	e := engine{b: Batching{DecodeStep: ms, MaxBatch: 1}}
+	e := engine{b: Batching{DecodeStep: ms, MaxBatch: 1, KVCacheTokens: 1000}}
 	a, b := newSeq(1, 100), newSeq(1, 1)
 	e.add(a)
 	e.add(b)
@@ -227,8 +246,8 @@ func TestEngineAbort(t *testing.T) {
 	if got := e.commit(); len(got) != 1 || got[0] != b {
 		t.Fatalf("after abort, step emitted %v, want b", got)
 	}
-	if !e.idle() {
-		t.Fatal("engine not idle after b finished")
+	if !e.idle() || e.kvUsed != 0 {
+		t.Fatalf("after b finished: idle %v, KV cache in use %d", e.idle(), e.kvUsed)
 	}
 }
 
@@ -239,13 +258,15 @@ func TestBatchingServer(t *testing.T) {
 	b := Batching{DecodeStep: 5 * ms, MaxBatch: 2}
 	s, url := newTestServer(t, Config{Batching: &b})
 	const n, out = 4, 6
-	ttft := make([]time.Duration, n)
+	// First-token times from one start taken before any request: the
+	// scheduler's first step cannot begin before it.
+	first := make([]time.Duration, n)
 	var wg sync.WaitGroup
+	start := time.Now()
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			start := time.Now()
 			resp := post(t, url+"/v1/completions", fmt.Sprintf(`{"prompt":"p%d","max_tokens":%d,"stream":true,"ignore_eos":true}`, i, out))
 			defer resp.Body.Close()
 			evs, err := readSSE(resp.Body)
@@ -258,16 +279,32 @@ func TestBatchingServer(t *testing.T) {
 				t.Errorf("request %d: %d tokens, done %v", i, len(sum.tokenEvents), sum.done)
 				return
 			}
-			ttft[i] = sum.tokenEvents[0].at.Sub(start)
+			first[i] = sum.tokenEvents[0].at.Sub(start)
 		}()
 	}
 	wg.Wait()
-	slices.Sort(ttft)
-	// Two run at once; the other two wait for 6 steps of 5 ms.
-	if ttft[2] < 6*5*ms {
-		t.Errorf("TTFTs %v: the queued requests did not wait for a slot", ttft)
+	slices.Sort(first)
+	// Two run at once; the other two wait for their 6 steps of 5 ms and
+	// then a prefill step.
+	if first[2] < 7*5*ms {
+		t.Errorf("first tokens at %v: the queued requests did not wait for a slot", first)
 	}
 	if st := s.Stats(); st.Steps < 2*out || st.Completed != n {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestEngineKVCacheLongPrompts: with the preset's KV cache, long prompts
+// fit fewer sequences at once, so throughput at high concurrency is lower
+// than the same engine with an unlimited cache.
+func TestEngineKVCacheLongPrompts(t *testing.T) {
+	b, _ := Preset("vllm")
+	unlimited := b
+	unlimited.KVCacheTokens = 0
+	tKV, _ := closedLoop(b, 128, 1, 16000, 1024)
+	tFree, _ := closedLoop(unlimited, 128, 1, 16000, 1024)
+	t.Logf("16k prompts at concurrency 128: %.0f tok/s with a %d-token KV cache, %.0f unlimited", tKV, b.KVCacheTokens, tFree)
+	if tKV >= tFree*0.8 {
+		t.Errorf("KV cache limit did not cut throughput: %.0f vs %.0f", tKV, tFree)
 	}
 }

@@ -24,6 +24,9 @@ type Server struct {
 
 	closing   chan struct{}
 	closeOnce sync.Once
+	readyAt   time.Time
+	crashed   chan struct{}
+	crashOnce sync.Once
 
 	n     atomic.Uint64 // generation requests received: their arrival number
 	stats struct {
@@ -49,13 +52,18 @@ type Stats struct {
 
 var errClosed = errors.New("mock: server closed")
 
+// ErrCrashed is what Running.Wait returns after a simulated crash
+// (Config.CrashAfterRequests).
+var ErrCrashed = errors.New("mock: simulated engine crash")
+
 // New checks cfg and returns a server; in batching mode its scheduler
 // goroutine is already running.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, names: cfg.servedNames(), closing: make(chan struct{})}
+	s := &Server{cfg: cfg, names: cfg.servedNames(), closing: make(chan struct{}),
+		crashed: make(chan struct{}), readyAt: time.Now().Add(cfg.StartupDelay)}
 	if cfg.Batching != nil {
 		s.sched = newScheduler(*cfg.Batching)
 	}
@@ -66,8 +74,11 @@ func New(cfg Config) (*Server, error) {
 	})
 	m.HandleFunc("GET /v1/models", s.handleModels)
 	m.HandleFunc("GET /metrics", s.handleMetrics)
-	m.HandleFunc("POST /tokenize", s.handleTokenize)
-	m.HandleFunc("POST /detokenize", s.handleDetokenize)
+	m.HandleFunc("GET /ping", func(w http.ResponseWriter, r *http.Request) {})
+	for _, prefix := range []string{"", "/v1"} { // vLLM's paths, and SGLang's too
+		m.HandleFunc("POST "+prefix+"/tokenize", s.handleTokenize)
+		m.HandleFunc("POST "+prefix+"/detokenize", s.handleDetokenize)
+	}
 	m.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.handleGen(w, r, false) })
 	m.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.handleGen(w, r, true) })
 	s.mux = m
@@ -75,7 +86,32 @@ func New(cfg Config) (*Server, error) {
 }
 
 // ServeHTTP serves the engine's routes.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.crashed:
+		panic(http.ErrAbortHandler) // a crashed engine answers nothing
+	default:
+	}
+	if s.cfg.StartupDelay > 0 && time.Now().Before(s.readyAt) {
+		if r.URL.Path == "/health" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		writeError(w, &apiError{http.StatusServiceUnavailable, "ServiceUnavailableError", "mock: the model is still loading"})
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// Crashed is closed when the engine has crashed (Config.CrashAfterRequests).
+func (s *Server) Crashed() <-chan struct{} { return s.crashed }
+
+// crash simulates the engine dying: in-flight streams stop at once and
+// every later request is dropped.
+func (s *Server) crash() {
+	s.crashOnce.Do(func() { close(s.crashed) })
+	s.Close()
+}
 
 // Close ends in-flight streams (they stop without [DONE]) and stops the
 // scheduler. It is safe to call more than once.
@@ -274,6 +310,9 @@ func (s *Server) parse(r *http.Request, chat bool) (*job, *apiError) {
 			j.promptLen = s.tok.Count(text)
 		}
 	}
+	if req.StreamOptions != nil && !req.Stream {
+		return nil, badRequest("Stream options can only be defined when `stream=True`.")
+	}
 	if req.N != nil && *req.N != 1 {
 		return nil, badRequest("n is %d; the mock generates one choice (n=1)", *req.N)
 	}
@@ -310,6 +349,10 @@ func (s *Server) parse(r *http.Request, chat bool) (*job, *apiError) {
 		j.usage, j.contUsage = o.IncludeUsage, o.ContinuousUsageStats
 	}
 	n := s.n.Add(1) - 1
+	if c := s.cfg.CrashAfterRequests; c > 0 && n >= uint64(c) {
+		s.crash()
+		panic(http.ErrAbortHandler)
+	}
 	j.fault, j.faultAt = decideFault(s.cfg.Seed, s.cfg.Faults, n, j.outLen)
 	prefix := "cmpl-"
 	if chat {

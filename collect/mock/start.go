@@ -56,14 +56,18 @@ func Listen(ctx context.Context, addr string, cfg Config) (*Running, error) {
 	}
 	go func() { r.errc <- r.http.Serve(ln) }()
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-s.Crashed():
+		}
 		r.shutdown()
 	}()
 	return r, nil
 }
 
 // Close ends in-flight streams, stops serving and waits for the server's
-// goroutines. It returns the serve error, if serving failed.
+// goroutines. It returns the serve error, if serving failed, or
+// ErrCrashed (wrapped) after a simulated crash.
 func (r *Running) Close() error {
 	r.stop()
 	r.shutdown()
@@ -81,6 +85,14 @@ func (r *Running) shutdown() {
 	r.once.Do(func() {
 		defer close(r.done)
 		r.Server.Close() // in-flight handlers return
+		select {
+		case <-r.Server.Crashed():
+			r.http.Close() // drop every connection, as a dead process would
+			<-r.errc
+			r.err = fmt.Errorf("mock: %s: %w after %d requests", r.Addr, ErrCrashed, r.Server.cfg.CrashAfterRequests)
+			return
+		default:
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		err := r.http.Shutdown(ctx)

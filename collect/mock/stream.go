@@ -125,6 +125,16 @@ func (s *Server) pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// abortIfCrashed drops the connection of a stream ended by a crash, so
+// that the client sees a broken connection rather than a clean end.
+func (s *Server) abortIfCrashed() {
+	select {
+	case <-s.crashed:
+		panic(http.ErrAbortHandler)
+	default:
+	}
+}
+
 // stream writes a streamed answer: one event per token, flushed when it is
 // due. Events due at the same moment (a lagging stream catching up) share
 // one flush, as a real server's socket buffer would merge them. It returns
@@ -156,6 +166,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, j *job, p pa
 	for k := 0; k < j.outLen; {
 		avail, err := p.wait(ctx, k)
 		if err != nil {
+			s.abortIfCrashed()
 			return
 		}
 		from := k
@@ -165,6 +176,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, j *job, p pa
 				case faultStall:
 					s.stats.stalls.Add(1)
 					if !flush() || s.pause(ctx, s.cfg.Faults.Stall) != nil {
+						s.abortIfCrashed()
 						return
 					}
 					p.shift(s.cfg.Faults.Stall)
@@ -193,9 +205,12 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, j *job, p pa
 		write(ev.usage())
 	}
 	write(doneEvent)
-	if flush() {
+	if ok {
+		// Counted before the client can see [DONE], so that a client
+		// reading Stats after its stream ended sees it.
 		s.stats.completed.Add(1)
 	}
+	flush()
 }
 
 // respond writes a non-streamed answer once the last token is ready.
@@ -204,6 +219,7 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, j *job, p p
 	case faultStall:
 		s.stats.stalls.Add(1)
 		if s.pause(ctx, s.cfg.Faults.Stall) != nil {
+			s.abortIfCrashed()
 			return
 		}
 		p.shift(s.cfg.Faults.Stall)
@@ -214,6 +230,7 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, j *job, p p
 		panic(http.ErrAbortHandler)
 	}
 	if _, err := p.wait(ctx, j.outLen-1); err != nil {
+		s.abortIfCrashed()
 		return
 	}
 	if j.fault == faultGarbage {
@@ -236,6 +253,6 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, j *job, p p
 		resp.Object, resp.Choices = "text_completion", []completionChoice{{Text: string(text), FinishReason: j.finish}}
 	}
 	s.stats.outputTokens.Add(uint64(j.outLen))
+	s.stats.completed.Add(1) // before the client can see the answer
 	writeJSON(w, resp)
-	s.stats.completed.Add(1)
 }

@@ -179,3 +179,48 @@ func TestReaderReset(t *testing.T) {
 		t.Fatalf("after reset: %q read %d %v", ev.Data, ev.Read, err)
 	}
 }
+
+// reference is a slow, obviously correct reading of the same framing
+// rules, for the fuzz test.
+func reference(in string) []string {
+	s := strings.ReplaceAll(strings.ReplaceAll(in, "\r\n", "\n"), "\r", "\n")
+	var out []string
+	var data []string
+	has := false
+	for _, line := range strings.Split(s, "\n") {
+		switch {
+		case line == "":
+			if has {
+				out = append(out, strings.Join(data, "\n"))
+			}
+			data, has = nil, false
+		case line[0] == ':':
+		default:
+			name, value, ok := strings.Cut(line, ":")
+			if ok {
+				value = strings.TrimPrefix(value, " ")
+			}
+			if name == "data" {
+				data, has = append(data, value), true
+			}
+		}
+	}
+	if has {
+		out = append(out, strings.Join(data, "\n"))
+	}
+	return out
+}
+
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{"data: a\n\n", "data: a\r\n\r\ndata: b", ": c\n\ndata:x\rdata: y\r\r", "event: e\ndata: 1\n\n\n"} {
+		f.Add(s, uint(3), uint(1))
+	}
+	f.Fuzz(func(t *testing.T, in string, split, size uint) {
+		at := int(split % uint(len(in)+1))
+		g := readAll(&chunks{parts: []string{in[:at], in[at:]}}, int(size%8))
+		want := reference(in)
+		if g.err != nil || !reflect.DeepEqual(g.data, want) && !(len(g.data) == 0 && len(want) == 0) {
+			t.Fatalf("%q split %d: got %q (%v), want %q", in, at, g.data, g.err, want)
+		}
+	})
+}

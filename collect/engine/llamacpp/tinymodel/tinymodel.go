@@ -2,6 +2,7 @@ package tinymodel
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -225,11 +226,9 @@ func Write(w io.Writer, tok *Tokenizer, cfg Config) error {
 		)
 	}
 
-	g := &gguf{w: bufio.NewWriterSize(w, 1<<20)}
-	g.raw([]byte("GGUF"))
-	g.u32(3)
-	g.u64(uint64(len(tensors)))
-	g.u64(22) // key/value count, below
+	// The key/values go to a buffer first: the header counts them.
+	var kvs bytes.Buffer
+	g := &gguf{w: bufio.NewWriter(&kvs)}
 	a := "qwen2."
 	g.kvString("general.architecture", "qwen2")
 	g.kvString("general.name", cfg.Name)
@@ -253,6 +252,17 @@ func Write(w io.Writer, tok *Tokenizer, cfg Config) error {
 	g.kvU32("tokenizer.ggml.bos_token_id", uint32(tok.PAD))
 	g.kvBool("tokenizer.ggml.add_bos_token", false)
 	g.kvString("tokenizer.chat_template", tok.ChatTemplate)
+	if err := g.w.Flush(); err != nil {
+		return fmt.Errorf("tinymodel: write: %w", err)
+	}
+	nkv := g.nkv
+
+	g = &gguf{w: bufio.NewWriterSize(w, 1<<20)}
+	g.raw([]byte("GGUF"))
+	g.u32(3)
+	g.u64(uint64(len(tensors)))
+	g.u64(uint64(nkv))
+	g.raw(kvs.Bytes())
 
 	off := uint64(0)
 	for _, t := range tensors {
@@ -300,6 +310,7 @@ func pad(n uint64) uint64 { return (n + alignment - 1) / alignment * alignment }
 type gguf struct {
 	w   *bufio.Writer
 	n   uint64
+	nkv int // key/values written
 	err error
 	b   [8]byte
 }
@@ -318,19 +329,20 @@ func (g *gguf) pad() {
 		g.raw(make([]byte, alignment-r))
 	}
 }
-func (g *gguf) kvString(k, v string) { g.str(k); g.u32(ggufString); g.str(v) }
+func (g *gguf) kvString(k, v string) { g.key(k); g.u32(ggufString); g.str(v) }
+func (g *gguf) key(k string)         { g.nkv++; g.str(k) }
 func (g *gguf) kvU32(k string, v uint32) {
-	g.str(k)
+	g.key(k)
 	g.u32(ggufU32)
 	g.u32(v)
 }
 func (g *gguf) kvF32(k string, v float32) {
-	g.str(k)
+	g.key(k)
 	g.u32(ggufF32)
 	g.u32(math.Float32bits(v))
 }
 func (g *gguf) kvBool(k string, v bool) {
-	g.str(k)
+	g.key(k)
 	g.u32(ggufBool)
 	b := byte(0)
 	if v {
@@ -339,7 +351,7 @@ func (g *gguf) kvBool(k string, v bool) {
 	g.raw([]byte{b})
 }
 func (g *gguf) kvStrings(k string, v []string) {
-	g.str(k)
+	g.key(k)
 	g.u32(ggufArray)
 	g.u32(ggufString)
 	g.u64(uint64(len(v)))
@@ -348,7 +360,7 @@ func (g *gguf) kvStrings(k string, v []string) {
 	}
 }
 func (g *gguf) kvI32s(k string, v []int32) {
-	g.str(k)
+	g.key(k)
 	g.u32(ggufArray)
 	g.u32(ggufI32)
 	g.u64(uint64(len(v)))

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/collect/mock"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// TestBenchCommandFaults runs `perflab bench` against the simulated engine
+// injecting HTTP 500s, stalls, cut streams and garbage events: the run
+// ends, failures are counted with their errors, the report is written.
+func TestBenchCommandFaults(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{
+		TTFT: time.Millisecond, ITL: 200 * time.Microsecond, Seed: 4,
+		Faults: mock.Faults{ErrorRate: 0.15, StallRate: 0.1, CutRate: 0.15, GarbageRate: 0.15},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "run.json")
+	var stdout, stderr bytes.Buffer
+	// ShareGPT: the simulated engine's /tokenize sizes the prompts (random
+	// prompts need a vocabulary size, which only llama.cpp publishes)
+	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--dataset-name", "sharegpt",
+		"--dataset-path", shareGPTFile(t, 40), "--sharegpt-output-len", "10", "--ignore-eos", "--num-prompts", "40", "--max-concurrency", "8", "--request-timeout", "300ms",
+		"--output-json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	res, err := schema.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, r := range res.Requests {
+		switch {
+		case r.Success:
+			kinds["ok"]++
+		case strings.HasPrefix(r.Error, "HTTP 500"):
+			kinds["500"]++
+		case strings.Contains(r.Error, "request timeout"):
+			kinds["timeout"]++
+		case strings.Contains(r.Error, "stream cut"):
+			kinds["cut"]++
+		case strings.Contains(r.Error, "malformed JSON chunk"):
+			kinds["garbage"]++
+		default:
+			t.Errorf("request %d: unexpected error %q", r.Index, r.Error)
+		}
+	}
+	if len(res.Requests) != 40 || res.Summary.Failed != 40-kinds["ok"] || kinds["ok"] == 0 {
+		t.Fatalf("%d records, summary failed %d, kinds %v", len(res.Requests), res.Summary.Failed, kinds)
+	}
+	for _, k := range []string{"500", "timeout", "cut", "garbage"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s failure among %v", k, kinds)
+		}
+	}
+	if !strings.Contains(stdout.String(), "Failed requests during benchmark run detected") ||
+		!strings.Contains(stdout.String(), "Serving Benchmark Result") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+}
+
+// TestBenchCommandInterrupt stops a run mid-way (Ctrl-C): exit status 1,
+// the finished requests are reported and saved as an interrupted result.
+func TestBenchCommandInterrupt(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{TTFT: time.Millisecond, ITL: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "run.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	// 30 requests of 20 tokens, 2 at a time: ~6 s if not stopped
+	err = run(ctx, []string{"bench", "--base-url", srv.URL, "--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 30),
+		"--sharegpt-output-len", "20", "--ignore-eos", "--num-prompts", "30", "--max-concurrency", "2", "--output-json", out}, &stdout, &stderr)
+	if code := exitCode(err, &bytes.Buffer{}); code != 1 || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("exit %d, err %v", code, err)
+	}
+	res, rerr := schema.ReadFile(out)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if res.Status != schema.StatusInterrupted || len(res.Requests) == 0 || len(res.Requests) >= 30 {
+		t.Fatalf("status %s with %d records", res.Status, len(res.Requests))
+	}
+	for _, r := range res.Requests {
+		if !r.Success {
+			t.Errorf("kept a request cut by the stop: %+v", r)
+		}
+	}
+	if !strings.Contains(stdout.String(), "Serving Benchmark Result") {
+		t.Errorf("no report for the finished requests:\n%s", stdout.String())
+	}
+}
+
+// shareGPTFile writes n ShareGPT conversations to a temporary file.
+func shareGPTFile(t *testing.T, n int) string {
+	var convs []map[string]any
+	for i := range n {
+		convs = append(convs, map[string]any{"conversations": []map[string]string{
+			{"from": "human", "value": fmt.Sprintf("Question %d: why is the sky blue on a clear and sunny afternoon?", i)},
+			{"from": "gpt", "value": "Because air molecules scatter short blue wavelengths of sunlight far more than red ones."},
+		}})
+	}
+	data, err := json.Marshal(convs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sharegpt.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

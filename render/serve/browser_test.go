@@ -1,0 +1,162 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds a headless Chromium: $PERFLAB_CHROMIUM, then what
+// .ci/install-30-chromium.sh installs, then PATH. The test is skipped,
+// loudly, when there is none.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("PERFLAB_CHROMIUM"); p != "" {
+		return p
+	}
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Join(filepath.Dir(file), "..", "..")
+	for _, p := range []string{
+		filepath.Join(repo, ".cache", "chromium", "chromium-headless-shell"),
+		filepath.Join(repo, ".cache", "chromium", "chromium"),
+		"/usr/bin/chromium-headless-shell",
+		"/usr/bin/chromium",
+	} {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	for _, n := range []string{"chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	status, _ := os.ReadFile(filepath.Join(repo, ".cache", "deps-status"))
+	msg := fmt.Sprintf("SKIP %s: no headless Chromium found (set PERFLAB_CHROMIUM or run `make deps`; .cache/deps-status: %q)",
+		t.Name(), strings.TrimSpace(string(status)))
+	fmt.Fprintln(os.Stderr, msg) // seen without -v too
+	t.Skip(msg)
+	return ""
+}
+
+// browser starts a fresh headless Chromium for the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	exe := chromium(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+	})
+	if err := chromedp.Run(ctx); err != nil { // launch now, to fail early
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	return ctx
+}
+
+// waitJS evaluates a boolean expression in the page every 50ms until it is
+// true, failing after 15s with the page's text.
+func waitJS(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var ok bool
+		err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			var text string
+			chromedp.Run(ctx, chromedp.Evaluate(`document.documentElement.innerText`, &text))
+			t.Fatalf("%s: not seen in 15s (last error %v); page text: %q", what, err, text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// browserEditLoop is the scenario of the issue: open a page, edit its
+// file and see the new text after a reload; break the front matter and
+// see the error over the page; fix it and see the page come back.
+// file is the content file (relative to dir) behind the page at path;
+// edit(text) returns its contents with text as the body, and broken its
+// contents with bad front matter whose error names line badLine.
+func browserEditLoop(t *testing.T, ctx context.Context, s *Server, dir, file, path string,
+	edit func(text string) string, broken string, badLine string) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Navigate(s.URL()+path)); err != nil {
+		t.Fatal(err)
+	}
+	has := func(text string) string {
+		return `document.body !== null && document.body.innerText.includes(` + jsString(text) + `)`
+	}
+	waitJS(t, ctx, "first text", has("Original words"))
+	// The event stream must be connected before we count on it.
+	waitJS(t, ctx, "script loaded", `typeof window.__perflab === "object"`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`window.__perflabTestMark = 1`, nil)); err != nil {
+		t.Fatal(err)
+	}
+
+	writeFile(t, dir, file, edit("Edited words"))
+	waitJS(t, ctx, "edited text after reload", has("Edited words")+` && !document.body.innerText.includes("Original words")`)
+	var marked bool
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`window.__perflabTestMark === 1`, &marked)); err != nil {
+		t.Fatal(err)
+	}
+	if marked {
+		t.Error("the text changed without a page reload")
+	}
+
+	writeFile(t, dir, file, broken)
+	waitJS(t, ctx, "error overlay", `(function(){
+		var b = document.getElementById("perflab-build-error");
+		return b !== null && b.innerText.includes("Build failed") && b.innerText.includes(`+jsString(file+":"+badLine)+`);
+	})()`)
+	// The page under the overlay is the last good one.
+	waitJS(t, ctx, "last good page under the overlay", has("Edited words"))
+
+	writeFile(t, dir, file, edit("Fixed words"))
+	waitJS(t, ctx, "page back after the fix", has("Fixed words")+` && document.getElementById("perflab-build-error") === null`)
+}
+
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
+
+func TestBrowserReloadAndErrorOverlayFakeBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	ctx := browser(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "content/index.md", "---\ntitle: Home\n---\nWelcome.\n")
+	page := func(text string) string { return "---\ntitle: About\n---\n" + text + ".\n" }
+	writeFile(t, dir, "content/about.md", page("Original words"))
+	s := startServer(t, dir, fakeBuild(dir), nil)
+	browserEditLoop(t, ctx, s, dir, "content/about.md", "about/", page,
+		"---\ntitle: About\nsubtitle: nope\n---\nBroken words.\n", "3")
+}

@@ -1,0 +1,24 @@
+// Package serve is perflab's preview server: it serves the built site on a
+// loopback address, watches the site's inputs (content/, results/,
+// templates/) recursively, rebuilds after a burst of changes settles, and
+// tells the open pages to reload through Server-Sent Events.
+//
+// The server never hands out a page it knows to be stale: from the moment
+// a change is seen until the rebuild that covers it has finished, page
+// requests wait. A failed build does not stop the server; every page is
+// then served with an overlay naming the file, line and message, and the
+// overlay goes away by itself when a later build succeeds.
+//
+// The reload script is injected into HTML responses at serve time, so the
+// files on disk are byte for byte what a normal build writes. The script
+// carries the build generation the page was served at; when its event
+// stream (re)connects and the server reports another generation, the page
+// reloads, so a change that lands between page load and stream connection
+// is not missed.
+//
+// Safety: the default address is 127.0.0.1:8080; while bound to loopback,
+// requests whose Host header is not a loopback name are refused (DNS
+// rebinding); files are opened through an os.Root on the site directory,
+// so neither "..", encoded or not, nor a symbolic link can reach outside
+// it; every response carries Cache-Control: no-store.
+package serve
