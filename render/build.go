@@ -207,7 +207,7 @@ func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
 	if err := tm.t.ExecuteTemplate(&nav, "nav", s.nav()); err != nil {
 		return nil, fmt.Errorf("render: template nav: %w", err)
 	}
-	files, _, _, err := s.RenderPage(p, tm.t, nav.String())
+	files, _, err := s.renderPage(p, tm.t, nav.String())
 	return files, err
 }
 
@@ -235,7 +235,6 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	type result struct {
 		files  int
 		search searchEntry
-		meta   reportMeta
 		err    error
 	}
 	results := make([]result, len(s.Pages))
@@ -250,7 +249,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 					results[i].err = ctx.Err()
 					continue
 				}
-				files, se, meta, err := s.RenderPage(s.Pages[i], t, nav)
+				files, se, err := s.renderPage(s.Pages[i], t, nav)
 				if err == nil {
 					for _, f := range files {
 						if err = write(f); err != nil {
@@ -258,7 +257,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 						}
 					}
 				}
-				results[i] = result{files: len(files), search: se, meta: meta, err: err}
+				results[i] = result{files: len(files), search: se, err: err}
 			}
 		}()
 	}
@@ -268,7 +267,6 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	close(work)
 	wg.Wait()
 	var index []searchEntry
-	var metas []reportMeta
 	for i, r := range results {
 		if r.err != nil {
 			return st, r.err
@@ -279,9 +277,6 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			st.Reports++
 		}
 		index = append(index, r.search)
-		if r.meta.URL != "" {
-			metas = append(metas, r.meta)
-		}
 	}
 	home, se, err := s.renderHome(t, nav, navData)
 	if err != nil {
@@ -494,33 +489,32 @@ type reportMeta struct {
 	DataJSON, DataCSV, Campaign                    string
 }
 
-// RenderPage renders one page into its files: index.html and, for a
-// report, data.json and data.csv.
-func (s *Site) RenderPage(p *Page, t *template.Template, nav string) ([]File, searchEntry, reportMeta, error) {
+// renderPage renders one page into its files (index.html and, for a
+// report, data.json and data.csv) and its search entry.
+func (s *Site) renderPage(p *Page, t *template.Template, nav string) ([]File, searchEntry, error) {
 	rp, err := s.renderBody(p, t)
 	if err != nil {
-		return nil, searchEntry{}, reportMeta{}, err
+		return nil, searchEntry{}, err
 	}
 	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.currentNav(nav, p.URL), Charts: rp.Charts}
 	var files []File
-	var meta reportMeta
 	se := searchEntry{Title: rp.Title, URL: s.url(p.URL), Text: plainText(string(rp.Body), 4000)}
 	if r := p.Report; r != nil {
-		meta = s.reportMeta(r, rp.Title)
+		meta := s.reportMeta(r, rp.Title)
 		v.Report = &meta
 		se.Tags = strings.Join([]string{r.ModelName(), r.GPULabel(), r.Objective(), meta.Engine}, " ")
 		js, csvData, err := reportData(r)
 		if err != nil {
-			return nil, se, meta, fmt.Errorf("%s: %w", p.Src, err)
+			return nil, se, fmt.Errorf("%s: %w", p.Src, err)
 		}
 		files = append(files, File{Path: p.URL + "data.json", Data: js}, File{Path: p.URL + "data.csv", Data: csvData})
 	}
 	html, err := s.layout(t, v)
 	if err != nil {
-		return nil, se, meta, fmt.Errorf("%s: %w", p.Src, err)
+		return nil, se, fmt.Errorf("%s: %w", p.Src, err)
 	}
 	files = append([]File{{Path: p.Out(), Data: html}}, files...)
-	return files, se, meta, nil
+	return files, se, nil
 }
 
 func (s *Site) reportMeta(r *Report, title string) reportMeta {
