@@ -189,8 +189,21 @@ func TestLinkFunc(t *testing.T) {
 		{"about.md", "mailto:a@b.c", "mailto:a@b.c"},
 		{"qwen3-32b/h100.md", "../../assets/performance-lab/qwen3-32b-h100.png", "../../assets/performance-lab/qwen3-32b-h100.png"},
 	}
+	// The default base: links relative to the page, index.html spelled out.
+	rel := &Site{opt: Options{BaseURL: "/"}}
+	for _, tt := range []struct{ page, dest, want string }{
+		{"qwen3-32b/h100.md", "a100.md", "../../qwen3-32b/a100/index.html"},
+		{"qwen3-32b/h100/index.md", "../../about.md#x", "../../about/index.html#x"},
+		{"qwen3-32b/h100/index.md", "chart.png", "../../qwen3-32b/h100/chart.png"},
+		{"about.md", "/abs/path", "../abs/path"},
+		{"index.md", "about.md", "about/index.html"},
+	} {
+		if got := rel.linkFunc(&Page{Rel: tt.page, URL: pageURL(tt.page)})(tt.dest); got != tt.want {
+			t.Errorf("relative: %s: %q → %q, want %q", tt.page, tt.dest, got, tt.want)
+		}
+	}
 	for _, tt := range tests {
-		got := s.linkFunc(&Page{Rel: tt.page})(tt.dest)
+		got := s.linkFunc(&Page{Rel: tt.page, URL: pageURL(tt.page)})(tt.dest)
 		if got != tt.want {
 			t.Errorf("%s: %q → %q, want %q", tt.page, tt.dest, got, tt.want)
 		}
