@@ -520,10 +520,10 @@ type searchEntry struct {
 // reportMeta is what the home page lists about a report.
 type reportMeta struct {
 	Title, URL, Href, Model, Hardware, Engine, Objective string
-	Best, BestSort, BestNote                       string
-	Gain                                           template.HTML
-	GainClass, GainSort, GainNote                  string
-	DataJSON, DataCSV, Campaign                    string
+	Best, BestSort, BestNote                             string
+	Gain                                                 template.HTML
+	GainClass, GainSort, GainNote                        string
+	DataJSON, DataCSV, Campaign                          string
 }
 
 // renderPage renders one page into its files (index.html and, for a
