@@ -496,7 +496,7 @@ func TestHeadersHostsAndRedirects(t *testing.T) {
 	dir := newSite(t)
 	writeFile(t, dir, "content/style.css", "") // not .md: fake build ignores it
 	s := startServer(t, dir, fakeBuild(dir), nil)
-	get(t, s.URL()) // after the first build, which replaces site/
+	get(t, s.URL())                             // after the first build, which replaces site/
 	writeFile(t, dir, "site/app.css", "body{}") // served as is (site/ is not watched)
 	addr := strings.TrimPrefix(strings.TrimSuffix(s.URL(), "/"), "http://")
 	cases := []struct {
