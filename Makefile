@@ -1,6 +1,9 @@
 # perflab — see README.md. `make build` renders the bundled site into site/;
 # `make test` installs what the tests need and runs every test.
 GO ?= go
+# go-nvml (collect/telemetry) compiles NVML's header, which marks many
+# functions deprecated; keep the build quiet.
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
 .PHONY: build test deps vet unit bench seeds
 

@@ -1,10 +1,27 @@
-// Package render builds the static site from content/ and results/.
-// (API contract; the implementation is being written.)
 package render
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/templates"
 )
 
 // Options locate the inputs and the output of a build.
@@ -18,12 +35,681 @@ type Options struct {
 	// TemplatesDir, when set, reads templates from disk (serve mode)
 	// instead of the embedded copies.
 	TemplatesDir string
-	// LiveReload injects the reload script (serve mode only).
+	// LiveReload injects the reload script (serve mode only): the page
+	// listens for Server-Sent Events on BaseURL+ReloadPath and reloads on
+	// each message.
 	LiveReload bool
+}
+
+// ReloadPath is where, below the base URL, a preview server serves its
+// reload events when Options.LiveReload is set.
+const ReloadPath = "_perflab/reload"
+
+// SiteTitle is the site's name in the header.
+const SiteTitle = "Inference Performance Lab"
+
+func (o Options) withDefaults() Options {
+	if o.Content == "" {
+		o.Content = "content"
+	}
+	if o.Results == "" {
+		o.Results = "results"
+	}
+	if o.Out == "" {
+		o.Out = "site"
+	}
+	o.Content = filepath.ToSlash(filepath.Clean(o.Content))
+	o.Results = filepath.ToSlash(filepath.Clean(o.Results))
+	o.BaseURL = normalizeBase(o.BaseURL)
+	return o
+}
+
+// normalizeBase makes a base URL path start and end with "/".
+func normalizeBase(b string) string {
+	b = strings.TrimSpace(b)
+	if b == "" || b == "/" {
+		return "/"
+	}
+	if !strings.HasPrefix(b, "/") && !hasScheme(b) {
+		b = "/" + b
+	}
+	if !strings.HasSuffix(b, "/") {
+		b += "/"
+	}
+	return b
+}
+
+// Stats describe a finished build.
+type Stats struct {
+	Pages   int // HTML pages written, the home page included
+	Reports int
+	Files   int // every file written
 }
 
 // Build renders the whole site into a temporary directory and swaps it in
 // place of Out; on error Out is left as it was.
 func Build(ctx context.Context, opt Options) error {
-	return errors.New("render: not implemented")
+	_, err := BuildStats(ctx, opt)
+	return err
+}
+
+// BuildStats is Build, returning what was written.
+func BuildStats(ctx context.Context, opt Options) (Stats, error) {
+	opt = opt.withDefaults()
+	t, assets, err := loadTemplates(opt.TemplatesDir)
+	if err != nil {
+		return Stats{}, err
+	}
+	site, err := Load(ctx, opt)
+	if err != nil {
+		return Stats{}, err
+	}
+	out := filepath.Clean(opt.Out)
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return Stats{}, fmt.Errorf("render: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".build-*")
+	if err != nil {
+		return Stats{}, fmt.Errorf("render: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	st, err := site.Render(ctx, tmp, t, assets)
+	if err != nil {
+		return st, err
+	}
+	if err := swap(tmp, out); err != nil {
+		return st, err
+	}
+	ok = true
+	return st, nil
+}
+
+// swap replaces dir out with dir tmp using renames: out moves aside, tmp
+// takes its place, the old copy is removed.
+func swap(tmp, out string) error {
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("render: swap: %w", err)
+	}
+	old := ""
+	if _, err := os.Lstat(out); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(out, old); err != nil {
+			return fmt.Errorf("render: swap: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		if old != "" {
+			_ = os.Rename(old, out)
+		}
+		return fmt.Errorf("render: swap: %w", err)
+	}
+	if old != "" {
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("render: swap: remove old site: %w", err)
+		}
+	}
+	return nil
+}
+
+// loadTemplates parses the HTML templates and returns the assets FS, from
+// dir or the embedded copies.
+func loadTemplates(dir string) (*template.Template, fs.FS, error) {
+	var fsys fs.FS = templates.FS
+	if dir != "" {
+		fsys = os.DirFS(dir)
+	}
+	t, err := template.New("").Funcs(template.FuncMap{
+		"join": strings.Join,
+		"add":  func(a, b int) int { return a + b },
+		"gpus": gpuCount,
+	}).ParseFS(fsys, "*.html")
+	if err != nil {
+		return nil, nil, fmt.Errorf("render: templates: %w", err)
+	}
+	return t, fsys, nil
+}
+
+// File is one output file.
+type File struct {
+	Path string // slash-separated, relative to the output directory
+	Data []byte
+}
+
+// Templates are the parsed HTML templates and the assets beside them.
+type Templates struct {
+	t      *template.Template
+	assets fs.FS
+}
+
+// LoadTemplates parses the templates from dir, or the embedded ones when
+// dir is "" (Options.TemplatesDir).
+func LoadTemplates(dir string) (*Templates, error) {
+	t, assets, err := loadTemplates(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Templates{t: t, assets: assets}, nil
+}
+
+// PageFiles renders one page on its own (a preview server's incremental
+// step when only inputs in p.Deps changed): its index.html and, for a
+// report, data.json and data.csv. Navigation, the home page and the search
+// index depend on every page; rebuild the site when pages are added,
+// removed or retitled.
+func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
+	var nav bytes.Buffer
+	if err := tm.t.ExecuteTemplate(&nav, "nav", s.nav()); err != nil {
+		return nil, fmt.Errorf("render: template nav: %w", err)
+	}
+	files, _, _, err := s.RenderPage(p, tm.t, nav.String())
+	return files, err
+}
+
+// Render writes every file of the site into dir (which must exist).
+func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
+	var st Stats
+	navData := s.nav()
+	var navBuf bytes.Buffer
+	if err := t.ExecuteTemplate(&navBuf, "nav", navData); err != nil {
+		return st, fmt.Errorf("render: template nav: %w", err)
+	}
+	nav := navBuf.String()
+	write := func(f File) error {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		return nil
+	}
+	// Pages are independent: render them in parallel, report the first
+	// error in page order so that the message does not depend on timing.
+	type result struct {
+		files  int
+		search searchEntry
+		meta   reportMeta
+		err    error
+	}
+	results := make([]result, len(s.Pages))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if ctx.Err() != nil {
+					results[i].err = ctx.Err()
+					continue
+				}
+				files, se, meta, err := s.RenderPage(s.Pages[i], t, nav)
+				if err == nil {
+					for _, f := range files {
+						if err = write(f); err != nil {
+							break
+						}
+					}
+				}
+				results[i] = result{files: len(files), search: se, meta: meta, err: err}
+			}
+		}()
+	}
+	for i := range s.Pages {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	var index []searchEntry
+	var metas []reportMeta
+	for i, r := range results {
+		if r.err != nil {
+			return st, r.err
+		}
+		st.Files += r.files
+		st.Pages++
+		if s.Pages[i].Report != nil {
+			st.Reports++
+		}
+		index = append(index, r.search)
+		if r.meta.URL != "" {
+			metas = append(metas, r.meta)
+		}
+	}
+	home, se, err := s.renderHome(t, nav, navData)
+	if err != nil {
+		return st, err
+	}
+	index = append([]searchEntry{se}, index...)
+	if err := write(home); err != nil {
+		return st, err
+	}
+	st.Pages++
+	st.Files++
+	idx, err := json.Marshal(index)
+	if err != nil {
+		return st, fmt.Errorf("render: search index: %w", err)
+	}
+	extra := []File{{Path: "search.json", Data: append(idx, '\n')}}
+	css, err := chromaCSS()
+	if err != nil {
+		return st, err
+	}
+	extra = append(extra, File{Path: "assets/chroma.css", Data: css})
+	err = fs.WalkDir(assets, "assets", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(assets, p)
+		if err != nil {
+			return err
+		}
+		extra = append(extra, File{Path: p, Data: data})
+		return nil
+	})
+	if err != nil {
+		return st, fmt.Errorf("render: assets: %w", err)
+	}
+	for _, rel := range s.Static {
+		data, err := os.ReadFile(filepath.Join(s.opt.Content, filepath.FromSlash(rel)))
+		if err != nil {
+			return st, fmt.Errorf("render: %w", err)
+		}
+		extra = append(extra, File{Path: rel, Data: data})
+	}
+	for _, f := range extra {
+		if err := write(f); err != nil {
+			return st, err
+		}
+		st.Files++
+	}
+	return st, nil
+}
+
+// chromaCSS is the code-highlighting stylesheet: github for the light
+// theme, github-dark under [data-theme="dark"].
+func chromaCSS() ([]byte, error) {
+	var buf bytes.Buffer
+	f := chromahtml.New(chromahtml.WithClasses(true))
+	if err := f.WriteCSS(&buf, styles.Get("github")); err != nil {
+		return nil, fmt.Errorf("render: chroma css: %w", err)
+	}
+	var dark bytes.Buffer
+	if err := f.WriteCSS(&dark, styles.Get("github-dark")); err != nil {
+		return nil, fmt.Errorf("render: chroma css: %w", err)
+	}
+	d := regexp.MustCompile(`(?m)^(/\*[^*]*\*/ )?\.`).ReplaceAll(dark.Bytes(), []byte(`$1[data-theme="dark"] .`))
+	buf.Write(d)
+	// The page, not chroma, owns the code background.
+	out := regexp.MustCompile(`(\.(bg|chroma) \{[^}]*?)background-color: #[0-9a-fA-F]+;?`).ReplaceAll(buf.Bytes(), []byte(`$1`))
+	return out, nil
+}
+
+// ---- layout ----
+
+type navView struct {
+	Base   string
+	Groups []navGroup
+	Pages  []navItem
+}
+
+type navGroup struct {
+	Title  string
+	Models []navModel
+}
+
+type navModel struct {
+	Title string
+	Items []navItem
+}
+
+type navItem struct {
+	Title, URL string
+}
+
+// nav groups reports by objective, then model, then GPU (the leaf label),
+// as GPUStack's hand-written nav does, but generated.
+func (s *Site) nav() navView {
+	v := navView{Base: s.opt.BaseURL}
+	for _, r := range s.Reports {
+		g := "Optimizing " + strings.ToUpper(r.Objective()[:1]) + r.Objective()[1:]
+		if len(v.Groups) == 0 || v.Groups[len(v.Groups)-1].Title != g {
+			v.Groups = append(v.Groups, navGroup{Title: g})
+		}
+		grp := &v.Groups[len(v.Groups)-1]
+		if len(grp.Models) == 0 || grp.Models[len(grp.Models)-1].Title != r.ModelName() {
+			grp.Models = append(grp.Models, navModel{Title: r.ModelName()})
+		}
+		m := &grp.Models[len(grp.Models)-1]
+		label := r.GPULabel()
+		if r.Campaign.Hardware.Count > 1 {
+			label = fmt.Sprintf("%s ×%d", label, r.Campaign.Hardware.Count)
+		}
+		m.Items = append(m.Items, navItem{Title: label, URL: r.Page.URL})
+	}
+	// Two reports of one model on one GPU (a throughput and a tuned
+	// variant, say) get their page name added to tell them apart.
+	for gi := range v.Groups {
+		for mi := range v.Groups[gi].Models {
+			items := v.Groups[gi].Models[mi].Items
+			count := map[string]int{}
+			for _, it := range items {
+				count[it.Title]++
+			}
+			for i := range items {
+				if count[items[i].Title] > 1 {
+					items[i].Title += " · " + path.Base(strings.TrimSuffix(items[i].URL, "/"))
+				}
+			}
+		}
+	}
+	var plain []*Page
+	for _, p := range s.Pages {
+		if p.Report == nil {
+			plain = append(plain, p)
+		}
+	}
+	sort.SliceStable(plain, func(i, j int) bool {
+		if plain[i].FrontMatter.Weight != plain[j].FrontMatter.Weight {
+			return plain[i].FrontMatter.Weight < plain[j].FrontMatter.Weight
+		}
+		return plain[i].URL < plain[j].URL
+	})
+	for _, p := range plain {
+		v.Pages = append(v.Pages, navItem{Title: p.navTitle(), URL: p.URL})
+	}
+	return v
+}
+
+// navTitle is the page's title for navigation without rendering it: front
+// matter, else the first heading line, else the file name.
+func (p *Page) navTitle() string {
+	if p.FrontMatter.Title != "" {
+		return p.FrontMatter.Title
+	}
+	for _, l := range strings.Split(string(p.body), "\n") {
+		if t, ok := strings.CutPrefix(l, "# "); ok {
+			return strings.TrimSpace(t)
+		}
+	}
+	return titleFromPath(p.Rel)
+}
+
+// currentNav marks the page's own link in the prebuilt navigation.
+func (s *Site) currentNav(nav, url string) template.HTML {
+	link := `<a href="` + template.HTMLEscapeString(s.url(url)) + `">`
+	return template.HTML(strings.Replace(nav, link, link[:len(link)-1]+` aria-current="page">`, 1))
+}
+
+type layoutView struct {
+	Base        string
+	SiteTitle   string
+	Title       string
+	Description string
+	URL         string
+	Body        template.HTML
+	TOC         []tocEntry
+	NavHTML     template.HTML
+	Charts      bool
+	LiveReload  bool
+	ReloadURL   string
+	Report      *reportMeta
+	Home        bool
+}
+
+func (s *Site) url(p string) string { return s.opt.BaseURL + strings.TrimPrefix(p, "/") }
+
+func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
+	v.Base = s.opt.BaseURL
+	v.SiteTitle = SiteTitle
+	v.LiveReload = s.opt.LiveReload
+	v.ReloadURL = s.url(ReloadPath)
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		return nil, fmt.Errorf("render: template layout: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+type searchEntry struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
+	Tags  string `json:"tags,omitempty"`
+	Text  string `json:"text"`
+}
+
+// reportMeta is what the home page lists about a report.
+type reportMeta struct {
+	Title, URL, Model, Hardware, Engine, Objective string
+	Best, BestSort, BestNote                       string
+	Gain                                           template.HTML
+	GainClass, GainSort, GainNote                  string
+	DataJSON, DataCSV, Campaign                    string
+}
+
+// RenderPage renders one page into its files: index.html and, for a
+// report, data.json and data.csv.
+func (s *Site) RenderPage(p *Page, t *template.Template, nav string) ([]File, searchEntry, reportMeta, error) {
+	rp, err := s.renderBody(p, t)
+	if err != nil {
+		return nil, searchEntry{}, reportMeta{}, err
+	}
+	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.currentNav(nav, p.URL), Charts: rp.Charts}
+	var files []File
+	var meta reportMeta
+	se := searchEntry{Title: rp.Title, URL: s.url(p.URL), Text: plainText(string(rp.Body), 4000)}
+	if r := p.Report; r != nil {
+		meta = s.reportMeta(r, rp.Title)
+		v.Report = &meta
+		se.Tags = strings.Join([]string{r.ModelName(), r.GPULabel(), r.Objective(), meta.Engine}, " ")
+		js, csvData, err := reportData(r)
+		if err != nil {
+			return nil, se, meta, fmt.Errorf("%s: %w", p.Src, err)
+		}
+		files = append(files, File{Path: p.URL + "data.json", Data: js}, File{Path: p.URL + "data.csv", Data: csvData})
+	}
+	html, err := s.layout(t, v)
+	if err != nil {
+		return nil, se, meta, fmt.Errorf("%s: %w", p.Src, err)
+	}
+	files = append([]File{{Path: p.Out(), Data: html}}, files...)
+	return files, se, meta, nil
+}
+
+func (s *Site) reportMeta(r *Report, title string) reportMeta {
+	m := reportMeta{Title: title, URL: r.Page.URL, Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
+		DataJSON: r.Page.URL + "data.json", DataCSV: r.Page.URL + "data.csv"}
+	if oe := r.Optimized(); oe != nil {
+		m.Engine = EngineName(oe.Engine)
+	}
+	if rel, ok := strings.CutPrefix(r.CampaignFile, s.opt.Content+"/"); ok {
+		m.Campaign = rel
+	}
+	tps := mustMetric("total_token_throughput")
+	best, bestRun := 0.0, (*Run)(nil)
+	for _, run := range r.Runs() {
+		if !successful(run.Result) {
+			continue
+		}
+		if v, ok := tps.Value(run.Result.Summary); ok && v > best {
+			best, bestRun = v, run
+		}
+	}
+	if bestRun != nil {
+		m.Best = fmtNum(best) + " tok/s"
+		m.BestSort = strconv.FormatFloat(best, 'f', 4, 64)
+		e, _ := r.Campaign.Experiment(bestRun.Result.Experiment)
+		p, _ := r.Campaign.Profile(bestRun.Result.Profile)
+		m.BestNote = e.Name + " on " + p.Name
+	} else {
+		m.Best = "—"
+	}
+	// The headline gain: optimized vs baseline on the first profile both
+	// ran, per GPU when their GPU counts differ.
+	prim, _ := r.primaryMetrics()
+	be, oe := r.Baseline(), r.Optimized()
+	for _, p := range r.Campaign.Profiles {
+		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
+		if base == nil || opt == nil || !successfulEnough(base.Result) || !successfulEnough(opt.Result) {
+			continue
+		}
+		bv, ok1 := prim.Value(base.Result.Summary)
+		ov, ok2 := prim.Value(opt.Result.Summary)
+		if !ok1 || !ok2 {
+			continue
+		}
+		norm := r.GPUs(be) != r.GPUs(oe)
+		d := Compare(Normalized(prim, bv, r.GPUs(be), norm), Normalized(prim, ov, r.GPUs(oe), norm), prim.HigherBetter)
+		m.Gain, m.GainClass, m.GainSort = d.HTML(), d.Class(), strconv.FormatFloat(d.Pct, 'f', 4, 64)
+		m.GainNote = prim.Label + " on " + p.Name
+		if norm && prim.PerGPU {
+			m.GainNote += ", per GPU"
+		}
+		break
+	}
+	return m
+}
+
+type homeView struct {
+	Reports []reportMeta
+	Pages   []navItem
+	Intro   template.HTML
+}
+
+func (s *Site) renderHome(t *template.Template, nav string, navData navView) (File, searchEntry, error) {
+	title := SiteTitle
+	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
+	desc := ""
+	if s.Home != nil {
+		rp, err := s.renderBody(s.Home, t)
+		if err != nil {
+			return File{}, searchEntry{}, err
+		}
+		title, intro, desc = rp.Title, rp.Body, rp.Description
+	}
+	hv := homeView{Intro: intro, Pages: navData.Pages}
+	for _, r := range s.Reports {
+		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
+	}
+	var body bytes.Buffer
+	if err := t.ExecuteTemplate(&body, "home", hv); err != nil {
+		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
+	}
+	b := template.HTML(body.String())
+	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.currentNav(nav, ""), Home: true})
+	if err != nil {
+		return File{}, searchEntry{}, err
+	}
+	return File{Path: "index.html", Data: html}, searchEntry{Title: title, URL: s.url(""), Text: plainText(string(intro), 2000)}, nil
+}
+
+// navTitleReport is a report's title without rendering its page.
+func (p *Page) navTitleReport() string {
+	if p.FrontMatter.Title != "" || p.Report == nil {
+		return p.navTitle()
+	}
+	if p.Report.Campaign.Title != "" {
+		return p.Report.Campaign.Title
+	}
+	for _, l := range strings.Split(string(p.body), "\n") {
+		if t, ok := strings.CutPrefix(l, "# "); ok {
+			return strings.TrimSpace(t)
+		}
+	}
+	return p.Report.Title()
+}
+
+// ---- downloads ----
+
+// runData is one run in a report's data.json.
+type runData struct {
+	Experiment string          `json:"experiment"`
+	Profile    string          `json:"profile"`
+	Engine     string          `json:"engine"`
+	GPUs       int             `json:"gpus"`
+	Status     schema.Status   `json:"status"`
+	Error      string          `json:"error,omitempty"`
+	Load       schema.Load     `json:"load"`
+	Summary    *schema.Summary `json:"summary,omitempty"`
+	Caveats    []string        `json:"caveats,omitempty"`
+	Result     string          `json:"result_id"`
+}
+
+type reportDataFile struct {
+	Campaign  string    `json:"campaign"`
+	Model     string    `json:"model"`
+	Hardware  string    `json:"hardware"`
+	Baseline  string    `json:"baseline"`
+	Optimized string    `json:"optimized"`
+	Runs      []runData `json:"runs"`
+}
+
+// reportData returns a report's runs' summaries as JSON and CSV.
+func reportData(r *Report) ([]byte, []byte, error) {
+	d := reportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: []runData{}}
+	var rows [][]string
+	header := []string{"experiment", "profile", "engine", "gpus", "status", "completed", "failed", "duration_s",
+		"request_throughput_req_per_s", "output_throughput_tok_per_s", "total_token_throughput_tok_per_s",
+		"mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms",
+		"mean_itl_ms", "median_itl_ms", "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p99_e2el_ms", "caveats"}
+	rows = append(rows, header)
+	for _, run := range r.Runs() {
+		res := run.Result
+		e, _ := r.Campaign.Experiment(res.Experiment)
+		rd := runData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
+			Load: res.Load, Summary: res.Summary, Caveats: Caveats(res), Result: res.ID}
+		d.Runs = append(d.Runs, rd)
+		row := []string{rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status)}
+		f := func(v float64, ok bool) string {
+			if !ok {
+				return ""
+			}
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		stat := func(st *schema.Stats) []string {
+			mean, ok1 := statMean(st)
+			med, ok2 := statMedian(st)
+			p99, ok3 := st.Get(99)
+			return []string{f(mean, ok1), f(med, ok2), f(p99, ok3)}
+		}
+		if s := res.Summary; s != nil {
+			row = append(row, strconv.Itoa(s.Completed), strconv.Itoa(s.Failed), f(s.DurationS, true),
+				f(s.RequestThroughput, true), f(s.OutputThroughput, true), f(s.TotalTokenThroughput, true))
+			row = append(row, stat(s.TTFT)...)
+			row = append(row, stat(s.TPOT)...)
+			row = append(row, stat(s.ITL)...)
+			row = append(row, stat(s.E2EL)...)
+		} else {
+			row = append(row, make([]string, 18)...)
+		}
+		row = append(row, strings.Join(rd.Caveats, "; "))
+		rows = append(rows, row)
+	}
+	var js bytes.Buffer
+	enc := json.NewEncoder(&js)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(d); err != nil {
+		return nil, nil, fmt.Errorf("data.json: %w", err)
+	}
+	var cs bytes.Buffer
+	w := csv.NewWriter(&cs)
+	if err := w.WriteAll(rows); err != nil {
+		return nil, nil, fmt.Errorf("data.csv: %w", err)
+	}
+	return js.Bytes(), cs.Bytes(), nil
+}
+
+// gpuCount spells a GPU count: "1 GPU", "8 GPUs".
+func gpuCount(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
 }

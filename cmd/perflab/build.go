@@ -3,10 +3,55 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"time"
+
+	"github.com/perflab/perflab/render"
 )
 
-// runBuild is not built yet.
+const buildUsage = `usage: perflab build [--content DIR] [--results DIR] [--out DIR] [--base-url PATH]
+
+Renders content/ (Markdown narrative and campaign.yaml page bundles) and
+results/ (JSON results) into a static site. The site is built in a
+temporary directory beside --out and swapped in only when the build
+succeeds, so a bad input leaves the previous site intact.
+
+Examples:
+  perflab build
+  perflab build --base-url /perflab/ --out public
+`
+
+// runBuild renders the site and prints a one-line summary to stderr.
 func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("build: not implemented yet")
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, buildUsage); fs.PrintDefaults() }
+	var opt render.Options
+	fs.StringVar(&opt.Content, "content", "content", "content `DIR` (Markdown and campaigns)")
+	fs.StringVar(&opt.Results, "results", "results", "results `DIR` (JSON results)")
+	fs.StringVar(&opt.Out, "out", "site", "output `DIR`")
+	fs.StringVar(&opt.BaseURL, "base-url", "/", "URL `PATH` the site is served under (/perflab/ for a GitHub project page)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError("build: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageError("build: unexpected argument %q", fs.Arg(0))
+	}
+	if _, err := os.Stat(opt.Content); os.IsNotExist(err) {
+		fmt.Fprintf(stderr, "perflab build: %s does not exist; building a site with no pages but the home page\n", opt.Content)
+	}
+	start := time.Now()
+	st, err := render.BuildStats(ctx, opt)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	fmt.Fprintf(stderr, "perflab build: %d pages (%d reports), %d files in %s, %s\n",
+		st.Pages, st.Reports, st.Files, opt.Out, time.Since(start).Round(time.Millisecond))
+	return nil
 }

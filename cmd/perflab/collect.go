@@ -2,11 +2,145 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/perflab/perflab/collect"
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/telemetry"
 )
 
-// runCollect is not built yet.
+// runCollect runs a campaign: perflab collect CAMPAIGN [flags].
 func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("collect: not implemented yet")
+	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: perflab collect CAMPAIGN [--results DIR] [--shard I/N] [--force] [--dry-run]\n       perflab collect --gpu-info\n\nflags:")
+		fs.PrintDefaults()
+	}
+	results := fs.String("results", "results", "results root; the campaign's files go to `DIR`/<campaign>/")
+	shard := fs.String("shard", "", "run only shard `I/N` of the runs (0 ≤ I < N), for job arrays")
+	shardBy := fs.String("shard-by", "experiment", "shard unit: experiment (one engine launch per shard) or run")
+	force := fs.Bool("force", false, "repeat runs that already have a finished result")
+	dryRun := fs.Bool("dry-run", false, "print the plan (runs, commands, order, state) and exit; touches no engine or GPU")
+	gpuInfo := fs.Bool("gpu-info", false, "print what the GPU sampler sees (inventory and one reading) and exit")
+	healthTimeout := fs.Duration("health-timeout", 10*time.Minute, "how long an engine may take to become healthy")
+	stopGrace := fs.Duration("stop-grace", 30*time.Second, "how long a stopped engine gets before SIGKILL")
+	sampleInterval := fs.Duration("sample-interval", time.Second, "GPU telemetry sampling period")
+	mockBinary := fs.String("mock-binary", "", "perflab binary that engine: mock experiments launch (default: this one)")
+
+	// The campaign may come before or after the flags.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return usageError("collect: %v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if *gpuInfo {
+		return printGPUInfo(stdout)
+	}
+	if len(positional) != 1 {
+		fs.Usage()
+		return usageError("collect: want one campaign file, got %d", len(positional))
+	}
+	opt := collect.Options{
+		Results: *results, Force: *force, HealthTimeout: *healthTimeout, StopGrace: *stopGrace,
+		SampleInterval: *sampleInterval, Self: *mockBinary, Log: stderr,
+	}
+	switch *shardBy {
+	case "experiment":
+	case "run":
+		opt.ShardByRun = true
+	default:
+		return usageError("collect: --shard-by %q: want experiment or run", *shardBy)
+	}
+	if *shard != "" {
+		i, n, err := collect.ParseShard(*shard)
+		if err != nil {
+			return usageError("collect: --%v", err)
+		}
+		opt.Shard, opt.Shards = i, n
+	}
+	f, err := collect.Load(positional[0])
+	if err != nil {
+		return err
+	}
+	if *dryRun {
+		return collect.PrintPlan(stdout, f, opt)
+	}
+	if isTerminal(stderr) {
+		opt.Live = stderr
+	}
+	// The first Ctrl-C (ctx) stops the engine gracefully and keeps what
+	// finished; a second one kills the engine without waiting.
+	hurry, finished := make(chan struct{}), make(chan struct{})
+	defer close(finished)
+	opt.Hurry = hurry
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			return
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sig)
+		fmt.Fprintln(stderr, "\nperflab collect: stopping the engine; press Ctrl-C again to kill it now")
+		select {
+		case <-sig:
+			close(hurry)
+		case <-finished:
+		}
+	}()
+	rep, err := collect.Collect(ctx, f, opt)
+	if rep != nil {
+		fmt.Fprintf(stderr, "collect %s: %d runs: %d done before, %d run now", f.Campaign.ID, rep.Planned, rep.Skipped, rep.Ran)
+		for _, st := range []string{"ok", "failed", "crashed", "interrupted", "unsupported"} {
+			if n := rep.Status[schema.Status(st)]; n > 0 {
+				fmt.Fprintf(stderr, ", %d %s", n, st)
+			}
+		}
+		fmt.Fprintf(stderr, " (%v)\n", rep.Elapsed.Round(100*time.Millisecond))
+	}
+	return err
+}
+
+// printGPUInfo shows what the telemetry sampler sees: the check to run on
+// a GPU node before a campaign.
+func printGPUInfo(w io.Writer) error {
+	s, err := telemetry.Open()
+	if err != nil {
+		fmt.Fprintln(w, err)
+		return nil
+	}
+	defer s.Close()
+	hw, err := s.Inventory()
+	if err != nil {
+		return fmt.Errorf("collect: gpu info: %w", err)
+	}
+	rec := telemetry.Record(s, 200*time.Millisecond)
+	time.Sleep(time.Second)
+	tel := rec.Stop()
+	out := struct {
+		Hardware  any `json:"hardware"`
+		Telemetry any `json:"telemetry_1s"`
+	}{hw, tel}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

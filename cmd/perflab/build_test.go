@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestBuildCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "public")
+	var stdout, stderr bytes.Buffer
+	args := []string{"--content", "../../render/testdata/site/content", "--results", "../../render/testdata/site/results", "--out", out, "--base-url", "/perflab/"}
+	if err := run(context.Background(), append([]string{"build"}, args...), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !regexp.MustCompile(`^perflab build: 4 pages \(2 reports\), \d+ files in .*public, \d+(\.\d+)?m?s\n$`).MatchString(stderr.String()) {
+		t.Errorf("summary line = %q", stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+	page, err := os.ReadFile(filepath.Join(out, "demo/h100/index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `href="/perflab/assets/site.css"`) {
+		t.Error("--base-url not applied")
+	}
+}
+
+func TestBuildCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "content", "x.md")
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("---\nnope: 1\n---\n# X\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"build", "--frobnicate"}, 2, "flag provided but not defined"},
+		{[]string{"build", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"build", "--content", filepath.Join(dir, "content"), "--out", filepath.Join(dir, "site")}, 1, "x.md:2: field nope not found"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tt.args, &stdout, &stderr)
+		if code := exitCode(err, &stderr); code != tt.code || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%v: exit %d stderr %q; want exit %d and %q", tt.args, code, stderr.String(), tt.code, tt.want)
+		}
+	}
+}

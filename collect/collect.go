@@ -1,0 +1,833 @@
+package collect
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perflab/perflab/collect/engine"
+	"github.com/perflab/perflab/collect/redact"
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/telemetry"
+)
+
+// Target is what a Runner benchmarks: one run against a healthy engine.
+type Target struct {
+	Run      Run
+	Campaign *schema.Campaign
+	// BaseURL is the engine's root URL; Model the served model name to
+	// request (from /v1/models, else the campaign's model id).
+	BaseURL string
+	Model   string
+	// TokenizeRoute is the engine's tokenizer route, "" when it has none.
+	TokenizeRoute string
+	// DatasetPath is the profile's dataset file, found (see Preflight).
+	DatasetPath string
+	// Progress receives live progress lines (nil: quiet).
+	Progress io.Writer
+}
+
+// Runner benchmarks one run (BenchRunner by default; tests pass their own). It returns the result with at least Status,
+// Summary, Requests, Load and Tool; the collector fills in the campaign,
+// engine, model, hardware and telemetry. An error means no result could
+// be measured; requests that fail are data in the result.
+type Runner func(ctx context.Context, t Target) (*schema.Result, error)
+
+// Options configure Collect. The zero value runs every run of the
+// campaign with perflab bench, writes below results/ and is quiet.
+type Options struct {
+	// Results is the results root (default "results"); the campaign's
+	// files go to Results/<campaign.results or id>/.
+	Results string
+	// Force repeats runs that already have a finished result.
+	Force bool
+	// Shard and Shards select shard Shard (0-based) of Shards; Shards ≤ 1
+	// runs everything. ShardByRun spreads single runs instead of whole
+	// experiments (see Plan.Shard).
+	Shard, Shards int
+	ShardByRun    bool
+	// Runner measures a run (default: BenchRunner, perflab bench).
+	Runner Runner
+	// Sampler reads the GPUs (nil: telemetry.Open; unavailable GPUs are a
+	// warning in every result).
+	Sampler telemetry.Sampler
+	// SampleInterval is the GPU sampling period (default 1 s).
+	SampleInterval time.Duration
+	// Self is the perflab binary that `engine: mock` experiments launch
+	// (default: this executable).
+	Self string
+	// HealthTimeout bounds an engine's start (default 10 min); StopGrace
+	// is how long it gets to exit after SIGINT before SIGKILL (default
+	// 30 s); ReleaseTimeout bounds the wait for its GPU memory to be
+	// released (default 2 min).
+	HealthTimeout  time.Duration
+	StopGrace      time.Duration
+	ReleaseTimeout time.Duration
+	// Log receives one line per run and engine event (nil: discarded).
+	Log io.Writer
+	// Live receives the live progress view, redrawn in place (nil: none;
+	// set it only when stderr is a terminal).
+	Live io.Writer
+	// Hurry, when closed, kills the running engine at once instead of
+	// waiting for its graceful stop (the CLI closes it on a second Ctrl-C).
+	Hurry <-chan struct{}
+	// Now is the clock (default time.Now), for tests.
+	Now func() time.Time
+}
+
+// Report says what a Collect did.
+type Report struct {
+	// Planned is the number of runs in this shard; Skipped those that
+	// already had a finished result; Ran those run now.
+	Planned, Skipped, Ran int
+	// Status counts the runs run now by their status.
+	Status map[schema.Status]int
+	// Elapsed is the wall time of Collect.
+	Elapsed time.Duration
+}
+
+// ErrInterrupted is returned (wrapped) when ctx ended before every run
+// finished; what finished is kept, the run in flight is recorded as
+// interrupted, and the next Collect resumes.
+var ErrInterrupted = errors.New("interrupted")
+
+// finished reports whether a result need not be run again.
+func finished(s schema.Status) bool {
+	switch s {
+	case schema.StatusOK, schema.StatusFailed, schema.StatusCrashed, schema.StatusUnsupported:
+		return true
+	}
+	return false
+}
+
+// Existing reads the result at r.Path and says whether it counts as
+// done: a finished run of the same definition (same key), or a finished
+// run imported from another tool (perflab import: the seeds' published
+// numbers), which only --force measures again.
+func Existing(r Run) (*schema.Result, bool) {
+	res, err := readHead(r.Path)
+	if err != nil {
+		return nil, false
+	}
+	return res, finished(res.Status) && (res.ID == r.Key || Imported(res))
+}
+
+// readHead reads the identity of a result (schema version, id, status,
+// tool) from the head of its file: the fields come first (schema.Marshal
+// keeps declaration order), so the per-request records, which hold every
+// token's time and can run to megabytes, are never read.
+func readHead(path string) (*schema.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 16<<10))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("%s: not a JSON object", path)
+	}
+	res := &schema.Result{}
+	seen := 0
+	for seen < 4 && dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var dst any
+		switch t {
+		case "schema_version":
+			dst = &res.SchemaVersion
+		case "id":
+			dst = &res.ID
+		case "status":
+			dst = &res.Status
+		case "tool":
+			dst = &res.Tool
+		case "summary", "requests":
+			seen = 4 // past the head: what is missing stays empty
+			continue
+		default:
+			var skip json.RawMessage
+			dst = &skip
+			seen-- // not one of the four
+		}
+		if err := dec.Decode(dst); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		seen++
+	}
+	if res.SchemaVersion < 1 || res.SchemaVersion > schema.Version {
+		return nil, fmt.Errorf("%s: schema version %d", path, res.SchemaVersion)
+	}
+	return res, nil
+}
+
+// Imported reports whether a result came from perflab import rather than
+// from a collect run.
+func Imported(res *schema.Result) bool {
+	return res.Tool.Name != "" && res.Tool.Name != ToolPerflab
+}
+
+// collector is one Collect call's state.
+type collector struct {
+	f          *File
+	c          *schema.Campaign
+	plan       *Plan
+	opt        Options
+	sampler    telemetry.Sampler
+	ownSampler bool
+	hw         *schema.Hardware
+	telWarn    string
+	client     *http.Client
+	report     *Report
+	progress   *progress
+	datasets   map[string]string // profile id → dataset file (Preflight)
+}
+
+// Collect runs the campaign's runs (this shard's, minus the finished
+// ones unless Force) and writes one result file per run. It returns an
+// error wrapping ErrInterrupted when ctx ends first.
+func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
+	start := time.Now()
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Results == "" {
+		opt.Results = "results"
+	}
+	if opt.Runner == nil {
+		opt.Runner = (&BenchRunner{}).Run
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if opt.Self == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("collect: find perflab for mock engines: %w", err)
+		}
+		opt.Self = exe
+	}
+	// The collector's own requests (health, version, model) must not hold
+	// idle keep-alive connections: servers with a small pool of HTTP
+	// threads (llama-server) would spend them on us instead of the
+	// benchmark.
+	probe := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	k := &collector{f: f, c: &f.Campaign, opt: opt, client: probe,
+		report: &Report{Status: map[schema.Status]int{}}}
+	k.plan = NewPlan(k.c, opt.Results)
+
+	runs := k.plan.Shard(opt.Shard, opt.Shards, !opt.ShardByRun)
+	k.report.Planned = len(runs)
+	var todo []Run
+	for _, r := range runs {
+		if !opt.Force {
+			if _, ok := Existing(r); ok {
+				k.report.Skipped++
+				continue
+			}
+		}
+		todo = append(todo, r)
+	}
+	for _, w := range f.Warnings() {
+		fmt.Fprintln(opt.Log, "warning:", w)
+	}
+	fmt.Fprintf(opt.Log, "collect %s: %d runs in this shard, %d finished before, %d to run\n", k.c.ID, len(runs), k.report.Skipped, len(todo))
+	if len(todo) == 0 {
+		k.report.Elapsed = time.Since(start)
+		return k.report, nil
+	}
+
+	datasets, err := Preflight(f, todo)
+	if err != nil {
+		return nil, err
+	}
+	k.datasets = datasets
+	if err := k.openTelemetry(todo); err != nil {
+		return nil, err
+	}
+	defer k.closeTelemetry()
+	if err := os.MkdirAll(k.plan.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("collect: %w", err)
+	}
+	k.progress = newProgress(opt.Live, len(todo))
+	defer k.progress.close()
+	k.opt.Log = k.progress.logWriter(k.opt.Log)
+
+	// Group consecutive runs by experiment: one engine launch serves them.
+	for i := 0; i < len(todo); {
+		j := i
+		for j < len(todo) && todo[j].Experiment == todo[i].Experiment {
+			j++
+		}
+		if err := k.experiment(ctx, todo[i:j]); err != nil {
+			k.report.Elapsed = time.Since(start)
+			return k.report, err
+		}
+		i = j
+	}
+	k.report.Elapsed = time.Since(start)
+	return k.report, nil
+}
+
+// openTelemetry opens the sampler and checks that the node has the GPUs
+// the runs need.
+func (k *collector) openTelemetry(runs []Run) error {
+	s := k.opt.Sampler
+	if s == nil {
+		var err error
+		s, err = telemetry.Open()
+		if err != nil {
+			k.telWarn = "no GPU telemetry: " + err.Error()
+			fmt.Fprintln(k.opt.Log, "warning:", k.telWarn)
+		} else {
+			k.ownSampler = true
+		}
+	}
+	if s == nil {
+		return nil
+	}
+	hw, err := s.Inventory()
+	if err != nil {
+		k.telWarn = "no GPU inventory: " + err.Error()
+		fmt.Fprintln(k.opt.Log, "warning:", k.telWarn)
+		return nil
+	}
+	k.sampler, k.hw = s, hw
+	if host, err := os.Hostname(); err == nil && hw.Host == "" {
+		hw.Host = host
+	}
+	for _, r := range runs {
+		l, err := NewLaunch(k.c, r.Experiment)
+		if err != nil {
+			return err
+		}
+		if needsGPUs(l) && l.GPUs > hw.GPUCount {
+			return fmt.Errorf("%s:%d: steps: experiment %s needs %d GPUs but this node has %d", k.f.Path,
+				k.f.Line(expPath(k.c, r.Experiment.ID)...), r.Experiment.ID, l.GPUs, hw.GPUCount)
+		}
+	}
+	return nil
+}
+
+// closeTelemetry closes the sampler Collect opened itself (a caller's
+// sampler is the caller's to close).
+func (k *collector) closeTelemetry() {
+	if k.ownSampler && k.sampler != nil {
+		k.sampler.Close()
+	}
+}
+
+// needsGPUs says whether an experiment's engine runs on the node's GPUs.
+func needsGPUs(l *Launch) bool {
+	switch l.Adapter.Name {
+	case "vllm", "sglang", "trtllm":
+		return l.GPUs > 0
+	}
+	return false
+}
+
+// expPath returns the YAML path of an experiment.
+func expPath(c *schema.Campaign, id string) []any {
+	for si := range c.Steps {
+		for ei := range c.Steps[si].Experiments {
+			if c.Steps[si].Experiments[ei].ID == id {
+				return at("steps", si, "experiments", ei, "id")
+			}
+		}
+	}
+	return nil
+}
+
+// engineRun is one launch of an experiment's engine.
+type engineRun struct {
+	launch  *Launch
+	argv    []string // what runs (mock: this binary, with a port)
+	baseURL string
+	proc    *engine.Process // nil for external endpoints
+	version string
+	model   string
+	logRel  string // the log, relative to the results directory
+	before  map[int]float64
+	red     *redact.Redactor
+}
+
+// experiment runs one experiment's runs: launch, every profile, stop. It
+// returns an error only when ctx ended (the campaign stops) or a result
+// cannot be written.
+func (k *collector) experiment(ctx context.Context, runs []Run) error {
+	e := runs[0].Experiment
+	l, err := NewLaunch(k.c, e)
+	if err != nil {
+		return err
+	}
+	var er *engineRun
+	defer func() {
+		if er != nil {
+			k.stop(ctx, er)
+		}
+	}()
+	for _, r := range runs {
+		if ctx.Err() != nil {
+			return k.interrupted(ctx)
+		}
+		if er == nil || er.proc != nil && er.proc.ExitError() != nil {
+			if er != nil {
+				k.stop(ctx, er)
+				er = nil
+			}
+			var lerr error
+			er, lerr = k.start(ctx, l, r)
+			if lerr != nil {
+				if ctx.Err() != nil {
+					// Interrupted while the engine started: the run in
+					// flight is marked, and repeated on resume.
+					res := k.base(r, er, schema.StatusInterrupted, "interrupted by the user while the engine started; collect again to resume", k.opt.Now())
+					if err := k.write(r, res, er.red); err != nil {
+						return err
+					}
+					return k.interrupted(ctx)
+				}
+				// Never healthy: every remaining run of the experiment is a crash.
+				for _, rr := range runs[indexOf(runs, r):] {
+					if err := k.write(rr, k.crashed(rr, l, er, lerr), er.red); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		}
+		if err := k.run(ctx, r, er); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func indexOf(runs []Run, r Run) int {
+	for i := range runs {
+		if runs[i].Index == r.Index {
+			return i
+		}
+	}
+	return 0
+}
+
+// start launches the experiment's engine and waits until it is healthy.
+// On failure the returned engineRun (possibly without a process) still
+// carries the log for the crash record.
+func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, error) {
+	e := r.Experiment
+	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(redact.SecretValues(l.Env)...)}
+	k.progress.begin(r, "starting "+l.Adapter.Display)
+	if l.Adapter.Launches {
+		er.argv = append([]string(nil), l.Argv...)
+		if l.Adapter.Name == "mock" {
+			if er.argv[0] == "perflab" {
+				er.argv[0] = k.opt.Self
+			}
+			if l.FreePort {
+				port, err := engine.FreePort()
+				if err != nil {
+					return er, err
+				}
+				er.argv = append(er.argv, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+				er.baseURL = "http://127.0.0.1:" + strconv.Itoa(port)
+			}
+		}
+		if k.sampler != nil {
+			if m, err := telemetry.MemoryUsed(k.sampler); err == nil {
+				er.before = m
+			}
+		}
+		er.logRel = e.ID + ".engine.log"
+		if k.opt.Shards > 1 && k.opt.ShardByRun {
+			// Shards split by run may launch the same experiment at once on
+			// several nodes: each keeps its own log on the shared storage.
+			er.logRel = fmt.Sprintf("%s.shard-%d-of-%d.engine.log", e.ID, k.opt.Shard, k.opt.Shards)
+		}
+		fmt.Fprintf(k.opt.Log, "%s: starting %s\n", e.ID, l.Display)
+		shown := append([]string(nil), er.argv...)
+		if l.Adapter.Name == "mock" && shown[0] == k.opt.Self {
+			shown[0] = "perflab" // not the binary's path on this machine
+		}
+		p, err := engine.Start(engine.Config{Name: e.ID, Argv: er.argv, Env: l.Env,
+			LogPath: filepath.Join(k.plan.Dir, er.logRel), Redactor: er.red, Display: engine.Quote(redact.Args(shown))})
+		if err != nil {
+			return er, err
+		}
+		er.proc = p
+	}
+	err := engine.WaitHealthy(ctx, er.proc, engine.HealthConfig{BaseURL: er.baseURL, Routes: l.Adapter.Health,
+		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: k.client.Transport}})
+	if err != nil {
+		if er.proc != nil {
+			er.proc.Stop(k.opt.StopGrace)
+		}
+		return er, fmt.Errorf("%s: wait healthy: %w", e.ID, err)
+	}
+	er.version = e.Version
+	if v, err := l.Adapter.Version(ctx, k.client, er.baseURL, er.argv, engine.MergeEnv(os.Environ(), l.Env)); err == nil && v != "" {
+		er.version = v
+	}
+	if er.version == "" {
+		for _, s := range k.c.Engines {
+			if s.Name == e.Engine {
+				er.version = s.Version
+			}
+		}
+	}
+	er.model = k.c.Model.ID
+	if m, err := engine.ServedModel(ctx, k.client, er.baseURL); err == nil {
+		er.model = m
+	}
+	fmt.Fprintf(k.opt.Log, "%s: healthy at %s (version %s, model %s)\n", e.ID, er.baseURL, orDash(er.version), er.model)
+	return er, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// stop ends the engine and waits for the GPUs to give its memory back
+// (not when ctx ended: the campaign stops, nothing else needs the GPUs).
+func (k *collector) stop(ctx context.Context, er *engineRun) {
+	if er.proc == nil {
+		return
+	}
+	stopped := make(chan struct{})
+	defer close(stopped)
+	if k.opt.Hurry != nil {
+		go func() {
+			select {
+			case <-k.opt.Hurry:
+				fmt.Fprintf(k.opt.Log, "%s: killing the engine now\n", er.launch.Adapter.Name)
+				er.proc.Kill()
+			case <-stopped:
+			}
+		}()
+	}
+	if err := er.proc.Stop(k.opt.StopGrace); err != nil {
+		fmt.Fprintln(k.opt.Log, "warning:", err)
+	}
+	if k.sampler != nil && er.before != nil && !closed(k.opt.Hurry) && ctx.Err() == nil {
+		timeout := k.opt.ReleaseTimeout
+		if timeout <= 0 {
+			timeout = 2 * time.Minute
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if err := telemetry.WaitReleased(ctx, k.sampler, er.before, 512, 500*time.Millisecond); err != nil {
+			fmt.Fprintln(k.opt.Log, "warning:", err)
+		}
+	}
+}
+
+// run benchmarks one run against a healthy engine and writes its result.
+func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
+	k.progress.begin(r, "running")
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if er.proc != nil {
+		go func() {
+			select {
+			case <-er.proc.Exited():
+				cancel()
+			case <-runCtx.Done():
+			}
+		}()
+	}
+	var rec *telemetry.Recorder
+	if k.sampler != nil {
+		rec = telemetry.Record(k.sampler, k.opt.SampleInterval)
+	}
+	started := k.opt.Now()
+	res, err := k.opt.Runner(runCtx, Target{Run: r, Campaign: k.c, BaseURL: er.baseURL, Model: er.model,
+		TokenizeRoute: er.launch.Adapter.TokenizeRoute, DatasetPath: k.datasets[r.Profile.ID], Progress: k.progress.writer()})
+	var tel *schema.Telemetry
+	if rec != nil {
+		tel = rec.Stop()
+	}
+	// A server that died shows up as failed requests a moment before the
+	// process is reaped: give it that moment before judging.
+	if er.proc != nil && ctx.Err() == nil && (err != nil || res == nil || res.Summary != nil && res.Summary.Failed > 0) {
+		select {
+		case <-er.proc.Exited():
+		case <-time.After(2 * time.Second):
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		res = k.base(r, er, schema.StatusInterrupted, "interrupted by the user; collect again to resume", started)
+		if err := k.write(r, res, er.red); err != nil {
+			return err
+		}
+		return k.interrupted(ctx)
+	case er.proc != nil && er.proc.ExitError() != nil:
+		tail := er.proc.LogTail(40)
+		out := k.base(r, er, schema.StatusCrashed, "engine crashed during the benchmark"+diagnose(tail)+": "+er.proc.ExitError().Error(), started)
+		if res != nil { // keep what was measured before the crash
+			out.Summary, out.Requests, out.RawOutput, out.Load, out.Tool = res.Summary, res.Requests, res.RawOutput, res.Load, res.Tool
+		}
+		out.LogTail = tail
+		res = out
+	case err != nil:
+		res = k.base(r, er, schema.StatusFailed, err.Error(), started)
+	default:
+		k.fill(r, er, res)
+	}
+	if tel != nil {
+		res.Telemetry = tel
+	}
+	return k.write(r, res, er.red)
+}
+
+// base is a result with no measurement: the run's identity and status.
+func (k *collector) base(r Run, er *engineRun, st schema.Status, msg string, started time.Time) *schema.Result {
+	res := &schema.Result{Status: st, Error: msg, Start: started.UTC().Format(time.RFC3339), End: k.opt.Now().UTC().Format(time.RFC3339)}
+	res.Load = loadOf(k.c, r.Profile)
+	res.Tool = schema.Tool{Name: ToolPerflab}
+	k.fill(r, er, res)
+	return res
+}
+
+// fill sets the fields the collector owns on a result.
+func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
+	e, p := r.Experiment, r.Profile
+	res.ID = r.Key
+	res.Label = nameOr(e.Name, e.ID) + " / " + nameOr(p.Name, p.ID)
+	res.Campaign, res.Experiment, res.Profile = k.c.ID, e.ID, p.ID
+	l := er.launch
+	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: er.baseURL}
+	res.Model.ID = k.c.Model.ID
+	if er.model != "" && er.model != k.c.Model.ID {
+		res.Model.Served = er.model
+	}
+	if res.Load.NumPrompts == 0 && res.Load.Dataset == "" {
+		res.Load = loadOf(k.c, p)
+	}
+	if k.hw != nil {
+		hw := *k.hw
+		hw.GPUs = append([]schema.GPU(nil), k.hw.GPUs...)
+		hw.GPUCount = l.GPUs
+		res.Hardware = &hw
+	}
+	if k.telWarn != "" {
+		res.Telemetry = telemetry.Unavailable(errors.New(k.telWarn))
+		if needsGPUs(l) {
+			// Only a GPU engine's numbers miss their power and energy; a
+			// mock or CPU engine's do not deserve a caveat on the page.
+			res.Warnings = appendOnce(res.Warnings, k.telWarn)
+		}
+	}
+	if er.logRel != "" {
+		res.Artifacts = appendArtifact(res.Artifacts, schema.Artifact{Kind: "engine-log", Path: er.logRel})
+	}
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func appendArtifact(list []schema.Artifact, a schema.Artifact) []schema.Artifact {
+	for _, x := range list {
+		if x.Path == a.Path {
+			return list
+		}
+	}
+	return append(list, a)
+}
+
+func nameOr(name, id string) string {
+	if name != "" {
+		return name
+	}
+	return id
+}
+
+// crashed is the result of a run whose engine never became healthy.
+func (k *collector) crashed(r Run, l *Launch, er *engineRun, cause error) *schema.Result {
+	if er == nil {
+		er = &engineRun{launch: l, baseURL: l.BaseURL}
+	}
+	now := k.opt.Now()
+	tail := ""
+	if er.proc != nil {
+		tail = er.proc.LogTail(40)
+	}
+	msg := cause.Error()
+	if d := diagnose(tail); d != "" {
+		msg = "engine failed to start" + d + ": " + msg
+	}
+	res := k.base(r, er, schema.StatusCrashed, msg, now)
+	res.LogTail = tail
+	return res
+}
+
+// crashSigns maps what engines print when they die to a short reason.
+var crashSigns = []struct{ sign, reason string }{
+	{"out of memory", "out of GPU memory"},
+	{"outofmemoryerror", "out of GPU memory"},
+	{"cuda_error_out_of_memory", "out of GPU memory"},
+	{"no available memory for the cache blocks", "not enough GPU memory for the KV cache"},
+	{"illegal memory access", "CUDA illegal memory access"},
+	{"nccl error", "NCCL error"},
+	{"address already in use", "port already in use"},
+	{"no such file or directory", "file not found"},
+}
+
+// diagnose names the likely cause of a crash from the engine's log tail
+// (" (out of GPU memory)"), "" when nothing is recognised.
+func diagnose(tail string) string {
+	l := strings.ToLower(tail)
+	for _, s := range crashSigns {
+		if strings.Contains(l, s.sign) {
+			return " (" + s.reason + ")"
+		}
+	}
+	return ""
+}
+
+// loadOf is a profile as a schema.Load (what a crash record shows).
+func loadOf(c *schema.Campaign, p *schema.Profile) schema.Load {
+	backend, endpoint := backendEndpoint(c.Bench)
+	return schema.Load{Backend: backend, Endpoint: endpoint, Dataset: p.Dataset, DatasetPath: p.DatasetPath,
+		InputLen: p.InputLen, OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, NumPrompts: p.NumPrompts,
+		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed}
+}
+
+// write redacts a result and writes it atomically.
+func (k *collector) write(r Run, res *schema.Result, red *redact.Redactor) error {
+	redactResult(red, res)
+	if err := schema.WriteFile(r.Path, res); err != nil {
+		return fmt.Errorf("collect: %w", err)
+	}
+	k.report.Ran++
+	k.report.Status[res.Status]++
+	k.progress.end(r)
+	line := fmt.Sprintf("%s: %s", r.Name, res.Status)
+	if res.Summary != nil && res.Status == schema.StatusOK {
+		line += fmt.Sprintf(": %d/%d requests, %.1f tok/s total, %.2f s", res.Summary.Completed,
+			res.Summary.Completed+res.Summary.Failed, res.Summary.TotalTokenThroughput, res.Summary.DurationS)
+		if res.Telemetry != nil && res.Telemetry.TotalEnergyJ > 0 {
+			line += fmt.Sprintf(", %.3f tok/J", float64(res.Summary.TotalOutputTokens)/res.Telemetry.TotalEnergyJ)
+		}
+	} else if res.Error != "" {
+		line += ": " + firstLine(res.Error)
+	}
+	fmt.Fprintln(k.opt.Log, line)
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// redactResult hides secrets in every free-text field of a result.
+func redactResult(red *redact.Redactor, res *schema.Result) {
+	res.Error = red.String(res.Error)
+	res.LogTail = red.String(res.LogTail)
+	res.Engine.Command = red.Command(res.Engine.Command)
+	res.Engine.Env = redact.Env(res.Engine.Env)
+	res.Load.Command = red.Command(res.Load.Command)
+	res.RawOutput = red.String(res.RawOutput)
+	for i := range res.Warnings {
+		res.Warnings[i] = red.String(res.Warnings[i])
+	}
+	for k, v := range res.Metadata {
+		if redact.SecretName(k) {
+			res.Metadata[k] = redact.Mask
+		} else {
+			res.Metadata[k] = red.String(v)
+		}
+	}
+	for i := range res.Requests {
+		res.Requests[i].Error = red.String(res.Requests[i].Error)
+	}
+}
+
+func (k *collector) interrupted(ctx context.Context) error {
+	left := k.report.Planned - k.report.Skipped - k.report.Ran + k.report.Status[schema.StatusInterrupted]
+	return fmt.Errorf("collect %s: %w (%v): %d runs left; run the same command again to resume", k.c.ID, ErrInterrupted, context.Cause(ctx), left)
+}
+
+func closed(c <-chan struct{}) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// Preflight checks, before any engine starts (GPU time is dear), that the
+// files the runs need exist: bench.tokenizer when it is a path, and each
+// ShareGPT profile's dataset_path, looked up in the current directory and
+// then beside the campaign file. It returns the dataset files found, by
+// profile id.
+func Preflight(f *File, runs []Run) (map[string]string, error) {
+	ps := &problems{f: f}
+	c := &f.Campaign
+	if t := c.Bench.Tokenizer; t != "" && t != "server" {
+		if _, err := os.Stat(t); err != nil {
+			ps.add(at("bench", "tokenizer"), "%s: no such file or model directory", t)
+		}
+	}
+	found := map[string]string{}
+	for _, r := range runs {
+		p := r.Profile
+		if p.DatasetPath == "" || found[p.ID] != "" {
+			continue
+		}
+		cands := []string{p.DatasetPath}
+		if !filepath.IsAbs(p.DatasetPath) {
+			cands = append(cands, filepath.Join(filepath.Dir(f.Path), p.DatasetPath))
+		}
+		for _, cand := range cands {
+			if st, err := os.Stat(cand); err == nil && !st.IsDir() {
+				found[p.ID] = cand
+				break
+			}
+		}
+		if found[p.ID] == "" {
+			hint := ""
+			if strings.Contains(strings.ToLower(p.DatasetPath), "sharegpt") {
+				hint = " (wget https://huggingface.co/datasets/anon8231489123/ShareGPT_Vicuna_unfiltered/resolve/main/ShareGPT_V3_unfiltered_cleaned_split.json)"
+			}
+			for i := range c.Profiles {
+				if c.Profiles[i].ID == p.ID {
+					ps.add(at("profiles", i, "dataset_path"), "%s not found in the current directory nor beside the campaign%s", p.DatasetPath, hint)
+				}
+			}
+			found[p.ID] = "-" // reported once
+		}
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return found, nil
+}

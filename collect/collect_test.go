@@ -1,0 +1,534 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/collect/engine"
+	"github.com/perflab/perflab/collect/engine/enginetest"
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/telemetry"
+)
+
+func TestMain(m *testing.M) {
+	enginetest.MaybeRun() // the test binary doubles as a fake engine
+	os.Exit(m.Run())
+}
+
+// fakeCampaign writes a campaign whose experiments launch the test binary
+// as a fake vLLM (modes: enginetest.Main) and returns it loaded.
+func fakeCampaign(t *testing.T, pidDir string, modes ...string) *File {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exps strings.Builder
+	for i, mode := range modes {
+		port, err := engine.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&exps, `
+      - id: e%d
+        name: Engine %d
+        engine: vllm
+        command: %s serve fake/model --port %d --api-key sk-live-0123456789abcdefXYZ
+        env:
+          FAKE_ENGINE: %s
+          FAKE_ENGINE_PID_DIR: %s
+          FAKE_API_KEY: supersecret-abc
+`, i, i, exe, port, mode, pidDir)
+	}
+	y := `id: fake
+model:
+  id: fake/model
+hardware:
+  gpu: H100
+  count: 1
+profiles:
+  - {id: short, name: Short, dataset: random, input_len: 16, output_len: 4, num_prompts: 3}
+  - {id: long, name: Long, dataset: random, input_len: 64, output_len: 8, num_prompts: 2}
+steps:
+  - id: engine
+    title: Choosing the engine
+    experiments:` + exps.String() + `
+baseline: e0
+optimized: e0
+`
+	f, err := Parse("fake.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// probeRunner checks the engine answers, then reports a result whose
+// numbers come from the profile, so tests can tell runs apart.
+func probeRunner(ctx context.Context, tg Target) (*schema.Result, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, tg.BaseURL+"/v1/models", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	n := tg.Run.Profile.NumPrompts
+	return &schema.Result{Status: schema.StatusOK, Tool: schema.Tool{Name: ToolPerflab},
+		Summary: &schema.Summary{Completed: n, DurationS: 1, TotalOutputTokens: n * tg.Run.Profile.OutputLen,
+			TotalTokenThroughput: float64(n * (tg.Run.Profile.InputLen + tg.Run.Profile.OutputLen))},
+		RawOutput: "model " + tg.Model}, nil
+}
+
+// gpuSim is a one-GPU node whose memory is held while a fake engine of
+// pidDir runs (so the collector's wait for released memory is real) and
+// whose energy counter advances 1.5 J per reading.
+type gpuSim struct {
+	pidDir string
+	count  int
+
+	mu    sync.Mutex
+	reads int
+}
+
+func fakeGPU(pidDir string) *gpuSim { return &gpuSim{pidDir: pidDir, count: 1} }
+
+func (g *gpuSim) Inventory() (*schema.Hardware, error) {
+	h := &schema.Hardware{GPUName: "NVIDIA H100 80GB HBM3", GPUCount: g.count, DriverVersion: "570.1", CUDAVersion: "12.8"}
+	for i := 0; i < g.count; i++ {
+		h.GPUs = append(h.GPUs, schema.GPU{Index: i, Name: h.GPUName, MemoryMiB: 81559})
+	}
+	return h, nil
+}
+
+func (g *gpuSim) Read() ([]telemetry.Reading, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.reads++
+	mem := 500.0
+	if len(enginetest.Alive(g.pidDir)) > 0 {
+		mem = 70000
+	}
+	var out []telemetry.Reading
+	for i := 0; i < g.count; i++ {
+		out = append(out, telemetry.Reading{GPU: i, MemUsedMiB: mem, PowerW: 400, EnergyMJ: uint64(g.reads) * 1500, HasEnergy: true})
+	}
+	return out, nil
+}
+
+func (g *gpuSim) Close() error { return nil }
+
+func opts(t *testing.T, dir, pidDir string) Options {
+	return Options{Results: dir, Runner: probeRunner, Sampler: fakeGPU(pidDir), HealthTimeout: 20 * time.Second,
+		StopGrace: 2 * time.Second, ReleaseTimeout: 10 * time.Second, SampleInterval: time.Hour, Log: testLog{t}}
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+func readResults(t *testing.T, dir string) map[string]*schema.Result {
+	t.Helper()
+	rs, err := schema.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*schema.Result{}
+	for _, r := range rs {
+		out[r.Experiment+"--"+r.Profile] = r
+	}
+	return out
+}
+
+func TestCollectRunsResumesAndForces(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve", "serve")
+	rep, err := Collect(context.Background(), f, opts(t, dir, pids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Ran != 4 || rep.Status[schema.StatusOK] != 4 {
+		t.Fatalf("report %+v", rep)
+	}
+	if n := enginetest.Started(pids); n != 2 {
+		t.Fatalf("%d engine launches, want 2 (one per experiment)", n)
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engines left running: %v", alive)
+	}
+	res := readResults(t, filepath.Join(dir, "fake"))
+	r := res["e1--long"]
+	if r == nil {
+		t.Fatalf("results: %v", res)
+	}
+	plan := NewPlan(&f.Campaign, dir)
+	if r.ID != plan.Runs[3].Key || r.Campaign != "fake" || r.Label != "Engine 1 / Long" {
+		t.Fatalf("identity: %+v", r)
+	}
+	if r.Engine.Version != "fake-1.0" || r.Engine.Name != "vllm" || !strings.HasPrefix(r.Engine.BaseURL, "http://127.0.0.1:") {
+		t.Fatalf("engine: %+v", r.Engine)
+	}
+	if r.Hardware == nil || r.Hardware.GPUName != "NVIDIA H100 80GB HBM3" || r.Hardware.GPUCount != 1 || r.Hardware.CUDAVersion != "12.8" {
+		t.Fatalf("hardware: %+v", r.Hardware)
+	}
+	if r.Telemetry == nil || !r.Telemetry.Available || r.Telemetry.TotalEnergyJ <= 0 {
+		t.Fatalf("telemetry: %+v", r.Telemetry)
+	}
+	if r.Summary.Completed != 2 || r.RawOutput != "model fake/model" {
+		t.Fatalf("runner's numbers lost: %+v %q", r.Summary, r.RawOutput)
+	}
+	if len(r.Artifacts) != 1 || r.Artifacts[0].Path != "e1.engine.log" {
+		t.Fatalf("artifacts: %+v", r.Artifacts)
+	}
+	// Secrets: not in the results, not in the engine logs.
+	for _, p := range []string{"e1--long.json", "e0.engine.log"} {
+		b, err := os.ReadFile(filepath.Join(dir, "fake", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{"supersecret-abc", "sk-live-0123456789abcdefXYZ"} {
+			if strings.Contains(string(b), secret) {
+				t.Errorf("%s holds the secret %s", p, secret)
+			}
+		}
+	}
+	if !strings.Contains(r.Engine.Command, "--api-key <redacted>") || r.Engine.Env["FAKE_API_KEY"] != "<redacted>" || r.Engine.Env["FAKE_ENGINE"] != "serve" {
+		t.Fatalf("redaction: %q %v", r.Engine.Command, r.Engine.Env)
+	}
+
+	// A second collect finds everything done: no engine starts.
+	rep, err = Collect(context.Background(), f, opts(t, dir, pids))
+	if err != nil || rep.Skipped != 4 || rep.Ran != 0 {
+		t.Fatalf("resume: %+v %v", rep, err)
+	}
+	if n := enginetest.Started(pids); n != 2 {
+		t.Fatalf("resume launched engines: %d", n)
+	}
+	// --force repeats; a changed definition repeats only the changed runs.
+	o := opts(t, dir, pids)
+	o.Force = true
+	if rep, err = Collect(context.Background(), f, o); err != nil || rep.Ran != 4 {
+		t.Fatalf("force: %+v %v", rep, err)
+	}
+	f.Campaign.Profiles[1].NumPrompts = 5
+	if rep, err = Collect(context.Background(), f, opts(t, dir, pids)); err != nil || rep.Ran != 2 || rep.Skipped != 2 {
+		t.Fatalf("changed profile: %+v %v", rep, err)
+	}
+}
+
+func TestCollectCrashes(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	// e0 runs out of memory while loading; e1 dies during its first
+	// profile and is relaunched for the second.
+	f := fakeCampaign(t, pids, "oom", "serve")
+	var mu sync.Mutex
+	killed := false
+	o := opts(t, dir, pids)
+	o.Runner = func(ctx context.Context, tg Target) (*schema.Result, error) {
+		mu.Lock()
+		first := !killed
+		killed = true
+		mu.Unlock()
+		if tg.Run.Experiment.ID == "e1" && first {
+			http.Get(tg.BaseURL + "/die")
+			<-ctx.Done() // the collector cancels the run when the engine exits
+			return nil, ctx.Err()
+		}
+		return probeRunner(ctx, tg)
+	}
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := readResults(t, filepath.Join(dir, "fake"))
+	for _, name := range []string{"e0--short", "e0--long"} {
+		r := res[name]
+		if r == nil || r.Status != schema.StatusCrashed || !strings.Contains(r.LogTail, "CUDA out of memory") || !strings.Contains(r.Error, "engine failed to start (out of GPU memory)") {
+			t.Fatalf("%s: %+v", name, r)
+		}
+	}
+	r := res["e1--short"]
+	if r.Status != schema.StatusCrashed || !strings.Contains(r.LogTail, "illegal memory access") || !strings.Contains(r.Error, "crashed during the benchmark (CUDA illegal memory access)") {
+		t.Fatalf("e1--short: %s %q %q", r.Status, r.Error, r.LogTail)
+	}
+	if r := res["e1--long"]; r.Status != schema.StatusOK {
+		t.Fatalf("e1--long after relaunch: %+v", r)
+	}
+	if rep.Status[schema.StatusCrashed] != 3 || rep.Status[schema.StatusOK] != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engines left running: %v", alive)
+	}
+}
+
+func TestCollectInterruptAndResume(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve", "serve")
+	ctx, cancel := context.WithCancel(context.Background())
+	o := opts(t, dir, pids)
+	o.Runner = func(rctx context.Context, tg Target) (*schema.Result, error) {
+		if tg.Run.Name == "e0--long" { // Ctrl-C in the middle of the second run
+			cancel()
+			<-rctx.Done()
+			return nil, rctx.Err()
+		}
+		return probeRunner(rctx, tg)
+	}
+	_, err := Collect(ctx, f, o)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want interrupted", err)
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engines left running after the interrupt: %v", alive)
+	}
+	res := readResults(t, filepath.Join(dir, "fake")) // every file parses: none half-written
+	if len(res) != 2 || res["e0--short"].Status != schema.StatusOK || res["e0--long"].Status != schema.StatusInterrupted {
+		t.Fatalf("after interrupt: %v", res)
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, "fake"))
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+	rep, err := Collect(context.Background(), f, opts(t, dir, pids))
+	if err != nil || rep.Skipped != 1 || rep.Ran != 3 {
+		t.Fatalf("resume: %+v %v", rep, err)
+	}
+	for name, r := range readResults(t, filepath.Join(dir, "fake")) {
+		if r.Status != schema.StatusOK {
+			t.Errorf("%s: %s", name, r.Status)
+		}
+	}
+}
+
+func TestCollectNeedsGPUs(t *testing.T) {
+	pids := t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	f.Campaign.Steps[0].Experiments[0].GPUs = 1
+	o := opts(t, t.TempDir(), pids)
+	gpu := fakeGPU(pids)
+	gpu.count = 0
+	o.Sampler = gpu
+	_, err := Collect(context.Background(), f, o)
+	if err == nil || !strings.Contains(err.Error(), "experiment e0 needs 1 GPUs but this node has 0") || !strings.HasPrefix(err.Error(), "fake.yaml:") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCollectWithoutTelemetryWarns(t *testing.T) {
+	dir, pids := t.TempDir(), t.TempDir()
+	// A GPU engine (vllm) on one GPU: without telemetry the GPU count
+	// cannot be checked, and every result says why it has no power data.
+	f := fakeCampaign(t, pids, "serve")
+	o := opts(t, dir, pids)
+	o.Sampler = nil // telemetry.Open: no NVIDIA driver on this machine
+	if _, err := telemetry.Open(); err == nil {
+		t.Skip("this machine has GPUs")
+	}
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	r := readResults(t, filepath.Join(dir, "fake"))["e0--short"]
+	if r.Status != schema.StatusOK || r.Telemetry == nil || r.Telemetry.Available || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "no GPU telemetry") {
+		b, _ := json.Marshal(r)
+		t.Fatalf("%s", b)
+	}
+}
+
+func TestCollectInterruptWhileStarting(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "unhealthy")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := Collect(ctx, f, opts(t, dir, pids))
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engine left running: %v", alive)
+	}
+	res := readResults(t, filepath.Join(dir, "fake"))
+	if len(res) != 1 || res["e0--short"].Status != schema.StatusInterrupted {
+		t.Fatalf("results: %v", res)
+	}
+}
+
+// TestCollectExternalEndpoint benchmarks an engine someone else runs: no
+// process is launched or stopped, the campaign's version stands.
+func TestCollectExternalEndpoint(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			fmt.Fprint(w, `{"data":[{"id":"fake/model"}]}`)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	y := `id: ext
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+profiles: [{id: p, name: P, dataset: random, input_len: 8, output_len: 2, num_prompts: 2}]
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: gpustack, name: GPUStack deployment, engine: external, version: v0.11.0, base_url: ` + srv.URL + `/}
+baseline: gpustack
+optimized: gpustack
+`
+	f, err := Parse("ext.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := opts(t, dir, t.TempDir())
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	r := readResults(t, filepath.Join(dir, "ext"))["gpustack--p"]
+	if r.Status != schema.StatusOK || r.Engine.BaseURL != srv.URL || r.Engine.Version != "v0.11.0" || len(r.Artifacts) != 0 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestHFTokenizer(t *testing.T) {
+	hub := t.TempDir()
+	t.Setenv("HF_HUB_CACHE", hub)
+	t.Setenv("HF_HOME", "")
+	old := filepath.Join(hub, "models--Qwen--Qwen3-32B", "snapshots", "aaa", "tokenizer.json")
+	newer := filepath.Join(hub, "models--Qwen--Qwen3-32B", "snapshots", "bbb", "tokenizer.json")
+	for i, p := range []string{old, newer} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("{}"), 0o644)
+		ts := time.Now().Add(time.Duration(i-2) * time.Hour)
+		os.Chtimes(p, ts, ts)
+	}
+	if p, ok := HFTokenizer("Qwen/Qwen3-32B"); !ok || p != newer {
+		t.Fatalf("HFTokenizer = %q %v, want the newest snapshot %q", p, ok, newer)
+	}
+	if _, ok := HFTokenizer("Qwen/Qwen3-8B"); ok {
+		t.Fatal("found a model that is not in the cache")
+	}
+	// A local model directory holding tokenizer.json is used as it is.
+	dir := filepath.Dir(old)
+	if p, ok := HFTokenizer(dir); !ok || p != old {
+		t.Fatalf("local dir: %q %v", p, ok)
+	}
+}
+
+// TestCollectHurryKillsAStubbornEngine: an engine that ignores SIGINT and
+// SIGTERM would hold the campaign for the whole grace period after a
+// Ctrl-C; a second Ctrl-C (Options.Hurry) kills it at once.
+func TestCollectHurryKillsAStubbornEngine(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "stubborn")
+	ctx, cancel := context.WithCancel(context.Background())
+	hurry := make(chan struct{})
+	var log syncBuf
+	o := opts(t, dir, pids)
+	o.StopGrace, o.Hurry, o.Log = time.Minute, hurry, &log
+	o.Runner = func(rctx context.Context, tg Target) (*schema.Result, error) {
+		cancel()
+		<-rctx.Done()
+		go func() { time.Sleep(100 * time.Millisecond); close(hurry) }()
+		return nil, rctx.Err()
+	}
+	start := time.Now()
+	_, err := Collect(ctx, f, o)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	// Not a speed target: without Hurry this waits out the one-minute grace.
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("Collect took %v: the engine was not killed at once", d)
+	}
+	if !strings.Contains(log.String(), "killing the engine now") {
+		t.Fatalf("log:\n%s", log.String())
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engine left running: %v", alive)
+	}
+}
+
+// TestCollectShardsMergeByFile runs two shards of one campaign at the same
+// time into one results directory, as two nodes of a job array on shared
+// storage would: together they write every run once, each experiment's
+// engine is launched once, and a third collect finds nothing to do.
+func TestCollectShardsMergeByFile(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve", "serve", "serve", "serve")
+	var wg sync.WaitGroup
+	reps := make([]*Report, 2)
+	errs := make([]error, 2)
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := opts(t, dir, pids)
+			o.Shard, o.Shards = i, 2
+			reps[i], errs[i] = Collect(context.Background(), f, o)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	if reps[0].Ran+reps[1].Ran != 8 || reps[0].Planned+reps[1].Planned != 8 {
+		t.Fatalf("shards ran %d + %d of 8 runs", reps[0].Ran, reps[1].Ran)
+	}
+	if n := enginetest.Started(pids); n != 4 {
+		t.Fatalf("%d engine launches for 4 experiments", n)
+	}
+	if res := readResults(t, filepath.Join(dir, "fake")); len(res) != 8 {
+		t.Fatalf("%d results", len(res))
+	}
+	rep, err := Collect(context.Background(), f, opts(t, dir, pids))
+	if err != nil || rep.Ran != 0 || rep.Skipped != 8 {
+		t.Fatalf("after the shards: %+v %v", rep, err)
+	}
+}
+
+// BenchmarkExisting measures the resume check of one run whose result
+// holds 1000 requests of 200 tokens (about 4 MB of JSON).
+func BenchmarkExisting(b *testing.B) {
+	dir := b.TempDir()
+	res := &schema.Result{ID: "k", Status: schema.StatusOK, Tool: schema.Tool{Name: ToolPerflab}}
+	for i := 0; i < 1000; i++ {
+		q := schema.Request{Index: i, Success: true, OutputTokens: 200}
+		for j := 0; j < 200; j++ {
+			q.EventS = append(q.EventS, float64(i)+float64(j)*0.0123456789)
+		}
+		res.Requests = append(res.Requests, q)
+	}
+	path := filepath.Join(dir, "e--p.json")
+	if err := schema.WriteFile(path, res); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	b.SetBytes(st.Size())
+	r := Run{Key: "k", Path: path}
+	for i := 0; i < b.N; i++ {
+		if _, ok := Existing(r); !ok {
+			b.Fatal("not found")
+		}
+	}
+}

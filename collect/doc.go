@@ -1,0 +1,48 @@
+// Package collect runs a benchmark campaign: it loads and validates the
+// campaign file (Load, Validate), lays out its runs (NewPlan: one per
+// experiment and profile, in step order, each keyed by a hash of what
+// defines it), optionally takes a stable shard of them (Plan.Shard), and
+// runs them (Collect): per experiment it launches the engine
+// (collect/engine), waits until healthy, benchmarks every profile through
+// a Runner (BenchRunner, perflab's benchmark core, by default) while
+// sampling the GPUs (collect/telemetry), stops the engine and waits until
+// its GPU memory is released.
+//
+// Every run ends as one result file, results/<campaign>/<experiment>--
+// <profile>.json, written atomically with secrets redacted; a crash, an
+// engine that never becomes healthy or an out-of-memory is a result too
+// (status crashed, with the engine's log tail and the likely cause), and
+// the campaign goes on. A second Collect skips the runs whose file holds
+// a finished result with the same key (or an imported one), so an
+// interrupted campaign resumes where it stopped.
+//
+// # How collect reads a campaign
+//
+//   - command is run without a shell, split as a shell would (quotes,
+//     backslash-newline, comment lines, leading NAME=value assignments);
+//     pipes and substitutions are errors. Without command, the engine's
+//     default launch (vllm serve MODEL, python3 -m sglang.launch_server
+//     --model-path MODEL, trtllm-serve MODEL, llama-server -m MODEL,
+//     perflab mock --model MODEL) gets args appended.
+//   - env is set on top of the collector's environment and shown as a
+//     prefix of the command (NAME=value vllm serve …), secrets redacted.
+//   - The engine answers on the command's --host/--port, else the
+//     engine's default port; a mock without --port gets a free port.
+//   - The served model name is asked from /v1/models; the engine version
+//     from the engine (/version, /get_server_info, --version, the Python
+//     package), else the experiment's or the campaign's engines entry.
+//   - Prompts are sized with bench.tokenizer (a tokenizer.json or model
+//     directory), or "server" (the engine's /tokenize), or, when empty,
+//     the model's tokenizer.json in the Hugging Face cache, else the
+//     engine's /tokenize.
+//   - A profile's args pass vllm bench serve flags without a field of
+//     their own: --ignore-eos, --num-warmups N (the warm-up),
+//     --random-prefix-len N, --percentile-metrics, --metric-percentiles,
+//     --goodput.
+//   - bench.tool only chooses how the plan prints the benchmark commands
+//     (vllm bench serve, guidellm); collect always measures with perflab
+//     bench, whose flags and numbers are vllm bench serve's.
+//
+// Before any engine starts, Preflight checks the files the runs need and
+// the GPU inventory is checked against each experiment's GPU count.
+package collect

@@ -1,0 +1,131 @@
+package collect
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// PrintPlan writes what Collect would do, touching no engine and no GPU:
+// the campaign, the benchmark command of each profile (as the campaign's
+// tool writes it), then per step and experiment the serve command and
+// each run of this shard in order, with its key, result file and state
+// (todo, done, stale: a result of an older definition, or interrupted).
+func PrintPlan(w io.Writer, f *File, opt Options) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if opt.Results == "" {
+		opt.Results = "results"
+	}
+	c := &f.Campaign
+	plan := NewPlan(c, opt.Results)
+	runs := plan.Shard(opt.Shard, opt.Shards, !opt.ShardByRun)
+	inShard := map[int]bool{}
+	for _, r := range runs {
+		inShard[r.Index] = true
+	}
+
+	hw := c.Hardware.GPU
+	if c.Hardware.Count > 0 {
+		hw = fmt.Sprintf("%d× %s", c.Hardware.Count, hw)
+	}
+	fmt.Fprintf(w, "campaign %s: %s on %s\n", c.ID, c.Model.ID, strings.TrimSpace(hw))
+	if c.Title != "" {
+		fmt.Fprintf(w, "  %s\n", c.Title)
+	}
+	nexp := 0
+	for _, s := range c.Steps {
+		nexp += len(s.Experiments)
+	}
+	fmt.Fprintf(w, "  %d steps, %d experiments, %d profiles, %d runs", len(c.Steps), nexp, len(c.Profiles), len(plan.Runs))
+	if opt.Shards > 1 {
+		unit := "experiment"
+		if opt.ShardByRun {
+			unit = "run"
+		}
+		fmt.Fprintf(w, "; shard %d/%d (by %s) has %d", opt.Shard, opt.Shards, unit, len(runs))
+	}
+	fmt.Fprintf(w, "\n  results: %s/\n", plan.Dir)
+	fmt.Fprintf(w, "  baseline: %s, optimized: %s\n", c.Baseline, c.Optimized)
+	for _, warn := range f.Warnings() {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
+	if _, err := Preflight(f, runs); err != nil {
+		// What collect would refuse to start with, shown without failing
+		// the plan: the files may be fetched before the real run.
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(w, "  missing: %s\n", line)
+		}
+	}
+
+	tool := c.Bench.Tool
+	if tool == "" {
+		tool = ToolPerflab
+	}
+	fmt.Fprintf(w, "\nbenchmark commands (%s):\n", tool)
+	for i := range c.Profiles {
+		p := &c.Profiles[i]
+		fmt.Fprintf(w, "  # %s (%s)\n  %s\n", nameOr(p.Name, p.ID), p.ID, BenchCommand(c, p, c.Model.ID, ""))
+	}
+
+	todo, done := 0, 0
+	for si := range c.Steps {
+		s := &c.Steps[si]
+		fmt.Fprintf(w, "\nstep %d: %s (%s)\n", si+1, nameOr(s.Title, s.ID), s.ID)
+		for ei := range s.Experiments {
+			e := &s.Experiments[ei]
+			l, err := NewLaunch(c, e)
+			if err != nil {
+				return err
+			}
+			gpus := ""
+			if needsGPUs(l) {
+				gpus = fmt.Sprintf(", %d GPU", l.GPUs)
+				if l.GPUs > 1 {
+					gpus += "s"
+				}
+			}
+			fmt.Fprintf(w, "  experiment %s (%s): engine %s%s, at %s\n", e.ID, nameOr(e.Name, e.ID), e.Engine, gpus, l.BaseURL)
+			if l.Adapter.Launches {
+				fmt.Fprintf(w, "    serve: %s\n", indent(l.Display, "           "))
+			}
+			for _, r := range plan.Runs {
+				if r.Experiment != e {
+					continue
+				}
+				if !inShard[r.Index] {
+					fmt.Fprintf(w, "    run %-3d %-40s (other shard)\n", r.Index+1, r.Name)
+					continue
+				}
+				state := "todo"
+				if res, ok := Existing(r); ok {
+					state = "done (" + string(res.Status) + ")"
+					if Imported(res) {
+						state = "done (" + string(res.Status) + ", imported from " + res.Tool.Name + ")"
+					}
+					if opt.Force {
+						state += ", repeated: --force"
+					} else {
+						done++
+					}
+				} else if res != nil {
+					state = "todo (stale: " + string(res.Status) + ")"
+					if res.ID != r.Key {
+						state = "todo (stale: older definition)"
+					}
+				}
+				if !strings.HasPrefix(state, "done") || opt.Force {
+					todo++
+				}
+				fmt.Fprintf(w, "    run %-3d %-40s key %s  %s\n", r.Index+1, r.Name, r.Key, state)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d runs to collect, %d already done\n", todo, done)
+	return nil
+}
+
+func indent(s, pad string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+pad)
+}

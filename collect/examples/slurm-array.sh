@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Run one campaign on several GPU nodes with a Slurm job array.
+#
+# Each array task is one shard: `perflab collect --shard I/N` takes the runs
+# whose rendezvous hash picks shard I (whole experiments by default, so an
+# engine is launched once per shard) and writes one JSON file per run into
+# the shared results directory. Shards never write the same file, so results
+# merge by being in the same directory; resubmitting the array (or a single
+# task: sbatch --array=2 slurm-array.sh) skips the runs already done.
+#
+# Submit from the repository root on a shared file system:
+#   sbatch collect/examples/slurm-array.sh
+# Keep --array=0-(N-1) and SHARDS=N equal.
+#
+#SBATCH --job-name=perflab-qwen3-32b-h100
+#SBATCH --array=0-3
+#SBATCH --nodes=1
+#SBATCH --ntasks=1
+#SBATCH --gres=gpu:1
+#SBATCH --cpus-per-task=16
+#SBATCH --time=12:00:00
+#SBATCH --output=perflab-%A_%a.out
+#SBATCH --signal=B:INT@300
+# (--signal: Slurm sends SIGINT 5 minutes before the time limit; perflab then
+# stops the engine, keeps what finished and marks the run in flight as
+# interrupted, so the next submission resumes it.)
+set -euo pipefail
+
+SHARDS=4
+CAMPAIGN=${CAMPAIGN:-content/qwen3-32b/h100/campaign.yaml}
+RESULTS=${RESULTS:-results}
+PERFLAB=${PERFLAB:-perflab}
+
+# Engines (vllm, python3 -m sglang…, trtllm-serve) must be on PATH, e.g.
+# from a virtual environment or a container (srun --container-image=…).
+# HF_TOKEN, if set, is passed to the engines and redacted in everything written.
+
+# Run perflab in the background and wait, so that bash forwards the
+# --signal SIGINT to it instead of dying first.
+"$PERFLAB" collect "$CAMPAIGN" --results "$RESULTS" --shard "${SLURM_ARRAY_TASK_ID}/${SHARDS}" &
+pid=$!
+trap 'kill -INT "$pid" 2>/dev/null' INT TERM
+status=0
+wait "$pid" || status=$?
+# A signal interrupts wait: wait again while perflab stops the engine.
+while kill -0 "$pid" 2>/dev/null; do
+  wait "$pid" || status=$?
+done
+exit "$status"

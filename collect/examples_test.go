@@ -1,0 +1,74 @@
+package collect
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestKubernetesExample checks the Indexed Job manifest: it parses, is an
+// Indexed Job, and its shard count matches completions and parallelism.
+func TestKubernetesExample(t *testing.T) {
+	b, err := os.ReadFile("examples/k8s-indexed-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Spec       struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int    `yaml:"completions"`
+			Parallelism    int    `yaml:"parallelism"`
+			Template       struct {
+				Spec struct {
+					RestartPolicy string `yaml:"restartPolicy"`
+					Containers    []struct {
+						Args []string `yaml:"args"`
+					} `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	if err := yaml.Unmarshal(b, &job); err != nil {
+		t.Fatal(err)
+	}
+	if job.APIVersion != "batch/v1" || job.Kind != "Job" || job.Spec.CompletionMode != "Indexed" || job.Spec.Template.Spec.RestartPolicy != "Never" {
+		t.Fatalf("not an Indexed Job: %+v", job)
+	}
+	m := regexp.MustCompile(`--shard "\$\{JOB_COMPLETION_INDEX\}/(\d+)"`).FindStringSubmatch(job.Spec.Template.Spec.Containers[0].Args[0])
+	if m == nil {
+		t.Fatal("no --shard ${JOB_COMPLETION_INDEX}/N in the container args")
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n != job.Spec.Completions || n != job.Spec.Parallelism {
+		t.Fatalf("--shard …/%d but completions %d, parallelism %d", n, job.Spec.Completions, job.Spec.Parallelism)
+	}
+}
+
+// TestSlurmExample checks the job array script: bash syntax, and the
+// array size matches SHARDS.
+func TestSlurmExample(t *testing.T) {
+	const path = "examples/slurm-array.sh"
+	if out, err := exec.Command("bash", "-n", path).CombinedOutput(); err != nil {
+		t.Fatalf("bash -n: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arr := regexp.MustCompile(`(?m)^#SBATCH --array=0-(\d+)`).FindSubmatch(b)
+	shards := regexp.MustCompile(`(?m)^SHARDS=(\d+)`).FindSubmatch(b)
+	if arr == nil || shards == nil || !regexp.MustCompile(`--shard "\$\{SLURM_ARRAY_TASK_ID\}/\$\{SHARDS\}"`).Match(b) {
+		t.Fatal("missing --array, SHARDS or --shard ${SLURM_ARRAY_TASK_ID}/${SHARDS}")
+	}
+	last, _ := strconv.Atoi(string(arr[1]))
+	n, _ := strconv.Atoi(string(shards[1]))
+	if last+1 != n {
+		t.Fatalf("--array=0-%d is %d tasks but SHARDS=%d", last, last+1, n)
+	}
+}

@@ -1,0 +1,99 @@
+package collect
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perflab/perflab/collect/engine"
+	"github.com/perflab/perflab/collect/redact"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// Launch is how an experiment's engine is started.
+type Launch struct {
+	Adapter engine.Adapter
+	// Argv and Env are what runs (Env on top of the collector's own).
+	Argv []string
+	Env  map[string]string
+	// Display is the serve command as the campaign writes it (the
+	// experiment's command verbatim, or the default command with args),
+	// secrets redacted: what results and the plan show.
+	Display string
+	// BaseURL is where the engine answers (external: its base_url).
+	BaseURL string
+	// GPUs is the number of GPUs the experiment uses.
+	GPUs int
+	// FreePort says the collector picks the port at launch (mock engines
+	// whose command sets none): BaseURL is then a placeholder.
+	FreePort bool
+}
+
+// NewLaunch works out an experiment's launch from the campaign.
+func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
+	a, ok := engine.Lookup(e.Engine)
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown engine %q", e.ID, e.Engine)
+	}
+	l := &Launch{Adapter: a, GPUs: e.GPUs}
+	if l.GPUs == 0 {
+		l.GPUs = c.Hardware.Count
+	}
+	if !a.Launches {
+		l.BaseURL = strings.TrimRight(e.BaseURL, "/")
+		l.Display = "(external endpoint " + l.BaseURL + ")"
+		return l, nil
+	}
+	env := map[string]string{}
+	if e.Command != "" {
+		cmd, err := engine.ParseCommand(e.Command)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.ID, err)
+		}
+		l.Argv = cmd.Argv
+		for k, v := range cmd.Env {
+			env[k] = v
+		}
+		l.Display = strings.TrimSpace(e.Command)
+	} else {
+		l.Argv = a.DefaultArgv(c.Model.ID, e.Args)
+		l.Display = engine.Quote(l.Argv)
+	}
+	// The experiment's env is shown as a prefix of the command, as a page
+	// writes it (VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve …).
+	var prefix []string
+	for _, k := range sortedKeys(e.Env) {
+		if v, inline := env[k]; !inline || v != e.Env[k] {
+			prefix = append(prefix, k+"="+engine.Quote([]string{e.Env[k]}))
+		}
+		env[k] = e.Env[k]
+	}
+	if len(prefix) > 0 {
+		l.Display = strings.Join(prefix, " ") + " " + l.Display
+	}
+	if len(env) > 0 {
+		l.Env = env
+	}
+	l.Display = redact.New(redact.SecretValues(l.Env)...).Command(l.Display)
+	u, err := a.Endpoint(l.Argv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.ID, err)
+	}
+	l.BaseURL = u
+	if _, ok := engine.FlagValue(l.Argv, "--port"); !ok && a.Name == "mock" {
+		// A mock without --port gets a free port at launch, so demo
+		// campaigns never collide with a real server on 8000.
+		l.FreePort = true
+		l.BaseURL = "http://127.0.0.1:<free port>"
+	}
+	return l, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,363 @@
+package redact
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Mask replaces every secret.
+const Mask = "<redacted>"
+
+// secretWord matches a flag or variable name that holds a secret.
+var secretWord = regexp.MustCompile(`(?i)(api[-_]?key|access[-_]?key|secret|token|password|passwd|credential|auth[-_]?key|private[-_]?key)`)
+
+// SecretName reports whether an environment variable or flag name holds a
+// secret.
+func SecretName(name string) bool {
+	n := strings.TrimLeft(name, "-")
+	if n == "" {
+		return false
+	}
+	l := strings.ToLower(n)
+	if !containsAny(l, "key", "secret", "token", "passw", "credential") {
+		return false // the common case, without a regular expression
+	}
+	if strings.HasSuffix(l, "_key") || strings.HasSuffix(l, "-key") {
+		return true
+	}
+	// max-num-batched-tokens, --max-tokens, tokenizer… are not secrets.
+	if tokenCount.MatchString(n) {
+		return false
+	}
+	return secretWord.MatchString(n)
+}
+
+// tokenCount matches names about token counts or tokenizers, which share
+// the word "token" with secrets.
+var tokenCount = regexp.MustCompile(`(?i)(tokens|tokenizer|token[-_]?(len|length|count|budget|limit|id|ids)$|num[-_]?token|per[-_]?token)`)
+
+// shaped matches well-known token formats anywhere in text.
+var shaped = regexp.MustCompile(`\b(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b`)
+
+// bearer matches an Authorization header value.
+var bearer = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
+
+// Args redacts a command given as argv: flag values and NAME=value
+// assignments whose name is secret, and token-shaped words.
+func Args(argv []string) []string {
+	out := make([]string, len(argv))
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
+			name, _, _ := strings.Cut(a, "=")
+			if SecretName(name) {
+				a = name + "=" + Mask
+			}
+		case !strings.HasPrefix(a, "-") && strings.Contains(a, "=") && isEnvName(strings.SplitN(a, "=", 2)[0]):
+			name, _, _ := strings.Cut(a, "=")
+			if SecretName(name) {
+				a = name + "=" + Mask
+			}
+		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
+			out[i] = a
+			i++
+			out[i] = Mask
+			continue
+		}
+		out[i] = shaped.ReplaceAllString(a, Mask)
+	}
+	return out
+}
+
+func isEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Env returns a copy of env with secret values masked.
+func Env(env map[string]string) map[string]string {
+	if env == nil {
+		return nil
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if SecretName(k) {
+			v = Mask
+		} else {
+			v = shaped.ReplaceAllString(v, Mask)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// SecretValues returns the values of env's secret variables, the strings a
+// Redactor should hide wherever they appear.
+func SecretValues(env map[string]string) []string {
+	var vs []string
+	for k, v := range env {
+		if SecretName(k) && len(v) >= 4 {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// Redactor hides known secret values and secret-looking text. The zero
+// value hides only patterns.
+type Redactor struct {
+	// Values are hidden wherever they appear (longest first).
+	values []string
+}
+
+// New returns a Redactor that also hides each of values (values shorter
+// than 4 bytes are ignored: they would mask ordinary text).
+func New(values ...string) *Redactor {
+	r := &Redactor{}
+	for _, v := range values {
+		if len(v) >= 4 {
+			r.values = append(r.values, v)
+		}
+	}
+	sort.Slice(r.values, func(i, j int) bool { return len(r.values[i]) > len(r.values[j]) })
+	return r
+}
+
+// String redacts free text: known values, token shapes, bearer headers and
+// secret NAME=value or --flag value pairs.
+func (r *Redactor) String(s string) string {
+	if r != nil {
+		for _, v := range r.values {
+			s = strings.ReplaceAll(s, v, Mask)
+		}
+	}
+	// The regular expressions are slow next to the scanner below: run
+	// them only where a cheap test says they may match (every byte an
+	// engine logs passes through here).
+	if containsAny(s, "hf_", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA") {
+		s = shaped.ReplaceAllString(s, Mask)
+	}
+	if containsFold(s, "bearer") || containsFold(s, "basic") {
+		s = bearer.ReplaceAllStringFunc(s, func(m string) string {
+			f := strings.Fields(m)
+			return f[0] + " " + Mask
+		})
+	}
+	return maskPairs(s)
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains the lowercase ASCII word w in
+// any case.
+func containsFold(s, w string) bool {
+	first := string([]byte{w[0], w[0] - 'a' + 'A'})
+	for i := 0; i+len(w) <= len(s); {
+		j := strings.IndexAny(s[i:], first)
+		if j < 0 || i+j+len(w) > len(s) {
+			return false
+		}
+		if strings.EqualFold(s[i+j:i+j+len(w)], w) {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// delim reports whether c may precede a flag or a name: pairs start a
+// word ("Inter-token Latency" in vLLM's result block holds no flag).
+func delim(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '(', '[', '{', ',', ';':
+		return true
+	}
+	return false
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// valueEnd returns the end of the value starting at s[i]: a quoted
+// string, or a run of bytes up to a blank, quote, comma or semicolon.
+func valueEnd(s string, i int) int {
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		if j := strings.IndexByte(s[i+1:], s[i]); j >= 0 {
+			return i + 1 + j + 1
+		}
+		return i
+	}
+	j := i
+	for j < len(s) && !strings.ContainsRune(" \t\n\r\"',;", rune(s[j])) {
+		j++
+	}
+	return j
+}
+
+// maskPairs masks the values of secret pairs in free text, in one pass:
+//
+//	--flag value, --flag=value      (the value does not start with "-")
+//	NAME=value, NAME: value         (a bare "NAME value" is prose)
+//	"name": "value"                 (JSON)
+func maskPairs(s string) string {
+	var out strings.Builder
+	last := 0 // s[:last] is in out
+	for i := 0; i < len(s); i++ {
+		if i > 0 && !delim(s[i-1]) {
+			continue
+		}
+		j := i
+		quoted := s[j] == '"'
+		if quoted {
+			j++
+		}
+		nameStart := j
+		for j < len(s) && j-nameStart < 2 && s[j] == '-' {
+			j++
+		}
+		flag := j > nameStart
+		if quoted && flag || j >= len(s) || !(s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+			continue
+		}
+		for j < len(s) && nameByte(s[j]) {
+			j++
+		}
+		name := s[nameStart:j]
+		if !SecretName(name) {
+			i = j - 1
+			continue
+		}
+		// The separator, then the value's start.
+		k := j
+		switch {
+		case quoted:
+			if k >= len(s) || s[k] != '"' {
+				continue
+			}
+			k++
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k >= len(s) || s[k] != ':' {
+				continue
+			}
+			k++
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k >= len(s) || s[k] != '"' {
+				continue
+			}
+		case k < len(s) && s[k] == '=':
+			k++
+		case !flag && k < len(s) && s[k] == ':':
+			k++
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+		case flag && k < len(s) && (s[k] == ' ' || s[k] == '\t'):
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k < len(s) && s[k] == '-' {
+				continue // the next flag, not a value
+			}
+		default:
+			continue
+		}
+		end := valueEnd(s, k)
+		val := s[k:end]
+		if q := len(val); q >= 2 && (val[0] == '"' || val[0] == '\'') && val[q-1] == val[0] {
+			k, end, val = k+1, end-1, val[1:q-1]
+		}
+		if val == "" || val == Mask {
+			continue
+		}
+		out.WriteString(s[last:k])
+		out.WriteString(Mask)
+		last = end
+		i = end - 1
+	}
+	if last == 0 {
+		return s
+	}
+	out.WriteString(s[last:])
+	return out.String()
+}
+
+// Command redacts a command line kept as one string.
+func (r *Redactor) Command(s string) string { return r.String(s) }
+
+// Writer returns a writer that redacts each complete line before passing
+// it to w (a partial last line is written on Close). Engine logs go
+// through it, so a key an engine prints never reaches the disk.
+func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
+	return &lineWriter{r: r, w: w}
+}
+
+type lineWriter struct {
+	r   *Redactor
+	w   io.Writer
+	mu  sync.Mutex
+	buf []byte
+}
+
+// maxLine bounds a buffered line: an engine printing a progress bar with
+// carriage returns and no newline must not grow memory without end.
+const maxLine = 64 << 10
+
+func (lw *lineWriter) Write(p []byte) (int, error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.buf = append(lw.buf, p...)
+	for {
+		i := bytes.IndexByte(lw.buf, '\n')
+		if i < 0 {
+			if len(lw.buf) > maxLine {
+				if err := lw.flush(len(lw.buf)); err != nil {
+					return len(p), err
+				}
+			}
+			return len(p), nil
+		}
+		if err := lw.flush(i + 1); err != nil {
+			return len(p), err
+		}
+	}
+}
+
+func (lw *lineWriter) flush(n int) error {
+	line := lw.r.String(string(lw.buf[:n]))
+	lw.buf = lw.buf[n:]
+	_, err := io.WriteString(lw.w, line)
+	return err
+}
+
+func (lw *lineWriter) Close() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if len(lw.buf) == 0 {
+		return nil
+	}
+	return lw.flush(len(lw.buf))
+}

@@ -1,0 +1,260 @@
+package collect
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perflab/perflab/collect/bench"
+	"github.com/perflab/perflab/collect/dataset"
+	"github.com/perflab/perflab/collect/metrics"
+	"github.com/perflab/perflab/collect/mock"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// BenchRunner measures runs with perflab's benchmark core (collect/bench),
+// as `perflab bench` with the profile's flags would. It keeps the
+// tokenizers it loaded (a tokenizer.json takes a while to read) for the
+// runs that follow. The zero value is ready to use.
+type BenchRunner struct {
+	mu   sync.Mutex
+	toks map[string]dataset.Tokenizer
+}
+
+// extraArgs are the benchmark flags a profile may pass in args beyond
+// the profile's own fields.
+type extraArgs struct {
+	ignoreEOS   bool
+	warmups     int
+	prefixLen   int
+	metrics     []string
+	percentiles []float64
+	goodput     map[string]float64
+}
+
+// parseArgs reads a profile's args: the vllm bench serve flags that have
+// no field of their own.
+func parseArgs(args []string) (extraArgs, error) {
+	var x extraArgs
+	for i := 0; i < len(args); i++ {
+		name, val, hasVal := strings.Cut(args[i], "=")
+		next := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("args: %s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch name {
+		case "--ignore-eos":
+			x.ignoreEOS = true
+		case "--num-warmups", "--random-prefix-len":
+			var v string
+			if v, err = next(); err == nil {
+				var n int
+				if n, err = strconv.Atoi(v); err == nil {
+					if name == "--num-warmups" {
+						x.warmups = n
+					} else {
+						x.prefixLen = n
+					}
+				}
+			}
+		case "--percentile-metrics":
+			var v string
+			if v, err = next(); err == nil {
+				x.metrics, err = metrics.ParseMetrics(v)
+			}
+		case "--metric-percentiles":
+			var v string
+			if v, err = next(); err == nil {
+				x.percentiles, err = metrics.ParsePercentiles(v)
+			}
+		case "--goodput":
+			// vLLM takes one or more KEY:VALUE words after --goodput.
+			var pairs []string
+			if hasVal {
+				pairs = append(pairs, val)
+			}
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				pairs = append(pairs, args[i])
+			}
+			x.goodput, err = metrics.ParseGoodput(pairs)
+		default:
+			err = fmt.Errorf("args: %q is not a benchmark flag perflab collect passes on (--ignore-eos, --num-warmups, --random-prefix-len, --percentile-metrics, --metric-percentiles, --goodput)", args[i])
+		}
+		if err != nil {
+			return x, err
+		}
+	}
+	return x, nil
+}
+
+// Run measures one run: builds the profile's prompts with the campaign's
+// tokenizer, benchmarks the engine and returns the result with the
+// benchmark's text block as raw output.
+func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error) {
+	c, p := t.Campaign, t.Run.Profile
+	x, err := parseArgs(p.Args)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.ID, err)
+	}
+	tok, tokName, err := b.tokenizer(t)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: tokenizer: %w", p.ID, err)
+	}
+	var samples []dataset.Sample
+	switch p.Dataset {
+	case "random":
+		samples, err = dataset.Random(tok, dataset.RandomConfig{NumPrompts: p.NumPrompts, InputLen: p.InputLen,
+			OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, PrefixLen: x.prefixLen, Seed: p.Seed})
+	case "sharegpt":
+		path := t.DatasetPath
+		if path == "" {
+			path = p.DatasetPath
+		}
+		samples, err = dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: p.NumPrompts,
+			OutputLen: p.OutputLen, Seed: p.Seed})
+	default:
+		err = fmt.Errorf("unknown dataset %q", p.Dataset)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.ID, err)
+	}
+	backend, endpoint := backendEndpoint(c.Bench)
+	mo := metrics.Options{Metrics: x.metrics, Percentiles: x.percentiles, Goodput: x.goodput}
+	cfg := bench.Config{BaseURL: t.BaseURL, Endpoint: endpoint, Backend: backend, Model: t.Model, Samples: samples,
+		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed,
+		IgnoreEOS: x.ignoreEOS, NumWarmups: x.warmups, Metrics: mo, Progress: t.Progress}
+	res, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	if res.Summary != nil && res.RawOutput == "" {
+		var buf bytes.Buffer
+		mo.MaxConcurrency, mo.RequestRate, mo.Burstiness = p.MaxConcurrency, p.RequestRate, p.Burstiness
+		if err := metrics.WriteText(&buf, res.Summary, mo); err == nil {
+			res.RawOutput = buf.String()
+		}
+	}
+	res.Load = loadOf(c, p)
+	res.Load.PrefixLen, res.Load.IgnoreEOS, res.Load.NumWarmups = x.prefixLen, x.ignoreEOS, x.warmups
+	perflab := *c
+	perflab.Bench.Tool = ""
+	res.Load.Command = BenchCommand(&perflab, p, t.Model, t.BaseURL)
+	res.Model.Tokenizer = tokName
+	if res.Tool.Name == "" {
+		res.Tool.Name = ToolPerflab
+	}
+	return res, nil
+}
+
+// tokenizer returns the tokenizer that sizes prompts:
+//
+//   - bench.tokenizer, a tokenizer.json file or a model directory;
+//   - "server": the engine's own /tokenize route;
+//   - empty: the model's tokenizer.json in the Hugging Face cache (where
+//     vLLM, SGLang and TensorRT-LLM put the model they serve; the served
+//     name, then the campaign's model id), else the engine's route.
+func (b *BenchRunner) tokenizer(t Target) (dataset.Tokenizer, string, error) {
+	spec := t.Campaign.Bench.Tokenizer
+	if spec == "" {
+		for _, m := range []string{t.Model, t.Campaign.Model.ID} {
+			if path, ok := HFTokenizer(m); ok {
+				spec = path
+				break
+			}
+		}
+	}
+	if spec == "" || spec == "server" {
+		if t.TokenizeRoute == "" {
+			return nil, "", fmt.Errorf("engine %s has no tokenizer route and %s is not in the Hugging Face cache: set bench.tokenizer to a tokenizer.json", t.Run.Experiment.Engine, t.Model)
+		}
+		return serverTokenizer(t), "server", nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if tok, ok := b.toks[spec]; ok {
+		return tok, spec, nil
+	}
+	tok, err := dataset.Load(spec)
+	if err != nil {
+		return nil, "", err
+	}
+	if b.toks == nil {
+		b.toks = map[string]dataset.Tokenizer{}
+	}
+	b.toks[spec] = tok
+	return tok, spec, nil
+}
+
+// HFTokenizer finds the tokenizer.json of a model: model itself when it
+// is a directory holding one, else the newest snapshot of the model in
+// the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub or
+// ~/.cache/huggingface/hub).
+func HFTokenizer(model string) (string, bool) {
+	if model == "" {
+		return "", false
+	}
+	if p := filepath.Join(model, "tokenizer.json"); fileExists(p) {
+		return p, true
+	}
+	if !strings.Contains(model, "/") {
+		return "", false
+	}
+	var roots []string
+	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
+		roots = append(roots, d)
+	}
+	if d := os.Getenv("HF_HOME"); d != "" {
+		roots = append(roots, filepath.Join(d, "hub"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		roots = append(roots, filepath.Join(home, ".cache", "huggingface", "hub"))
+	}
+	repo := "models--" + strings.ReplaceAll(model, "/", "--")
+	for _, root := range roots {
+		snaps, _ := filepath.Glob(filepath.Join(root, repo, "snapshots", "*", "tokenizer.json"))
+		best, bestTime := "", time.Time{}
+		for _, p := range snaps {
+			if st, err := os.Stat(p); err == nil && st.ModTime().After(bestTime) {
+				best, bestTime = p, st.ModTime()
+			}
+		}
+		if best != "" {
+			return best, true
+		}
+	}
+	return "", false
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// serverTokenizer asks the engine under test. perflab mock does not
+// publish its vocabulary size, which Random needs; it is fixed, so it is
+// given here.
+func serverTokenizer(t Target) dataset.Tokenizer {
+	// No idle keep-alive connections left behind to hold the server's
+	// HTTP threads during the benchmark.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	st := dataset.NewServerTokenizer(t.BaseURL, t.Model, client)
+	if t.Run.Experiment.Engine == "mock" {
+		st.Vocab = mock.BaseVocabSize
+	}
+	return st
+}

@@ -1,0 +1,268 @@
+package collect
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/perflab/perflab/collect/engine"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// slug is an id usable in a file name. "--" separates the experiment and
+// the profile in result file names, so ids may not contain it.
+var slug = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// Validate checks the campaign for what would make a run wrong or
+// impossible: missing or duplicate ids, unknown engines and profiles, a
+// command that cannot be run or does not serve the campaign's model, more
+// GPUs than the campaign's hardware has. Every problem is reported at
+// once, each as file:line: field: what.
+func (f *File) Validate() error {
+	ps := &problems{f: f}
+	c := &f.Campaign
+	checkID(ps, at("id"), c.ID)
+	if c.Model.ID == "" {
+		ps.add(at("model", "id"), "missing: the Hugging Face id of the model (Qwen/Qwen3-32B)")
+	}
+	if c.Hardware.Count < 0 {
+		ps.add(at("hardware", "count"), "must be ≥ 0")
+	}
+	for i, e := range c.Engines {
+		if _, ok := engine.Lookup(e.Name); !ok {
+			ps.add(at("engines", i, "name"), "unknown engine %q (known: %s)", e.Name, strings.Join(engine.Names(), ", "))
+		}
+	}
+	switch c.Bench.Backend {
+	case "", "openai", "openai-chat":
+	default:
+		ps.add(at("bench", "backend"), "unknown backend %q (openai or openai-chat)", c.Bench.Backend)
+	}
+
+	// Profiles.
+	profiles := map[string]bool{}
+	if len(c.Profiles) == 0 {
+		ps.add(at("profiles"), "missing: a campaign needs at least one benchmark profile")
+	}
+	for i, p := range c.Profiles {
+		path := func(k string) []any { return at("profiles", i, k) }
+		checkID(ps, path("id"), p.ID)
+		if profiles[p.ID] && p.ID != "" {
+			ps.add(path("id"), "duplicate profile id %q", p.ID)
+		}
+		profiles[p.ID] = true
+		switch p.Dataset {
+		case "random":
+			if p.InputLen <= 0 {
+				ps.add(path("input_len"), "must be > 0 for the random dataset")
+			}
+			if p.OutputLen <= 0 {
+				ps.add(path("output_len"), "must be > 0 for the random dataset")
+			}
+		case "sharegpt":
+			if p.DatasetPath == "" {
+				ps.add(path("dataset_path"), "missing: the ShareGPT JSON file")
+			}
+		case "":
+			ps.add(path("dataset"), "missing: random or sharegpt")
+		default:
+			ps.add(path("dataset"), "unknown dataset %q (random or sharegpt)", p.Dataset)
+		}
+		if p.NumPrompts <= 0 {
+			ps.add(path("num_prompts"), "must be > 0")
+		}
+		if p.RequestRate < 0 {
+			ps.add(path("request_rate"), "must be ≥ 0 (0 or absent: all at once)")
+		}
+		if p.MaxConcurrency < 0 {
+			ps.add(path("max_concurrency"), "must be ≥ 0")
+		}
+		if p.RangeRatio < 0 || p.RangeRatio >= 1 {
+			ps.add(path("range_ratio"), "must be in [0, 1)")
+		}
+	}
+
+	// Steps and experiments.
+	experiments := map[string]bool{}
+	steps := map[string]bool{}
+	if len(c.Steps) == 0 {
+		ps.add(at("steps"), "missing: a campaign needs at least one step with experiments")
+	}
+	for si, s := range c.Steps {
+		checkID(ps, at("steps", si, "id"), s.ID)
+		if steps[s.ID] && s.ID != "" {
+			ps.add(at("steps", si, "id"), "duplicate step id %q", s.ID)
+		}
+		steps[s.ID] = true
+		if len(s.Experiments) == 0 {
+			ps.add(at("steps", si, "experiments"), "missing: a step needs at least one experiment")
+		}
+		inStep := map[string]bool{}
+		for ei, e := range s.Experiments {
+			path := func(k string) []any { return at("steps", si, "experiments", ei, k) }
+			checkID(ps, path("id"), e.ID)
+			if experiments[e.ID] && e.ID != "" {
+				ps.add(path("id"), "duplicate experiment id %q", e.ID)
+			}
+			experiments[e.ID] = true
+			inStep[e.ID] = true
+			validateExperiment(ps, c, &e, path)
+			for pi, id := range e.Profiles {
+				if !profiles[id] {
+					ps.add(at("steps", si, "experiments", ei, "profiles", pi), "unknown profile %q", id)
+				}
+			}
+		}
+		if s.Chosen != "" && !inStep[s.Chosen] {
+			ps.add(at("steps", si, "chosen"), "%q is not an experiment of this step", s.Chosen)
+		}
+	}
+	for _, k := range []string{"baseline", "optimized"} {
+		id := c.Baseline
+		if k == "optimized" {
+			id = c.Optimized
+		}
+		switch {
+		case id == "":
+			ps.add(at(k), "missing: the id of the %s experiment", k)
+		case !experiments[id]:
+			ps.add(at(k), "unknown experiment %q", id)
+		}
+	}
+	return ps.err()
+}
+
+func checkID(ps *problems, path []any, id string) {
+	switch {
+	case id == "":
+		ps.add(path, "missing")
+	case !slug.MatchString(id) || strings.Contains(id, "--"):
+		ps.add(path, "%q is not a valid id: lowercase letters, digits, '.', '_' and '-' (no \"--\")", id)
+	}
+}
+
+// validateExperiment checks one experiment's engine, command and GPUs.
+func validateExperiment(ps *problems, c *schema.Campaign, e *schema.Experiment, path func(string) []any) {
+	a, ok := engine.Lookup(e.Engine)
+	if !ok {
+		if e.Engine == "" {
+			ps.add(path("engine"), "missing (one of %s)", strings.Join(engine.Names(), ", "))
+		} else {
+			ps.add(path("engine"), "unknown engine %q (known: %s)", e.Engine, strings.Join(engine.Names(), ", "))
+		}
+		return
+	}
+	if e.GPUs < 0 {
+		ps.add(path("gpus"), "must be ≥ 0")
+	}
+	if c.Hardware.Count > 0 && e.GPUs > c.Hardware.Count {
+		ps.add(path("gpus"), "uses %d GPUs but the campaign's hardware has %d", e.GPUs, c.Hardware.Count)
+	}
+	if !a.Launches {
+		if e.BaseURL == "" {
+			ps.add(path("base_url"), "missing: an external engine is reached at its base_url")
+		}
+		if e.Command != "" || len(e.Args) > 0 {
+			ps.add(path("command"), "an external engine is not launched: remove command and args")
+		}
+		return
+	}
+	if e.BaseURL != "" {
+		ps.add(path("base_url"), "only external engines take a base_url; a launched engine is reached on its --host/--port")
+	}
+	if e.Command != "" && len(e.Args) > 0 {
+		ps.add(path("args"), "give either command (the exact serve command) or args (appended to the engine's default command), not both")
+		return
+	}
+	argv := a.DefaultArgv(c.Model.ID, e.Args)
+	if e.Command != "" {
+		cmd, err := engine.ParseCommand(e.Command)
+		if err != nil {
+			ps.add(path("command"), "%v", err)
+			return
+		}
+		argv = cmd.Argv
+		if !servesModel(argv, c.Model) {
+			ps.add(path("command"), "does not serve the campaign's model %s (nor a variant: %s)", c.Model.ID, strings.Join(c.Model.Variants, ", "))
+		}
+	}
+	if _, err := a.Endpoint(argv); err != nil {
+		ps.add(path("command"), "%v", err)
+	}
+	if tp := parallelism(argv); tp > 0 {
+		gpus := e.GPUs
+		if gpus == 0 {
+			gpus = c.Hardware.Count
+		}
+		if gpus > 0 && tp > gpus {
+			ps.add(path("command"), "asks for %d-way parallelism but the experiment has %d GPUs", tp, gpus)
+		}
+	}
+}
+
+// servesModel reports whether argv names the model: a word equal to its
+// id or a variant, or a file whose base name (without .gguf) is one.
+func servesModel(argv []string, m schema.CampaignModel) bool {
+	names := append([]string{m.ID}, m.Variants...)
+	for _, w := range argv {
+		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+			w = v
+		}
+		base := strings.TrimSuffix(filepath.Base(w), ".gguf")
+		for _, n := range names {
+			if n == "" {
+				continue
+			}
+			if w == n || base == n || base == filepath.Base(n) && strings.Contains(w, "/") && strings.HasSuffix(w, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// parallelism reads the tensor × pipeline parallel degree of a command
+// (vLLM, SGLang and TensorRT-LLM spellings); 0 when none is given.
+func parallelism(argv []string) int {
+	get := func(names ...string) int {
+		v, ok := engine.FlagValue(argv, names...)
+		if !ok {
+			return 0
+		}
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	tp := get("-tp", "--tensor-parallel-size", "--tp-size", "--tp", "--tp_size")
+	pp := get("-pp", "--pipeline-parallel-size", "--pp-size", "--pp", "--pp_size")
+	dp := get("-dp", "--data-parallel-size", "--dp-size", "--dp")
+	if tp == 0 && pp == 0 && dp == 0 {
+		return 0
+	}
+	return max(tp, 1) * max(pp, 1) * max(dp, 1)
+}
+
+// Warnings lists what is legal but probably wrong: an experiment whose
+// command launches another engine than its engine field says (the health
+// routes, port and version capture follow the engine field).
+func (f *File) Warnings() []string {
+	var out []string
+	c := &f.Campaign
+	for si, s := range c.Steps {
+		for ei, e := range s.Experiments {
+			if e.Command == "" {
+				continue
+			}
+			cmd, err := engine.ParseCommand(e.Command)
+			if err != nil {
+				continue
+			}
+			if prog := engine.Detect(cmd.Argv); prog != "" && prog != e.Engine {
+				out = append(out, fmt.Sprintf("%s:%d: steps[%d].experiments[%d].command: launches %s but engine is %s; health, port and version follow %s",
+					f.Path, f.Line("steps", si, "experiments", ei, "command"), si, ei, prog, e.Engine, e.Engine))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// writeSyntheticSite writes n report bundles of seed size into dir: each a
+// campaign of 5 profiles and 3 steps of 2 experiments, 14 results (the
+// baseline and the optimized configuration on every profile, the others on
+// the first) with raw text, and a narrative page.
+func writeSyntheticSite(tb testing.TB, dir string, n int) {
+	tb.Helper()
+	profiles := []string{"sharegpt", "short", "medium", "long", "very-long"}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("model-%04d-h100", i)
+		bundle := filepath.Join(dir, "content", fmt.Sprintf("model-%04d", i), "h100")
+		var c strings.Builder
+		fmt.Fprintf(&c, "id: %s\nobjective: throughput\nmodel: {id: Org/Model-%04d, name: Model-%04d}\nhardware: {vendor: NVIDIA, gpu: H100, count: 8}\nprofiles:\n", id, i, i)
+		for j, p := range profiles {
+			fmt.Fprintf(&c, "  - {id: %s, name: Profile %d, dataset: random, input_len: %d, output_len: 100, num_prompts: 500, seed: 42}\n", p, j, 1000*(j+1))
+		}
+		c.WriteString("steps:\n")
+		for s := 0; s < 3; s++ {
+			fmt.Fprintf(&c, "  - id: step%d\n    title: Step %d\n    chosen: e%d-a\n    experiments:\n", s, s, s)
+			for _, v := range []string{"a", "b"} {
+				fmt.Fprintf(&c, "      - {id: e%d-%s, name: Experiment %d%s, engine: vllm, command: vllm serve Org/Model-%04d -tp %d --max-num-seqs 512, gpus: %d}\n", s, v, s, v, i, 8/(s+1), 8/(s+1))
+			}
+		}
+		c.WriteString("baseline: e0-a\noptimized: e2-a\n")
+		if err := os.MkdirAll(bundle, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bundle, "campaign.yaml"), []byte(c.String()), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		md := "---\ntitle: Optimizing Model Throughput\n---\n\n## Conclusion\n\n!!! note\n    1. A caveat.\n    2. Another one with **bold** and a [link](https://example.com).\n\nSome narrative text about the results.\n"
+		if err := os.WriteFile(filepath.Join(bundle, "index.md"), []byte(md), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		for _, e := range []string{"e0-a", "e0-b", "e1-a", "e1-b", "e2-a", "e2-b"} {
+			for k, p := range profiles {
+				if k > 0 && e != "e0-a" && e != "e2-a" {
+					continue
+				}
+				r := fixtureResults()[0]
+				r.ID, r.Campaign, r.Experiment, r.Profile = id+"--"+e+"--"+p, id, e, p
+				r.Summary.TotalTokenThroughput += float64(i + k*100 + len(e))
+				r.RawOutput = SummaryText(r)
+				if err := schema.WriteFile(filepath.Join(dir, "results", id, e+"--"+p+".json"), r); err != nil {
+					tb.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkBuild builds a synthetic site of N seed-size reports.
+//
+//	go test -run '^$' -bench Build -benchtime 1x -benchmem ./render/
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("reports=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			writeSyntheticSite(b, dir, n)
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+			runtime.GC()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := Build(context.Background(), opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(n), "ms/report")
+		})
+	}
+}
+
+// TestWriteSyntheticSite writes a 1000-report synthetic site to
+// $PERFLAB_SYNTHETIC_OUT (for measuring peak memory and comparing with
+// Hugo outside go test); it is skipped otherwise.
+func TestWriteSyntheticSite(t *testing.T) {
+	out := os.Getenv("PERFLAB_SYNTHETIC_OUT")
+	if out == "" {
+		t.Skip("set PERFLAB_SYNTHETIC_OUT=DIR to write a 1000-report synthetic site")
+	}
+	writeSyntheticSite(t, out, 1000)
+}
+
+// BenchmarkBuildBundled builds the repository's own content/ and results/.
+func BenchmarkBuildBundled(b *testing.B) {
+	dir, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := filepath.Dir(dir)
+	if _, err := os.Stat(filepath.Join(root, "content")); err != nil {
+		b.Skip("no content/ in this checkout")
+	}
+	opt := Options{Content: filepath.Join(root, "content"), Results: filepath.Join(root, "results"), Out: filepath.Join(b.TempDir(), "site")}
+	for i := 0; i < b.N; i++ {
+		if err := Build(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/markdown"
+)
+
+// BlockSpec is the YAML inside a ```perflab fenced block (CONTENT.md).
+type BlockSpec struct {
+	// Block is the block type: comparison, chart, latency-chart, command,
+	// step, summary, raw, setup, runs, cases.
+	Block      string `yaml:"block"`
+	Metric     string `yaml:"metric"`
+	Experiment string `yaml:"experiment"`
+	Profile    string `yaml:"profile"`
+	Step       string `yaml:"step"`
+	Title      string `yaml:"title"`
+}
+
+// blockTypes lists the block types, for error messages.
+const blockTypes = "comparison, chart, latency-chart, command, step, summary, raw, setup, runs, cases"
+
+// pageCtx is the state of one page being rendered.
+type pageCtx struct {
+	site   *Site
+	page   *Page
+	rep    *Report
+	t      *template.Template
+	ids    *markdown.IDs
+	charts int
+	code   map[string]template.HTML // highlighted commands, by text
+}
+
+// bash highlights a command line, once per page (the same serving command
+// appears in several blocks).
+func (c *pageCtx) bash(cmd string) template.HTML {
+	cmd = wrapCommand(cmd)
+	if h, ok := c.code[cmd]; ok {
+		return h
+	}
+	if c.code == nil {
+		c.code = map[string]template.HTML{}
+	}
+	h := codeHTML("bash", cmd)
+	c.code[cmd] = h
+	return h
+}
+
+func (c *pageCtx) exec(name string, data any) (template.HTML, error) {
+	var buf bytes.Buffer
+	if err := c.t.ExecuteTemplate(&buf, name, data); err != nil {
+		return "", fmt.Errorf("template %s: %w", name, err)
+	}
+	return template.HTML(buf.String()), nil
+}
+
+// heading returns a heading with a unique id and a permalink.
+func (c *pageCtx) heading(level int, text string) template.HTML {
+	id := c.ids.Slug(text)
+	esc := template.HTMLEscapeString(text)
+	return template.HTML(fmt.Sprintf(`<h%d id="%s">%s<a class="headerlink" href="#%s" title="Permanent link">¶</a></h%d>`+"\n", level, id, esc, id, level))
+}
+
+// renderBlock renders one block spec. Errors are messages without a
+// position; the caller adds file:line.
+func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
+	if c.rep == nil {
+		return "", fmt.Errorf("block %q: this page has no campaign (add campaign.yaml to the bundle or `campaign:` to the front matter)", spec.Block)
+	}
+	camp := c.rep.Campaign
+	if spec.Experiment != "" {
+		if _, ok := camp.Experiment(spec.Experiment); !ok {
+			return "", fmt.Errorf("block %s: field experiment: unknown experiment %q in %s", spec.Block, spec.Experiment, c.rep.CampaignFile)
+		}
+	}
+	if spec.Profile != "" {
+		if _, ok := camp.Profile(spec.Profile); !ok {
+			return "", fmt.Errorf("block %s: field profile: unknown profile %q in %s", spec.Block, spec.Profile, c.rep.CampaignFile)
+		}
+	}
+	var metric Metric
+	if spec.Metric != "" {
+		m, ok := metricByID(spec.Metric)
+		if !ok {
+			return "", fmt.Errorf("block %s: field metric: unknown metric %q (one of %s)", spec.Block, spec.Metric, metricIDs)
+		}
+		metric = m
+	}
+	switch spec.Block {
+	case "comparison":
+		return c.comparison()
+	case "chart":
+		if spec.Metric == "" {
+			metric, _ = c.rep.primaryMetrics()
+		}
+		return c.chart(metric, spec.Title)
+	case "latency-chart":
+		return c.latencyChart(spec.Title)
+	case "command":
+		id := spec.Experiment
+		if id == "" {
+			id = camp.Optimized
+		}
+		e, _ := camp.Experiment(id)
+		return c.command(e, spec.Title)
+	case "step":
+		if spec.Step == "" {
+			return "", fmt.Errorf("block step: field step: missing (one of %s)", stepIDs(camp))
+		}
+		for i := range camp.Steps {
+			if camp.Steps[i].ID == spec.Step {
+				return c.step(i, false)
+			}
+		}
+		return "", fmt.Errorf("block step: field step: unknown step %q (one of %s)", spec.Step, stepIDs(camp))
+	case "summary":
+		return c.summary(spec.Profile)
+	case "raw":
+		if spec.Experiment == "" || spec.Profile == "" {
+			return "", fmt.Errorf("block raw: fields experiment and profile are both needed")
+		}
+		run := c.rep.Run(spec.Experiment, spec.Profile)
+		if run == nil {
+			return "", fmt.Errorf("block raw: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",
+				spec.Experiment, spec.Profile, c.rep.ResultsDir, spec.Experiment, spec.Profile)
+		}
+		e, _ := camp.Experiment(spec.Experiment)
+		p, _ := camp.Profile(spec.Profile)
+		title := spec.Title
+		if title == "" {
+			title = "Benchmark result: " + e.Name + " / " + p.Name
+		}
+		return c.exec("raw", rawDetails{Title: title, Raws: []rawView{c.raw(run, "")}})
+	case "setup":
+		return c.setup()
+	case "runs":
+		return c.runs()
+	case "cases":
+		return c.cases()
+	case "":
+		return "", fmt.Errorf("field block: missing (one of %s)", blockTypes)
+	}
+	return "", fmt.Errorf("field block: unknown block type %q (one of %s)", spec.Block, blockTypes)
+}
+
+func stepIDs(c *schema.Campaign) string {
+	var ids []string
+	for _, s := range c.Steps {
+		ids = append(ids, s.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// footnotes collects the caveats of a table's runs: each run with caveats
+// gets one number, shown next to its numbers, and its caveats are listed
+// under the table (benchstat's way of keeping caveats next to, not
+// instead of, numbers).
+type footnotes struct {
+	List []footnote
+	idx  map[*Run]int
+}
+
+type footnote struct {
+	Run   string
+	Items []string
+}
+
+// add registers run's caveats and returns their note number, 0 if none.
+func (f *footnotes) add(c *pageCtx, run *Run) int {
+	if run == nil {
+		return 0
+	}
+	if n, ok := f.idx[run]; ok {
+		return n
+	}
+	items := Caveats(run.Result)
+	if len(items) == 0 {
+		return 0
+	}
+	if f.idx == nil {
+		f.idx = map[*Run]int{}
+	}
+	f.List = append(f.List, footnote{Run: c.runLabel(run), Items: items})
+	f.idx[run] = len(f.List)
+	return len(f.List)
+}
+
+// refs returns the note references of run (none or one).
+func (f *footnotes) refs(c *pageCtx, run *Run) []int {
+	if n := f.add(c, run); n > 0 {
+		return []int{n}
+	}
+	return nil
+}
+
+// runLabel names a run: "vLLM / ShareGPT".
+func (c *pageCtx) runLabel(run *Run) string {
+	exp, prof := run.Result.Experiment, run.Result.Profile
+	if e, ok := c.rep.Campaign.Experiment(exp); ok {
+		exp = e.Name
+	}
+	if p, ok := c.rep.Campaign.Profile(prof); ok {
+		prof = p.Name
+	}
+	return exp + " / " + prof
+}
+
+// cell is one table cell of metric values.
+type cell struct {
+	Missing string
+	Lines   []cellLine
+	Notes   []int
+	Sort    string
+	Bad     bool // partial success or failure: shown with a warning style
+}
+
+type cellLine struct {
+	Label, Value, PerGPU string
+	Delta                template.HTML
+	DeltaClass           string
+}
+
+// cellOf builds the cell of run for metrics ms. ref, when non-nil, is the
+// run the deltas are computed against; gpus and refGPUs the GPU counts
+// (throughput is compared per GPU when they differ).
+func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn *footnotes) cell {
+	if run == nil {
+		return cell{Missing: "no result", Sort: ""}
+	}
+	res := run.Result
+	var out cell
+	out.Notes = fn.refs(c, run)
+	out.Bad = !successful(res)
+	if res.Summary == nil {
+		out.Missing = string(res.Status)
+		if res.Status == "" {
+			out.Missing = "no summary"
+		}
+		return out
+	}
+	normalize := ref != nil && gpus != refGPUs
+	for i, m := range ms {
+		v, ok := m.Value(res.Summary)
+		if !ok {
+			out.Lines = append(out.Lines, cellLine{Label: m.Label, Value: "—"})
+			continue
+		}
+		l := cellLine{Label: m.Label, Value: fmtNum(v)}
+		if normalize && m.PerGPU && gpus > 1 {
+			l.PerGPU = fmt.Sprintf("%s per GPU", fmtNum(v/float64(gpus)))
+		}
+		if i == 0 {
+			out.Sort = fmt.Sprintf("%.4f", v)
+		}
+		if ref != nil && ref != run && ref.Result.Summary != nil && successfulEnough(ref.Result) {
+			if rv, ok := m.Value(ref.Result.Summary); ok {
+				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
+				l.Delta, l.DeltaClass = d.HTML(), d.Class()
+			}
+		}
+		out.Lines = append(out.Lines, l)
+	}
+	return out
+}
+
+// successfulEnough: a reference run must have numbers to compare against.
+func successfulEnough(res *schema.Result) bool {
+	return res.Summary != nil && res.Summary.Completed > 0
+}

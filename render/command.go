@@ -1,0 +1,98 @@
+package render
+
+import (
+	"bytes"
+	"html/template"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// ---- commands and raw outputs ----
+
+// codeHTML highlights code with chroma (CSS classes) inside the same
+// wrapper as Markdown code blocks (copy button). chroma escapes the text.
+func codeHTML(lang, code string) template.HTML {
+	lexer := lexers.Get(lang)
+	if lexer == nil {
+		lexer = lexers.Fallback
+	}
+	lexer = chroma.Coalesce(lexer)
+	var buf bytes.Buffer
+	buf.WriteString(`<div class="highlight language-` + template.HTMLEscapeString(lang) + `"><button class="copy" type="button" title="Copy to clipboard" aria-label="Copy to clipboard">Copy</button>`)
+	it, err := lexer.Tokenise(nil, code)
+	if err == nil {
+		err = chromahtml.New(chromahtml.WithClasses(true)).Format(&buf, styles.Fallback, it)
+	}
+	if err != nil {
+		buf.Reset()
+		buf.WriteString(`<div class="highlight"><button class="copy" type="button">Copy</button><pre class="chroma"><code>` + template.HTMLEscapeString(code) + `</code></pre>`)
+	}
+	buf.WriteString("</div>\n")
+	return template.HTML(buf.String())
+}
+
+type commandView struct {
+	Title      string
+	Experiment string
+	Code       template.HTML
+	Open       bool
+	Class      string
+}
+
+// command renders an experiment's serving command as a code block; a
+// title wraps it in an open "tip" details block (the skeleton's "Serving
+// Command"). Without one the Markdown can wrap it itself (`???+ tip`).
+func (c *pageCtx) command(e *schema.Experiment, title string) (template.HTML, error) {
+	code := c.bash(c.rep.Command(e))
+	if title == "" {
+		return code, nil
+	}
+	return c.exec("command", commandView{Title: title, Experiment: e.Name, Code: code, Open: true, Class: "tip"})
+}
+
+// wrapCommand breaks a long command line before its flags, with shell
+// continuations, so that it reads on a phone and still pastes.
+func wrapCommand(cmd string) string {
+	if len(cmd) <= 90 || strings.Contains(cmd, "\n") {
+		return cmd
+	}
+	fields := strings.Fields(cmd)
+	var b strings.Builder
+	line := 0
+	for i, f := range fields {
+		if i > 0 {
+			if strings.HasPrefix(f, "-") && line > 0 {
+				b.WriteString(" \\\n    ")
+				line = 4
+			} else {
+				b.WriteByte(' ')
+				line++
+			}
+		}
+		b.WriteString(f)
+		line += len(f)
+	}
+	return b.String()
+}
+
+type rawView struct {
+	Label     string
+	Text      string
+	Generated bool
+	Caveats   []string
+}
+
+type rawDetails struct {
+	Title string
+	Raws  []rawView
+}
+
+func (c *pageCtx) raw(run *Run, label string) rawView {
+	text, gen := RawText(run.Result)
+	return rawView{Label: label, Text: text, Generated: gen, Caveats: Caveats(run.Result)}
+}

@@ -1,0 +1,190 @@
+package render
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/charts"
+)
+
+// ---- comparison ----
+
+type comparisonView struct {
+	Baseline, Optimized string
+	BaseGPUs, OptGPUs   int
+	Normalized          bool
+	Metrics             []Metric
+	Rows                []comparisonRow
+	Notes               footnotes
+}
+
+type comparisonRow struct {
+	Profile, Description string
+	Base, Opt            cell
+}
+
+func (c *pageCtx) comparison() (template.HTML, error) {
+	r := c.rep
+	be, oe := r.Baseline(), r.Optimized()
+	p1, p2 := r.primaryMetrics()
+	v := comparisonView{Baseline: be.Name, Optimized: oe.Name, BaseGPUs: r.GPUs(be), OptGPUs: r.GPUs(oe), Metrics: []Metric{p1, p2}}
+	v.Normalized = v.BaseGPUs != v.OptGPUs
+	for _, p := range r.Campaign.Profiles {
+		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
+		if base == nil && opt == nil {
+			continue
+		}
+		row := comparisonRow{Profile: p.Name, Description: profileDescription(p)}
+		row.Base = c.cellOf(base, nil, v.Metrics, v.BaseGPUs, v.BaseGPUs, &v.Notes)
+		row.Opt = c.cellOf(opt, base, v.Metrics, v.OptGPUs, v.BaseGPUs, &v.Notes)
+		v.Rows = append(v.Rows, row)
+	}
+	return c.exec("comparison", &v)
+}
+
+func profileDescription(p schema.Profile) string {
+	if p.Description != "" {
+		return p.Description
+	}
+	var parts []string
+	if p.Dataset != "" {
+		parts = append(parts, p.Dataset)
+	}
+	if p.InputLen > 0 || p.OutputLen > 0 {
+		parts = append(parts, fmt.Sprintf("%d in / %d out tokens", p.InputLen, p.OutputLen))
+	}
+	if p.NumPrompts > 0 {
+		parts = append(parts, fmt.Sprintf("%d prompts", p.NumPrompts))
+	}
+	if p.MaxConcurrency > 0 {
+		parts = append(parts, fmt.Sprintf("concurrency %d", p.MaxConcurrency))
+	}
+	if p.RequestRate > 0 {
+		parts = append(parts, fmt.Sprintf("%g req/s", p.RequestRate))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ---- charts ----
+
+func (c *pageCtx) chartHTML(ch charts.Chart, title, caption string) (template.HTML, error) {
+	js, err := ch.JSON()
+	if err != nil {
+		return "", err
+	}
+	t, cp := template.HTMLEscapeString(title), template.HTMLEscapeString(caption)
+	return template.HTML(fmt.Sprintf(`<figure class="chart-figure"><p class="chart-title">%s</p><div class="chart" id="%s" style="height:%dpx" data-chart="%s-option" role="img" aria-label="%s: %s"></div><script type="application/json" id="%s-option">%s</script><figcaption>%s</figcaption></figure>`+"\n",
+		t, ch.ID, ch.Height, ch.ID, t, cp, ch.ID, js, cp)), nil
+}
+
+func (c *pageCtx) nextChartID(kind string) string {
+	c.charts++
+	return fmt.Sprintf("chart-%s-%d", kind, c.charts)
+}
+
+func (c *pageCtx) chart(m Metric, title string) (template.HTML, error) {
+	r := c.rep
+	be, oe := r.Baseline(), r.Optimized()
+	bg, og := r.GPUs(be), r.GPUs(oe)
+	normalize := bg != og && m.PerGPU
+	yname := m.Name + " (" + m.Unit + ")"
+	if normalize {
+		yname = m.Name + " per GPU (" + m.Unit + ")"
+	}
+	panel := charts.Panel{YName: yname}
+	base := charts.Series{Name: "Baseline: " + be.Name}
+	opt := charts.Series{Name: "Optimized: " + oe.Name}
+	for _, p := range r.Campaign.Profiles {
+		bv := c.metricValue(r.Run(be.ID, p.ID), m)
+		ov := c.metricValue(r.Run(oe.ID, p.ID), m)
+		if bv == nil && ov == nil {
+			continue
+		}
+		if normalize {
+			bv, ov = div(bv, bg), div(ov, og)
+		}
+		panel.Categories = append(panel.Categories, p.Name)
+		base.Values = append(base.Values, bv)
+		opt.Values = append(opt.Values, ov)
+		label := ""
+		if bv != nil && ov != nil {
+			d := Compare(*bv, *ov, m.HigherBetter)
+			label = fmt.Sprintf("%.2f\n%s", *ov, d.String())
+		}
+		base.Labels = append(base.Labels, "")
+		opt.Labels = append(opt.Labels, label)
+	}
+	panel.Series = []charts.Series{base, opt}
+	if title == "" {
+		title = r.ModelName() + " on " + r.HardwareLabel() + ": baseline vs optimized"
+	}
+	caption := m.Name + ", baseline vs optimized, per benchmark case"
+	if normalize {
+		caption += fmt.Sprintf(" (per GPU: the baseline uses %d GPUs, the optimized configuration %d)", bg, og)
+	}
+	return c.chartHTML(charts.Bars(c.nextChartID("bar"), charts.Grouped{Panels: []charts.Panel{panel}}), title, caption)
+}
+
+func div(v *float64, n int) *float64 {
+	if v == nil || n <= 0 {
+		return v
+	}
+	x := *v / float64(n)
+	return &x
+}
+
+// metricValue returns the metric of a run that has numbers, else nil (a
+// gap in the chart; failed runs are not drawn as zero).
+func (c *pageCtx) metricValue(run *Run, m Metric) *float64 {
+	if run == nil || run.Result.Summary == nil || run.Result.Summary.Completed == 0 {
+		return nil
+	}
+	v, ok := m.Value(run.Result.Summary)
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
+	r := c.rep
+	be, oe := r.Baseline(), r.Optimized()
+	var panels []charts.Panel
+	for _, id := range []string{"mean_ttft", "mean_tpot", "mean_e2el"} {
+		m := mustMetric(id)
+		panel := charts.Panel{Title: m.Name + " (" + m.Unit + ")"}
+		base := charts.Series{Name: "Baseline: " + be.Name}
+		opt := charts.Series{Name: "Optimized: " + oe.Name}
+		any := false
+		for _, p := range r.Campaign.Profiles {
+			bv := c.metricValue(r.Run(be.ID, p.ID), m)
+			ov := c.metricValue(r.Run(oe.ID, p.ID), m)
+			if bv == nil && ov == nil {
+				continue
+			}
+			any = true
+			panel.Categories = append(panel.Categories, p.Name)
+			base.Values = append(base.Values, bv)
+			opt.Values = append(opt.Values, ov)
+			label := ""
+			if bv != nil && ov != nil {
+				label = fmt.Sprintf("%.2f\n%s", *ov, Compare(*bv, *ov, false).String())
+			}
+			base.Labels = append(base.Labels, "")
+			opt.Labels = append(opt.Labels, label)
+		}
+		if any {
+			panel.Series = []charts.Series{base, opt}
+			panels = append(panels, panel)
+		}
+	}
+	if title == "" {
+		title = r.ModelName() + " on " + r.HardwareLabel() + ": latency, baseline vs optimized (lower is better)"
+	}
+	if len(panels) == 0 {
+		return `<p class="empty">No latency data recorded yet.</p>`, nil
+	}
+	return c.chartHTML(charts.Bars(c.nextChartID("latency"), charts.Grouped{Panels: panels}), title, "Latency per benchmark case (ms; lower is better); labels give the optimized value and its change")
+}

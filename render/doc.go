@@ -1,0 +1,57 @@
+// Package render builds the static site from content/ (Markdown narrative,
+// campaign.yaml page bundles) and results/ (schema.Result JSON).
+//
+// The build is a pure function from input files to output files, in named
+// stages:
+//
+//	load    Load reads and checks every input (front matter, campaigns,
+//	        results) into a Site; bad input fails here with file:line.
+//	render  each Page becomes its files (HTML, and for a report its
+//	        data.json/data.csv); pages are independent, so a preview server
+//	        can re-render only the pages whose Deps changed (Site.PageFiles
+//	        with LoadTemplates).
+//	site    the home page, search index and assets.
+//	swap    Build writes into a temporary directory beside Out and swaps it
+//	        in with renames, so a failed build leaves Out as it was.
+//
+// Output is deterministic: collections are sorted, ids are derived from
+// content, nothing depends on time or map order.
+//
+// render depends on collect/schema only (a test enforces it): old results
+// keep rendering whatever the collector does.
+package render
+
+// Generated blocks are placed from Markdown with a fenced block whose info
+// string is perflab and whose body is YAML (unknown keys are errors):
+//
+//	```perflab
+//	block: comparison        # baseline vs optimized per profile, deltas coloured,
+//	```                      #   per GPU when the GPU counts differ (the rule is shown)
+//
+//	block: chart             # grouped bars baseline vs optimized; metric: (default
+//	metric: output_throughput #  the objective's headline), title: optional
+//	block: latency-chart     # TTFT, TPOT (and E2E latency when recorded) panels
+//	block: command           # an experiment's serving command as a code block
+//	experiment: vllm-fp8     #   (default: the optimized one); with title: a
+//	                         #   "tip" details block around it
+//	block: step              # one step: table of its experiments (deltas against
+//	step: engine             #   the configuration carried into it), ranking,
+//	                         #   collapsible serving scripts and raw outputs
+//	block: summary           # Summary of Optimization Options: incremental and
+//	profile: sharegpt        #   cumulative deltas (default: the first profile)
+//	block: raw               # collapsible raw output (vLLM layout) of one run
+//	experiment: X            #   (the recorded text, or one written from the
+//	profile: Y               #   summary, labelled as such)
+//	block: setup             # model, hardware + GPU inventory, engines, profiles,
+//	                         #   benchmark tool and commands
+//	block: runs              # every run in one sortable table with its caveats
+//	block: cases             # Other Benchmark Cases: baseline and optimized
+//	                         #   scripts and raw outputs per profile
+//
+// Metrics (metric:) are total_token_throughput (total_tps),
+// output_throughput, request_throughput, mean_ttft, median_ttft, p99_ttft,
+// mean_tpot, median_tpot, p99_tpot, mean_itl, mean_e2el. A report page that
+// places no block gets the whole GPUStack skeleton; its narrative sections
+// go where their headings match (Conclusion, Optimization Objective,
+// Experimental Setup, Experiment Results, Summary of Optimization Options,
+// Other Benchmark Cases, All Runs), the others after the Conclusion.

@@ -1,0 +1,266 @@
+package render
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// Metric is a number read from a run's summary, with its definition.
+type Metric struct {
+	ID    string
+	Label string // short label for tables: "Total TPS"
+	Name  string // long name: "Total token throughput"
+	Unit  string // "tok/s", "ms"
+	// HigherBetter says which direction is an improvement.
+	HigherBetter bool
+	// PerGPU says the metric scales with GPU count (throughput), so it is
+	// normalised per GPU when compared across different GPU counts.
+	PerGPU bool
+	get    func(*schema.Summary) (float64, bool)
+}
+
+// Value reads the metric from a summary.
+func (m Metric) Value(s *schema.Summary) (float64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	v, ok := m.get(s)
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+func statMean(s *schema.Stats) (float64, bool) {
+	if s == nil || s.MeanMs == nil {
+		return 0, false
+	}
+	return *s.MeanMs, true
+}
+
+func statMedian(s *schema.Stats) (float64, bool) {
+	if s == nil || s.MedianMs == nil {
+		return 0, false
+	}
+	return *s.MedianMs, true
+}
+
+// metricByID returns a metric by id or alias.
+func metricByID(id string) (Metric, bool) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	switch id {
+	case "", "total_token_throughput", "total_tps", "total_token_throughput_tok_per_s":
+		return Metric{ID: "total_token_throughput", Label: "Total TPS", Name: "Total token throughput", Unit: "tok/s", HigherBetter: true, PerGPU: true,
+			get: func(s *schema.Summary) (float64, bool) {
+				return s.TotalTokenThroughput, s.TotalTokenThroughput > 0 || s.Completed > 0
+			}}, true
+	case "output_throughput", "output_tps", "output_throughput_tok_per_s":
+		return Metric{ID: "output_throughput", Label: "Output TPS", Name: "Output token throughput", Unit: "tok/s", HigherBetter: true, PerGPU: true,
+			get: func(s *schema.Summary) (float64, bool) {
+				return s.OutputThroughput, s.OutputThroughput > 0 || s.Completed > 0
+			}}, true
+	case "request_throughput", "rps", "request_throughput_req_per_s":
+		return Metric{ID: "request_throughput", Label: "Req/s", Name: "Request throughput", Unit: "req/s", HigherBetter: true, PerGPU: true,
+			get: func(s *schema.Summary) (float64, bool) {
+				return s.RequestThroughput, s.RequestThroughput > 0 || s.Completed > 0
+			}}, true
+	case "mean_ttft", "ttft":
+		return Metric{ID: "mean_ttft", Label: "Mean TTFT (ms)", Name: "Mean time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.TTFT) }}, true
+	case "median_ttft":
+		return Metric{ID: "median_ttft", Label: "Median TTFT (ms)", Name: "Median time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMedian(s.TTFT) }}, true
+	case "p99_ttft":
+		return Metric{ID: "p99_ttft", Label: "P99 TTFT (ms)", Name: "P99 time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return s.TTFT.Get(99) }}, true
+	case "mean_tpot", "tpot":
+		return Metric{ID: "mean_tpot", Label: "Mean TPOT (ms)", Name: "Mean time per output token (excl. 1st token)", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.TPOT) }}, true
+	case "median_tpot":
+		return Metric{ID: "median_tpot", Label: "Median TPOT (ms)", Name: "Median time per output token (excl. 1st token)", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMedian(s.TPOT) }}, true
+	case "p99_tpot":
+		return Metric{ID: "p99_tpot", Label: "P99 TPOT (ms)", Name: "P99 time per output token (excl. 1st token)", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return s.TPOT.Get(99) }}, true
+	case "mean_itl", "itl":
+		return Metric{ID: "mean_itl", Label: "Mean ITL (ms)", Name: "Mean inter-token latency", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.ITL) }}, true
+	case "mean_e2el", "e2el", "latency":
+		return Metric{ID: "mean_e2el", Label: "Mean E2E latency (ms)", Name: "Mean end-to-end latency", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.E2EL) }}, true
+	}
+	return Metric{}, false
+}
+
+// metricIDs lists the accepted metric ids, for error messages.
+const metricIDs = "total_token_throughput, output_throughput, request_throughput, mean_ttft, median_ttft, p99_ttft, mean_tpot, median_tpot, p99_tpot, mean_itl, mean_e2el"
+
+func mustMetric(id string) Metric { m, _ := metricByID(id); return m }
+
+// primaryMetrics returns the headline metric and the secondary one shown
+// under it, by objective: throughput pages lead with total token
+// throughput and mean TPOT (GPUStack's cells); latency pages with mean
+// end-to-end latency and mean TTFT, or mean TTFT and TPOT when no run
+// recorded end-to-end latency.
+func (r *Report) primaryMetrics() (Metric, Metric) {
+	if r.Objective() == "latency" {
+		// Mean end-to-end latency when the runs recorded it (vLLM prints
+		// it only with --percentile-metrics e2el); never derived.
+		e2el := mustMetric("mean_e2el")
+		for _, run := range r.Runs() {
+			if _, ok := e2el.Value(run.Result.Summary); ok {
+				return e2el, mustMetric("mean_ttft")
+			}
+		}
+		return mustMetric("mean_ttft"), mustMetric("mean_tpot")
+	}
+	return mustMetric("total_token_throughput"), mustMetric("mean_tpot")
+}
+
+// Delta compares a new value with a reference.
+type Delta struct {
+	// Pct is (new-ref)/ref*100.
+	Pct float64
+	// Sign is +1 when the change is an improvement, -1 when it is a
+	// regression, 0 when unchanged at the printed precision.
+	Sign int
+	OK   bool // false when ref is zero or a value is missing
+}
+
+// Compare computes the relative change from ref to v for a metric where
+// higher is better (throughput) or lower is better (latency).
+func Compare(ref, v float64, higherBetter bool) Delta {
+	if ref == 0 || math.IsNaN(ref) || math.IsNaN(v) || math.IsInf(ref, 0) || math.IsInf(v, 0) {
+		return Delta{}
+	}
+	d := Delta{Pct: (v - ref) / math.Abs(ref) * 100, OK: true}
+	switch rounded := math.Round(d.Pct * 10); {
+	case rounded == 0:
+		d.Sign = 0
+	case (rounded > 0) == higherBetter:
+		d.Sign = 1
+	default:
+		d.Sign = -1
+	}
+	return d
+}
+
+// String formats the delta like benchstat: "+4.2%", "-3.0%", "~" when it
+// rounds to zero, "" when not computable.
+func (d Delta) String() string {
+	if !d.OK {
+		return ""
+	}
+	r := math.Round(d.Pct*10) / 10
+	if r == 0 {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f%%", r)
+}
+
+// HTML is String for templates: html/template would print "+" as "&#43;".
+// The text is ours (digits, sign, %, ~), never input.
+func (d Delta) HTML() template.HTML { return template.HTML(d.String()) }
+
+// Class is the CSS class colouring the delta.
+func (d Delta) Class() string {
+	switch {
+	case !d.OK:
+		return "delta"
+	case d.Sign > 0:
+		return "delta better"
+	case d.Sign < 0:
+		return "delta worse"
+	}
+	return "delta same"
+}
+
+// Normalized returns v divided by gpus when the metric scales with GPU
+// count and the two sides of a comparison use different counts.
+func Normalized(m Metric, v float64, gpus int, normalize bool) float64 {
+	if normalize && m.PerGPU && gpus > 0 {
+		return v / float64(gpus)
+	}
+	return v
+}
+
+// fmtNum prints a metric value with two decimals and thousands separators.
+func fmtNum(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	out := b.String() + "." + frac
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// Caveats returns what a reader must know about a run's numbers, next to
+// which they are shown: the run's own warnings, a non-ok status, partial
+// success, implausible values, tool-specific definitions.
+func Caveats(res *schema.Result) []string {
+	var out []string
+	if res.Status != schema.StatusOK && res.Status != "" {
+		msg := string(res.Status)
+		if res.Error != "" {
+			msg += ": " + res.Error
+		}
+		out = append(out, msg)
+	}
+	if s := res.Summary; s != nil {
+		total := s.Completed + s.Failed
+		if res.Load.NumPrompts > total {
+			total = res.Load.NumPrompts
+		}
+		if total > 0 && s.Completed < total {
+			out = append(out, fmt.Sprintf("%d of %d requests succeeded (%.1f%%)", s.Completed, total, float64(s.Completed)/float64(total)*100))
+		}
+		if s.MaxOutputTokensPerS != nil && s.OutputThroughput > 0 && *s.MaxOutputTokensPerS > implausiblePeak*s.OutputThroughput && !mentions(res.Warnings, "peak output") {
+			out = append(out, fmt.Sprintf("implausible peak output throughput: %s tok/s is %.0f× the average output throughput (%s tok/s); it cannot be a 1-second peak and is not comparable",
+				fmtNum(*s.MaxOutputTokensPerS), *s.MaxOutputTokensPerS/s.OutputThroughput, fmtNum(s.OutputThroughput)))
+		}
+		if s.TotalTokenThroughput > 0 && s.OutputThroughput > s.TotalTokenThroughput*1.001 {
+			out = append(out, "output throughput exceeds total token throughput: the summary is inconsistent")
+		}
+	}
+	if strings.Contains(strings.ToLower(res.Tool.Name), "guidellm") && !mentions(res.Warnings, "guidellm") {
+		out = append(out, "measured with guidellm: its TPOT includes the first token and its peak output throughput is not a 1-second peak")
+	}
+	out = append(out, res.Warnings...)
+	return out
+}
+
+// implausiblePeak is how many times the average output throughput a
+// 1-second peak may reach before it is flagged. Bursts at the start of a
+// run reach a few times the average; GPUStack's guidellm imports show
+// thousands of times (30,810,010 tok/s on one H200).
+const implausiblePeak = 20
+
+// successful reports whether every request of a run succeeded.
+func successful(res *schema.Result) bool {
+	if res == nil || (res.Status != schema.StatusOK && res.Status != "") || res.Summary == nil {
+		return false
+	}
+	s := res.Summary
+	total := s.Completed + s.Failed
+	if res.Load.NumPrompts > total {
+		total = res.Load.NumPrompts
+	}
+	return s.Completed > 0 && s.Completed == total
+}
+
+// mentions reports whether a warning already says something (the
+// importer writes its own caveats; ours are not repeated then).
+func mentions(warnings []string, sub string) bool {
+	for _, w := range warnings {
+		if strings.Contains(strings.ToLower(w), sub) {
+			return true
+		}
+	}
+	return false
+}

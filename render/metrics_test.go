@@ -1,0 +1,168 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+func TestCompare(t *testing.T) {
+	tests := []struct {
+		name         string
+		ref, v       float64
+		higherBetter bool
+		want         string
+		class        string
+	}{
+		{"throughput up", 2352.82, 4284.68, true, "+82.1%", "delta better"},
+		{"throughput down", 2352.82, 1690.84, true, "-28.1%", "delta worse"},
+		{"latency up is worse", 88.09, 158.64, false, "+80.1%", "delta worse"},
+		{"latency down is better", 88.09, 57.86, false, "-34.3%", "delta better"},
+		// The seed's own arithmetic error: Qwen3-32B Very Long Prompt gives
+		// +46.8% from its raw outputs, not the +10.7% it prints.
+		{"seed very long prompt", 2771.81, 4068.16, true, "+46.8%", "delta better"},
+		// Rounds to zero at one decimal: "~", neither colour.
+		{"unchanged", 1000, 1000.4, true, "~", "delta same"},
+		{"tiny loss rounds to zero", 1000, 999.6, true, "~", "delta same"},
+		{"zero reference", 0, 10, true, "", "delta"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Compare(tt.ref, tt.v, tt.higherBetter)
+			if d.String() != tt.want || d.Class() != tt.class {
+				t.Errorf("Compare(%v, %v, %v) = %q %q; want %q %q", tt.ref, tt.v, tt.higherBetter, d.String(), d.Class(), tt.want, tt.class)
+			}
+		})
+	}
+}
+
+// TestPerGPU: when GPU counts differ, throughput is compared per GPU;
+// latency never is.
+func TestPerGPU(t *testing.T) {
+	tps, tpot := mustMetric("total_token_throughput"), mustMetric("mean_tpot")
+	tests := []struct {
+		name        string
+		m           Metric
+		base, opt   float64
+		baseG, optG int
+		want        string
+	}{
+		// Qwen3-235B on H100: baseline TP8 8424.86, optimized TP4 7787.17:
+		// GPUStack prints "7787.17x2 (+84.9%)"; per GPU it is the same ratio.
+		{"seed 235b sharegpt", tps, 8424.86, 7787.17, 8, 4, "+84.9%"},
+		{"same count: no normalisation", tps, 8424.86, 7787.17, 8, 8, "-7.6%"},
+		{"latency is not normalised", tpot, 147.56, 186.26, 8, 4, "+26.2%"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			norm := tt.baseG != tt.optG
+			d := Compare(Normalized(tt.m, tt.base, tt.baseG, norm), Normalized(tt.m, tt.opt, tt.optG, norm), tt.m.HigherBetter)
+			if d.String() != tt.want {
+				t.Errorf("got %s, want %s", d, tt.want)
+			}
+		})
+	}
+}
+
+func TestFmtNum(t *testing.T) {
+	for v, want := range map[float64]string{0: "0.00", 1.005: "1.00", 999.999: "1,000.00", 30810010.86: "30,810,010.86", -1234.5: "-1,234.50"} {
+		if got := fmtNum(v); got != want {
+			t.Errorf("fmtNum(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestCaveats(t *testing.T) {
+	base := func() *schema.Result {
+		return &schema.Result{Status: schema.StatusOK, Load: schema.Load{NumPrompts: 1000},
+			Summary: &schema.Summary{Completed: 1000, OutputThroughput: 4347.55, TotalTokenThroughput: 9632.01, MaxOutputTokensPerS: schema.F(9000)}}
+	}
+	tests := []struct {
+		name string
+		edit func(*schema.Result)
+		want []string
+	}{
+		{"clean run", func(*schema.Result) {}, nil},
+		{"partial success", func(r *schema.Result) { r.Summary.Completed, r.Summary.Failed = 516, 484 }, []string{"516 of 1000 requests succeeded (51.6%)"}},
+		// 984 succeeded, no failure counted, 1000 asked for (the 235B seed).
+		{"missing requests", func(r *schema.Result) { r.Summary.Completed = 984 }, []string{"984 of 1000 requests succeeded (98.4%)"}},
+		{"guidellm's peak", func(r *schema.Result) { r.Summary.MaxOutputTokensPerS = schema.F(30810010.86) },
+			[]string{"implausible peak output throughput: 30,810,010.86 tok/s is 7087× the average"}},
+		{"crash", func(r *schema.Result) { r.Status, r.Error, r.Summary = schema.StatusCrashed, "OOM", nil }, []string{"crashed: OOM"}},
+		{"guidellm definitions", func(r *schema.Result) { r.Tool.Name = "guidellm" }, []string{"its TPOT includes the first token"}},
+		{"own warnings kept", func(r *schema.Result) { r.Warnings = []string{"client fell behind"} }, []string{"client fell behind"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := base()
+			tt.edit(r)
+			got := Caveats(r)
+			if len(got) != len(tt.want) {
+				t.Fatalf("caveats %q, want %d matching %q", got, len(tt.want), tt.want)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tt.want[i]) {
+					t.Errorf("caveat %q does not contain %q", got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestSummaryText: the vLLM text block written from a summary matches the
+// layout of `vllm bench serve` byte for byte (testdata/summary.golden).
+func TestSummaryText(t *testing.T) {
+	res := fixtureResults()[0]
+	got := SummaryText(res)
+	golden := filepath.Join("testdata", "summary.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		if len(l) != 50 && len(l) != 51 {
+			t.Errorf("line %q is %d wide; vLLM's rows are 51 (40+1+10), rules 50", l, len(l))
+		}
+	}
+}
+
+func TestTableOfContentsAndPlainText(t *testing.T) {
+	body := `<h2 id="a">A &amp; B<a class="headerlink" href="#a">¶</a></h2><p>Hello <b>world</b></p>` +
+		`<h3 id="b-1"><code>x</code> y<a class="headerlink" href="#b-1">¶</a></h3><pre><code>skip me</code></pre><h4 id="c">C<a class="headerlink" href="#c">¶</a></h4>` +
+		`<script>nor me</script><p>tail  text é</p>`
+	toc := tableOfContents(body)
+	if len(toc) != 2 || toc[0] != (tocEntry{2, "a", "A & B"}) || toc[1] != (tocEntry{3, "b-1", "x y"}) {
+		t.Errorf("toc = %+v", toc)
+	}
+	if got := plainText(body, 1000); got != "A & B Hello world x y C tail text é" {
+		t.Errorf("plainText = %q", got)
+	}
+	if got := plainText("<p>aé</p>", 2); got != "a" {
+		t.Errorf("plainText cut inside a rune = %q, want \"a\"", got)
+	}
+}
+
+// TestSummaryTextGuidellm: a guidellm run's TPOT is not printed under
+// vLLM's "excl. 1st token" header.
+func TestSummaryTextGuidellm(t *testing.T) {
+	res := fixtureResults()[0]
+	res.Tool.Name = "guidellm"
+	got := SummaryText(res)
+	if strings.Contains(got, "excl. 1st token") || !strings.Contains(got, "Time per Output Token (guidellm: incl. 1st token)") {
+		t.Errorf("guidellm TPOT under the wrong header:\n%s", got)
+	}
+	if strings.Contains(got, "Peak output token throughput") {
+		t.Errorf("guidellm's max printed as a 1-second peak:\n%s", got)
+	}
+}

@@ -1,0 +1,443 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"html/template"
+	"path"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perflab/perflab/render/markdown"
+	"github.com/yuin/goldmark/ast"
+	"gopkg.in/yaml.v3"
+)
+
+// renderedPage is a page's content before the layout.
+type renderedPage struct {
+	Title       string
+	Description string
+	Body        template.HTML
+	Charts      bool
+}
+
+// linkFunc rewrites a page's link destinations so that they work from the
+// page's pretty URL and under the base URL: relative links are resolved
+// against the Markdown file's directory (a.md → a/), site-absolute ones
+// get the base prefix. External links, fragments and links leaving
+// content/ are kept.
+func (s *Site) linkFunc(p *Page) func(string) string {
+	base := s.opt.BaseURL
+	return func(dest string) string {
+		if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "//") || hasScheme(dest) {
+			return dest
+		}
+		if strings.HasPrefix(dest, "/") {
+			return base + strings.TrimPrefix(dest, "/")
+		}
+		pth, frag := dest, ""
+		if i := strings.IndexAny(dest, "#?"); i >= 0 {
+			pth, frag = dest[:i], dest[i:]
+		}
+		target := path.Clean(path.Join(path.Dir(p.Rel), pth))
+		if target == ".." || strings.HasPrefix(target, "../") {
+			return dest
+		}
+		switch {
+		case strings.HasSuffix(target, ".md"):
+			target = pageURL(target)
+		case target == ".":
+			target = ""
+		case strings.HasSuffix(pth, "/"):
+			target += "/"
+		}
+		return base + target + frag
+	}
+}
+
+var schemeRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+
+func hasScheme(s string) bool { return schemeRE.MatchString(s) }
+
+// renderBody renders a page's Markdown, its perflab blocks and, for a
+// report that places no block, the generated skeleton.
+func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) {
+	conv := s.markdown()
+	ids := markdown.NewIDs()
+	doc := conv.Parse(p.body, markdown.ParseOptions{IDs: ids, Link: s.linkFunc(p)})
+	ctx := &pageCtx{site: s, page: p, rep: p.Report, t: t, ids: ids}
+	out := &renderedPage{Title: p.FrontMatter.Title, Description: p.FrontMatter.Description}
+
+	// The first heading titles the page when nothing else does; a level-1
+	// heading is taken out of the body since the layout prints the title.
+	var h1Text string
+	if h := firstHeading(doc.Root); h != nil {
+		h1Text = doc.HeadingText(h)
+		if h.Level == 1 {
+			h.Parent().RemoveChild(h.Parent(), h)
+		}
+	}
+	if out.Title == "" && p.Report != nil {
+		if p.Report.Campaign.Title == "" && h1Text != "" {
+			out.Title = h1Text
+		} else {
+			out.Title = p.Report.Title()
+		}
+	}
+	if out.Title == "" {
+		out.Title = h1Text
+	}
+	if out.Title == "" {
+		out.Title = titleFromPath(p.Rel)
+	}
+
+	blocks := doc.Blocks()
+	for _, b := range blocks {
+		line := p.bodyLine + b.Line
+		var spec BlockSpec
+		if err := decodeStrict(b.Spec, &spec); err != nil {
+			if te, ok := err.(*yaml.TypeError); ok {
+				return nil, yamlError(p.Src, line, te)
+			}
+			return nil, yamlError(p.Src, line, err)
+		}
+		h, err := ctx.renderBlock(spec)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", p.Src, line, err)
+		}
+		b.HTML = []byte(h)
+	}
+	var buf bytes.Buffer
+	if p.Report != nil && len(blocks) == 0 {
+		if err := s.skeleton(&buf, ctx, conv, doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Src, err)
+		}
+	} else if err := conv.Render(&buf, doc, doc.Root); err != nil {
+		return nil, fmt.Errorf("%s: render: %w", p.Src, err)
+	}
+	out.Body = template.HTML(buf.String())
+	out.Charts = ctx.charts > 0
+	return out, nil
+}
+
+func firstHeading(root ast.Node) *ast.Heading {
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok {
+			return h
+		}
+	}
+	return nil
+}
+
+func titleFromPath(rel string) string {
+	b := strings.TrimSuffix(path.Base(strings.TrimSuffix(rel, "/index.md")), ".md")
+	b = strings.ReplaceAll(b, "-", " ")
+	if b == "" {
+		return "Untitled"
+	}
+	return strings.ToUpper(b[:1]) + b[1:]
+}
+
+// section is a run of top-level narrative nodes under one level-2 heading.
+type section struct {
+	title   string
+	heading *ast.Heading
+	nodes   []ast.Node
+}
+
+func splitSections(doc *markdown.Document) (pre []ast.Node, secs []*section) {
+	var cur *section
+	for n := doc.Root.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok && h.Level == 2 {
+			cur = &section{title: doc.HeadingText(h), heading: h}
+			secs = append(secs, cur)
+			continue
+		}
+		if cur == nil {
+			pre = append(pre, n)
+		} else {
+			cur.nodes = append(cur.nodes, n)
+		}
+	}
+	return pre, secs
+}
+
+// skeleton writes GPUStack's report skeleton (reference/gpustack-perflab.md
+// §2) from the data, placing narrative sections whose heading matches a
+// skeleton section in it and the others after the Conclusion.
+func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, doc *markdown.Document) error {
+	r := c.rep
+	pre, secs := splitSections(doc)
+	byTitle := map[string]*section{}
+	for _, sec := range secs {
+		key := strings.ToLower(sec.title)
+		if _, dup := byTitle[key]; !dup {
+			byTitle[key] = sec
+		}
+	}
+	used := map[*section]bool{}
+	renderNodes := func(nodes []ast.Node) error {
+		for _, n := range nodes {
+			if err := conv.Render(w, doc, n); err != nil {
+				return fmt.Errorf("render: %w", err)
+			}
+		}
+		return nil
+	}
+	// open writes a skeleton section's heading (the narrative's own when it
+	// has the section) and returns the narrative nodes to place in it.
+	open := func(title string) ([]ast.Node, error) {
+		sec := byTitle[strings.ToLower(title)]
+		if sec == nil {
+			w.WriteString(string(c.heading(2, title)))
+			return nil, nil
+		}
+		used[sec] = true
+		if err := conv.Render(w, doc, sec.heading); err != nil {
+			return nil, err
+		}
+		return sec.nodes, nil
+	}
+	write := func(h template.HTML, err error) error {
+		if err != nil {
+			return err
+		}
+		w.WriteString(string(h))
+		return nil
+	}
+	if err := renderNodes(pre); err != nil {
+		return err
+	}
+	hasRuns := len(r.runs) > 0
+	if !hasRuns {
+		fmt.Fprintf(w, `<div class="admonition warning"><p class="admonition-title">No results yet</p><p>No results were found for campaign <code>%s</code> in <code>%s/</code>. Run <code>perflab collect %s</code> or <code>perflab import</code>, then build again.</p></div>`+"\n",
+			template.HTMLEscapeString(r.Campaign.ID), template.HTMLEscapeString(r.ResultsDir), template.HTMLEscapeString(r.CampaignFile))
+	}
+
+	// Conclusion.
+	nodes, err := open("Conclusion")
+	if err != nil {
+		return err
+	}
+	if hasRuns {
+		m, _ := r.primaryMetrics()
+		if err := write(c.chart(m, "")); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "<p>Recommended configuration for optimizing %s of %s on %s:</p>\n",
+		template.HTMLEscapeString(r.Objective()), template.HTMLEscapeString(r.ModelName()), template.HTMLEscapeString(r.HardwareLabel()))
+	if err := write(c.command(r.Optimized(), "Serving Command")); err != nil {
+		return err
+	}
+	if hasRuns {
+		w.WriteString("<p>Comparison of benchmark results before and after optimization:</p>\n")
+		if err := write(c.comparison()); err != nil {
+			return err
+		}
+	}
+	if err := renderNodes(nodes); err != nil {
+		return err
+	}
+	// Narrative sections the skeleton has no place for.
+	skeletonTitles := map[string]bool{"conclusion": true, "optimization objective": true, "experimental setup": true,
+		"experiment results": true, "summary of optimization options": true, "other benchmark cases": true, "all runs": true}
+	for _, sec := range secs {
+		if skeletonTitles[strings.ToLower(sec.title)] || used[sec] {
+			continue
+		}
+		used[sec] = true
+		if err := conv.Render(w, doc, sec.heading); err != nil {
+			return err
+		}
+		if err := renderNodes(sec.nodes); err != nil {
+			return err
+		}
+	}
+	// Optimization Objective (when stated).
+	if r.Campaign.ObjectiveStatement != "" || byTitle["optimization objective"] != nil {
+		nodes, err := open("Optimization Objective")
+		if err != nil {
+			return err
+		}
+		if r.Campaign.ObjectiveStatement != "" && len(nodes) == 0 {
+			fmt.Fprintf(w, "<p>%s</p>\n", template.HTMLEscapeString(r.Campaign.ObjectiveStatement))
+		}
+		if err := renderNodes(nodes); err != nil {
+			return err
+		}
+	}
+	// Experimental Setup.
+	if nodes, err = open("Experimental Setup"); err != nil {
+		return err
+	}
+	if err := write(c.setup()); err != nil {
+		return err
+	}
+	if err := renderNodes(nodes); err != nil {
+		return err
+	}
+	// Experiment Results: narrative preamble first, then one section per step.
+	if nodes, err = open("Experiment Results"); err != nil {
+		return err
+	}
+	if err := renderNodes(nodes); err != nil {
+		return err
+	}
+	for i := range r.Campaign.Steps {
+		if err := write(c.step(i, true)); err != nil {
+			return err
+		}
+	}
+	if nodes, err = open("Summary of Optimization Options"); err != nil {
+		return err
+	}
+	if err := write(c.summary("")); err != nil {
+		return err
+	}
+	if err := renderNodes(nodes); err != nil {
+		return err
+	}
+	if nodes, err = open("Other Benchmark Cases"); err != nil {
+		return err
+	}
+	w.WriteString("<p>The baseline and the optimized configuration on every benchmark case, to show how the optimization generalizes across workloads.</p>\n")
+	if err := write(c.cases()); err != nil {
+		return err
+	}
+	if err := renderNodes(nodes); err != nil {
+		return err
+	}
+	if nodes, err = open("All Runs"); err != nil {
+		return err
+	}
+	if err := write(c.runs()); err != nil {
+		return err
+	}
+	return renderNodes(nodes)
+}
+
+// tocEntry is one line of the table of contents.
+type tocEntry struct {
+	Level int
+	ID    string
+	Text  string
+}
+
+// tableOfContents lists the h2 and h3 headings of a rendered body (our
+// own markup: <hN id="…">text<a class="headerlink" …>).
+func tableOfContents(body string) []tocEntry {
+	var out []tocEntry
+	for i := 0; ; {
+		j := strings.Index(body[i:], "<h")
+		if j < 0 {
+			return out
+		}
+		i += j + 2
+		if i+6 > len(body) || (body[i] != '2' && body[i] != '3') || !strings.HasPrefix(body[i+1:], ` id="`) {
+			continue
+		}
+		level := int(body[i] - '0')
+		rest := body[i+6:]
+		q := strings.IndexByte(rest, '"')
+		if q < 0 || q+2 > len(rest) {
+			return out
+		}
+		id := rest[:q]
+		end := strings.Index(rest[q+2:], `<a class="headerlink"`)
+		if end < 0 {
+			continue
+		}
+		text := stripTags(rest[q+2 : q+2+end])
+		out = append(out, tocEntry{Level: level, ID: id, Text: strings.TrimSpace(html.UnescapeString(text))})
+		i += 6 + q + 2 + end
+	}
+}
+
+// stripTags removes HTML tags.
+func stripTags(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '<':
+			in = true
+		case c == '>' && in:
+			in = false
+		case !in:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// plainText extracts searchable text from a body: no tags, no <pre> or
+// <script> content, whitespace collapsed, at most limit bytes (cut on a
+// rune boundary). A linear scan: regular expressions over whole pages
+// were a third of the build time.
+func plainText(body string, limit int) string {
+	var b strings.Builder
+	space := true
+	for i := 0; i < len(body) && b.Len() < limit; {
+		c := body[i]
+		if c == '<' {
+			skipped := false
+			for _, tag := range []string{"pre", "script"} {
+				if strings.HasPrefix(body[i+1:], tag) {
+					end := strings.Index(body[i:], "</"+tag+">")
+					if end < 0 {
+						i = len(body)
+					} else {
+						i += end + len(tag) + 3
+					}
+					skipped = true
+					break
+				}
+			}
+			if !skipped {
+				end := strings.IndexByte(body[i:], '>')
+				if end < 0 {
+					break
+				}
+				i += end + 1
+			}
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+			continue
+		}
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' {
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(body) && body[j] != '<' && body[j] != ' ' && body[j] != '\n' && body[j] != '\t' && body[j] != '\r' {
+			j++
+		}
+		b.WriteString(body[i:j])
+		space = false
+		i = j
+	}
+	t := html.UnescapeString(b.String())
+	t = strings.Join(strings.Fields(strings.ReplaceAll(t, "¶", "")), " ")
+	if len(t) > limit {
+		t = t[:limit]
+		for len(t) > 0 && !utf8.RuneStart(t[len(t)-1]) {
+			t = t[:len(t)-1]
+		}
+		if len(t) > 0 && t[len(t)-1] >= 0x80 {
+			t = t[:len(t)-1] // the lead byte of a cut rune
+		}
+	}
+	return t
+}

@@ -1,0 +1,281 @@
+package render
+
+import (
+	"fmt"
+	"html/template"
+	"sort"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// ---- setup ----
+
+type setupView struct {
+	Model     template.HTML
+	ModelID   string
+	Variants  []string
+	Hardware  string
+	GPUs      []string
+	Engines   []schema.EngineSpec
+	Profiles  []profileRow
+	Tool      string
+	Commands  []commandLine
+	Objective string
+	Headings  map[string]template.HTML
+}
+
+type profileRow struct {
+	Name, Dataset, Tokens, Prompts, Rate, Concurrency, Seed string
+}
+
+type commandLine struct {
+	Profile string
+	Code    template.HTML
+}
+
+func (c *pageCtx) setup() (template.HTML, error) {
+	r := c.rep
+	camp := r.Campaign
+	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
+	v.Headings = map[string]template.HTML{}
+	for _, h := range []string{"Model", "Hardware", "Engine Version", "Benchmark Profiles", "Benchmark Method"} {
+		v.Headings[h] = c.heading(3, h)
+	}
+	// GPU inventory from the results.
+	seen := map[string]bool{}
+	for _, run := range r.Runs() {
+		hw := run.Result.Hardware
+		if hw == nil {
+			continue
+		}
+		desc := hw.GPUName
+		if desc == "" && len(hw.GPUs) > 0 {
+			desc = hw.GPUs[0].Name
+		}
+		if desc == "" {
+			continue
+		}
+		if hw.GPUCount > 0 {
+			desc = fmt.Sprintf("%d × %s", hw.GPUCount, desc)
+		}
+		if len(hw.GPUs) > 0 && hw.GPUs[0].MemoryMiB > 0 {
+			desc += fmt.Sprintf(", %d MiB each", hw.GPUs[0].MemoryMiB)
+		}
+		if hw.DriverVersion != "" {
+			desc += ", driver " + hw.DriverVersion
+		}
+		if hw.CUDAVersion != "" {
+			desc += ", CUDA " + hw.CUDAVersion
+		}
+		if !seen[desc] {
+			seen[desc] = true
+			v.GPUs = append(v.GPUs, desc)
+		}
+	}
+	sort.Strings(v.GPUs)
+	for _, e := range r.Engines() {
+		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
+	}
+	for _, p := range camp.Profiles {
+		row := profileRow{Name: p.Name, Dataset: p.Dataset, Prompts: fmt.Sprint(p.NumPrompts), Rate: "inf", Concurrency: "unlimited", Seed: "—"}
+		if p.InputLen > 0 || p.OutputLen > 0 {
+			row.Tokens = fmt.Sprintf("%d / %d", p.InputLen, p.OutputLen)
+		} else {
+			row.Tokens = "from dataset"
+		}
+		if p.RequestRate > 0 {
+			row.Rate = fmt.Sprintf("%g", p.RequestRate)
+		}
+		if p.MaxConcurrency > 0 {
+			row.Concurrency = fmt.Sprint(p.MaxConcurrency)
+		}
+		if p.Seed != 0 {
+			row.Seed = fmt.Sprint(p.Seed)
+		}
+		v.Profiles = append(v.Profiles, row)
+	}
+	v.Tool = camp.Bench.Tool
+	for _, run := range r.Runs() {
+		if v.Tool == "" && run.Result.Tool.Name != "" {
+			v.Tool = strings.TrimSpace(run.Result.Tool.Name + " " + run.Result.Tool.Version)
+		}
+	}
+	if v.Tool == "" {
+		v.Tool = "perflab bench"
+	}
+	for _, p := range camp.Profiles {
+		cmd := ""
+		for _, st := range camp.Steps {
+			for _, e := range st.Experiments {
+				if run := r.Run(e.ID, p.ID); run != nil && run.Result.Load.Command != "" && cmd == "" {
+					cmd = run.Result.Load.Command
+				}
+			}
+		}
+		if cmd == "" {
+			cmd = benchCommand(camp, p, v.Tool)
+		}
+		v.Commands = append(v.Commands, commandLine{Profile: p.Name, Code: c.bash(cmd)})
+	}
+	return c.exec("setup", &v)
+}
+
+// benchCommand writes the benchmark command a profile stands for, in the
+// flags of `vllm bench serve` (which perflab bench shares).
+func benchCommand(c *schema.Campaign, p schema.Profile, tool string) string {
+	prog := "perflab bench"
+	if strings.HasPrefix(tool, "vllm") {
+		prog = "vllm bench serve"
+	}
+	args := []string{prog, "--model", c.Model.ID}
+	if c.Bench.Backend != "" {
+		args = append(args, "--backend", c.Bench.Backend)
+	}
+	if c.Bench.Endpoint != "" {
+		args = append(args, "--endpoint", c.Bench.Endpoint)
+	}
+	if p.Dataset != "" {
+		args = append(args, "--dataset-name", p.Dataset)
+	}
+	if p.DatasetPath != "" {
+		args = append(args, "--dataset-path", p.DatasetPath)
+	}
+	if p.Dataset == "random" {
+		if p.InputLen > 0 {
+			args = append(args, "--random-input-len", fmt.Sprint(p.InputLen))
+		}
+		if p.OutputLen > 0 {
+			args = append(args, "--random-output-len", fmt.Sprint(p.OutputLen))
+		}
+		if p.RangeRatio > 0 {
+			args = append(args, "--random-range-ratio", fmt.Sprint(p.RangeRatio))
+		}
+	} else if p.OutputLen > 0 {
+		args = append(args, "--sharegpt-output-len", fmt.Sprint(p.OutputLen))
+	}
+	args = append(args, "--num-prompts", fmt.Sprint(p.NumPrompts))
+	if p.RequestRate > 0 {
+		args = append(args, "--request-rate", fmt.Sprintf("%g", p.RequestRate))
+	}
+	if p.Burstiness > 0 {
+		args = append(args, "--burstiness", fmt.Sprintf("%g", p.Burstiness))
+	}
+	if p.MaxConcurrency > 0 {
+		args = append(args, "--max-concurrency", fmt.Sprint(p.MaxConcurrency))
+	}
+	if p.Seed != 0 {
+		args = append(args, "--seed", fmt.Sprint(p.Seed))
+	}
+	args = append(args, p.Args...)
+	return strings.Join(args, " ")
+}
+
+// ---- runs ----
+
+type runsView struct {
+	Rows  []runRow
+	Notes footnotes
+}
+
+type runRow struct {
+	Experiment, Profile, Status string
+	Success                     string
+	TotalTPS, OutputTPS         string
+	TTFT, TPOT, ITL             string
+	Sort                        map[string]string
+	NoteIDs                     []int
+	Bad                         bool
+	File                        string
+}
+
+func (c *pageCtx) runs() (template.HTML, error) {
+	r := c.rep
+	var v runsView
+	for _, st := range r.Campaign.Steps {
+		for _, e := range st.Experiments {
+			for _, p := range r.Campaign.Profiles {
+				run := r.Run(e.ID, p.ID)
+				if run == nil {
+					continue
+				}
+				res := run.Result
+				row := runRow{Experiment: e.Name, Profile: p.Name, Status: string(res.Status), Bad: !successful(res), Sort: map[string]string{}}
+				if rel, ok := strings.CutPrefix(run.File, c.site.opt.Results+"/"); ok {
+					row.File = rel
+				} else {
+					row.File = run.File
+				}
+				row.NoteIDs = v.Notes.refs(c, run)
+				if s := res.Summary; s != nil {
+					total := s.Completed + s.Failed
+					if res.Load.NumPrompts > total {
+						total = res.Load.NumPrompts
+					}
+					row.Success = fmt.Sprintf("%d / %d", s.Completed, total)
+					if total > 0 {
+						row.Sort["success"] = fmt.Sprintf("%.4f", float64(s.Completed)/float64(total))
+					}
+					put := func(dst *string, key, id string) {
+						if x, ok := mustMetric(id).Value(s); ok {
+							*dst = fmtNum(x)
+							row.Sort[key] = fmt.Sprintf("%.4f", x)
+						} else {
+							*dst = "—"
+						}
+					}
+					put(&row.TotalTPS, "total", "total_token_throughput")
+					put(&row.OutputTPS, "output", "output_throughput")
+					put(&row.TTFT, "ttft", "mean_ttft")
+					put(&row.TPOT, "tpot", "mean_tpot")
+					put(&row.ITL, "itl", "mean_itl")
+				} else {
+					row.Success, row.TotalTPS, row.OutputTPS, row.TTFT, row.TPOT, row.ITL = "—", "—", "—", "—", "—", "—"
+				}
+				v.Rows = append(v.Rows, row)
+			}
+		}
+	}
+	return c.exec("runs", &v)
+}
+
+// ---- other benchmark cases ----
+
+type casesView struct {
+	Cases []caseView
+}
+
+type caseView struct {
+	Heading     template.HTML
+	Description string
+	BaseName    string
+	OptName     string
+	BaseCommand template.HTML
+	OptCommand  template.HTML
+	BaseRaw     rawDetails
+	OptRaw      rawDetails
+}
+
+func (c *pageCtx) cases() (template.HTML, error) {
+	r := c.rep
+	be, oe := r.Baseline(), r.Optimized()
+	var v casesView
+	for _, p := range r.Campaign.Profiles {
+		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
+		if base == nil && opt == nil {
+			continue
+		}
+		cv := caseView{Heading: c.heading(4, p.Name), Description: profileDescription(p), BaseName: be.Name, OptName: oe.Name,
+			BaseCommand: c.bash(r.Command(be)), OptCommand: c.bash(r.Command(oe))}
+		cv.BaseRaw.Title = "Baseline benchmark result"
+		cv.OptRaw.Title = "Optimized benchmark result"
+		if base != nil {
+			cv.BaseRaw.Raws = []rawView{c.raw(base, "")}
+		}
+		if opt != nil {
+			cv.OptRaw.Raws = []rawView{c.raw(opt, "")}
+		}
+		v.Cases = append(v.Cases, cv)
+	}
+	return c.exec("cases", &v)
+}

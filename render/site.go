@@ -1,0 +1,340 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/markdown"
+	"gopkg.in/yaml.v3"
+)
+
+// Site is everything a build reads, loaded and checked once.
+type Site struct {
+	opt  Options
+	conv *markdown.Converter // narrative Markdown (raw HTML allowed); safe for concurrent use
+	// Pages are every page to render, sorted by URL. The home page
+	// (content/index.md, or a generated one) is not among them.
+	Pages []*Page
+	// Home is content/index.md, or nil.
+	Home *Page
+	// Reports are the report pages, in navigation order.
+	Reports []*Report
+	// Static are the non-Markdown files under content/ copied as they are
+	// (paths relative to content/, slash-separated, sorted).
+	Static []string
+}
+
+// Page is one Markdown page.
+type Page struct {
+	// Src is the Markdown file as given (content/qwen3-32b/h100/index.md).
+	Src string
+	// Rel is Src relative to the content directory, slash-separated.
+	Rel string
+	// URL is the page's path below the base URL: "qwen3-32b/h100/" ("" for
+	// the home page).
+	URL string
+	// Deps are every input file the page's output depends on (its
+	// Markdown, its campaign, its results), sorted. Templates are a
+	// dependency of every page and are not listed.
+	Deps []string
+
+	FrontMatter FrontMatter
+	// HasFrontMatter is false for plain MkDocs-style pages.
+	HasFrontMatter bool
+	body           []byte
+	bodyLine       int // lines before the body (front matter)
+
+	// Report is set for a page bundle with a campaign.
+	Report *Report
+}
+
+// Out returns the page's output file relative to the output directory.
+func (p *Page) Out() string { return path.Join(p.URL, "index.html") }
+
+// Report is a page bundle's campaign and its results.
+type Report struct {
+	Page         *Page
+	Campaign     *schema.Campaign
+	CampaignFile string
+	campaignNode *yaml.Node
+	// ResultsDir is where its results live (results/<campaign.results or id>).
+	ResultsDir string
+	runs       map[runKey]*Run
+}
+
+type runKey struct{ exp, prof string }
+
+// Run is one result with the file it came from.
+type Run struct {
+	Result *schema.Result
+	File   string
+}
+
+// Run returns the run of experiment exp on profile prof, or nil.
+func (r *Report) Run(exp, prof string) *Run { return r.runs[runKey{exp, prof}] }
+
+// Runs returns every run in campaign order (steps, experiments, profiles).
+func (r *Report) Runs() []*Run {
+	var out []*Run
+	for _, st := range r.Campaign.Steps {
+		for _, e := range st.Experiments {
+			for _, p := range r.Campaign.Profiles {
+				if run := r.Run(e.ID, p.ID); run != nil {
+					out = append(out, run)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Load reads and checks content and results.
+func Load(ctx context.Context, opt Options) (*Site, error) {
+	opt = opt.withDefaults()
+	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true})}
+	if _, err := os.Stat(opt.Content); err != nil {
+		if os.IsNotExist(err) {
+			return s, nil // no content yet: the build still produces an index
+		}
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	var mds []string
+	err := filepath.WalkDir(opt.Content, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != opt.Content && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(opt.Content, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(name, ".md") {
+			mds = append(mds, rel)
+		} else {
+			s.Static = append(s.Static, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	// A bundle with a campaign but no index.md is a report with no
+	// narrative: the skeleton alone.
+	have := map[string]bool{}
+	for _, rel := range mds {
+		have[rel] = true
+	}
+	for _, rel := range s.Static {
+		if path.Base(rel) == "campaign.yaml" && path.Dir(rel) != "." {
+			if idx := path.Join(path.Dir(rel), "index.md"); !have[idx] {
+				mds = append(mds, idx)
+				have[idx] = true
+			}
+		}
+	}
+	sort.Strings(mds)
+	sort.Strings(s.Static)
+	byURL := map[string]string{}
+	for _, rel := range mds {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p, err := s.loadPage(rel)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			continue // draft
+		}
+		if other, dup := byURL[p.URL]; dup {
+			return nil, fmt.Errorf("%s:1: renders to the same URL /%s as %s", p.Src, p.URL, other)
+		}
+		byURL[p.URL] = p.Src
+		if p.URL == "" {
+			s.Home = p
+			continue
+		}
+		s.Pages = append(s.Pages, p)
+		if p.Report != nil {
+			s.Reports = append(s.Reports, p.Report)
+		}
+	}
+	sort.Slice(s.Pages, func(i, j int) bool { return s.Pages[i].URL < s.Pages[j].URL })
+	sortReports(s.Reports)
+	return s, nil
+}
+
+func (s *Site) markdown() *markdown.Converter { return s.conv }
+
+// pageURL maps a content path to its pretty URL: a/b/index.md → a/b/,
+// a/b.md → a/b/, index.md → "".
+func pageURL(rel string) string {
+	rel = strings.TrimSuffix(rel, ".md")
+	if rel == "index" {
+		return ""
+	}
+	rel = strings.TrimSuffix(rel, "/index")
+	return rel + "/"
+}
+
+func (s *Site) loadPage(rel string) (*Page, error) {
+	src := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
+	data, err := os.ReadFile(src)
+	if os.IsNotExist(err) && path.Base(rel) == "index.md" {
+		data, err = nil, nil // a campaign bundle without narrative
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: pageURL(rel)}
+	fm, body, lines, has, err := parseFrontMatter(p.Src, data)
+	if err != nil {
+		return nil, err
+	}
+	if fm.Draft {
+		return nil, nil
+	}
+	p.FrontMatter, p.HasFrontMatter, p.body, p.bodyLine = fm, has, body, lines
+	p.Deps = []string{p.Src} // listed even when absent: creating it changes the page
+
+	// A bundle (…/index.md) with a campaign is a report.
+	camp := fm.Campaign
+	if camp == "" && path.Base(rel) == "index.md" && rel != "index.md" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(src), "campaign.yaml")); err == nil {
+			camp = "campaign.yaml"
+		}
+	}
+	if camp != "" {
+		cf := filepath.ToSlash(filepath.Join(filepath.Dir(src), filepath.FromSlash(camp)))
+		r, err := s.loadReport(p, cf)
+		if err != nil {
+			return nil, err
+		}
+		p.Report = r
+	}
+	sort.Strings(p.Deps)
+	return p, nil
+}
+
+func (s *Site) loadReport(p *Page, file string) (*Report, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		line := 1
+		if p.FrontMatter.Campaign != "" {
+			src, _ := os.ReadFile(p.Src)
+			line = firstLineOf(src, "\ncampaign:") + 1
+		}
+		return nil, fmt.Errorf("%s:%d: field campaign: %v", p.Src, line, err)
+	}
+	c, node, err := parseCampaign(file, data)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Page: p, Campaign: c, CampaignFile: file, campaignNode: node, runs: map[runKey]*Run{}}
+	p.Deps = append(p.Deps, file)
+	dir := c.Results
+	if dir == "" {
+		dir = c.ID
+	}
+	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
+	if _, err := os.Stat(r.ResultsDir); os.IsNotExist(err) {
+		return r, nil // not collected yet: the page says so
+	}
+	files, err := resultFiles(r.ResultsDir)
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if res.Campaign != "" && res.Campaign != c.ID {
+			return nil, fmt.Errorf("%s:1: field campaign: %q is not %s's id %q", f, res.Campaign, file, c.ID)
+		}
+		if _, ok := c.Experiment(res.Experiment); !ok {
+			return nil, fmt.Errorf("%s:1: field experiment: %q is not an experiment of %s", f, res.Experiment, file)
+		}
+		if _, ok := c.Profile(res.Profile); !ok {
+			return nil, fmt.Errorf("%s:1: field profile: %q is not a profile of %s", f, res.Profile, file)
+		}
+		k := runKey{res.Experiment, res.Profile}
+		if prev, dup := r.runs[k]; dup {
+			return nil, fmt.Errorf("%s:1: a second result for experiment %q on profile %q (the first is %s)", f, res.Experiment, res.Profile, prev.File)
+		}
+		r.runs[k] = &Run{Result: res, File: f}
+		p.Deps = append(p.Deps, f)
+	}
+	return r, nil
+}
+
+// resultFiles lists the *.json files of a results directory (recursively),
+// sorted; temporaries (".name") are skipped.
+func resultFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != dir {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".json") {
+			out = append(out, filepath.ToSlash(p))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// sortReports orders reports for navigation: objective, model, GPU, then
+// weight and URL.
+func sortReports(rs []*Report) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if x, y := objectiveOrder(a.Objective()), objectiveOrder(b.Objective()); x != y {
+			return x < y
+		}
+		if x, y := strings.ToLower(a.ModelName()), strings.ToLower(b.ModelName()); x != y {
+			return x < y
+		}
+		if x, y := a.Page.FrontMatter.Weight, b.Page.FrontMatter.Weight; x != y {
+			return x < y
+		}
+		if x, y := a.GPULabel(), b.GPULabel(); x != y {
+			return x < y
+		}
+		return a.Page.URL < b.Page.URL
+	})
+}
+
+func objectiveOrder(o string) string {
+	switch o {
+	case "throughput":
+		return "0"
+	case "latency":
+		return "1"
+	}
+	return "2" + o
+}

@@ -1,0 +1,305 @@
+package render
+
+import (
+	"fmt"
+	"html/template"
+	"sort"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// ---- steps ----
+
+type stepView struct {
+	Heading     template.HTML
+	Profiles    []string
+	Metrics     []Metric
+	Reference   string
+	Rows        []stepRow
+	Ranking     string
+	Experiments []expView
+	Notes       footnotes
+}
+
+type stepRow struct {
+	Name, Engine string
+	GPUs         int
+	Chosen       bool
+	Cells        []cell
+}
+
+type expView struct {
+	Heading template.HTML
+	Name    string
+	Note    string
+	Chosen  bool
+	Command template.HTML
+	Raw     rawDetails
+}
+
+// reference returns the experiment a step's results are compared with:
+// the configuration carried into the step (the previous step's chosen
+// experiment, or the baseline).
+func (r *Report) reference(stepIdx int) *schema.Experiment {
+	ref := r.Baseline()
+	for i := 0; i < stepIdx; i++ {
+		if ch := r.Campaign.Steps[i].Chosen; ch != "" {
+			ref, _ = r.Campaign.Experiment(ch)
+		}
+	}
+	return ref
+}
+
+func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
+	r := c.rep
+	st := r.Campaign.Steps[i]
+	ref := r.reference(i)
+	p1, p2 := r.primaryMetrics()
+	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name}
+	if withHeadings {
+		v.Heading = c.heading(3, fmt.Sprintf("%d. %s", i+1, st.Title))
+	}
+	// Columns: the profiles any experiment of the step has a result for.
+	var profs []schema.Profile
+	for _, p := range r.Campaign.Profiles {
+		for _, e := range st.Experiments {
+			if r.Run(e.ID, p.ID) != nil {
+				profs = append(profs, p)
+				break
+			}
+		}
+	}
+	for _, p := range profs {
+		v.Profiles = append(v.Profiles, p.Name)
+	}
+	type ranked struct {
+		name, note string
+		v          float64
+		ok         bool
+	}
+	var ranks []ranked
+	for _, e := range st.Experiments {
+		e := e
+		row := stepRow{Name: e.Name, Engine: EngineName(e.Engine), GPUs: r.GPUs(&e), Chosen: st.Chosen == e.ID}
+		for _, p := range profs {
+			run := r.Run(e.ID, p.ID)
+			var refRun *Run
+			if ref.ID != e.ID {
+				refRun = r.Run(ref.ID, p.ID)
+			}
+			row.Cells = append(row.Cells, c.cellOf(run, refRun, v.Metrics, r.GPUs(&e), r.GPUs(ref), &v.Notes))
+		}
+		v.Rows = append(v.Rows, row)
+		if len(profs) > 0 {
+			run := r.Run(e.ID, profs[0].ID)
+			x := c.metricValue(run, p1)
+			switch {
+			case x != nil && successful(run.Result):
+				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true})
+			case x != nil:
+				// Numbers from a partly failed run rank, marked.
+				s := run.Result.Summary
+				total := max(s.Completed+s.Failed, run.Result.Load.NumPrompts)
+				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, note: fmt.Sprintf(", only %d of %d requests succeeded", s.Completed, total)})
+			case run == nil:
+				ranks = append(ranks, ranked{name: e.Name, note: "not run"})
+			default:
+				ranks = append(ranks, ranked{name: e.Name, note: string(run.Result.Status)})
+			}
+		}
+		ev := expView{Name: e.Name, Note: e.Note, Chosen: row.Chosen, Command: c.bash(r.Command(&e))}
+		if withHeadings {
+			ev.Heading = c.heading(4, e.Name)
+		}
+		ev.Raw.Title = "Benchmark result"
+		for _, p := range r.profilesOf(&e) {
+			if run := r.Run(e.ID, p.ID); run != nil {
+				ev.Raw.Raws = append(ev.Raw.Raws, c.raw(run, p.Name))
+			}
+		}
+		v.Experiments = append(v.Experiments, ev)
+	}
+	if len(ranks) > 1 {
+		sort.SliceStable(ranks, func(a, b int) bool {
+			if ranks[a].ok != ranks[b].ok {
+				return ranks[a].ok
+			}
+			if p1.HigherBetter {
+				return ranks[a].v > ranks[b].v
+			}
+			return ranks[a].v < ranks[b].v
+		})
+		var parts []string
+		for _, k := range ranks {
+			if k.ok {
+				parts = append(parts, fmt.Sprintf("%s (%s %s%s)", k.name, fmtNum(k.v), p1.Unit, k.note))
+			} else {
+				parts = append(parts, k.name+" ("+k.note+")")
+			}
+		}
+		sep := " > "
+		if !p1.HigherBetter {
+			sep = " < "
+		}
+		v.Ranking = fmt.Sprintf("%s on %s: %s", p1.Name, profs[0].Name, strings.Join(parts, sep))
+	}
+	return c.exec("step", &v)
+}
+
+// ---- summary of optimization options ----
+
+type summaryView struct {
+	Profile    string
+	Metric     Metric
+	Normalized bool
+	Rows       []summaryRow
+	Total      *summaryRow
+	Notes      footnotes
+}
+
+type summaryRow struct {
+	Option, Chosen string
+	Value          string
+	Sort           string
+	Inc, Cum       Delta
+	Remark         string
+	NoteIDs        []int
+	Bad            bool
+	// Skipped: the step carried nothing forward; its value is shown but
+	// the next step is compared with the configuration before it.
+	Skipped bool
+}
+
+func (c *pageCtx) summary(profileID string) (template.HTML, error) {
+	r := c.rep
+	camp := r.Campaign
+	if profileID == "" {
+		profileID = camp.Profiles[0].ID
+	}
+	prof, _ := camp.Profile(profileID)
+	m, _ := r.primaryMetrics()
+	v := summaryView{Profile: prof.Name, Metric: m}
+	base := r.Baseline()
+	// Normalise per GPU when the chosen configurations use different GPU counts.
+	counts := map[int]bool{r.GPUs(base): true}
+	for _, st := range camp.Steps {
+		if e, ok := camp.Experiment(st.Chosen); ok {
+			counts[r.GPUs(e)] = true
+			continue
+		}
+		for i := range st.Experiments { // a skipped step shows one of these
+			counts[r.GPUs(&st.Experiments[i])] = true
+		}
+	}
+	v.Normalized = len(counts) > 1 && m.PerGPU
+	val := func(e *schema.Experiment) (*float64, *Run) {
+		run := r.Run(e.ID, prof.ID)
+		x := c.metricValue(run, m)
+		if x != nil && v.Normalized {
+			x = div(x, r.GPUs(e))
+		}
+		return x, run
+	}
+	baseV, baseRun := val(base)
+	row := summaryRow{Option: "Baseline", Chosen: base.Name}
+	if baseV != nil {
+		row.Value, row.Sort = fmtNum(*baseV), fmt.Sprintf("%.4f", *baseV)
+	} else {
+		row.Value = "no result"
+	}
+	row.NoteIDs = v.Notes.refs(c, baseRun)
+	v.Rows = append(v.Rows, row)
+	prevV := baseV
+	for _, st := range camp.Steps {
+		row := summaryRow{Option: st.Title}
+		e, ok := camp.Experiment(st.Chosen)
+		if !ok {
+			// Nothing carried forward: show the step's best try and why
+			// it was skipped (GPUStack's "optimization skipped").
+			c.skippedStep(&v, &row, st, val, prevV, baseV, m)
+			v.Rows = append(v.Rows, row)
+			continue
+		}
+		row.Chosen = e.Name
+		x, run := val(e)
+		if run != nil {
+			row.NoteIDs = v.Notes.refs(c, run)
+			row.Bad = !successful(run.Result)
+		}
+		if x == nil {
+			row.Value = "no result"
+			v.Rows = append(v.Rows, row)
+			continue
+		}
+		row.Value, row.Sort = fmtNum(*x), fmt.Sprintf("%.4f", *x)
+		if prevV != nil {
+			row.Inc = Compare(*prevV, *x, m.HigherBetter)
+		}
+		if baseV != nil {
+			row.Cum = Compare(*baseV, *x, m.HigherBetter)
+		}
+		if e.ID == base.ID {
+			row.Remark = "the baseline is kept"
+		}
+		prevV = x
+		v.Rows = append(v.Rows, row)
+	}
+	if len(v.Rows) > 1 {
+		var last summaryRow
+		for i := len(v.Rows) - 1; i > 0; i-- {
+			if v.Rows[i].Cum.OK && !v.Rows[i].Skipped {
+				last = v.Rows[i]
+				break
+			}
+		}
+		if last.Cum.OK {
+			v.Total = &summaryRow{Option: "Total (vs baseline)", Chosen: last.Chosen, Value: last.Value, Cum: last.Cum}
+		}
+	}
+	return c.exec("summary", &v)
+}
+
+// skippedStep fills the summary row of a step that carried nothing
+// forward with its best experiment on the summary profile.
+func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, val func(*schema.Experiment) (*float64, *Run), prevV, baseV *float64, m Metric) {
+	var best *schema.Experiment
+	var bestV *float64
+	var bestRun *Run
+	for i := range st.Experiments {
+		e := &st.Experiments[i]
+		x, run := val(e)
+		if x == nil {
+			continue
+		}
+		better := bestV == nil || (successful(run.Result) && !successful(bestRun.Result)) ||
+			(successful(run.Result) == successful(bestRun.Result) && (m.HigherBetter && *x > *bestV || !m.HigherBetter && *x < *bestV))
+		if better {
+			best, bestV, bestRun = e, x, run
+		}
+	}
+	row.Skipped = true
+	if best == nil {
+		row.Chosen, row.Value, row.Remark = "—", "—", "no result; nothing carried forward"
+		return
+	}
+	row.Chosen = best.Name
+	row.Value, row.Sort = fmtNum(*bestV), fmt.Sprintf("%.4f", *bestV)
+	row.NoteIDs = v.Notes.refs(c, bestRun)
+	row.Bad = !successful(bestRun.Result)
+	if prevV != nil {
+		row.Inc = Compare(*prevV, *bestV, m.HigherBetter)
+	}
+	if baseV != nil {
+		row.Cum = Compare(*baseV, *bestV, m.HigherBetter)
+	}
+	s := bestRun.Result.Summary
+	switch total := max(s.Completed+s.Failed, bestRun.Result.Load.NumPrompts); {
+	case s.Completed < total:
+		row.Remark = fmt.Sprintf("only %d of %d requests succeeded; not carried forward", s.Completed, total)
+	case row.Inc.OK && row.Inc.Sign < 0:
+		row.Remark = "worse than the configuration before it; not carried forward"
+	default:
+		row.Remark = "not carried forward"
+	}
+}

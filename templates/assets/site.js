@@ -1,0 +1,150 @@
+// perflab site script: theme switch, charts, sortable tables, copy
+// buttons, search. No dependencies beyond echarts (loaded only on pages
+// with charts).
+(function () {
+  "use strict";
+  var root = document.documentElement;
+  var base = document.body.getAttribute("data-base") || "/";
+
+  // Theme.
+  function theme() { return root.getAttribute("data-theme") === "dark" ? "dark" : "light"; }
+  var toggle = document.querySelector(".theme-toggle");
+  if (toggle) toggle.addEventListener("click", function () {
+    var t = theme() === "dark" ? "light" : "dark";
+    root.setAttribute("data-theme", t);
+    try { localStorage.setItem("perflab-theme", t); } catch (e) {}
+    drawCharts();
+  });
+
+  // Navigation drawer on phones.
+  var navBtn = document.querySelector(".nav-toggle");
+  if (navBtn) navBtn.addEventListener("click", function () {
+    var open = document.body.classList.toggle("nav-open");
+    navBtn.setAttribute("aria-expanded", open ? "true" : "false");
+  });
+
+  // Charts: each .chart has its option in a JSON script element.
+  var instances = [];
+  function drawCharts() {
+    if (typeof echarts === "undefined") return;
+    instances.forEach(function (c) { c.dispose(); });
+    instances = [];
+    document.querySelectorAll(".chart").forEach(function (el) {
+      var src = document.getElementById(el.getAttribute("data-chart"));
+      if (!src) return;
+      var chart = echarts.init(el, theme() === "dark" ? "dark" : null, { renderer: "canvas" });
+      chart.setOption(JSON.parse(src.textContent));
+      instances.push(chart);
+    });
+  }
+  window.perflabCharts = function () { return instances; };
+  drawCharts();
+  window.addEventListener("resize", function () { instances.forEach(function (c) { c.resize(); }); });
+  // A chart inside a closed <details> has no size until it opens.
+  document.querySelectorAll("details").forEach(function (d) {
+    d.addEventListener("toggle", function () { instances.forEach(function (c) { c.resize(); }); });
+  });
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details").forEach(function (d) { d.setAttribute("open", "open"); });
+  });
+
+  // Sortable tables: click a header; numeric columns sort by data-sort.
+  function cellKey(td, numeric) {
+    if (!td) return numeric ? -Infinity : "";
+    var v = td.getAttribute("data-sort");
+    if (numeric) {
+      if (v === null || v === "") v = td.textContent.replace(/[^0-9.+-]/g, "");
+      var n = parseFloat(v);
+      return isNaN(n) ? -Infinity : n;
+    }
+    return (v !== null && v !== "" ? v : td.textContent).trim().toLowerCase();
+  }
+  document.querySelectorAll("article table").forEach(function (table) {
+    var head = table.tHead;
+    if (!head || !table.tBodies[0]) return;
+    table.classList.add("sortable");
+    Array.prototype.forEach.call(head.rows[0].cells, function (th, col) {
+      th.setAttribute("tabindex", "0");
+      function sort() {
+        var numeric = th.getAttribute("data-sort-type") === "number";
+        var dir = th.getAttribute("aria-sort") === "descending" ? "ascending" : "descending";
+        if (!numeric && !th.getAttribute("aria-sort")) dir = "ascending";
+        Array.prototype.forEach.call(head.rows[0].cells, function (o) { o.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", dir);
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.forEach(function (r, i) { r._i = i; });
+        rows.sort(function (a, b) {
+          var x = cellKey(a.cells[col], numeric), y = cellKey(b.cells[col], numeric);
+          var c = x < y ? -1 : x > y ? 1 : a._i - b._i;
+          return dir === "ascending" ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      }
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (e) { if (e.key === "Enter") sort(); });
+    });
+  });
+
+  // Copy buttons.
+  document.querySelectorAll(".highlight .copy").forEach(function (btn) {
+    btn.addEventListener("click", function () {
+      var code = btn.parentNode.querySelector("pre");
+      var text = code ? code.innerText : "";
+      function done(ok) { btn.textContent = ok ? "Copied" : "Press Ctrl+C"; setTimeout(function () { btn.textContent = "Copy"; }, 1500); }
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
+      } else {
+        var r = document.createRange(); r.selectNodeContents(code);
+        var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
+        var ok = false; try { ok = document.execCommand("copy"); } catch (e) {}
+        done(ok);
+      }
+    });
+  });
+
+  // Search: every word must occur in the title, tags or text.
+  var input = document.getElementById("search"), list = document.getElementById("search-results");
+  var index = null, loading = false;
+  function load(then) {
+    if (index) return then();
+    if (loading) return;
+    loading = true;
+    fetch(base + "search.json").then(function (r) { return r.json(); }).then(function (d) { index = d; then(); })
+      .catch(function () { loading = false; });
+  }
+  function show() {
+    var q = input.value.trim().toLowerCase();
+    list.innerHTML = "";
+    if (!q) { list.hidden = true; return; }
+    var words = q.split(/\s+/), hits = [];
+    index.forEach(function (e) {
+      var hay = (e.title + " " + (e.tags || "") + " " + e.text).toLowerCase(), score = 0;
+      for (var i = 0; i < words.length; i++) {
+        if (hay.indexOf(words[i]) < 0) return;
+        if (e.title.toLowerCase().indexOf(words[i]) >= 0) score += 10;
+      }
+      hits.push({ e: e, s: score });
+    });
+    hits.sort(function (a, b) { return b.s - a.s; });
+    hits.slice(0, 12).forEach(function (h) {
+      var li = document.createElement("li"), a = document.createElement("a");
+      a.href = h.e.url; a.textContent = h.e.title;
+      var i = h.e.text.toLowerCase().indexOf(words[0]);
+      if (i >= 0) {
+        var sm = document.createElement("small");
+        sm.textContent = (i > 40 ? "…" : "") + h.e.text.slice(Math.max(0, i - 40), i + 80) + "…";
+        a.appendChild(sm);
+      }
+      li.appendChild(a); list.appendChild(li);
+    });
+    if (!hits.length) { var li = document.createElement("li"); li.textContent = "No match"; li.style.padding = "0.4rem 0.75rem"; list.appendChild(li); }
+    list.hidden = false;
+  }
+  if (input) {
+    input.addEventListener("input", function () { load(show); });
+    input.addEventListener("focus", function () { load(function () {}); });
+    input.addEventListener("keydown", function (e) { if (e.key === "Escape") { input.value = ""; list.hidden = true; } });
+    document.addEventListener("click", function (e) { if (!e.target.closest(".search")) list.hidden = true; });
+  }
+})();
