@@ -38,6 +38,10 @@ type Builder struct {
 	// pending holds the changes of a failed incremental build: they are
 	// applied with the next ones.
 	pending []string
+	// fullDue is set when a full build failed: until one succeeds, every
+	// build is full (the failed one's changes are not all known to be
+	// in the kept state).
+	fullDue bool
 }
 
 // absPaths are Options' directories made absolute, for matching the
@@ -67,8 +71,13 @@ type Incremental struct {
 // or relative to the current directory) changed; nil means anything may
 // have changed. On error Out is left as it was.
 func (b *Builder) Build(ctx context.Context, changed []string) (Incremental, error) {
-	if b.site == nil || changed == nil {
+	switch {
+	case b.site == nil:
 		return b.full(ctx, "first build")
+	case changed == nil:
+		return b.full(ctx, "everything may have changed")
+	case b.fullDue:
+		return b.full(ctx, "the last full build failed")
 	}
 	all := append(append([]string(nil), b.pending...), changed...)
 	inc, err := b.incremental(ctx, all)
@@ -88,6 +97,7 @@ var errFull = errors.New("full build needed")
 // full is Build, keeping what it loaded and the search entries it wrote.
 func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	inc := Incremental{Full: true, Why: why}
+	b.fullDue = true // until this build succeeds
 	t, assets, err := loadTemplates(b.opt.TemplatesDir)
 	if err != nil {
 		return inc, err
@@ -123,7 +133,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		os.RemoveAll(tmp)
 		return inc, err
 	}
-	b.site, b.t, b.nav, b.pending = site, t, site.nav(), nil
+	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{}
 	for _, e := range entries {
 		b.search[strings.TrimPrefix(e.URL, b.opt.BaseURL)] = e
