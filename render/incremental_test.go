@@ -109,12 +109,13 @@ func TestBuilderMatchesFullBuild(t *testing.T) {
 			edit("results/demo-h100/vllm-fp8--long.json", `"total_token_throughput_tok_per_s": 5000.5`, `"total_token_throughput_tok_per_s": 5100`)(t)
 			edit("content/about.md", "A plain MkDocs page", "The plain MkDocs page")(t)
 		}, []string{"content/about.md"}, false, []string{"about/", "demo/blocks/", "demo/h100/"}, false},
-		// A navigation change (full build) that fails on another file's
-		// error; fixing only that file must still apply the first change.
-		{"a renamed model with a broken result", func(t *testing.T) {
-			edit("content/demo/h100/campaign.yaml", "  name: Qwen3 32B", "  name: Qwen3-32B (renamed)")(t)
+		// A change only a full build handles (a new page) that fails on
+		// another page's error; fixing only that file must still bring
+		// the new page in.
+		{"a new page with a broken result", func(t *testing.T) {
+			os.WriteFile(p("content/extra.md"), []byte("# Extra\n\nMore.\n"), 0o644)
 			edit("results/demo-h100/vllm-base--long.json", `"schema_version": 1,`, `"schema_version": 1,,`)(t)
-		}, []string{"content/demo/h100/campaign.yaml", "results/demo-h100/vllm-base--long.json"}, true, nil, true},
+		}, []string{"content/extra.md", "results/demo-h100/vllm-base--long.json"}, true, nil, true},
 		{"the result fixed", edit("results/demo-h100/vllm-base--long.json", `"schema_version": 1,,`, `"schema_version": 1,`),
 			[]string{"results/demo-h100/vllm-base--long.json"}, true, nil, false},
 		// The page becomes campaign-only (the skeleton alone), then gets its
