@@ -51,6 +51,13 @@ func chromium(t *testing.T) string {
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	exe := chromium(t)
+	// A fresh profile, removed by us rather than t.TempDir: Chromium's
+	// helper processes may still write to it for a moment after the
+	// browser is gone, which fails t.TempDir's cleanup.
+	profile, err := os.MkdirTemp("", "perflab-chromium-*")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
 		chromedp.Headless,
@@ -63,7 +70,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-extensions", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
@@ -72,6 +79,12 @@ func browser(t *testing.T) context.Context {
 		cancelTimeout()
 		cancelCtx()
 		cancelAlloc()
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	if err := chromedp.Run(ctx); err != nil { // launch now, to fail early
 		t.Fatalf("start %s: %v", exe, err)
