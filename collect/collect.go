@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perflab/perflab/collect/engine"
@@ -32,6 +35,13 @@ type Target struct {
 	TokenizeRoute string
 	// DatasetPath is the profile's dataset file, found (see Preflight).
 	DatasetPath string
+	// APIKey is sent as "Authorization: Bearer KEY" ("" : none).
+	APIKey string
+	// Measure starts the GPU telemetry of the run and returns the function
+	// that stops it: a runner calls it around the benchmark itself, so
+	// that samples and energy leave out the preparation. A runner that
+	// never calls it gets no telemetry. Never nil.
+	Measure func() (stop func())
 	// Progress receives live progress lines (nil: quiet).
 	Progress io.Writer
 }
@@ -50,6 +60,12 @@ type Options struct {
 	Results string
 	// Force repeats runs that already have a finished result.
 	Force bool
+	// Retry repeats runs whose result says crashed or failed (after a
+	// fix: more memory, a new engine build), keeping the ok ones.
+	Retry bool
+	// Only restricts the runs to these experiment ids, step ids or run
+	// names (experiment--profile); empty means every run.
+	Only []string
 	// Shard and Shards select shard Shard (0-based) of Shards; Shards ≤ 1
 	// runs everything. ShardByRun spreads single runs instead of whole
 	// experiments (see Plan.Shard).
@@ -94,6 +110,10 @@ type Report struct {
 	// Elapsed is the wall time of Collect.
 	Elapsed time.Duration
 }
+
+// ErrPortInUse stops a campaign whose engine's port is taken before the
+// engine starts.
+var ErrPortInUse = errors.New("port in use")
 
 // ErrInterrupted is returned (wrapped) when ctx ended before every run
 // finished; what finished is kept, the run in flight is recorded as
@@ -229,12 +249,15 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 		report: &Report{Status: map[schema.Status]int{}}}
 	k.plan = NewPlan(k.c, opt.Results)
 
-	runs := k.plan.Shard(opt.Shard, opt.Shards, !opt.ShardByRun)
+	runs, err := selectRuns(k.plan, opt)
+	if err != nil {
+		return nil, err
+	}
 	k.report.Planned = len(runs)
 	var todo []Run
 	for _, r := range runs {
 		if !opt.Force {
-			if _, ok := Existing(r); ok {
+			if res, ok := Existing(r); ok && !(opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)) {
 				k.report.Skipped++
 				continue
 			}
@@ -254,11 +277,12 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	k.datasets = datasets
+	defer k.closeTelemetry()
 	if err := k.openTelemetry(todo); err != nil {
 		return nil, err
 	}
-	defer k.closeTelemetry()
 	if err := os.MkdirAll(k.plan.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("collect: %w", err)
 	}
@@ -285,13 +309,21 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 // openTelemetry opens the sampler and checks that the node has the GPUs
 // the runs need.
 func (k *collector) openTelemetry(runs []Run) error {
+	gpuRuns := false // does any run use the node's GPUs?
+	for _, r := range runs {
+		if l, err := NewLaunch(k.c, r.Experiment); err == nil && needsGPUs(l) {
+			gpuRuns = true
+		}
+	}
 	s := k.opt.Sampler
 	if s == nil {
 		var err error
 		s, err = telemetry.Open()
 		if err != nil {
 			k.telWarn = "no GPU telemetry: " + err.Error()
-			fmt.Fprintln(k.opt.Log, "warning:", k.telWarn)
+			if gpuRuns { // a mock or CPU campaign does not need to hear it
+				fmt.Fprintln(k.opt.Log, "warning:", k.telWarn)
+			}
 		} else {
 			k.ownSampler = true
 		}
@@ -303,6 +335,10 @@ func (k *collector) openTelemetry(runs []Run) error {
 	if err != nil {
 		k.telWarn = "no GPU inventory: " + err.Error()
 		fmt.Fprintln(k.opt.Log, "warning:", k.telWarn)
+		if k.ownSampler {
+			s.Close()
+			k.ownSampler = false
+		}
 		return nil
 	}
 	k.sampler, k.hw = s, hw
@@ -359,9 +395,14 @@ type engineRun struct {
 	proc    *engine.Process // nil for external endpoints
 	version string
 	model   string
-	logRel  string // the log, relative to the results directory
-	before  map[int]float64
-	red     *redact.Redactor
+	logRel  string            // the log, relative to the results directory
+	before  map[int]float64   // the engine's GPUs' memory before it started
+	gpus    telemetry.Sampler // reads the engine's GPUs; nil: no GPU engine or no telemetry
+	// warnings go into every result of this launch.
+	warnings []string
+	// client probes the engine (health, version, model), with its API key.
+	client *http.Client
+	red    *redact.Redactor
 }
 
 // experiment runs one experiment's runs: launch, every profile, stop. It
@@ -400,6 +441,9 @@ func (k *collector) experiment(ctx context.Context, runs []Run) error {
 					}
 					return k.interrupted(ctx)
 				}
+				if errors.Is(lerr, ErrPortInUse) {
+					return lerr // the node's problem, not the experiment's
+				}
 				// Never healthy: every remaining run of the experiment is a crash.
 				for _, rr := range runs[indexOf(runs, r):] {
 					if err := k.write(rr, k.crashed(rr, l, er, lerr), er.red); err != nil {
@@ -430,7 +474,12 @@ func indexOf(runs []Run, r Run) int {
 // carries the log for the crash record.
 func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, error) {
 	e := r.Experiment
-	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(redact.SecretValues(l.Env)...)}
+	// Secrets come from the experiment's env and from the collector's own
+	// (HF_TOKEN is usually exported, not written in the campaign): an
+	// engine may print either in its log.
+	secrets := append(redact.SecretValues(l.Env), redact.SecretValues(environ())...)
+	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(secrets...),
+		client: &http.Client{Timeout: k.client.Timeout, Transport: withKey(k.client.Transport, l.APIKey())}}
 	k.progress.begin(r, "starting "+l.Adapter.Display)
 	if l.Adapter.Launches {
 		er.argv = append([]string(nil), l.Argv...)
@@ -447,8 +496,18 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 				er.baseURL = "http://127.0.0.1:" + strconv.Itoa(port)
 			}
 		}
-		if k.sampler != nil {
-			if m, err := telemetry.MemoryUsed(k.sampler); err == nil {
+		// Something already answering on the engine's port would pass the
+		// health check in place of the engine: a stale server from an
+		// earlier run, say. Refuse rather than measure the wrong server.
+		if u, err := url.Parse(er.baseURL); err == nil {
+			if c, err := net.DialTimeout("tcp", u.Host, 500*time.Millisecond); err == nil {
+				c.Close()
+				return er, fmt.Errorf("%s: %w: %s already answers before the engine starts; stop that server or give the command another --port", e.ID, ErrPortInUse, u.Host)
+			}
+		}
+		if k.sampler != nil && needsGPUs(l) {
+			er.gpus = telemetry.Only(k.sampler, k.engineGPUs(l))
+			if m, err := telemetry.MemoryUsed(er.gpus); err == nil {
 				er.before = m
 			}
 		}
@@ -471,26 +530,28 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 		er.proc = p
 	}
 	err := engine.WaitHealthy(ctx, er.proc, engine.HealthConfig{BaseURL: er.baseURL, Routes: l.Adapter.Health,
-		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: k.client.Transport}})
+		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: er.client.Transport}})
 	if err != nil {
 		if er.proc != nil {
 			er.proc.Stop(k.opt.StopGrace)
 		}
 		return er, fmt.Errorf("%s: wait healthy: %w", e.ID, err)
 	}
-	er.version = e.Version
-	if v, err := l.Adapter.Version(ctx, k.client, er.baseURL, er.argv, engine.MergeEnv(os.Environ(), l.Env)); err == nil && v != "" {
-		er.version = v
+	declared := e.Version
+	for _, s := range k.c.Engines {
+		if declared == "" && s.Name == e.Engine {
+			declared = s.Version
+		}
 	}
-	if er.version == "" {
-		for _, s := range k.c.Engines {
-			if s.Name == e.Engine {
-				er.version = s.Version
-			}
+	er.version = declared
+	if v, err := l.Adapter.Version(ctx, er.client, er.baseURL, er.argv, engine.MergeEnv(os.Environ(), l.Env)); err == nil && v != "" {
+		er.version = v
+		if declared != "" && !sameVersion(declared, v) {
+			er.warnings = append(er.warnings, fmt.Sprintf("the engine reports version %s, the campaign expects %s", v, declared))
 		}
 	}
 	er.model = k.c.Model.ID
-	if m, err := engine.ServedModel(ctx, k.client, er.baseURL); err == nil {
+	if m, err := engine.ServedModel(ctx, er.client, er.baseURL); err == nil {
 		er.model = m
 	}
 	fmt.Fprintf(k.opt.Log, "%s: healthy at %s (version %s, model %s)\n", e.ID, er.baseURL, orDash(er.version), er.model)
@@ -525,14 +586,14 @@ func (k *collector) stop(ctx context.Context, er *engineRun) {
 	if err := er.proc.Stop(k.opt.StopGrace); err != nil {
 		fmt.Fprintln(k.opt.Log, "warning:", err)
 	}
-	if k.sampler != nil && er.before != nil && !closed(k.opt.Hurry) && ctx.Err() == nil {
+	if er.gpus != nil && er.before != nil && !closed(k.opt.Hurry) && ctx.Err() == nil {
 		timeout := k.opt.ReleaseTimeout
 		if timeout <= 0 {
 			timeout = 2 * time.Minute
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout) // a Ctrl-C ends the wait too
 		defer cancel()
-		if err := telemetry.WaitReleased(ctx, k.sampler, er.before, 512, 500*time.Millisecond); err != nil {
+		if err := telemetry.WaitReleased(ctx, er.gpus, er.before, 512, 500*time.Millisecond); err != nil {
 			fmt.Fprintln(k.opt.Log, "warning:", err)
 		}
 	}
@@ -552,17 +613,33 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 			}
 		}()
 	}
-	var rec *telemetry.Recorder
-	if k.sampler != nil {
-		rec = telemetry.Record(k.sampler, k.opt.SampleInterval)
+	// GPU telemetry covers what the runner declares as its measurement
+	// (Target.Measure): the benchmark, not the prompts' tokenization.
+	var (
+		mu  sync.Mutex
+		rec *telemetry.Recorder
+		tel *schema.Telemetry
+	)
+	stopRec := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if rec != nil {
+			tel, rec = rec.Stop(), nil
+		}
+	}
+	measure := func() func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if er.gpus != nil && rec == nil && tel == nil {
+			rec = telemetry.Record(er.gpus, k.opt.SampleInterval)
+		}
+		return stopRec
 	}
 	started := k.opt.Now()
 	res, err := k.opt.Runner(runCtx, Target{Run: r, Campaign: k.c, BaseURL: er.baseURL, Model: er.model,
-		TokenizeRoute: er.launch.Adapter.TokenizeRoute, DatasetPath: k.datasets[r.Profile.ID], Progress: k.progress.writer()})
-	var tel *schema.Telemetry
-	if rec != nil {
-		tel = rec.Stop()
-	}
+		TokenizeRoute: er.launch.Adapter.TokenizeRoute, DatasetPath: k.datasets[r.Profile.ID], APIKey: er.launch.APIKey(),
+		Progress: k.progress.writer(), Measure: measure})
+	stopRec() // a runner that returned early may not have stopped it
 	// A server that died shows up as failed requests a moment before the
 	// process is reaped: give it that moment before judging.
 	if er.proc != nil && ctx.Err() == nil && (err != nil || res == nil || res.Summary != nil && res.Summary.Failed > 0) {
@@ -637,6 +714,9 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	}
 	if er.logRel != "" {
 		res.Artifacts = appendArtifact(res.Artifacts, schema.Artifact{Kind: "engine-log", Path: er.logRel})
+	}
+	for _, w := range er.warnings {
+		res.Warnings = appendOnce(res.Warnings, w)
 	}
 }
 
@@ -830,4 +910,83 @@ func Preflight(f *File, runs []Run) (map[string]string, error) {
 		return nil, err
 	}
 	return found, nil
+}
+
+// engineGPUs returns the indexes of the GPUs an engine uses: those named
+// by CUDA_VISIBLE_DEVICES (indexes or UUIDs; the experiment's env, else
+// the collector's), else the first GPUs of the node, as engines pick them.
+func (k *collector) engineGPUs(l *Launch) []int {
+	vis, ok := l.Env["CUDA_VISIBLE_DEVICES"]
+	if !ok {
+		vis, ok = os.LookupEnv("CUDA_VISIBLE_DEVICES")
+	}
+	var visible []int
+	if ok {
+		for _, f := range strings.Split(vis, ",") {
+			f = strings.TrimSpace(f)
+			if n, err := strconv.Atoi(f); err == nil {
+				visible = append(visible, n)
+				continue
+			}
+			for _, g := range k.hw.GPUs {
+				if g.UUID != "" && (g.UUID == f || strings.HasPrefix(g.UUID, f)) {
+					visible = append(visible, g.Index)
+				}
+			}
+		}
+	} else {
+		for _, g := range k.hw.GPUs {
+			visible = append(visible, g.Index)
+		}
+	}
+	if l.GPUs > 0 && l.GPUs < len(visible) {
+		visible = visible[:l.GPUs]
+	}
+	return visible
+}
+
+// sameVersion compares versions as engines and pages write them: "v0.11.0"
+// and "0.11.0" are the same, and so is a longer build string that starts
+// with the expected one ("0.11.0+cu128").
+func sameVersion(declared, got string) bool {
+	d := strings.TrimPrefix(strings.TrimSpace(declared), "v")
+	g := strings.TrimPrefix(strings.TrimSpace(got), "v")
+	return d == g || strings.HasPrefix(g, d+"+") || strings.HasPrefix(g, d+" ") || strings.HasPrefix(g, d+"-")
+}
+
+// environ is the collector's environment as a map.
+func environ() map[string]string {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// selectRuns is this shard's runs, restricted to opt.Only.
+func selectRuns(p *Plan, opt Options) ([]Run, error) {
+	runs := p.Shard(opt.Shard, opt.Shards, !opt.ShardByRun)
+	if len(opt.Only) == 0 {
+		return runs, nil
+	}
+	known := map[string]bool{}
+	for _, r := range p.Runs {
+		known[r.Name], known[r.Experiment.ID], known[r.Step.ID] = true, true, true
+	}
+	want := map[string]bool{}
+	for _, o := range opt.Only {
+		if !known[o] {
+			return nil, fmt.Errorf("collect: --only %s: no experiment, step or run of campaign %s has this id", o, p.Campaign.ID)
+		}
+		want[o] = true
+	}
+	var out []Run
+	for _, r := range runs {
+		if want[r.Name] || want[r.Experiment.ID] || want[r.Step.ID] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -79,6 +80,7 @@ optimized: e0
 // probeRunner checks the engine answers, then reports a result whose
 // numbers come from the profile, so tests can tell runs apart.
 func probeRunner(ctx context.Context, tg Target) (*schema.Result, error) {
+	defer tg.Measure()()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, tg.BaseURL+"/v1/models", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -156,6 +158,9 @@ func readResults(t *testing.T, dir string) map[string]*schema.Result {
 }
 
 func TestCollectRunsResumesAndForces(t *testing.T) {
+	// A token in the collector's own environment, which the fake engine
+	// prints: it must not reach the log either.
+	t.Setenv("HF_TOKEN", "hf-from-the-environment-123")
 	pids, dir := t.TempDir(), t.TempDir()
 	f := fakeCampaign(t, pids, "serve", "serve")
 	rep, err := Collect(context.Background(), f, opts(t, dir, pids))
@@ -201,7 +206,7 @@ func TestCollectRunsResumesAndForces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, secret := range []string{"supersecret-abc", "sk-live-0123456789abcdefXYZ"} {
+		for _, secret := range []string{"supersecret-abc", "sk-live-0123456789abcdefXYZ", "hf-from-the-environment-123"} {
 			if strings.Contains(string(b), secret) {
 				t.Errorf("%s holds the secret %s", p, secret)
 			}
@@ -530,5 +535,175 @@ func BenchmarkExisting(b *testing.B) {
 		if _, ok := Existing(r); !ok {
 			b.Fatal("not found")
 		}
+	}
+}
+
+func TestEngineGPUs(t *testing.T) {
+	k := &collector{hw: &schema.Hardware{GPUs: []schema.GPU{{Index: 0, UUID: "GPU-aaa"}, {Index: 1, UUID: "GPU-bbb"}, {Index: 2, UUID: "GPU-ccc"}, {Index: 3, UUID: "GPU-ddd"}}}}
+	t.Setenv("CUDA_VISIBLE_DEVICES", "")
+	os.Unsetenv("CUDA_VISIBLE_DEVICES")
+	for _, tc := range []struct {
+		env  map[string]string
+		gpus int
+		want []int
+	}{
+		{nil, 2, []int{0, 1}},       // the first GPUs, as engines pick them
+		{nil, 0, []int{0, 1, 2, 3}}, // no count: every GPU
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "2,3"}, 2, []int{2, 3}},
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "GPU-ccc,GPU-a"}, 2, []int{2, 0}}, // UUIDs and prefixes
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "1,2,3"}, 1, []int{1}},
+	} {
+		got := k.engineGPUs(&Launch{Env: tc.env, GPUs: tc.gpus})
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("env %v gpus %d: %v, want %v", tc.env, tc.gpus, got, tc.want)
+		}
+	}
+}
+
+func TestSameVersion(t *testing.T) {
+	for _, tc := range []struct {
+		declared, got string
+		same          bool
+	}{
+		{"v0.11.0", "0.11.0", true},
+		{"0.11.0", "0.11.0+cu128", true},
+		{"v0.5.5.post1", "0.5.5.post1", true},
+		{"v0.11.0", "0.11.1", false},
+		{"v0.11", "0.11.0", false}, // a page's "v0.11" is not proof of 0.11.0
+	} {
+		if got := sameVersion(tc.declared, tc.got); got != tc.same {
+			t.Errorf("sameVersion(%q, %q) = %v", tc.declared, tc.got, got)
+		}
+	}
+}
+
+func TestCollectWarnsOnVersionMismatch(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	f.Campaign.Steps[0].Experiments[0].Version = "v0.11.0"
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	r := readResults(t, filepath.Join(dir, "fake"))["e0--short"]
+	if r.Engine.Version != "fake-1.0" || len(r.Warnings) != 1 || r.Warnings[0] != "the engine reports version fake-1.0, the campaign expects v0.11.0" {
+		t.Fatalf("version %q, warnings %q", r.Engine.Version, r.Warnings)
+	}
+}
+
+func TestCollectRetryAndOnly(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "oom", "serve")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	// --retry repeats the crashed runs only.
+	o := opts(t, dir, pids)
+	o.Retry = true
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Ran != 2 || rep.Skipped != 2 || rep.Status[schema.StatusCrashed] != 2 {
+		t.Fatalf("retry: %+v %v", rep, err)
+	}
+	// --only with --force: one run of one experiment, and a whole step.
+	for _, tc := range []struct {
+		only []string
+		ran  int
+	}{{[]string{"e1--short"}, 1}, {[]string{"e1"}, 2}, {[]string{"engine"}, 4}} {
+		o = opts(t, dir, pids)
+		o.Force, o.Only = true, tc.only
+		rep, err = Collect(context.Background(), f, o)
+		if err != nil || rep.Ran != tc.ran || rep.Planned != tc.ran {
+			t.Fatalf("only %v: %+v %v", tc.only, rep, err)
+		}
+	}
+	o.Only = []string{"e2"}
+	if _, err := Collect(context.Background(), f, o); err == nil || !strings.Contains(err.Error(), "--only e2: no experiment, step or run") {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+// TestCollectAPIKey: an endpoint that wants a key (a GPUStack deployment,
+// vLLM --api-key) gets it on the collector's probes and in the runner's
+// target, and the key is written nowhere.
+func TestCollectAPIKey(t *testing.T) {
+	const key = "ext-key-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":"fake/model-served"}]}`)
+	}))
+	defer srv.Close()
+	y := `id: ext
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+profiles: [{id: p, name: P, dataset: random, input_len: 8, output_len: 2, num_prompts: 2}]
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: gpustack, name: GPUStack, engine: external, base_url: ` + srv.URL + `, env: {OPENAI_API_KEY: ` + key + `}}
+baseline: gpustack
+optimized: gpustack
+`
+	f, err := Parse("ext.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := opts(t, dir, t.TempDir())
+	o.Runner = func(ctx context.Context, tg Target) (*schema.Result, error) {
+		if tg.APIKey != key {
+			return nil, fmt.Errorf("target key %q", tg.APIKey)
+		}
+		return probeRunner(ctx, tg)
+	}
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	r := readResults(t, filepath.Join(dir, "ext"))["gpustack--p"]
+	if r.Status != schema.StatusOK || r.Model.Served != "fake/model-served" {
+		t.Fatalf("status %s %q, served %q: the probes did not carry the key", r.Status, r.Error, r.Model.Served)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "ext", "gpustack--p.json"))
+	if strings.Contains(string(b), key) {
+		t.Fatal("the result holds the key")
+	}
+}
+
+func TestLaunchAPIKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "from-env")
+	for _, tc := range []struct {
+		argv []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"vllm", "serve", "m", "--api-key", "flag-key"}, map[string]string{"OPENAI_API_KEY": "x"}, "flag-key"},
+		{[]string{"vllm", "serve", "m"}, map[string]string{"VLLM_API_KEY": "vllm-env"}, "vllm-env"},
+		{[]string{"vllm", "serve", "m"}, nil, "from-env"}, // as vllm bench serve reads it
+	} {
+		if got := (&Launch{Argv: tc.argv, Env: tc.env}).APIKey(); got != tc.want {
+			t.Errorf("%q %v: %q, want %q", tc.argv, tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestCollectRefusesATakenPort: a server already on the engine's port
+// would answer the health check for it; the campaign stops instead.
+func TestCollectRefusesATakenPort(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	port, _ := engine.FlagValue(strings.Fields(f.Campaign.Steps[0].Experiments[0].Command), "--port")
+	l, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Skip("port taken meanwhile:", err)
+	}
+	defer l.Close()
+	_, err = Collect(context.Background(), f, opts(t, dir, pids))
+	if !errors.Is(err, ErrPortInUse) || !strings.Contains(err.Error(), "127.0.0.1:"+port+" already answers") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := enginetest.Started(pids); n != 0 {
+		t.Fatalf("%d engines started", n)
 	}
 }

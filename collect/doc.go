@@ -28,6 +28,10 @@
 //     prefix of the command (NAME=value vllm serve …), secrets redacted.
 //   - The engine answers on the command's --host/--port, else the
 //     engine's default port; a mock without --port gets a free port.
+//   - Requests carry "Authorization: Bearer KEY" when the command has
+//     --api-key, or the experiment's env has VLLM_API_KEY or
+//     OPENAI_API_KEY, or the collector's environment has OPENAI_API_KEY
+//     (an external endpoint's key goes in its env).
 //   - The served model name is asked from /v1/models; the engine version
 //     from the engine (/version, /get_server_info, --version, the Python
 //     package), else the experiment's or the campaign's engines entry.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
 )
 
 // PrintPlan writes what Collect would do, touching no engine and no GPU:
@@ -20,7 +22,10 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 	}
 	c := &f.Campaign
 	plan := NewPlan(c, opt.Results)
-	runs := plan.Shard(opt.Shard, opt.Shards, !opt.ShardByRun)
+	runs, err := selectRuns(plan, opt)
+	if err != nil {
+		return err
+	}
 	inShard := map[int]bool{}
 	for _, r := range runs {
 		inShard[r.Index] = true
@@ -95,7 +100,11 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 					continue
 				}
 				if !inShard[r.Index] {
-					fmt.Fprintf(w, "    run %-3d %-40s (other shard)\n", r.Index+1, r.Name)
+					why := "other shard"
+					if len(opt.Only) > 0 {
+						why = "not selected"
+					}
+					fmt.Fprintf(w, "    run %-3d %-40s (%s)\n", r.Index+1, r.Name, why)
 					continue
 				}
 				state := "todo"
@@ -104,9 +113,13 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 					if Imported(res) {
 						state = "done (" + string(res.Status) + ", imported from " + res.Tool.Name + ")"
 					}
-					if opt.Force {
+					retry := opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)
+					switch {
+					case opt.Force:
 						state += ", repeated: --force"
-					} else {
+					case retry:
+						state += ", repeated: --retry"
+					default:
 						done++
 					}
 				} else if res != nil {
@@ -115,7 +128,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 						state = "todo (stale: older definition)"
 					}
 				}
-				if !strings.HasPrefix(state, "done") || opt.Force {
+				if !strings.HasPrefix(state, "done") || strings.Contains(state, "repeated:") {
 					todo++
 				}
 				fmt.Fprintf(w, "    run %-3d %-40s key %s  %s\n", r.Index+1, r.Name, r.Key, state)

@@ -2,6 +2,8 @@ package collect
 
 import (
 	"fmt"
+	"net/http"
+	"os"
 	"sort"
 	"strings"
 
@@ -42,6 +44,9 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 	if !a.Launches {
 		l.BaseURL = strings.TrimRight(e.BaseURL, "/")
 		l.Display = "(external endpoint " + l.BaseURL + ")"
+		if len(e.Env) > 0 {
+			l.Env = e.Env // not launched: only OPENAI_API_KEY means something
+		}
 		return l, nil
 	}
 	env := map[string]string{}
@@ -96,4 +101,43 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// APIKey is the key requests to the engine must carry as "Authorization:
+// Bearer KEY": the command's --api-key, else VLLM_API_KEY or
+// OPENAI_API_KEY from the experiment's env, else OPENAI_API_KEY from the
+// collector's environment (as vllm bench serve reads it). "" when none.
+func (l *Launch) APIKey() string {
+	if v, ok := engine.FlagValue(l.Argv, "--api-key", "--api_key"); ok {
+		return v
+	}
+	for _, k := range []string{"VLLM_API_KEY", "OPENAI_API_KEY"} {
+		if v := l.Env[k]; v != "" {
+			return v
+		}
+	}
+	return os.Getenv("OPENAI_API_KEY")
+}
+
+// authTransport adds the engine's API key to every request.
+type authTransport struct {
+	key  string
+	base http.RoundTripper
+}
+
+func (a authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+a.key)
+	return a.base.RoundTrip(r)
+}
+
+// withKey returns base wrapped to carry key ("" leaves base as it is).
+func withKey(base http.RoundTripper, key string) http.RoundTripper {
+	if key == "" {
+		return base
+	}
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return authTransport{key: key, base: base}
 }

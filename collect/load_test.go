@@ -290,3 +290,17 @@ func TestDryRunGolden(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPlanShard lays out a campaign of 200 experiments × 50 profiles
+// (10,000 runs) and takes shard 3 of 16.
+func BenchmarkPlanShard(b *testing.B) {
+	p := manyRuns(200, 50)
+	c := p.Campaign
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		plan := NewPlan(c, "results")
+		if len(plan.Shard(3, 16, true)) == 0 {
+			b.Fatal("empty shard")
+		}
+	}
+}

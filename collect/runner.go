@@ -138,7 +138,15 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 	cfg := bench.Config{BaseURL: t.BaseURL, Endpoint: endpoint, Backend: backend, Model: t.Model, Samples: samples,
 		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed,
 		IgnoreEOS: x.ignoreEOS, NumWarmups: x.warmups, Metrics: mo, Progress: t.Progress}
+	if t.APIKey != "" {
+		cfg.Headers = map[string]string{"Authorization": "Bearer " + t.APIKey}
+	}
+	stop := func() {}
+	if t.Measure != nil {
+		stop = t.Measure()
+	}
 	res, err := bench.Run(ctx, cfg)
+	stop()
 	if err != nil {
 		return res, err
 	}
@@ -251,7 +259,7 @@ func fileExists(p string) bool {
 func serverTokenizer(t Target) dataset.Tokenizer {
 	// No idle keep-alive connections left behind to hold the server's
 	// HTTP threads during the benchmark.
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	client := &http.Client{Transport: withKey(&http.Transport{DisableKeepAlives: true}, t.APIKey)}
 	st := dataset.NewServerTokenizer(t.BaseURL, t.Model, client)
 	if t.Run.Experiment.Engine == "mock" {
 		st.Vocab = mock.BaseVocabSize

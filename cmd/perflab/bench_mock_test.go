@@ -29,8 +29,7 @@ func TestBenchCommandFaults(t *testing.T) {
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "run.json")
 	var stdout, stderr bytes.Buffer
-	// ShareGPT: the simulated engine's /tokenize sizes the prompts (random
-	// prompts need a vocabulary size, which only llama.cpp publishes)
+	// ShareGPT: the simulated engine's /tokenize sizes the prompts
 	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--dataset-name", "sharegpt",
 		"--dataset-path", shareGPTFile(t, 40), "--sharegpt-output-len", "10", "--ignore-eos", "--num-prompts", "40", "--max-concurrency", "8", "--request-timeout", "300ms",
 		"--output-json", out}, &stdout, &stderr)

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,13 +24,15 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: perflab collect CAMPAIGN [--results DIR] [--shard I/N] [--force] [--dry-run]\n       perflab collect --gpu-info\n\nflags:")
+		fmt.Fprintln(stderr, "usage: perflab collect CAMPAIGN [--results DIR] [--shard I/N] [--only IDS] [--force | --retry] [--dry-run]\n       perflab collect --gpu-info\n\nCAMPAIGN is a campaign.yaml or the report directory holding one.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	results := fs.String("results", "results", "results root; the campaign's files go to `DIR`/<campaign>/")
 	shard := fs.String("shard", "", "run only shard `I/N` of the runs (0 ≤ I < N), for job arrays")
 	shardBy := fs.String("shard-by", "experiment", "shard unit: experiment (one engine launch per shard) or run")
 	force := fs.Bool("force", false, "repeat runs that already have a finished result")
+	retry := fs.Bool("retry", false, "repeat runs whose result is crashed or failed, keep the ok ones")
+	only := fs.String("only", "", "run only these comma-separated `IDS`: experiments, steps or runs (experiment--profile)")
 	dryRun := fs.Bool("dry-run", false, "print the plan (runs, commands, order, state) and exit; touches no engine or GPU")
 	gpuInfo := fs.Bool("gpu-info", false, "print what the GPU sampler sees (inventory and one reading) and exit")
 	healthTimeout := fs.Duration("health-timeout", 10*time.Minute, "how long an engine may take to become healthy")
@@ -59,7 +63,7 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageError("collect: want one campaign file, got %d", len(positional))
 	}
 	opt := collect.Options{
-		Results: *results, Force: *force, HealthTimeout: *healthTimeout, StopGrace: *stopGrace,
+		Results: *results, Force: *force, Retry: *retry, HealthTimeout: *healthTimeout, StopGrace: *stopGrace,
 		SampleInterval: *sampleInterval, Self: *mockBinary, Log: stderr,
 	}
 	switch *shardBy {
@@ -76,7 +80,18 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		opt.Shard, opt.Shards = i, n
 	}
-	f, err := collect.Load(positional[0])
+	if *only != "" {
+		for _, id := range strings.Split(*only, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				opt.Only = append(opt.Only, id)
+			}
+		}
+	}
+	path := positional[0]
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "campaign.yaml") // a report bundle
+	}
+	f, err := collect.Load(path)
 	if err != nil {
 		return err
 	}

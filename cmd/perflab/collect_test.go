@@ -35,8 +35,9 @@ func TestCollectUsage(t *testing.T) {
 
 func TestCollectDryRunDemo(t *testing.T) {
 	var out, errb bytes.Buffer
-	campaign := filepath.Join("..", "..", "content", "demo", "mock-h100", "campaign.yaml")
-	// Flags after the campaign, as people type them.
+	// The report directory stands for its campaign.yaml; flags may follow
+	// the campaign, as people type them.
+	campaign := filepath.Join("..", "..", "content", "demo", "mock-h100")
 	if err := run(context.Background(), []string{"collect", campaign, "--dry-run", "--results", t.TempDir()}, &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}

@@ -3,6 +3,9 @@ package dataset
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,15 +272,183 @@ func TestConversationTurns(t *testing.T) {
 		{`{"conversations": ["\", ", 2]}`, 2, false},                          // escaped quote inside a string
 		{`{"a": {"conversations": [1, 2]}, "b": "conversations"}`, -1, false}, // nested key is not the entry's
 		{`{"conversation\u0073": [1, 2]}`, 2, false},                          // escaped key
+		{`{"conversations": [1, 2], "conversations": [1]}`, 1, false},         // the last one counts, as in Python
 		{`{"conversations": null}`, -1, false},
 		{`[1, 2]`, -1, false}, // not an object
 		{`{"conversations": {"a": 1}}`, 0, true},
 		{`{"x": -1.5e3, "conversations": [true, false, null]}`, 3, false},
 	}
 	for _, c := range cases {
-		n, err := conversationTurns([]byte(c.in))
-		if n != c.want || (err != nil) != c.err {
+		s := &jsonScan{b: []byte(c.in), eof: true}
+		n, err := s.entry()
+		if (err != nil) != c.err || (!c.err && n != c.want) {
 			t.Errorf("%s: %d, %v; want %d (error %v)", c.in, n, err, c.want, c.err)
 		}
 	}
+}
+
+// scanWithDecoder is the reference for scanShareGPT: encoding/json's
+// Decoder, entry by entry, and the same rules.
+func scanWithDecoder(r io.Reader) ([]int64, error) {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, fmt.Errorf("not a list: %v", err)
+	}
+	var offsets []int64
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		// The offset of the value itself, after the separator.
+		off := dec.InputOffset() - int64(len(raw))
+		var e map[string]json.RawMessage
+		if json.Unmarshal(raw, &e) != nil {
+			continue // not an object
+		}
+		conv, ok := e["conversations"]
+		if !ok || string(conv) == "null" {
+			continue
+		}
+		var list []json.RawMessage
+		if err := json.Unmarshal(conv, &list); err != nil {
+			return nil, fmt.Errorf("conversations is not a list")
+		}
+		if len(list) >= 2 {
+			offsets = append(offsets, off)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the list: %v", err)
+	}
+	return offsets, nil
+}
+
+// randomShareGPT writes a random ShareGPT-shaped document exercising the
+// grammar: whitespace, escapes, numbers, literals, nesting, entries that
+// are not objects, missing or null conversations, repeated keys.
+func randomShareGPT(rng *rand.Rand) string {
+	ws := func() string { return []string{"", " ", "\n", "\t ", "\r\n  "}[rng.IntN(5)] }
+	str := func() string {
+		parts := []string{"a", "你好", `\"`, `\\`, `\/`, `\n`, `\u00e9`, `\ud83d\ude00`, " ", ",", "[", "}", ":"}
+		out := `"`
+		for n := rng.IntN(6); n > 0; n-- {
+			out += parts[rng.IntN(len(parts))]
+		}
+		return out + `"`
+	}
+	var value func(depth int) string
+	value = func(depth int) string {
+		k := rng.IntN(9)
+		if depth > 2 && k >= 7 {
+			k = 0
+		}
+		switch k {
+		case 0, 1:
+			return str()
+		case 2:
+			return []string{"0", "-1", "12.5", "1e9", "-0.25E-3", "3E+2"}[rng.IntN(6)]
+		case 3:
+			return []string{"true", "false", "null"}[rng.IntN(3)]
+		case 4, 5, 6:
+			return "{" + ws() + str() + ws() + ":" + ws() + value(depth+1) + ws() + "}"
+		default:
+			out := "["
+			for n := rng.IntN(4); n > 0; n-- {
+				if out != "[" {
+					out += "," + ws()
+				}
+				out += value(depth + 1)
+			}
+			return out + "]"
+		}
+	}
+	doc := ws() + "[" + ws()
+	for e := rng.IntN(12); e > 0; e-- {
+		var entry string
+		switch rng.IntN(8) {
+		case 0:
+			entry = value(1) // anything
+		default:
+			fields := []string{}
+			for f := rng.IntN(3); f > 0; f-- {
+				fields = append(fields, str()+":"+ws()+value(1))
+			}
+			switch rng.IntN(6) {
+			case 0: // no conversations
+			case 1:
+				fields = append(fields, `"conversations":null`)
+			default:
+				turns := "["
+				for n := rng.IntN(5); n > 0; n-- {
+					if turns != "[" {
+						turns += "," + ws()
+					}
+					turns += `{"from":"human",` + ws() + `"value":` + str() + "}"
+				}
+				fields = append(fields, `"conversations"`+ws()+":"+ws()+turns+"]")
+			}
+			rng.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
+			entry = "{" + ws() + strings.Join(fields, ","+ws()) + ws() + "}"
+		}
+		if strings.TrimSpace(doc) != "[" {
+			doc += "," + ws()
+		}
+		doc += entry + ws()
+	}
+	return doc + "]" + ws()
+}
+
+// TestScanMatchesDecoder compares the scanner with the decoder-based
+// reference on random valid documents (with windows small enough to
+// slide inside every kind of token) and on random one-byte corruptions
+// of them (both must reject the same ones).
+func TestScanMatchesDecoder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	ctx := context.Background()
+	mutated, rejected := 0, 0
+	for k := 0; k < 3000; k++ {
+		doc := randomShareGPT(rng)
+		want, err := scanWithDecoder(strings.NewReader(doc))
+		if err != nil {
+			t.Fatalf("reference rejects its own document: %v\n%s", err, doc)
+		}
+		for _, size := range []int{1, 7, 64, 4096} {
+			got, err := scanShareGPTWindow(ctx, strings.NewReader(doc), size)
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("window %d: %v, %v; want %v\n%s", size, got, err, want, doc)
+			}
+		}
+		// One corruption: delete, insert or replace a byte.
+		b := []byte(doc)
+		i := rng.IntN(len(b))
+		c := "{}[],:\"\\ a0-.eE+tfnu\x01"[rng.IntN(21)]
+		switch rng.IntN(3) {
+		case 0:
+			b = append(b[:i], b[i+1:]...)
+		case 1:
+			b = append(b[:i], append([]byte{c}, b[i:]...)...)
+		default:
+			b[i] = c
+		}
+		bad := string(b)
+		_, refErr := scanWithDecoder(strings.NewReader(bad))
+		got, err := scanShareGPTWindow(ctx, strings.NewReader(bad), 16)
+		if (err != nil) != (refErr != nil) {
+			t.Fatalf("corrupted document: scanner %v, reference %v\n%q", err, refErr, bad)
+		}
+		if err == nil {
+			want, _ := scanWithDecoder(strings.NewReader(bad))
+			if !slices.Equal(got, want) {
+				t.Fatalf("corrupted but valid document: %v, want %v\n%q", got, want, bad)
+			}
+		} else {
+			rejected++
+		}
+		mutated++
+	}
+	t.Logf("%d random documents agree; %d corruptions, %d rejected by both", 3000, mutated, rejected)
 }

@@ -24,13 +24,15 @@ type RandomConfig struct {
 	// PrefixLen is --random-prefix-len: tokens shared by every prompt,
 	// added in front of the drawn input length.
 	PrefixLen int
-	// Seed is --seed; the same seed gives the same prompts.
+	// Seed is --seed (>= 0, as numpy's default_rng requires); the same
+	// seed gives the same prompts, and vLLM's token ids for the same
+	// tokenizer.
 	Seed int64
 }
 
 // vLLM gives gen_prompt_decode_to_target_len 10 retries and then accepts
-// a mismatch; we keep going (drawing padding only from non-special ids)
-// up to maxFitTries so every prompt has exactly its drawn length.
+// a mismatch; we keep going (padding only with stable ids) up to
+// maxFitTries so every prompt has exactly its drawn length.
 const (
 	vllmRetries = 10
 	maxFitTries = 200
@@ -61,6 +63,8 @@ func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
 		return nil, fmt.Errorf("dataset: random: negative length (input %d, output %d, prefix %d)", cfg.InputLen, cfg.OutputLen, cfg.PrefixLen)
 	case cfg.RangeRatio < 0 || cfg.RangeRatio >= 1 || math.IsNaN(cfg.RangeRatio):
 		return nil, fmt.Errorf("dataset: random: range ratio %v not in [0, 1)", cfg.RangeRatio)
+	case cfg.Seed < 0:
+		return nil, fmt.Errorf("dataset: random: seed %d < 0 (numpy's default_rng takes non-negative seeds)", cfg.Seed)
 	}
 	vocab := tok.VocabSize()
 	if vocab <= 0 {
@@ -79,28 +83,13 @@ func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
 		return nil, fmt.Errorf("dataset: random: every id below the vocab size %d is special", vocab)
 	}
 
-	r := cfg.RangeRatio
-	realIn := max(0, cfg.InputLen-special)
-	inLo, inHi := int(math.Floor(float64(realIn)*(1-r))), int(math.Ceil(float64(realIn)*(1+r)))
-	outLo := max(1, int(math.Floor(float64(cfg.OutputLen)*(1-r))))
-	outHi := max(1, int(math.Ceil(float64(cfg.OutputLen)*(1+r))))
-
-	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
+	rng := newNPRandom(cfg.Seed)
+	d, err := drawRandom(cfg, special, vocab, allowed, rng)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: random: %w", err)
+	}
 	n := cfg.NumPrompts
-	inLens, outLens, offsets := make([]int, n), make([]int, n), make([]int, n)
-	for i := range inLens {
-		inLens[i] = inLo + rng.IntN(inHi-inLo+1)
-	}
-	for i := range outLens {
-		outLens[i] = outLo + rng.IntN(outHi-outLo+1)
-	}
-	for i := range offsets {
-		offsets[i] = rng.IntN(vocab)
-	}
-	prefix := make([]int, cfg.PrefixLen)
-	for i := range prefix {
-		prefix[i] = allowed[rng.IntN(len(allowed))]
-	}
+	inLens, outLens, offsets, prefix := d.inLens, d.outLens, d.offsets, d.prefix
 
 	out := make([]Sample, n)
 	for i := range out {
@@ -110,13 +99,47 @@ func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
 			seq = append(seq, allowed[(offsets[i]+i+j)%len(allowed)])
 		}
 		target := cfg.PrefixLen + inLens[i]
-		prompt, got, err := fitToLength(tok, seq, target, rng, vocab, allowed)
+		prompt, got, err := fitToLength(tok, seq, target, rng, vocab, allowed, uint64(cfg.Seed), uint64(i))
 		if err != nil {
 			return nil, fmt.Errorf("dataset: random: prompt %d: %w", i, err)
 		}
 		out[i] = Sample{Prompt: prompt, PromptLen: got, OutputLen: outLens[i]}
 	}
 	return out, nil
+}
+
+// randomDraws are the numbers vLLM's RandomDataset draws before building
+// prompts, in its order: input lengths, output lengths, offsets, and the
+// shared prefix (ids from the allowed list).
+type randomDraws struct {
+	inLens, outLens, offsets, prefix []int
+}
+
+func drawRandom(cfg RandomConfig, special, vocab int, allowed []int, rng *npRandom) (randomDraws, error) {
+	r := cfg.RangeRatio
+	realIn := max(0, cfg.InputLen-special)
+	inLo, inHi := int(math.Floor(float64(realIn)*(1-r))), int(math.Ceil(float64(realIn)*(1+r)))
+	outLo := max(1, int(math.Floor(float64(cfg.OutputLen)*(1-r))))
+	outHi := max(1, int(math.Ceil(float64(cfg.OutputLen)*(1+r))))
+	if cfg.PrefixLen+inLo < 1 {
+		return randomDraws{}, fmt.Errorf("input length %d too small: with %d special tokens and range ratio %v a prompt could have %d tokens (prefix %d + %d); vLLM refuses this too",
+			cfg.InputLen, special, r, cfg.PrefixLen+inLo, cfg.PrefixLen, inLo)
+	}
+	n := cfg.NumPrompts
+	d := randomDraws{inLens: make([]int, n), outLens: make([]int, n), offsets: make([]int, n), prefix: make([]int, cfg.PrefixLen)}
+	for i := range d.inLens {
+		d.inLens[i] = int(rng.integers(int64(inLo), int64(inHi)+1))
+	}
+	for i := range d.outLens {
+		d.outLens[i] = int(rng.integers(int64(outLo), int64(outHi)+1))
+	}
+	for i := range d.offsets {
+		d.offsets[i] = int(rng.integers(0, int64(vocab)))
+	}
+	for i := range d.prefix {
+		d.prefix[i] = allowed[rng.integers(0, int64(len(allowed)))]
+	}
+	return d, nil
 }
 
 // allowedIDs is range(vocab) without the special ids, ascending.
@@ -148,8 +171,13 @@ func allowedIDs(tok Tokenizer, vocab int) []int {
 // replaced, and so on), later rounds cut back to a prefix that re-encodes
 // to itself and pad with "stable" tokens, ones that decode and re-encode
 // to themselves even when repeated.
-func fitToLength(tok Tokenizer, seq []int, target int, rng *rand.Rand, vocab int, allowed []int) (string, int, error) {
+//
+// The later rounds draw from their own generator (seeded with the seed
+// and the prompt's index), not from rng, so that the prompts after this
+// one still get vLLM's draws.
+func fitToLength(tok Tokenizer, seq []int, target int, rng *npRandom, vocab int, allowed []int, seed, index uint64) (string, int, error) {
 	var stable []int
+	var own *rand.Rand
 	for try := 0; ; try++ {
 		prompt, err := tok.Decode(seq)
 		if err != nil {
@@ -169,7 +197,7 @@ func fitToLength(tok Tokenizer, seq []int, target int, rng *rand.Rand, vocab int
 				seq = seq[:target]
 			}
 			for len(seq) < target {
-				seq = append(seq, rng.IntN(vocab)) // as vLLM: the full vocabulary
+				seq = append(seq, int(rng.integers(0, int64(vocab)))) // as vLLM: the full vocabulary
 			}
 			continue
 		}
@@ -177,6 +205,7 @@ func fitToLength(tok Tokenizer, seq []int, target int, rng *rand.Rand, vocab int
 			if stable, err = stableIDs(tok, allowed); err != nil {
 				return "", 0, err
 			}
+			own = rand.New(rand.NewPCG(seed, index))
 		}
 		if len(seq) > target {
 			if seq, err = selfEncodingPrefix(tok, seq, target); err != nil {
@@ -184,7 +213,7 @@ func fitToLength(tok Tokenizer, seq []int, target int, rng *rand.Rand, vocab int
 			}
 		}
 		for len(seq) < target {
-			seq = append(seq, stable[rng.IntN(len(stable))])
+			seq = append(seq, stable[own.IntN(len(stable))])
 		}
 	}
 }

@@ -29,7 +29,7 @@ type ServerTokenizer struct {
 	Client *http.Client
 	// Vocab is the base vocabulary size Random draws from. 0: ask the
 	// server once (llama.cpp's /v1/models meta.n_vocab); vLLM and SGLang
-	// do not publish it, so random prompts with them need a tokenizer.json.
+	// do not publish it, so it is probed through /detokenize (ProbeVocab).
 	Vocab int
 
 	once     sync.Once
@@ -188,13 +188,14 @@ func (s *ServerTokenizer) CountChatContext(ctx context.Context, content string) 
 	return len(*reply.Tokens), nil
 }
 
-// VocabSize is Vocab, or llama.cpp's n_vocab from /v1/models, or 0 when
-// the server does not say (Random then fails with a clear error).
+// VocabSize is Vocab, or llama.cpp's n_vocab from /v1/models, or else the
+// base size ProbeVocab finds, or 0 when neither works (Random then fails
+// with a clear error).
 func (s *ServerTokenizer) VocabSize() int {
 	if s.Vocab > 0 {
 		return s.Vocab
 	}
-	s.once.Do(func() { s.vocab, s.vocabErr = s.fetchVocab(context.Background()) })
+	s.once.Do(func() { s.vocab, s.vocabErr = s.discoverVocab(context.Background()) })
 	return s.vocab
 }
 

@@ -38,6 +38,25 @@ func TestMain(m *testing.M) {
 //	oom            print an out-of-memory error and exit 1
 //	unhealthy      answer /health with 503 forever
 func fakeEngine(mode string) {
+	if mode == "collector" {
+		// A stand-in collector: start a fake engine, report its pid, wait
+		// to be killed.
+		log := os.Getenv("FAKE_LOG")
+		port, _ := FreePort()
+		p, err := Start(Config{Name: "child", Argv: []string{os.Args[0], "--port", strconv.Itoa(port)},
+			Env: map[string]string{"FAKE_ENGINE": "serve"}, LogPath: log})
+		if err != nil {
+			panic(err)
+		}
+		// Healthy first: the engine has printed its banner (a write to a
+		// broken pipe would kill it, and prove nothing).
+		if err := WaitHealthy(context.Background(), p, HealthConfig{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), Routes: []string{"/health"}}); err != nil {
+			panic(err)
+		}
+		fmt.Println(p.Pid())
+		time.Sleep(time.Hour)
+		return
+	}
 	port := flagArg("--port")
 	fmt.Println("fake engine starting, mode", mode, "key", os.Getenv("FAKE_API_KEY"))
 	switch mode {
@@ -303,5 +322,39 @@ func TestParseVersionOutput(t *testing.T) {
 		if got := parseVersionOutput(in); got != want {
 			t.Errorf("parseVersionOutput(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestEngineDiesWithTheCollector: a collector killed with SIGKILL cannot
+// stop its engine; the kernel must (Pdeathsig), or the engine would hold
+// the GPUs with nobody left to stop it.
+func TestEngineDiesWithTheCollector(t *testing.T) {
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "FAKE_ENGINE=collector", "FAKE_LOG="+filepath.Join(t.TempDir(), "e.log"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("engine %d not running: %v", pid, err)
+	}
+	cmd.Process.Kill() // SIGKILL: no chance to stop anything
+	cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil && !isZombie(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			t.Fatalf("engine %d outlived its collector", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -74,7 +74,7 @@ func Start(cfg Config) (*Process, error) {
 	cmd.Env = MergeEnv(os.Environ(), cfg.Env)
 	cmd.Stdout = lw
 	cmd.Stderr = lw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	// A worker that outlives the leader keeps the log pipe open; do not
 	// let it hold Wait (and so crash detection) for longer than this.
 	cmd.WaitDelay = 5 * time.Second

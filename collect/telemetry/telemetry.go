@@ -202,3 +202,33 @@ func WaitReleased(ctx context.Context, s Sampler, before map[int]float64, slackM
 		}
 	}
 }
+
+// Only returns a Sampler that reads only the GPUs with the given indexes
+// (the ones an engine uses), so that samples and energy leave out the
+// node's idle GPUs. Inventory still lists every GPU.
+func Only(s Sampler, gpus []int) Sampler {
+	keep := map[int]bool{}
+	for _, g := range gpus {
+		keep[g] = true
+	}
+	return only{s, keep}
+}
+
+type only struct {
+	Sampler
+	keep map[int]bool
+}
+
+func (o only) Read() ([]Reading, error) {
+	rs, err := o.Sampler.Read()
+	if err != nil {
+		return nil, err
+	}
+	out := rs[:0:0]
+	for _, r := range rs {
+		if o.keep[r.GPU] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

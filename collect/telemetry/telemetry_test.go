@@ -124,3 +124,19 @@ func TestOpenWithoutGPU(t *testing.T) {
 }
 
 var _ Sampler = (*Fake)(nil)
+
+func TestOnlyLeavesOutIdleGPUs(t *testing.T) {
+	f := &Fake{Readings: [][]Reading{
+		{{GPU: 0, EnergyMJ: 0, HasEnergy: true}, {GPU: 1, EnergyMJ: 0, HasEnergy: true}, {GPU: 2, EnergyMJ: 0, HasEnergy: true}},
+		{{GPU: 0, EnergyMJ: 2000, HasEnergy: true}, {GPU: 1, EnergyMJ: 1000, HasEnergy: true}, {GPU: 2, EnergyMJ: 9000, HasEnergy: true}},
+	}}
+	tel := Record(Only(f, []int{0, 1}), time.Hour).Stop()
+	if tel.TotalEnergyJ != 3 || len(tel.EnergyJ) != 2 {
+		t.Fatalf("energy %v total %v: GPU 2 is not the engine's", tel.EnergyJ, tel.TotalEnergyJ)
+	}
+	for _, s := range tel.Samples {
+		if s.GPU == 2 {
+			t.Fatal("a sample of an idle GPU")
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -93,4 +94,32 @@ func BenchmarkLoadQwen3(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-heap-kept")
 	runtime.KeepAlive(keep)
+}
+
+// BenchmarkEncodeRandomIDsQwen3Cold encodes the text of 50,000 random
+// vocabulary ids (what the random dataset sends): few words repeat, so
+// this is the uncached BPE speed.
+func BenchmarkEncodeRandomIDsQwen3Cold(b *testing.B) {
+	tk := family(b, "qwen3")
+	rng := rand.New(rand.NewPCG(1, 1))
+	ids := make([]int, 50_000)
+	for i := range ids {
+		ids[i] = rng.IntN(tk.VocabSize())
+	}
+	text, err := tk.Decode(ids)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _ := tk.Count(text)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for range b.N {
+		tk.mu.Lock()
+		clear(tk.cache)
+		tk.mu.Unlock()
+		if _, err := tk.Encode(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 }

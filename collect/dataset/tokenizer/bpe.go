@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"math"
 	"unicode/utf8"
 )
 
@@ -40,10 +41,10 @@ func (t *Tokenizer) bpeWord(word string, out []int32) ([]int32, error) {
 			lastUnk = false
 			continue
 		}
+		var buf [4]byte
+		n := utf8.EncodeRune(buf[:], r)
 		switch {
-		case t.byteFallback:
-			var buf [4]byte
-			n := utf8.EncodeRune(buf[:], r)
+		case t.byteFallback && t.haveBytes(buf[:n]):
 			for _, b := range buf[:n] {
 				syms = append(syms, t.byteIDs[b])
 			}
@@ -63,24 +64,63 @@ func (t *Tokenizer) bpeWord(word string, out []int32) ([]int32, error) {
 	return append(out, t.mergeHeap(syms)...), nil
 }
 
-// mergeLinear applies merges by repeatedly finding the lowest-ranked
+// haveBytes reports whether every byte has a byte-fallback token.
+func (t *Tokenizer) haveBytes(bs []byte) bool {
+	for _, b := range bs {
+		if t.byteIDs[b] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeLinear applies merges by repeatedly taking the lowest-ranked
 // adjacent pair (leftmost on ties), as the Rust library's priority queue
-// does.
+// does. The rank of every adjacent pair is kept in an array, so a merge
+// costs two map lookups (its new neighbours) and a scan of small ints.
 func (t *Tokenizer) mergeLinear(syms []int32) []int32 {
-	for len(syms) > 1 {
-		best, bestRank := -1, int32(0)
-		var bestID int32
-		for i := 0; i+1 < len(syms); i++ {
-			m, ok := t.merges[pairKey(syms[i], syms[i+1])]
-			if ok && (best < 0 || m.rank < bestRank) {
-				best, bestRank, bestID = i, m.rank, m.id
+	if len(syms) < 2 {
+		return syms
+	}
+	const none = int32(math.MaxInt32)
+	var rankBuf, idBuf [linearLimit]int32
+	var ranks, ids []int32
+	if n := len(syms) - 1; n <= linearLimit {
+		ranks, ids = rankBuf[:n], idBuf[:n]
+	} else {
+		ranks, ids = make([]int32, n), make([]int32, n)
+	}
+	pair := func(i int) {
+		if m, ok := t.merges[pairKey(syms[i], syms[i+1])]; ok {
+			ranks[i], ids[i] = m.rank, m.id
+		} else {
+			ranks[i] = none
+		}
+	}
+	for i := range ranks {
+		pair(i)
+	}
+	for len(ranks) > 0 {
+		best := -1
+		bestRank := none
+		for i, r := range ranks {
+			if r < bestRank {
+				best, bestRank = i, r
 			}
 		}
 		if best < 0 {
 			break
 		}
-		syms[best] = bestID
+		syms[best] = ids[best]
 		syms = append(syms[:best+1], syms[best+2:]...)
+		ranks = append(ranks[:best], ranks[best+1:]...)
+		ids = append(ids[:best], ids[best+1:]...)
+		if best > 0 {
+			pair(best - 1)
+		}
+		if best < len(ranks) {
+			pair(best)
+		}
 	}
 	return syms
 }

@@ -35,13 +35,31 @@ var knownTemplates = map[string]knownTemplate{
 	},
 	// Llama 3 (the short template without a default system message):
 	// bos_token, header, content|trim, <|eot_id|>, assistant header.
-	"b48c47f6443892716176eb200bf4ef108f64e06ca26ed0fa8ebc0a4b3992fcb2": {
-		name: "llama3",
+	"b48c47f6443892716176eb200bf4ef108f64e06ca26ed0fa8ebc0a4b3992fcb2": {name: "llama3", render: renderLlama3},
+	// Llama 3.1 in the same short form; the assistant header is behind
+	// add_generation_prompt, which the server sets.
+	"ba03a121d097859c7b5b9cd03af99aafe95275210d2876f642ad9929a150f122": {name: "llama3.1", render: renderLlama3},
+	// Gemma style: bos_token, <start_of_turn>user, content|trim,
+	// <end_of_turn>, <start_of_turn>model.
+	"ecd6ae513fe103f0eb62e8ab5bfa8d0fe45c1074fa398b089c93a7e70c15cfd6": {
+		name: "gemma",
 		render: func(t *Tokenizer, c string) string {
-			return t.bosToken + "<|start_header_id|>user<|end_header_id|>\n\n" +
-				strings.TrimFunc(c, pyIsSpace) + "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+			return t.bosToken + "<start_of_turn>user\n" + strings.TrimFunc(c, pyIsSpace) + "<end_of_turn>\n<start_of_turn>model\n"
 		},
 	},
+	// DeepSeek V3: bos_token, the (empty) system prompt, <｜User｜>content,
+	// <｜Assistant｜>.
+	"3b8267e54b67df6500f231ffa969955cc9d26b3444a291ced4eb96ca7d3ca1ea": {
+		name: "deepseek-v3",
+		render: func(t *Tokenizer, c string) string {
+			return t.bosToken + "<｜User｜>" + c + "<｜Assistant｜>"
+		},
+	},
+}
+
+func renderLlama3(t *Tokenizer, c string) string {
+	return t.bosToken + "<|start_header_id|>user<|end_header_id|>\n\n" +
+		strings.TrimFunc(c, pyIsSpace) + "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
 }
 
 // pyIsSpace is Python's str.isspace for one character (what Jinja's trim

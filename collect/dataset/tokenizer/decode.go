@@ -110,7 +110,9 @@ func (byteLevelDec) decodeChain(tokens []string) []string {
 	return []string{lossyUTF8(buf)}
 }
 
-// lossyUTF8 replaces each invalid byte with U+FFFD.
+// lossyUTF8 is Rust's String::from_utf8_lossy (and WHATWG's decoder):
+// each maximal subpart of an ill-formed sequence becomes one U+FFFD, so a
+// character cut after two of its three bytes is one U+FFFD, not two.
 func lossyUTF8(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
@@ -118,10 +120,48 @@ func lossyUTF8(b []byte) string {
 	var sb strings.Builder
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
-		sb.WriteRune(r) // RuneError for an invalid byte
-		b = b[n:]
+		if r != utf8.RuneError || n > 1 { // valid (an encoded U+FFFD is 3 bytes)
+			sb.Write(b[:n])
+			b = b[n:]
+			continue
+		}
+		sb.WriteRune(utf8.RuneError)
+		b = b[maximalSubpart(b):]
 	}
 	return sb.String()
+}
+
+// maximalSubpart is the length of the longest prefix of b that starts a
+// well-formed UTF-8 sequence (at least 1), per Unicode's table of
+// well-formed byte sequences.
+func maximalSubpart(b []byte) int {
+	c := b[0]
+	need, lo, hi := 0, byte(0x80), byte(0xBF)
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	default:
+		return 1
+	}
+	i := 1
+	for ; i <= need && i < len(b); i++ {
+		if i == 1 && (b[i] < lo || b[i] > hi) || i > 1 && (b[i] < 0x80 || b[i] > 0xBF) {
+			break
+		}
+	}
+	return i
 }
 
 // byteFallbackDec turns runs of <0xXX> tokens back into text; bytes that

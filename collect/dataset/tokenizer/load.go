@@ -178,12 +178,13 @@ func (t *Tokenizer) loadModel(m *modelJSON) error {
 	t.byteFallback = m.ByteFallback
 	t.ignoreMerges = m.IgnoreMerges
 	if t.byteFallback {
+		// A missing byte token is allowed: a character needing it falls
+		// back to unk_token, as in the Rust library.
 		for b := 0; b < 256; b++ {
-			id, ok := t.vocab[fmt.Sprintf("<0x%02X>", b)]
-			if !ok {
-				return fmt.Errorf("byte_fallback: token <0x%02X> is not in the vocab", b)
+			t.byteIDs[b] = -1
+			if id, ok := t.vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
+				t.byteIDs[b] = id
 			}
-			t.byteIDs[b] = id
 		}
 	}
 	return t.loadMerges(m.Merges)

@@ -250,6 +250,16 @@ func TestMetaspaceFile(t *testing.T) {
 	if n := tk.NumSpecialTokensToAdd(); n != 1 {
 		t.Errorf("NumSpecialTokensToAdd = %d, want 1 (BOS)", n)
 	}
+
+	// Without the token <0xA9>, "é" (C3 A9) cannot fall back to bytes: it
+	// becomes unk, as in the Rust library (Gemini's file lacks <0x09>).
+	delete(vocab, "<0xA9>")
+	if tk, err = parseMap(t, m, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tk.Encode("é"); err != nil || !slices.Equal(got, []int{3, 0}) {
+		t.Errorf("missing byte token: %v, %v; want [3 0] (▁, <unk>)", got, err)
+	}
 }
 
 func hex2(b int) string {
@@ -366,5 +376,29 @@ func TestChunksKeepIDs(t *testing.T) {
 	}
 	if got := chunks("▁a▁▁b▁", '▁'); !slices.Equal(got, []string{"▁a", "▁▁b", "▁"}) {
 		t.Errorf("chunks = %q", got)
+	}
+}
+
+func TestLossyUTF8(t *testing.T) {
+	// Expected strings are what Rust's String::from_utf8_lossy and the
+	// WHATWG TextDecoder give (one U+FFFD per maximal subpart).
+	cases := []struct {
+		in   []byte
+		want string
+	}{
+		{[]byte("ok"), "ok"},
+		{[]byte{0xE4, 0xBD}, "\uFFFD"},                   // "你" cut after two bytes
+		{[]byte{0xE4, 0xBD, 'a'}, "\uFFFDa"},             // ... then ASCII
+		{[]byte{0x80, 0x80}, "\uFFFD\uFFFD"},             // lone continuation bytes: one each
+		{[]byte{0xF0, 0x9F, 0x98}, "\uFFFD"},             // emoji cut after three bytes
+		{[]byte{0xE0, 0x80, 0x80}, "\uFFFD\uFFFD\uFFFD"}, // overlong: E0 needs A0..BF next
+		{[]byte{0xED, 0xA0, 0x80}, "\uFFFD\uFFFD\uFFFD"}, // surrogate: ED needs 80..9F next
+		{[]byte{0xF5, 0x80}, "\uFFFD\uFFFD"},             // F5 is never a lead byte
+		{[]byte{0xEF, 0xBF, 0xBD}, "\uFFFD"},             // a real U+FFFD stays one
+	}
+	for _, c := range cases {
+		if got := lossyUTF8(c.in); got != c.want {
+			t.Errorf("% x: %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -77,7 +77,7 @@ func Main(mode string, args []string) {
 	if dir := os.Getenv(PidDirEnv); dir != "" {
 		os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())+".pid"), nil, 0o644)
 	}
-	fmt.Printf("fake engine: mode %s model %s port %s key %s\n", mode, model, port, os.Getenv("FAKE_API_KEY"))
+	fmt.Printf("fake engine: mode %s model %s port %s key %s token %s\n", mode, model, port, os.Getenv("FAKE_API_KEY"), os.Getenv("HF_TOKEN"))
 	switch mode {
 	case "oom":
 		fmt.Fprintln(os.Stderr, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")

