@@ -62,9 +62,12 @@ func NewBuilder(opt Options) *Builder {
 
 // Incremental reports how a Builder.Build went.
 type Incremental struct {
-	Full  bool     // a full build was made
-	Why   string   // why a full build was needed ("" for an incremental one)
-	Pages []string // URLs of the pages rendered again (incremental only)
+	Full bool   // a full build was made
+	Why  string // why a full build was needed ("" for an incremental one)
+	// Pages are the URLs of the pages whose inputs changed, rendered
+	// again ("" is the home page, which an incremental build always
+	// renders again since it summarises every report).
+	Pages []string
 }
 
 // Build brings Out up to date after the input files in changed (absolute
@@ -292,7 +295,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 				res[i].err = err
 				return
 			}
-			files, se, _, err := ns.RenderPage(pg, b.t, nav)
+			files, se, err := ns.renderPage(pg, b.t, nav)
 			res[i] = rendered{files, se, err}
 		}()
 	}
@@ -312,6 +315,9 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 	}
 	files = append(files, home)
 	search[""] = hse
+	if affected[""] {
+		inc.Pages = append(inc.Pages, "")
+	}
 	index := []searchEntry{hse}
 	for _, pg := range ns.Pages {
 		se, ok := search[pg.URL]
@@ -320,11 +326,11 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		}
 		index = append(index, se)
 	}
-	idx, err := json.Marshal(index)
+	sf, err := searchFiles(index)
 	if err != nil {
-		return inc, fmt.Errorf("render: search index: %w", err)
+		return inc, err
 	}
-	files = append(files, File{Path: "search.json", Data: append(idx, '\n')})
+	files = append(files, sf...)
 	if err := writeInPlace(b.opt.Out, files); err != nil {
 		return inc, err
 	}

@@ -135,6 +135,8 @@ func TestBuilderMatchesFullBuild(t *testing.T) {
 			[]string{"content/about.md"}, true, nil, false},
 		{"a new page", func(t *testing.T) { os.WriteFile(p("content/new.md"), []byte("# New\n\nText.\n"), 0o644) },
 			[]string{"content/new.md"}, true, nil, false},
+		{"the home page removed", func(t *testing.T) { os.Remove(p("content/index.md")) },
+			[]string{"content/index.md"}, true, nil, false},
 		{"a home page added", func(t *testing.T) {
 			os.WriteFile(p("content/index.md"), []byte("---\ntitle: The Lab\n---\nWelcome.\n"), 0o644)
 		}, []string{"content/index.md"}, true, nil, false},
@@ -172,7 +174,7 @@ func TestBuilderMatchesFullBuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			if inc.Full != st.full {
-				t.Errorf("full = %v (%s), want %v", inc.Full, inc.Why, st.full)
+				t.Errorf("full = %v (%s), want %v; pages %q", inc.Full, inc.Why, st.full, inc.Pages)
 			}
 			if !st.full {
 				sort.Strings(inc.Pages)
