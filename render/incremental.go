@@ -128,6 +128,11 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err == nil {
 		err = json.Unmarshal(data, &entries)
 	}
+	// The index lists the home page, then every page in order (Render's
+	// contract, which incremental keeps too).
+	if err == nil && len(entries) != len(site.Pages)+1 {
+		err = fmt.Errorf("%d entries for %d pages and the home page", len(entries), len(site.Pages))
+	}
 	if err != nil {
 		os.RemoveAll(tmp)
 		return inc, fmt.Errorf("render: search index: %w", err)
@@ -137,9 +142,9 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		return inc, err
 	}
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
-	b.search = map[string]searchEntry{}
-	for _, e := range entries {
-		b.search[strings.TrimPrefix(e.URL, b.opt.BaseURL)] = e
+	b.search = map[string]searchEntry{"": entries[0]}
+	for i, p := range site.Pages {
+		b.search[p.URL] = entries[i+1]
 	}
 	return inc, nil
 }

@@ -39,6 +39,14 @@ func copyDir(t *testing.T, src, dst string) {
 // for byte a fresh full build's, and that it rebuilt incrementally where
 // it should.
 func TestBuilderMatchesFullBuild(t *testing.T) {
+	// "/" gives relative links (pages open from the disk); a base URL
+	// gives absolute ones.
+	for _, base := range []string{"/", "/lab/"} {
+		t.Run("base="+base, func(t *testing.T) { builderMatchesFullBuild(t, base) })
+	}
+}
+
+func builderMatchesFullBuild(t *testing.T, base string) {
 	dir := t.TempDir()
 	copyDir(t, fixtureSite, dir)
 	copyDir(t, "../templates", filepath.Join(dir, "templates"))
@@ -47,7 +55,7 @@ func TestBuilderMatchesFullBuild(t *testing.T) {
 		Results:      filepath.Join(dir, "results"),
 		Out:          filepath.Join(dir, "site"),
 		TemplatesDir: filepath.Join(dir, "templates"),
-		BaseURL:      "/lab/",
+		BaseURL:      base,
 	}
 	b := NewBuilder(opt)
 	if inc, err := b.Build(context.Background(), nil); err != nil || !inc.Full {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perflab/perflab/render"
 )
@@ -259,4 +260,65 @@ func TestBrowserReloadAndErrorOverlayRealBuild(t *testing.T) {
 	s := startServer(t, dir, realBuild(dir), nil)
 	url := filepath.ToSlash(strings.TrimPrefix(b.dir, "content"+string(filepath.Separator))) + "/"
 	browserEditLoop(t, ctx, s, dir, filepath.ToSlash(file), url, page, broken, "2")
+}
+
+// TestServeRebuildsMatchFullBuild edits a result and a narrative of the
+// bundled site while the server runs with the real (incremental)
+// renderer, then checks site/ byte for byte against a fresh full build.
+func TestServeRebuildsMatchFullBuild(t *testing.T) {
+	dir := bundledSite(t)
+	s := realSite(t, dir)
+	srv := startServer(t, dir, s.build, nil)
+	st := openStream(t, srv)
+	cur := st.within(t, time.Minute)
+	for i, file := range []string{s.result, s.content, s.result} {
+		writeFile(t, dir, file, s.edit(file, i))
+		next := st.until(t, func(v state) bool { return v.Gen > cur.Gen || v.Error != nil })
+		if next.Error != nil {
+			t.Fatalf("build after editing %s: %v", file, next.Error)
+		}
+		cur = next
+	}
+	full := filepath.Join(t.TempDir(), "site")
+	if err := render.Build(context.Background(), render.Options{
+		Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: full,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want, got := tree(t, full), tree(t, filepath.Join(dir, "site"))
+	for name, w := range want {
+		if g, ok := got[name]; !ok {
+			t.Errorf("missing %s", name)
+		} else if g != w {
+			i := 0
+			for i < len(g) && i < len(w) && g[i] == w[i] {
+				i++
+			}
+			lo := max(0, i-150)
+			t.Errorf("%s differs from a full build at byte %d:\nfull: %q\ngot:  %q", name, i, w[lo:min(len(w), i+150)], g[lo:min(len(g), i+150)])
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("extra %s", name)
+		}
+	}
+}
+
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[rel] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
