@@ -476,8 +476,9 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	e := r.Experiment
 	// Secrets come from the experiment's env and from the collector's own
 	// (HF_TOKEN is usually exported, not written in the campaign): an
-	// engine may print either in its log.
+	// engine may print either in its log, and its own arguments too.
 	secrets := append(redact.SecretValues(l.Env), redact.SecretValues(environ())...)
+	secrets = append(secrets, redact.ArgValues(l.Argv)...)
 	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(secrets...),
 		client: &http.Client{Timeout: k.client.Timeout, Transport: withKey(k.client.Transport, l.APIKey())}}
 	k.progress.begin(r, "starting "+l.Adapter.Display)

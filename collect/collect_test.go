@@ -707,3 +707,27 @@ func TestCollectRefusesATakenPort(t *testing.T) {
 		t.Fatalf("%d engines started", n)
 	}
 }
+
+// TestCollectRedactsArgvSecretsInEngineLog: an engine echoes its own
+// arguments at start-up (the fake, like vLLM, prints them quoted), so the
+// log must hide the value of --api-key even when it has no token shape
+// (vLLM's documentation uses "token-abc123").
+func TestCollectRedactsArgvSecretsInEngineLog(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	e := &f.Campaign.Steps[0].Experiments[0]
+	e.Command = strings.Replace(e.Command, "sk-live-0123456789abcdefXYZ", "token-abc123", 1)
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "fake", "e0.engine.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "non-default args:") {
+		t.Fatalf("the fake engine did not echo its arguments:\n%s", b)
+	}
+	if strings.Contains(string(b), "token-abc123") {
+		t.Fatalf("the engine log holds the --api-key value:\n%s", b)
+	}
+}

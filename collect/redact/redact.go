@@ -115,6 +115,30 @@ func SecretValues(env map[string]string) []string {
 	return vs
 }
 
+// ArgValues returns the values of argv's secret flags and NAME=value
+// words (--api-key V, --api-key=V, HF_TOKEN=V): the strings a Redactor
+// should hide wherever they appear. Engines print their own arguments at
+// start-up (vLLM's "non-default args: {'api_key': [...]}"), where Args
+// cannot see the flag next to its value; a key such as vLLM's documented
+// "token-abc123" has no token shape either.
+func ArgValues(argv []string) []string {
+	var vs []string
+	for i, a := range argv {
+		switch {
+		case strings.Contains(a, "="):
+			name, v, _ := strings.Cut(a, "=")
+			if (strings.HasPrefix(name, "-") || isEnvName(name)) && SecretName(name) && len(v) >= 4 {
+				vs = append(vs, v)
+			}
+		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
+			if len(argv[i+1]) >= 4 {
+				vs = append(vs, argv[i+1])
+			}
+		}
+	}
+	return vs
+}
+
 // Redactor hides known secret values and secret-looking text. The zero
 // value hides only patterns.
 type Redactor struct {

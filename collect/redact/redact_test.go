@@ -112,3 +112,19 @@ func TestWriterRedactsAcrossWrites(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", buf.String(), want)
 	}
 }
+
+func TestArgValues(t *testing.T) {
+	argv := []string{"HF_TOKEN=hf-inline-1", "vllm", "serve", "M", "--api-key", "token-abc123",
+		"--hf-token=xyz9", "--max-num-batched-tokens", "16384", "--api-key", "--port", "8000", "--tokenizer", "t.json"}
+	want := []string{"hf-inline-1", "token-abc123", "xyz9"}
+	if got := ArgValues(argv); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	// The point of ArgValues: an engine echoing its own argv in another
+	// shape (vLLM: non-default args: {'api_key': ['token-abc123']}) is
+	// redacted once the values are known.
+	line := `non-default args: {'model_tag': 'M', 'api_key': ['token-abc123']}`
+	if got := New(ArgValues(argv)...).String(line); strings.Contains(got, "token-abc123") {
+		t.Fatalf("redacted line still holds the key: %s", got)
+	}
+}
