@@ -350,9 +350,16 @@ func (k *collector) openTelemetry(runs []Run) error {
 		if err != nil {
 			return err
 		}
-		if needsGPUs(l) && l.GPUs > hw.GPUCount {
+		if !needsGPUs(l) {
+			continue
+		}
+		if l.GPUs > hw.GPUCount {
 			return fmt.Errorf("%s:%d: steps: experiment %s needs %d GPUs but this node has %d", k.f.Path,
 				k.f.Line(expPath(k.c, r.Experiment.ID)...), r.Experiment.ID, l.GPUs, hw.GPUCount)
+		}
+		if visible, vis := k.visibleGPUs(l); l.GPUs > len(visible) {
+			return fmt.Errorf("%s:%d: steps: experiment %s needs %d GPUs but CUDA_VISIBLE_DEVICES=%q leaves it %d of this node's %d", k.f.Path,
+				k.f.Line(expPath(k.c, r.Experiment.ID)...), r.Experiment.ID, l.GPUs, vis, len(visible), hw.GPUCount)
 		}
 	}
 	return nil
@@ -913,37 +920,55 @@ func Preflight(f *File, runs []Run) (map[string]string, error) {
 	return found, nil
 }
 
-// engineGPUs returns the indexes of the GPUs an engine uses: those named
-// by CUDA_VISIBLE_DEVICES (indexes or UUIDs; the experiment's env, else
-// the collector's), else the first GPUs of the node, as engines pick them.
+// engineGPUs returns the indexes of the GPUs an engine uses: the first
+// l.GPUs of those it can see (visibleGPUs).
 func (k *collector) engineGPUs(l *Launch) []int {
+	visible, _ := k.visibleGPUs(l)
+	if l.GPUs > 0 && l.GPUs < len(visible) {
+		visible = visible[:l.GPUs]
+	}
+	return visible
+}
+
+// visibleGPUs returns the indexes of the GPUs an engine can see: those
+// named by CUDA_VISIBLE_DEVICES (indexes or UUIDs; the experiment's env,
+// else the collector's), else every GPU of the node, as engines pick
+// them. Like CUDA, it stops at the first entry that names no GPU, so ""
+// and "-1" hide every GPU. vis is the variable's value ("" and false when
+// unset).
+func (k *collector) visibleGPUs(l *Launch) (idx []int, vis string) {
 	vis, ok := l.Env["CUDA_VISIBLE_DEVICES"]
 	if !ok {
 		vis, ok = os.LookupEnv("CUDA_VISIBLE_DEVICES")
 	}
 	var visible []int
-	if ok {
-		for _, f := range strings.Split(vis, ",") {
-			f = strings.TrimSpace(f)
-			if n, err := strconv.Atoi(f); err == nil {
-				visible = append(visible, n)
-				continue
-			}
-			for _, g := range k.hw.GPUs {
-				if g.UUID != "" && (g.UUID == f || strings.HasPrefix(g.UUID, f)) {
-					visible = append(visible, g.Index)
-				}
-			}
-		}
-	} else {
+	if !ok {
 		for _, g := range k.hw.GPUs {
 			visible = append(visible, g.Index)
 		}
+		return visible, ""
 	}
-	if l.GPUs > 0 && l.GPUs < len(visible) {
-		visible = visible[:l.GPUs]
+	for _, f := range strings.Split(vis, ",") {
+		f = strings.TrimSpace(f)
+		found := -1
+		if n, err := strconv.Atoi(f); err == nil {
+			if n >= 0 && n < len(k.hw.GPUs) {
+				found = k.hw.GPUs[n].Index
+			}
+		} else if f != "" {
+			for _, g := range k.hw.GPUs {
+				if g.UUID != "" && (g.UUID == f || strings.HasPrefix(g.UUID, f)) {
+					found = g.Index
+					break
+				}
+			}
+		}
+		if found < 0 {
+			break
+		}
+		visible = append(visible, found)
 	}
-	return visible
+	return visible, vis
 }
 
 // sameVersion compares versions as engines and pages write them: "v0.11.0"

@@ -323,6 +323,51 @@ func TestCollectInterruptAndResume(t *testing.T) {
 	}
 }
 
+// TestCollectNeedsVisibleGPUs: a node with 4 GPUs whose
+// CUDA_VISIBLE_DEVICES (a Slurm allocation, the experiment's env) leaves
+// an experiment 2 cannot run its 4-GPU engine: say so before launching.
+func TestCollectNeedsVisibleGPUs(t *testing.T) {
+	for _, tc := range []struct {
+		name, collectorEnv, expEnv string
+		ok                         bool
+	}{
+		{"experiment env", "", "0,1", false},
+		{"collector env", "2,3", "", false},
+		{"empty hides all", "", "", false},
+		{"all visible", "0,1,2,3", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pids := t.TempDir()
+			f := fakeCampaign(t, pids, "serve")
+			e := &f.Campaign.Steps[0].Experiments[0]
+			e.GPUs = 4
+			f.Campaign.Hardware.Count = 4
+			if tc.expEnv != "" {
+				e.Env["CUDA_VISIBLE_DEVICES"] = tc.expEnv
+			} else {
+				t.Setenv("CUDA_VISIBLE_DEVICES", tc.collectorEnv)
+			}
+			o := opts(t, t.TempDir(), pids)
+			gpu := fakeGPU(pids)
+			gpu.count = 4
+			o.Sampler = gpu
+			_, err := Collect(context.Background(), f, o)
+			if tc.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "experiment e0 needs 4 GPUs but CUDA_VISIBLE_DEVICES=") || !strings.HasPrefix(err.Error(), "fake.yaml:") {
+				t.Fatalf("err = %v", err)
+			}
+			if n := enginetest.Started(pids); n != 0 {
+				t.Fatalf("%d engines started", n)
+			}
+		})
+	}
+}
+
 func TestCollectNeedsGPUs(t *testing.T) {
 	pids := t.TempDir()
 	f := fakeCampaign(t, pids, "serve")
@@ -552,6 +597,12 @@ func TestEngineGPUs(t *testing.T) {
 		{map[string]string{"CUDA_VISIBLE_DEVICES": "2,3"}, 2, []int{2, 3}},
 		{map[string]string{"CUDA_VISIBLE_DEVICES": "GPU-ccc,GPU-a"}, 2, []int{2, 0}}, // UUIDs and prefixes
 		{map[string]string{"CUDA_VISIBLE_DEVICES": "1,2,3"}, 1, []int{1}},
+		// Like CUDA: "" and -1 hide every GPU (not "every UUID has the
+		// empty prefix"), and the list ends at the first entry naming no GPU.
+		{map[string]string{"CUDA_VISIBLE_DEVICES": ""}, 2, nil},
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "-1"}, 1, nil},
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "3,9,1"}, 0, []int{3}},
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "1,GPU-zzz,2"}, 0, []int{1}},
 	} {
 		got := k.engineGPUs(&Launch{Env: tc.env, GPUs: tc.gpus})
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
