@@ -56,6 +56,9 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		args = fs.Args()[1:]
 	}
 	if *gpuInfo {
+		if len(positional) > 0 {
+			return usageError("collect: --gpu-info takes no campaign (got %s)", strings.Join(positional, " "))
+		}
 		return printGPUInfo(stdout)
 	}
 	if len(positional) != 1 {
@@ -140,8 +143,10 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func printGPUInfo(w io.Writer) error {
 	s, err := telemetry.Open()
 	if err != nil {
-		fmt.Fprintln(w, err)
-		return nil
+		// A failure, so that a node check (an init container, a job's
+		// first step) stops here; a campaign still runs without GPUs,
+		// with this warning in every result.
+		return fmt.Errorf("collect: gpu info: %w", err)
 	}
 	defer s.Close()
 	hw, err := s.Inventory()
