@@ -44,9 +44,18 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"unknown top-level field", "id: x\nmodle: {id: m}\n", `c.yaml:2: unknown field "modle" in the campaign`},
 		{"unknown experiment field", strings.Replace(valid, "engine: sglang,", "engine: sglang, gpu: 2,", 1),
-			`c.yaml:14: unknown field "gpu" in an experiment`},
-		{"wrong type", strings.Replace(valid, "num_prompts: 500", "num_prompts: many", 1), "c.yaml:8: cannot unmarshal !!str `many` into int"},
+			`c.yaml:14: steps[0].experiments[1].gpu: unknown field "gpu" in an experiment`},
+		{"wrong type", strings.Replace(valid, "num_prompts: 500", "num_prompts: many", 1),
+			"c.yaml:8: profiles[1].num_prompts: cannot unmarshal !!str `many` into int"},
+		{"wrong type in a block mapping", strings.Replace(valid, "        engine: vllm\n", "        engine: vllm\n        gpus: two\n", 1),
+			"c.yaml:22: steps[1].experiments[1].gpus: cannot unmarshal !!str `two` into int"},
 		{"malformed YAML", "id: [x\n", "c.yaml:"},
+		// yaml.v3 reports its parser's errors one line early; the line is
+		// the one holding the unclosed bracket.
+		{"unclosed flow sequence", strings.Replace(valid, "variants: [Qwen/Qwen3-32B-FP8]", "variants: [Qwen/Qwen3-32B-FP8", 1),
+			"c.yaml:4: did not find expected ',' or ']'"},
+		{"unclosed flow mapping", strings.Replace(valid, "hardware: {gpu: H100, count: 2}", "hardware: {gpu: H100, count: 2", 1),
+			"c.yaml:5: did not find expected ',' or '}'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("c.yaml", []byte(tc.yaml))
