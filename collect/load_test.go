@@ -313,3 +313,40 @@ func BenchmarkPlanShard(b *testing.B) {
 		}
 	}
 }
+
+// TestWarnings: legal but probably wrong commands are reported, with the
+// file's line and a fix; correct ones are not.
+func TestWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name, command string // the first experiment's command ("": as in valid)
+		engine        string // the second experiment's engine ("": as in valid)
+		want          string // "" for no warning
+	}{
+		{"plain commands", "", "", ""},
+		// Shell rules (bash's too) take the double quotes of an unquoted
+		// JSON value: vLLM would receive {method:mtp,…} and exit.
+		{"JSON lost its quotes", `vllm serve Qwen/Qwen3-32B --speculative-config={"method":"mtp","num_speculative_tokens":4}`, "",
+			`c.yaml:13: steps[0].experiments[0].command: the engine receives --speculative-config={method:mtp,num_speculative_tokens:4}, which is not JSON: ` +
+				`a shell, like the collector, removes the double quotes; put the value in single quotes (--speculative-config='{"method":"mtp","num_speculative_tokens":4}')`},
+		{"JSON in single quotes", `vllm serve Qwen/Qwen3-32B --speculative-config '{"method":"mtp"}'`, "", ""},
+		{"JSON list", `vllm serve Qwen/Qwen3-32B --cuda-graph-sizes [1,2,4]`, "", ""},
+		{"another engine's launcher", "", "vllm", "c.yaml:14: steps[0].experiments[1].command: launches sglang but engine is vllm"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Parse("c.yaml", []byte(valid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.command != "" {
+				f.Campaign.Steps[0].Experiments[0].Command = tc.command
+			}
+			if tc.engine != "" {
+				f.Campaign.Steps[0].Experiments[1].Engine = tc.engine
+			}
+			ws := strings.Join(f.Warnings(), "\n")
+			if tc.want == "" && ws != "" || !strings.Contains(ws, tc.want) {
+				t.Fatalf("warnings:\n%s\nwant %q", ws, tc.want)
+			}
+		})
+	}
+}

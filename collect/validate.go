@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -245,7 +246,9 @@ func parallelism(argv []string) int {
 
 // Warnings lists what is legal but probably wrong: an experiment whose
 // command launches another engine than its engine field says (the health
-// routes, port and version capture follow the engine field).
+// routes, port and version capture follow the engine field), or a JSON
+// value written without quotes around it (--speculative-config={"a":1}
+// reaches the engine as {a:1}).
 func (f *File) Warnings() []string {
 	var out []string
 	c := &f.Campaign
@@ -262,7 +265,51 @@ func (f *File) Warnings() []string {
 				out = append(out, fmt.Sprintf("%s:%d: steps[%d].experiments[%d].command: launches %s but engine is %s; health, port and version follow %s",
 					f.Path, f.Line("steps", si, "experiments", ei, "command"), si, ei, prog, e.Engine, e.Engine))
 			}
+			for _, w := range cmd.Argv {
+				if v := lostJSONQuotes(w); v != "" {
+					out = append(out, fmt.Sprintf("%s:%d: steps[%d].experiments[%d].command: the engine receives %s, which is not JSON: "+
+						"a shell, like the collector, removes the double quotes; put the value in single quotes (%s'%s')",
+						f.Path, f.Line("steps", si, "experiments", ei, "command"), si, ei, w, strings.TrimSuffix(w, v), rawValue(e.Command, w, v)))
+				}
+			}
 		}
 	}
 	return out
+}
+
+// lostJSONQuotes returns the value of an argument (--flag=VALUE or a bare
+// word) that looks like a JSON object or array but is not valid JSON
+// after the shell rules: its double quotes were taken as quoting. "" if
+// the argument is fine.
+func lostJSONQuotes(arg string) string {
+	v := arg
+	if strings.HasPrefix(arg, "-") {
+		_, after, ok := strings.Cut(arg, "=")
+		if !ok {
+			return ""
+		}
+		v = after
+	}
+	object := strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}")
+	array := strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]")
+	if !object && !array || json.Valid([]byte(v)) || !strings.Contains(v, ":") {
+		return ""
+	}
+	return v
+}
+
+// rawValue finds how the command wrote the value v of the argument arg
+// (before the shell rules took its quotes): the text after arg's flag
+// part up to the next blank. It falls back to v.
+func rawValue(command, arg, v string) string {
+	prefix := strings.TrimSuffix(arg, v)
+	i := strings.Index(command, prefix+v[:1])
+	if prefix == "" || i < 0 {
+		return v
+	}
+	raw := command[i+len(prefix):]
+	if j := strings.IndexAny(raw, " \t\n"); j >= 0 {
+		raw = raw[:j]
+	}
+	return raw
 }
