@@ -185,6 +185,21 @@ func TestPlanOrderAndKeys(t *testing.T) {
 	if RunKey(&c, &c.Steps[0].Experiments[0], &c.Profiles[0]) == k0 {
 		t.Fatal("a new flag kept the key")
 	}
+
+	// Secrets do not: rotating a token repeats nothing, and the key (in
+	// every result) is no offline oracle for guessing the secret.
+	e := &c.Steps[1].Experiments[1] // its command holds --api-key sk-…
+	e.Env = map[string]string{"HF_TOKEN": "hf-old-token-1", "VLLM_USE_V1": "1"}
+	k1 := RunKey(&c, e, &c.Profiles[1])
+	e.Command = strings.Replace(e.Command, "sk-abcdefghijklmnopqrstuv", "sk-rotated-0123456789xyz", 1)
+	e.Env = map[string]string{"HF_TOKEN": "hf-new-token-2", "VLLM_USE_V1": "1"}
+	if RunKey(&c, e, &c.Profiles[1]) != k1 {
+		t.Fatal("a rotated secret changed the key")
+	}
+	e.Env["VLLM_USE_V1"] = "0"
+	if RunKey(&c, e, &c.Profiles[1]) == k1 {
+		t.Fatal("a changed environment variable kept the key")
+	}
 }
 
 // manyRuns builds a plan of e experiments × p profiles.
