@@ -65,6 +65,9 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fs.Usage()
 		return usageError("collect: want one campaign file, got %d", len(positional))
 	}
+	if *force && *retry {
+		return usageError("collect: --force repeats every run and --retry only the crashed and failed ones: give one of them")
+	}
 	opt := collect.Options{
 		Results: *results, Force: *force, Retry: *retry, HealthTimeout: *healthTimeout, StopGrace: *stopGrace,
 		SampleInterval: *sampleInterval, Self: *mockBinary, Log: stderr,

@@ -21,6 +21,7 @@ func TestCollectUsage(t *testing.T) {
 		{"bad shard", []string{"collect", "x.yaml", "--shard", "4/4"}, 2, "0 ≤ I < N"},
 		{"bad shard unit", []string{"collect", "x.yaml", "--shard-by", "gpu"}, 2, "want experiment or run"},
 		{"unknown flag", []string{"collect", "--frobnicate"}, 2, "flag provided but not defined"},
+		{"force and retry", []string{"collect", "x.yaml", "--force", "--retry"}, 2, "give one of them"},
 		{"missing file", []string{"collect", "nope.yaml", "--dry-run"}, 1, "nope.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
