@@ -486,6 +486,7 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	// engine may print either in its log, and its own arguments too.
 	secrets := append(redact.SecretValues(l.Env), redact.SecretValues(environ())...)
 	secrets = append(secrets, redact.ArgValues(l.Argv)...)
+	secrets = append(secrets, redact.URLValues(l.BaseURL)...) // an external endpoint's password
 	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(secrets...),
 		client: &http.Client{Timeout: k.client.Timeout, Transport: withKey(k.client.Transport, l.APIKey())}}
 	k.progress.begin(r, "starting "+l.Adapter.Display)
@@ -562,7 +563,7 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	if m, err := engine.ServedModel(ctx, er.client, er.baseURL); err == nil {
 		er.model = m
 	}
-	fmt.Fprintf(k.opt.Log, "%s: healthy at %s (version %s, model %s)\n", e.ID, er.baseURL, orDash(er.version), er.model)
+	fmt.Fprintf(k.opt.Log, "%s: healthy at %s (version %s, model %s)\n", e.ID, redact.URL(er.baseURL), orDash(er.version), er.model)
 	return er, nil
 }
 
@@ -698,7 +699,7 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	res.Label = nameOr(e.Name, e.ID) + " / " + nameOr(p.Name, p.ID)
 	res.Campaign, res.Experiment, res.Profile = k.c.ID, e.ID, p.ID
 	l := er.launch
-	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: er.baseURL}
+	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: redact.URL(er.baseURL)}
 	res.Model.ID = k.c.Model.ID
 	if er.model != "" && er.model != k.c.Model.ID {
 		res.Model.Served = er.model

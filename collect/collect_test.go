@@ -782,3 +782,59 @@ func TestCollectRedactsArgvSecretsInEngineLog(t *testing.T) {
 		t.Fatalf("the engine log holds the --api-key value:\n%s", b)
 	}
 }
+
+// TestCollectExternalURLSecrets: an external endpoint reached with a
+// password in its base_url (basic auth, as a gateway may ask) works, and
+// the password is in no result, log line or plan.
+func TestCollectExternalURLSecrets(t *testing.T) {
+	const pw = "hunter2-gateway-pw"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "admin" || p != pw {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":"fake/model"}]}`)
+	}))
+	defer srv.Close()
+	base := strings.Replace(srv.URL, "http://", "http://admin:"+pw+"@", 1)
+	y := `id: ext
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+profiles: [{id: p, name: P, dataset: random, input_len: 8, output_len: 2, num_prompts: 2}]
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: gw, name: Gateway, engine: external, base_url: "` + base + `"}
+baseline: gw
+optimized: gw
+`
+	f, err := Parse("ext.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var log strings.Builder
+	o := opts(t, dir, t.TempDir())
+	o.Log = &log
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	if err := PrintPlan(&plan, f, o); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "ext", "gw--p.json"))
+	r := readResults(t, filepath.Join(dir, "ext"))["gw--p"]
+	if r.Status != schema.StatusOK {
+		t.Fatalf("status %s %q: the password was not used", r.Status, r.Error)
+	}
+	for what, s := range map[string]string{"result": string(b), "log": log.String(), "plan": plan.String()} {
+		if strings.Contains(s, pw) {
+			t.Errorf("the %s holds the password:\n%s", what, s)
+		}
+	}
+	if !strings.Contains(r.Engine.BaseURL, "admin:<redacted>@") {
+		t.Errorf("base_url %q", r.Engine.BaseURL)
+	}
+}

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"io"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -133,6 +134,61 @@ func ArgValues(argv []string) []string {
 		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
 			if len(argv[i+1]) >= 4 {
 				vs = append(vs, argv[i+1])
+			}
+		}
+	}
+	return vs
+}
+
+// URL masks the secrets of a URL: the password of its user info and the
+// values of query parameters with secret names (?api_key=…). Text that
+// does not parse as a URL is returned as it is.
+func URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	changed := false
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), Mask)
+		changed = true
+	}
+	if q := u.Query(); len(q) > 0 {
+		for k := range q {
+			if SecretName(k) {
+				q.Set(k, Mask)
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
+	}
+	if !changed {
+		return raw
+	}
+	// url.URL.String escapes the mask's angle brackets: put them back.
+	return strings.NewReplacer(url.QueryEscape(Mask), Mask, url.PathEscape(Mask), Mask).Replace(u.String())
+}
+
+// URLValues returns the secrets of a URL (its password, the values of
+// secret query parameters): the strings a Redactor should hide wherever
+// they appear, such as in an HTTP client's error.
+func URLValues(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var vs []string
+	if p, ok := u.User.Password(); ok && len(p) >= 4 {
+		vs = append(vs, p, url.QueryEscape(p))
+	}
+	for k, v := range u.Query() {
+		if SecretName(k) {
+			for _, x := range v {
+				if len(x) >= 4 {
+					vs = append(vs, x, url.QueryEscape(x))
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -126,5 +127,23 @@ func TestArgValues(t *testing.T) {
 	line := `non-default args: {'model_tag': 'M', 'api_key': ['token-abc123']}`
 	if got := New(ArgValues(argv)...).String(line); strings.Contains(got, "token-abc123") {
 		t.Fatalf("redacted line still holds the key: %s", got)
+	}
+}
+
+func TestURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:8000", "http://127.0.0.1:8000"},
+		{"https://admin:hunter2-pw@gpustack.example.com/v1", "https://admin:" + Mask + "@gpustack.example.com/v1"},
+		{"https://svc.example.com/v1?api_key=abc12345&team=ml", "https://svc.example.com/v1?api_key=" + Mask + "&team=ml"},
+		{"https://user@svc.example.com", "https://user@svc.example.com"}, // a user name is no secret
+		{"not a url: %zz", "not a url: %zz"},
+	} {
+		if got := URL(tc.in); got != tc.want {
+			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	vs := URLValues("https://admin:hunter2-pw@h/v1?api_key=abc12345&team=ml")
+	if !slices.Contains(vs, "hunter2-pw") || !slices.Contains(vs, "abc12345") || slices.Contains(vs, "ml") {
+		t.Fatalf("URLValues = %q", vs)
 	}
 }
