@@ -414,7 +414,13 @@ func (lw *lineWriter) Write(p []byte) (int, error) {
 		i := bytes.IndexByte(lw.buf, '\n')
 		if i < 0 {
 			if len(lw.buf) > maxLine {
-				if err := lw.flush(len(lw.buf)); err != nil {
+				// Cut after the last carriage return or blank, not inside a
+				// word: a secret split in two would escape redaction.
+				n := bytes.LastIndexAny(lw.buf, "\r \t") + 1
+				if n == 0 {
+					n = len(lw.buf)
+				}
+				if err := lw.flush(n); err != nil {
 					return len(p), err
 				}
 			}

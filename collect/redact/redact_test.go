@@ -147,3 +147,30 @@ func TestURL(t *testing.T) {
 		t.Fatalf("URLValues = %q", vs)
 	}
 }
+
+// TestWriterLongLineKeepsSecretWhole: a line longer than maxLine (a
+// progress bar redrawn with carriage returns, a huge argument dump) is
+// written in pieces; a known secret must not be cut between two pieces,
+// where neither would match it.
+func TestWriterLongLineKeepsSecretWhole(t *testing.T) {
+	const secret = "token-abc123-longer-value"
+	var out bytes.Buffer
+	w := New(secret).Writer(&out)
+	// Writes of 1000 bytes: the first oversize flush comes at 66,000
+	// bytes; the secret spans that point.
+	at := 66000 - 10
+	data := strings.Repeat("a ", at/2) + secret + " " + strings.Repeat("b ", 3000)
+	for i := 0; i < len(data); i += 1000 {
+		if _, err := w.Write([]byte(data[i:min(i+1000, len(data))])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	if strings.Contains(out.String(), secret[:9]) || !strings.Contains(out.String(), Mask) {
+		i := strings.Index(out.String(), secret[:9])
+		t.Fatalf("secret split or kept: …%s…", out.String()[max(0, i-20):min(out.Len(), i+40)])
+	}
+	if out.Len() != len(data)-len(secret)+len(Mask) {
+		t.Fatalf("wrote %d bytes, want %d", out.Len(), len(data)-len(secret)+len(Mask))
+	}
+}
