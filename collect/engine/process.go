@@ -183,12 +183,6 @@ func (p *Process) Kill() {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 }
 
-// groupAlive reports whether any process of group pgid exists (a zombie
-// leader counts until it is reaped).
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
-}
-
 // waitGroupGone waits up to d for the leader to exit and the group to
 // empty.
 func waitGroupGone(pgid int, leader <-chan struct{}, d time.Duration) bool {
