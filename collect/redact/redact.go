@@ -370,7 +370,7 @@ func maskPairs(s string) string {
 		if q := len(val); q >= 2 && (val[0] == '"' || val[0] == '\'') && val[q-1] == val[0] {
 			k, end, val = k+1, end-1, val[1:q-1]
 		}
-		if val == "" || val == Mask {
+		if val == "" || val == Mask || tokenID(name, val) {
 			continue
 		}
 		out.WriteString(s[last:k])
@@ -383,6 +383,21 @@ func maskPairs(s string) string {
 	}
 	out.WriteString(s[last:])
 	return out.String()
+}
+
+// tokenID reports a vocabulary token's number after the bare word
+// "token" (llama.cpp logs "control token: 151660 '<|fim_middle|>'"), which
+// is no secret and is what a crash's log tail needs to show.
+func tokenID(name, val string) bool {
+	if !strings.EqualFold(strings.TrimLeft(name, "-"), "token") {
+		return false
+	}
+	for i := 0; i < len(val); i++ {
+		if val[i] < '0' || val[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Command redacts a command line kept as one string.

@@ -86,6 +86,11 @@ func TestString(t *testing.T) {
 		{"-----Time per Output Token (excl. 1st token)------", "-----Time per Output Token (excl. 1st token)------"},
 		{`"api_key": "abc123"`, `"api_key": "` + Mask + `"`},
 		{"export HF_TOKEN=hf_x; run", "export HF_TOKEN=" + Mask + "; run"},
+		// A vocabulary token's number (llama.cpp's load log) is no
+		// secret; a word after "token:" and a numeric HF_TOKEN still are.
+		{"load: control token: 151660 '<|fim_middle|>' is not marked as EOG", "load: control token: 151660 '<|fim_middle|>' is not marked as EOG"},
+		{"token: abc123", "token: " + Mask},
+		{"HF_TOKEN: 123456", "HF_TOKEN: " + Mask},
 	} {
 		if got := r.String(tc.in); got != tc.want {
 			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, tc.want)
