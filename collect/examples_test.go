@@ -29,6 +29,14 @@ func TestKubernetesExample(t *testing.T) {
 					RestartPolicy string `yaml:"restartPolicy"`
 					Containers    []struct {
 						Args []string `yaml:"args"`
+						Env  []struct {
+							Name      string `yaml:"name"`
+							ValueFrom struct {
+								SecretKeyRef *struct {
+									Optional bool `yaml:"optional"`
+								} `yaml:"secretKeyRef"`
+							} `yaml:"valueFrom"`
+						} `yaml:"env"`
 					} `yaml:"containers"`
 				} `yaml:"spec"`
 			} `yaml:"template"`
@@ -47,6 +55,13 @@ func TestKubernetesExample(t *testing.T) {
 	n, _ := strconv.Atoi(m[1])
 	if n != job.Spec.Completions || n != job.Spec.Parallelism {
 		t.Fatalf("--shard …/%d but completions %d, parallelism %d", n, job.Spec.Completions, job.Spec.Parallelism)
+	}
+	// A secret that does not exist keeps a pod from starting: the token is
+	// only needed for gated models.
+	for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+		if ref := e.ValueFrom.SecretKeyRef; ref != nil && !ref.Optional {
+			t.Errorf("env %s: its secret is required; mark it optional", e.Name)
+		}
 	}
 }
 
