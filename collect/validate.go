@@ -3,12 +3,14 @@ package collect
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/engine"
+	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -164,6 +166,8 @@ func validateExperiment(ps *problems, c *schema.Campaign, e *schema.Experiment, 
 	if !a.Launches {
 		if e.BaseURL == "" {
 			ps.add(path("base_url"), "missing: an external engine is reached at its base_url")
+		} else if msg := checkBaseURL(e.BaseURL); msg != "" {
+			ps.add(path("base_url"), "%s", msg)
 		}
 		if e.Command != "" || len(e.Args) > 0 {
 			ps.add(path("command"), "an external engine is not launched: remove command and args")
@@ -312,4 +316,24 @@ func rawValue(command, arg, v string) string {
 		raw = raw[:j]
 	}
 	return raw
+}
+
+// checkBaseURL says what is wrong with an external engine's base_url, ""
+// if nothing. The routes (/health, /v1/models, the bench endpoint) are
+// appended to it, so it is the server's root: OpenAI clients' habit of a
+// base URL ending in /v1 would ask for /v1/v1/models and wait out the
+// health deadline.
+func checkBaseURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return fmt.Sprintf("%s: want http://HOST:PORT or https://HOST", redact.URL(raw))
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Sprintf("%s: no query or fragment: routes are appended to the path (give an API key as env OPENAI_API_KEY)", redact.URL(raw))
+	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1"):
+		return fmt.Sprintf("%s: give the server's root, without /v1: the collector appends /v1/models and the bench endpoint itself", redact.URL(raw))
+	}
+	return ""
 }
