@@ -46,7 +46,7 @@ func (c *pageCtx) bash(cmd string) template.HTML {
 	if c.code == nil {
 		c.code = map[string]template.HTML{}
 	}
-	h := codeHTML("bash", cmd)
+	h := codeHTML(c.site.chroma, "bash", cmd)
 	c.code[cmd] = h
 	return h
 }

@@ -208,6 +208,29 @@ func TestBrowser(t *testing.T) {
 					t.Errorf("%s: screenshot missing or blank: %v", name, err)
 				}
 				if i == 1 {
+					// The same page opened from the disk (file://), as README's
+					// "open site/index.html" does: relative links, charts and
+					// search must work without a server.
+					b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(u), "index.html"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					probe := strings.Replace(string(b), "<head>", "<head>"+probeHead, 1)
+					probe = strings.Replace(probe, "</body>", probeTail+"</body>", 1)
+					pf := filepath.Join(out, filepath.FromSlash(u), "probe-file.html")
+					if err := os.WriteFile(pf, []byte(probe), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					fdom, _ := runChrome(t, bin, append(chromeFlags(userData), "--virtual-time-budget=5000", "--dump-dom", "file://"+pf)...)
+					fgot := map[string]string{}
+					for _, m := range attrRE.FindAllStringSubmatch(string(fdom), -1) {
+						fgot[m[1]] = strings.ReplaceAll(m[2], "&quot;", `"`)
+					}
+					n, drawn, _ := strings.Cut(fgot["charts"], "/")
+					if fgot["done"] != "1" || fgot["errors"] != "[]" || n == "0" || n != drawn || fgot["search"] == "0" {
+						t.Errorf("%s from file://: probe %v (want no errors, every chart drawn, search results)", name, fgot)
+					}
+					os.Remove(pf)
 					phone := filepath.Join(art, name+"-phone.png")
 					runChrome(t, bin, append(chromeFlags(userData), "--window-size=390,1600", "--virtual-time-budget=5000", "--screenshot="+phone, srv.URL+"/"+u)...)
 					// prefers-color-scheme: dark picks the dark theme.

@@ -30,7 +30,10 @@ type Options struct {
 	Results string // default "results"
 	Out     string // default "site"
 	// BaseURL is the path prefix every link gets ("/perflab/" for a
-	// GitHub project page); default "/".
+	// GitHub project page): links are then absolute with pretty URLs. The
+	// default "/" makes every link relative to its page and spelled with
+	// index.html, so the site works from any path and from the disk
+	// (file://) as well.
 	BaseURL string
 	// TemplatesDir, when set, reads templates from disk (serve mode)
 	// instead of the embedded copies.
@@ -207,7 +210,7 @@ func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
 	if err := tm.t.ExecuteTemplate(&nav, "nav", s.nav()); err != nil {
 		return nil, fmt.Errorf("render: template nav: %w", err)
 	}
-	files, _, _, err := s.RenderPage(p, tm.t, nav.String())
+	files, _, err := s.renderPage(p, tm.t, nav.String())
 	return files, err
 }
 
@@ -235,7 +238,6 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	type result struct {
 		files  int
 		search searchEntry
-		meta   reportMeta
 		err    error
 	}
 	results := make([]result, len(s.Pages))
@@ -250,7 +252,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 					results[i].err = ctx.Err()
 					continue
 				}
-				files, se, meta, err := s.RenderPage(s.Pages[i], t, nav)
+				files, se, err := s.renderPage(s.Pages[i], t, nav)
 				if err == nil {
 					for _, f := range files {
 						if err = write(f); err != nil {
@@ -258,7 +260,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 						}
 					}
 				}
-				results[i] = result{files: len(files), search: se, meta: meta, err: err}
+				results[i] = result{files: len(files), search: se, err: err}
 			}
 		}()
 	}
@@ -268,7 +270,6 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	close(work)
 	wg.Wait()
 	var index []searchEntry
-	var metas []reportMeta
 	for i, r := range results {
 		if r.err != nil {
 			return st, r.err
@@ -279,9 +280,6 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			st.Reports++
 		}
 		index = append(index, r.search)
-		if r.meta.URL != "" {
-			metas = append(metas, r.meta)
-		}
 	}
 	home, se, err := s.renderHome(t, nav, navData)
 	if err != nil {
@@ -293,11 +291,10 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	}
 	st.Pages++
 	st.Files++
-	idx, err := json.Marshal(index)
+	extra, err := searchFiles(index)
 	if err != nil {
-		return st, fmt.Errorf("render: search index: %w", err)
+		return st, err
 	}
-	extra := []File{{Path: "search.json", Data: append(idx, '\n')}}
 	css, err := chromaCSS()
 	if err != nil {
 		return st, err
@@ -333,6 +330,19 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	return st, nil
 }
 
+// searchFiles are the search index's files (the home page's entry first,
+// then every page's in order). Builder writes them too.
+func searchFiles(index []searchEntry) ([]File, error) {
+	idx, err := json.Marshal(index)
+	if err != nil {
+		return nil, fmt.Errorf("render: search index: %w", err)
+	}
+	// search.js carries the same index for pages opened from the disk,
+	// where fetching search.json is not allowed.
+	js := append(append([]byte("window.perflabSearch="), idx...), ";\n"...)
+	return []File{{Path: "search.json", Data: append(idx, '\n')}, {Path: "search.js", Data: js}}, nil
+}
+
 // chromaCSS is the code-highlighting stylesheet: github for the light
 // theme, github-dark under [data-theme="dark"].
 func chromaCSS() ([]byte, error) {
@@ -355,9 +365,10 @@ func chromaCSS() ([]byte, error) {
 // ---- layout ----
 
 type navView struct {
-	Base   string
-	Groups []navGroup
-	Pages  []navItem
+	Base     string // rootMark: replaced per page by its root
+	HomeHref string
+	Groups   []navGroup
+	Pages    []navItem
 }
 
 type navGroup struct {
@@ -372,12 +383,13 @@ type navModel struct {
 
 type navItem struct {
 	Title, URL string
+	Href       string // URL as linked (relative to the root)
 }
 
 // nav groups reports by objective, then model, then GPU (the leaf label),
 // as GPUStack's hand-written nav does, but generated.
 func (s *Site) nav() navView {
-	v := navView{Base: s.opt.BaseURL}
+	v := navView{Base: rootMark, HomeHref: s.pageHref("")}
 	for _, r := range s.Reports {
 		g := "Optimizing " + strings.ToUpper(r.Objective()[:1]) + r.Objective()[1:]
 		if len(v.Groups) == 0 || v.Groups[len(v.Groups)-1].Title != g {
@@ -392,7 +404,7 @@ func (s *Site) nav() navView {
 		if r.Campaign.Hardware.Count > 1 {
 			label = fmt.Sprintf("%s ×%d", label, r.Campaign.Hardware.Count)
 		}
-		m.Items = append(m.Items, navItem{Title: label, URL: r.Page.URL})
+		m.Items = append(m.Items, navItem{Title: label, URL: r.Page.URL, Href: s.pageHref(r.Page.URL)})
 	}
 	// Two reports of one model on one GPU (a throughput and a tuned
 	// variant, say) get their page name added to tell them apart.
@@ -423,7 +435,7 @@ func (s *Site) nav() navView {
 		return plain[i].URL < plain[j].URL
 	})
 	for _, p := range plain {
-		v.Pages = append(v.Pages, navItem{Title: p.navTitle(), URL: p.URL})
+		v.Pages = append(v.Pages, navItem{Title: p.navTitle(), URL: p.URL, Href: s.pageHref(p.URL)})
 	}
 	return v
 }
@@ -442,14 +454,44 @@ func (p *Page) navTitle() string {
 	return titleFromPath(p.Rel)
 }
 
-// currentNav marks the page's own link in the prebuilt navigation.
+// rootMark stands for the page's root in the navigation, which is built
+// once per site and used by pages at every depth.
+const rootMark = "@@perflab-root@@/"
+
+// currentNav fits the prebuilt navigation to the page at url: its links
+// start at the page's root, its own link is marked current.
 func (s *Site) currentNav(nav, url string) template.HTML {
-	link := `<a href="` + template.HTMLEscapeString(s.url(url)) + `">`
-	return template.HTML(strings.Replace(nav, link, link[:len(link)-1]+` aria-current="page">`, 1))
+	link := `<a href="` + rootMark + template.HTMLEscapeString(s.pageHref(url)) + `">`
+	nav = strings.Replace(nav, link, link[:len(link)-1]+` aria-current="page">`, 1)
+	return template.HTML(strings.ReplaceAll(nav, rootMark, s.root(url)))
+}
+
+// relative reports whether links are relative to their page (the default
+// base URL) rather than absolute under a base URL.
+func (s *Site) relative() bool { return s.opt.BaseURL == "/" }
+
+// root is the prefix that leads from the page at url to the site's root:
+// "../../" for qwen3-32b/h100/ in relative mode, the base URL otherwise.
+func (s *Site) root(url string) string {
+	if !s.relative() {
+		return s.opt.BaseURL
+	}
+	return strings.Repeat("../", strings.Count(url, "/"))
+}
+
+// pageHref is how a page's URL is linked, relative to the root: a pretty
+// directory URL under a base URL, an explicit index.html in relative mode
+// (file:// does not serve a directory's index).
+func (s *Site) pageHref(url string) string {
+	if s.relative() && (url == "" || strings.HasSuffix(url, "/")) {
+		return url + "index.html"
+	}
+	return url
 }
 
 type layoutView struct {
-	Base        string
+	Base        string // the page's root: relative ("../../") or the base URL
+	HomeHref    string
 	SiteTitle   string
 	Title       string
 	Description string
@@ -464,13 +506,12 @@ type layoutView struct {
 	Home        bool
 }
 
-func (s *Site) url(p string) string { return s.opt.BaseURL + strings.TrimPrefix(p, "/") }
-
 func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
-	v.Base = s.opt.BaseURL
+	v.Base = s.root(v.URL)
+	v.HomeHref = s.pageHref("")
 	v.SiteTitle = SiteTitle
 	v.LiveReload = s.opt.LiveReload
-	v.ReloadURL = s.url(ReloadPath)
+	v.ReloadURL = v.Base + ReloadPath
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		return nil, fmt.Errorf("render: template layout: %w", err)
@@ -480,51 +521,50 @@ func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
 
 type searchEntry struct {
 	Title string `json:"title"`
-	URL   string `json:"url"`
+	URL   string `json:"url"` // relative to the site's root
 	Tags  string `json:"tags,omitempty"`
 	Text  string `json:"text"`
 }
 
 // reportMeta is what the home page lists about a report.
 type reportMeta struct {
-	Title, URL, Model, Hardware, Engine, Objective string
-	Best, BestSort, BestNote                       string
-	Gain                                           template.HTML
-	GainClass, GainSort, GainNote                  string
-	DataJSON, DataCSV, Campaign                    string
+	Title, URL, Href, Model, Hardware, Engine, Objective string
+	Best, BestSort, BestNote                             string
+	Gain                                                 template.HTML
+	GainClass, GainSort, GainNote                        string
+	DataJSON, DataCSV, Campaign                          string
 }
 
-// RenderPage renders one page into its files: index.html and, for a
-// report, data.json and data.csv.
-func (s *Site) RenderPage(p *Page, t *template.Template, nav string) ([]File, searchEntry, reportMeta, error) {
+// renderPage renders one page into its files (index.html and, for a
+// report, data.json and data.csv) and its search entry.
+func (s *Site) renderPage(p *Page, t *template.Template, nav string) ([]File, searchEntry, error) {
 	rp, err := s.renderBody(p, t)
 	if err != nil {
-		return nil, searchEntry{}, reportMeta{}, err
+		return nil, searchEntry{}, err
 	}
 	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.currentNav(nav, p.URL), Charts: rp.Charts}
 	var files []File
-	var meta reportMeta
-	se := searchEntry{Title: rp.Title, URL: s.url(p.URL), Text: plainText(string(rp.Body), 4000)}
+	se := searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}
 	if r := p.Report; r != nil {
-		meta = s.reportMeta(r, rp.Title)
+		meta := s.reportMeta(r, rp.Title)
 		v.Report = &meta
 		se.Tags = strings.Join([]string{r.ModelName(), r.GPULabel(), r.Objective(), meta.Engine}, " ")
 		js, csvData, err := reportData(r)
 		if err != nil {
-			return nil, se, meta, fmt.Errorf("%s: %w", p.Src, err)
+			return nil, se, fmt.Errorf("%s: %w", p.Src, err)
 		}
 		files = append(files, File{Path: p.URL + "data.json", Data: js}, File{Path: p.URL + "data.csv", Data: csvData})
 	}
 	html, err := s.layout(t, v)
 	if err != nil {
-		return nil, se, meta, fmt.Errorf("%s: %w", p.Src, err)
+		return nil, se, fmt.Errorf("%s: %w", p.Src, err)
 	}
 	files = append([]File{{Path: p.Out(), Data: html}}, files...)
-	return files, se, meta, nil
+	return files, se, nil
 }
 
 func (s *Site) reportMeta(r *Report, title string) reportMeta {
-	m := reportMeta{Title: title, URL: r.Page.URL, Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
+	m := reportMeta{Title: title, URL: r.Page.URL, Href: s.pageHref(r.Page.URL), Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
 		DataJSON: r.Page.URL + "data.json", DataCSV: r.Page.URL + "data.csv"}
 	if oe := r.Optimized(); oe != nil {
 		m.Engine = EngineName(oe.Engine)
@@ -578,6 +618,7 @@ func (s *Site) reportMeta(r *Report, title string) reportMeta {
 }
 
 type homeView struct {
+	Base    string
 	Reports []reportMeta
 	Pages   []navItem
 	Intro   template.HTML
@@ -594,7 +635,7 @@ func (s *Site) renderHome(t *template.Template, nav string, navData navView) (Fi
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Intro: intro, Pages: navData.Pages}
+	hv := homeView{Base: s.root(""), Intro: intro, Pages: navData.Pages}
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
 	}
@@ -607,7 +648,7 @@ func (s *Site) renderHome(t *template.Template, nav string, navData navView) (Fi
 	if err != nil {
 		return File{}, searchEntry{}, err
 	}
-	return File{Path: "index.html", Data: html}, searchEntry{Title: title, URL: s.url(""), Text: plainText(string(intro), 2000)}, nil
+	return File{Path: "index.html", Data: html}, searchEntry{Title: title, URL: s.pageHref(""), Text: plainText(string(intro), 2000)}, nil
 }
 
 // navTitleReport is a report's title without rendering its page.

@@ -116,11 +116,14 @@ func TestBuildFixtureSite(t *testing.T) {
 		`<details class="info">`+"\n"+`<summary>The recommended command</summary>`, `Total TPS per GPU (Long Prompt)`)
 	mustNot("blocks", blocks, "```perflab", "block: ")
 	mustContain("about", about, `<title>About this lab · Inference Performance Lab</title>`,
-		`href="/demo/h100/#conclusion"`, `href="/demo/blocks/"`, `src="/img/logo.png"`,
+		// Relative links by default, index.html spelled out (file:// works).
+		`href="../demo/h100/index.html#conclusion"`, `href="../demo/blocks/index.html"`, `src="../img/logo.png"`,
+		`<link rel="stylesheet" href="../assets/site.css">`, `<a href="../index.html">Overview</a>`,
 		`<div class="admonition tip">`, `<details class="example">`, `<div class="admonition warning">`,
 		`<span style="background-color:lightgreen;">fast</span><br>`, `<button class="copy"`)
 	mustNot("about", about, "echarts.min.js") // scripts only where used
-	mustContain("home", home, `<a href="demo/h100/">Optimizing Qwen3-32B Throughput on 2× H100 (demo)</a>`, `4,005.62 tok/s`, `2 × NVIDIA H100`, `Optimizing Throughput`)
+	mustContain("home", home, `<title>Demo Performance Lab</title>`, `Welcome to the <strong>demo</strong> lab. Read <a href="about/index.html">about it</a>.`,
+		`<a href="demo/h100/index.html">Optimizing Qwen3-32B Throughput on 2× H100 (demo)</a>`, `4,005.62 tok/s`, `2 × NVIDIA H100`, `Optimizing Throughput`)
 
 	// Downloads parse and hold every run.
 	var data reportDataFile
@@ -156,49 +159,62 @@ func TestDeterministic(t *testing.T) {
 
 var linkRE = regexp.MustCompile(`(?:href|src)="([^"]*)"`)
 
-// TestBaseURL builds under /perflab/: every site-absolute link carries the
-// prefix and points at a file the build wrote.
-func TestBaseURL(t *testing.T) {
-	out := buildFixture(t, "perflab")
-	files := treeOf(t, out)
-	checked := 0
-	for p, data := range files {
-		if !strings.HasSuffix(p, ".html") {
-			continue
-		}
-		for _, m := range linkRE.FindAllStringSubmatch(string(data), -1) {
-			u := m[1]
-			if strings.HasPrefix(u, "#") || strings.HasPrefix(u, "http") {
-				continue
+// TestLinks builds under /perflab/ (absolute links with pretty URLs) and
+// with the default base (links relative to each page, index.html spelled
+// out): every link points at a file the build wrote.
+func TestLinks(t *testing.T) {
+	for _, base := range []string{"perflab", "/"} {
+		t.Run(base, func(t *testing.T) {
+			out := buildFixture(t, base)
+			files := treeOf(t, out)
+			checked := 0
+			for p, data := range files {
+				if !strings.HasSuffix(p, ".html") {
+					continue
+				}
+				for _, m := range linkRE.FindAllStringSubmatch(string(data), -1) {
+					u := m[1]
+					if strings.HasPrefix(u, "#") || strings.HasPrefix(u, "http") {
+						continue
+					}
+					var target string
+					switch {
+					case base == "perflab" && strings.HasPrefix(u, "/perflab/"):
+						target = strings.TrimPrefix(u, "/perflab/")
+					case strings.HasPrefix(u, "/"):
+						t.Errorf("%s: link %q is absolute outside the base URL", p, u)
+						continue
+					case base == "perflab":
+						t.Errorf("%s: link %q is relative under a base URL", p, u)
+						continue
+					default: // relative to the page's directory
+						target = path.Clean(path.Join(path.Dir(p), u))
+					}
+					target, _, _ = strings.Cut(target, "#")
+					if target == "img/logo.png" {
+						continue // the about page links a file that does not exist, on purpose
+					}
+					if u2, _, _ := strings.Cut(u, "#"); u2 == "" || strings.HasSuffix(u2, "/") {
+						if base == "/" {
+							t.Errorf("%s: link %q to a directory does not work from file://", p, u)
+						}
+						target = path.Join(target, "index.html")
+					}
+					if _, ok := files[target]; !ok {
+						t.Errorf("%s: link %q points at %s, which the build did not write", p, u, target)
+					}
+					checked++
+				}
 			}
-			var target string
-			switch {
-			case strings.HasPrefix(u, "/perflab/"):
-				target = strings.TrimPrefix(u, "/perflab/")
-			case strings.HasPrefix(u, "/"):
-				t.Errorf("%s: link %q lacks the base URL", p, u)
-				continue
-			default: // relative to the page's directory
-				target = filepath.ToSlash(filepath.Join(filepath.Dir(p), u))
+			if checked < 20 {
+				t.Errorf("only %d links checked", checked)
 			}
-			target, _, _ = strings.Cut(target, "#")
-			if target == "img/logo.png" {
-				continue // the about page links a file that does not exist, on purpose
+			about := string(files["about/index.html"])
+			want := map[string]string{"perflab": `href="/perflab/demo/h100/#conclusion"`, "/": `href="../demo/h100/index.html#conclusion"`}[base]
+			if !strings.Contains(about, want) {
+				t.Errorf("about: the .md link is not rewritten to %s", want)
 			}
-			if u2, _, _ := strings.Cut(u, "#"); u2 == "" || strings.HasSuffix(u2, "/") {
-				target = path.Join(target, "index.html")
-			}
-			if _, ok := files[target]; !ok {
-				t.Errorf("%s: link %q points at %s, which the build did not write", p, u, target)
-			}
-			checked++
-		}
-	}
-	if checked < 20 {
-		t.Errorf("only %d links checked", checked)
-	}
-	if !strings.Contains(string(files["about/index.html"]), `href="/perflab/demo/h100/#conclusion"`) {
-		t.Error("about: the .md link is not rewritten under the base URL")
+		})
 	}
 }
 

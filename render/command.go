@@ -16,7 +16,9 @@ import (
 
 // codeHTML highlights code with chroma (CSS classes) inside the same
 // wrapper as Markdown code blocks (copy button). chroma escapes the text.
-func codeHTML(lang, code string) template.HTML {
+// f is shared by a build: it caches the style's classes (safe for
+// concurrent use); a new formatter per block recomputed them each time.
+func codeHTML(f *chromahtml.Formatter, lang, code string) template.HTML {
 	lexer := lexers.Get(lang)
 	if lexer == nil {
 		lexer = lexers.Fallback
@@ -26,7 +28,7 @@ func codeHTML(lang, code string) template.HTML {
 	buf.WriteString(`<div class="highlight language-` + template.HTMLEscapeString(lang) + `"><button class="copy" type="button" title="Copy to clipboard" aria-label="Copy to clipboard">Copy</button>`)
 	it, err := lexer.Tokenise(nil, code)
 	if err == nil {
-		err = chromahtml.New(chromahtml.WithClasses(true)).Format(&buf, styles.Fallback, it)
+		err = f.Format(&buf, styles.Fallback, it)
 	}
 	if err != nil {
 		buf.Reset()

@@ -17,6 +17,11 @@
 // Output is deterministic: collections are sorted, ids are derived from
 // content, nothing depends on time or map order.
 //
+// Links: with a base URL (--base-url /perflab/) every link is absolute
+// with pretty URLs (/perflab/qwen3-32b/h100/); with the default "/" every
+// link is relative to its page and names index.html, so the same site
+// works at any path and opened from the disk.
+//
 // render depends on collect/schema only (a test enforces it): old results
 // keep rendering whatever the collector does.
 package render

@@ -60,7 +60,37 @@ func splitFrontMatter(src []byte) (fm []byte, body []byte, lines int, ok bool, e
 	return nil, nil, 0, false, fmt.Errorf("1: front matter opened with --- is never closed")
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): `)
+var (
+	yamlLine    = regexp.MustCompile(`line (\d+): `)
+	yamlUnknown = regexp.MustCompile(`field (\S+) not found in type ([\w.]+)`)
+)
+
+// yamlTypes names our types in error messages, with the keys they accept
+// where the list is short.
+var yamlTypes = map[string]string{
+	"render.FrontMatter":   "front matter (keys: title, description, campaign, weight, draft)",
+	"render.BlockSpec":     "perflab block (keys: block, metric, experiment, profile, step, title)",
+	"schema.Campaign":      "campaign",
+	"schema.CampaignModel": "model",
+	"schema.HardwareSpec":  "hardware",
+	"schema.EngineSpec":    "engines",
+	"schema.BenchSpec":     "bench",
+	"schema.Profile":       "profile",
+	"schema.Step":          "step",
+	"schema.Experiment":    "experiment",
+}
+
+// friendlyUnknown rewrites yaml's "field x not found in type pkg.T".
+func friendlyUnknown(msg string) string {
+	return yamlUnknown.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := yamlUnknown.FindStringSubmatch(m)
+		where, ok := yamlTypes[sub[2]]
+		if !ok {
+			where = sub[2]
+		}
+		return "unknown field " + sub[1] + " in " + where
+	})
+}
 
 // yamlError turns a yaml.v3 error into "file:line: what" lines, shifting
 // yaml's line numbers by offset (the lines before the YAML in the file).
@@ -74,6 +104,7 @@ func yamlError(file string, offset int, err error) error {
 		if l == "" {
 			continue
 		}
+		l = friendlyUnknown(l)
 		if m := yamlLine.FindStringSubmatchIndex(l); m != nil {
 			n, _ := strconv.Atoi(l[m[2]:m[3]])
 			rest := l[:m[0]] + l[m[1]:]

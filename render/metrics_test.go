@@ -166,3 +166,46 @@ func TestSummaryTextGuidellm(t *testing.T) {
 		t.Errorf("guidellm's max printed as a 1-second peak:\n%s", got)
 	}
 }
+
+// TestLinkFunc: MkDocs-style relative links keep working from pretty URLs
+// and under a base URL.
+func TestLinkFunc(t *testing.T) {
+	s := &Site{opt: Options{BaseURL: "/perflab/"}}
+	tests := []struct {
+		page, dest, want string
+	}{
+		// A page at qwen3-32b/h100.md renders to qwen3-32b/h100/: a sibling
+		// page link must not stay relative (it would gain a level).
+		{"qwen3-32b/h100.md", "a100.md", "/perflab/qwen3-32b/a100/"},
+		{"qwen3-32b/h100.md", "../gpt-oss-20b/a100.md#1-choosing-the-inference-engine", "/perflab/gpt-oss-20b/a100/#1-choosing-the-inference-engine"},
+		{"qwen3-32b/h100/index.md", "../../about.md", "/perflab/about/"},
+		{"qwen3-32b/h100/index.md", "chart.png", "/perflab/qwen3-32b/h100/chart.png"},
+		{"qwen3-32b/h100/index.md", "sub/", "/perflab/qwen3-32b/h100/sub/"},
+		{"about.md", "index.md", "/perflab/"},
+		{"about.md", "/abs/path", "/perflab/abs/path"},
+		// Kept: fragments, external links, links leaving content/.
+		{"about.md", "#local", "#local"},
+		{"about.md", "https://example.com/x.md", "https://example.com/x.md"},
+		{"about.md", "mailto:a@b.c", "mailto:a@b.c"},
+		{"qwen3-32b/h100.md", "../../assets/performance-lab/qwen3-32b-h100.png", "../../assets/performance-lab/qwen3-32b-h100.png"},
+	}
+	// The default base: links relative to the page, index.html spelled out.
+	rel := &Site{opt: Options{BaseURL: "/"}}
+	for _, tt := range []struct{ page, dest, want string }{
+		{"qwen3-32b/h100.md", "a100.md", "../../qwen3-32b/a100/index.html"},
+		{"qwen3-32b/h100/index.md", "../../about.md#x", "../../about/index.html#x"},
+		{"qwen3-32b/h100/index.md", "chart.png", "../../qwen3-32b/h100/chart.png"},
+		{"about.md", "/abs/path", "../abs/path"},
+		{"index.md", "about.md", "about/index.html"},
+	} {
+		if got := rel.linkFunc(&Page{Rel: tt.page, URL: pageURL(tt.page)})(tt.dest); got != tt.want {
+			t.Errorf("relative: %s: %q → %q, want %q", tt.page, tt.dest, got, tt.want)
+		}
+	}
+	for _, tt := range tests {
+		got := s.linkFunc(&Page{Rel: tt.page, URL: pageURL(tt.page)})(tt.dest)
+		if got != tt.want {
+			t.Errorf("%s: %q → %q, want %q", tt.page, tt.dest, got, tt.want)
+		}
+	}
+}

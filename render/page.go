@@ -29,21 +29,23 @@ type renderedPage struct {
 // get the base prefix. External links, fragments and links leaving
 // content/ are kept.
 func (s *Site) linkFunc(p *Page) func(string) string {
-	base := s.opt.BaseURL
+	root := s.root(p.URL)
 	return func(dest string) string {
 		if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "//") || hasScheme(dest) {
 			return dest
-		}
-		if strings.HasPrefix(dest, "/") {
-			return base + strings.TrimPrefix(dest, "/")
 		}
 		pth, frag := dest, ""
 		if i := strings.IndexAny(dest, "#?"); i >= 0 {
 			pth, frag = dest[:i], dest[i:]
 		}
-		target := path.Clean(path.Join(path.Dir(p.Rel), pth))
-		if target == ".." || strings.HasPrefix(target, "../") {
-			return dest
+		var target string
+		if strings.HasPrefix(pth, "/") {
+			target = path.Clean(strings.TrimPrefix(pth, "/"))
+		} else {
+			target = path.Clean(path.Join(path.Dir(p.Rel), pth))
+			if target == ".." || strings.HasPrefix(target, "../") {
+				return dest
+			}
 		}
 		switch {
 		case strings.HasSuffix(target, ".md"):
@@ -53,7 +55,10 @@ func (s *Site) linkFunc(p *Page) func(string) string {
 		case strings.HasSuffix(pth, "/"):
 			target += "/"
 		}
-		return base + target + frag
+		if target == "" || strings.HasSuffix(target, "/") {
+			target = s.pageHref(target)
+		}
+		return root + target + frag
 	}
 }
 
@@ -235,6 +240,11 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if hasRuns {
 		w.WriteString("<p>Comparison of benchmark results before and after optimization:</p>\n")
 		if err := write(c.comparison()); err != nil {
+			return err
+		}
+		// Latency next to throughput: a gain in tokens per second can cost
+		// time per token.
+		if err := write(c.latencyChart("")); err != nil {
 			return err
 		}
 	}

@@ -198,16 +198,6 @@ func (r *Report) profilesOf(e *schema.Experiment) []schema.Profile {
 	return out
 }
 
-// stepOf returns the step holding experiment id.
-func (r *Report) stepOf(id string) *schema.Step {
-	for i := range r.Campaign.Steps {
-		if containsExp(r.Campaign.Steps[i], id) {
-			return &r.Campaign.Steps[i]
-		}
-	}
-	return nil
-}
-
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r))

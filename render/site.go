@@ -7,9 +7,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/markdown"
 	"gopkg.in/yaml.v3"
@@ -17,8 +20,9 @@ import (
 
 // Site is everything a build reads, loaded and checked once.
 type Site struct {
-	opt  Options
-	conv *markdown.Converter // narrative Markdown (raw HTML allowed); safe for concurrent use
+	opt    Options
+	conv   *markdown.Converter // narrative Markdown (raw HTML allowed); safe for concurrent use
+	chroma *chromahtml.Formatter
 	// Pages are every page to render, sorted by URL. The home page
 	// (content/index.md, or a generated one) is not among them.
 	Pages []*Page
@@ -98,7 +102,7 @@ func (r *Report) Runs() []*Run {
 // Load reads and checks content and results.
 func Load(ctx context.Context, opt Options) (*Site, error) {
 	opt = opt.withDefaults()
-	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true})}
+	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true))}
 	if _, err := os.Stat(opt.Content); err != nil {
 		if os.IsNotExist(err) {
 			return s, nil // no content yet: the build still produces an index
@@ -151,12 +155,36 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 	}
 	sort.Strings(mds)
 	sort.Strings(s.Static)
+	// Pages (and their results) load in parallel; the first error in
+	// path order is reported, whatever the timing.
+	type loaded struct {
+		p   *Page
+		err error
+	}
+	pages := make([]loaded, len(mds))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if err := ctx.Err(); err != nil {
+					pages[i].err = err
+					continue
+				}
+				pages[i].p, pages[i].err = s.loadPage(mds[i])
+			}
+		}()
+	}
+	for i := range mds {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 	byURL := map[string]string{}
-	for _, rel := range mds {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p, err := s.loadPage(rel)
+	for _, l := range pages {
+		p, err := l.p, l.err
 		if err != nil {
 			return nil, err
 		}

@@ -33,7 +33,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opt.Content, "content", "content", "content `DIR` (Markdown and campaigns)")
 	fs.StringVar(&opt.Results, "results", "results", "results `DIR` (JSON results)")
 	fs.StringVar(&opt.Out, "out", "site", "output `DIR`")
-	fs.StringVar(&opt.BaseURL, "base-url", "/", "URL `PATH` the site is served under (/perflab/ for a GitHub project page)")
+	fs.StringVar(&opt.BaseURL, "base-url", "/", "URL `PATH` the site is served under (/perflab/ for a GitHub project page); with the default /, links are relative and the site also opens from the disk")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

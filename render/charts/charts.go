@@ -1,11 +1,3 @@
-// Package charts maps benchmark numbers to ECharts options: pure data, no
-// HTML. A Chart marshals to the option object that echarts' setOption
-// takes; its ID is fixed by the caller so that builds are reproducible.
-//
-// We use plain structs rather than go-echarts' option types: the subset we
-// need (grouped bars in one or more stacked panels, tooltips, value labels)
-// is small, and plain structs marshal deterministically in declaration
-// order.
 package charts
 
 import (
@@ -145,9 +137,10 @@ type Label struct {
 }
 
 const (
-	panelHeight = 230
-	panelGap    = 70
-	topPad      = 64
+	panelHeight        = 230
+	stackedPanelHeight = 170
+	panelGap           = 70
+	topPad             = 64
 )
 
 // Bars builds a grouped bar chart with fixed id.
@@ -158,12 +151,16 @@ func Bars(id string, g Grouped) Chart {
 		Tooltip:         Tooltip{Trigger: "axis", AxisPointer: AxisPointer{Type: "shadow"}},
 		Legend:          Legend{Top: 0, Type: "scroll"},
 	}
+	height := panelHeight
+	if len(g.Panels) > 1 {
+		height = stackedPanelHeight // stacked panels share the screen
+	}
 	top := topPad
 	for i, p := range g.Panels {
 		if p.Title != "" {
 			o.Title = append(o.Title, Title{Text: p.Title, Left: "center", Top: top - 26, TextStyle: map[string]any{"fontSize": 12, "fontWeight": "normal"}})
 		}
-		o.Grid = append(o.Grid, Grid{Left: "3%", Right: "3%", Top: top, Height: panelHeight, ContainLabel: true})
+		o.Grid = append(o.Grid, Grid{Left: "3%", Right: "3%", Top: top, Height: height, ContainLabel: true})
 		o.XAxis = append(o.XAxis, Axis{Type: "category", GridIndex: i, Data: p.Categories, AxisLabel: AxisLabel{Interval: 0, HideOverlap: true}})
 		o.YAxis = append(o.YAxis, Axis{Type: "value", GridIndex: i, Name: p.YName, NameLocation: "end", NameGap: 10,
 			NameTextStyle: map[string]any{"align": "left", "fontSize": 11}})
@@ -179,7 +176,7 @@ func Bars(id string, g Grouped) Chart {
 			}
 			o.Series = append(o.Series, b)
 		}
-		top += panelHeight + panelGap
+		top += height + panelGap
 	}
 	return Chart{ID: id, Height: top - panelGap + 40, Option: o}
 }

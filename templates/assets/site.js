@@ -4,7 +4,9 @@
 (function () {
   "use strict";
   var root = document.documentElement;
-  var base = document.body.getAttribute("data-base") || "/";
+  // The way from this page to the site's root: "../../" (relative links,
+  // the default) or the base URL.
+  var base = document.body.getAttribute("data-base") || "";
 
   // Theme.
   function theme() { return root.getAttribute("data-theme") === "dark" ? "dark" : "light"; }
@@ -110,8 +112,12 @@
     if (index) return then();
     if (loading) return;
     loading = true;
-    fetch(base + "search.json").then(function (r) { return r.json(); }).then(function (d) { index = d; then(); })
-      .catch(function () { loading = false; });
+    // A script, not fetch(): it also loads from file://.
+    var s = document.createElement("script");
+    s.src = base + "search.js";
+    s.onload = function () { index = window.perflabSearch || []; then(); };
+    s.onerror = function () { loading = false; };
+    document.head.appendChild(s);
   }
   function show() {
     var q = input.value.trim().toLowerCase();
@@ -129,7 +135,7 @@
     hits.sort(function (a, b) { return b.s - a.s; });
     hits.slice(0, 12).forEach(function (h) {
       var li = document.createElement("li"), a = document.createElement("a");
-      a.href = h.e.url; a.textContent = h.e.title;
+      a.href = base + h.e.url; a.textContent = h.e.title;
       var i = h.e.text.toLowerCase().indexOf(words[0]);
       if (i >= 0) {
         var sm = document.createElement("small");
