@@ -22,7 +22,7 @@ func TestStopReapsOrphanedWorkers(t *testing.T) {
 	// The leader exits at once; its worker (a subshell and its sleep,
 	// deaf to SIGINT and SIGTERM, as a stuck CUDA worker can be) is
 	// orphaned to this process and only SIGKILL ends it.
-	p, err := Start(Config{Name: "orphans", Argv: []string{"sh", "-c", `(trap "" INT TERM; sleep 1000) & exit 0`},
+	p, err := Start(Config{Name: "orphans", Argv: []string{"sh", "-c", `(trap "" INT TERM; sleep 1000) >/dev/null 2>&1 & exit 0`},
 		LogPath: filepath.Join(t.TempDir(), "e.log")})
 	if err != nil {
 		t.Fatal(err)
