@@ -170,7 +170,11 @@ func (p *Process) stop(grace time.Duration) error {
 		}
 	}
 	<-p.done // the leader is reaped by the Wait goroutine
-	fmt.Fprintf(p.lw, "\n=== perflab: %s: stopped (%v)\n", time.Now().UTC().Format(time.RFC3339), p.waitErr)
+	how := "exit status 0"
+	if p.waitErr != nil {
+		how = p.waitErr.Error()
+	}
+	fmt.Fprintf(p.lw, "\n=== perflab: %s: stopped (%s)\n", time.Now().UTC().Format(time.RFC3339), how)
 	p.lw.Close()
 	p.log.Close()
 	return err

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -36,6 +37,10 @@ func TestStopReapsOrphanedWorkers(t *testing.T) {
 	}
 	if groupAlive(p.Pid()) {
 		t.Fatal("group alive after Stop")
+	}
+	// The log ends saying how the leader ended, in words ("<nil>" before).
+	if log, _ := os.ReadFile(p.LogPath()); !strings.HasSuffix(string(log), ": stopped (exit status 0)\n") {
+		t.Errorf("log: %q", log)
 	}
 	// No zombie of the group is left behind either.
 	ents, _ := os.ReadDir("/proc")
