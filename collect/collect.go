@@ -767,6 +767,10 @@ func (k *collector) crashed(r Run, l *Launch, er *engineRun, cause error) *schem
 	msg := cause.Error()
 	if d := diagnose(tail); d != "" {
 		msg = "engine failed to start" + d + ": " + msg
+	} else if errors.Is(cause, engine.ErrNeverHealthy) {
+		// Alive but not answering: a large model may still be loading. A
+		// crash counts as finished, so say how to give it more time.
+		msg += " (still loading? raise --health-timeout and collect again with --retry)"
 	}
 	res := k.base(r, er, schema.StatusCrashed, msg, now)
 	res.LogTail = tail

@@ -236,6 +236,28 @@ func TestCollectRunsResumesAndForces(t *testing.T) {
 	}
 }
 
+// TestCollectNeverHealthy: an engine that runs but never answers its
+// health route is a crash with the deadline, its log tail and the way to
+// give a slow-loading model more time.
+func TestCollectNeverHealthy(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "unhealthy")
+	o := opts(t, dir, pids)
+	o.HealthTimeout = 300 * time.Millisecond
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range readResults(t, filepath.Join(dir, "fake")) {
+		if r.Status != schema.StatusCrashed || !strings.Contains(r.Error, "not healthy before the deadline") ||
+			!strings.Contains(r.Error, "raise --health-timeout and collect again with --retry") || !strings.Contains(r.LogTail, "fake engine") {
+			t.Errorf("%s: %s %q\n%s", name, r.Status, r.Error, r.LogTail)
+		}
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engines left running: %v", alive)
+	}
+}
+
 func TestCollectCrashes(t *testing.T) {
 	pids, dir := t.TempDir(), t.TempDir()
 	// e0 runs out of memory while loading; e1 dies during its first
