@@ -633,6 +633,26 @@ func TestEngineGPUs(t *testing.T) {
 	}
 }
 
+func TestNeedsGPUs(t *testing.T) {
+	for _, tc := range []struct {
+		engine string
+		gpus   int
+		want   bool
+	}{
+		{"vllm", 1, true},
+		{"vllm", 0, false},
+		{"llamacpp", 1, true}, // offloads to the GPU: telemetry and energy recorded
+		{"llamacpp", 0, false},
+		{"mock", 1, false},
+		{"external", 8, false},
+	} {
+		a, _ := engine.Lookup(tc.engine)
+		if got := needsGPUs(&Launch{Adapter: a, GPUs: tc.gpus}); got != tc.want {
+			t.Errorf("%s with %d GPUs: %v, want %v", tc.engine, tc.gpus, got, tc.want)
+		}
+	}
+}
+
 func TestSameVersion(t *testing.T) {
 	for _, tc := range []struct {
 		declared, got string
