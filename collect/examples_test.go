@@ -3,8 +3,10 @@ package collect
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -85,5 +87,37 @@ func TestSlurmExample(t *testing.T) {
 	n, _ := strconv.Atoi(string(shards[1]))
 	if last+1 != n {
 		t.Fatalf("--array=0-%d is %d tasks but SHARDS=%d", last, last+1, n)
+	}
+}
+
+// TestExamplesFitTheirCampaign: each example asks the scheduler for the
+// GPUs its campaign's hardware says, and tells where the datasets its
+// profiles read must be (without them every shard stops at its preflight).
+func TestExamplesFitTheirCampaign(t *testing.T) {
+	for _, tc := range []struct{ path, gpus string }{
+		{"examples/k8s-indexed-job.yaml", `nvidia\.com/gpu: (\d+)`},
+		{"examples/slurm-array.sh", `(?m)^#SBATCH --gres=gpu:(\d+)`},
+	} {
+		b, err := os.ReadFile(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`content/\S+/campaign\.yaml`).Find(b)
+		if m == nil {
+			t.Fatalf("%s names no campaign", tc.path)
+		}
+		f, err := Load(filepath.Join("..", string(m)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := regexp.MustCompile(tc.gpus).FindSubmatch(b)
+		if g == nil || string(g[1]) != strconv.Itoa(f.Campaign.Hardware.Count) {
+			t.Errorf("%s: GPUs %q, campaign hardware count %d", tc.path, g, f.Campaign.Hardware.Count)
+		}
+		for _, p := range f.Campaign.Profiles {
+			if p.DatasetPath != "" && !strings.Contains(string(b), filepath.Base(p.DatasetPath)) {
+				t.Errorf("%s does not say where %s must be (profile %s)", tc.path, p.DatasetPath, p.ID)
+			}
+		}
 	}
 }

@@ -31,6 +31,10 @@ CAMPAIGN=${CAMPAIGN:-content/qwen3-32b/h100/campaign.yaml}
 RESULTS=${RESULTS:-results}
 PERFLAB=${PERFLAB:-perflab}
 
+# The datasets the campaign's profiles read must be in the submission
+# directory (or beside the campaign): ShareGPT_V3_unfiltered_cleaned_split.json
+# for this one (perflab checks before it launches an engine and prints the
+# wget command when it is missing).
 # Engines (vllm, python3 -m sglang…, trtllm-serve) must be on PATH, e.g.
 # from a virtual environment or a container (srun --container-image=…).
 # HF_TOKEN, if set, is passed to the engines and redacted in everything written.
