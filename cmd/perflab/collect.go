@@ -34,7 +34,7 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	retry := fs.Bool("retry", false, "repeat runs whose result is crashed or failed, keep the ok ones")
 	only := fs.String("only", "", "run only these comma-separated `IDS`: experiments, steps or runs (experiment--profile)")
 	dryRun := fs.Bool("dry-run", false, "print the plan (runs, commands, order, state) and exit; touches no engine or GPU")
-	gpuInfo := fs.Bool("gpu-info", false, "print what the GPU sampler sees (inventory and one reading) and exit")
+	gpuInfo := fs.Bool("gpu-info", false, "print what the GPU sampler sees (inventory and one second of samples) and exit; status 1 when NVML cannot read the GPUs")
 	healthTimeout := fs.Duration("health-timeout", 10*time.Minute, "how long an engine may take to become healthy")
 	stopGrace := fs.Duration("stop-grace", 30*time.Second, "how long a stopped engine gets before SIGKILL")
 	sampleInterval := fs.Duration("sample-interval", time.Second, "GPU telemetry sampling period")
