@@ -357,7 +357,7 @@ func (k *collector) openTelemetry(runs []Run) error {
 			return fmt.Errorf("%s:%d: steps: experiment %s needs %d GPUs but this node has %d", k.f.Path,
 				k.f.Line(expPath(k.c, r.Experiment.ID)...), r.Experiment.ID, l.GPUs, hw.GPUCount)
 		}
-		if visible, vis := k.visibleGPUs(l); l.GPUs > len(visible) {
+		if visible, vis, known := k.visibleGPUs(l); known && l.GPUs > len(visible) {
 			return fmt.Errorf("%s:%d: steps: experiment %s needs %d GPUs but CUDA_VISIBLE_DEVICES=%q leaves it %d of this node's %d", k.f.Path,
 				k.f.Line(expPath(k.c, r.Experiment.ID)...), r.Experiment.ID, l.GPUs, vis, len(visible), hw.GPUCount)
 		}
@@ -931,7 +931,7 @@ func Preflight(f *File, runs []Run) (map[string]string, error) {
 // engineGPUs returns the indexes of the GPUs an engine uses: the first
 // l.GPUs of those it can see (visibleGPUs).
 func (k *collector) engineGPUs(l *Launch) []int {
-	visible, _ := k.visibleGPUs(l)
+	visible, _, _ := k.visibleGPUs(l)
 	if l.GPUs > 0 && l.GPUs < len(visible) {
 		visible = visible[:l.GPUs]
 	}
@@ -942,9 +942,10 @@ func (k *collector) engineGPUs(l *Launch) []int {
 // named by CUDA_VISIBLE_DEVICES (indexes or UUIDs; the experiment's env,
 // else the collector's), else every GPU of the node, as engines pick
 // them. Like CUDA, it stops at the first entry that names no GPU, so ""
-// and "-1" hide every GPU. vis is the variable's value ("" and false when
-// unset).
-func (k *collector) visibleGPUs(l *Launch) (idx []int, vis string) {
+// and "-1" hide every GPU. vis is the variable's value ("" when unset);
+// known is false where it names MIG instances, which NVML's GPU list does
+// not hold: how many devices the engine sees is then not known here.
+func (k *collector) visibleGPUs(l *Launch) (idx []int, vis string, known bool) {
 	vis, ok := l.Env["CUDA_VISIBLE_DEVICES"]
 	if !ok {
 		vis, ok = os.LookupEnv("CUDA_VISIBLE_DEVICES")
@@ -954,10 +955,13 @@ func (k *collector) visibleGPUs(l *Launch) (idx []int, vis string) {
 		for _, g := range k.hw.GPUs {
 			visible = append(visible, g.Index)
 		}
-		return visible, ""
+		return visible, "", true
 	}
 	for _, f := range strings.Split(vis, ",") {
 		f = strings.TrimSpace(f)
+		if strings.HasPrefix(f, "MIG-") {
+			return visible, vis, false
+		}
 		found := -1
 		if n, err := strconv.Atoi(f); err == nil {
 			if n >= 0 && n < len(k.hw.GPUs) {
@@ -976,7 +980,7 @@ func (k *collector) visibleGPUs(l *Launch) (idx []int, vis string) {
 		}
 		visible = append(visible, found)
 	}
-	return visible, vis
+	return visible, vis, true
 }
 
 // sameVersion compares versions as engines and pages write them: "v0.11.0"

@@ -357,6 +357,8 @@ func TestCollectNeedsVisibleGPUs(t *testing.T) {
 		{"collector env", "2,3", "", false},
 		{"empty hides all", "", "", false},
 		{"all visible", "0,1,2,3", "", true},
+		// MIG instances are not in NVML's GPU list: no verdict, no refusal.
+		{"MIG instances", "", "MIG-4f7e2a9c-0000-0000-0000-000000000000,MIG-5a1b", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pids := t.TempDir()
