@@ -83,6 +83,11 @@ func TestSlurmExample(t *testing.T) {
 	if arr == nil || shards == nil || !regexp.MustCompile(`--shard "\$\{SLURM_ARRAY_TASK_ID\}/\$\{SHARDS\}"`).Match(b) {
 		t.Fatal("missing --array, SHARDS or --shard ${SLURM_ARRAY_TASK_ID}/${SHARDS}")
 	}
+	// Array tasks on one node share its ports: vllm serve's 8000 would be
+	// taken by the first.
+	if !regexp.MustCompile(`(?m)^#SBATCH --exclusive\b`).Match(b) {
+		t.Error("array tasks may share a node and its engine port: want #SBATCH --exclusive")
+	}
 	last, _ := strconv.Atoi(string(arr[1]))
 	n, _ := strconv.Atoi(string(shards[1]))
 	if last+1 != n {

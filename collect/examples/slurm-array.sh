@@ -17,6 +17,11 @@
 #SBATCH --nodes=1
 #SBATCH --ntasks=1
 #SBATCH --gres=gpu:1
+# A whole node per task: tasks sharing a node would share its network, and
+# engines listen on fixed ports (vllm serve: 8000), so the second would find
+# the port taken (perflab then stops rather than measure the wrong server);
+# and a neighbour's load skews the numbers.
+#SBATCH --exclusive
 #SBATCH --cpus-per-task=16
 #SBATCH --time=12:00:00
 #SBATCH --output=perflab-%A_%a.out
