@@ -75,7 +75,7 @@ func TestBuildErrors(t *testing.T) {
 			"content/demo/h100/campaign.yaml:2: unknown field \"modle\" in the campaign"},
 		{"campaign unknown nested field", "content/demo/h100/campaign.yaml",
 			"id: x\nprofiles:\n  - id: p\n    name: P\n    num_promts: 5\n",
-			"content/demo/h100/campaign.yaml:5: unknown field \"num_promts\" in a profile"},
+			"content/demo/h100/campaign.yaml:5: profiles[0].num_promts: unknown field \"num_promts\" in a profile"},
 		{"campaign unknown baseline", "content/demo/h100/campaign.yaml",
 			"id: demo-h100\nmodel: {id: m}\nhardware: {gpu: H100, count: 1}\nprofiles:\n  - {id: p, name: P, dataset: random, num_prompts: 1}\nsteps:\n  - id: s\n    title: S\n    experiments:\n      - {id: a, name: A, engine: vllm}\nbaseline: nope\noptimized: a\n",
 			"content/demo/h100/campaign.yaml:11: baseline: unknown experiment \"nope\""},

@@ -231,7 +231,7 @@ func TestCheckPeakAndLatency(t *testing.T) {
 // three read the file with collect/schema/campaignfile.
 func TestParseCampaignErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
-		{"unknown field", strings.Replace(testCampaign, "  - id: engine\n", "  - id: engine\n    colour: red\n", 1), `c.yaml:11: unknown field "colour" in a step`},
+		{"unknown field", strings.Replace(testCampaign, "  - id: engine\n", "  - id: engine\n    colour: red\n", 1), `c.yaml:11: steps[0].colour: unknown field "colour" in a step`},
 		{"bad baseline", strings.Replace(testCampaign, "baseline: vllm", "baseline: sglang", 1), `c.yaml:16: baseline: unknown experiment "sglang"`},
 		// The line is the second use of the id, not the first.
 		{"duplicate experiment", strings.Replace(testCampaign, "{id: fa,", "{id: vllm,", 1), `c.yaml:15: steps[0].experiments[2].id: duplicate experiment id "vllm"`},

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -39,15 +41,19 @@ func Read(path string) (*File, error) {
 func Parse(name string, data []byte) (*File, error) {
 	f := &File{Path: name}
 	var root yaml.Node
+	lines := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, DecodeError(name, 0, err, nil)
+		return nil, decodeError(name, 0, nil, lines, err, nil)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty campaign file", name)
 	}
 	f.root = root.Content[0]
 	if err := DecodeStrict(data, &f.Campaign); err != nil {
-		return nil, DecodeError(name, 0, err, nil)
+		return nil, decodeError(name, 0, f.root, lines, err, nil)
 	}
 	return f, nil
 }
@@ -65,8 +71,20 @@ func DecodeStrict(data []byte, v any) error {
 
 var (
 	yamlLine    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	yamlUnknown = regexp.MustCompile(`field (\S+) not found in type ([\w.]+)`)
+	yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type ([\w.]+)$`)
+	yamlType    = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into ")
 )
+
+// yamlParserErrors are the messages of yaml.v3's parser (not its
+// scanner), whose line yaml.v3 reports 0-based, one line too early: "[H100"
+// left open on line 22 is reported at line 21.
+var yamlParserErrors = []string{
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"did not find expected '-' indicator", "did not find expected <document start>",
+	"did not find expected key", "did not find expected node content",
+	"found duplicate %TAG directive", "found duplicate %YAML directive",
+	"found incompatible YAML document", "found undefined tag handle",
+}
 
 // DecodeError turns a yaml.v3 error into "name:line: what" lines. offset
 // is the number of lines before the YAML in the file (front matter, a
@@ -74,6 +92,13 @@ var (
 // without a line when offset is 0. noun names a Go type ("schema.Step")
 // as the file's author knows it ("a step"); nil means Noun.
 func DecodeError(name string, offset int, err error, noun func(typ string) string) error {
+	return decodeError(name, offset, nil, 0, err, noun)
+}
+
+// decodeError is DecodeError that also names the field's path
+// ("profiles[1].num_prompts: ...") where root (nil: unknown) locates it,
+// and keeps lines within the document's lines (0: unknown).
+func decodeError(name string, offset int, root *yaml.Node, lines int, err error, noun func(typ string) string) error {
 	if noun == nil {
 		noun = Noun
 	}
@@ -87,23 +112,72 @@ func DecodeError(name string, offset int, err error, noun func(typ string) strin
 	var out []string
 	for _, m := range msgs {
 		m = strings.TrimSpace(strings.TrimPrefix(m, "yaml: "))
-		m = yamlUnknown.ReplaceAllStringFunc(m, func(s string) string {
-			sub := yamlUnknown.FindStringSubmatch(s)
-			return fmt.Sprintf("unknown field %q in %s", sub[1], noun(sub[2]))
-		})
 		sub := yamlLine.FindStringSubmatch(m)
-		switch {
-		case sub != nil:
-			var n int
-			fmt.Sscan(sub[1], &n)
-			out = append(out, fmt.Sprintf("%s:%d: %s", name, n+offset, sub[2]))
-		case offset > 0:
-			out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, m))
-		default:
-			out = append(out, fmt.Sprintf("%s: %s", name, m))
+		if sub == nil {
+			if offset > 0 {
+				out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, m))
+			} else {
+				out = append(out, fmt.Sprintf("%s: %s", name, m))
+			}
+			continue
 		}
+		line, _ := strconv.Atoi(sub[1])
+		what := sub[2]
+		if slices.Contains(yamlParserErrors, what) {
+			line++
+		}
+		if lines > 0 && line > lines {
+			line = lines // an error at the end of the input: its last line
+		}
+		field := ""
+		if u := yamlUnknown.FindStringSubmatch(what); u != nil {
+			what = fmt.Sprintf("unknown field %q in %s", u[1], noun(u[2]))
+			if field = fieldAt(root, line, u[1], true); field == u[1] {
+				field = "" // a top-level key: the message already names it
+			}
+		} else if v := yamlType.FindStringSubmatch(what); v != nil {
+			field = fieldAt(root, line, v[1], false)
+		}
+		if field != "" {
+			what = field + ": " + what
+		}
+		out = append(out, fmt.Sprintf("%s:%d: %s", name, line+offset, what))
 	}
 	return errors.New(strings.Join(out, "\n"))
+}
+
+// fieldAt returns the path (profiles[1].num_prompts) of the first mapping
+// entry on line whose key (byKey) or scalar value is text; "" if none.
+func fieldAt(n *yaml.Node, line int, text string, byKey bool) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if byKey && k.Line == line && k.Value == text ||
+				!byKey && v.Kind == yaml.ScalarNode && v.Line == line && v.Value == text {
+				return k.Value
+			}
+			if p := fieldAt(v, line, text, byKey); p != "" {
+				if strings.HasPrefix(p, "[") {
+					return k.Value + p
+				}
+				return k.Value + "." + p
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p := fieldAt(c, line, text, byKey); p != "" {
+				if strings.HasPrefix(p, "[") {
+					return fmt.Sprintf("[%d]%s", i, p)
+				}
+				return fmt.Sprintf("[%d].%s", i, p)
+			}
+		}
+	}
+	return ""
 }
 
 // Noun names a campaign type ("schema.Experiment" or "Experiment") as the

@@ -29,9 +29,14 @@ optimized: sglang
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"unknown top-level field", "id: x\nmodle: {id: m}\n", `c.yaml:2: unknown field "modle" in the campaign`},
-		{"unknown nested field", strings.Replace(valid, "engine: sglang\n", "engine: sglang\n        gpu: 2\n", 1), `c.yaml:14: unknown field "gpu" in an experiment`},
-		{"wrong type", strings.Replace(valid, "num_prompts: 10}", "num_prompts: many}", 1), "c.yaml:4: cannot unmarshal !!str `many` into int"},
+		{"unknown nested field", strings.Replace(valid, "engine: sglang\n", "engine: sglang\n        gpu: 2\n", 1), `c.yaml:14: steps[0].experiments[1].gpu: unknown field "gpu" in an experiment`},
+		{"wrong type", strings.Replace(valid, "num_prompts: 10}", "num_prompts: many}", 1), "c.yaml:4: profiles[0].num_prompts: cannot unmarshal !!str `many` into int"},
 		{"malformed", "id: [x\n", "c.yaml:"},
+		// yaml.v3 reports its parser's errors one line early (line 1
+		// here); the line named is the one holding the unclosed bracket ...
+		{"unclosed in the middle", "id: x\nprofiles: [p\nsteps: []\n", "c.yaml:2: did not find expected ',' or ']'"},
+		// ... but never past the file's last line.
+		{"unclosed at the end", "id: [", "c.yaml:1: did not find expected node content"},
 		{"empty", "", "c.yaml: empty campaign file"},
 		// A comment only is an empty document too.
 		{"comment only", "# nothing yet\n", "c.yaml: empty campaign file"},
