@@ -65,6 +65,10 @@ func TestBuildErrors(t *testing.T) {
 		// yaml reports line 2 of the front matter; the file line is 3.
 		{"front matter malformed", "content/about.md", "---\ntitle: ok\n  bad: x\n---\n# About\n",
 			"content/about.md:3: mapping values are not allowed"},
+		// An unclosed bracket at the end of the front matter: its line,
+		// not the closing ---.
+		{"front matter unclosed bracket", "content/about.md", "---\ntitle: [x\n---\n# About\n",
+			"content/about.md:2: did not find expected ',' or ']'"},
 		{"front matter unknown key", "content/about.md", "---\ntitle: ok\nauthor: me\n---\n# About\n",
 			"content/about.md:3: unknown field \"author\" in front matter (keys: title, description, campaign, weight, draft)"},
 		{"front matter wrong type", "content/about.md", "---\nweight: heavy\n---\n# About\n",

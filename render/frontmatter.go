@@ -70,10 +70,11 @@ func yamlNoun(typ string) string {
 	return campaignfile.Noun(typ)
 }
 
-// yamlError turns a yaml.v3 error into "file:line: what" lines, shifting
-// yaml's line numbers by offset (the lines before the YAML in the file).
-func yamlError(file string, offset int, err error) error {
-	return campaignfile.DecodeError(file, offset, err, yamlNoun)
+// yamlError turns a yaml.v3 error from decoding data into "file:line:
+// what" lines, shifting yaml's line numbers by offset (the lines before
+// data in the file).
+func yamlError(file string, offset int, data []byte, err error) error {
+	return campaignfile.DecodeError(file, offset, data, err, yamlNoun)
 }
 
 // parseFrontMatter parses a page's front matter.
@@ -87,7 +88,7 @@ func parseFrontMatter(file string, src []byte) (FrontMatter, []byte, int, bool, 
 		return fm, src, 0, false, nil
 	}
 	if err := campaignfile.DecodeStrict(raw, &fm); err != nil {
-		return fm, nil, 0, false, yamlError(file, 1, err)
+		return fm, nil, 0, false, yamlError(file, 1, raw, err)
 	}
 	return fm, body, lines, true, nil
 }

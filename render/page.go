@@ -103,7 +103,7 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 		line := p.bodyLine + b.Line
 		var spec BlockSpec
 		if err := campaignfile.DecodeStrict(b.Spec, &spec); err != nil {
-			return nil, yamlError(p.Src, line, err)
+			return nil, yamlError(p.Src, line, b.Spec, err)
 		}
 		h, err := ctx.renderBlock(spec)
 		if err != nil {

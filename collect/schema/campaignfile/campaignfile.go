@@ -41,10 +41,7 @@ func Read(path string) (*File, error) {
 func Parse(name string, data []byte) (*File, error) {
 	f := &File{Path: name}
 	var root yaml.Node
-	lines := bytes.Count(data, []byte("\n"))
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		lines++
-	}
+	lines := countLines(data)
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, decodeError(name, 0, nil, lines, err, nil)
 	}
@@ -86,13 +83,23 @@ var yamlParserErrors = []string{
 	"found incompatible YAML document", "found undefined tag handle",
 }
 
-// DecodeError turns a yaml.v3 error into "name:line: what" lines. offset
-// is the number of lines before the YAML in the file (front matter, a
-// fenced block); an error without a line is put at offset+1, or named
-// without a line when offset is 0. noun names a Go type ("schema.Step")
-// as the file's author knows it ("a step"); nil means Noun.
-func DecodeError(name string, offset int, err error, noun func(typ string) string) error {
-	return decodeError(name, offset, nil, 0, err, noun)
+// DecodeError turns a yaml.v3 error from decoding data into "name:line:
+// what" lines. offset is the number of lines before data in the file
+// (front matter, a fenced block); an error without a line is put at
+// offset+1, or named without a line when offset is 0. noun names a Go type
+// ("schema.Step") as the file's author knows it ("a step"); nil means Noun.
+func DecodeError(name string, offset int, data []byte, err error, noun func(typ string) string) error {
+	return decodeError(name, offset, nil, countLines(data), err, noun)
+}
+
+// countLines is the number of lines in data (a last line without "\n"
+// counts).
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // decodeError is DecodeError that also names the field's path

@@ -129,8 +129,16 @@ func TestDecodeError(t *testing.T) {
 		t.Fatal("unknown field accepted")
 	}
 	noun := func(typ string) string { return "block " + typ }
-	got := DecodeError("p.md", 7, err, noun).Error()
+	got := DecodeError("p.md", 7, []byte("block: a\ncolour: red\n"), err, noun).Error()
 	if want := `p.md:9: unknown field "colour" in block campaignfile.spec`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A parser error at the end of the YAML names its last line, not the
+	// line after it (the front matter's closing ---).
+	data := []byte("block: [a\n")
+	err = DecodeStrict(data, &s)
+	got = DecodeError("p.md", 1, data, err, nil).Error()
+	if want := "p.md:2: did not find expected ',' or ']'"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if err := DecodeStrict(nil, &s); err != nil {
