@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 )
@@ -64,15 +65,20 @@ type Server struct {
 	instance string // random per process: a restarted server reloads the pages
 
 	mu       sync.Mutex
-	gen      int           // successful builds so far
-	buildErr *BuildError   // the last build's error; nil after a success
-	busy     bool          // a change is seen and not yet built
-	idle     chan struct{} // closed while !busy; page requests wait on it
-	changed  []string
-	full     bool
-	kick     chan struct{} // cap 1: the build loop has something to do
-	subs     map[chan struct{}]struct{}
-	closing  chan struct{} // closed at shutdown: event streams end
+	gen      int         // successful builds so far
+	buildErr *BuildError // the last build's error; nil after a success
+	// seen counts the change notes so far (the first build counts as
+	// one); built is the count the last finished build covered. A page
+	// request waits until built reaches the seen of its arrival, so it
+	// never gets a page older than a change made before it, and a stream
+	// of later changes (a log being appended to) cannot hold it back.
+	seen, built int
+	progress    chan struct{} // closed and replaced whenever built grows
+	changed     map[string]struct{}
+	full        bool
+	kick        chan struct{} // cap 1: the build loop has something to do
+	subs        map[chan struct{}]struct{}
+	closing     chan struct{} // closed at shutdown: event streams end
 
 	waitOnce sync.Once
 	waitErr  error
@@ -124,8 +130,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		loopDone: make(chan struct{}),
 		serveErr: make(chan error, 1),
 		instance: hex.EncodeToString(id[:]),
-		busy:     true, // until the first build is done
-		idle:     make(chan struct{}),
+		seen:     1, // the first build
+		progress: make(chan struct{}),
+		changed:  map[string]struct{}{},
 		kick:     make(chan struct{}, 1),
 		subs:     map[chan struct{}]struct{}{},
 		closing:  make(chan struct{}),
@@ -203,15 +210,14 @@ func (s *Server) logf(format string, a ...any) {
 }
 
 // note records changed paths (from the watcher) and holds page requests
-// back until they are built.
+// made from now on back until they are built.
 func (s *Server) note(paths []string, full bool) {
 	s.mu.Lock()
-	s.changed = append(s.changed, paths...)
-	s.full = s.full || full
-	if !s.busy {
-		s.busy = true
-		s.idle = make(chan struct{})
+	for _, p := range paths {
+		s.changed[p] = struct{}{}
 	}
+	s.full = s.full || full
+	s.seen++
 	s.mu.Unlock()
 	select {
 	case s.kick <- struct{}{}:
@@ -223,7 +229,11 @@ func (s *Server) note(paths []string, full bool) {
 // settle, and rebuilds, until ctx ends.
 func (s *Server) loop(ctx context.Context) {
 	defer close(s.loopDone)
-	s.build(ctx, nil)
+	s.mu.Lock()
+	upto := s.seen // the first build covers what is noted so far
+	s.changed, s.full = map[string]struct{}{}, false
+	s.mu.Unlock()
+	s.build(ctx, nil, upto)
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()
 	for {
@@ -252,28 +262,31 @@ func (s *Server) loop(ctx context.Context) {
 		limit.Stop()
 		quiet.Stop()
 		s.mu.Lock()
-		changed, full := s.changed, s.full
-		s.changed, s.full = nil, false
+		upto := s.seen
+		var changed []string
+		for p := range s.changed {
+			changed = append(changed, p)
+		}
+		sort.Strings(changed)
+		full := s.full
+		s.changed, s.full = map[string]struct{}{}, false
 		s.mu.Unlock()
 		if full {
 			changed = nil
 		} else if len(changed) == 0 {
 			// A wake-up left over from changes an earlier build took.
 			s.mu.Lock()
-			if s.busy && len(s.changed) == 0 && !s.full {
-				s.busy = false
-				close(s.idle)
-			}
+			s.advance(upto)
 			s.mu.Unlock()
 			continue
 		}
-		s.build(ctx, changed)
+		s.build(ctx, changed, upto)
 	}
 }
 
-// build runs cfg.Build and publishes the outcome to the open pages. Page
-// requests stay held while more changes are waiting.
-func (s *Server) build(ctx context.Context, changed []string) {
+// build runs cfg.Build for the changes noted up to upto and publishes the
+// outcome to the open pages and to the page requests waiting for it.
+func (s *Server) build(ctx context.Context, changed []string, upto int) {
 	start := time.Now()
 	err := s.cfg.Build(ctx, changed)
 	if ctx.Err() != nil {
@@ -286,10 +299,7 @@ func (s *Server) build(ctx context.Context, changed []string) {
 		s.gen++
 		s.buildErr = nil
 	}
-	if len(s.changed) == 0 && !s.full {
-		s.busy = false
-		close(s.idle)
-	}
+	s.advance(upto)
 	for ch := range s.subs {
 		select {
 		case ch <- struct{}{}:
@@ -321,19 +331,33 @@ func (s *Server) current() state {
 	return state{Instance: s.instance, Gen: s.gen, Error: s.buildErr}
 }
 
-// settled waits until no change is pending, or the request ends.
+// advance records that the changes noted up to upto are built (or failed
+// to build) and wakes the requests waiting. s.mu must be held.
+func (s *Server) advance(upto int) {
+	if upto > s.built {
+		s.built = upto
+		close(s.progress)
+		s.progress = make(chan struct{})
+	}
+}
+
+// settled waits until every change noted before the call is built, or the
+// request ends. Changes noted later do not hold it back.
 func (s *Server) settled(ctx context.Context) (state, bool) {
+	s.mu.Lock()
+	target := s.seen
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
-		if !s.busy {
+		if s.built >= target {
 			st := state{Instance: s.instance, Gen: s.gen, Error: s.buildErr}
 			s.mu.Unlock()
 			return st, true
 		}
-		idle := s.idle
+		progress := s.progress
 		s.mu.Unlock()
 		select {
-		case <-idle:
+		case <-progress:
 		case <-ctx.Done():
 			return state{}, false
 		case <-s.closing:

@@ -717,3 +717,59 @@ func TestInject(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsNotHeldByAStreamOfChanges appends to a log under results/
+// every few milliseconds (an engine's log while perflab collect runs) and
+// checks that a page request is still answered, with an edit made before
+// it: a request waits for the changes seen before it, not for the stream
+// to stop.
+func TestRequestsNotHeldByAStreamOfChanges(t *testing.T) {
+	dir := newSite(t)
+	fake := fakeBuild(dir)
+	// A build slower than the interval between writes, as the real one
+	// is: a write always lands during it.
+	build := func(ctx context.Context, changed []string) error {
+		time.Sleep(30 * time.Millisecond)
+		return fake(ctx, changed)
+	}
+	s := startServer(t, dir, build, func(c *Config) { c.Log = io.Discard })
+	st := openStream(t, s)
+	st.next(t)
+
+	stop := make(chan struct{})
+	writerDone := make(chan bool) // true: it ran out of time, the request never came back
+	go func() {
+		f, err := os.OpenFile(filepath.Join(dir, "results/c1/engine.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Error(err)
+			writerDone <- false
+			return
+		}
+		defer f.Close()
+		limit := time.After(8 * time.Second)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				writerDone <- false
+				return
+			case <-limit:
+				writerDone <- true
+				return
+			case <-tick.C:
+				fmt.Fprintln(f, "INFO decode batch")
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // the stream of changes is under way
+	writeFile(t, dir, "content/about.md", "---\ntitle: About\n---\nEdited during the stream.\n")
+	_, _, body := get(t, s.URL()+"about/")
+	close(stop)
+	if <-writerDone {
+		t.Fatal("the page request was held until the stream of changes stopped")
+	}
+	if !strings.Contains(body, "Edited during the stream.") {
+		t.Fatalf("page after an edit made before the request: %q", body)
+	}
+}
