@@ -68,6 +68,11 @@ type Incremental struct {
 	// again ("" is the home page, which an incremental build always
 	// renders again since it summarises every report).
 	Pages []string
+	// Unchanged is set when an incremental build found every file it
+	// rendered already in Out byte for byte (an engine's log appended
+	// to, a result rewritten as it was): nothing was written, so open
+	// pages need no reload.
+	Unchanged bool
 }
 
 // Build brings Out up to date after the input files in changed (absolute
@@ -204,6 +209,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		}
 	}
 	if len(affected) == 0 && len(static) == 0 {
+		inc.Unchanged = true
 		return inc, nil
 	}
 	var files []File
@@ -215,9 +221,11 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		files = append(files, File{Path: rel, Data: data})
 	}
 	if len(affected) == 0 {
-		if err := writeInPlace(b.opt.Out, files); err != nil {
+		n, err := writeInPlace(b.opt.Out, files)
+		if err != nil {
 			return inc, err
 		}
+		inc.Unchanged = n == 0
 		return inc, nil
 	}
 
@@ -336,9 +344,11 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		return inc, err
 	}
 	files = append(files, sf...)
-	if err := writeInPlace(b.opt.Out, files); err != nil {
+	n, err := writeInPlace(b.opt.Out, files)
+	if err != nil {
 		return inc, err
 	}
+	inc.Unchanged = n == 0
 	b.site = &ns
 	for u, se := range search {
 		b.search[u] = se
@@ -392,27 +402,33 @@ func ignoredByLoad(rel string) bool {
 }
 
 // writeInPlace writes files into dir, each through a temporary file and a
-// rename, so no reader sees half a file.
-func writeInPlace(dir string, files []File) error {
+// rename, so no reader sees half a file, and returns how many it wrote: a
+// file already there with the same bytes is left alone.
+func writeInPlace(dir string, files []File) (int, error) {
+	n := 0
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.Data) {
+			continue
+		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("render: %w", err)
+			return n, fmt.Errorf("render: %w", err)
 		}
 		tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
 		if err != nil {
-			return fmt.Errorf("render: %w", err)
+			return n, fmt.Errorf("render: %w", err)
 		}
 		_, werr := tmp.Write(f.Data)
 		cerr := tmp.Close()
 		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
 			os.Remove(tmp.Name())
-			return fmt.Errorf("render: %w", err)
+			return n, fmt.Errorf("render: %w", err)
 		}
 		if err := os.Rename(tmp.Name(), p); err != nil {
 			os.Remove(tmp.Name())
-			return fmt.Errorf("render: %w", err)
+			return n, fmt.Errorf("render: %w", err)
 		}
+		n++
 	}
-	return nil
+	return n, nil
 }

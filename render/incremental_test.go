@@ -227,3 +227,64 @@ func equalTrees(t *testing.T, want, got map[string][]byte) bool {
 	}
 	return ok
 }
+
+// TestBuilderReportsUnchanged checks that a change that alters no output
+// (an engine's log beside the results, appended to while collect runs)
+// is reported as Unchanged and rewrites no file, and that a real change
+// is not.
+func TestBuilderReportsUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, fixtureSite, dir)
+	opt := Options{
+		Content: filepath.Join(dir, "content"),
+		Results: filepath.Join(dir, "results"),
+		Out:     filepath.Join(dir, "site"),
+	}
+	b := NewBuilder(opt)
+	if _, err := b.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(opt.Out, "demo", "h100", "index.html")
+	old, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "results", "demo-h100", "vllm-fp8.engine.log")
+	for i := range 3 {
+		f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("INFO: 127.0.0.1 - \"POST /v1/completions HTTP/1.1\" 200 OK\n")
+		f.Close()
+		inc, err := b.Build(context.Background(), []string{log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inc.Full || !inc.Unchanged {
+			t.Fatalf("append %d to the engine log: %+v, want an incremental build with Unchanged", i, inc)
+		}
+	}
+	if now, err := os.Stat(page); err != nil || !os.SameFile(old, now) {
+		t.Errorf("the report page was rewritten (%v)", err)
+	}
+	res := filepath.Join(dir, "results", "demo-h100", "vllm-fp8--long.json")
+	data, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte(`"total_token_throughput_tok_per_s": 1500`), []byte(`"total_token_throughput_tok_per_s": 1600`), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("the fixture result lacks the number to edit")
+	}
+	if err := os.WriteFile(res, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inc, err := b.Build(context.Background(), []string{res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inc.Full || inc.Unchanged {
+		t.Fatalf("a result's number edited: %+v, want an incremental build that changed the site", inc)
+	}
+}

@@ -34,7 +34,9 @@ type Config struct {
 	// Build renders the site into Site. changed lists the absolute paths
 	// seen changing since the previous build; nil means "everything" (the
 	// first build, or after the watcher lost events). Build must leave
-	// Site as it was when it fails (render.Build does). Required.
+	// Site as it was when it fails (render.Build does). It returns
+	// ErrUnchanged when it succeeded without changing a file of Site:
+	// the open pages are then not reloaded. Required.
 	Build func(ctx context.Context, changed []string) error
 	// Quiet is how long the inputs must stay unchanged before a rebuild
 	// starts, so a burst (an editor's save-by-rename, a collector writing
@@ -46,6 +48,11 @@ type Config struct {
 	// Log receives one line per build and per problem; default io.Discard.
 	Log io.Writer
 }
+
+// ErrUnchanged is what Config.Build returns when the site is up to date
+// and the build changed none of its files (a log next to the results was
+// appended to): not a failure, but no reason to reload the open pages.
+var ErrUnchanged = errors.New("serve: site unchanged")
 
 // Endpoint paths, below the base URL.
 const (
@@ -292,10 +299,17 @@ func (s *Server) build(ctx context.Context, changed []string, upto int) {
 	if ctx.Err() != nil {
 		return // stopping: the outcome no longer matters
 	}
+	unchanged := errors.Is(err, ErrUnchanged)
+	if unchanged {
+		err = nil
+	}
 	s.mu.Lock()
-	if err != nil {
+	switch {
+	case err != nil:
 		s.buildErr = newBuildError(err)
-	} else {
+	case unchanged:
+		s.buildErr = nil // the pages served are the site's: no reload
+	default:
 		s.gen++
 		s.buildErr = nil
 	}
@@ -314,6 +328,9 @@ func (s *Server) build(ctx context.Context, changed []string, upto int) {
 	if err != nil {
 		s.logf("build (%s) failed in %v: %v", what, time.Since(start).Round(time.Millisecond), err)
 	} else {
+		if unchanged {
+			what += ", site unchanged"
+		}
 		s.logf("build (%s) done in %v", what, time.Since(start).Round(time.Millisecond))
 	}
 }

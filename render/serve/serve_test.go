@@ -773,3 +773,47 @@ func TestRequestsNotHeldByAStreamOfChanges(t *testing.T) {
 		t.Fatalf("page after an edit made before the request: %q", body)
 	}
 }
+
+// TestUnchangedBuildDoesNotReload checks that a build returning
+// ErrUnchanged keeps the generation (open pages do not reload) and clears
+// an earlier error.
+func TestUnchangedBuildDoesNotReload(t *testing.T) {
+	dir := newSite(t)
+	fake := fakeBuild(dir)
+	var mu sync.Mutex
+	var next error // what the next build returns after rendering
+	build := func(ctx context.Context, changed []string) error {
+		if err := fake(ctx, changed); err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return next
+	}
+	set := func(err error) { mu.Lock(); next = err; mu.Unlock() }
+	s := startServer(t, dir, build, nil)
+	st := openStream(t, s)
+	if first := st.next(t); first.Gen != 1 {
+		t.Fatalf("first state %+v", first)
+	}
+	set(ErrUnchanged)
+	writeFile(t, dir, "results/c1/engine.log", "INFO one line\n")
+	if v := st.next(t); v.Gen != 1 || v.Error != nil {
+		t.Fatalf("after an unchanged build: %+v, want gen 1 without error", v)
+	}
+	set(errors.New("content/about.md:2: broken"))
+	writeFile(t, dir, "results/c1/engine.log", "INFO two lines\n")
+	if v := st.next(t); v.Gen != 1 || v.Error == nil {
+		t.Fatalf("after a failed build: %+v, want gen 1 with the error", v)
+	}
+	set(ErrUnchanged)
+	writeFile(t, dir, "results/c1/engine.log", "INFO three lines\n")
+	if v := st.next(t); v.Gen != 1 || v.Error != nil {
+		t.Fatalf("after an unchanged build that follows a failure: %+v, want gen 1 without error", v)
+	}
+	set(nil)
+	writeFile(t, dir, "content/about.md", "---\ntitle: About\n---\nNew.\n")
+	if v := st.next(t); v.Gen != 2 {
+		t.Fatalf("after a build that changed the site: %+v, want gen 2", v)
+	}
+}
