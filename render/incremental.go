@@ -366,17 +366,18 @@ func (b *Builder) pages() []*Page {
 }
 
 // dependsOn reports whether the page's output may change when p changes:
-// p is one of its inputs, or sits in its report's results directory (a new
-// or removed result), or is the campaign.yaml that would turn its bundle
-// into a report.
+// p is one of its inputs or a directory above one, or sits in or above
+// its report's results directory (a new or removed result; a directory
+// moved away or back gives one event, for itself, not one per file), or
+// is the campaign.yaml that would turn its bundle into a report.
 func (pg *Page) dependsOn(p string, b *Builder) bool {
 	for _, d := range pg.Deps {
-		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && a == p {
+		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && within(p, a) {
 			return true
 		}
 	}
 	if r := pg.Report; r != nil {
-		if a, err := filepath.Abs(filepath.FromSlash(r.ResultsDir)); err == nil && within(a, p) {
+		if a, err := filepath.Abs(filepath.FromSlash(r.ResultsDir)); err == nil && (within(a, p) || within(p, a)) {
 			return true
 		}
 	}

@@ -100,6 +100,18 @@ func builderMatchesFullBuild(t *testing.T, base string) {
 		{"a result added", func(t *testing.T) {
 			os.WriteFile(p("results/demo-h100/sglang-base--long.json"), saved, 0o644)
 		}, []string{"results/demo-h100/sglang-base--long.json"}, false, []string{"demo/blocks/", "demo/h100/"}, false},
+		// A directory above a report's results moved away (mv results
+		// elsewhere): one event, for the directory, not one per file.
+		{"the results root moved away", func(t *testing.T) {
+			if err := os.Rename(p("results"), p("results.away")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"results"}, false, nil, true},
+		{"the results root back", func(t *testing.T) {
+			if err := os.Rename(p("results.away"), p("results")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"results"}, false, []string{"demo/blocks/", "demo/h100/"}, false},
 		{"a plain page's text", edit("content/about.md", "Plain MkDocs page", "A plain MkDocs page"),
 			[]string{"content/about.md"}, false, []string{"about/"}, false},
 		{"a plain page's title (navigation)", edit("content/about.md", "# About this lab", "# About the lab"),
