@@ -391,11 +391,11 @@ func within(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// ignoredByLoad mirrors Load's walk: names starting with "." or "_" are
+// ignoredByLoad mirrors Load's walk: the names skippedName reports are
 // skipped, with everything below them.
 func ignoredByLoad(rel string) bool {
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if part != "." && (strings.HasPrefix(part, ".") || strings.HasPrefix(part, "_")) {
+		if part != "." && skippedName(part) {
 			return true
 		}
 	}
