@@ -171,21 +171,22 @@ func Publish(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 	}
+	fmt.Fprintf(cfg.Log, "publish: %s commit %s (%d files)\n", cfg.Branch, short(res.Commit), res.Files)
+	if !cfg.NoPush {
+		// The commit goes to the remote first and the local branch moves
+		// only once it is there: a refused push leaves both as they were.
+		if _, err := g.out(ctx, nil, nil, "push", "--quiet", cfg.Remote, res.Commit+":"+ref); err != nil {
+			return nil, fmt.Errorf("publish: push to %s failed; %s was not changed, there or here: %w", cfg.Remote, cfg.Branch, err)
+		}
+		res.Pushed = true
+		fmt.Fprintf(cfg.Log, "publish: pushed %s to %s\n", cfg.Branch, cfg.Remote)
+	}
 	if res.Commit != local {
 		// The old value makes the update fail if the branch moved meanwhile.
 		if _, err := g.out(ctx, nil, nil, "update-ref", "-m", "perflab publish", ref, res.Commit, local); err != nil {
-			return nil, fmt.Errorf("publish: %w", err)
+			return res, fmt.Errorf("publish: %w", err)
 		}
 	}
-	fmt.Fprintf(cfg.Log, "publish: %s is %s (%d files)\n", cfg.Branch, short(res.Commit), res.Files)
-	if cfg.NoPush {
-		return res, nil
-	}
-	if _, err := g.out(ctx, nil, nil, "push", "--quiet", cfg.Remote, ref+":"+ref); err != nil {
-		return res, fmt.Errorf("publish: %w", err)
-	}
-	res.Pushed = true
-	fmt.Fprintf(cfg.Log, "publish: pushed %s to %s\n", cfg.Branch, cfg.Remote)
 	return res, nil
 }
 

@@ -405,3 +405,40 @@ func TestPagesURL(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishRejectedPushLeavesBranchesAlone has the remote refuse the
+// push (a hook, as branch protection does) and checks that the error
+// says so and that neither the remote's nor the local gh-pages moved, on
+// a first publish and on a later one.
+func TestPublishRejectedPushLeavesBranchesAlone(t *testing.T) {
+	f := newFixture(t)
+	hook := filepath.Join(f.bare, "hooks", "pre-receive")
+	write(t, hook, "#!/bin/sh\necho 'gh-pages is protected' >&2\nexit 1\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Publish(context.Background(), f.config(f.site("one")))
+	if err == nil || !strings.Contains(err.Error(), "gh-pages is protected") || !strings.Contains(err.Error(), "not changed") {
+		t.Fatalf("first publish to a refusing remote: err = %v", err)
+	}
+	if out := gitT(t, f.src, "branch", "--list", "gh-pages"); out != "" {
+		t.Errorf("local gh-pages made though the push failed: %q", out)
+	}
+
+	os.Remove(hook)
+	first, err := Publish(context.Background(), f.config(f.site("two")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, hook, "#!/bin/sh\necho 'gh-pages is protected' >&2\nexit 1\n")
+	os.Chmod(hook, 0o755)
+	if _, err := Publish(context.Background(), f.config(f.site("three"))); err == nil {
+		t.Fatal("publish to a refusing remote succeeded")
+	}
+	if tip := gitT(t, f.src, "rev-parse", "gh-pages"); tip != first.Commit {
+		t.Errorf("local gh-pages = %s after a refused push, want %s", tip, first.Commit)
+	}
+	if tip := gitT(t, f.bare, "rev-parse", "gh-pages"); tip != first.Commit {
+		t.Errorf("remote gh-pages = %s, want %s", tip, first.Commit)
+	}
+}
