@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -167,8 +168,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 }
 
 // URL is the address of the site's root, e.g. "http://127.0.0.1:8080/".
+// A server listening on every address (0.0.0.0, ::) gives its loopback
+// one, which opens in a browser on this machine.
 func (s *Server) URL() string {
-	return "http://" + s.ln.Addr().String() + s.cfg.BaseURL
+	return "http://" + browserHost(s.ln.Addr()) + s.cfg.BaseURL
+}
+
+// browserHost is a listener's address as a browser should be given it.
+func browserHost(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+	}
+	return a.String()
 }
 
 // Close stops the server and waits until it has stopped.

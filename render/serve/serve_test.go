@@ -817,3 +817,23 @@ func TestUnchangedBuildDoesNotReload(t *testing.T) {
 		t.Fatalf("after a build that changed the site: %+v, want gen 2", v)
 	}
 }
+
+func TestBrowserHost(t *testing.T) {
+	cases := []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, "[::1]:8080"},
+		{&net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 80}, "10.1.2.3:80"},
+		// --addr 0.0.0.0:8080 and :8080 listen on [::]: "http://[::]:8080/"
+		// opens nothing in most browsers.
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, "127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "127.0.0.1:8080"},
+	}
+	for _, c := range cases {
+		if got := browserHost(c.addr); got != c.want {
+			t.Errorf("browserHost(%v) = %q, want %q", c.addr, got, c.want)
+		}
+	}
+}
