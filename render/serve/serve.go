@@ -85,6 +85,7 @@ type Server struct {
 	changed     map[string]struct{}
 	full        bool
 	kick        chan struct{} // cap 1: the build loop has something to do
+	hurry       chan struct{} // cap 1: a page request waits; build without settling
 	subs        map[chan struct{}]struct{}
 	closing     chan struct{} // closed at shutdown: event streams end
 
@@ -142,6 +143,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		progress: make(chan struct{}),
 		changed:  map[string]struct{}{},
 		kick:     make(chan struct{}, 1),
+		hurry:    make(chan struct{}, 1),
 		subs:     map[chan struct{}]struct{}{},
 		closing:  make(chan struct{}),
 	}
@@ -261,7 +263,12 @@ func (s *Server) loop(ctx context.Context) {
 		case <-s.kick:
 		}
 		// A burst: wait until it has been quiet for cfg.Quiet, or MaxWait.
+		// Once a page request waits, later changes no longer put the build
+		// off (a file written to all the time would otherwise make every
+		// page load take MaxWait); the running Quiet still lets an editor's
+		// save-by-rename finish.
 		quiet.Reset(s.cfg.Quiet)
+		hurried := false
 		limit := time.NewTimer(s.cfg.MaxWait)
 	settle:
 		for {
@@ -270,11 +277,15 @@ func (s *Server) loop(ctx context.Context) {
 				limit.Stop()
 				return
 			case <-s.kick:
-				quiet.Reset(s.cfg.Quiet)
+				if !hurried {
+					quiet.Reset(s.cfg.Quiet)
+				}
 			case <-quiet.C:
 				break settle
 			case <-limit.C:
 				break settle
+			case <-s.hurry:
+				hurried = true
 			}
 		}
 		limit.Stop()
@@ -384,6 +395,10 @@ func (s *Server) settled(ctx context.Context) (state, bool) {
 		}
 		progress := s.progress
 		s.mu.Unlock()
+		select {
+		case s.hurry <- struct{}{}:
+		default:
+		}
 		select {
 		case <-progress:
 		case <-ctx.Done():

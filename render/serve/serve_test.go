@@ -722,7 +722,7 @@ func TestInject(t *testing.T) {
 // every few milliseconds (an engine's log while perflab collect runs) and
 // checks that a page request is still answered, with an edit made before
 // it: a request waits for the changes seen before it, not for the stream
-// to stop.
+// to stop, and a waiting request ends the settling of the burst.
 func TestRequestsNotHeldByAStreamOfChanges(t *testing.T) {
 	dir := newSite(t)
 	fake := fakeBuild(dir)
@@ -732,7 +732,14 @@ func TestRequestsNotHeldByAStreamOfChanges(t *testing.T) {
 		time.Sleep(30 * time.Millisecond)
 		return fake(ctx, changed)
 	}
-	s := startServer(t, dir, build, func(c *Config) { c.Log = io.Discard })
+	// MaxWait far beyond the writer's time limit: the request must be
+	// answered because it waits, not because MaxWait ran out. A Quiet
+	// longer than any pause a loaded machine puts between the writes.
+	s := startServer(t, dir, build, func(c *Config) {
+		c.Log = io.Discard
+		c.Quiet = 500 * time.Millisecond
+		c.MaxWait = time.Minute
+	})
 	st := openStream(t, s)
 	st.next(t)
 
