@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -198,6 +199,11 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 			// Not an input of any page: a new or removed page, a static
 			// file, a directory. Load ignores "." and "_" names.
 			if rel, _ := filepath.Rel(b.abs.content, p); ignoredByLoad(rel) {
+				continue
+			}
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				// Gone and read by no page: an editor's temporary file
+				// renamed over a page (sed -i's "sedXXXXXX", "index.md.new").
 				continue
 			}
 			return full(c + " is not an input of a known page")

@@ -112,6 +112,22 @@ func builderMatchesFullBuild(t *testing.T, base string) {
 				t.Fatal(err)
 			}
 		}, []string{"results"}, false, []string{"demo/blocks/", "demo/h100/"}, false},
+		// sed -i and editors that save through "NAME.new": the temporary
+		// file is gone by the build, and read by no page.
+		{"a page saved through a temporary file", func(t *testing.T) {
+			data, err := os.ReadFile(p("content/demo/h100/index.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(data, []byte("An edited preamble")) {
+				t.Fatal("index.md lacks the text to edit")
+			}
+			tmp := p("content/demo/h100/sedX1b2c3")
+			os.WriteFile(tmp, bytes.Replace(data, []byte("An edited preamble"), []byte("A saved preamble"), 1), 0o644)
+			if err := os.Rename(tmp, p("content/demo/h100/index.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"content/demo/h100/sedX1b2c3", "content/demo/h100/index.md"}, false, []string{"demo/h100/"}, false},
 		{"a plain page's text", edit("content/about.md", "Plain MkDocs page", "A plain MkDocs page"),
 			[]string{"content/about.md"}, false, []string{"about/"}, false},
 		{"a plain page's title (navigation)", edit("content/about.md", "# About this lab", "# About the lab"),
