@@ -102,6 +102,20 @@ func Publish(ctx context.Context, cfg Config) (*Result, error) {
 	if head, _ := g.out(ctx, nil, nil, "symbolic-ref", "-q", "HEAD"); head == ref {
 		return nil, fmt.Errorf("publish: %s is checked out here; switch to your source branch first", cfg.Branch)
 	}
+	// Moving a branch checked out in another worktree (a gh-pages
+	// worktree left by an earlier tool) would leave that worktree's files
+	// disagreeing with its HEAD.
+	if wts, err := g.out(ctx, nil, nil, "worktree", "list", "--porcelain"); err == nil {
+		dir := ""
+		for _, l := range strings.Split(wts, "\n") {
+			if d, ok := strings.CutPrefix(l, "worktree "); ok {
+				dir = d
+			}
+			if l == "branch "+ref {
+				return nil, fmt.Errorf("publish: %s is checked out in the worktree %s; remove that worktree (git worktree remove) or publish to another --branch", cfg.Branch, dir)
+			}
+		}
+	}
 	remoteURL, err := g.remoteURL(ctx, cfg.Remote)
 	if err != nil && !cfg.NoPush {
 		return nil, fmt.Errorf("publish: %w", err)

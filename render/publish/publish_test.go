@@ -347,6 +347,14 @@ func TestPublishRefusals(t *testing.T) {
 	if out := gitT(t, f.src, "branch", "--list", "gh-pages"); out != "" {
 		t.Errorf("a refused publish made gh-pages: %q", out)
 	}
+	// gh-pages checked out in another worktree of the repository.
+	pages := filepath.Join(t.TempDir(), "pages")
+	gitT(t, f.src, "worktree", "add", "-q", "-b", "gh-pages", pages)
+	if _, err := Publish(context.Background(), f.config(ok)); err == nil || !strings.Contains(err.Error(), "checked out in the worktree "+pages) {
+		t.Fatalf("publishing onto a branch checked out in another worktree: %v", err)
+	}
+	gitT(t, f.src, "worktree", "remove", pages)
+	gitT(t, f.src, "branch", "-q", "-D", "gh-pages")
 	// gh-pages checked out in the source repository: updating it would
 	// make the working tree disagree with HEAD.
 	gitT(t, f.src, "checkout", "-q", "-b", "gh-pages")
