@@ -192,8 +192,9 @@ func (s *Server) Close() error {
 
 // Wait blocks until the server stops (its context is cancelled or Close is
 // called), shuts it down cleanly: open event streams end, requests in
-// flight finish (for up to 5s), the watcher is closed, and returns the
-// first error that was not part of stopping.
+// flight get up to 1s to finish before every connection is closed, the
+// watcher is closed, and returns the first error that was not part of
+// stopping.
 func (s *Server) Wait() error {
 	s.waitOnce.Do(func() { s.waitErr = s.stop() })
 	return s.waitErr
@@ -208,10 +209,15 @@ func (s *Server) stop() error {
 	}
 	<-s.loopDone
 	close(s.closing)
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shut, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if e := s.http.Shutdown(shut); e != nil && err == nil {
-		err = e
+	if e := s.http.Shutdown(shut); e != nil {
+		// Connections a browser opened ahead and never used count as
+		// busy for 5s; a preview has nothing worth waiting for them.
+		s.http.Close()
+		if !errors.Is(e, context.DeadlineExceeded) && err == nil {
+			err = e
+		}
 	}
 	if e := s.watch.Close(); e != nil && err == nil {
 		err = e

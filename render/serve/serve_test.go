@@ -844,3 +844,29 @@ func TestBrowserHost(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseWithAnUnusedConnection opens a connection and sends nothing on
+// it, as browsers do to have one ready: Close must still end cleanly (it
+// waited 5s for it, then failed with "context deadline exceeded", so
+// Ctrl-C with a browser open made perflab serve exit 1).
+func TestCloseWithAnUnusedConnection(t *testing.T) {
+	dir := newSite(t)
+	s, err := Start(context.Background(), Config{
+		Addr: "127.0.0.1:0", Site: filepath.Join(dir, "site"), Build: fakeBuild(dir),
+		Watch: []string{filepath.Join(dir, "content")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStream(t, s)
+	st.next(t)
+	c, err := net.Dial("tcp", s.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	time.Sleep(50 * time.Millisecond) // accepted by the server
+	if err := s.Close(); err != nil {
+		t.Fatalf("close with an unused connection open: %v", err)
+	}
+}
