@@ -24,7 +24,9 @@
 // carries the build generation the page was served at; when its event
 // stream (re)connects and the server reports another generation, the page
 // reloads, so a change that lands between page load and stream connection
-// is not missed.
+// is not missed. A hidden page (a background tab) closes its stream, since
+// a browser opens only 6 connections to a host, and connects again when
+// shown.
 //
 // Safety: the default address is 127.0.0.1:8080; while bound to loopback,
 // requests whose Host header is not a loopback name are refused (DNS
