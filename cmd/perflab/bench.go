@@ -289,6 +289,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if runErr != nil {
 		return runErr
 	}
+	if res.Status == schema.StatusInterrupted && len(res.Requests) == 0 {
+		return fmt.Errorf("bench: interrupted before any of the %d requests finished", f.numPrompts)
+	}
 	if res.Status == schema.StatusInterrupted {
 		return fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
 	}
@@ -343,11 +346,13 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 	}
 }
 
-// save writes the vLLM JSON (--save-result) and perflab's result JSON.
+// save writes the vLLM JSON (--save-result) and perflab's result JSON. A
+// run without a summary (stopped before any request finished) has no vLLM
+// JSON, but its perflab JSON is still written, with status and warnings.
 func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	f := r.f
 	out := f.outputJSON
-	if f.saveResult && res.Summary != nil {
+	if f.saveResult {
 		opt := r.cfg.Metrics
 		h := metrics.VLLMHeader{
 			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.cfg.Model,
@@ -361,19 +366,21 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 			name = metrics.VLLMFileName(h)
 		}
 		path := filepath.Join(f.resultDir, name)
-		var buf bytes.Buffer
-		if err := metrics.WriteVLLMJSON(&buf, res.Requests, res.Summary, h, f.saveDetailed); err != nil {
-			return fmt.Errorf("bench: vLLM JSON: %w", err)
-		}
 		if f.resultDir != "" {
 			if err := os.MkdirAll(f.resultDir, 0o755); err != nil {
 				return fmt.Errorf("bench: %w", err)
 			}
 		}
-		if err := schema.WriteAtomic(path, buf.Bytes()); err != nil {
-			return fmt.Errorf("bench: %w", err)
+		if res.Summary != nil {
+			var buf bytes.Buffer
+			if err := metrics.WriteVLLMJSON(&buf, res.Requests, res.Summary, h, f.saveDetailed); err != nil {
+				return fmt.Errorf("bench: vLLM JSON: %w", err)
+			}
+			if err := schema.WriteAtomic(path, buf.Bytes()); err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+			res.Artifacts = append(res.Artifacts, schema.Artifact{Kind: "vllm-json", Path: name})
 		}
-		res.Artifacts = append(res.Artifacts, schema.Artifact{Kind: "vllm-json", Path: name})
 		if out == "" {
 			out = strings.TrimSuffix(path, ".json") + ".perflab.json"
 		}

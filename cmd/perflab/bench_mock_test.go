@@ -106,6 +106,38 @@ func TestBenchCommandInterrupt(t *testing.T) {
 	}
 }
 
+// TestBenchCommandInterruptBeforeFirst stops a run before any request
+// finished: exit status 1, no vLLM JSON (no numbers), but the perflab
+// result is saved as interrupted, so that the stop is on record.
+func TestBenchCommandInterruptBeforeFirst(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{TTFT: time.Millisecond, ITL: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	// 4 requests of 100 tokens at 50 ms: none ends before the stop
+	err = run(ctx, []string{"bench", "--base-url", srv.URL, "--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 4),
+		"--sharegpt-output-len", "100", "--ignore-eos", "--num-prompts", "4", "--save-result", "--result-dir", dir,
+		"--result-filename", "run.json"}, &stdout, &stderr)
+	if code := exitCode(err, &bytes.Buffer{}); code != 1 || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("exit %d, err %v\n%s", code, err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.json")); !os.IsNotExist(err) {
+		t.Errorf("a vLLM JSON without numbers was written (stat: %v)", err)
+	}
+	res, err := schema.ReadFile(filepath.Join(dir, "run.perflab.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != schema.StatusInterrupted || len(res.Requests) != 0 || res.Summary != nil || len(res.Warnings) == 0 {
+		t.Fatalf("status %s, %d records, summary %v, warnings %q", res.Status, len(res.Requests), res.Summary, res.Warnings)
+	}
+}
+
 // shareGPTFile writes n ShareGPT conversations to a temporary file.
 func shareGPTFile(t *testing.T, n int) string {
 	var convs []map[string]any

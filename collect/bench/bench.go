@@ -60,11 +60,18 @@ const lagWarnMs = 10.0
 // Run runs the benchmark and returns a result with its records, summary
 // and client statistics. Request failures are data in the result; an error
 // means the run itself could not happen. If only the summary fails, the
-// result comes back too (without Summary) along with the error.
+// result comes back too (without Summary) along with the error. A run
+// stopped (ctx cancelled) before any request finished comes back with
+// Status interrupted, no records and no Summary.
 func Run(ctx context.Context, cfg Config) (*schema.Result, error) {
 	res, dur, err := measure(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Requests) == 0 && res.Status == schema.StatusInterrupted {
+		// Stopped before any request finished: nothing to summarize, but
+		// the result (status, warnings, client stats) is still reported.
+		return res, nil
 	}
 	opt := metricsOptions(cfg, dur)
 	sum, err := metrics.Summarize(res.Requests, opt)

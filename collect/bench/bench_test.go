@@ -351,6 +351,32 @@ func TestCancelKeepsFinished(t *testing.T) {
 	}
 }
 
+// TestCancelBeforeAnyFinished: a run stopped before its first request
+// finished still comes back (interrupted, no summary), so that the command
+// can report and save it; Summarize would refuse an empty run.
+func TestCancelBeforeAnyFinished(t *testing.T) {
+	var n atomic.Int64
+	srv := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		n.Add(1)
+		<-r.Context().Done() // every request hangs
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for n.Load() < 3 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	res, err := Run(ctx, Config{BaseURL: srv.URL, Samples: samples(3, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != schema.StatusInterrupted || len(res.Requests) != 0 || res.Summary != nil || res.Client == nil {
+		t.Fatalf("status %s, %d records, summary %v, client %v", res.Status, len(res.Requests), res.Summary, res.Client)
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Samples: samples(1, 1), Backend: "tgi"},
