@@ -354,9 +354,15 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	out := f.outputJSON
 	if f.saveResult {
 		opt := r.cfg.Metrics
+		// vLLM's tokenizer_id is --tokenizer or else the model id; the
+		// server's /tokenize is the model's own tokenizer.
+		tokID := f.tokenizer
+		if tokID == "server" || tokID == "" {
+			tokID = r.cfg.Model
+		}
 		h := metrics.VLLMHeader{
 			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.cfg.Model,
-			TokenizerID: f.tokenizer, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
+			TokenizerID: tokID, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
 		}
 		if h.Backend == "" {
 			h.Backend = "openai"

@@ -157,3 +157,33 @@ func shareGPTFile(t *testing.T, n int) string {
 	}
 	return path
 }
+
+// TestBenchCommandVLLMJSONHeader checks the header of the --save-result
+// JSON against what vLLM writes for the same command line: tokenizer_id is
+// --tokenizer, or the model id when the server tokenizes (vLLM: "args.tokenizer
+// or model_id"), never the word "server".
+func TestBenchCommandVLLMJSONHeader(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{Model: "org/tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
+		"--random-output-len", "2", "--save-result", "--result-dir", dir, "--result-filename", "r.json"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["model_id"] != "org/tiny" || got["tokenizer_id"] != "org/tiny" || got["backend"] != "openai" || got["num_prompts"] != 2.0 {
+		t.Errorf("header: model_id %v tokenizer_id %v backend %v num_prompts %v", got["model_id"], got["tokenizer_id"], got["backend"], got["num_prompts"])
+	}
+}
