@@ -55,9 +55,11 @@ type benchFlags struct {
 	resultDir        string
 	resultFilename   string
 	label            string
-	metadata         listFlag
+	metadata         itemFlag
 	outputJSON       string
 	requestTimeout   time.Duration
+	header           itemFlag
+	requestIDPrefix  string
 }
 
 // listFlag collects a repeatable flag; each use may hold several
@@ -70,12 +72,23 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
+// itemFlag collects a repeatable flag whose each use is one item, spaces
+// included ("note=two words"), as one argv element is in vLLM.
+type itemFlag []string
+
+func (l *itemFlag) String() string { return strings.Join(*l, " ") }
+func (l *itemFlag) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
 // multiValue are the flags that take several values in vLLM
 // (argparse nargs="+"/"*"): `--goodput ttft:50 tpot:10`.
-var multiValue = map[string]bool{"goodput": true, "metadata": true}
+var multiValue = map[string]bool{"goodput": true, "metadata": true, "header": true}
 
-// joinMultiValue rewrites `--goodput a b --x` into `--goodput "a b" --x`,
-// so that vLLM's spelling parses with the flag package.
+// joinMultiValue rewrites `--goodput a b --x` into `--goodput a --goodput b
+// --x`, so that vLLM's spelling parses with the flag package and each
+// value stays one item.
 func joinMultiValue(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
@@ -85,12 +98,15 @@ func joinMultiValue(args []string) []string {
 			out = append(out, a)
 			continue
 		}
-		var vals []string
+		n := 0
 		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			i++
-			vals = append(vals, args[i])
+			n++
+			out = append(out, a, args[i])
 		}
-		out = append(out, a, strings.Join(vals, " "))
+		if n == 0 {
+			out = append(out, a) // the flag package reports the missing value
+		}
 	}
 	return out
 }
@@ -135,6 +151,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.Var(&f.metadata, "metadata", "KEY=VALUE pairs recorded with the result (repeatable)")
 	fs.StringVar(&f.outputJSON, "output-json", "", "write perflab's result JSON here (default with --save-result: beside the vLLM JSON, .perflab.json)")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", 6*time.Hour, "per-request timeout")
+	fs.Var(&f.header, "header", "KEY=VALUE headers sent with every request, e.g. x-tenant=a (repeatable; override OPENAI_API_KEY's Authorization)")
+	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)")
 	if err := fs.Parse(joinMultiValue(args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -216,8 +234,9 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		IgnoreEOS: ignoreEOS, NumWarmups: f.numWarmups, RequestTimeout: f.requestTimeout,
 		Metrics: m, KeepText: f.saveDetailed,
 	}
-	if key := os.Getenv("OPENAI_API_KEY"); key != "" {
-		r.cfg.Headers = map[string]string{"Authorization": "Bearer " + key}
+	r.cfg.RequestIDPrefix = f.requestIDPrefix
+	if r.cfg.Headers, err = benchHeaders(f.header); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -234,12 +253,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	aux := auxClient(r.cfg.Headers)
 	if r.cfg.Model == "" {
-		if r.cfg.Model, err = firstModel(ctx, r.cfg.BaseURL); err != nil {
+		if r.cfg.Model, err = firstModel(ctx, aux, r.cfg.BaseURL); err != nil {
 			return err
 		}
 	}
-	tok, err := openTokenizer(f.tokenizer, r.cfg.BaseURL, r.cfg.Model)
+	tok, err := openTokenizer(f.tokenizer, r.cfg.BaseURL, r.cfg.Model, aux)
 	if err != nil {
 		return err
 	}
@@ -410,16 +430,63 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	return nil
 }
 
+// benchHeaders are the headers of every request to the server, as vLLM
+// builds them: Authorization from OPENAI_API_KEY, then the --header pairs
+// (split at the first "=", trimmed), which may replace it.
+func benchHeaders(pairs []string) (map[string]string, error) {
+	h := map[string]string{}
+	if key := os.Getenv("OPENAI_API_KEY"); key != "" {
+		h["Authorization"] = "Bearer " + key
+	}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, usageError("bench: --header %q: want KEY=VALUE", p)
+		}
+		h[http.CanonicalHeaderKey(k)] = strings.TrimSpace(v)
+	}
+	if len(h) == 0 {
+		return nil, nil
+	}
+	return h, nil
+}
+
+// headerTransport adds fixed headers to each request: the model list and
+// the server tokenizer need the same key as the benchmark requests.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(req)
+}
+
+// auxClient is the client for the requests around the benchmark
+// (/v1/models, /tokenize): the run's headers, a 60 s timeout.
+func auxClient(headers map[string]string) *http.Client {
+	c := &http.Client{Timeout: 60 * time.Second}
+	if len(headers) > 0 {
+		c.Transport = headerTransport{base: http.DefaultTransport, headers: headers}
+	}
+	return c
+}
+
 // firstModel asks the server for its first model, as vLLM does when
 // --model is not given.
-func firstModel(ctx context.Context, base string) (string, error) {
+func firstModel(ctx context.Context, client *http.Client, base string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
 	if err != nil {
 		return "", fmt.Errorf("bench: model list: %w", err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("bench: no --model given and the model list failed: %w", err)
 	}

@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,5 +189,86 @@ func TestBenchCommandVLLMJSONHeader(t *testing.T) {
 	}
 	if got["model_id"] != "org/tiny" || got["tokenizer_id"] != "org/tiny" || got["backend"] != "openai" || got["num_prompts"] != 2.0 {
 		t.Errorf("header: model_id %v tokenizer_id %v backend %v num_prompts %v", got["model_id"], got["tokenizer_id"], got["backend"], got["num_prompts"])
+	}
+}
+
+// authMock serves the simulated engine behind an API key, as `vllm serve
+// --api-key` does: every route answers 401 without "Bearer key". It
+// records the headers of the generation requests.
+type authMock struct {
+	h       http.Handler
+	key     string
+	mu      sync.Mutex
+	headers []http.Header
+	paths   map[string]int
+}
+
+func startAuthMock(t *testing.T, key string, cfg mock.Config) (*authMock, string) {
+	h, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	a := &authMock{h: h, key: key, paths: map[string]int{}}
+	srv := httptest.NewUnstartedServer(a)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return a, srv.URL
+}
+
+func (a *authMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	a.paths[r.URL.Path]++
+	if strings.HasSuffix(r.URL.Path, "completions") {
+		a.headers = append(a.headers, r.Header.Clone())
+	}
+	a.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+a.key {
+		http.Error(w, `{"error":"Unauthorized"}`, http.StatusUnauthorized)
+		return
+	}
+	a.h.ServeHTTP(w, r)
+}
+
+// TestBenchCommandHeaders: OPENAI_API_KEY reaches the model list and the
+// server tokenizer too (they failed with 401 before), --header reaches
+// every benchmark request, and --request-id-prefix numbers x-request-id.
+func TestBenchCommandHeaders(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sekret")
+	a, url := startAuthMock(t, "sekret", mock.Config{})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--num-prompts", "3", "--random-input-len", "8",
+		"--random-output-len", "2", "--header", "x-tenant=blue", "x-trace = 7", "--request-id-prefix", "run9-"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Successful requests:                     3 ") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	ids := map[string]bool{}
+	for _, h := range a.headers {
+		ids[h.Get("x-request-id")] = true
+		if h.Get("X-Tenant") != "blue" || h.Get("X-Trace") != "7" {
+			t.Errorf("headers %v", h)
+		}
+	}
+	if !ids["run9-0"] || !ids["run9-2"] || len(ids) != 3 {
+		t.Errorf("request ids %v", ids)
+	}
+	if a.paths["/v1/models"] == 0 || a.paths["/tokenize"] == 0 {
+		t.Errorf("routes asked: %v", a.paths)
+	}
+}
+
+func TestBenchHeaderUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--header", "novalue"}, &out, &errb)
+	if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), "KEY=VALUE") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }

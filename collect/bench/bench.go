@@ -41,8 +41,14 @@ type Config struct {
 	// Progress receives a live progress line (nil: quiet).
 	Progress io.Writer
 
-	// Headers are added to every request (Authorization, say).
+	// Headers are added to every request (Authorization, say). They
+	// cannot replace x-request-id (vLLM's order: extra headers, then the
+	// request id).
 	Headers map[string]string
+	// RequestIDPrefix starts every request's x-request-id, followed by
+	// the request's index (vLLM's --request-id-prefix). "" means
+	// "perflab-bench-" and 8 random hex digits and "-".
+	RequestIDPrefix string
 	// KeepText keeps each request's generated text (--save-detailed).
 	KeepText bool
 	// Client sends the requests; nil means a client built for the run
@@ -163,7 +169,10 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("bench: %w", err)
 	}
-	r := &runner{cfg: cfg, url: cfg.BaseURL + cfg.Endpoint, client: cfg.Client, idPfx: requestIDPrefix()}
+	r := &runner{cfg: cfg, url: cfg.BaseURL + cfg.Endpoint, client: cfg.Client, idPfx: cfg.RequestIDPrefix}
+	if r.idPfx == "" {
+		r.idPfx = requestIDPrefix()
+	}
 	if r.client == nil {
 		conns := cfg.MaxConcurrency
 		if conns == 0 {

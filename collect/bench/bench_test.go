@@ -351,6 +351,35 @@ func TestCancelKeepsFinished(t *testing.T) {
 	}
 }
 
+// TestRequestHeaders: extra headers reach every request, but the request
+// id is ours (vLLM sets x-request-id after the extra headers), numbered
+// from --request-id-prefix.
+func TestRequestHeaders(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]http.Header{}
+	f := &fakeServer{usage: true}
+	srv := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.Header.Get("x-request-id")] = r.Header.Clone()
+		mu.Unlock()
+		f.ServeHTTP(w, r)
+	}))
+	_, _, err := measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(2, 1), RequestIDPrefix: "run7-",
+		Headers: map[string]string{"X-Tenant": "a", "x-request-id": "mine", "Authorization": "Bearer k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"run7-0", "run7-1"} {
+		h := got[id]
+		if h == nil || h.Get("X-Tenant") != "a" || h.Get("Authorization") != "Bearer k" {
+			t.Errorf("request %s: headers %v (all: %v)", id, h, got)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("request ids %v, want run7-0 and run7-1", got)
+	}
+}
+
 // TestCancelBeforeAnyFinished: a run stopped before its first request
 // finished still comes back (interrupted, no summary), so that the command
 // can report and save it; Summarize would refuse an empty run.

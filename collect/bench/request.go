@@ -90,6 +90,10 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range r.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	// The request id comes after the extra headers, as in vLLM.
 	id := r.idPfx + strconv.Itoa(i)
 	req.Header.Set("x-request-id", id)
 	// An idempotency key lets net/http resend the request when the server
@@ -97,9 +101,6 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 	// server does): such a request never reached the engine, and failing
 	// it would count a client artefact as a server failure.
 	req.Header.Set("X-Idempotency-Key", id)
-	for k, v := range r.cfg.Headers {
-		req.Header.Set(k, v)
-	}
 
 	send := time.Since(r.base)
 	rec.SendS = send.Seconds()
