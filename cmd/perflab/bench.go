@@ -21,6 +21,7 @@ import (
 	"github.com/perflab/perflab/collect/bench"
 	"github.com/perflab/perflab/collect/dataset"
 	"github.com/perflab/perflab/collect/metrics"
+	"github.com/perflab/perflab/collect/openai"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -60,6 +61,21 @@ type benchFlags struct {
 	requestTimeout   time.Duration
 	header           itemFlag
 	requestIDPrefix  string
+	extraBody        string
+	// sampling are the sampling flags given, in vLLM's order.
+	sampling []openai.Field
+}
+
+// samplingFlags are vLLM's sampling flags, in the order vLLM merges them
+// into the request body; each is sent only when given.
+var samplingFlags = []struct{ flag, key, help string }{
+	{"top-p", "top_p", "top-p sampling parameter (sent only when given)"},
+	{"top-k", "top_k", "top-k sampling parameter (sent only when given)"},
+	{"min-p", "min_p", "min-p sampling parameter (sent only when given)"},
+	{"temperature", "temperature", "sampling temperature (sent only when given: the server's default applies otherwise, as in vLLM's newest bench)"},
+	{"frequency-penalty", "frequency_penalty", "frequency penalty (sent only when given)"},
+	{"presence-penalty", "presence_penalty", "presence penalty (sent only when given)"},
+	{"repetition-penalty", "repetition_penalty", "repetition penalty (sent only when given; completions otherwise send 1.0 as vLLM)"},
 }
 
 // listFlag collects a repeatable flag; each use may hold several
@@ -152,6 +168,13 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.StringVar(&f.outputJSON, "output-json", "", "write perflab's result JSON here (default with --save-result: beside the vLLM JSON, .perflab.json)")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", 6*time.Hour, "per-request timeout")
 	fs.Var(&f.header, "header", "KEY=VALUE headers sent with every request, e.g. x-tenant=a (repeatable; override OPENAI_API_KEY's Authorization)")
+	fs.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body, e.g. '{\"chat_template_kwargs\":{\"enable_thinking\":false}}' (wins over the sampling flags)")
+	sampling := map[string]*string{}
+	for _, sf := range samplingFlags {
+		v := new(string)
+		sampling[sf.flag] = v
+		fs.StringVar(v, sf.flag, "", sf.help)
+	}
 	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)")
 	if err := fs.Parse(joinMultiValue(args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -162,7 +185,36 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	if fs.NArg() > 0 {
 		return nil, usageError("bench: unexpected argument %q", fs.Arg(0))
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	for _, sf := range samplingFlags {
+		if !set[sf.flag] {
+			continue
+		}
+		v, err := samplingValue(sf.flag, *sampling[sf.flag])
+		if err != nil {
+			return nil, err
+		}
+		f.sampling = append(f.sampling, openai.Field{Key: sf.key, Value: v})
+	}
 	return f, nil
+}
+
+// samplingValue is the JSON of a sampling flag's value: an integer for
+// --top-k, else a float written as Python's json.dumps writes it (0.0).
+func samplingValue(name, s string) (json.RawMessage, error) {
+	if name == "top-k" {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return nil, usageError("bench: --%s %q: want an integer", name, s)
+		}
+		return json.RawMessage(strconv.Itoa(n)), nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil, usageError("bench: --%s %q: want a number", name, s)
+	}
+	return json.RawMessage(pyFloat(v)), nil
 }
 
 // benchRun is a validated command line.
@@ -235,6 +287,15 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		Metrics: m, KeepText: f.saveDetailed,
 	}
 	r.cfg.RequestIDPrefix = f.requestIDPrefix
+	r.cfg.ExtraBody = f.sampling
+	if f.extraBody != "" {
+		extra, err := openai.ParseObject(f.extraBody)
+		if err != nil {
+			return nil, usageError("bench: --extra-body: %v", err)
+		}
+		// vLLM: {**sampling_params, **extra_body}
+		r.cfg.ExtraBody = openai.MergeFields(r.cfg.ExtraBody, extra)
+	}
 	if r.cfg.Headers, err = benchHeaders(f.header); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -200,6 +201,7 @@ type authMock struct {
 	key     string
 	mu      sync.Mutex
 	headers []http.Header
+	bodies  []string
 	paths   map[string]int
 }
 
@@ -226,6 +228,9 @@ func (a *authMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.paths[r.URL.Path]++
 	if strings.HasSuffix(r.URL.Path, "completions") {
 		a.headers = append(a.headers, r.Header.Clone())
+		body, _ := io.ReadAll(r.Body)
+		a.bodies = append(a.bodies, string(body))
+		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	a.mu.Unlock()
 	if r.Header.Get("Authorization") != "Bearer "+a.key {
@@ -270,5 +275,64 @@ func TestBenchHeaderUsage(t *testing.T) {
 	err := run(context.Background(), []string{"bench", "--header", "novalue"}, &out, &errb)
 	if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), "KEY=VALUE") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestBenchCommandSampling: vLLM's sampling flags and --extra-body reach
+// the request body ({**sampling, **extra_body}, merged last), only when
+// given, and the perflab result records them.
+func TestBenchCommandSampling(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	a, url := startAuthMock(t, "k", mock.Config{})
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--backend", "openai-chat", "--num-prompts", "2",
+		"--random-input-len", "8", "--random-output-len", "2", "--temperature", "0", "--top-k", "20", "--top-p", "0.95",
+		"--extra-body", `{"top_p": 0.8, "chat_template_kwargs": {"enable_thinking": false}}`, "--output-json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(a.bodies) != 2 {
+		t.Fatalf("%d bodies", len(a.bodies))
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(a.bodies[0]), &body); err != nil {
+		t.Fatal(err)
+	}
+	// --extra-body's top_p wins over --top-p, as in vLLM
+	if body["temperature"] != 0.0 || body["top_k"] != 20.0 || body["top_p"] != 0.8 || body["max_completion_tokens"] != 2.0 {
+		t.Errorf("body %s", a.bodies[0])
+	}
+	if kw, _ := body["chat_template_kwargs"].(map[string]any); kw == nil || kw["enable_thinking"] != false {
+		t.Errorf("body %s", a.bodies[0])
+	}
+	for _, absent := range []string{"min_p", "presence_penalty", "repetition_penalty"} {
+		if _, ok := body[absent]; ok {
+			t.Errorf("%s sent without its flag: %s", absent, a.bodies[0])
+		}
+	}
+	res, err := schema.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"top_p":0.8,"top_k":20,"temperature":0.0,"chat_template_kwargs":{"enable_thinking":false}}`
+	var got bytes.Buffer
+	if err := json.Compact(&got, res.Load.ExtraBody); err != nil || got.String() != want {
+		t.Errorf("result extra_body %s (%v), want %s", res.Load.ExtraBody, err, want)
+	}
+}
+
+func TestBenchSamplingUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--temperature", "hot"},
+		{"--top-k", "1.5"},
+		{"--extra-body", "[1]"},
+		{"--extra-body", "{bad"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"bench"}, args...), &out, &errb)
+		if code := exitCode(err, &errb); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (err %v)", args, code, err)
+		}
 	}
 }

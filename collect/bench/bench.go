@@ -34,7 +34,10 @@ type Config struct {
 	MaxConcurrency int     // 0 = unlimited
 	Seed           int64
 	IgnoreEOS      bool
-	NumWarmups     int
+	// ExtraBody is merged into every request body (vLLM's sampling
+	// flags and --extra-body; see openai.Request.Extra). Nil: none.
+	ExtraBody  []openai.Field
+	NumWarmups int
 	// RequestTimeout bounds one request (0 = 6 h, as aiohttp's default in vLLM).
 	RequestTimeout time.Duration
 	Metrics        metrics.Options
@@ -199,6 +202,9 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 			MaxConcurrency: cfg.MaxConcurrency, Seed: cfg.Seed,
 			IgnoreEOS: cfg.IgnoreEOS, NumWarmups: cfg.NumWarmups,
 		},
+	}
+	if len(cfg.ExtraBody) > 0 {
+		res.Load.ExtraBody = openai.AppendObject(nil, cfg.ExtraBody)
 	}
 	recs := make([]schema.Request, n)
 	aborted := make([]bool, n)

@@ -79,6 +79,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 	defer r.pool.Put(st)
 	st.body = openai.AppendBody(st.body[:0], r.cfg.Backend, openai.Request{
 		Model: r.cfg.Model, Prompt: smp.Prompt, MaxTokens: smp.OutputLen, IgnoreEOS: r.cfg.IgnoreEOS,
+		Extra: r.cfg.ExtraBody,
 	})
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
 	defer cancel()

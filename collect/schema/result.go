@@ -1,5 +1,7 @@
 package schema
 
+import "encoding/json"
+
 // Version is the results-contract version this build writes. Readers accept
 // every version from 1 up to Version and reject newer ones.
 const Version = 1
@@ -131,6 +133,10 @@ type Load struct {
 	Seed           int64   `json:"seed"`
 	IgnoreEOS      bool    `json:"ignore_eos,omitempty"`
 	NumWarmups     int     `json:"num_warmups,omitempty"`
+	// ExtraBody is the JSON object merged into every request body beyond
+	// vLLM's defaults: sampling parameters (--temperature, …) and
+	// --extra-body. Absent when none (the server's defaults applied).
+	ExtraBody json.RawMessage `json:"extra_body,omitempty"`
 	// Command is the benchmark command line that produced the run, when
 	// known (perflab bench … or vllm bench serve …).
 	Command string `json:"command,omitempty"`
