@@ -62,6 +62,7 @@ type benchFlags struct {
 	header           itemFlag
 	requestIDPrefix  string
 	extraBody        string
+	servedModelName  string
 	// sampling are the sampling flags given, in vLLM's order.
 	sampling []openai.Field
 }
@@ -140,7 +141,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.IntVar(&f.port, "port", 8000, "server port")
 	fs.StringVar(&f.endpoint, "endpoint", "", "API path (default /v1/completions, or /v1/chat/completions for openai-chat)")
 	fs.StringVar(&f.backend, "backend", "openai", "openai (completions) or openai-chat")
-	fs.StringVar(&f.model, "model", "", "model name sent in requests (default: the server's first /v1/models entry)")
+	fs.StringVar(&f.model, "model", "", "model id (default: the server's first /v1/models entry: its id is sent, its root recorded)")
+	fs.StringVar(&f.servedModelName, "served-model-name", "", "model name sent in requests when it differs from --model")
 	fs.StringVar(&f.tokenizer, "tokenizer", "server", "tokenizer.json path or model folder, or \"server\" for the server's /tokenize")
 	fs.StringVar(&f.datasetName, "dataset-name", "random", "random or sharegpt")
 	fs.StringVar(&f.datasetPath, "dataset-path", "", "ShareGPT JSON file")
@@ -219,8 +221,11 @@ func samplingValue(name, s string) (json.RawMessage, error) {
 
 // benchRun is a validated command line.
 type benchRun struct {
-	f        *benchFlags
-	cfg      bench.Config
+	f   *benchFlags
+	cfg bench.Config
+	// modelID is the model recorded (vLLM's model_id: --model, or the
+	// first served model's root); cfg.Model the name sent.
+	modelID  string
 	rate     float64
 	metadata []metrics.KeyValue
 }
@@ -280,8 +285,17 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		base = fmt.Sprintf("http://%s:%d", f.host, f.port)
 	}
 	ignoreEOS := f.ignoreEOS || f.datasetName == "random" // vLLM forces it for random
+	// vLLM: --model is the id recorded, --served-model-name the name sent
+	r.modelID = f.model
+	served := f.model
+	if f.servedModelName != "" {
+		if f.model == "" {
+			return nil, usageError("bench: --served-model-name needs --model")
+		}
+		served = f.servedModelName
+	}
 	r.cfg = bench.Config{
-		BaseURL: strings.TrimRight(base, "/"), Endpoint: f.endpoint, Backend: f.backend, Model: f.model,
+		BaseURL: strings.TrimRight(base, "/"), Endpoint: f.endpoint, Backend: f.backend, Model: served,
 		RequestRate: rate, Burstiness: f.burstiness, MaxConcurrency: f.maxConcurrency, Seed: f.seed,
 		IgnoreEOS: ignoreEOS, NumWarmups: f.numWarmups, RequestTimeout: f.requestTimeout,
 		Metrics: m, KeepText: f.saveDetailed,
@@ -316,7 +330,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	aux := auxClient(r.cfg.Headers)
 	if r.cfg.Model == "" {
-		if r.cfg.Model, err = firstModel(ctx, aux, r.cfg.BaseURL); err != nil {
+		if r.cfg.Model, r.modelID, err = firstModel(ctx, aux, r.cfg.BaseURL); err != nil {
 			return err
 		}
 	}
@@ -409,6 +423,10 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 	if res.Engine.Name == "" {
 		res.Engine.Name = "external"
 	}
+	res.Model.ID = r.modelID
+	if r.cfg.Model != r.modelID {
+		res.Model.Served = r.cfg.Model
+	}
 	res.Model.Tokenizer = f.tokenizer
 	res.Load.Dataset = f.datasetName
 	res.Load.DatasetPath = f.datasetPath
@@ -439,10 +457,10 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 		// server's /tokenize is the model's own tokenizer.
 		tokID := f.tokenizer
 		if tokID == "server" || tokID == "" {
-			tokID = r.cfg.Model
+			tokID = r.modelID
 		}
 		h := metrics.VLLMHeader{
-			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.cfg.Model,
+			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.modelID,
 			TokenizerID: tokID, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
 		}
 		if h.Backend == "" {
@@ -539,31 +557,38 @@ func auxClient(headers map[string]string) *http.Client {
 }
 
 // firstModel asks the server for its first model, as vLLM does when
-// --model is not given.
-func firstModel(ctx context.Context, client *http.Client, base string) (string, error) {
+// --model is not given: the name to send (its id) and the model id to
+// record (its root, the model path behind a --served-model-name; the id
+// when the server gives no root).
+func firstModel(ctx context.Context, client *http.Client, base string) (name, id string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
 	if err != nil {
-		return "", fmt.Errorf("bench: model list: %w", err)
+		return "", "", fmt.Errorf("bench: model list: %w", err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("bench: no --model given and the model list failed: %w", err)
+		return "", "", fmt.Errorf("bench: no --model given and the model list failed: %w", err)
 	}
 	defer resp.Body.Close()
 	var list struct {
 		Data []struct {
-			ID string `json:"id"`
+			ID   string `json:"id"`
+			Root string `json:"root"`
 		} `json:"data"`
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("bench: no --model given and GET %s/v1/models: %s", base, resp.Status)
+		return "", "", fmt.Errorf("bench: no --model given and GET %s/v1/models: %s", base, resp.Status)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil || len(list.Data) == 0 || list.Data[0].ID == "" {
-		return "", fmt.Errorf("bench: no --model given and GET %s/v1/models lists no model (%v)", base, err)
+		return "", "", fmt.Errorf("bench: no --model given and GET %s/v1/models lists no model (%v)", base, err)
 	}
-	return list.Data[0].ID, nil
+	m := list.Data[0]
+	if m.Root == "" {
+		m.Root = m.ID
+	}
+	return m.ID, m.Root, nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -336,3 +336,43 @@ func TestBenchSamplingUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchCommandServedModelName: behind vLLM's --served-model-name the
+// name sent differs from the model id recorded. Without --model, vLLM
+// sends /v1/models' id and records its root; with --model ID
+// --served-model-name NAME it sends NAME and records ID. The simulated
+// engine answers 404 to any other name, so success shows what was sent.
+func TestBenchCommandServedModelName(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{Model: "org/Big", ServedModelNames: []string{"big"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, extra := range [][]string{nil, {"--model", "org/Big", "--served-model-name", "big"}} {
+		dir := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
+			"--random-output-len", "2", "--save-result", "--result-dir", dir, "--result-filename", "r.json"}, extra...)
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("%q: %v\n%s", extra, err, stderr.String())
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got["model_id"] != "org/Big" || got["completed"] != 2.0 {
+			t.Errorf("%q: model_id %v, completed %v", extra, got["model_id"], got["completed"])
+		}
+		res, err := schema.ReadFile(filepath.Join(dir, "r.perflab.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Model.ID != "org/Big" || res.Model.Served != "big" {
+			t.Errorf("%q: model %+v", extra, res.Model)
+		}
+	}
+}

@@ -65,6 +65,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"--burstiness", "0"},
 		{"--random-range-ratio", "1.5"},
 		{"extra-arg"},
+		{"--served-model-name", "x"}, // needs --model
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), append([]string{"bench"}, args...), &out, &errb)
