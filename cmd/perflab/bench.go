@@ -63,6 +63,9 @@ type benchFlags struct {
 	requestIDPrefix  string
 	extraBody        string
 	servedModelName  string
+	disableShuffle   bool
+	noOversample     bool
+	disableTqdm      bool
 	// sampling are the sampling flags given, in vLLM's order.
 	sampling []openai.Field
 }
@@ -151,6 +154,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.Float64Var(&f.randomRangeRatio, "random-range-ratio", 0, "random dataset: lengths drawn from [len*(1-r), len*(1+r)]")
 	fs.IntVar(&f.randomPrefixLen, "random-prefix-len", 0, "random dataset: shared prefix tokens")
 	fs.IntVar(&f.sharegptOutLen, "sharegpt-output-len", 0, "sharegpt: fixed output length (0: the conversation's reply length)")
+	inputLen := fs.Int("input-len", 0, "alias: --random-input-len (vLLM's general length flag)")
+	outputLen := fs.Int("output-len", 0, "alias: --random-output-len and --sharegpt-output-len (vLLM's general length flag)")
+	fs.BoolVar(&f.disableShuffle, "disable-shuffle", false, "sharegpt: take the conversations in file order")
+	fs.BoolVar(&f.noOversample, "no-oversample", false, "sharegpt: send fewer than --num-prompts requests when too few conversations pass the filters (default: repeat some)")
+	fs.BoolVar(&f.disableTqdm, "disable-tqdm", false, "no progress line (it is shown only on a terminal anyway)")
 	fs.IntVar(&f.numPrompts, "num-prompts", 1000, "number of requests")
 	fs.StringVar(&f.requestRate, "request-rate", "inf", "requests per second, or inf to send all at once")
 	fs.Float64Var(&f.burstiness, "burstiness", 1.0, "gamma shape of the arrival gaps (1 = Poisson)")
@@ -189,6 +197,13 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	// vLLM maps the general lengths onto the datasets' own flags
+	if set["input-len"] {
+		f.randomInputLen = *inputLen
+	}
+	if set["output-len"] {
+		f.randomOutputLen, f.sharegptOutLen = *outputLen, *outputLen
+	}
 	for _, sf := range samplingFlags {
 		if !set[sf.flag] {
 			continue
@@ -233,8 +248,8 @@ type benchRun struct {
 func (f *benchFlags) validate() (*benchRun, error) {
 	r := &benchRun{f: f}
 	rate := math.Inf(1)
-	if f.requestRate != "inf" {
-		v, err := strconv.ParseFloat(f.requestRate, 64)
+	if rs := strings.ToLower(strings.TrimSpace(f.requestRate)); rs != "inf" && rs != "+inf" && rs != "infinity" {
+		v, err := strconv.ParseFloat(rs, 64)
 		if err != nil || !(v > 0) || math.IsInf(v, 0) {
 			return nil, usageError("bench: --request-rate %q: want a positive number or inf", f.requestRate)
 		}
@@ -341,7 +356,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if r.cfg.Samples, err = r.samples(ctx, tok); err != nil {
 		return err
 	}
-	if isTerminal(stderr) {
+	if !f.disableTqdm && isTerminal(stderr) {
 		r.cfg.Progress = stderr
 	}
 	fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
@@ -399,7 +414,8 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	var s []dataset.Sample
 	var err error
 	if f.datasetName == "sharegpt" {
-		s, err = loadShareGPT(ctx, tok, f.datasetPath, f.numPrompts, f.sharegptOutLen, f.seed)
+		s, err = dataset.ShareGPT(ctx, tok, f.datasetPath, dataset.ShareGPTConfig{NumPrompts: f.numPrompts,
+			OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
 	} else {
 		s, err = dataset.Random(tok, dataset.RandomConfig{
 			NumPrompts: f.numPrompts, InputLen: f.randomInputLen, OutputLen: f.randomOutputLen,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
@@ -19,9 +18,4 @@ func openTokenizer(spec, baseURL, model string, client *http.Client) (dataset.To
 		return nil, fmt.Errorf("bench: --tokenizer %s: %w", spec, err)
 	}
 	return tok, nil
-}
-
-// loadShareGPT builds the ShareGPT samples as vLLM does.
-func loadShareGPT(ctx context.Context, tok dataset.Tokenizer, path string, n, outLen int, seed int64) ([]dataset.Sample, error) {
-	return dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: n, OutputLen: outLen, Seed: seed})
 }

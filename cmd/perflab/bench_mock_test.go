@@ -376,3 +376,41 @@ func TestBenchCommandServedModelName(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchCommandShareGPTOrder: --disable-shuffle sends the conversations
+// in file order and --no-oversample sends only those there are (vLLM's
+// flags; both were refused before).
+func TestBenchCommandShareGPTOrder(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	a, url := startAuthMock(t, "k", mock.Config{})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 4),
+		"--num-prompts", "10", "--output-len", "2", "--disable-shuffle", "--no-oversample", "--request-id-prefix", "r"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(a.bodies) != 4 {
+		t.Fatalf("%d requests, want the file's 4", len(a.bodies))
+	}
+	byIndex := map[int]string{}
+	for k, b := range a.bodies {
+		var i int
+		if _, err := fmt.Sscanf(a.headers[k].Get("x-request-id"), "r%d", &i); err != nil {
+			t.Fatal(err)
+		}
+		byIndex[i] = b
+	}
+	for i := range 4 {
+		b := byIndex[i]
+		var body struct {
+			Prompt    string `json:"prompt"`
+			MaxTokens int    `json:"max_tokens"`
+		}
+		if err := json.Unmarshal([]byte(b), &body); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(body.Prompt, fmt.Sprintf("Question %d:", i)) || body.MaxTokens != 2 {
+			t.Errorf("request %d: prompt %q max_tokens %d", i, body.Prompt, body.MaxTokens)
+		}
+	}
+}

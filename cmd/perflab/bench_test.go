@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -47,6 +48,26 @@ func TestBenchFlags(t *testing.T) {
 	}
 	if !r.cfg.IgnoreEOS || r.cfg.BaseURL != "http://127.0.0.1:8000" || r.metadata[0].Key != "gpu" {
 		t.Fatalf("cfg %+v metadata %v", r.cfg, r.metadata)
+	}
+}
+
+// TestBenchVLLMAliases: flags vLLM users type that map onto others.
+func TestBenchVLLMAliases(t *testing.T) {
+	f, err := parseBenchFlags([]string{"--input-len", "100", "--output-len", "7", "--request-rate", "Inf", "--disable-tqdm"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.randomInputLen != 100 || f.randomOutputLen != 7 || f.sharegptOutLen != 7 || !math.IsInf(r.rate, 1) || !f.disableTqdm {
+		t.Fatalf("input %d output %d sharegpt %d rate %v tqdm %v", f.randomInputLen, f.randomOutputLen, f.sharegptOutLen, r.rate, f.disableTqdm)
+	}
+	// without the general flags the dataset flags keep their defaults
+	f, err = parseBenchFlags([]string{"--random-output-len", "9"}, &bytes.Buffer{})
+	if err != nil || f.randomInputLen != 1024 || f.randomOutputLen != 9 || f.sharegptOutLen != 0 {
+		t.Fatalf("%v %+v", err, f)
 	}
 }
 
