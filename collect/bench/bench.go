@@ -154,7 +154,7 @@ type runner struct {
 	url    string
 	client *http.Client
 	base   time.Time // the run's t=0 (monotonic)
-	sem    chan struct{}
+	sem    *fifoSem // nil: no cap
 	idPfx  string
 	events atomic.Int64 // SSE events parsed
 	done   atomic.Int64
@@ -185,7 +185,7 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 		defer r.client.CloseIdleConnections()
 	}
 	if cfg.MaxConcurrency > 0 {
-		r.sem = make(chan struct{}, cfg.MaxConcurrency)
+		r.sem = newFIFOSem(cfg.MaxConcurrency)
 	}
 	if err := r.warmup(ctx); err != nil {
 		return nil, 0, err
@@ -244,10 +244,14 @@ dispatch:
 		if r.sem != nil {
 			lags[i] = (arrival - target).Seconds() * 1000
 		}
+		var ticket chan struct{}
+		if r.sem != nil {
+			ticket = r.sem.enqueue() // here, so that the cap admits in order
+		}
 		wg.Add(1)
 		go func(i int, target time.Duration) {
 			defer wg.Done()
-			aborted[i] = r.request(ctx, i, &recs[i])
+			aborted[i] = r.request(ctx, i, &recs[i], ticket)
 			if r.sem == nil && !aborted[i] {
 				lags[i] = recs[i].SendS*1000 - target.Seconds()*1000
 			}
@@ -288,11 +292,15 @@ func (r *runner) warmup(ctx context.Context) error {
 	r.base = time.Now()
 	var wg sync.WaitGroup
 	for range r.cfg.NumWarmups {
+		var ticket chan struct{}
+		if r.sem != nil {
+			ticket = r.sem.enqueue()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var rec schema.Request
-			r.request(ctx, 0, &rec)
+			r.request(ctx, 0, &rec, ticket)
 		}()
 	}
 	wg.Wait()

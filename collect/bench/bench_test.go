@@ -380,6 +380,58 @@ func TestRequestHeaders(t *testing.T) {
 	}
 }
 
+// TestCapAdmitsInOrder: with --max-concurrency the requests are sent in
+// dataset order, as vLLM's FIFO asyncio.Semaphore sends them (a channel
+// semaphore let the scheduler pick: Go runs the newest goroutine first).
+func TestCapAdmitsInOrder(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	f := &fakeServer{usage: true}
+	srv := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		order = append(order, r.Header.Get("x-request-id"))
+		mu.Unlock()
+		f.ServeHTTP(w, r)
+	}))
+	// cap 1: exact order (with a larger cap the admitted requests still
+	// race each other to the socket, in vLLM too)
+	_, _, err := measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(12, 1), MaxConcurrency: 1, RequestIDPrefix: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range order {
+		if id != fmt.Sprintf("r%d", i) {
+			t.Fatalf("send order %v, want r0 … r11", order)
+		}
+	}
+}
+
+// TestFIFOSemAbandon: a request cancelled while waiting leaves the queue;
+// one cancelled after its admission passes its slot on.
+func TestFIFOSemAbandon(t *testing.T) {
+	s := newFIFOSem(1)
+	a := s.enqueue() // admitted
+	b := s.enqueue() // waits
+	c := s.enqueue() // waits
+	s.abandon(b)     // leaves the queue
+	<-a
+	s.release() // admits c, not b
+	if len(c) != 1 || len(b) != 0 {
+		t.Fatal("c not admitted after a's release, or b admitted")
+	}
+	d := s.enqueue()
+	s.abandon(c) // c was admitted: its slot goes to d
+	select {
+	case <-d:
+	default:
+		t.Fatal("d not admitted after c gave up its slot")
+	}
+	s.release()
+	if s.free != 1 || len(s.waiters) != 0 {
+		t.Fatalf("free %d, waiters %d", s.free, len(s.waiters))
+	}
+}
+
 // TestCancelBeforeAnyFinished: a run stopped before its first request
 // finished still comes back (interrupted, no summary), so that the command
 // can report and save it; Summarize would refuse an empty run.

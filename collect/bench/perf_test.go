@@ -79,7 +79,7 @@ func BenchmarkStreamEvents(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
 				var rec schema.Request
-				r.request(context.Background(), 0, &rec)
+				r.request(context.Background(), 0, &rec, nil)
 				if !rec.Success || len(rec.EventS) != tokens+1 {
 					b.Fatalf("%+v", rec)
 				}

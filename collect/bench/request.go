@@ -59,19 +59,21 @@ func (r *runner) getStream() *stream {
 	return &stream{rd: sse.NewReader(nil, sse.DefaultBufferSize)}
 }
 
-// request sends sample i once and fills rec. It reports aborted when the
-// run was cancelled before the request could finish (the record is then
-// dropped, not counted as a failure).
-func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (aborted bool) {
+// request sends sample i once and fills rec, after its ticket from the
+// concurrency cap admits it (nil ticket: no cap). It reports aborted when
+// the run was cancelled before the request could finish (the record is
+// then dropped, not counted as a failure).
+func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket chan struct{}) (aborted bool) {
 	smp := r.cfg.Samples[i]
 	rec.Index = i
 	rec.PromptTokens = smp.PromptLen
 	rec.ExpectedOutputTokens = smp.OutputLen
-	if r.sem != nil {
+	if ticket != nil {
 		select {
-		case r.sem <- struct{}{}:
-			defer func() { <-r.sem }()
+		case <-ticket:
+			defer r.sem.release()
 		case <-ctx.Done():
+			r.sem.abandon(ticket)
 			return true
 		}
 	}
