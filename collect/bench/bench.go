@@ -154,7 +154,7 @@ type runner struct {
 	url    string
 	client *http.Client
 	base   time.Time // the run's t=0 (monotonic)
-	sem    *fifoSem // nil: no cap
+	sem    *fifoSem  // nil: no cap
 	idPfx  string
 	events atomic.Int64 // SSE events parsed
 	done   atomic.Int64
