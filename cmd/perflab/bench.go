@@ -52,6 +52,7 @@ type benchFlags struct {
 	metricPercentile string
 	goodput          listFlag
 	saveResult       bool
+	appendResult     bool
 	saveDetailed     bool
 	resultDir        string
 	resultFilename   string
@@ -170,6 +171,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.StringVar(&f.metricPercentile, "metric-percentiles", "99", "percentiles to report, e.g. 50,90,99")
 	fs.Var(&f.goodput, "goodput", "SLOs in ms, e.g. \"ttft:500 tpot:50\" (repeatable)")
 	fs.BoolVar(&f.saveResult, "save-result", false, "write vLLM's result JSON (and perflab's beside it)")
+	fs.BoolVar(&f.appendResult, "append-result", false, "like --save-result, but append the vLLM JSON as one more line to the file (with --result-filename); each run's perflab JSON gets its own dated name")
 	fs.BoolVar(&f.saveDetailed, "save-detailed", false, "with --save-result: include per-request lists and generated texts")
 	fs.StringVar(&f.resultDir, "result-dir", "", "folder for --save-result files (default: current)")
 	fs.StringVar(&f.resultFilename, "result-filename", "", "file name for --save-result (default: vLLM's naming)")
@@ -467,7 +469,7 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	f := r.f
 	out := f.outputJSON
-	if f.saveResult {
+	if f.saveResult || f.appendResult {
 		opt := r.cfg.Metrics
 		// vLLM's tokenizer_id is --tokenizer or else the model id; the
 		// server's /tokenize is the model's own tokenizer.
@@ -497,13 +499,28 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 			if err := metrics.WriteVLLMJSON(&buf, res.Requests, res.Summary, h, f.saveDetailed); err != nil {
 				return fmt.Errorf("bench: vLLM JSON: %w", err)
 			}
-			if err := schema.WriteAtomic(path, buf.Bytes()); err != nil {
+			data := buf.Bytes()
+			if f.appendResult {
+				// vLLM: open "a+", a newline before each appended record
+				old, err := os.ReadFile(path)
+				if err != nil && !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("bench: --append-result: %w", err)
+				}
+				if len(old) > 0 {
+					data = append(append(old, '\n'), data...)
+				}
+			}
+			if err := schema.WriteAtomic(path, data); err != nil {
 				return fmt.Errorf("bench: %w", err)
 			}
 			res.Artifacts = append(res.Artifacts, schema.Artifact{Kind: "vllm-json", Path: name})
 		}
 		if out == "" {
-			out = strings.TrimSuffix(path, ".json") + ".perflab.json"
+			out = strings.TrimSuffix(path, ".json")
+			if f.appendResult {
+				out += "-" + h.Date // one perflab result per appended run
+			}
+			out += ".perflab.json"
 		}
 	}
 	if out == "" {

@@ -414,3 +414,45 @@ func TestBenchCommandShareGPTOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchCommandAppendResult: --append-result adds each run's vLLM JSON
+// as one more line of the same file (vLLM: a newline before each appended
+// record), and keeps each run's perflab result.
+func TestBenchCommandAppendResult(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	for run1 := range 2 {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
+			"--random-output-len", "2", "--append-result", "--result-dir", dir, "--result-filename", "all.json",
+			"--metadata", fmt.Sprintf("run=%d", run1)}, &stdout, &stderr)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		if run1 == 0 {
+			time.Sleep(1100 * time.Millisecond) // the perflab file name has the date to the second
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "all.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), data)
+	}
+	for i, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["run"] != fmt.Sprint(i) {
+			t.Errorf("line %d: %v, run %v", i, err, rec["run"])
+		}
+	}
+	perflab, _ := filepath.Glob(filepath.Join(dir, "all-*.perflab.json"))
+	if len(perflab) != 2 {
+		t.Errorf("perflab results %v, want 2", perflab)
+	}
+}
