@@ -401,6 +401,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if runErr != nil {
 		return runErr
 	}
+	if s := res.Summary; s != nil && s.Completed == 0 && res.Status != schema.StatusInterrupted {
+		// the reports are written; a script should still see the failure
+		return fmt.Errorf("bench: all %d requests failed", s.Failed)
+	}
 	if res.Status == schema.StatusInterrupted && len(res.Requests) == 0 {
 		return fmt.Errorf("bench: interrupted before any of the %d requests finished", f.numPrompts)
 	}

@@ -456,3 +456,31 @@ func TestBenchCommandAppendResult(t *testing.T) {
 		t.Errorf("perflab results %v, want 2", perflab)
 	}
 }
+
+// TestBenchCommandAllFailed: a run where every request failed (a server
+// answering 500) prints the errors and the report, saves it, warns as
+// vLLM does, and exits 1 so that a script notices.
+func TestBenchCommandAllFailed(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{Faults: mock.Faults{ErrorRate: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "3", "--random-input-len", "8",
+		"--random-output-len", "2", "--output-json", out}, &stdout, &stderr)
+	if code := exitCode(err, &bytes.Buffer{}); code != 1 || !strings.Contains(err.Error(), "all 3 requests failed") {
+		t.Fatalf("exit %d, err %v", code, err)
+	}
+	if !strings.Contains(stdout.String(), "Error 0: HTTP 500") || !strings.Contains(stdout.String(), "Failed requests:                         3") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "warning: all 3 requests failed (first error: HTTP 500") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	res, err := schema.ReadFile(out)
+	if err != nil || res.Summary == nil || res.Summary.Failed != 3 {
+		t.Fatalf("saved result: %v %+v", err, res)
+	}
+}

@@ -413,6 +413,10 @@ func warnings(res *schema.Result, cfg Config) []string {
 			}
 		}
 	}
+	if ok == 0 && len(res.Requests) > 0 {
+		// vLLM: "All requests failed. This is likely due to a misconfiguration …"
+		w = append(w, fmt.Sprintf("all %d requests failed (first error: %s): check the server and the benchmark arguments", len(res.Requests), firstLine(res.Requests[0].Error, 300)))
+	}
 	if counted > 0 {
 		w = append(w, fmt.Sprintf("the server sent no usage.completion_tokens for %d of %d successful requests: their output tokens are counted as token events (one per SSE event)", counted, ok))
 	}
@@ -427,4 +431,15 @@ func warnings(res *schema.Result, cfg Config) []string {
 		w = append(w, fmt.Sprintf("%.0f%% of ITL samples are under 0.1 ms (events arriving together): the server batches events per write or the client fell behind; median ITL may read 0", 100*c.CoalescedEventFraction))
 	}
 	return w
+}
+
+// firstLine is s up to its first newline, cut to n bytes.
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + " …"
+	}
+	return s
 }
