@@ -67,6 +67,7 @@ type benchFlags struct {
 	disableShuffle   bool
 	noOversample     bool
 	disableTqdm      bool
+	readyTimeout     int
 	// sampling are the sampling flags given, in vLLM's order.
 	sampling []openai.Field
 }
@@ -159,6 +160,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	outputLen := fs.Int("output-len", 0, "alias: --random-output-len and --sharegpt-output-len (vLLM's general length flag)")
 	fs.BoolVar(&f.disableShuffle, "disable-shuffle", false, "sharegpt: take the conversations in file order")
 	fs.BoolVar(&f.noOversample, "no-oversample", false, "sharegpt: send fewer than --num-prompts requests when too few conversations pass the filters (default: repeat some)")
+	fs.IntVar(&f.readyTimeout, "ready-check-timeout-sec", 0, "wait up to this many seconds for the server to answer GET /v1/models before starting (0: no wait, as vLLM's default)")
 	fs.BoolVar(&f.disableTqdm, "disable-tqdm", false, "no progress line (it is shown only on a terminal anyway)")
 	fs.IntVar(&f.numPrompts, "num-prompts", 1000, "number of requests")
 	fs.StringVar(&f.requestRate, "request-rate", "inf", "requests per second, or inf to send all at once")
@@ -277,6 +279,8 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --random-range-ratio %v: want a number in [0, 1)", f.randomRangeRatio)
 	case f.seed < 0 || f.seed > math.MaxUint32:
 		return nil, usageError("bench: --seed %d: want 0 to 2**32-1", f.seed)
+	case f.readyTimeout < 0:
+		return nil, usageError("bench: --ready-check-timeout-sec %d: must not be negative", f.readyTimeout)
 	case f.requestTimeout <= 0:
 		return nil, usageError("bench: --request-timeout %v: want a positive duration", f.requestTimeout)
 	}
@@ -346,6 +350,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	aux := auxClient(r.cfg.Headers)
+	if f.readyTimeout > 0 {
+		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
+			return err
+		}
+	}
 	if r.cfg.Model == "" {
 		if r.cfg.Model, r.modelID, err = firstModel(ctx, aux, r.cfg.BaseURL); err != nil {
 			return err
@@ -591,6 +600,45 @@ func auxClient(headers map[string]string) *http.Client {
 		c.Transport = headerTransport{base: http.DefaultTransport, headers: headers}
 	}
 	return c
+}
+
+// waitReady polls GET base/v1/models every poll until it answers 200 (an
+// engine still loading answers 503 or refuses connections), for at most
+// timeout: --ready-check-timeout-sec, for scripts that start the server
+// and the benchmark together.
+func waitReady(ctx context.Context, client *http.Client, base string, timeout, poll time.Duration, stderr io.Writer) error {
+	fmt.Fprintf(stderr, "Waiting for %s to become ready (up to %v)...\n", base, timeout)
+	deadline := time.Now().Add(timeout)
+	var last string
+	for {
+		rctx, cancel := context.WithTimeout(ctx, poll)
+		req, err := http.NewRequestWithContext(rctx, http.MethodGet, base+"/v1/models", nil)
+		if err != nil {
+			cancel()
+			return fmt.Errorf("bench: ready check: %w", err)
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				cancel()
+				fmt.Fprintln(stderr, "Endpoint is ready.")
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		<-rctx.Done()
+		cancel()
+		if ctx.Err() != nil {
+			return fmt.Errorf("bench: ready check: %w", ctx.Err())
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("bench: %s not ready after %v (last: %s)", base, timeout, last)
+		}
+	}
 }
 
 // firstModel asks the server for its first model, as vLLM does when

@@ -484,3 +484,33 @@ func TestBenchCommandAllFailed(t *testing.T) {
 		t.Fatalf("saved result: %v %+v", err, res)
 	}
 }
+
+// TestBenchCommandReadyCheck: --ready-check-timeout-sec waits for an engine
+// still loading (503) instead of failing at once on its model list.
+func TestBenchCommandReadyCheck(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{StartupDelay: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
+		"--random-output-len", "2", "--ready-check-timeout-sec", "20"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "Endpoint is ready.") || !strings.Contains(stdout.String(), "Successful requests:                     2 ") {
+		t.Errorf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+	}
+}
+
+func TestWaitReadyTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "loading", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	err := waitReady(context.Background(), http.DefaultClient, srv.URL, 150*time.Millisecond, 20*time.Millisecond, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not ready after") || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("err %v", err)
+	}
+}
