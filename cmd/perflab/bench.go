@@ -265,6 +265,9 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --backend %q: want openai or openai-chat", f.backend)
 	case f.datasetName != "random" && f.datasetName != "sharegpt":
 		return nil, usageError("bench: --dataset-name %q: want random or sharegpt", f.datasetName)
+	case f.datasetName == "random" && f.datasetPath != "":
+		// vLLM refuses it too: the file would be silently ignored
+		return nil, usageError("bench: --dataset-path %s with --dataset-name random: the random dataset reads no file (want --dataset-name sharegpt?)", f.datasetPath)
 	case f.datasetName == "sharegpt" && f.datasetPath == "":
 		return nil, usageError("bench: --dataset-name sharegpt needs --dataset-path")
 	case f.numPrompts <= 0:

@@ -87,6 +87,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"--random-range-ratio", "1.5"},
 		{"extra-arg"},
 		{"--served-model-name", "x"}, // needs --model
+		{"--dataset-path", "x.json"}, // the random dataset reads no file
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), append([]string{"bench"}, args...), &out, &errb)
