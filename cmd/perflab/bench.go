@@ -370,6 +370,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if r.cfg.Samples, err = r.samples(ctx, tok); err != nil {
 		return err
 	}
+	r.cfg.CountText = countWith(tok)
 	if !f.disableTqdm && isTerminal(stderr) {
 		r.cfg.Progress = stderr
 	}
@@ -424,6 +425,21 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
 	}
 	return nil
+}
+
+// countWith counts a generated text's tokens without special tokens, as
+// vLLM does for a request whose server sent no usage.
+func countWith(tok dataset.Tokenizer) func(context.Context, string) (int, error) {
+	return func(ctx context.Context, text string) (int, error) {
+		if ec, ok := tok.(interface {
+			EncodeContext(context.Context, string, bool) ([]int, error)
+		}); ok {
+			ids, err := ec.EncodeContext(ctx, text, false)
+			return len(ids), err
+		}
+		ids, err := tok.Encode(text)
+		return len(ids), err
+	}
 }
 
 // samples builds the dataset.

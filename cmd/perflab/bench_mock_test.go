@@ -514,3 +514,52 @@ func TestWaitReadyTimeout(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestBenchCommandNoUsage: against a server that sends no usage, output
+// tokens are counted with the tokenizer from the generated text, as vLLM
+// does (here the server's /tokenize, one token per word: 3 words per event,
+// so 6 tokens from 2 events), not as one token per event.
+func TestBenchCommandNoUsage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+		case "/tokenize":
+			var body struct {
+				Prompt string `json:"prompt"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			ids := make([]int, len(strings.Fields(body.Prompt)))
+			_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+		case "/v1/completions":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"one two three \"}]}\n\n")
+			fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"four five six\"}]}\n\ndata: [DONE]\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", srv.URL, "--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 3),
+		"--num-prompts", "3", "--output-json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Total generated tokens:                  18 ") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "tokenizing the generated text") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	res, err := schema.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Requests {
+		if r.OutputTokens != 6 || !r.OutputCounted || r.GeneratedText != "" {
+			t.Errorf("record %+v", r)
+		}
+	}
+}

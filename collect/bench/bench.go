@@ -54,6 +54,13 @@ type Config struct {
 	RequestIDPrefix string
 	// KeepText keeps each request's generated text (--save-detailed).
 	KeepText bool
+	// CountText, when set, counts the output tokens of each successful
+	// request whose server sent no usage (or 0) from its generated text,
+	// as vLLM falls back to len(tokenizer(text, add_special_tokens=False)).
+	// It runs after the measured phase. Nil, or when it fails: such
+	// requests count one token per token event. Either way OutputCounted
+	// is set and the result warns.
+	CountText func(ctx context.Context, text string) (int, error)
 	// Client sends the requests; nil means a client built for the run
 	// (HTTP/1.1 keep-alive pool sized to the concurrency).
 	Client *http.Client
@@ -272,14 +279,48 @@ dispatch:
 		}
 	}
 	res.Requests = kept
+	countErr := r.countText(ctx, kept)
 	if ctx.Err() != nil && len(kept) < n {
 		res.Status = schema.StatusInterrupted
 		res.Error = "interrupted"
 		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted: %d of %d requests finished before the run was stopped", len(kept), n))
 	}
 	res.Client = clientStats(kept, keptLags, r.events.Load(), dur, cpu)
-	res.Warnings = append(res.Warnings, warnings(res, cfg)...)
+	wcfg := cfg
+	if countErr != nil {
+		wcfg.CountText = nil // the warning must not claim tokenized counts
+		res.Warnings = append(res.Warnings, fmt.Sprintf("counting output tokens with the tokenizer failed (%v): the requests without usage from there on count one token per token event", countErr))
+	}
+	res.Warnings = append(res.Warnings, warnings(res, wcfg)...)
 	return res, dur, nil
+}
+
+// countText applies cfg.CountText to the successful records without
+// usage, then drops the texts that were kept only for it. It returns the
+// first counting error; the records it failed on keep their event counts.
+func (r *runner) countText(ctx context.Context, recs []schema.Request) error {
+	if r.cfg.CountText == nil {
+		return nil
+	}
+	// after a Ctrl-C too: the finished requests are still reported
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	var first error
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Success && rec.OutputCounted && first == nil {
+			n, err := r.cfg.CountText(ctx, rec.GeneratedText)
+			if err != nil {
+				first = err
+			} else {
+				rec.OutputTokens = n
+			}
+		}
+		if !r.cfg.KeepText {
+			rec.GeneratedText = ""
+		}
+	}
+	return first
 }
 
 // warmup sends the first sample NumWarmups times, through the cap, and
@@ -417,7 +458,9 @@ func warnings(res *schema.Result, cfg Config) []string {
 		// vLLM: "All requests failed. This is likely due to a misconfiguration …"
 		w = append(w, fmt.Sprintf("all %d requests failed (first error: %s): check the server and the benchmark arguments", len(res.Requests), firstLine(res.Requests[0].Error, 300)))
 	}
-	if counted > 0 {
+	if counted > 0 && cfg.CountText != nil {
+		w = append(w, fmt.Sprintf("the server sent no usage.completion_tokens for %d of %d successful requests: their output tokens are counted by tokenizing the generated text (vLLM's fallback; it may count slightly more than the server)", counted, ok))
+	} else if counted > 0 {
 		w = append(w, fmt.Sprintf("the server sent no usage.completion_tokens for %d of %d successful requests: their output tokens are counted as token events (one per SSE event)", counted, ok))
 	}
 	c := res.Client

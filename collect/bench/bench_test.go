@@ -432,6 +432,37 @@ func TestFIFOSemAbandon(t *testing.T) {
 	}
 }
 
+// TestCountTextFallback: without usage, output tokens come from the
+// generated text through CountText (vLLM's re-tokenizing fallback), not
+// from the event count; the text kept for it is dropped afterwards.
+func TestCountTextFallback(t *testing.T) {
+	srv := (&fakeServer{}).start(t) // no usage chunk; texts "t0", "t1", …
+	count := func(_ context.Context, text string) (int, error) { return len(text), nil }
+	res, _, err := measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(2, 6), CountText: count})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Requests {
+		// 6 events "t0".."t5": 12 characters, where the events count 6
+		if !r.Success || r.OutputTokens != 12 || !r.OutputCounted || r.GeneratedText != "" {
+			t.Errorf("record %+v", r)
+		}
+	}
+	if len(res.Warnings) == 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), "tokenizing the generated text") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	// a failing tokenizer leaves the event counts, and says so
+	fail := func(context.Context, string) (int, error) { return 0, fmt.Errorf("tokenizer down") }
+	res, _, err = measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(2, 6), CountText: fail, KeepText: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(res.Warnings, "\n")
+	if res.Requests[0].OutputTokens != 6 || res.Requests[0].GeneratedText == "" || !strings.Contains(w, "tokenizer down") || !strings.Contains(w, "counted as token events") {
+		t.Errorf("record %+v, warnings %q", res.Requests[0], res.Warnings)
+	}
+}
+
 // TestCancelBeforeAnyFinished: a run stopped before its first request
 // finished still comes back (interrupted, no summary), so that the command
 // can report and save it; Summarize would refuse an empty run.

@@ -167,7 +167,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		}
 		if c.Choices > 0 {
 			rec.EventS = append(rec.EventS, now.Seconds())
-			if r.cfg.KeepText {
+			if r.cfg.KeepText || r.cfg.CountText != nil {
 				st.text = openai.AppendText(st.text, &c)
 			}
 		}
@@ -186,7 +186,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	}
 	r.events.Add(events)
 	rec.EndS = time.Since(r.base).Seconds()
-	if r.cfg.KeepText {
+	if r.cfg.KeepText || (r.cfg.CountText != nil && completion <= 0) {
 		rec.GeneratedText = string(st.text)
 	}
 	if len(rec.EventS) == 0 {

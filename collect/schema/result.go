@@ -191,8 +191,9 @@ type Request struct {
 	// ExpectedOutputTokens is the max_tokens asked for.
 	ExpectedOutputTokens int `json:"expected_output_tokens,omitempty"`
 	// OutputTokens is the generated length: usage.completion_tokens, or
-	// the counted events when the server sent no usage (then
-	// OutputCounted is true).
+	// when the server sent no usage (then OutputCounted is true) the
+	// generated text's tokens (vLLM's fallback, when a tokenizer is at
+	// hand) or else the counted token events.
 	OutputTokens  int  `json:"output_tokens"`
 	OutputCounted bool `json:"output_counted,omitempty"`
 	// ArrivalS is when the schedule released the request, SendS when it
