@@ -142,6 +142,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		events     int64
 		completion = -1
 		serverErr  []byte
+		escaped    bool // some piece of st.text is JSON-escaped
 	)
 	for {
 		ev, err := st.rd.Next()
@@ -168,7 +169,9 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		if c.Choices > 0 {
 			rec.EventS = append(rec.EventS, now.Seconds())
 			if r.cfg.KeepText || r.cfg.CountText != nil {
-				st.text = openai.AppendText(st.text, &c)
+				// raw (still escaped): decoded once at the end, if needed
+				st.text = append(st.text, c.Text...)
+				escaped = escaped || c.TextEscaped
 			}
 		}
 		if c.HasUsage {
@@ -187,7 +190,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	r.events.Add(events)
 	rec.EndS = time.Since(r.base).Seconds()
 	if r.cfg.KeepText || (r.cfg.CountText != nil && completion <= 0) {
-		rec.GeneratedText = string(st.text)
+		rec.GeneratedText = openai.DecodeText(st.text, escaped)
 	}
 	if len(rec.EventS) == 0 {
 		msg := "never received a valid chunk to calculate TTFT"

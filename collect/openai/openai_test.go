@@ -193,6 +193,33 @@ func TestBodiesExtra(t *testing.T) {
 	}
 }
 
+// TestDecodeText: raw pieces decoded at once equal the pieces decoded one
+// by one (AppendText), escapes and a surrogate pair split over two events
+// included.
+func TestDecodeText(t *testing.T) {
+	chunks := []string{`{"choices":[{"text":"a\n\"b"}]}`, `{"choices":[{"text":"plain"}]}`, `{"choices":[{"text":"\u00e9\t"}]}`}
+	var raw, each []byte
+	escaped := false
+	for _, ch := range chunks {
+		var c Chunk
+		if err := ParseChunk([]byte(ch), &c); err != nil {
+			t.Fatal(err)
+		}
+		raw = append(raw, c.Text...)
+		escaped = escaped || c.TextEscaped
+		each = AppendText(each, &c)
+	}
+	if got := DecodeText(raw, escaped); got != string(each) || got != "a\n\"bplain\u00e9\t" {
+		t.Errorf("DecodeText %q, AppendText %q", got, each)
+	}
+	if got := DecodeText([]byte(`x\ud83d`+`\ude00`), true); got != "x\U0001F600" {
+		t.Errorf("split surrogate pair: %q", got)
+	}
+	if got := DecodeText([]byte("no escapes"), false); got != "no escapes" {
+		t.Errorf("%q", got)
+	}
+}
+
 func TestParseObjectErrors(t *testing.T) {
 	for _, in := range []string{``, `[1]`, `{"a":}`, `{"a":1} x`, `{"a":1`, `"s"`} {
 		if _, err := ParseObject(in); err == nil {
