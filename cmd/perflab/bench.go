@@ -451,7 +451,7 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		s, err = dataset.ShareGPT(ctx, tok, f.datasetPath, dataset.ShareGPTConfig{NumPrompts: f.numPrompts,
 			OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
 	} else {
-		s, err = dataset.Random(tok, dataset.RandomConfig{
+		s, err = dataset.RandomContext(ctx, tok, dataset.RandomConfig{
 			NumPrompts: f.numPrompts, InputLen: f.randomInputLen, OutputLen: f.randomOutputLen,
 			RangeRatio: f.randomRangeRatio, PrefixLen: f.randomPrefixLen, Seed: f.seed,
 		})
