@@ -487,6 +487,9 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 		res.Load.OutputLen = f.sharegptOutLen
 	}
 	res.Load.Command = "perflab bench " + strings.Join(quoteArgs(args), " ")
+	if g := r.cfg.Metrics.Goodput; len(g) > 0 {
+		res.Load.GoodputSLOMs = g
+	}
 	if len(r.metadata) > 0 {
 		res.Metadata = map[string]string{}
 		for _, kv := range r.metadata {

@@ -280,7 +280,8 @@ func TestBenchHeaderUsage(t *testing.T) {
 
 // TestBenchCommandSampling: vLLM's sampling flags and --extra-body reach
 // the request body ({**sampling, **extra_body}, merged last), only when
-// given, and the perflab result records them.
+// given, and the perflab result records them (and the --goodput SLOs its
+// goodput counts against).
 func TestBenchCommandSampling(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "k")
 	a, url := startAuthMock(t, "k", mock.Config{})
@@ -288,7 +289,8 @@ func TestBenchCommandSampling(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"bench", "--base-url", url, "--backend", "openai-chat", "--num-prompts", "2",
 		"--random-input-len", "8", "--random-output-len", "2", "--temperature", "0", "--top-k", "20", "--top-p", "0.95",
-		"--extra-body", `{"top_p": 0.8, "chat_template_kwargs": {"enable_thinking": false}}`, "--output-json", out}, &stdout, &stderr)
+		"--extra-body", `{"top_p": 0.8, "chat_template_kwargs": {"enable_thinking": false}}`, "--goodput", "ttft:500", "e2el:900",
+		"--output-json", out}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -314,6 +316,9 @@ func TestBenchCommandSampling(t *testing.T) {
 	res, err := schema.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if g := res.Load.GoodputSLOMs; len(g) != 2 || g["ttft"] != 500 || g["e2el"] != 900 || res.Summary.RequestGoodput == nil {
+		t.Errorf("goodput SLOs %v, goodput %v", g, res.Summary.RequestGoodput)
 	}
 	want := `{"top_p":0.8,"top_k":20,"temperature":0.0,"chat_template_kwargs":{"enable_thinking":false}}`
 	var got bytes.Buffer

@@ -137,6 +137,10 @@ type Load struct {
 	// vLLM's defaults: sampling parameters (--temperature, …) and
 	// --extra-body. Absent when none (the server's defaults applied).
 	ExtraBody json.RawMessage `json:"extra_body,omitempty"`
+	// GoodputSLOMs are the --goodput service-level objectives (ms by
+	// metric: ttft, tpot, e2el) that Summary.RequestGoodput counts
+	// against. Absent without --goodput.
+	GoodputSLOMs map[string]float64 `json:"goodput_slo_ms,omitempty"`
 	// Command is the benchmark command line that produced the run, when
 	// known (perflab bench … or vllm bench serve …).
 	Command string `json:"command,omitempty"`
