@@ -568,3 +568,18 @@ func TestBenchCommandNoUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenizeServerAPIKey: perflab tokenize --tokenizer server sends
+// OPENAI_API_KEY as perflab bench does (an API-key server answered 401).
+func TestTokenizeServerAPIKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k2")
+	_, url := startAuthMock(t, "k2", mock.Config{})
+	var out, errb bytes.Buffer
+	text := "four words right here"
+	err := tokenizeMain(context.Background(), []string{"--tokenizer", "server", "--base-url", url, "--model", "mock"},
+		strings.NewReader(text), &out, &errb)
+	want, _ := mock.Tokenizer{}.Encode(text)
+	if err != nil || out.String() != fmt.Sprintf("%d\n", len(want)) {
+		t.Fatalf("out %q, err %v, want %d", out.String(), err, len(want))
+	}
+}
