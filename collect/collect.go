@@ -350,9 +350,16 @@ func (k *collector) openTelemetry(runs []Run) error {
 		if err != nil {
 			return err
 		}
-		if needsGPUs(l) && l.GPUs > hw.GPUCount {
+		if !needsGPUs(l) {
+			continue
+		}
+		if l.GPUs > hw.GPUCount {
 			return fmt.Errorf("%s:%d: steps: experiment %s needs %d GPUs but this node has %d", k.f.Path,
 				k.f.Line(expPath(k.c, r.Experiment.ID)...), r.Experiment.ID, l.GPUs, hw.GPUCount)
+		}
+		if visible, vis, known := k.visibleGPUs(l); known && l.GPUs > len(visible) {
+			return fmt.Errorf("%s:%d: steps: experiment %s needs %d GPUs but CUDA_VISIBLE_DEVICES=%q leaves it %d of this node's %d", k.f.Path,
+				k.f.Line(expPath(k.c, r.Experiment.ID)...), r.Experiment.ID, l.GPUs, vis, len(visible), hw.GPUCount)
 		}
 	}
 	return nil
@@ -366,10 +373,13 @@ func (k *collector) closeTelemetry() {
 	}
 }
 
-// needsGPUs says whether an experiment's engine runs on the node's GPUs.
+// needsGPUs says whether an experiment's engine runs on the node's GPUs:
+// a GPU engine given GPUs (llama.cpp too, which offloads to them; a CPU
+// llama.cpp campaign says hardware count 0), never a mock or an external
+// endpoint.
 func needsGPUs(l *Launch) bool {
 	switch l.Adapter.Name {
-	case "vllm", "sglang", "trtllm":
+	case "vllm", "sglang", "trtllm", "llamacpp":
 		return l.GPUs > 0
 	}
 	return false
@@ -476,8 +486,10 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	e := r.Experiment
 	// Secrets come from the experiment's env and from the collector's own
 	// (HF_TOKEN is usually exported, not written in the campaign): an
-	// engine may print either in its log.
+	// engine may print either in its log, and its own arguments too.
 	secrets := append(redact.SecretValues(l.Env), redact.SecretValues(environ())...)
+	secrets = append(secrets, redact.ArgValues(l.Argv)...)
+	secrets = append(secrets, redact.URLValues(l.BaseURL)...) // an external endpoint's password
 	er := &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New(secrets...),
 		client: &http.Client{Timeout: k.client.Timeout, Transport: withKey(k.client.Transport, l.APIKey())}}
 	k.progress.begin(r, "starting "+l.Adapter.Display)
@@ -554,7 +566,7 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	if m, err := engine.ServedModel(ctx, er.client, er.baseURL); err == nil {
 		er.model = m
 	}
-	fmt.Fprintf(k.opt.Log, "%s: healthy at %s (version %s, model %s)\n", e.ID, er.baseURL, orDash(er.version), er.model)
+	fmt.Fprintf(k.opt.Log, "%s: healthy at %s (version %s, model %s)\n", e.ID, redact.URL(er.baseURL), orDash(er.version), er.model)
 	return er, nil
 }
 
@@ -690,7 +702,7 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	res.Label = nameOr(e.Name, e.ID) + " / " + nameOr(p.Name, p.ID)
 	res.Campaign, res.Experiment, res.Profile = k.c.ID, e.ID, p.ID
 	l := er.launch
-	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: er.baseURL}
+	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: redact.URL(er.baseURL)}
 	res.Model.ID = k.c.Model.ID
 	if er.model != "" && er.model != k.c.Model.ID {
 		res.Model.Served = er.model
@@ -758,6 +770,10 @@ func (k *collector) crashed(r Run, l *Launch, er *engineRun, cause error) *schem
 	msg := cause.Error()
 	if d := diagnose(tail); d != "" {
 		msg = "engine failed to start" + d + ": " + msg
+	} else if errors.Is(cause, engine.ErrNeverHealthy) {
+		// Alive but not answering: a large model may still be loading. A
+		// crash counts as finished, so say how to give it more time.
+		msg += " (still loading? raise --health-timeout and collect again with --retry)"
 	}
 	res := k.base(r, er, schema.StatusCrashed, msg, now)
 	res.LogTail = tail
@@ -912,37 +928,59 @@ func Preflight(f *File, runs []Run) (map[string]string, error) {
 	return found, nil
 }
 
-// engineGPUs returns the indexes of the GPUs an engine uses: those named
-// by CUDA_VISIBLE_DEVICES (indexes or UUIDs; the experiment's env, else
-// the collector's), else the first GPUs of the node, as engines pick them.
+// engineGPUs returns the indexes of the GPUs an engine uses: the first
+// l.GPUs of those it can see (visibleGPUs).
 func (k *collector) engineGPUs(l *Launch) []int {
+	visible, _, _ := k.visibleGPUs(l)
+	if l.GPUs > 0 && l.GPUs < len(visible) {
+		visible = visible[:l.GPUs]
+	}
+	return visible
+}
+
+// visibleGPUs returns the indexes of the GPUs an engine can see: those
+// named by CUDA_VISIBLE_DEVICES (indexes or UUIDs; the experiment's env,
+// else the collector's), else every GPU of the node, as engines pick
+// them. Like CUDA, it stops at the first entry that names no GPU, so ""
+// and "-1" hide every GPU. vis is the variable's value ("" when unset);
+// known is false where it names MIG instances, which NVML's GPU list does
+// not hold: how many devices the engine sees is then not known here.
+func (k *collector) visibleGPUs(l *Launch) (idx []int, vis string, known bool) {
 	vis, ok := l.Env["CUDA_VISIBLE_DEVICES"]
 	if !ok {
 		vis, ok = os.LookupEnv("CUDA_VISIBLE_DEVICES")
 	}
 	var visible []int
-	if ok {
-		for _, f := range strings.Split(vis, ",") {
-			f = strings.TrimSpace(f)
-			if n, err := strconv.Atoi(f); err == nil {
-				visible = append(visible, n)
-				continue
-			}
-			for _, g := range k.hw.GPUs {
-				if g.UUID != "" && (g.UUID == f || strings.HasPrefix(g.UUID, f)) {
-					visible = append(visible, g.Index)
-				}
-			}
-		}
-	} else {
+	if !ok {
 		for _, g := range k.hw.GPUs {
 			visible = append(visible, g.Index)
 		}
+		return visible, "", true
 	}
-	if l.GPUs > 0 && l.GPUs < len(visible) {
-		visible = visible[:l.GPUs]
+	for _, f := range strings.Split(vis, ",") {
+		f = strings.TrimSpace(f)
+		if strings.HasPrefix(f, "MIG-") {
+			return visible, vis, false
+		}
+		found := -1
+		if n, err := strconv.Atoi(f); err == nil {
+			if n >= 0 && n < len(k.hw.GPUs) {
+				found = k.hw.GPUs[n].Index
+			}
+		} else if f != "" {
+			for _, g := range k.hw.GPUs {
+				if g.UUID != "" && (g.UUID == f || strings.HasPrefix(g.UUID, f)) {
+					found = g.Index
+					break
+				}
+			}
+		}
+		if found < 0 {
+			break
+		}
+		visible = append(visible, found)
 	}
-	return visible
+	return visible, vis, true
 }
 
 // sameVersion compares versions as engines and pages write them: "v0.11.0"

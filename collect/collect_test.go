@@ -236,6 +236,28 @@ func TestCollectRunsResumesAndForces(t *testing.T) {
 	}
 }
 
+// TestCollectNeverHealthy: an engine that runs but never answers its
+// health route is a crash with the deadline, its log tail and the way to
+// give a slow-loading model more time.
+func TestCollectNeverHealthy(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "unhealthy")
+	o := opts(t, dir, pids)
+	o.HealthTimeout = 300 * time.Millisecond
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range readResults(t, filepath.Join(dir, "fake")) {
+		if r.Status != schema.StatusCrashed || !strings.Contains(r.Error, "not healthy before the deadline") ||
+			!strings.Contains(r.Error, "raise --health-timeout and collect again with --retry") || !strings.Contains(r.LogTail, "fake engine") {
+			t.Errorf("%s: %s %q\n%s", name, r.Status, r.Error, r.LogTail)
+		}
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engines left running: %v", alive)
+	}
+}
+
 func TestCollectCrashes(t *testing.T) {
 	pids, dir := t.TempDir(), t.TempDir()
 	// e0 runs out of memory while loading; e1 dies during its first
@@ -320,6 +342,53 @@ func TestCollectInterruptAndResume(t *testing.T) {
 		if r.Status != schema.StatusOK {
 			t.Errorf("%s: %s", name, r.Status)
 		}
+	}
+}
+
+// TestCollectNeedsVisibleGPUs: a node with 4 GPUs whose
+// CUDA_VISIBLE_DEVICES (a Slurm allocation, the experiment's env) leaves
+// an experiment 2 cannot run its 4-GPU engine: say so before launching.
+func TestCollectNeedsVisibleGPUs(t *testing.T) {
+	for _, tc := range []struct {
+		name, collectorEnv, expEnv string
+		ok                         bool
+	}{
+		{"experiment env", "", "0,1", false},
+		{"collector env", "2,3", "", false},
+		{"empty hides all", "", "", false},
+		{"all visible", "0,1,2,3", "", true},
+		// MIG instances are not in NVML's GPU list: no verdict, no refusal.
+		{"MIG instances", "", "MIG-4f7e2a9c-0000-0000-0000-000000000000,MIG-5a1b", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pids := t.TempDir()
+			f := fakeCampaign(t, pids, "serve")
+			e := &f.Campaign.Steps[0].Experiments[0]
+			e.GPUs = 4
+			f.Campaign.Hardware.Count = 4
+			if tc.expEnv != "" {
+				e.Env["CUDA_VISIBLE_DEVICES"] = tc.expEnv
+			} else {
+				t.Setenv("CUDA_VISIBLE_DEVICES", tc.collectorEnv)
+			}
+			o := opts(t, t.TempDir(), pids)
+			gpu := fakeGPU(pids)
+			gpu.count = 4
+			o.Sampler = gpu
+			_, err := Collect(context.Background(), f, o)
+			if tc.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "experiment e0 needs 4 GPUs but CUDA_VISIBLE_DEVICES=") || !strings.HasPrefix(err.Error(), "fake.yaml:") {
+				t.Fatalf("err = %v", err)
+			}
+			if n := enginetest.Started(pids); n != 0 {
+				t.Fatalf("%d engines started", n)
+			}
+		})
 	}
 }
 
@@ -552,10 +621,36 @@ func TestEngineGPUs(t *testing.T) {
 		{map[string]string{"CUDA_VISIBLE_DEVICES": "2,3"}, 2, []int{2, 3}},
 		{map[string]string{"CUDA_VISIBLE_DEVICES": "GPU-ccc,GPU-a"}, 2, []int{2, 0}}, // UUIDs and prefixes
 		{map[string]string{"CUDA_VISIBLE_DEVICES": "1,2,3"}, 1, []int{1}},
+		// Like CUDA: "" and -1 hide every GPU (not "every UUID has the
+		// empty prefix"), and the list ends at the first entry naming no GPU.
+		{map[string]string{"CUDA_VISIBLE_DEVICES": ""}, 2, nil},
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "-1"}, 1, nil},
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "3,9,1"}, 0, []int{3}},
+		{map[string]string{"CUDA_VISIBLE_DEVICES": "1,GPU-zzz,2"}, 0, []int{1}},
 	} {
 		got := k.engineGPUs(&Launch{Env: tc.env, GPUs: tc.gpus})
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("env %v gpus %d: %v, want %v", tc.env, tc.gpus, got, tc.want)
+		}
+	}
+}
+
+func TestNeedsGPUs(t *testing.T) {
+	for _, tc := range []struct {
+		engine string
+		gpus   int
+		want   bool
+	}{
+		{"vllm", 1, true},
+		{"vllm", 0, false},
+		{"llamacpp", 1, true}, // offloads to the GPU: telemetry and energy recorded
+		{"llamacpp", 0, false},
+		{"mock", 1, false},
+		{"external", 8, false},
+	} {
+		a, _ := engine.Lookup(tc.engine)
+		if got := needsGPUs(&Launch{Adapter: a, GPUs: tc.gpus}); got != tc.want {
+			t.Errorf("%s with %d GPUs: %v, want %v", tc.engine, tc.gpus, got, tc.want)
 		}
 	}
 }
@@ -705,5 +800,85 @@ func TestCollectRefusesATakenPort(t *testing.T) {
 	}
 	if n := enginetest.Started(pids); n != 0 {
 		t.Fatalf("%d engines started", n)
+	}
+}
+
+// TestCollectRedactsArgvSecretsInEngineLog: an engine echoes its own
+// arguments at start-up (the fake, like vLLM, prints them quoted), so the
+// log must hide the value of --api-key even when it has no token shape
+// (vLLM's documentation uses "token-abc123").
+func TestCollectRedactsArgvSecretsInEngineLog(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	e := &f.Campaign.Steps[0].Experiments[0]
+	e.Command = strings.Replace(e.Command, "sk-live-0123456789abcdefXYZ", "token-abc123", 1)
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "fake", "e0.engine.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "non-default args:") {
+		t.Fatalf("the fake engine did not echo its arguments:\n%s", b)
+	}
+	if strings.Contains(string(b), "token-abc123") {
+		t.Fatalf("the engine log holds the --api-key value:\n%s", b)
+	}
+}
+
+// TestCollectExternalURLSecrets: an external endpoint reached with a
+// password in its base_url (basic auth, as a gateway may ask) works, and
+// the password is in no result, log line or plan.
+func TestCollectExternalURLSecrets(t *testing.T) {
+	const pw = "hunter2-gateway-pw"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "admin" || p != pw {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":"fake/model"}]}`)
+	}))
+	defer srv.Close()
+	base := strings.Replace(srv.URL, "http://", "http://admin:"+pw+"@", 1)
+	y := `id: ext
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+profiles: [{id: p, name: P, dataset: random, input_len: 8, output_len: 2, num_prompts: 2}]
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: gw, name: Gateway, engine: external, base_url: "` + base + `"}
+baseline: gw
+optimized: gw
+`
+	f, err := Parse("ext.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var log strings.Builder
+	o := opts(t, dir, t.TempDir())
+	o.Log = &log
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	if err := PrintPlan(&plan, f, o); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "ext", "gw--p.json"))
+	r := readResults(t, filepath.Join(dir, "ext"))["gw--p"]
+	if r.Status != schema.StatusOK {
+		t.Fatalf("status %s %q: the password was not used", r.Status, r.Error)
+	}
+	for what, s := range map[string]string{"result": string(b), "log": log.String(), "plan": plan.String()} {
+		if strings.Contains(s, pw) {
+			t.Errorf("the %s holds the password:\n%s", what, s)
+		}
+	}
+	if !strings.Contains(r.Engine.BaseURL, "admin:<redacted>@") {
+		t.Errorf("base_url %q", r.Engine.BaseURL)
 	}
 }

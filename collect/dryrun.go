@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -91,7 +92,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 					gpus += "s"
 				}
 			}
-			fmt.Fprintf(w, "  experiment %s (%s): engine %s%s, at %s\n", e.ID, nameOr(e.Name, e.ID), e.Engine, gpus, l.BaseURL)
+			fmt.Fprintf(w, "  experiment %s (%s): engine %s%s, at %s\n", e.ID, nameOr(e.Name, e.ID), e.Engine, gpus, redact.URL(l.BaseURL))
 			if l.Adapter.Launches {
 				fmt.Fprintf(w, "    serve: %s\n", indent(l.Display, "           "))
 			}

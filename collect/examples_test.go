@@ -3,8 +3,10 @@ package collect
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -29,6 +31,14 @@ func TestKubernetesExample(t *testing.T) {
 					RestartPolicy string `yaml:"restartPolicy"`
 					Containers    []struct {
 						Args []string `yaml:"args"`
+						Env  []struct {
+							Name      string `yaml:"name"`
+							ValueFrom struct {
+								SecretKeyRef *struct {
+									Optional bool `yaml:"optional"`
+								} `yaml:"secretKeyRef"`
+							} `yaml:"valueFrom"`
+						} `yaml:"env"`
 					} `yaml:"containers"`
 				} `yaml:"spec"`
 			} `yaml:"template"`
@@ -48,6 +58,13 @@ func TestKubernetesExample(t *testing.T) {
 	if n != job.Spec.Completions || n != job.Spec.Parallelism {
 		t.Fatalf("--shard …/%d but completions %d, parallelism %d", n, job.Spec.Completions, job.Spec.Parallelism)
 	}
+	// A secret that does not exist keeps a pod from starting: the token is
+	// only needed for gated models.
+	for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+		if ref := e.ValueFrom.SecretKeyRef; ref != nil && !ref.Optional {
+			t.Errorf("env %s: its secret is required; mark it optional", e.Name)
+		}
+	}
 }
 
 // TestSlurmExample checks the job array script: bash syntax, and the
@@ -66,9 +83,46 @@ func TestSlurmExample(t *testing.T) {
 	if arr == nil || shards == nil || !regexp.MustCompile(`--shard "\$\{SLURM_ARRAY_TASK_ID\}/\$\{SHARDS\}"`).Match(b) {
 		t.Fatal("missing --array, SHARDS or --shard ${SLURM_ARRAY_TASK_ID}/${SHARDS}")
 	}
+	// Array tasks on one node share its ports: vllm serve's 8000 would be
+	// taken by the first.
+	if !regexp.MustCompile(`(?m)^#SBATCH --exclusive\b`).Match(b) {
+		t.Error("array tasks may share a node and its engine port: want #SBATCH --exclusive")
+	}
 	last, _ := strconv.Atoi(string(arr[1]))
 	n, _ := strconv.Atoi(string(shards[1]))
 	if last+1 != n {
 		t.Fatalf("--array=0-%d is %d tasks but SHARDS=%d", last, last+1, n)
+	}
+}
+
+// TestExamplesFitTheirCampaign: each example asks the scheduler for the
+// GPUs its campaign's hardware says, and tells where the datasets its
+// profiles read must be (without them every shard stops at its preflight).
+func TestExamplesFitTheirCampaign(t *testing.T) {
+	for _, tc := range []struct{ path, gpus string }{
+		{"examples/k8s-indexed-job.yaml", `nvidia\.com/gpu: (\d+)`},
+		{"examples/slurm-array.sh", `(?m)^#SBATCH --gres=gpu:(\d+)`},
+	} {
+		b, err := os.ReadFile(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`content/\S+/campaign\.yaml`).Find(b)
+		if m == nil {
+			t.Fatalf("%s names no campaign", tc.path)
+		}
+		f, err := Load(filepath.Join("..", string(m)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := regexp.MustCompile(tc.gpus).FindSubmatch(b)
+		if g == nil || string(g[1]) != strconv.Itoa(f.Campaign.Hardware.Count) {
+			t.Errorf("%s: GPUs %q, campaign hardware count %d", tc.path, g, f.Campaign.Hardware.Count)
+		}
+		for _, p := range f.Campaign.Profiles {
+			if p.DatasetPath != "" && !strings.Contains(string(b), filepath.Base(p.DatasetPath)) {
+				t.Errorf("%s does not say where %s must be (profile %s)", tc.path, p.DatasetPath, p.ID)
+			}
+		}
 	}
 }

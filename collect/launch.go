@@ -43,7 +43,7 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 	}
 	if !a.Launches {
 		l.BaseURL = strings.TrimRight(e.BaseURL, "/")
-		l.Display = "(external endpoint " + l.BaseURL + ")"
+		l.Display = "(external endpoint " + redact.URL(l.BaseURL) + ")"
 		if len(e.Env) > 0 {
 			l.Env = e.Env // not launched: only OPENAI_API_KEY means something
 		}

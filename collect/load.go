@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,7 +40,7 @@ func Parse(name string, data []byte) (*File, error) {
 	f := &File{Path: name}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, nil, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty campaign file", name)
@@ -48,7 +49,7 @@ func Parse(name string, data []byte) (*File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f.Campaign); err != nil {
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, f.root, err)
 	}
 	return f, nil
 }
@@ -56,10 +57,24 @@ func Parse(name string, data []byte) (*File, error) {
 var (
 	yamlLine    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 	yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type schema\.(\w+)$`)
+	yamlType    = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into ")
 )
 
-// yamlError turns yaml.v3's messages into "file:line: what".
-func yamlError(name string, err error) error {
+// yamlParserErrors are the messages of yaml.v3's parser (not its
+// scanner), whose line yaml.v3 reports 0-based, one line too early: "[H100"
+// left open on line 22 is reported at line 21.
+var yamlParserErrors = []string{
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"did not find expected '-' indicator", "did not find expected <document start>",
+	"did not find expected key", "did not find expected node content",
+	"found duplicate %TAG directive", "found duplicate %YAML directive",
+	"found incompatible YAML document", "found undefined tag handle",
+}
+
+// yamlError turns yaml.v3's messages into "file:line: what", with the
+// field's path ("profiles[1].num_prompts: ...") where root (nil before
+// the file parsed) locates it.
+func yamlError(name string, root *yaml.Node, err error) error {
 	var te *yaml.TypeError
 	var msgs []string
 	if errors.As(err, &te) {
@@ -74,13 +89,60 @@ func yamlError(name string, err error) error {
 			out = append(out, fmt.Sprintf("%s: %s", name, strings.TrimPrefix(m, "yaml: ")))
 			continue
 		}
+		line, _ := strconv.Atoi(sub[1])
 		what := sub[2]
+		if slices.Contains(yamlParserErrors, what) {
+			line++
+		}
+		field := ""
 		if u := yamlUnknown.FindStringSubmatch(what); u != nil {
 			what = fmt.Sprintf("unknown field %q in %s", u[1], typeNoun(u[2]))
+			if field = fieldAt(root, line, u[1], true); field == u[1] {
+				field = "" // a top-level key: the message already names it
+			}
+		} else if v := yamlType.FindStringSubmatch(what); v != nil {
+			field = fieldAt(root, line, v[1], false)
 		}
-		out = append(out, fmt.Sprintf("%s:%s: %s", name, sub[1], what))
+		if field != "" {
+			what = field + ": " + what
+		}
+		out = append(out, fmt.Sprintf("%s:%d: %s", name, line, what))
 	}
 	return errors.New(strings.Join(out, "\n"))
+}
+
+// fieldAt returns the path (profiles[1].num_prompts) of the first mapping
+// entry on line whose key (byKey) or scalar value is text; "" if none.
+func fieldAt(n *yaml.Node, line int, text string, byKey bool) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if byKey && k.Line == line && k.Value == text ||
+				!byKey && v.Kind == yaml.ScalarNode && v.Line == line && v.Value == text {
+				return k.Value
+			}
+			if p := fieldAt(v, line, text, byKey); p != "" {
+				if strings.HasPrefix(p, "[") {
+					return k.Value + p
+				}
+				return k.Value + "." + p
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p := fieldAt(c, line, text, byKey); p != "" {
+				if strings.HasPrefix(p, "[") {
+					return fmt.Sprintf("[%d]%s", i, p)
+				}
+				return fmt.Sprintf("[%d].%s", i, p)
+			}
+		}
+	}
+	return ""
 }
 
 // typeNoun names a schema type as the campaign file's reader knows it.

@@ -44,9 +44,18 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"unknown top-level field", "id: x\nmodle: {id: m}\n", `c.yaml:2: unknown field "modle" in the campaign`},
 		{"unknown experiment field", strings.Replace(valid, "engine: sglang,", "engine: sglang, gpu: 2,", 1),
-			`c.yaml:14: unknown field "gpu" in an experiment`},
-		{"wrong type", strings.Replace(valid, "num_prompts: 500", "num_prompts: many", 1), "c.yaml:8: cannot unmarshal !!str `many` into int"},
+			`c.yaml:14: steps[0].experiments[1].gpu: unknown field "gpu" in an experiment`},
+		{"wrong type", strings.Replace(valid, "num_prompts: 500", "num_prompts: many", 1),
+			"c.yaml:8: profiles[1].num_prompts: cannot unmarshal !!str `many` into int"},
+		{"wrong type in a block mapping", strings.Replace(valid, "        engine: vllm\n", "        engine: vllm\n        gpus: two\n", 1),
+			"c.yaml:22: steps[1].experiments[1].gpus: cannot unmarshal !!str `two` into int"},
 		{"malformed YAML", "id: [x\n", "c.yaml:"},
+		// yaml.v3 reports its parser's errors one line early; the line is
+		// the one holding the unclosed bracket.
+		{"unclosed flow sequence", strings.Replace(valid, "variants: [Qwen/Qwen3-32B-FP8]", "variants: [Qwen/Qwen3-32B-FP8", 1),
+			"c.yaml:4: did not find expected ',' or ']'"},
+		{"unclosed flow mapping", strings.Replace(valid, "hardware: {gpu: H100, count: 2}", "hardware: {gpu: H100, count: 2", 1),
+			"c.yaml:5: did not find expected ',' or '}'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("c.yaml", []byte(tc.yaml))
@@ -83,6 +92,16 @@ func TestValidate(t *testing.T) {
 			"steps[1].experiments[1].command: asks for 2-way parallelism but the experiment has 1 GPUs"},
 		{"experiment gpus above hardware", "id: vllm, name: vLLM, engine: vllm,", "id: vllm, name: vLLM, engine: vllm, gpus: 4,",
 			"c.yaml:13: steps[0].experiments[0].gpus: uses 4 GPUs but the campaign's hardware has 2"},
+		// An external endpoint's base_url is the server's root.
+		{"external base_url with /v1", "{id: sglang, name: SGLang, engine: sglang, command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B}",
+			"{id: sglang, name: GPUStack, engine: external, base_url: 'https://gpustack.example.com/v1/'}",
+			"c.yaml:14: steps[0].experiments[1].base_url: https://gpustack.example.com/v1/: give the server's root, without /v1"},
+		{"external base_url with a query", "{id: sglang, name: SGLang, engine: sglang, command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B}",
+			"{id: sglang, name: GPUStack, engine: external, base_url: 'https://h.example.com?api_key=abc123'}",
+			"c.yaml:14: steps[0].experiments[1].base_url: https://h.example.com?api_key=<redacted>: no query or fragment"},
+		{"external base_url without a scheme", "{id: sglang, name: SGLang, engine: sglang, command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B}",
+			"{id: sglang, name: GPUStack, engine: external, base_url: 'gpustack:8080'}",
+			"base_url: gpustack:8080: want http://HOST:PORT"},
 		{"unknown engine", "engine: sglang,", "engine: sglan,", `unknown engine "sglan" (known: vllm, sglang, trtllm, llamacpp, mock, external)`},
 		{"command and args", "args: [--max-model-len, \"32768\"]", "command: vllm serve Qwen/Qwen3-32B, args: [-x]",
 			"give either command"},
@@ -175,6 +194,21 @@ func TestPlanOrderAndKeys(t *testing.T) {
 	c.Steps[0].Experiments[0].Command += " --enable-prefix-caching"
 	if RunKey(&c, &c.Steps[0].Experiments[0], &c.Profiles[0]) == k0 {
 		t.Fatal("a new flag kept the key")
+	}
+
+	// Secrets do not: rotating a token repeats nothing, and the key (in
+	// every result) is no offline oracle for guessing the secret.
+	e := &c.Steps[1].Experiments[1] // its command holds --api-key sk-…
+	e.Env = map[string]string{"HF_TOKEN": "hf-old-token-1", "VLLM_USE_V1": "1"}
+	k1 := RunKey(&c, e, &c.Profiles[1])
+	e.Command = strings.Replace(e.Command, "sk-abcdefghijklmnopqrstuv", "sk-rotated-0123456789xyz", 1)
+	e.Env = map[string]string{"HF_TOKEN": "hf-new-token-2", "VLLM_USE_V1": "1"}
+	if RunKey(&c, e, &c.Profiles[1]) != k1 {
+		t.Fatal("a rotated secret changed the key")
+	}
+	e.Env["VLLM_USE_V1"] = "0"
+	if RunKey(&c, e, &c.Profiles[1]) == k1 {
+		t.Fatal("a changed environment variable kept the key")
 	}
 }
 
@@ -302,5 +336,42 @@ func BenchmarkPlanShard(b *testing.B) {
 		if len(plan.Shard(3, 16, true)) == 0 {
 			b.Fatal("empty shard")
 		}
+	}
+}
+
+// TestWarnings: legal but probably wrong commands are reported, with the
+// file's line and a fix; correct ones are not.
+func TestWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name, command string // the first experiment's command ("": as in valid)
+		engine        string // the second experiment's engine ("": as in valid)
+		want          string // "" for no warning
+	}{
+		{"plain commands", "", "", ""},
+		// Shell rules (bash's too) take the double quotes of an unquoted
+		// JSON value: vLLM would receive {method:mtp,…} and exit.
+		{"JSON lost its quotes", `vllm serve Qwen/Qwen3-32B --speculative-config={"method":"mtp","num_speculative_tokens":4}`, "",
+			`c.yaml:13: steps[0].experiments[0].command: the engine receives --speculative-config={method:mtp,num_speculative_tokens:4}, which is not JSON: ` +
+				`a shell, like the collector, removes the double quotes; put the value in single quotes (--speculative-config='{"method":"mtp","num_speculative_tokens":4}')`},
+		{"JSON in single quotes", `vllm serve Qwen/Qwen3-32B --speculative-config '{"method":"mtp"}'`, "", ""},
+		{"JSON list", `vllm serve Qwen/Qwen3-32B --cuda-graph-sizes [1,2,4]`, "", ""},
+		{"another engine's launcher", "", "vllm", "c.yaml:14: steps[0].experiments[1].command: launches sglang but engine is vllm"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Parse("c.yaml", []byte(valid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.command != "" {
+				f.Campaign.Steps[0].Experiments[0].Command = tc.command
+			}
+			if tc.engine != "" {
+				f.Campaign.Steps[0].Experiments[1].Engine = tc.engine
+			}
+			ws := strings.Join(f.Warnings(), "\n")
+			if tc.want == "" && ws != "" || !strings.Contains(ws, tc.want) {
+				t.Fatalf("warnings:\n%s\nwant %q", ws, tc.want)
+			}
+		})
 	}
 }

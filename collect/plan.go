@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -101,7 +102,11 @@ func RunKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile) string 
 		Profile  schema.Profile
 	}{
 		V: 1, Campaign: c.ID, Model: schema.CampaignModel{ID: c.Model.ID, Variants: c.Model.Variants}, Bench: bs,
-		Engine: e.Engine, Version: e.Version, Command: strings.TrimSpace(e.Command), Args: e.Args, Env: e.Env,
+		// Secrets are masked: a rotated HF_TOKEN or API key does not
+		// change the numbers, and a key must not let anyone holding the
+		// results test guesses of a secret offline.
+		Engine: e.Engine, Version: e.Version, Command: redact.New().Command(strings.TrimSpace(e.Command)),
+		Args: redactArgs(e.Args), Env: redact.Env(e.Env),
 		GPUs: e.GPUs, BaseURL: e.BaseURL, Profile: pp,
 	}
 	b, _ := json.Marshal(def) // plain data: cannot fail
@@ -158,4 +163,13 @@ func ParseShard(s string) (int, int, error) {
 		return 0, 0, fmt.Errorf("shard %q: want I/N with 0 ≤ I < N", s)
 	}
 	return i, n, nil
+}
+
+// redactArgs is redact.Args keeping nil as nil (a run key must not
+// change for campaigns without args).
+func redactArgs(args []string) []string {
+	if args == nil {
+		return nil
+	}
+	return redact.Args(args)
 }

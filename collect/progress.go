@@ -30,15 +30,22 @@ type progress struct {
 	// output length (for the tokens/s estimate).
 	benchStart time.Time
 	outputLen  int
-	stop       chan struct{}
-	stopped    chan struct{}
+	// runLeft is the run's remaining time estimated from the benchmark's
+	// progress (valid when hasRunLeft), as of runLeftAt.
+	runLeft    time.Duration
+	runLeftAt  time.Time
+	hasRunLeft bool
+	// now is the clock (time.Now; tests set it).
+	now     func() time.Time
+	stop    chan struct{}
+	stopped chan struct{}
 }
 
 func newProgress(w io.Writer, total int) *progress {
 	if w == nil {
 		return nil
 	}
-	p := &progress{w: w, total: total, stop: make(chan struct{}), stopped: make(chan struct{})}
+	p := &progress{w: w, total: total, now: time.Now, stop: make(chan struct{}), stopped: make(chan struct{})}
 	go p.tick()
 	return p
 }
@@ -68,10 +75,11 @@ func (p *progress) begin(r Run, what string) {
 	defer p.mu.Unlock()
 	label := fmt.Sprintf("[%d/%d] %s / %s", p.done+1, p.total, r.Experiment.ID, r.Profile.ID)
 	if label != p.label {
-		p.runStart = time.Now()
+		p.runStart = p.now()
+		p.hasRunLeft = false
 	}
 	p.label, p.detail = label, what
-	p.benchStart, p.outputLen = time.Now(), r.Profile.OutputLen
+	p.benchStart, p.outputLen = p.now(), r.Profile.OutputLen
 	p.draw()
 }
 
@@ -82,7 +90,8 @@ func (p *progress) end(r Run) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
-	p.spent += time.Since(p.runStart)
+	p.spent += p.now().Sub(p.runStart)
+	p.hasRunLeft = false
 	p.label, p.detail = "", ""
 	fmt.Fprint(p.w, "\r\033[K")
 }
@@ -115,7 +124,7 @@ func (pw progressWriter) Write(b []byte) (int, error) {
 	if m := benchLine.FindStringSubmatch(s); m != nil {
 		done, _ := strconv.Atoi(m[1])
 		total, _ := strconv.Atoi(m[2])
-		if el := time.Since(p.benchStart).Seconds(); done > 0 && el > 0 {
+		if el := p.now().Sub(p.benchStart).Seconds(); done > 0 && el > 0 {
 			// Output tokens/s from the requests done and the profile's
 			// output length: an estimate, until the run's summary.
 			p.detail += fmt.Sprintf("  ≈%.0f out tok/s", float64(done*p.outputLen)/el)
@@ -123,6 +132,7 @@ func (pw progressWriter) Write(b []byte) (int, error) {
 				eta := time.Duration(float64(total-done) / (float64(done) / el) * float64(time.Second))
 				p.detail += fmt.Sprintf("  run ETA %v", eta.Round(time.Second))
 			}
+			p.runLeft, p.runLeftAt, p.hasRunLeft = time.Duration(float64(total-done)/(float64(done)/el)*float64(time.Second)), p.now(), true
 		}
 	}
 	p.draw()
@@ -134,14 +144,22 @@ func (p *progress) draw() {
 	if p.label == "" {
 		return
 	}
-	elapsed := time.Since(p.runStart).Truncate(time.Second)
+	now := p.now()
+	elapsed := now.Sub(p.runStart).Truncate(time.Second)
 	line := fmt.Sprintf("%s  %s  %v", p.label, p.detail, elapsed)
+	// The campaign's ETA: what is left of this run (from the benchmark's
+	// rate once it reports, else the mean run less the time spent), plus
+	// the mean run for each run after it.
+	var mean time.Duration
 	if p.done > 0 {
-		mean := p.spent / time.Duration(p.done)
-		left := mean*time.Duration(p.total-p.done) - time.Since(p.runStart)
-		if left < 0 {
-			left = 0
-		}
+		mean = p.spent / time.Duration(p.done)
+	}
+	cur, known := max(mean-now.Sub(p.runStart), 0), p.done > 0
+	if p.hasRunLeft {
+		cur, known = max(p.runLeft-now.Sub(p.runLeftAt), 0), known || p.total-p.done == 1
+	}
+	if known {
+		left := cur + mean*time.Duration(p.total-p.done-1)
 		line += fmt.Sprintf("  campaign ETA %v", left.Truncate(time.Second))
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)

@@ -1,13 +1,16 @@
 package collect
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/engine"
+	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -163,6 +166,8 @@ func validateExperiment(ps *problems, c *schema.Campaign, e *schema.Experiment, 
 	if !a.Launches {
 		if e.BaseURL == "" {
 			ps.add(path("base_url"), "missing: an external engine is reached at its base_url")
+		} else if msg := checkBaseURL(e.BaseURL); msg != "" {
+			ps.add(path("base_url"), "%s", msg)
 		}
 		if e.Command != "" || len(e.Args) > 0 {
 			ps.add(path("command"), "an external engine is not launched: remove command and args")
@@ -245,7 +250,9 @@ func parallelism(argv []string) int {
 
 // Warnings lists what is legal but probably wrong: an experiment whose
 // command launches another engine than its engine field says (the health
-// routes, port and version capture follow the engine field).
+// routes, port and version capture follow the engine field), or a JSON
+// value written without quotes around it (--speculative-config={"a":1}
+// reaches the engine as {a:1}).
 func (f *File) Warnings() []string {
 	var out []string
 	c := &f.Campaign
@@ -262,7 +269,71 @@ func (f *File) Warnings() []string {
 				out = append(out, fmt.Sprintf("%s:%d: steps[%d].experiments[%d].command: launches %s but engine is %s; health, port and version follow %s",
 					f.Path, f.Line("steps", si, "experiments", ei, "command"), si, ei, prog, e.Engine, e.Engine))
 			}
+			for _, w := range cmd.Argv {
+				if v := lostJSONQuotes(w); v != "" {
+					out = append(out, fmt.Sprintf("%s:%d: steps[%d].experiments[%d].command: the engine receives %s, which is not JSON: "+
+						"a shell, like the collector, removes the double quotes; put the value in single quotes (%s'%s')",
+						f.Path, f.Line("steps", si, "experiments", ei, "command"), si, ei, w, strings.TrimSuffix(w, v), rawValue(e.Command, w, v)))
+				}
+			}
 		}
 	}
 	return out
+}
+
+// lostJSONQuotes returns the value of an argument (--flag=VALUE or a bare
+// word) that looks like a JSON object or array but is not valid JSON
+// after the shell rules: its double quotes were taken as quoting. "" if
+// the argument is fine.
+func lostJSONQuotes(arg string) string {
+	v := arg
+	if strings.HasPrefix(arg, "-") {
+		_, after, ok := strings.Cut(arg, "=")
+		if !ok {
+			return ""
+		}
+		v = after
+	}
+	object := strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}")
+	array := strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]")
+	if !object && !array || json.Valid([]byte(v)) || !strings.Contains(v, ":") {
+		return ""
+	}
+	return v
+}
+
+// rawValue finds how the command wrote the value v of the argument arg
+// (before the shell rules took its quotes): the text after arg's flag
+// part up to the next blank. It falls back to v.
+func rawValue(command, arg, v string) string {
+	prefix := strings.TrimSuffix(arg, v)
+	i := strings.Index(command, prefix+v[:1])
+	if prefix == "" || i < 0 {
+		return v
+	}
+	raw := command[i+len(prefix):]
+	if j := strings.IndexAny(raw, " \t\n"); j >= 0 {
+		raw = raw[:j]
+	}
+	return raw
+}
+
+// checkBaseURL says what is wrong with an external engine's base_url, ""
+// if nothing. The routes (/health, /v1/models, the bench endpoint) are
+// appended to it, so it is the server's root: OpenAI clients' habit of a
+// base URL ending in /v1 would ask for /v1/v1/models and wait out the
+// health deadline.
+func checkBaseURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return fmt.Sprintf("%s: want http://HOST:PORT or https://HOST", redact.URL(raw))
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Sprintf("%s: no query or fragment: routes are appended to the path (give an API key as env OPENAI_API_KEY)", redact.URL(raw))
+	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1"):
+		return fmt.Sprintf("%s: give the server's root, without /v1: the collector appends /v1/models and the bench endpoint itself", redact.URL(raw))
+	}
+	return ""
 }

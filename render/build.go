@@ -291,14 +291,10 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	}
 	st.Pages++
 	st.Files++
-	idx, err := json.Marshal(index)
+	extra, err := searchFiles(index)
 	if err != nil {
-		return st, fmt.Errorf("render: search index: %w", err)
+		return st, err
 	}
-	// search.js carries the same index for pages opened from the disk,
-	// where fetching search.json is not allowed.
-	js := append(append([]byte("window.perflabSearch="), idx...), ";\n"...)
-	extra := []File{{Path: "search.json", Data: append(idx, '\n')}, {Path: "search.js", Data: js}}
 	css, err := chromaCSS()
 	if err != nil {
 		return st, err
@@ -332,6 +328,19 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		st.Files++
 	}
 	return st, nil
+}
+
+// searchFiles are the search index's files (the home page's entry first,
+// then every page's in order). Builder writes them too.
+func searchFiles(index []searchEntry) ([]File, error) {
+	idx, err := json.Marshal(index)
+	if err != nil {
+		return nil, fmt.Errorf("render: search index: %w", err)
+	}
+	// search.js carries the same index for pages opened from the disk,
+	// where fetching search.json is not allowed.
+	js := append(append([]byte("window.perflabSearch="), idx...), ";\n"...)
+	return []File{{Path: "search.json", Data: append(idx, '\n')}, {Path: "search.js", Data: js}}, nil
 }
 
 // chromaCSS is the code-highlighting stylesheet: github for the light

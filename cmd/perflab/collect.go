@@ -34,7 +34,7 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	retry := fs.Bool("retry", false, "repeat runs whose result is crashed or failed, keep the ok ones")
 	only := fs.String("only", "", "run only these comma-separated `IDS`: experiments, steps or runs (experiment--profile)")
 	dryRun := fs.Bool("dry-run", false, "print the plan (runs, commands, order, state) and exit; touches no engine or GPU")
-	gpuInfo := fs.Bool("gpu-info", false, "print what the GPU sampler sees (inventory and one reading) and exit")
+	gpuInfo := fs.Bool("gpu-info", false, "print what the GPU sampler sees (inventory and one second of samples) and exit; status 1 when NVML cannot read the GPUs")
 	healthTimeout := fs.Duration("health-timeout", 10*time.Minute, "how long an engine may take to become healthy")
 	stopGrace := fs.Duration("stop-grace", 30*time.Second, "how long a stopped engine gets before SIGKILL")
 	sampleInterval := fs.Duration("sample-interval", time.Second, "GPU telemetry sampling period")
@@ -56,11 +56,17 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		args = fs.Args()[1:]
 	}
 	if *gpuInfo {
+		if len(positional) > 0 {
+			return usageError("collect: --gpu-info takes no campaign (got %s)", strings.Join(positional, " "))
+		}
 		return printGPUInfo(stdout)
 	}
 	if len(positional) != 1 {
 		fs.Usage()
 		return usageError("collect: want one campaign file, got %d", len(positional))
+	}
+	if *force && *retry {
+		return usageError("collect: --force repeats every run and --retry only the crashed and failed ones: give one of them")
 	}
 	opt := collect.Options{
 		Results: *results, Force: *force, Retry: *retry, HealthTimeout: *healthTimeout, StopGrace: *stopGrace,
@@ -140,8 +146,10 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func printGPUInfo(w io.Writer) error {
 	s, err := telemetry.Open()
 	if err != nil {
-		fmt.Fprintln(w, err)
-		return nil
+		// A failure, so that a node check (an init container, a job's
+		// first step) stops here; a campaign still runs without GPUs,
+		// with this warning in every result.
+		return fmt.Errorf("collect: gpu info: %w", err)
 	}
 	defer s.Close()
 	hw, err := s.Inventory()

@@ -173,3 +173,70 @@ func TestCollectDemoEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectHangup: a hangup (the terminal of a collect run over ssh
+// goes away) stops the engine and marks the run in flight as Ctrl-C does;
+// under nohup (SIGHUP ignored) the campaign goes on to the end.
+func TestCollectHangup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds perflab and collects part of the demo campaign")
+	}
+	bin := buildPerflab(t)
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	campaign := filepath.Join(root, "content", "demo", "mock-h100", "campaign.yaml")
+	for _, tc := range []struct {
+		name  string
+		nohup bool
+	}{{"hangup stops", false}, {"nohup goes on", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			results := t.TempDir()
+			dir := filepath.Join(results, "demo-mock-h100")
+			args := []string{bin, "collect", campaign, "--results", results, "--only", "vllm"}
+			var cmd *exec.Cmd
+			if tc.nohup { // as nohup does: SIGHUP ignored, kept across exec
+				cmd = exec.Command("sh", append([]string{"-c", `trap "" HUP; exec "$@"`, "sh"}, args...)...)
+			} else {
+				cmd = exec.Command(args[0], args[1:]...)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(time.Minute)
+			for {
+				if files, _ := filepath.Glob(filepath.Join(dir, "vllm--short.json")); len(files) == 1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no first result after a minute:\n%s", stderr.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cmd.Process.Signal(syscall.SIGHUP)
+			err := cmd.Wait()
+			if left := children(bin); len(left) > 0 {
+				t.Fatalf("engines left running: %q", left)
+			}
+			rs, rerr := schema.ReadDir(dir)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			st := map[string]schema.Status{}
+			for _, r := range rs {
+				st[r.Experiment+"--"+r.Profile] = r.Status
+			}
+			if tc.nohup {
+				if err != nil || st["vllm--long"] != schema.StatusOK {
+					t.Fatalf("under nohup: %v, statuses %v\n%s", err, st, stderr.String())
+				}
+				return
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 || st["vllm--long"] != schema.StatusInterrupted {
+				t.Fatalf("after a hangup: %v, statuses %v\n%s", err, st, stderr.String())
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ func TestCollectUsage(t *testing.T) {
 		{"bad shard", []string{"collect", "x.yaml", "--shard", "4/4"}, 2, "0 ≤ I < N"},
 		{"bad shard unit", []string{"collect", "x.yaml", "--shard-by", "gpu"}, 2, "want experiment or run"},
 		{"unknown flag", []string{"collect", "--frobnicate"}, 2, "flag provided but not defined"},
+		{"force and retry", []string{"collect", "x.yaml", "--force", "--retry"}, 2, "give one of them"},
 		{"missing file", []string{"collect", "nope.yaml", "--dry-run"}, 1, "nope.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,16 +64,29 @@ func TestCollectInvalidCampaign(t *testing.T) {
 }
 
 // TestCollectGPUInfo: on a machine without an NVIDIA driver (CI) the
-// sampler's view is a clear sentence, not a crash; on a GPU node it is the
+// sampler's view is a clear sentence on stderr and exit status 1 (a node
+// check must be able to fail), not a crash; on a GPU node it is the
 // inventory and one second of samples as JSON.
 func TestCollectGPUInfo(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := run(context.Background(), []string{"collect", "--gpu-info"}, &out, &errb); err != nil {
-		t.Fatal(err)
+	err := run(context.Background(), []string{"collect", "--gpu-info"}, &out, &errb)
+	code := exitCode(err, &errb)
+	if code == 0 {
+		if !strings.Contains(out.String(), `"gpu_count"`) {
+			t.Fatalf("exit 0 without an inventory: %q", out.String())
+		}
+		t.Log(out.String())
+		return
 	}
-	s := out.String()
-	if !strings.Contains(s, "gpu telemetry unavailable") && !strings.Contains(s, `"gpu_count"`) {
-		t.Fatalf("output: %q", s)
+	if code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "gpu telemetry unavailable") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
-	t.Log(s)
+	t.Log(errb.String())
+
+	// A campaign beside --gpu-info is a mistake, not silently ignored.
+	errb.Reset()
+	err = run(context.Background(), []string{"collect", "--gpu-info", "c.yaml"}, &out, &errb)
+	if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), "takes no campaign") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
 }

@@ -63,15 +63,28 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The reload script is injected by the server into each response, so
 	// the files in site/ stay exactly what `perflab build` writes.
 	opt.LiveReload = false
+	log := linePrefixWriter{stderr, "serve: "}
+	// The Builder re-renders only the pages a change touches (plus the
+	// home page and search index) and falls back to a full build for
+	// templates, new or removed pages and navigation changes.
+	builder := render.NewBuilder(opt)
 	s, err := serve.Start(ctx, serve.Config{
 		Addr:    *addr,
 		Site:    rf.out,
 		BaseURL: rf.baseURL,
 		Watch:   watch,
 		Build: func(ctx context.Context, changed []string) error {
-			return render.Build(ctx, opt)
+			inc, err := builder.Build(ctx, changed)
+			switch {
+			case err != nil:
+			case inc.Full && changed != nil:
+				fmt.Fprintf(log, "full rebuild: %s\n", inc.Why)
+			case !inc.Full && len(inc.Pages) > 0:
+				fmt.Fprintf(log, "re-rendered %d page(s), the home page and the search index\n", len(inc.Pages))
+			}
+			return err
 		},
-		Log: linePrefixWriter{stderr, "serve: "},
+		Log: log,
 	})
 	if err != nil {
 		return err

@@ -131,7 +131,10 @@ func (a Adapter) Version(ctx context.Context, client *http.Client, baseURL strin
 			errs = append(errs, err.Error())
 		}
 	}
-	if len(a.VersionArgs) > 0 && len(argv) > 0 {
+	// Only the engine's own program answers VersionArgs: for a command
+	// through a launcher (python3 -m …, uv run …, a wrapper script) the
+	// launcher's version would be recorded as the engine's.
+	if len(a.VersionArgs) > 0 && len(argv) > 0 && len(a.Program) > 0 && filepath.Base(argv[0]) == a.Program[0] {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, argv[0], a.VersionArgs...)

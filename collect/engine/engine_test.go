@@ -358,3 +358,23 @@ func TestEngineDiesWithTheCollector(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestVersionOnlyFromTheEngineProgram: "--version" goes to the engine's
+// own program, never to a launcher, whose answer ("Python 3.12", or echo's
+// "--version" here) would be recorded as the engine's version.
+func TestVersionOnlyFromTheEngineProgram(t *testing.T) {
+	a, _ := Lookup("vllm")
+	dead := "http://127.0.0.1:1" // no /version route answers
+	v, _ := a.Version(context.Background(), http.DefaultClient, dead, []string{"echo", "-m", "vllm.entrypoints.openai.api_server"}, nil)
+	if v != "" {
+		t.Fatalf("version %q from a launcher", v)
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "vllm")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho 0.11.0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := a.Version(context.Background(), http.DefaultClient, dead, []string{prog, "serve", "M"}, nil); v != "0.11.0" {
+		t.Fatalf("version %q, %v from the engine's own program", v, err)
+	}
+}

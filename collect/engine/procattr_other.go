@@ -10,3 +10,9 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// groupAlive reports whether any process of group pgid exists (a zombie
+// leader counts until it is reaped).
+func groupAlive(pgid int) bool {
+	return syscall.Kill(-pgid, 0) == nil
+}

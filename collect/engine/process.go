@@ -170,7 +170,11 @@ func (p *Process) stop(grace time.Duration) error {
 		}
 	}
 	<-p.done // the leader is reaped by the Wait goroutine
-	fmt.Fprintf(p.lw, "\n=== perflab: %s: stopped (%v)\n", time.Now().UTC().Format(time.RFC3339), p.waitErr)
+	how := "exit status 0"
+	if p.waitErr != nil {
+		how = p.waitErr.Error()
+	}
+	fmt.Fprintf(p.lw, "\n=== perflab: %s: stopped (%s)\n", time.Now().UTC().Format(time.RFC3339), how)
 	p.lw.Close()
 	p.log.Close()
 	return err
@@ -181,12 +185,6 @@ func (p *Process) stop(grace time.Duration) error {
 // Stop in progress then returns as soon as the group is gone.
 func (p *Process) Kill() {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-}
-
-// groupAlive reports whether any process of group pgid exists (a zombie
-// leader counts until it is reaped).
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
 }
 
 // waitGroupGone waits up to d for the leader to exit and the group to

@@ -17,6 +17,11 @@
 #SBATCH --nodes=1
 #SBATCH --ntasks=1
 #SBATCH --gres=gpu:1
+# A whole node per task: tasks sharing a node would share its network, and
+# engines listen on fixed ports (vllm serve: 8000), so the second would find
+# the port taken (perflab then stops rather than measure the wrong server);
+# and a neighbour's load skews the numbers.
+#SBATCH --exclusive
 #SBATCH --cpus-per-task=16
 #SBATCH --time=12:00:00
 #SBATCH --output=perflab-%A_%a.out
@@ -31,6 +36,10 @@ CAMPAIGN=${CAMPAIGN:-content/qwen3-32b/h100/campaign.yaml}
 RESULTS=${RESULTS:-results}
 PERFLAB=${PERFLAB:-perflab}
 
+# The datasets the campaign's profiles read must be in the submission
+# directory (or beside the campaign): ShareGPT_V3_unfiltered_cleaned_split.json
+# for this one (perflab checks before it launches an engine and prints the
+# wget command when it is missing).
 # Engines (vllm, python3 -m sglang…, trtllm-serve) must be on PATH, e.g.
 # from a virtual environment or a container (srun --container-image=…).
 # HF_TOKEN, if set, is passed to the engines and redacted in everything written.

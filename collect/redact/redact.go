@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"io"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -110,6 +111,85 @@ func SecretValues(env map[string]string) []string {
 	for k, v := range env {
 		if SecretName(k) && len(v) >= 4 {
 			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// ArgValues returns the values of argv's secret flags and NAME=value
+// words (--api-key V, --api-key=V, HF_TOKEN=V): the strings a Redactor
+// should hide wherever they appear. Engines print their own arguments at
+// start-up (vLLM's "non-default args: {'api_key': [...]}"), where Args
+// cannot see the flag next to its value; a key such as vLLM's documented
+// "token-abc123" has no token shape either.
+func ArgValues(argv []string) []string {
+	var vs []string
+	for i, a := range argv {
+		switch {
+		case strings.Contains(a, "="):
+			name, v, _ := strings.Cut(a, "=")
+			if (strings.HasPrefix(name, "-") || isEnvName(name)) && SecretName(name) && len(v) >= 4 {
+				vs = append(vs, v)
+			}
+		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
+			if len(argv[i+1]) >= 4 {
+				vs = append(vs, argv[i+1])
+			}
+		}
+	}
+	return vs
+}
+
+// URL masks the secrets of a URL: the password of its user info and the
+// values of query parameters with secret names (?api_key=…). Text that
+// does not parse as a URL is returned as it is.
+func URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	changed := false
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), Mask)
+		changed = true
+	}
+	if q := u.Query(); len(q) > 0 {
+		for k := range q {
+			if SecretName(k) {
+				q.Set(k, Mask)
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
+	}
+	if !changed {
+		return raw
+	}
+	// url.URL.String escapes the mask's angle brackets: put them back.
+	return strings.NewReplacer(url.QueryEscape(Mask), Mask, url.PathEscape(Mask), Mask).Replace(u.String())
+}
+
+// URLValues returns the secrets of a URL (its password, the values of
+// secret query parameters): the strings a Redactor should hide wherever
+// they appear, such as in an HTTP client's error.
+func URLValues(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var vs []string
+	if p, ok := u.User.Password(); ok && len(p) >= 4 {
+		vs = append(vs, p, url.QueryEscape(p))
+	}
+	for k, v := range u.Query() {
+		if SecretName(k) {
+			for _, x := range v {
+				if len(x) >= 4 {
+					vs = append(vs, x, url.QueryEscape(x))
+				}
+			}
 		}
 	}
 	return vs
@@ -290,7 +370,7 @@ func maskPairs(s string) string {
 		if q := len(val); q >= 2 && (val[0] == '"' || val[0] == '\'') && val[q-1] == val[0] {
 			k, end, val = k+1, end-1, val[1:q-1]
 		}
-		if val == "" || val == Mask {
+		if val == "" || val == Mask || tokenID(name, val) {
 			continue
 		}
 		out.WriteString(s[last:k])
@@ -303,6 +383,21 @@ func maskPairs(s string) string {
 	}
 	out.WriteString(s[last:])
 	return out.String()
+}
+
+// tokenID reports a vocabulary token's number after the bare word
+// "token" (llama.cpp logs "control token: 151660 '<|fim_middle|>'"), which
+// is no secret and is what a crash's log tail needs to show.
+func tokenID(name, val string) bool {
+	if !strings.EqualFold(strings.TrimLeft(name, "-"), "token") {
+		return false
+	}
+	for i := 0; i < len(val); i++ {
+		if val[i] < '0' || val[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Command redacts a command line kept as one string.
@@ -334,7 +429,13 @@ func (lw *lineWriter) Write(p []byte) (int, error) {
 		i := bytes.IndexByte(lw.buf, '\n')
 		if i < 0 {
 			if len(lw.buf) > maxLine {
-				if err := lw.flush(len(lw.buf)); err != nil {
+				// Cut after the last carriage return or blank, not inside a
+				// word: a secret split in two would escape redaction.
+				n := bytes.LastIndexAny(lw.buf, "\r \t") + 1
+				if n == 0 {
+					n = len(lw.buf)
+				}
+				if err := lw.flush(n); err != nil {
 					return len(p), err
 				}
 			}

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,6 +86,11 @@ func TestString(t *testing.T) {
 		{"-----Time per Output Token (excl. 1st token)------", "-----Time per Output Token (excl. 1st token)------"},
 		{`"api_key": "abc123"`, `"api_key": "` + Mask + `"`},
 		{"export HF_TOKEN=hf_x; run", "export HF_TOKEN=" + Mask + "; run"},
+		// A vocabulary token's number (llama.cpp's load log) is no
+		// secret; a word after "token:" and a numeric HF_TOKEN still are.
+		{"load: control token: 151660 '<|fim_middle|>' is not marked as EOG", "load: control token: 151660 '<|fim_middle|>' is not marked as EOG"},
+		{"token: abc123", "token: " + Mask},
+		{"HF_TOKEN: 123456", "HF_TOKEN: " + Mask},
 	} {
 		if got := r.String(tc.in); got != tc.want {
 			t.Errorf("String(%q)\n got  %q\n want %q", tc.in, got, tc.want)
@@ -110,5 +116,66 @@ func TestWriterRedactsAcrossWrites(t *testing.T) {
 	want := "INFO starting with key " + Mask + "\nINFO ready\npartial --api-key " + Mask
 	if buf.String() != want {
 		t.Fatalf("got %q\nwant %q", buf.String(), want)
+	}
+}
+
+func TestArgValues(t *testing.T) {
+	argv := []string{"HF_TOKEN=hf-inline-1", "vllm", "serve", "M", "--api-key", "token-abc123",
+		"--hf-token=xyz9", "--max-num-batched-tokens", "16384", "--api-key", "--port", "8000", "--tokenizer", "t.json"}
+	want := []string{"hf-inline-1", "token-abc123", "xyz9"}
+	if got := ArgValues(argv); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	// The point of ArgValues: an engine echoing its own argv in another
+	// shape (vLLM: non-default args: {'api_key': ['token-abc123']}) is
+	// redacted once the values are known.
+	line := `non-default args: {'model_tag': 'M', 'api_key': ['token-abc123']}`
+	if got := New(ArgValues(argv)...).String(line); strings.Contains(got, "token-abc123") {
+		t.Fatalf("redacted line still holds the key: %s", got)
+	}
+}
+
+func TestURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:8000", "http://127.0.0.1:8000"},
+		{"https://admin:hunter2-pw@gpustack.example.com/v1", "https://admin:" + Mask + "@gpustack.example.com/v1"},
+		{"https://svc.example.com/v1?api_key=abc12345&team=ml", "https://svc.example.com/v1?api_key=" + Mask + "&team=ml"},
+		{"https://user@svc.example.com", "https://user@svc.example.com"}, // a user name is no secret
+		{"not a url: %zz", "not a url: %zz"},
+	} {
+		if got := URL(tc.in); got != tc.want {
+			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	vs := URLValues("https://admin:hunter2-pw@h/v1?api_key=abc12345&team=ml")
+	if !slices.Contains(vs, "hunter2-pw") || !slices.Contains(vs, "abc12345") || slices.Contains(vs, "ml") {
+		t.Fatalf("URLValues = %q", vs)
+	}
+}
+
+// TestWriterLongLineKeepsSecretWhole: a line longer than maxLine (a
+// progress bar redrawn with carriage returns, a huge argument dump) is
+// written in pieces; a known secret must not be cut between two pieces,
+// where neither would match it.
+func TestWriterLongLineKeepsSecretWhole(t *testing.T) {
+	const secret = "token-abc123-longer-value"
+	var out bytes.Buffer
+	w := New(secret).Writer(&out)
+	// Writes of 1000 bytes: the first oversize flush comes at 66,000
+	// bytes; the secret spans that point.
+	at := 66000 - 10
+	data := strings.Repeat("a ", at/2) + secret + " " + strings.Repeat("b ", 3000)
+	for i := 0; i < len(data); i += 1000 {
+		if _, err := w.Write([]byte(data[i:min(i+1000, len(data))])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	if strings.Contains(out.String(), secret[:9]) || !strings.Contains(out.String(), Mask) {
+		i := strings.Index(out.String(), secret[:9])
+		t.Fatalf("secret split or kept: …%s…", out.String()[max(0, i-20):min(out.Len(), i+40)])
+	}
+	if out.Len() != len(data)-len(secret)+len(Mask) {
+		t.Fatalf("wrote %d bytes, want %d", out.Len(), len(data)-len(secret)+len(Mask))
 	}
 }

@@ -25,7 +25,7 @@ type nvmlSampler struct {
 // kills the process on any call after a failed Init.
 func Open() (Sampler, error) {
 	if ret := nvml.Init(); ret != nvml.SUCCESS {
-		return nil, fmt.Errorf("%w: nvml init: %v", ErrUnavailable, ret)
+		return nil, fmt.Errorf("%w: nvml init: %v%s", ErrUnavailable, ret, initHint(ret))
 	}
 	n, ret := nvml.DeviceGetCount()
 	if ret != nvml.SUCCESS {
@@ -123,4 +123,21 @@ func (s *nvmlSampler) Close() error {
 		return fmt.Errorf("nvml: shutdown: %v", ret)
 	}
 	return nil
+}
+
+// initHint says in words what a failed nvml.Init means on a node, for
+// the warning every result carries and for collect --gpu-info. It calls
+// no NVML function (none may follow a failed Init).
+func initHint(ret nvml.Return) string {
+	switch ret {
+	case nvml.ERROR_LIBRARY_NOT_FOUND:
+		return " (libnvidia-ml.so.1 not found: no NVIDIA driver here, or a container started without the NVIDIA runtime)"
+	case nvml.ERROR_DRIVER_NOT_LOADED:
+		return " (the NVIDIA kernel driver is not loaded)"
+	case nvml.ERROR_NO_PERMISSION:
+		return " (no permission to open the GPU devices)"
+	case nvml.ERROR_LIB_RM_VERSION_MISMATCH:
+		return " (the driver library and kernel module versions differ: reload the driver or reboot)"
+	}
+	return ""
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +57,8 @@ type Recorder struct {
 	samples  []schema.GPUSample
 	first    map[int]uint64 // energy counter at start, by GPU
 	last     map[int]uint64 // latest energy counter, by GPU
+	noEnergy map[int]bool   // GPUs read at least once without a counter
+	reset    map[int]bool   // GPUs whose counter went backwards
 	warnings []string
 }
 
@@ -72,7 +76,7 @@ func Record(s Sampler, interval time.Duration) *Recorder {
 	r := &Recorder{
 		s: s, interval: interval, start: time.Now(),
 		cancel: cancel, done: make(chan struct{}),
-		first: map[int]uint64{}, last: map[int]uint64{},
+		first: map[int]uint64{}, last: map[int]uint64{}, noEnergy: map[int]bool{}, reset: map[int]bool{},
 	}
 	r.sample()
 	go r.loop(ctx)
@@ -109,18 +113,26 @@ func (r *Recorder) sample() {
 			TimeS: round3(now), GPU: g.GPU, UtilPct: g.UtilPct, MemUsedMiB: g.MemUsedMiB,
 			PowerW: g.PowerW, SMClockMHz: g.SMClockMHz, MemClockMHz: g.MemClockMHz, TempC: g.TempC,
 		})
-		if g.HasEnergy {
-			if _, ok := r.first[g.GPU]; !ok {
-				r.first[g.GPU] = g.EnergyMJ
-			}
-			r.last[g.GPU] = g.EnergyMJ
+		if !g.HasEnergy {
+			r.noEnergy[g.GPU] = true
+			continue
 		}
+		if _, ok := r.first[g.GPU]; !ok {
+			r.first[g.GPU] = g.EnergyMJ
+		}
+		if g.EnergyMJ < r.last[g.GPU] {
+			// The counter went backwards (driver reload, reset): the
+			// difference first..last no longer measures the run.
+			r.reset[g.GPU] = true
+		}
+		r.last[g.GPU] = g.EnergyMJ
 	}
 }
 
 // Stop takes a last reading, stops sampling and returns the run's
 // telemetry: every sample and the energy each GPU used between the first
-// and the last reading.
+// and the last reading (none, with a warning, where a counter is missing
+// or went backwards).
 func (r *Recorder) Stop() *schema.Telemetry {
 	r.cancel()
 	<-r.done
@@ -128,25 +140,54 @@ func (r *Recorder) Stop() *schema.Telemetry {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := &schema.Telemetry{Available: true, IntervalS: r.interval.Seconds(), Samples: r.samples}
-	if len(r.warnings) > 0 {
-		t.Warning = r.warnings[0]
+	warnings := append([]string(nil), r.warnings...)
+	t.EnergyJ, t.TotalEnergyJ, warnings = r.energy(warnings)
+	t.Warning = strings.Join(warnings, "; ")
+	return t
+}
+
+// energy returns each GPU's energy over the run and their sum, or
+// nothing with a warning where the counters cannot give a true total: a
+// GPU without a counter among GPUs with one (the sum would leave its
+// energy out and overstate tokens per joule), or a counter that went
+// backwards during the run. It is called with r.mu held.
+func (r *Recorder) energy(warnings []string) ([]float64, float64, []string) {
+	if len(r.first) == 0 {
+		if len(r.noEnergy) > 0 {
+			warnings = append(warnings, "telemetry: the GPUs have no energy counter: no energy for this run")
+		}
+		return nil, 0, warnings
+	}
+	var bad []string
+	for _, g := range sortedGPUs(r.noEnergy) {
+		bad = append(bad, fmt.Sprintf("GPU %d has no energy counter", g))
+	}
+	for _, g := range sortedGPUs(r.reset) {
+		bad = append(bad, fmt.Sprintf("GPU %d's energy counter went backwards (driver reload or reset)", g))
+	}
+	if len(bad) > 0 {
+		return nil, 0, append(warnings, "telemetry: "+strings.Join(bad, ", ")+": no energy for this run")
 	}
 	n := 0
 	for g := range r.first {
 		n = max(n, g+1)
 	}
-	if n > 0 {
-		t.EnergyJ = make([]float64, n)
-		for g, a := range r.first {
-			b := r.last[g]
-			if b >= a { // a counter reset (driver reload) gives no number
-				t.EnergyJ[g] = round3(float64(b-a) / 1000)
-				t.TotalEnergyJ += t.EnergyJ[g]
-			}
-		}
-		t.TotalEnergyJ = round3(t.TotalEnergyJ)
+	perGPU := make([]float64, n)
+	total := 0.0
+	for g, a := range r.first {
+		perGPU[g] = round3(float64(r.last[g]-a) / 1000)
+		total += perGPU[g]
 	}
-	return t
+	return perGPU, round3(total), warnings
+}
+
+func sortedGPUs(m map[int]bool) []int {
+	gs := make([]int, 0, len(m))
+	for g := range m {
+		gs = append(gs, g)
+	}
+	sort.Ints(gs)
+	return gs
 }
 
 func round3(v float64) float64 {

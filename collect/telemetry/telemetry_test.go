@@ -36,6 +36,54 @@ func TestRecorderEnergyAndSamples(t *testing.T) {
 	}
 }
 
+// TestRecorderEnergyCannotBeTrusted: where the counters cannot give the
+// run's true energy, the telemetry carries no energy and says why, rather
+// than a total that leaves a GPU out (and so overstates tokens per joule).
+func TestRecorderEnergyCannotBeTrusted(t *testing.T) {
+	e := func(gpu int, mj uint64) Reading { return Reading{GPU: gpu, EnergyMJ: mj, HasEnergy: true} }
+	for _, tc := range []struct {
+		name     string
+		readings [][]Reading
+		warning  string
+	}{
+		// The driver reloaded mid-run: the counter restarts near zero.
+		{"counter went backwards", [][]Reading{
+			{e(0, 9_000_000), e(1, 9_000_000)},
+			{e(0, 9_500_000), e(1, 2_000)},
+		}, "GPU 1's energy counter went backwards"},
+		// A reset between two samples, back above the start by the end:
+		// first..last alone would look fine and report too little.
+		{"reset between samples", [][]Reading{
+			{e(0, 5_000)}, {e(0, 900_000)}, {e(0, 10)}, {e(0, 6_000)},
+		}, "GPU 0's energy counter went backwards"},
+		// GPU 1 has no counter: a total of GPU 0 alone would be too small.
+		{"one GPU without a counter", [][]Reading{
+			{e(0, 1_000), {GPU: 1}},
+			{e(0, 90_000), {GPU: 1}},
+		}, "GPU 1 has no energy counter"},
+		// The counter stops answering during the run.
+		{"counter lost mid-run", [][]Reading{
+			{e(0, 1_000)}, {{GPU: 0}}, {e(0, 1_000)},
+		}, "GPU 0 has no energy counter"},
+		{"no GPU has a counter", [][]Reading{{{GPU: 0}, {GPU: 1}}}, "no energy counter"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &Fake{Readings: tc.readings}
+			r := Record(f, time.Hour)
+			for f.Reads() < len(tc.readings)-1 {
+				r.sample() // the scripted readings between first and last
+			}
+			tel := r.Stop()
+			if tel.EnergyJ != nil || tel.TotalEnergyJ != 0 {
+				t.Errorf("energy %v, total %v: want none", tel.EnergyJ, tel.TotalEnergyJ)
+			}
+			if !strings.Contains(tel.Warning, tc.warning) {
+				t.Errorf("warning %q, want it to say %q", tel.Warning, tc.warning)
+			}
+		})
+	}
+}
+
 func TestRecorderSamplesPeriodically(t *testing.T) {
 	f := &Fake{Readings: [][]Reading{{{GPU: 0, UtilPct: 50}}}}
 	r := Record(f, 5*time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +28,10 @@ func chromium(t *testing.T) string {
 	for _, p := range []string{
 		filepath.Join(repo, ".cache", "chromium", "chromium-headless-shell"),
 		filepath.Join(repo, ".cache", "chromium", "chromium"),
+		// Debian's binaries; /usr/bin/chromium* are shell scripts that run
+		// them as children.
+		"/usr/lib/chromium/chromium-headless-shell",
+		"/usr/lib/chromium/chromium",
 		"/usr/bin/chromium-headless-shell",
 		"/usr/bin/chromium",
 	} {
@@ -51,6 +56,14 @@ func chromium(t *testing.T) string {
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	exe := chromium(t)
+	// A fresh profile, removed by us rather than t.TempDir: Chromium's
+	// helper processes may still write to it for a moment after the
+	// browser is gone, which fails t.TempDir's cleanup.
+	profile, err := os.MkdirTemp("", "perflab-chromium-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmd *exec.Cmd
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
 		chromedp.Headless,
@@ -63,7 +76,14 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-extensions", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
+		// Its own process group, so that the cleanup ends every process
+		// it started, also when the executable is a wrapper script that
+		// leaves Chromium orphaned when killed.
+		chromedp.ModifyCmdFunc(func(c *exec.Cmd) {
+			c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			cmd = c
+		}),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
@@ -72,6 +92,15 @@ func browser(t *testing.T) context.Context {
 		cancelTimeout()
 		cancelCtx()
 		cancelAlloc()
+		if cmd != nil && cmd.Process != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group we made
+		}
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	if err := chromedp.Run(ctx); err != nil { // launch now, to fail early
 		t.Fatalf("start %s: %v", exe, err)

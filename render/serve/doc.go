@@ -9,6 +9,15 @@
 // then served with an overlay naming the file, line and message, and the
 // overlay goes away by itself when a later build succeeds.
 //
+// A change travels: fsnotify event → watcher (every directory below the
+// roots watched, new ones added as they appear; editors' temporaries and
+// hidden files dropped) → page requests start to wait → the burst settles
+// (Config.Quiet, at most Config.MaxWait) → Config.Build with the changed
+// paths → a "state" event to every open page. The build function decides
+// what to redo; perflab serve passes render.Builder, which re-renders only
+// the pages whose inputs changed and is tested to write the same bytes as
+// a full build.
+//
 // The reload script is injected into HTML responses at serve time, so the
 // files on disk are byte for byte what a normal build writes. The script
 // carries the build generation the page was served at; when its event

@@ -185,7 +185,7 @@ func siteName(rel string) (string, bool) {
 }
 
 // events streams the build state as Server-Sent Events: one "state" event
-// at once and one after every build.
+// once no build is due, and one after every build.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -219,6 +219,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	// retry: reconnect quickly after a restart of the server.
 	if _, err := io.WriteString(w, "retry: 500\n\n"); err != nil {
+		return
+	}
+	fl.Flush()
+	// The first state is a settled one: a page that connects while a
+	// build is due learns the outcome, not the state before it.
+	if _, ok := s.settled(r.Context()); !ok {
 		return
 	}
 	if send() != nil {

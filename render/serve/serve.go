@@ -78,9 +78,10 @@ type Server struct {
 	waitErr  error
 }
 
-// Start checks cfg, binds the address, runs the first build (a failed one
-// is shown in the browser, not returned), starts watching and serving, and
-// returns. The server stops when ctx is cancelled or Close is called.
+// Start checks cfg, binds the address, starts watching, building and
+// serving, and returns. Page requests wait for the first build; a failed
+// build is shown in the browser, not returned. The server stops when ctx
+// is cancelled or Close is called.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Build == nil {
 		return nil, errors.New("serve: no build function")
@@ -141,7 +142,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel()
 		return nil, fmt.Errorf("serve: %w", err)
 	}
-	s.build(ctx, nil)
 	s.http = &http.Server{
 		Handler:           s.handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -219,9 +219,11 @@ func (s *Server) note(paths []string, full bool) {
 	}
 }
 
-// loop waits for changes, lets a burst settle, and rebuilds, until ctx ends.
+// loop makes the first build, then waits for changes, lets a burst
+// settle, and rebuilds, until ctx ends.
 func (s *Server) loop(ctx context.Context) {
 	defer close(s.loopDone)
+	s.build(ctx, nil)
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()
 	for {

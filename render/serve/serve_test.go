@@ -106,14 +106,20 @@ func openStream(t testing.TB, s *Server) *stream {
 // next returns the next state event, failing after 10s.
 func (st *stream) next(t testing.TB) state {
 	t.Helper()
+	return st.within(t, 10*time.Second)
+}
+
+// within returns the next state event, failing after d.
+func (st *stream) within(t testing.TB, d time.Duration) state {
+	t.Helper()
 	select {
 	case v, ok := <-st.states:
 		if !ok {
 			t.Fatal("event stream ended")
 		}
 		return v
-	case <-time.After(10 * time.Second):
-		t.Fatal("no state event in 10s")
+	case <-time.After(d):
+		t.Fatalf("no state event in %v", d)
 	}
 	return state{}
 }
@@ -496,6 +502,7 @@ func TestHeadersHostsAndRedirects(t *testing.T) {
 	dir := newSite(t)
 	writeFile(t, dir, "content/style.css", "") // not .md: fake build ignores it
 	s := startServer(t, dir, fakeBuild(dir), nil)
+	get(t, s.URL())                             // after the first build, which replaces site/
 	writeFile(t, dir, "site/app.css", "body{}") // served as is (site/ is not watched)
 	addr := strings.TrimPrefix(strings.TrimSuffix(s.URL(), "/"), "http://")
 	cases := []struct {

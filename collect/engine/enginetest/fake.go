@@ -78,6 +78,9 @@ func Main(mode string, args []string) {
 		os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())+".pid"), nil, 0o644)
 	}
 	fmt.Printf("fake engine: mode %s model %s port %s key %s token %s\n", mode, model, port, os.Getenv("FAKE_API_KEY"), os.Getenv("HF_TOKEN"))
+	// Engines echo their arguments at start-up, in their own shape (vLLM:
+	// "non-default args: {'api_key': ['token-abc123'], ...}").
+	fmt.Printf("non-default args: %q\n", args)
 	switch mode {
 	case "oom":
 		fmt.Fprintln(os.Stderr, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")

@@ -1,0 +1,418 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// Builder rebuilds a site after changes to some of its inputs, for the
+// preview server. It keeps what the previous build loaded; on a change it
+// reloads only the pages whose inputs changed (a page's Markdown, its
+// campaign, its results, or a result appearing in its results directory),
+// renders them, the home page and the search index again, and writes
+// those files in place. A change it cannot pin to pages (a template, a
+// new or removed page, a static file, a page turning draft) or one that
+// alters the navigation every page carries makes a full Build. Either
+// way Out ends up byte for byte what Build would write (tested).
+//
+// A Builder is not safe for concurrent use.
+type Builder struct {
+	opt Options
+	abs absPaths
+
+	// What the last successful build used; site is nil before it.
+	site   *Site
+	t      *template.Template
+	nav    navView                // the navigation's data; a change re-renders everything
+	search map[string]searchEntry // by page URL ("" is the home page)
+	// pending holds the changes of a failed incremental build: they are
+	// applied with the next ones.
+	pending []string
+	// fullDue is set when a full build failed: until one succeeds, every
+	// build is full (the failed one's changes are not all known to be
+	// in the kept state).
+	fullDue bool
+}
+
+// absPaths are Options' directories made absolute, for matching the
+// watcher's paths.
+type absPaths struct{ content, results, templates string }
+
+// NewBuilder returns a Builder for opt; nothing is read until Build.
+func NewBuilder(opt Options) *Builder {
+	opt = opt.withDefaults()
+	b := &Builder{opt: opt}
+	b.abs.content, _ = filepath.Abs(opt.Content)
+	b.abs.results, _ = filepath.Abs(opt.Results)
+	if opt.TemplatesDir != "" {
+		b.abs.templates, _ = filepath.Abs(opt.TemplatesDir)
+	}
+	return b
+}
+
+// Incremental reports how a Builder.Build went.
+type Incremental struct {
+	Full bool   // a full build was made
+	Why  string // why a full build was needed ("" for an incremental one)
+	// Pages are the URLs of the pages whose inputs changed, rendered
+	// again ("" is the home page, which an incremental build always
+	// renders again since it summarises every report).
+	Pages []string
+}
+
+// Build brings Out up to date after the input files in changed (absolute
+// or relative to the current directory) changed; nil means anything may
+// have changed. On error Out is left as it was.
+func (b *Builder) Build(ctx context.Context, changed []string) (Incremental, error) {
+	switch {
+	case b.site == nil:
+		return b.full(ctx, "first build")
+	case changed == nil:
+		return b.full(ctx, "everything may have changed")
+	case b.fullDue:
+		return b.full(ctx, "the last full build failed")
+	}
+	all := append(append([]string(nil), b.pending...), changed...)
+	inc, err := b.incremental(ctx, all)
+	if err != nil {
+		if errors.Is(err, errFull) {
+			return b.full(ctx, inc.Why)
+		}
+		b.pending = all
+		return inc, err
+	}
+	b.pending = nil
+	return inc, nil
+}
+
+var errFull = errors.New("full build needed")
+
+// full is Build, keeping what it loaded and the search entries it wrote.
+func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
+	inc := Incremental{Full: true, Why: why}
+	b.fullDue = true // until this build succeeds
+	t, assets, err := loadTemplates(b.opt.TemplatesDir)
+	if err != nil {
+		return inc, err
+	}
+	site, err := Load(ctx, b.opt)
+	if err != nil {
+		return inc, err
+	}
+	out := filepath.Clean(b.opt.Out)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return inc, fmt.Errorf("render: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
+	if err != nil {
+		return inc, fmt.Errorf("render: %w", err)
+	}
+	if _, err := site.Render(ctx, tmp, t, assets); err != nil {
+		os.RemoveAll(tmp)
+		return inc, err
+	}
+	// The search index holds each page's entry; keep them for incremental
+	// builds rather than render every page twice.
+	data, err := os.ReadFile(filepath.Join(tmp, "search.json"))
+	var entries []searchEntry
+	if err == nil {
+		err = json.Unmarshal(data, &entries)
+	}
+	// The index lists the home page, then every page in order (Render's
+	// contract, which incremental keeps too).
+	if err == nil && len(entries) != len(site.Pages)+1 {
+		err = fmt.Errorf("%d entries for %d pages and the home page", len(entries), len(site.Pages))
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return inc, fmt.Errorf("render: search index: %w", err)
+	}
+	if err := swap(tmp, out); err != nil {
+		os.RemoveAll(tmp)
+		return inc, err
+	}
+	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
+	b.search = map[string]searchEntry{"": entries[0]}
+	for i, p := range site.Pages {
+		b.search[p.URL] = entries[i+1]
+	}
+	return inc, nil
+}
+
+// incremental renders the pages changed touches, or returns errFull.
+func (b *Builder) incremental(ctx context.Context, changed []string) (Incremental, error) {
+	var inc Incremental
+	full := func(why string) (Incremental, error) {
+		inc.Why = why
+		return inc, errFull
+	}
+	s := b.site
+	affected := map[string]bool{} // page URLs
+	static := map[string]bool{}   // static files to copy again
+	isStatic := map[string]bool{}
+	for _, rel := range s.Static {
+		isStatic[rel] = true
+	}
+	for _, c := range changed {
+		p, err := filepath.Abs(c)
+		if err != nil {
+			return full(c + ": " + err.Error())
+		}
+		if b.abs.templates != "" && within(b.abs.templates, p) {
+			return full("template " + c + " changed")
+		}
+		hit := false
+		if rel, err := filepath.Rel(b.abs.content, p); err == nil && isStatic[filepath.ToSlash(rel)] {
+			// Copied as it is (a bundle's campaign.yaml is both an input
+			// and a static file).
+			if _, err := os.Stat(p); err != nil {
+				return full(c + " removed")
+			}
+			static[filepath.ToSlash(rel)] = true
+			hit = true
+		}
+		for _, pg := range b.pages() {
+			if pg.dependsOn(p, b) {
+				affected[pg.URL] = true
+				hit = true
+			}
+		}
+		switch {
+		case hit:
+		case within(b.abs.content, p):
+			// Not an input of any page: a new or removed page, a static
+			// file, a directory. Load ignores "." and "_" names.
+			if rel, _ := filepath.Rel(b.abs.content, p); ignoredByLoad(rel) {
+				continue
+			}
+			return full(c + " is not an input of a known page")
+		case within(b.abs.results, p):
+			// Results outside every report's results directory are read
+			// by nobody.
+		default:
+			return full(c + " is outside content, results and templates")
+		}
+	}
+	if len(affected) == 0 && len(static) == 0 {
+		return inc, nil
+	}
+	var files []File
+	for rel := range static {
+		data, err := os.ReadFile(filepath.Join(s.opt.Content, filepath.FromSlash(rel)))
+		if err != nil {
+			return inc, fmt.Errorf("render: %w", err)
+		}
+		files = append(files, File{Path: rel, Data: data})
+	}
+	if len(affected) == 0 {
+		if err := writeInPlace(b.opt.Out, files); err != nil {
+			return inc, err
+		}
+		return inc, nil
+	}
+
+	// Reload the affected pages; the others keep what they loaded.
+	ns := *s
+	ns.Pages = append([]*Page(nil), s.Pages...)
+	for i, pg := range ns.Pages {
+		if !affected[pg.URL] {
+			continue
+		}
+		if _, err := os.Stat(filepath.FromSlash(pg.Src)); err != nil {
+			// Removed: the page may be gone, or become a campaign-only
+			// bundle; Load decides.
+			return full(pg.Src + " removed")
+		}
+		np, err := s.loadPage(pg.Rel)
+		if err != nil {
+			return inc, err
+		}
+		if np == nil {
+			return full(pg.Src + " became a draft")
+		}
+		if (np.Report == nil) != (pg.Report == nil) {
+			return full(pg.Src + " became or stopped being a report")
+		}
+		ns.Pages[i] = np
+	}
+	if affected[""] {
+		if _, err := os.Stat(filepath.FromSlash(s.Home.Src)); err != nil {
+			return full(s.Home.Src + " removed")
+		}
+		np, err := s.loadPage(s.Home.Rel)
+		if err != nil {
+			return inc, err
+		}
+		if np == nil {
+			return full(s.Home.Src + " became a draft")
+		}
+		ns.Home = np
+	}
+	ns.Reports = nil
+	for _, pg := range ns.Pages {
+		if pg.Report != nil {
+			ns.Reports = append(ns.Reports, pg.Report)
+		}
+	}
+	sortReports(ns.Reports)
+	navData := ns.nav()
+	if !reflect.DeepEqual(navData, b.nav) {
+		return full("the navigation changed")
+	}
+	var navBuf bytes.Buffer
+	if err := b.t.ExecuteTemplate(&navBuf, "nav", navData); err != nil {
+		return inc, fmt.Errorf("render: template nav: %w", err)
+	}
+	nav := navBuf.String()
+
+	// Render the affected pages (in parallel, as Render does), then the
+	// home page and the search index, which summarise every page.
+	type rendered struct {
+		files []File
+		se    searchEntry
+		err   error
+	}
+	var todo []*Page
+	for _, pg := range ns.Pages {
+		if affected[pg.URL] {
+			todo = append(todo, pg)
+		}
+	}
+	res := make([]rendered, len(todo))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, pg := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := ctx.Err(); err != nil {
+				res[i].err = err
+				return
+			}
+			files, se, err := ns.renderPage(pg, b.t, nav)
+			res[i] = rendered{files, se, err}
+		}()
+	}
+	wg.Wait()
+	search := map[string]searchEntry{}
+	for i, r := range res {
+		if r.err != nil {
+			return inc, r.err
+		}
+		files = append(files, r.files...)
+		search[todo[i].URL] = r.se
+		inc.Pages = append(inc.Pages, todo[i].URL)
+	}
+	home, hse, err := ns.renderHome(b.t, nav, navData)
+	if err != nil {
+		return inc, err
+	}
+	files = append(files, home)
+	search[""] = hse
+	if affected[""] {
+		inc.Pages = append(inc.Pages, "")
+	}
+	index := []searchEntry{hse}
+	for _, pg := range ns.Pages {
+		se, ok := search[pg.URL]
+		if !ok {
+			se = b.search[pg.URL]
+		}
+		index = append(index, se)
+	}
+	sf, err := searchFiles(index)
+	if err != nil {
+		return inc, err
+	}
+	files = append(files, sf...)
+	if err := writeInPlace(b.opt.Out, files); err != nil {
+		return inc, err
+	}
+	b.site = &ns
+	for u, se := range search {
+		b.search[u] = se
+	}
+	return inc, nil
+}
+
+// pages are the site's pages with the home page.
+func (b *Builder) pages() []*Page {
+	ps := b.site.Pages
+	if b.site.Home != nil {
+		ps = append(append([]*Page(nil), ps...), b.site.Home)
+	}
+	return ps
+}
+
+// dependsOn reports whether the page's output may change when p changes:
+// p is one of its inputs, or sits in its report's results directory (a new
+// or removed result), or is the campaign.yaml that would turn its bundle
+// into a report.
+func (pg *Page) dependsOn(p string, b *Builder) bool {
+	for _, d := range pg.Deps {
+		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && a == p {
+			return true
+		}
+	}
+	if r := pg.Report; r != nil {
+		if a, err := filepath.Abs(filepath.FromSlash(r.ResultsDir)); err == nil && within(a, p) {
+			return true
+		}
+	}
+	src, err := filepath.Abs(filepath.FromSlash(pg.Src))
+	return err == nil && filepath.Base(src) == "index.md" && p == filepath.Join(filepath.Dir(src), "campaign.yaml")
+}
+
+// within reports whether p is dir or below it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// ignoredByLoad mirrors Load's walk: names starting with "." or "_" are
+// skipped, with everything below them.
+func ignoredByLoad(rel string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if part != "." && (strings.HasPrefix(part, ".") || strings.HasPrefix(part, "_")) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeInPlace writes files into dir, each through a temporary file and a
+// rename, so no reader sees half a file.
+func writeInPlace(dir string, files []File) error {
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
+		if err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		_, werr := tmp.Write(f.Data)
+		cerr := tmp.Close()
+		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("render: %w", err)
+		}
+		if err := os.Rename(tmp.Name(), p); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("render: %w", err)
+		}
+	}
+	return nil
+}
