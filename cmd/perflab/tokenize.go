@@ -59,7 +59,11 @@ func tokenizeMain(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		if *chat {
 			return usageError("tokenize: --chat needs a tokenizer.json")
 		}
-		st := dataset.NewServerTokenizer(*baseURL, *model, nil)
+		headers, err := benchHeaders(nil) // OPENAI_API_KEY, as perflab bench sends it
+		if err != nil {
+			return err
+		}
+		st := dataset.NewServerTokenizer(*baseURL, *model, auxClient(headers))
 		out, err = st.EncodeContext(ctx, text, *special)
 	default:
 		var tk *tokenizer.Tokenizer

@@ -102,6 +102,23 @@ func AppendText(dst []byte, c *Chunk) []byte {
 	return append(dst, str...)
 }
 
+// DecodeText decodes the concatenated raw Text of several chunks (appended
+// as they are, still escaped): the contents of JSON strings concatenate
+// into the contents of one, so one decode at the end replaces one per
+// event. escaped says whether any piece had TextEscaped set.
+func DecodeText(raw []byte, escaped bool) string {
+	if !escaped {
+		return string(raw)
+	}
+	q := make([]byte, 0, len(raw)+2)
+	q = append(append(append(q, '"'), raw...), '"')
+	var str string
+	if json.Unmarshal(q, &str) != nil {
+		return string(raw) // cannot happen: each piece was validated
+	}
+	return str
+}
+
 type scanner struct {
 	b     []byte
 	i     int
