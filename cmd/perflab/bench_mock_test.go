@@ -583,3 +583,19 @@ func TestTokenizeServerAPIKey(t *testing.T) {
 		t.Fatalf("out %q, err %v, want %d", out.String(), err, len(want))
 	}
 }
+
+// TestTokenizeServerError: a server that refuses /tokenize (here 401 for a
+// wrong key) is an error, not a count of 0.
+func TestTokenizeServerError(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "wrong")
+	_, url := startAuthMock(t, "k2", mock.Config{})
+	var out, errb bytes.Buffer
+	err := tokenizeMain(context.Background(), []string{"--tokenizer", "server", "--base-url", url, "--model", "mock"},
+		strings.NewReader("four words right here"), &out, &errb)
+	if err == nil || out.Len() != 0 {
+		t.Fatalf("out %q, err %v, want an error and no output", out.String(), err)
+	}
+	if !strings.Contains(err.Error(), "tokenize") {
+		t.Errorf("err %v does not name the stage", err)
+	}
+}
