@@ -93,13 +93,7 @@ func AppendText(dst []byte, c *Chunk) []byte {
 	if !c.TextEscaped {
 		return append(dst, c.Text...)
 	}
-	var str string
-	q := make([]byte, 0, len(c.Text)+2)
-	q = append(append(append(q, '"'), c.Text...), '"')
-	if json.Unmarshal(q, &str) != nil {
-		return append(dst, c.Text...) // cannot happen: validated
-	}
-	return append(dst, str...)
+	return append(dst, DecodeText(c.Text, true)...)
 }
 
 // DecodeText decodes the concatenated raw Text of several chunks (appended
