@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Chunk is what one streamed chunk ("data:" JSON of an SSE event) says
@@ -90,18 +91,22 @@ func ParseChunk(data []byte, c *Chunk) error {
 
 // AppendText appends c's text, decoded, to dst.
 func AppendText(dst []byte, c *Chunk) []byte {
-	if !c.TextEscaped {
+	if !c.TextEscaped && utf8.Valid(c.Text) {
 		return append(dst, c.Text...)
 	}
-	return append(dst, DecodeText(c.Text, true)...)
+	return append(dst, DecodeText(c.Text, c.TextEscaped)...)
 }
 
 // DecodeText decodes the concatenated raw Text of several chunks (appended
 // as they are, still escaped): the contents of JSON strings concatenate
 // into the contents of one, so one decode at the end replaces one per
 // event. escaped says whether any piece had TextEscaped set.
+//
+// Invalid UTF-8 becomes U+FFFD byte by byte, as encoding/json decodes it;
+// a character split across two chunks is whole again after concatenation
+// and is kept.
 func DecodeText(raw []byte, escaped bool) string {
-	if !escaped {
+	if !escaped && utf8.Valid(raw) {
 		return string(raw)
 	}
 	q := make([]byte, 0, len(raw)+2)

@@ -89,7 +89,10 @@ func differential(t *testing.T, in []byte) {
 	jerr := json.Unmarshal(in, &m)
 	if (err == nil) != (jerr == nil) {
 		if jerr != nil && json.Valid(in) {
-			return // valid JSON that is not an object (null): both reject differently
+			return // valid JSON that is not an object: both reject differently
+		}
+		if jerr == nil && m == nil {
+			return // null: encoding/json leaves the map nil, ParseChunk rejects it (a chunk is an object)
 		}
 		t.Fatalf("%q: ParseChunk err %v, encoding/json err %v", in, err, jerr)
 	}
@@ -266,5 +269,24 @@ func BenchmarkEncodingJSONChunk(b *testing.B) {
 		if err := json.Unmarshal(in, &c); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDecodeTextInvalidUTF8: invalid bytes become U+FFFD one by one, as
+// encoding/json decodes them, and a character split over two chunks is
+// whole after concatenation (found by FuzzParseChunk).
+func TestDecodeTextInvalidUTF8(t *testing.T) {
+	var c Chunk
+	if err := ParseChunk([]byte("{\"choices\":[{\"text\":\"a\xd2\xffb\"}]}"), &c); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(AppendText(nil, &c)), "a\uFFFD\uFFFDb"; got != want {
+		t.Errorf("AppendText = %q, want %q", got, want)
+	}
+	if got, want := DecodeText([]byte("x\xe4\xbd"), false), "x\uFFFD\uFFFD"; got != want {
+		t.Errorf("DecodeText(cut) = %q, want %q", got, want)
+	}
+	if got, want := DecodeText([]byte("x\xe4\xbd\xa0"), false), "x你"; got != want {
+		t.Errorf("DecodeText(joined) = %q, want %q", got, want)
 	}
 }
