@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -217,7 +218,7 @@ func Caveats(res *schema.Result) []string {
 		if res.Load.NumPrompts > total {
 			total = res.Load.NumPrompts
 		}
-		if total > 0 && s.Completed < total {
+		if total > 0 && s.Completed < total && !mentions(res.Warnings, "requests succeeded") {
 			out = append(out, fmt.Sprintf("%d of %d requests succeeded (%.1f%%)", s.Completed, total, float64(s.Completed)/float64(total)*100))
 		}
 		if s.MaxOutputTokensPerS != nil && s.OutputThroughput > 0 && *s.MaxOutputTokensPerS > implausiblePeak*s.OutputThroughput && !mentions(res.Warnings, "peak output") {
@@ -231,7 +232,13 @@ func Caveats(res *schema.Result) []string {
 	if strings.Contains(strings.ToLower(res.Tool.Name), "guidellm") && !mentions(res.Warnings, "guidellm") {
 		out = append(out, "measured with guidellm: its TPOT includes the first token and its peak output throughput is not a 1-second peak")
 	}
-	out = append(out, res.Warnings...)
+	// The importer's warnings may repeat among themselves (a check run
+	// twice over one result); a caveat is shown once.
+	for _, w := range res.Warnings {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
 	return out
 }
 

@@ -94,6 +94,14 @@ func TestCaveats(t *testing.T) {
 		{"crash", func(r *schema.Result) { r.Status, r.Error, r.Summary = schema.StatusCrashed, "OOM", nil }, []string{"crashed: OOM"}},
 		{"guidellm definitions", func(r *schema.Result) { r.Tool.Name = "guidellm" }, []string{"its TPOT includes the first token"}},
 		{"own warnings kept", func(r *schema.Result) { r.Warnings = []string{"client fell behind"} }, []string{"client fell behind"}},
+		// The importer already says how many succeeded (the Qwen3.5 MTP run
+		// showed "516 of 1000 requests succeeded" twice); said once.
+		{"importer's partial success not repeated", func(r *schema.Result) {
+			r.Summary.Completed = 516
+			r.Warnings = []string{"516 of 1000 requests succeeded (51.6%)", "ITL was not measured"}
+		}, []string{"516 of 1000 requests succeeded (51.6%)", "ITL was not measured"}},
+		// A warning repeated in the result is shown once.
+		{"repeated warning once", func(r *schema.Result) { r.Warnings = []string{"client fell behind", "client fell behind"} }, []string{"client fell behind"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
