@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/yuin/goldmark/ast"
+
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/markdown"
 )
@@ -34,6 +36,9 @@ type pageCtx struct {
 	ids    *markdown.IDs
 	charts int
 	code   map[string]template.HTML // highlighted commands, by text
+	// setupProse holds the narrative's setup subsections that follow the
+	// setup block being rendered (see setupProse).
+	setupProse map[string]*ast.Heading
 }
 
 // bash highlights a command line, once per page (the same serving command
@@ -137,7 +142,7 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 		}
 		return c.exec("raw", rawDetails{Title: title, Raws: []rawView{c.raw(run, "")}})
 	case "setup":
-		return c.setup()
+		return c.setup(c.setupProse)
 	case "runs":
 		return c.runs()
 	case "cases":

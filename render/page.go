@@ -108,6 +108,10 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 			}
 			return nil, yamlError(p.Src, line, err)
 		}
+		ctx.setupProse = nil
+		if spec.Block == "setup" {
+			ctx.setupProse = setupProse(doc, b.NextSibling())
+		}
 		h, err := ctx.renderBlock(spec)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", p.Src, line, err)
@@ -283,8 +287,22 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if nodes, err = open("Experimental Setup"); err != nil {
 		return err
 	}
-	if err := write(c.setup()); err != nil {
+	var prose map[string]*ast.Heading
+	if sec := byTitle["experimental setup"]; sec != nil && sec.heading.NextSibling() != nil {
+		prose = setupProse(doc, sec.heading.NextSibling())
+	}
+	if err := write(c.setup(prose)); err != nil {
 		return err
+	}
+	if len(prose) > 0 {
+		// setup placed generated parts among the section's nodes.
+		nodes = nodes[:0:0]
+		for n := byTitle["experimental setup"].heading.NextSibling(); n != nil; n = n.NextSibling() {
+			if h, ok := n.(*ast.Heading); ok && h.Level <= 2 {
+				break
+			}
+			nodes = append(nodes, n)
+		}
 	}
 	if err := renderNodes(nodes); err != nil {
 		return err

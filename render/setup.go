@@ -6,7 +6,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/yuin/goldmark/ast"
+
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/markdown"
 )
 
 // ---- setup ----
@@ -22,7 +25,45 @@ type setupView struct {
 	Tool      string
 	Commands  []commandLine
 	Objective string
-	Headings  map[string]template.HTML
+}
+
+// setupSections are the subsections the setup block generates, in order,
+// with their templates.
+var setupSections = []struct{ title, tmpl string }{
+	{"Model", "setup-model"},
+	{"Hardware", "setup-hardware"},
+	{"Engine Version", "setup-engines"},
+	{"Benchmark Profiles", "setup-profiles"},
+	{"Benchmark Method", "setup-method"},
+}
+
+// setupProse finds the narrative's own subsections of the setup: the
+// level-3 headings from n on (up to the next level-1 or -2 heading) whose
+// text is one of setupSections' titles, by lower-cased title. The
+// generated part of such a subsection goes under the narrative's heading
+// instead of under a second heading of the same name (the Qwen3.5 page's
+// "Benchmark Method" appeared twice).
+func setupProse(doc *markdown.Document, n ast.Node) map[string]*ast.Heading {
+	out := map[string]*ast.Heading{}
+	for ; n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok {
+			continue
+		}
+		if h.Level <= 2 {
+			break
+		}
+		if h.Level != 3 {
+			continue
+		}
+		key := strings.ToLower(doc.HeadingText(h))
+		for _, s := range setupSections {
+			if strings.ToLower(s.title) == key && out[key] == nil {
+				out[key] = h
+			}
+		}
+	}
+	return out
 }
 
 type profileRow struct {
@@ -34,13 +75,19 @@ type commandLine struct {
 	Code    template.HTML
 }
 
-func (c *pageCtx) setup() (template.HTML, error) {
+// setup renders the Experimental Setup's subsections. Those the narrative
+// has a heading of its own for (prose, from setupProse) are not written
+// here: their generated part is placed right under the narrative's
+// heading, before its text.
+func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 	r := c.rep
 	camp := r.Campaign
 	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
-	v.Headings = map[string]template.HTML{}
-	for _, h := range []string{"Model", "Hardware", "Engine Version", "Benchmark Profiles", "Benchmark Method"} {
-		v.Headings[h] = c.heading(3, h)
+	headings := map[string]template.HTML{}
+	for _, s := range setupSections {
+		if prose[strings.ToLower(s.title)] == nil {
+			headings[s.title] = c.heading(3, s.title)
+		}
 	}
 	// GPU inventory from the results.
 	seen := map[string]bool{}
@@ -118,7 +165,20 @@ func (c *pageCtx) setup() (template.HTML, error) {
 		}
 		v.Commands = append(v.Commands, commandLine{Profile: p.Name, Code: c.bash(cmd)})
 	}
-	return c.exec("setup", &v)
+	var out strings.Builder
+	for _, s := range setupSections {
+		body, err := c.exec(s.tmpl, &v)
+		if err != nil {
+			return "", err
+		}
+		if h := prose[strings.ToLower(s.title)]; h != nil {
+			h.Parent().InsertAfter(h.Parent(), h, &markdown.Block{HTML: []byte(body)})
+			continue
+		}
+		out.WriteString(string(headings[s.title]))
+		out.WriteString(string(body))
+	}
+	return template.HTML(out.String()), nil
 }
 
 // benchCommand writes the benchmark command a profile stands for, in the

@@ -1,0 +1,50 @@
+package render
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestSetupNarrativeSubsection: a narrative subsection of the setup whose
+// heading the setup block also generates ("### Benchmark Method" after
+// the block, as on the Qwen3.5 page) is one section: one heading, the
+// generated part first, then the narrative's text; a page with no block
+// (the generated skeleton) merges the same way.
+func TestSetupNarrativeSubsection(t *testing.T) {
+	for _, tt := range []struct {
+		name, md string
+	}{
+		{"placed block", "---\ntitle: Demo\n---\n\n## Experimental Setup\n\n```perflab\nblock: setup\n```\n\n### Benchmark Method\n\nThis project uses GPUStack's one-click benchmark.\n\n### Open-Source Replacement\n\nguidellm.\n\n## Experiment Results\n"},
+		{"skeleton", "---\ntitle: Demo\n---\n\n## Experimental Setup\n\n### Benchmark Method\n\nThis project uses GPUStack's one-click benchmark.\n\n### Open-Source Replacement\n\nguidellm.\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyFixture(t)
+			writeFile(t, filepath.Join(dir, "content/demo/h100/index.md"), tt.md)
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+			if err := Build(context.Background(), opt); err != nil {
+				t.Fatal(err)
+			}
+			page := readFile(t, filepath.Join(opt.Out, "demo/h100/index.html"))
+			heads := regexp.MustCompile(`<h3 id="([^"]*)">Benchmark Method<`).FindAllStringSubmatch(page, -1)
+			if len(heads) != 1 || heads[0][1] != "benchmark-method" {
+				t.Fatalf("Benchmark Method headings %q, want one with id benchmark-method", heads)
+			}
+			i := strings.Index(page, `<h3 id="benchmark-method">`)
+			gen := strings.Index(page[i:], "Measured with")
+			prose := strings.Index(page[i:], "one-click benchmark")
+			next := strings.Index(page[i:], `id="open-source-replacement"`)
+			if gen < 0 || prose < 0 || next < 0 || !(gen < prose && prose < next) {
+				t.Errorf("under Benchmark Method: generated at %d, narrative at %d, next heading at %d; want generated, then narrative, then the next heading", gen, prose, next)
+			}
+			// The other generated subsections keep their own headings.
+			for _, id := range []string{"model", "hardware", "engine-version", "benchmark-profiles"} {
+				if !strings.Contains(page, `<h3 id="`+id+`">`) {
+					t.Errorf("generated subsection %s lost its heading", id)
+				}
+			}
+		})
+	}
+}
