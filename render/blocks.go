@@ -232,7 +232,9 @@ type cellLine struct {
 
 // cellOf builds the cell of run for metrics ms. ref, when non-nil, is the
 // run the deltas are computed against; gpus and refGPUs the GPU counts
-// (throughput is compared per GPU when they differ).
+// (throughput is compared, and shown, per GPU when they differ; the
+// reference's own cell passes the other side's count so that both sides
+// show the per-GPU value the delta compares).
 func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn *footnotes) cell {
 	if run == nil {
 		return cell{Missing: "no result", Sort: ""}
@@ -248,7 +250,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 		}
 		return out
 	}
-	normalize := ref != nil && gpus != refGPUs
+	normalize := gpus != refGPUs
 	for i, m := range ms {
 		v, ok := m.Value(res.Summary)
 		if !ok {
