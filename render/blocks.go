@@ -267,6 +267,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 		if ref != nil && ref != run && ref.Result.Summary != nil && successfulEnough(ref.Result) {
 			if rv, ok := m.Value(ref.Result.Summary); ok {
 				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
+				d.NA = lessSuccessful(res, ref.Result)
 				l.Delta, l.DeltaClass = d.HTML(), d.Class()
 			}
 		}

@@ -122,6 +122,36 @@ type Delta struct {
 	// regression, 0 when unchanged at the printed precision.
 	Sign int
 	OK   bool // false when ref is zero or a value is missing
+	// NA marks a delta that is computed but not a fair comparison: the new
+	// run lost a larger share of its requests than the reference (the
+	// Qwen3.5 MTP run, 516 of 1000, showed a green "+46.8%"). It is shown
+	// uncoloured.
+	NA bool
+}
+
+// successRate is the share of a run's requests that succeeded; ok is false
+// when the run has no summary or no request count.
+func successRate(res *schema.Result) (rate float64, ok bool) {
+	if res == nil || res.Summary == nil {
+		return 0, false
+	}
+	s := res.Summary
+	total := max(s.Completed+s.Failed, res.Load.NumPrompts)
+	if total == 0 {
+		return 0, false
+	}
+	return float64(s.Completed) / float64(total), true
+}
+
+// lessSuccessful reports whether run lost a larger share of its requests
+// than ref: its throughput then counts fewer requests' work and latencies
+// only the requests that got through, so a delta against ref is not a fair
+// comparison. Runs with the same share (the 235B page's runs, all 984 of
+// 1000) compare as usual.
+func lessSuccessful(run, ref *schema.Result) bool {
+	a, ok1 := successRate(run)
+	b, ok2 := successRate(ref)
+	return ok1 && ok2 && a < b-1e-9
 }
 
 // Compare computes the relative change from ref to v for a metric where
@@ -164,6 +194,8 @@ func (d Delta) Class() string {
 	switch {
 	case !d.OK:
 		return "delta"
+	case d.NA:
+		return "delta na"
 	case d.Sign > 0:
 		return "delta better"
 	case d.Sign < 0:

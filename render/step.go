@@ -20,6 +20,9 @@ type stepView struct {
 	Ranking     string
 	Experiments []expView
 	Notes       footnotes
+	// Unfair is set when a delta is struck out (Delta.NA); the legend
+	// then says why.
+	Unfair bool
 }
 
 type stepRow struct {
@@ -144,6 +147,13 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		}
 		v.Ranking = fmt.Sprintf("%s on %s: %s", p1.Name, profs[0].Name, strings.Join(parts, sep))
 	}
+	for _, row := range v.Rows {
+		for _, cl := range row.Cells {
+			for _, l := range cl.Lines {
+				v.Unfair = v.Unfair || l.DeltaClass == "delta na"
+			}
+		}
+	}
 	return c.exec("step", &v)
 }
 
@@ -156,6 +166,7 @@ type summaryView struct {
 	Rows       []summaryRow
 	Total      *summaryRow
 	Notes      footnotes
+	Unfair     bool // a delta is struck out (Delta.NA)
 }
 
 type summaryRow struct {
@@ -210,14 +221,14 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 	}
 	row.NoteIDs = v.Notes.refs(c, baseRun)
 	v.Rows = append(v.Rows, row)
-	prevV := baseV
+	prevV, prevRun := baseV, baseRun
 	for _, st := range camp.Steps {
 		row := summaryRow{Option: st.Title}
 		e, ok := camp.Experiment(st.Chosen)
 		if !ok {
 			// Nothing carried forward: show the step's best try and why
 			// it was skipped (GPUStack's "optimization skipped").
-			c.skippedStep(&v, &row, st, val, prevV, baseV, m)
+			c.skippedStep(&v, &row, st, val, prevV, baseV, prevRun, baseRun, m)
 			v.Rows = append(v.Rows, row)
 			continue
 		}
@@ -235,14 +246,16 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 		row.Value, row.Sort = fmtNum(*x), fmt.Sprintf("%.4f", *x)
 		if prevV != nil {
 			row.Inc = Compare(*prevV, *x, m.HigherBetter)
+			row.Inc.NA = prevRun != nil && lessSuccessful(run.Result, prevRun.Result)
 		}
 		if baseV != nil {
 			row.Cum = Compare(*baseV, *x, m.HigherBetter)
+			row.Cum.NA = baseRun != nil && lessSuccessful(run.Result, baseRun.Result)
 		}
 		if e.ID == base.ID {
 			row.Remark = "the baseline is kept"
 		}
-		prevV = x
+		prevV, prevRun = x, run
 		v.Rows = append(v.Rows, row)
 	}
 	if len(v.Rows) > 1 {
@@ -257,12 +270,15 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 			v.Total = &summaryRow{Option: "Total (vs baseline)", Chosen: last.Chosen, Value: last.Value, Cum: last.Cum}
 		}
 	}
+	for _, row := range v.Rows {
+		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
+	}
 	return c.exec("summary", &v)
 }
 
 // skippedStep fills the summary row of a step that carried nothing
 // forward with its best experiment on the summary profile.
-func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, val func(*schema.Experiment) (*float64, *Run), prevV, baseV *float64, m Metric) {
+func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, val func(*schema.Experiment) (*float64, *Run), prevV, baseV *float64, prevRun, baseRun *Run, m Metric) {
 	var best *schema.Experiment
 	var bestV *float64
 	var bestRun *Run
@@ -289,9 +305,11 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 	row.Bad = !successful(bestRun.Result)
 	if prevV != nil {
 		row.Inc = Compare(*prevV, *bestV, m.HigherBetter)
+		row.Inc.NA = prevRun != nil && lessSuccessful(bestRun.Result, prevRun.Result)
 	}
 	if baseV != nil {
 		row.Cum = Compare(*baseV, *bestV, m.HigherBetter)
+		row.Cum.NA = baseRun != nil && lessSuccessful(bestRun.Result, baseRun.Result)
 	}
 	row.Remark = skipRemark(bestRun.Result, row.Inc)
 }
