@@ -114,6 +114,14 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 		}
 		h, err := ctx.renderBlock(spec)
 		if err != nil {
+			// Point at the field at fault when the message names one (the
+			// fence's line said where the block starts, not which of its
+			// lines is wrong).
+			if m := fieldRE.FindStringSubmatch(err.Error()); m != nil {
+				if n := keyLine(b.Spec, m[1]); n > 0 {
+					line += n
+				}
+			}
 			return nil, fmt.Errorf("%s:%d: %w", p.Src, line, err)
 		}
 		b.HTML = []byte(h)
@@ -129,6 +137,26 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 	out.Body = template.HTML(buf.String())
 	out.Charts = ctx.charts > 0
 	return out, nil
+}
+
+// fieldRE finds the field a block error is about ("block raw: field
+// profile: unknown profile …").
+var fieldRE = regexp.MustCompile(`(?:^|: )field (\w+):`)
+
+// keyLine returns the 1-based line of the top-level key in a block's YAML,
+// 0 when it is not there.
+func keyLine(spec []byte, key string) int {
+	var doc yaml.Node
+	if yaml.Unmarshal(spec, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return 0
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i].Line
+		}
+	}
+	return 0
 }
 
 func firstHeading(root ast.Node) *ast.Heading {
