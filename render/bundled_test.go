@@ -48,6 +48,18 @@ func TestBundledSite(t *testing.T) {
 				t.Errorf("%s: missing %q", p, w)
 			}
 		}
+		// Each step says its result once: a narrative "Result:" line
+		// under the generated one read as a repetition.
+		for _, sec := range strings.Split(page, "<h3")[1:] {
+			if n := strings.Count(sec, "Result:"); n > 1 {
+				t.Errorf("%s: %d \"Result:\" lines in the section %.80q", p, n, sec)
+			}
+		}
+		// The 32B page's SGLang-command slip is explained once (it was in
+		// the experiment's note, a caveat and a narrative note).
+		if n := strings.Count(page, "kept as published"); n > 1 {
+			t.Errorf("%s: \"kept as published\" %d times", p, n)
+		}
 		if m := markerLine.FindString(page); m != "" {
 			t.Errorf("%s: admonition marker left as text: %q", p, m)
 		}
