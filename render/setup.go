@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"html/template"
+	"path"
 	"sort"
 	"strings"
 
@@ -246,7 +247,18 @@ type runRow struct {
 	Sort                        map[string]string
 	NoteIDs                     []int
 	Bad                         bool
-	File                        string
+	File                        template.HTML // the result file's name, with break opportunities
+	Path                        string        // the result file's path under the results directory
+}
+
+// breakable escapes a result file's name and lets it wrap after each "/"
+// and "--": unbroken, the runs table's last column (the path) took a
+// third of the width and squeezed every row to four lines.
+func breakable(p string) template.HTML {
+	s := template.HTMLEscapeString(p)
+	s = strings.ReplaceAll(s, "/", "/<wbr>")
+	s = strings.ReplaceAll(s, "--", "--<wbr>")
+	return template.HTML(s)
 }
 
 func (c *pageCtx) runs() (template.HTML, error) {
@@ -262,10 +274,11 @@ func (c *pageCtx) runs() (template.HTML, error) {
 				res := run.Result
 				row := runRow{Experiment: e.Name, Profile: p.Name, Status: string(res.Status), Bad: !successful(res), Sort: map[string]string{}}
 				if rel, ok := strings.CutPrefix(run.File, c.site.opt.Results+"/"); ok {
-					row.File = rel
+					row.Path = rel
 				} else {
-					row.File = run.File
+					row.Path = run.File
 				}
+				row.File = breakable(path.Base(row.Path))
 				row.NoteIDs = v.Notes.refs(c, run)
 				if s := res.Summary; s != nil {
 					total := s.Completed + s.Failed

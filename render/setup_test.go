@@ -48,3 +48,20 @@ func TestSetupNarrativeSubsection(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsFileBreakable: the runs table's result file is its name, which
+// may wrap after "--" (one unbroken path squeezed the other columns).
+func TestRunsFileBreakable(t *testing.T) {
+	dir := copyFixture(t)
+	writeFile(t, filepath.Join(dir, "content/demo/h100/index.md"), "---\ntitle: Demo\n---\n\n```perflab\nblock: runs\n```\n")
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, filepath.Join(opt.Out, "demo/h100/index.html"))
+	// The name only (the directory is the same on every row), its path
+	// in the title.
+	if !strings.Contains(page, `<code title="demo-h100/vllm-base--sharegpt.json">vllm-base--<wbr>sharegpt.json</code>`) {
+		t.Error("the runs table's result file is not its name with break opportunities and its path as title")
+	}
+}
