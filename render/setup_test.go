@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -63,5 +64,33 @@ func TestRunsFileBreakable(t *testing.T) {
 	// in the title.
 	if !strings.Contains(page, `<code title="demo-h100/vllm-base--sharegpt.json">vllm-base--<wbr>sharegpt.json</code>`) {
 		t.Error("the runs table's result file is not its name with break opportunities and its path as title")
+	}
+}
+
+// TestStepColumnsShared: a step's table compares its experiments on the
+// profiles at least two of them ran; a profile only one ran is not a
+// column of "no result" for the others. A single-experiment step keeps
+// every profile it ran.
+func TestStepColumnsShared(t *testing.T) {
+	dir := copyFixture(t)
+	// SGLang now ran ShareGPT only; vLLM ran ShareGPT and Long Prompt.
+	if err := os.Remove(filepath.Join(dir, "results/demo-h100/sglang-base--long.json")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "content/demo/h100/index.md"),
+		"---\ntitle: Demo\n---\n\n```perflab\nblock: step\nstep: engine\n```\n\n```perflab\nblock: step\nstep: quant\n```\n")
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, filepath.Join(opt.Out, "demo/h100/index.html"))
+	var heads []string
+	for _, tbl := range strings.Split(page, `<table class="sortable step">`)[1:] {
+		th := tbl[:strings.Index(tbl, "</thead>")]
+		heads = append(heads, strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(th, " ")), " "))
+	}
+	want := []string{"Experiment Engine GPUs ShareGPT", "Experiment Engine GPUs ShareGPT Long Prompt"}
+	if len(heads) != 2 || heads[0] != want[0] || heads[1] != want[1] {
+		t.Errorf("step table headers %q, want %q", heads, want)
 	}
 }

@@ -11,6 +11,34 @@ import (
 
 // ---- steps ----
 
+// stepProfiles returns the columns of a step's table: the profiles on
+// which the step's experiments can be compared, those at least two of
+// them ran; with a single experiment, or no profile shared, every profile
+// any of them ran. (The engine step of the seed pages compares on
+// ShareGPT; the baseline's runs on the other profiles gave it four more
+// columns of "no result" for every other engine.)
+func stepProfiles(r *Report, st *schema.Step) []schema.Profile {
+	var any, shared []schema.Profile
+	for _, p := range r.Campaign.Profiles {
+		n := 0
+		for _, e := range st.Experiments {
+			if r.Run(e.ID, p.ID) != nil {
+				n++
+			}
+		}
+		if n > 0 {
+			any = append(any, p)
+		}
+		if n > 1 {
+			shared = append(shared, p)
+		}
+	}
+	if len(st.Experiments) > 1 && len(shared) > 0 {
+		return shared
+	}
+	return any
+}
+
 type stepView struct {
 	Heading     template.HTML
 	Profiles    []string
@@ -63,16 +91,7 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 	if withHeadings {
 		v.Heading = c.heading(3, fmt.Sprintf("%d. %s", i+1, st.Title))
 	}
-	// Columns: the profiles any experiment of the step has a result for.
-	var profs []schema.Profile
-	for _, p := range r.Campaign.Profiles {
-		for _, e := range st.Experiments {
-			if r.Run(e.ID, p.ID) != nil {
-				profs = append(profs, p)
-				break
-			}
-		}
-	}
+	profs := stepProfiles(r, &st)
 	for _, p := range profs {
 		v.Profiles = append(v.Profiles, p.Name)
 	}
