@@ -60,6 +60,14 @@ func TestBundledSite(t *testing.T) {
 		if n := strings.Count(page, "kept as published"); n > 1 {
 			t.Errorf("%s: \"kept as published\" %d times", p, n)
 		}
+		// Other Benchmark Cases shows the two serving commands its raw
+		// outputs come from (the seeds' "Baseline/Optimized serving
+		// script" or "Backend Parameters").
+		if i := strings.Index(page, `id="other-benchmark-cases"`); i < 0 {
+			t.Errorf("%s: no Other Benchmark Cases", p)
+		} else if n := strings.Count(page[i:], `<div class="highlight language-bash">`); n < 2 {
+			t.Errorf("%s: Other Benchmark Cases shows %d serving commands, want the baseline's and the optimized one's", p, n)
+		}
 		if m := markerLine.FindString(page); m != "" {
 			t.Errorf("%s: admonition marker left as text: %q", p, m)
 		}
