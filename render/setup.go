@@ -16,15 +16,19 @@ import (
 // ---- setup ----
 
 type setupView struct {
-	Model     template.HTML
-	ModelID   string
-	Variants  []string
-	Hardware  string
-	GPUs      []string
-	Engines   []schema.EngineSpec
-	Profiles  []profileRow
-	Tool      string
-	Commands  []commandLine
+	Model    template.HTML
+	ModelID  string
+	Variants []string
+	Hardware string
+	GPUs     []string
+	Engines  []schema.EngineSpec
+	Profiles []profileRow
+	Tool     string
+	Commands []commandLine
+	// Rerun is set when a command is perflab bench's for a campaign
+	// measured with another tool (guidellm): it re-runs the profile, it
+	// did not produce the numbers, and the page says so.
+	Rerun     bool
 	Objective string
 }
 
@@ -163,6 +167,9 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 		}
 		if cmd == "" {
 			cmd = benchCommand(camp, p, v.Tool)
+			if !strings.HasPrefix(v.Tool, "vllm") && !strings.HasPrefix(v.Tool, "perflab") {
+				v.Rerun = true
+			}
 		}
 		v.Commands = append(v.Commands, commandLine{Profile: p.Name, Code: c.bash(cmd)})
 	}

@@ -94,3 +94,32 @@ func TestStepColumnsShared(t *testing.T) {
 		t.Errorf("step table headers %q, want %q", heads, want)
 	}
 }
+
+// TestSetupRerunCommands: a campaign measured with another tool
+// (guidellm, the Qwen3.5 page) gets perflab bench commands labelled as
+// re-runs, not as the commands that produced its numbers; a vLLM bench
+// campaign's commands are its benchmark commands.
+func TestSetupRerunCommands(t *testing.T) {
+	for _, tt := range []struct{ tool, want, not string }{
+		{"guidellm", "Commands to re-run each profile with perflab bench (the numbers on this page were measured with guidellm)", "Benchmark commands, one per profile"},
+		{"vllm bench serve", "Benchmark commands, one per profile", "Commands to re-run"},
+	} {
+		dir := copyFixture(t)
+		camp := filepath.Join(dir, "content/demo/h100/campaign.yaml")
+		b, err := os.ReadFile(camp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, camp, strings.Replace(string(b), "  tool: vllm bench serve\n", "  tool: "+tt.tool+"\n", 1))
+		// The fixture's ShareGPT runs record their command; the long
+		// profile's command is written from the campaign.
+		opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+		if err := Build(context.Background(), opt); err != nil {
+			t.Fatal(err)
+		}
+		page := readFile(t, filepath.Join(opt.Out, "demo/h100/index.html"))
+		if !strings.Contains(page, tt.want) || strings.Contains(page, tt.not) {
+			t.Errorf("tool %s: the commands are not labelled %q", tt.tool, tt.want)
+		}
+	}
+}
