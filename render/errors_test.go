@@ -50,6 +50,9 @@ const blocksPage = "---\ntitle: T\ncampaign: ../h100/campaign.yaml\n---\n\n# Hea
 
 // TestBuildErrors breaks one input at a time: the build fails with
 // file:line and what is wrong, and the site built before is left intact.
+// YAML and campaign errors are worded by collect/schema/campaignfile, as
+// collect and import word them: the field name quoted, campaign problems
+// as file:line: field.path: what.
 func TestBuildErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -62,23 +65,27 @@ func TestBuildErrors(t *testing.T) {
 		// yaml reports line 2 of the front matter; the file line is 3.
 		{"front matter malformed", "content/about.md", "---\ntitle: ok\n  bad: x\n---\n# About\n",
 			"content/about.md:3: mapping values are not allowed"},
+		// An unclosed bracket at the end of the front matter: its line,
+		// not the closing ---.
+		{"front matter unclosed bracket", "content/about.md", "---\ntitle: [x\n---\n# About\n",
+			"content/about.md:2: did not find expected ',' or ']'"},
 		{"front matter unknown key", "content/about.md", "---\ntitle: ok\nauthor: me\n---\n# About\n",
-			"content/about.md:3: unknown field author in front matter (keys: title, description, campaign, weight, draft)"},
+			"content/about.md:3: unknown field \"author\" in front matter (keys: title, description, campaign, weight, draft)"},
 		{"front matter wrong type", "content/about.md", "---\nweight: heavy\n---\n# About\n",
 			"content/about.md:2: cannot unmarshal"},
 		{"campaign malformed yaml", "content/demo/h100/campaign.yaml", "id: x\nprofiles: [\n",
 			"content/demo/h100/campaign.yaml:"},
 		{"campaign unknown field", "content/demo/h100/campaign.yaml", "id: x\nmodle: {id: a}\n",
-			"content/demo/h100/campaign.yaml:2: unknown field modle in campaign"},
+			"content/demo/h100/campaign.yaml:2: unknown field \"modle\" in the campaign"},
 		{"campaign unknown nested field", "content/demo/h100/campaign.yaml",
 			"id: x\nprofiles:\n  - id: p\n    name: P\n    num_promts: 5\n",
-			"content/demo/h100/campaign.yaml:5: unknown field num_promts in profile"},
+			"content/demo/h100/campaign.yaml:5: profiles[0].num_promts: unknown field \"num_promts\" in a profile"},
 		{"campaign unknown baseline", "content/demo/h100/campaign.yaml",
 			"id: demo-h100\nmodel: {id: m}\nhardware: {gpu: H100, count: 1}\nprofiles:\n  - {id: p, name: P, dataset: random, num_prompts: 1}\nsteps:\n  - id: s\n    title: S\n    experiments:\n      - {id: a, name: A, engine: vllm}\nbaseline: nope\noptimized: a\n",
-			"content/demo/h100/campaign.yaml:11: field baseline: unknown experiment \"nope\""},
+			"content/demo/h100/campaign.yaml:11: baseline: unknown experiment \"nope\""},
 		{"campaign duplicate experiment", "content/demo/h100/campaign.yaml",
 			"id: demo-h100\nmodel: {id: m}\nhardware: {gpu: H100, count: 1}\nprofiles:\n  - {id: p, name: P, dataset: random, num_prompts: 1}\nsteps:\n  - id: s\n    title: S\n    experiments:\n      - {id: a, name: A, engine: vllm}\n      - {id: a, name: B, engine: vllm}\nbaseline: a\noptimized: a\n",
-			"content/demo/h100/campaign.yaml:11: field experiments: duplicate experiment id \"a\""},
+			"content/demo/h100/campaign.yaml:11: steps[0].experiments[1].id: duplicate experiment id \"a\""},
 		{"unknown block type", "content/demo/blocks/index.md", blocksPage + "text\n\n```perflab\nblock: pie\n```\n",
 			"content/demo/blocks/index.md:11: field block: unknown block type \"pie\""},
 		// A block's error names the line of the field at fault, not the
@@ -92,7 +99,7 @@ func TestBuildErrors(t *testing.T) {
 		{"raw block without a result", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: raw\nexperiment: sglang-base\nprofile: nope\n```\n",
 			"content/demo/blocks/index.md:11: block raw: field profile: unknown profile \"nope\""},
 		{"block unknown field", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: chart\ncolour: red\n```\n",
-			"content/demo/blocks/index.md:10: unknown field colour in perflab block (keys: block, metric, experiment, profile, step, title)"},
+			"content/demo/blocks/index.md:10: unknown field \"colour\" in perflab block (keys: block, metric, experiment, profile, step, title)"},
 		{"block malformed yaml", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: [chart\n```\n",
 			"content/demo/blocks/index.md:"},
 		{"block unknown metric", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: chart\nmetric: speed\n```\n",

@@ -3,11 +3,9 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/perflab/perflab/collect/schema/campaignfile"
 )
 
 // FrontMatter holds a page's YAML front matter. Every key is optional;
@@ -60,71 +58,23 @@ func splitFrontMatter(src []byte) (fm []byte, body []byte, lines int, ok bool, e
 	return nil, nil, 0, false, fmt.Errorf("1: front matter opened with --- is never closed")
 }
 
-var (
-	yamlLine    = regexp.MustCompile(`line (\d+): `)
-	yamlUnknown = regexp.MustCompile(`field (\S+) not found in type ([\w.]+)`)
-)
-
-// yamlTypes names our types in error messages, with the keys they accept
-// where the list is short.
-var yamlTypes = map[string]string{
-	"render.FrontMatter":   "front matter (keys: title, description, campaign, weight, draft)",
-	"render.BlockSpec":     "perflab block (keys: block, metric, experiment, profile, step, title)",
-	"schema.Campaign":      "campaign",
-	"schema.CampaignModel": "model",
-	"schema.HardwareSpec":  "hardware",
-	"schema.EngineSpec":    "engines",
-	"schema.BenchSpec":     "bench",
-	"schema.Profile":       "profile",
-	"schema.Step":          "step",
-	"schema.Experiment":    "experiment",
-}
-
-// friendlyUnknown rewrites yaml's "field x not found in type pkg.T".
-func friendlyUnknown(msg string) string {
-	return yamlUnknown.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := yamlUnknown.FindStringSubmatch(m)
-		where, ok := yamlTypes[sub[2]]
-		if !ok {
-			where = sub[2]
-		}
-		return "unknown field " + sub[1] + " in " + where
-	})
-}
-
-// yamlError turns a yaml.v3 error into "file:line: what" lines, shifting
-// yaml's line numbers by offset (the lines before the YAML in the file).
-func yamlError(file string, offset int, err error) error {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
-	var out []string
-	for _, l := range strings.Split(msg, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		l = friendlyUnknown(l)
-		if m := yamlLine.FindStringSubmatchIndex(l); m != nil {
-			n, _ := strconv.Atoi(l[m[2]:m[3]])
-			rest := l[:m[0]] + l[m[1]:]
-			out = append(out, fmt.Sprintf("%s:%d: %s", file, n+offset, rest))
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s:%d: %s", file, offset+1, l))
+// yamlNoun names render's types in YAML errors, with the keys they accept
+// where the list is short; campaign types as campaignfile names them.
+func yamlNoun(typ string) string {
+	switch typ {
+	case "render.FrontMatter":
+		return "front matter (keys: title, description, campaign, weight, draft)"
+	case "render.BlockSpec":
+		return "perflab block (keys: block, metric, experiment, profile, step, title)"
 	}
-	return fmt.Errorf("%s", strings.Join(out, "\n"))
+	return campaignfile.Noun(typ)
 }
 
-// decodeStrict decodes YAML into v with unknown fields rejected.
-func decodeStrict(data []byte, v any) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	err := dec.Decode(v)
-	if err != nil && err.Error() == "EOF" {
-		return nil // empty document: zero value
-	}
-	return err
+// yamlError turns a yaml.v3 error from decoding data into "file:line:
+// what" lines, shifting yaml's line numbers by offset (the lines before
+// data in the file).
+func yamlError(file string, offset int, data []byte, err error) error {
+	return campaignfile.DecodeError(file, offset, data, err, yamlNoun)
 }
 
 // parseFrontMatter parses a page's front matter.
@@ -137,8 +87,8 @@ func parseFrontMatter(file string, src []byte) (FrontMatter, []byte, int, bool, 
 	if !ok {
 		return fm, src, 0, false, nil
 	}
-	if err := decodeStrict(raw, &fm); err != nil {
-		return fm, nil, 0, false, yamlError(file, 1, err)
+	if err := campaignfile.DecodeStrict(raw, &fm); err != nil {
+		return fm, nil, 0, false, yamlError(file, 1, raw, err)
 	}
 	return fm, body, lines, true, nil
 }

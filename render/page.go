@@ -10,9 +10,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
 	"github.com/yuin/goldmark/ast"
-	"gopkg.in/yaml.v3"
 )
 
 // renderedPage is a page's content before the layout.
@@ -102,11 +102,8 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 	for _, b := range blocks {
 		line := p.bodyLine + b.Line
 		var spec BlockSpec
-		if err := decodeStrict(b.Spec, &spec); err != nil {
-			if te, ok := err.(*yaml.TypeError); ok {
-				return nil, yamlError(p.Src, line, te)
-			}
-			return nil, yamlError(p.Src, line, err)
+		if err := campaignfile.DecodeStrict(b.Spec, &spec); err != nil {
+			return nil, yamlError(p.Src, line, b.Spec, err)
 		}
 		ctx.setupProse = nil
 		if spec.Block == "setup" {

@@ -15,7 +15,6 @@ import (
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/markdown"
-	"gopkg.in/yaml.v3"
 )
 
 // Site is everything a build reads, loaded and checked once.
@@ -67,7 +66,6 @@ type Report struct {
 	Page         *Page
 	Campaign     *schema.Campaign
 	CampaignFile string
-	campaignNode *yaml.Node
 	// ResultsDir is where its results live (results/<campaign.results or id>).
 	ResultsDir string
 	runs       map[runKey]*Run
@@ -271,11 +269,11 @@ func (s *Site) loadReport(p *Page, file string) (*Report, error) {
 		}
 		return nil, fmt.Errorf("%s:%d: field campaign: %v", p.Src, line, err)
 	}
-	c, node, err := parseCampaign(file, data)
+	c, err := parseCampaign(file, data)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Page: p, Campaign: c, CampaignFile: file, campaignNode: node, runs: map[runKey]*Run{}}
+	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	p.Deps = append(p.Deps, file)
 	dir := c.Results
 	if dir == "" {

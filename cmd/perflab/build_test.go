@@ -48,7 +48,7 @@ func TestBuildCommandErrors(t *testing.T) {
 	}{
 		{[]string{"build", "--frobnicate"}, 2, "flag provided but not defined"},
 		{[]string{"build", "extra"}, 2, `unexpected argument "extra"`},
-		{[]string{"build", "--content", filepath.Join(dir, "content"), "--out", filepath.Join(dir, "site")}, 1, "x.md:2: unknown field nope in front matter"},
+		{[]string{"build", "--content", filepath.Join(dir, "content"), "--out", filepath.Join(dir, "site")}, 1, `x.md:2: unknown field "nope" in front matter`},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

@@ -226,13 +226,17 @@ func TestCheckPeakAndLatency(t *testing.T) {
 	}
 }
 
-// TestParseCampaignErrors: unknown fields and dangling ids name file:line.
+// TestParseCampaignErrors: unknown fields and dangling ids name file:line
+// (and the field's path), worded as collect and render word them: all
+// three read the file with collect/schema/campaignfile.
 func TestParseCampaignErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
-		{"unknown field", strings.Replace(testCampaign, "  - id: engine\n", "  - id: engine\n    colour: red\n", 1), "c.yaml:11: field colour not found"},
-		{"bad baseline", strings.Replace(testCampaign, "baseline: vllm", "baseline: sglang", 1), `c.yaml:16: baseline experiment "sglang" does not exist`},
-		{"duplicate experiment", strings.Replace(testCampaign, "{id: fa,", "{id: vllm,", 1), `experiment id "vllm" used twice`},
-		{"no id", strings.Replace(testCampaign, "id: demo\n", "", 1), "c.yaml: missing field id"},
+		{"unknown field", strings.Replace(testCampaign, "  - id: engine\n", "  - id: engine\n    colour: red\n", 1), `c.yaml:11: steps[0].colour: unknown field "colour" in a step`},
+		{"bad baseline", strings.Replace(testCampaign, "baseline: vllm", "baseline: sglang", 1), `c.yaml:16: baseline: unknown experiment "sglang"`},
+		// The line is the second use of the id, not the first.
+		{"duplicate experiment", strings.Replace(testCampaign, "{id: fa,", "{id: vllm,", 1), `c.yaml:15: steps[0].experiments[2].id: duplicate experiment id "vllm"`},
+		// A missing key has no line to point at.
+		{"no id", strings.Replace(testCampaign, "id: demo\n", "", 1), "c.yaml: id: missing"},
 		{"bad yaml", "id: [", "c.yaml:1:"},
 	}
 	for _, tt := range tests {

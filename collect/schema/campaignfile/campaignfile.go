@@ -1,0 +1,253 @@
+package campaignfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// File is a campaign read from a file, with the YAML positions of its
+// fields so that errors found later can name file:line.
+type File struct {
+	// Path is the file's name as given (errors start with it).
+	Path     string
+	Campaign schema.Campaign
+	root     *yaml.Node
+}
+
+// Read reads and decodes a campaign file (see Parse). It does not check
+// ids: see CheckIDs.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("campaign: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes a campaign from data; name prefixes errors. Unknown
+// fields, wrong types and malformed YAML are errors naming name:line; an
+// empty document is an error too.
+func Parse(name string, data []byte) (*File, error) {
+	f := &File{Path: name}
+	var root yaml.Node
+	lines := countLines(data)
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, decodeError(name, 0, nil, lines, err, nil)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty campaign file", name)
+	}
+	f.root = root.Content[0]
+	if err := DecodeStrict(data, &f.Campaign); err != nil {
+		return nil, decodeError(name, 0, f.root, lines, err, nil)
+	}
+	return f, nil
+}
+
+// DecodeStrict decodes YAML into v with unknown fields rejected. An empty
+// document leaves v as it is.
+func DecodeStrict(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+var (
+	yamlLine    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type ([\w.]+)$`)
+	yamlType    = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into ")
+)
+
+// yamlParserErrors are the messages of yaml.v3's parser (not its
+// scanner), whose line yaml.v3 reports 0-based, one line too early: "[H100"
+// left open on line 22 is reported at line 21.
+var yamlParserErrors = []string{
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"did not find expected '-' indicator", "did not find expected <document start>",
+	"did not find expected key", "did not find expected node content",
+	"found duplicate %TAG directive", "found duplicate %YAML directive",
+	"found incompatible YAML document", "found undefined tag handle",
+}
+
+// DecodeError turns a yaml.v3 error from decoding data into "name:line:
+// what" lines. offset is the number of lines before data in the file
+// (front matter, a fenced block); an error without a line is put at
+// offset+1, or named without a line when offset is 0. noun names a Go type
+// ("schema.Step") as the file's author knows it ("a step"); nil means Noun.
+func DecodeError(name string, offset int, data []byte, err error, noun func(typ string) string) error {
+	return decodeError(name, offset, nil, countLines(data), err, noun)
+}
+
+// countLines is the number of lines in data (a last line without "\n"
+// counts).
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// decodeError is DecodeError that also names the field's path
+// ("profiles[1].num_prompts: ...") where root (nil: unknown) locates it,
+// and keeps lines within the document's lines (0: unknown).
+func decodeError(name string, offset int, root *yaml.Node, lines int, err error, noun func(typ string) string) error {
+	if noun == nil {
+		noun = Noun
+	}
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	var out []string
+	for _, m := range msgs {
+		m = strings.TrimSpace(strings.TrimPrefix(m, "yaml: "))
+		sub := yamlLine.FindStringSubmatch(m)
+		if sub == nil {
+			if offset > 0 {
+				out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, m))
+			} else {
+				out = append(out, fmt.Sprintf("%s: %s", name, m))
+			}
+			continue
+		}
+		line, _ := strconv.Atoi(sub[1])
+		what := sub[2]
+		if slices.Contains(yamlParserErrors, what) {
+			line++
+		}
+		if lines > 0 && line > lines {
+			line = lines // an error at the end of the input: its last line
+		}
+		field := ""
+		if u := yamlUnknown.FindStringSubmatch(what); u != nil {
+			what = fmt.Sprintf("unknown field %q in %s", u[1], noun(u[2]))
+			if field = fieldAt(root, line, u[1], true); field == u[1] {
+				field = "" // a top-level key: the message already names it
+			}
+		} else if v := yamlType.FindStringSubmatch(what); v != nil {
+			field = fieldAt(root, line, v[1], false)
+		}
+		if field != "" {
+			what = field + ": " + what
+		}
+		out = append(out, fmt.Sprintf("%s:%d: %s", name, line+offset, what))
+	}
+	return errors.New(strings.Join(out, "\n"))
+}
+
+// fieldAt returns the path (profiles[1].num_prompts) of the first mapping
+// entry on line whose key (byKey) or scalar value is text; "" if none.
+func fieldAt(n *yaml.Node, line int, text string, byKey bool) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if byKey && k.Line == line && k.Value == text ||
+				!byKey && v.Kind == yaml.ScalarNode && v.Line == line && v.Value == text {
+				return k.Value
+			}
+			if p := fieldAt(v, line, text, byKey); p != "" {
+				if strings.HasPrefix(p, "[") {
+					return k.Value + p
+				}
+				return k.Value + "." + p
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p := fieldAt(c, line, text, byKey); p != "" {
+				if strings.HasPrefix(p, "[") {
+					return fmt.Sprintf("[%d]%s", i, p)
+				}
+				return fmt.Sprintf("[%d].%s", i, p)
+			}
+		}
+	}
+	return ""
+}
+
+// Noun names a campaign type ("schema.Experiment" or "Experiment") as the
+// campaign file's author knows it ("an experiment"); other names are
+// returned as they are.
+func Noun(typ string) string {
+	switch strings.TrimPrefix(typ, "schema.") {
+	case "Campaign":
+		return "the campaign"
+	case "CampaignModel":
+		return "model"
+	case "HardwareSpec":
+		return "hardware"
+	case "EngineSpec":
+		return "an engine"
+	case "BenchSpec":
+		return "bench"
+	case "Profile":
+		return "a profile"
+	case "Step":
+		return "a step"
+	case "Experiment":
+		return "an experiment"
+	}
+	return typ
+}
+
+// Line returns the line of the node at path (map keys and sequence
+// indexes: "steps", 0, "experiments", 2, "command"), falling back to the
+// nearest ancestor that exists; 0 when the file has no positions or a
+// top-level key is missing.
+func (f *File) Line(path ...any) int {
+	n := f.root
+	if n == nil {
+		return 0
+	}
+	line := n.Line
+	for _, p := range path {
+		var next *yaml.Node
+		switch k := p.(type) {
+		case string:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == k {
+						line = n.Content[i].Line
+						next = n.Content[i+1]
+						break
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && k < len(n.Content) {
+				next = n.Content[k]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			if n == f.root {
+				return 0 // a missing top-level key: no line to point at
+			}
+			return line
+		}
+		n = next
+	}
+	return line
+}

@@ -1,0 +1,147 @@
+package campaignfile
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const valid = `id: demo
+model: {id: Qwen/Qwen3-32B}
+profiles:
+  - {id: sharegpt, name: ShareGPT, dataset: sharegpt, num_prompts: 10}
+  - {id: long, name: Long, dataset: random, input_len: 100, output_len: 10, num_prompts: 10}
+steps:
+  - id: engine
+    title: Engine
+    experiments:
+      - {id: vllm, name: vLLM, engine: vllm}
+      - id: sglang
+        name: SGLang
+        engine: sglang
+        profiles: [long]
+    chosen: vllm
+baseline: vllm
+optimized: sglang
+`
+
+// TestParseErrors: decode errors name file:line in the author's words.
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"unknown top-level field", "id: x\nmodle: {id: m}\n", `c.yaml:2: unknown field "modle" in the campaign`},
+		{"unknown nested field", strings.Replace(valid, "engine: sglang\n", "engine: sglang\n        gpu: 2\n", 1), `c.yaml:14: steps[0].experiments[1].gpu: unknown field "gpu" in an experiment`},
+		{"wrong type", strings.Replace(valid, "num_prompts: 10}", "num_prompts: many}", 1), "c.yaml:4: profiles[0].num_prompts: cannot unmarshal !!str `many` into int"},
+		{"malformed", "id: [x\n", "c.yaml:"},
+		// yaml.v3 reports its parser's errors one line early (line 1
+		// here); the line named is the one holding the unclosed bracket ...
+		{"unclosed in the middle", "id: x\nprofiles: [p\nsteps: []\n", "c.yaml:2: did not find expected ',' or ']'"},
+		// ... but never past the file's last line.
+		{"unclosed at the end", "id: [", "c.yaml:1: did not find expected node content"},
+		{"empty", "", "c.yaml: empty campaign file"},
+		// A comment only is an empty document too.
+		{"comment only", "# nothing yet\n", "c.yaml: empty campaign file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("c.yaml", []byte(tt.in))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLine(t *testing.T) {
+	f, err := Parse("c.yaml", []byte(valid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path []any
+		want int
+	}{
+		{[]any{"id"}, 1},
+		{[]any{"profiles", 1, "id"}, 5},
+		{[]any{"steps", 0, "experiments", 1, "profiles", 0}, 14},
+		{[]any{"steps", 0, "chosen"}, 15},
+		// Absent below the top: the nearest ancestor that exists.
+		{[]any{"steps", 0, "experiments", 0, "command"}, 10},
+		{[]any{"steps", 0, "experiments", 7}, 9},
+		// Absent at the top: no line.
+		{[]any{"results"}, 0},
+	}
+	for _, tt := range tests {
+		if got := f.Line(tt.path...); got != tt.want {
+			t.Errorf("Line(%v) = %d, want %d", tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestCheckIDs: each broken id is reported with its line and field path;
+// all problems at once, in line order.
+func TestCheckIDs(t *testing.T) {
+	tests := []struct{ name, old, new, want string }{
+		{"valid", "", "", ""},
+		{"no campaign id", "id: demo\n", "", `c.yaml: id: missing`},
+		{"duplicate profile", "{id: long,", "{id: sharegpt,", `c.yaml:5: profiles[1].id: duplicate profile id "sharegpt"`},
+		{"duplicate experiment", "id: sglang\n", "id: vllm\n", `c.yaml:11: steps[0].experiments[1].id: duplicate experiment id "vllm"`},
+		{"unknown profile", "profiles: [long]", "profiles: [longer]", `c.yaml:14: steps[0].experiments[1].profiles[0]: unknown profile "longer"`},
+		{"chosen elsewhere", "chosen: vllm", "chosen: trt", `c.yaml:15: steps[0].chosen: "trt" is not an experiment of this step`},
+		{"unknown baseline", "baseline: vllm", "baseline: vlm", `c.yaml:16: baseline: unknown experiment "vlm"`},
+		{"unknown optimized", "optimized: sglang", "optimized: sg", `c.yaml:17: optimized: unknown experiment "sg"`},
+		// Absent references are the caller's business (import allows them).
+		{"no baseline", "baseline: vllm\n", "", ""},
+		{"two problems in line order", "baseline: vllm\noptimized: sglang", "optimized: sg\nbaseline: vlm", "c.yaml:16: optimized: unknown experiment \"sg\"\nc.yaml:17: baseline: unknown experiment \"vlm\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := valid
+			if tt.old != "" {
+				in = strings.Replace(valid, tt.old, tt.new, 1)
+			}
+			f, err := Parse("c.yaml", []byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Errors(f.Path, f.CheckIDs())
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestDecodeError: offset shifts yaml's lines; a type-specific noun.
+func TestDecodeError(t *testing.T) {
+	type spec struct {
+		Block string `yaml:"block"`
+	}
+	var s spec
+	err := DecodeStrict([]byte("block: a\ncolour: red\n"), &s)
+	if err == nil {
+		t.Fatal("unknown field accepted")
+	}
+	noun := func(typ string) string { return "block " + typ }
+	got := DecodeError("p.md", 7, []byte("block: a\ncolour: red\n"), err, noun).Error()
+	if want := `p.md:9: unknown field "colour" in block campaignfile.spec`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A parser error at the end of the YAML names its last line, not the
+	// line after it (the front matter's closing ---).
+	data := []byte("block: [a\n")
+	err = DecodeStrict(data, &s)
+	got = DecodeError("p.md", 1, data, err, nil).Error()
+	if want := "p.md:2: did not find expected ',' or ']'"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if err := DecodeStrict(nil, &s); err != nil {
+		t.Errorf("empty document: %v", err)
+	}
+}
