@@ -13,6 +13,7 @@ import (
 	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
 	"github.com/yuin/goldmark/ast"
+	"gopkg.in/yaml.v3"
 )
 
 // renderedPage is a page's content before the layout.
