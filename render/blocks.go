@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/yuin/goldmark/ast"
+
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/markdown"
 )
@@ -34,6 +36,9 @@ type pageCtx struct {
 	ids    *markdown.IDs
 	charts int
 	code   map[string]template.HTML // highlighted commands, by text
+	// setupProse holds the narrative's setup subsections that follow the
+	// setup block being rendered (see setupProse).
+	setupProse map[string]*ast.Heading
 }
 
 // bash highlights a command line, once per page (the same serving command
@@ -137,7 +142,7 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 		}
 		return c.exec("raw", rawDetails{Title: title, Raws: []rawView{c.raw(run, "")}})
 	case "setup":
-		return c.setup()
+		return c.setup(c.setupProse)
 	case "runs":
 		return c.runs()
 	case "cases":
@@ -227,7 +232,9 @@ type cellLine struct {
 
 // cellOf builds the cell of run for metrics ms. ref, when non-nil, is the
 // run the deltas are computed against; gpus and refGPUs the GPU counts
-// (throughput is compared per GPU when they differ).
+// (throughput is compared, and shown, per GPU when they differ; the
+// reference's own cell passes the other side's count so that both sides
+// show the per-GPU value the delta compares).
 func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn *footnotes) cell {
 	if run == nil {
 		return cell{Missing: "no result", Sort: ""}
@@ -243,7 +250,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 		}
 		return out
 	}
-	normalize := ref != nil && gpus != refGPUs
+	normalize := gpus != refGPUs
 	for i, m := range ms {
 		v, ok := m.Value(res.Summary)
 		if !ok {
@@ -260,6 +267,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 		if ref != nil && ref != run && ref.Result.Summary != nil && successfulEnough(ref.Result) {
 			if rv, ok := m.Value(ref.Result.Summary); ok {
 				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
+				d.NA = lessSuccessful(res, ref.Result)
 				l.Delta, l.DeltaClass = d.HTML(), d.Class()
 			}
 		}

@@ -255,3 +255,94 @@ func TestBrowser(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserPhoneChartLabels: on a phone-wide screen every benchmark
+// case under a chart keeps its name, wrapped to its group's width (with
+// ECharts' hideOverlap, the 235B page's chart at 390 px named only three
+// of its five bar groups).
+func TestBrowserPhoneChartLabels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP: -short: headless Chromium test")
+	}
+	bin := chromium(t)
+	out := filepath.Join(t.TempDir(), "site")
+	opt := Options{Content: fixtureSite + "/content", Results: fixtureSite + "/results", Out: out}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(out, "demo/h100/index.html")
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The probe records the first chart's width and its x axis labels'
+	// settings as ECharts holds them after the page script ran.
+	probe := `<script>setTimeout(function(){var h=document.documentElement,c=window.perflabCharts&&perflabCharts()[0];` +
+		`if(c){var l=c.getOption().xAxis[0].axisLabel;h.setAttribute("data-probe-width",String(c.getWidth()));` +
+		`h.setAttribute("data-probe-hide",String(l.hideOverlap));h.setAttribute("data-probe-overflow",String(l.overflow));` +
+		`h.setAttribute("data-probe-labelwidth",String(l.width))}h.setAttribute("data-probe-done","1")},500)</script>`
+	if err := os.WriteFile(page, []byte(strings.Replace(string(b), "</body>", probe+"</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := newProbeServer(out)
+	defer srv.Close()
+	dom, _ := runChrome(t, bin, append(chromeFlags(t.TempDir()), "--window-size=390,1600", "--virtual-time-budget=5000", "--dump-dom", srv.URL+"/demo/h100/")...)
+	got := map[string]string{}
+	for _, m := range attrRE.FindAllStringSubmatch(string(dom), -1) {
+		got[m[1]] = m[2]
+	}
+	if got["done"] != "1" || got["width"] == "" {
+		t.Fatalf("probe did not run or found no chart: %v", got)
+	}
+	if got["hide"] != "false" || got["overflow"] != "break" {
+		t.Errorf("phone-wide chart: axis labels hideOverlap=%s overflow=%s, want every label kept and wrapped", got["hide"], got["overflow"])
+	}
+	// Two categories (ShareGPT, Long Prompt) share the chart's width.
+	w, lw := 0, 0
+	fmt.Sscan(got["width"], &w)
+	fmt.Sscan(got["labelwidth"], &lw)
+	if lw <= 0 || lw > w/2 {
+		t.Errorf("label width %d for a %d px chart of 2 groups, want at most half", lw, w)
+	}
+}
+
+// TestBrowserPhoneHome: on a phone-wide screen the home page's reports
+// table shows each report's gain and best throughput without scrolling
+// sideways (they were the sixth and seventh of seven columns, off screen).
+func TestBrowserPhoneHome(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP: -short: headless Chromium test")
+	}
+	bin := chromium(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: fixtureSite + "/content", Results: fixtureSite + "/results", Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(out, "index.html")
+	b, err := os.ReadFile(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := `<script>setTimeout(function(){var h=document.documentElement,th=document.querySelectorAll("table.reports thead th");` +
+		`var last=th[th.length-1].getBoundingClientRect();h.setAttribute("data-probe-right",String(Math.round(last.right)));` +
+		`h.setAttribute("data-probe-vw",String(window.innerWidth));h.setAttribute("data-probe-done","1")},300)</script>`
+	if err := os.WriteFile(home, []byte(strings.Replace(string(b), "</body>", probe+"</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := newProbeServer(out)
+	defer srv.Close()
+	dom, _ := runChrome(t, bin, append(chromeFlags(t.TempDir()), "--window-size=390,1200", "--virtual-time-budget=3000", "--dump-dom", srv.URL+"/")...)
+	got := map[string]string{}
+	for _, m := range attrRE.FindAllStringSubmatch(string(dom), -1) {
+		got[m[1]] = m[2]
+	}
+	var right, vw int
+	fmt.Sscan(got["right"], &right)
+	fmt.Sscan(got["vw"], &vw)
+	if got["done"] != "1" || vw == 0 {
+		t.Fatalf("probe did not run: %v", got)
+	}
+	if right > vw {
+		t.Errorf("the reports table's last column ends at %d px on a %d px screen", right, vw)
+	}
+}

@@ -305,3 +305,34 @@ func TestServeOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestEditorFilesAreNotPublished checks that editors' backups and
+// auto-saves beside a page are not copied into the site (an Emacs user's
+// index.md~ would be published with the draft it holds), while other
+// files beside a page still are.
+func TestEditorFilesAreNotPublished(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, fixtureSite, dir)
+	extra := map[string]bool{ // name beside the report's index.md → copied
+		"index.md~":      false, // Emacs and Vim backups
+		"campaign.yaml~": false,
+		"#index.md#":     false, // Emacs auto-save
+		"notes.txt":      true,
+		"chart~v2.png":   true, // a "~" inside a name is an ordinary name
+	}
+	for name := range extra {
+		if err := os.WriteFile(filepath.Join(dir, "content", "demo", "h100", name), []byte("draft"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	for name, copied := range extra {
+		_, err := os.Stat(filepath.Join(out, "demo", "h100", name))
+		if got := err == nil; got != copied {
+			t.Errorf("%s in the site: %v, want %v", name, got, copied)
+		}
+	}
+}

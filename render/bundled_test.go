@@ -48,6 +48,26 @@ func TestBundledSite(t *testing.T) {
 				t.Errorf("%s: missing %q", p, w)
 			}
 		}
+		// Each step says its result once: a narrative "Result:" line
+		// under the generated one read as a repetition.
+		for _, sec := range strings.Split(page, "<h3")[1:] {
+			if n := strings.Count(sec, "Result:"); n > 1 {
+				t.Errorf("%s: %d \"Result:\" lines in the section %.80q", p, n, sec)
+			}
+		}
+		// The 32B page's SGLang-command slip is explained once (it was in
+		// the experiment's note, a caveat and a narrative note).
+		if n := strings.Count(page, "kept as published"); n > 1 {
+			t.Errorf("%s: \"kept as published\" %d times", p, n)
+		}
+		// Other Benchmark Cases shows the two serving commands its raw
+		// outputs come from (the seeds' "Baseline/Optimized serving
+		// script" or "Backend Parameters").
+		if i := strings.Index(page, `id="other-benchmark-cases"`); i < 0 {
+			t.Errorf("%s: no Other Benchmark Cases", p)
+		} else if n := strings.Count(page[i:], `<div class="highlight language-bash">`); n < 2 {
+			t.Errorf("%s: Other Benchmark Cases shows %d serving commands, want the baseline's and the optimized one's", p, n)
+		}
 		if m := markerLine.FindString(page); m != "" {
 			t.Errorf("%s: admonition marker left as text: %q", p, m)
 		}

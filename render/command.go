@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"html/template"
+	"path"
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
@@ -68,7 +69,10 @@ func wrapCommand(cmd string) string {
 	line := 0
 	for i, f := range fields {
 		if i > 0 {
-			if strings.HasPrefix(f, "-") && line > 0 {
+			// "python3 -m sglang.launch_server" is the program: its -m
+			// stays on the first line (it was split after "python3").
+			module := i == 1 && f == "-m" && strings.HasPrefix(path.Base(fields[0]), "python")
+			if strings.HasPrefix(f, "-") && line > 0 && !module {
 				b.WriteString(" \\\n    ")
 				line = 4
 			} else {

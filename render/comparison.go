@@ -37,7 +37,9 @@ func (c *pageCtx) comparison() (template.HTML, error) {
 			continue
 		}
 		row := comparisonRow{Profile: p.Name, Description: profileDescription(p)}
-		row.Base = c.cellOf(base, nil, v.Metrics, v.BaseGPUs, v.BaseGPUs, &v.Notes)
+		// The baseline's cell shows its per-GPU value too when the counts
+		// differ: the optimized cell's delta compares with it.
+		row.Base = c.cellOf(base, nil, v.Metrics, v.BaseGPUs, v.OptGPUs, &v.Notes)
 		row.Opt = c.cellOf(opt, base, v.Metrics, v.OptGPUs, v.BaseGPUs, &v.Notes)
 		v.Rows = append(v.Rows, row)
 	}

@@ -87,17 +87,23 @@ func TestBuildErrors(t *testing.T) {
 			"id: demo-h100\nmodel: {id: m}\nhardware: {gpu: H100, count: 1}\nprofiles:\n  - {id: p, name: P, dataset: random, num_prompts: 1}\nsteps:\n  - id: s\n    title: S\n    experiments:\n      - {id: a, name: A, engine: vllm}\n      - {id: a, name: B, engine: vllm}\nbaseline: a\noptimized: a\n",
 			"content/demo/h100/campaign.yaml:11: steps[0].experiments[1].id: duplicate experiment id \"a\""},
 		{"unknown block type", "content/demo/blocks/index.md", blocksPage + "text\n\n```perflab\nblock: pie\n```\n",
-			"content/demo/blocks/index.md:10: field block: unknown block type \"pie\""},
+			"content/demo/blocks/index.md:11: field block: unknown block type \"pie\""},
+		// A block's error names the line of the field at fault, not the
+		// fence's (the fence is line 8 here).
 		{"block unknown experiment", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: command\nexperiment: vllm-fp16\n```\n",
-			"content/demo/blocks/index.md:8: block command: field experiment: unknown experiment \"vllm-fp16\""},
+			"content/demo/blocks/index.md:10: block command: field experiment: unknown experiment \"vllm-fp16\""},
+		// Inside an admonition (the seeds' "Serving Command"): fence on
+		// line 9, the field on line 11.
+		{"nested block unknown experiment", "content/demo/blocks/index.md", blocksPage + "???+ tip \"Serving Command\"\n    ```perflab\n    block: command\n    experiment: nope\n    ```\n",
+			"content/demo/blocks/index.md:11: block command: field experiment: unknown experiment \"nope\""},
 		{"raw block without a result", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: raw\nexperiment: sglang-base\nprofile: nope\n```\n",
-			"content/demo/blocks/index.md:8: block raw: field profile: unknown profile \"nope\""},
+			"content/demo/blocks/index.md:11: block raw: field profile: unknown profile \"nope\""},
 		{"block unknown field", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: chart\ncolour: red\n```\n",
 			"content/demo/blocks/index.md:10: unknown field \"colour\" in perflab block (keys: block, metric, experiment, profile, step, title)"},
 		{"block malformed yaml", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: [chart\n```\n",
 			"content/demo/blocks/index.md:"},
 		{"block unknown metric", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: chart\nmetric: speed\n```\n",
-			"content/demo/blocks/index.md:8: block chart: field metric: unknown metric \"speed\""},
+			"content/demo/blocks/index.md:10: block chart: field metric: unknown metric \"speed\""},
 		{"campaign file missing", "content/demo/blocks/index.md", "---\ntitle: T\ncampaign: ../nope/campaign.yaml\n---\n# X\n",
 			"content/demo/blocks/index.md:3: field campaign: open "},
 		{"block on a page without campaign", "content/about.md", "# About\n\n```perflab\nblock: runs\n```\n",

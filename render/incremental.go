@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -68,6 +69,11 @@ type Incremental struct {
 	// again ("" is the home page, which an incremental build always
 	// renders again since it summarises every report).
 	Pages []string
+	// Unchanged is set when an incremental build found every file it
+	// rendered already in Out byte for byte (an engine's log appended
+	// to, a result rewritten as it was): nothing was written, so open
+	// pages need no reload.
+	Unchanged bool
 }
 
 // Build brings Out up to date after the input files in changed (absolute
@@ -195,6 +201,11 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 			if rel, _ := filepath.Rel(b.abs.content, p); ignoredByLoad(rel) {
 				continue
 			}
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				// Gone and read by no page: an editor's temporary file
+				// renamed over a page (sed -i's "sedXXXXXX", "index.md.new").
+				continue
+			}
 			return full(c + " is not an input of a known page")
 		case within(b.abs.results, p):
 			// Results outside every report's results directory are read
@@ -204,6 +215,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		}
 	}
 	if len(affected) == 0 && len(static) == 0 {
+		inc.Unchanged = true
 		return inc, nil
 	}
 	var files []File
@@ -215,9 +227,11 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		files = append(files, File{Path: rel, Data: data})
 	}
 	if len(affected) == 0 {
-		if err := writeInPlace(b.opt.Out, files); err != nil {
+		n, err := writeInPlace(b.opt.Out, files)
+		if err != nil {
 			return inc, err
 		}
+		inc.Unchanged = n == 0
 		return inc, nil
 	}
 
@@ -336,9 +350,11 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		return inc, err
 	}
 	files = append(files, sf...)
-	if err := writeInPlace(b.opt.Out, files); err != nil {
+	n, err := writeInPlace(b.opt.Out, files)
+	if err != nil {
 		return inc, err
 	}
+	inc.Unchanged = n == 0
 	b.site = &ns
 	for u, se := range search {
 		b.search[u] = se
@@ -356,17 +372,18 @@ func (b *Builder) pages() []*Page {
 }
 
 // dependsOn reports whether the page's output may change when p changes:
-// p is one of its inputs, or sits in its report's results directory (a new
-// or removed result), or is the campaign.yaml that would turn its bundle
-// into a report.
+// p is one of its inputs or a directory above one, or sits in or above
+// its report's results directory (a new or removed result; a directory
+// moved away or back gives one event, for itself, not one per file), or
+// is the campaign.yaml that would turn its bundle into a report.
 func (pg *Page) dependsOn(p string, b *Builder) bool {
 	for _, d := range pg.Deps {
-		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && a == p {
+		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && within(p, a) {
 			return true
 		}
 	}
 	if r := pg.Report; r != nil {
-		if a, err := filepath.Abs(filepath.FromSlash(r.ResultsDir)); err == nil && within(a, p) {
+		if a, err := filepath.Abs(filepath.FromSlash(r.ResultsDir)); err == nil && (within(a, p) || within(p, a)) {
 			return true
 		}
 	}
@@ -380,11 +397,11 @@ func within(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// ignoredByLoad mirrors Load's walk: names starting with "." or "_" are
+// ignoredByLoad mirrors Load's walk: the names skippedName reports are
 // skipped, with everything below them.
 func ignoredByLoad(rel string) bool {
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if part != "." && (strings.HasPrefix(part, ".") || strings.HasPrefix(part, "_")) {
+		if part != "." && skippedName(part) {
 			return true
 		}
 	}
@@ -392,27 +409,33 @@ func ignoredByLoad(rel string) bool {
 }
 
 // writeInPlace writes files into dir, each through a temporary file and a
-// rename, so no reader sees half a file.
-func writeInPlace(dir string, files []File) error {
+// rename, so no reader sees half a file, and returns how many it wrote: a
+// file already there with the same bytes is left alone.
+func writeInPlace(dir string, files []File) (int, error) {
+	n := 0
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.Data) {
+			continue
+		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("render: %w", err)
+			return n, fmt.Errorf("render: %w", err)
 		}
 		tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
 		if err != nil {
-			return fmt.Errorf("render: %w", err)
+			return n, fmt.Errorf("render: %w", err)
 		}
 		_, werr := tmp.Write(f.Data)
 		cerr := tmp.Close()
 		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
 			os.Remove(tmp.Name())
-			return fmt.Errorf("render: %w", err)
+			return n, fmt.Errorf("render: %w", err)
 		}
 		if err := os.Rename(tmp.Name(), p); err != nil {
 			os.Remove(tmp.Name())
-			return fmt.Errorf("render: %w", err)
+			return n, fmt.Errorf("render: %w", err)
 		}
+		n++
 	}
-	return nil
+	return n, nil
 }

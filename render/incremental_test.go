@@ -100,6 +100,34 @@ func builderMatchesFullBuild(t *testing.T, base string) {
 		{"a result added", func(t *testing.T) {
 			os.WriteFile(p("results/demo-h100/sglang-base--long.json"), saved, 0o644)
 		}, []string{"results/demo-h100/sglang-base--long.json"}, false, []string{"demo/blocks/", "demo/h100/"}, false},
+		// A directory above a report's results moved away (mv results
+		// elsewhere): one event, for the directory, not one per file.
+		{"the results root moved away", func(t *testing.T) {
+			if err := os.Rename(p("results"), p("results.away")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"results"}, false, nil, true},
+		{"the results root back", func(t *testing.T) {
+			if err := os.Rename(p("results.away"), p("results")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"results"}, false, []string{"demo/blocks/", "demo/h100/"}, false},
+		// sed -i and editors that save through "NAME.new": the temporary
+		// file is gone by the build, and read by no page.
+		{"a page saved through a temporary file", func(t *testing.T) {
+			data, err := os.ReadFile(p("content/demo/h100/index.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(data, []byte("An edited preamble")) {
+				t.Fatal("index.md lacks the text to edit")
+			}
+			tmp := p("content/demo/h100/sedX1b2c3")
+			os.WriteFile(tmp, bytes.Replace(data, []byte("An edited preamble"), []byte("A saved preamble"), 1), 0o644)
+			if err := os.Rename(tmp, p("content/demo/h100/index.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"content/demo/h100/sedX1b2c3", "content/demo/h100/index.md"}, false, []string{"demo/h100/"}, false},
 		{"a plain page's text", edit("content/about.md", "Plain MkDocs page", "A plain MkDocs page"),
 			[]string{"content/about.md"}, false, []string{"about/"}, false},
 		{"a plain page's title (navigation)", edit("content/about.md", "# About this lab", "# About the lab"),
@@ -226,4 +254,65 @@ func equalTrees(t *testing.T, want, got map[string][]byte) bool {
 		}
 	}
 	return ok
+}
+
+// TestBuilderReportsUnchanged checks that a change that alters no output
+// (an engine's log beside the results, appended to while collect runs)
+// is reported as Unchanged and rewrites no file, and that a real change
+// is not.
+func TestBuilderReportsUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, fixtureSite, dir)
+	opt := Options{
+		Content: filepath.Join(dir, "content"),
+		Results: filepath.Join(dir, "results"),
+		Out:     filepath.Join(dir, "site"),
+	}
+	b := NewBuilder(opt)
+	if _, err := b.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(opt.Out, "demo", "h100", "index.html")
+	old, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "results", "demo-h100", "vllm-fp8.engine.log")
+	for i := range 3 {
+		f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("INFO: 127.0.0.1 - \"POST /v1/completions HTTP/1.1\" 200 OK\n")
+		f.Close()
+		inc, err := b.Build(context.Background(), []string{log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inc.Full || !inc.Unchanged {
+			t.Fatalf("append %d to the engine log: %+v, want an incremental build with Unchanged", i, inc)
+		}
+	}
+	if now, err := os.Stat(page); err != nil || !os.SameFile(old, now) {
+		t.Errorf("the report page was rewritten (%v)", err)
+	}
+	res := filepath.Join(dir, "results", "demo-h100", "vllm-fp8--long.json")
+	data, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte(`"total_token_throughput_tok_per_s": 1500`), []byte(`"total_token_throughput_tok_per_s": 1600`), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("the fixture result lacks the number to edit")
+	}
+	if err := os.WriteFile(res, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inc, err := b.Build(context.Background(), []string{res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inc.Full || inc.Unchanged {
+		t.Fatalf("a result's number edited: %+v, want an incremental build that changed the site", inc)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -121,6 +122,36 @@ type Delta struct {
 	// regression, 0 when unchanged at the printed precision.
 	Sign int
 	OK   bool // false when ref is zero or a value is missing
+	// NA marks a delta that is computed but not a fair comparison: the new
+	// run lost a larger share of its requests than the reference (the
+	// Qwen3.5 MTP run, 516 of 1000, showed a green "+46.8%"). It is shown
+	// uncoloured.
+	NA bool
+}
+
+// successRate is the share of a run's requests that succeeded; ok is false
+// when the run has no summary or no request count.
+func successRate(res *schema.Result) (rate float64, ok bool) {
+	if res == nil || res.Summary == nil {
+		return 0, false
+	}
+	s := res.Summary
+	total := max(s.Completed+s.Failed, res.Load.NumPrompts)
+	if total == 0 {
+		return 0, false
+	}
+	return float64(s.Completed) / float64(total), true
+}
+
+// lessSuccessful reports whether run lost a larger share of its requests
+// than ref: its throughput then counts fewer requests' work and latencies
+// only the requests that got through, so a delta against ref is not a fair
+// comparison. Runs with the same share (the 235B page's runs, all 984 of
+// 1000) compare as usual.
+func lessSuccessful(run, ref *schema.Result) bool {
+	a, ok1 := successRate(run)
+	b, ok2 := successRate(ref)
+	return ok1 && ok2 && a < b-1e-9
 }
 
 // Compare computes the relative change from ref to v for a metric where
@@ -163,6 +194,8 @@ func (d Delta) Class() string {
 	switch {
 	case !d.OK:
 		return "delta"
+	case d.NA:
+		return "delta na"
 	case d.Sign > 0:
 		return "delta better"
 	case d.Sign < 0:
@@ -217,7 +250,7 @@ func Caveats(res *schema.Result) []string {
 		if res.Load.NumPrompts > total {
 			total = res.Load.NumPrompts
 		}
-		if total > 0 && s.Completed < total {
+		if total > 0 && s.Completed < total && !mentions(res.Warnings, "requests succeeded") {
 			out = append(out, fmt.Sprintf("%d of %d requests succeeded (%.1f%%)", s.Completed, total, float64(s.Completed)/float64(total)*100))
 		}
 		if s.MaxOutputTokensPerS != nil && s.OutputThroughput > 0 && *s.MaxOutputTokensPerS > implausiblePeak*s.OutputThroughput && !mentions(res.Warnings, "peak output") {
@@ -231,7 +264,13 @@ func Caveats(res *schema.Result) []string {
 	if strings.Contains(strings.ToLower(res.Tool.Name), "guidellm") && !mentions(res.Warnings, "guidellm") {
 		out = append(out, "measured with guidellm: its TPOT includes the first token and its peak output throughput is not a 1-second peak")
 	}
-	out = append(out, res.Warnings...)
+	// The importer's warnings may repeat among themselves (a check run
+	// twice over one result); a caveat is shown once.
+	for _, w := range res.Warnings {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
 	return out
 }
 

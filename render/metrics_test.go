@@ -94,6 +94,14 @@ func TestCaveats(t *testing.T) {
 		{"crash", func(r *schema.Result) { r.Status, r.Error, r.Summary = schema.StatusCrashed, "OOM", nil }, []string{"crashed: OOM"}},
 		{"guidellm definitions", func(r *schema.Result) { r.Tool.Name = "guidellm" }, []string{"its TPOT includes the first token"}},
 		{"own warnings kept", func(r *schema.Result) { r.Warnings = []string{"client fell behind"} }, []string{"client fell behind"}},
+		// The importer already says how many succeeded (the Qwen3.5 MTP run
+		// showed "516 of 1000 requests succeeded" twice); said once.
+		{"importer's partial success not repeated", func(r *schema.Result) {
+			r.Summary.Completed = 516
+			r.Warnings = []string{"516 of 1000 requests succeeded (51.6%)", "ITL was not measured"}
+		}, []string{"516 of 1000 requests succeeded (51.6%)", "ITL was not measured"}},
+		// A warning repeated in the result is shown once.
+		{"repeated warning once", func(r *schema.Result) { r.Warnings = []string{"client fell behind", "client fell behind"} }, []string{"client fell behind"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,6 +214,32 @@ func TestLinkFunc(t *testing.T) {
 		got := s.linkFunc(&Page{Rel: tt.page, URL: pageURL(tt.page)})(tt.dest)
 		if got != tt.want {
 			t.Errorf("%s: %q → %q, want %q", tt.page, tt.dest, got, tt.want)
+		}
+	}
+}
+
+// TestSkipRemark: the reason a step's best try is not carried forward
+// names a regression first and partial success as well.
+func TestSkipRemark(t *testing.T) {
+	run := func(done int) *schema.Result {
+		return &schema.Result{Status: schema.StatusOK, Load: schema.Load{NumPrompts: 1000}, Summary: &schema.Summary{Completed: done}}
+	}
+	tests := []struct {
+		name string
+		res  *schema.Result
+		inc  Delta
+		want string
+	}{
+		// The 235B FP8 (TP8+EP) try: -3.8% and 984 of 1000, like every run there.
+		{"worse and partial", run(984), Compare(8424.86, 8102.36, true), "worse than the configuration before it; only 984 of 1000 requests succeeded; not carried forward"},
+		// The Qwen3.5 MTP try: +46.8%, but only 516 of 1000 succeeded.
+		{"better but partial", run(516), Compare(10570.88, 15514.15, true), "only 516 of 1000 requests succeeded; not carried forward"},
+		{"worse", run(1000), Compare(10570.88, 10363.77, true), "worse than the configuration before it; not carried forward"},
+		{"no reason in the data", run(1000), Compare(100, 101, true), "not carried forward"},
+	}
+	for _, tt := range tests {
+		if got := skipRemark(tt.res, tt.inc); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

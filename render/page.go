@@ -13,6 +13,7 @@ import (
 	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
 	"github.com/yuin/goldmark/ast"
+	"gopkg.in/yaml.v3"
 )
 
 // renderedPage is a page's content before the layout.
@@ -105,8 +106,20 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 		if err := campaignfile.DecodeStrict(b.Spec, &spec); err != nil {
 			return nil, yamlError(p.Src, line, b.Spec, err)
 		}
+		ctx.setupProse = nil
+		if spec.Block == "setup" {
+			ctx.setupProse = setupProse(doc, b.NextSibling())
+		}
 		h, err := ctx.renderBlock(spec)
 		if err != nil {
+			// Point at the field at fault when the message names one (the
+			// fence's line said where the block starts, not which of its
+			// lines is wrong).
+			if m := fieldRE.FindStringSubmatch(err.Error()); m != nil {
+				if n := keyLine(b.Spec, m[1]); n > 0 {
+					line += n
+				}
+			}
 			return nil, fmt.Errorf("%s:%d: %w", p.Src, line, err)
 		}
 		b.HTML = []byte(h)
@@ -122,6 +135,26 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 	out.Body = template.HTML(buf.String())
 	out.Charts = ctx.charts > 0
 	return out, nil
+}
+
+// fieldRE finds the field a block error is about ("block raw: field
+// profile: unknown profile …").
+var fieldRE = regexp.MustCompile(`(?:^|: )field (\w+):`)
+
+// keyLine returns the 1-based line of the top-level key in a block's YAML,
+// 0 when it is not there.
+func keyLine(spec []byte, key string) int {
+	var doc yaml.Node
+	if yaml.Unmarshal(spec, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return 0
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i].Line
+		}
+	}
+	return 0
 }
 
 func firstHeading(root ast.Node) *ast.Heading {
@@ -280,8 +313,22 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if nodes, err = open("Experimental Setup"); err != nil {
 		return err
 	}
-	if err := write(c.setup()); err != nil {
+	var prose map[string]*ast.Heading
+	if sec := byTitle["experimental setup"]; sec != nil && sec.heading.NextSibling() != nil {
+		prose = setupProse(doc, sec.heading.NextSibling())
+	}
+	if err := write(c.setup(prose)); err != nil {
 		return err
+	}
+	if len(prose) > 0 {
+		// setup placed generated parts among the section's nodes.
+		nodes = nodes[:0:0]
+		for n := byTitle["experimental setup"].heading.NextSibling(); n != nil; n = n.NextSibling() {
+			if h, ok := n.(*ast.Heading); ok && h.Level <= 2 {
+				break
+			}
+			nodes = append(nodes, n)
+		}
 	}
 	if err := renderNodes(nodes); err != nil {
 		return err

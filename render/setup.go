@@ -3,26 +3,72 @@ package render
 import (
 	"fmt"
 	"html/template"
+	"path"
 	"sort"
 	"strings"
 
+	"github.com/yuin/goldmark/ast"
+
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/markdown"
 )
 
 // ---- setup ----
 
 type setupView struct {
-	Model     template.HTML
-	ModelID   string
-	Variants  []string
-	Hardware  string
-	GPUs      []string
-	Engines   []schema.EngineSpec
-	Profiles  []profileRow
-	Tool      string
-	Commands  []commandLine
+	Model    template.HTML
+	ModelID  string
+	Variants []string
+	Hardware string
+	GPUs     []string
+	Engines  []schema.EngineSpec
+	Profiles []profileRow
+	Tool     string
+	Commands []commandLine
+	// Rerun is set when a command is perflab bench's for a campaign
+	// measured with another tool (guidellm): it re-runs the profile, it
+	// did not produce the numbers, and the page says so.
+	Rerun     bool
 	Objective string
-	Headings  map[string]template.HTML
+}
+
+// setupSections are the subsections the setup block generates, in order,
+// with their templates.
+var setupSections = []struct{ title, tmpl string }{
+	{"Model", "setup-model"},
+	{"Hardware", "setup-hardware"},
+	{"Engine Version", "setup-engines"},
+	{"Benchmark Profiles", "setup-profiles"},
+	{"Benchmark Method", "setup-method"},
+}
+
+// setupProse finds the narrative's own subsections of the setup: the
+// level-3 headings from n on (up to the next level-1 or -2 heading) whose
+// text is one of setupSections' titles, by lower-cased title. The
+// generated part of such a subsection goes under the narrative's heading
+// instead of under a second heading of the same name (the Qwen3.5 page's
+// "Benchmark Method" appeared twice).
+func setupProse(doc *markdown.Document, n ast.Node) map[string]*ast.Heading {
+	out := map[string]*ast.Heading{}
+	for ; n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok {
+			continue
+		}
+		if h.Level <= 2 {
+			break
+		}
+		if h.Level != 3 {
+			continue
+		}
+		key := strings.ToLower(doc.HeadingText(h))
+		for _, s := range setupSections {
+			if strings.ToLower(s.title) == key && out[key] == nil {
+				out[key] = h
+			}
+		}
+	}
+	return out
 }
 
 type profileRow struct {
@@ -34,13 +80,19 @@ type commandLine struct {
 	Code    template.HTML
 }
 
-func (c *pageCtx) setup() (template.HTML, error) {
+// setup renders the Experimental Setup's subsections. Those the narrative
+// has a heading of its own for (prose, from setupProse) are not written
+// here: their generated part is placed right under the narrative's
+// heading, before its text.
+func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 	r := c.rep
 	camp := r.Campaign
 	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
-	v.Headings = map[string]template.HTML{}
-	for _, h := range []string{"Model", "Hardware", "Engine Version", "Benchmark Profiles", "Benchmark Method"} {
-		v.Headings[h] = c.heading(3, h)
+	headings := map[string]template.HTML{}
+	for _, s := range setupSections {
+		if prose[strings.ToLower(s.title)] == nil {
+			headings[s.title] = c.heading(3, s.title)
+		}
 	}
 	// GPU inventory from the results.
 	seen := map[string]bool{}
@@ -115,10 +167,26 @@ func (c *pageCtx) setup() (template.HTML, error) {
 		}
 		if cmd == "" {
 			cmd = benchCommand(camp, p, v.Tool)
+			if !strings.HasPrefix(v.Tool, "vllm") && !strings.HasPrefix(v.Tool, "perflab") {
+				v.Rerun = true
+			}
 		}
 		v.Commands = append(v.Commands, commandLine{Profile: p.Name, Code: c.bash(cmd)})
 	}
-	return c.exec("setup", &v)
+	var out strings.Builder
+	for _, s := range setupSections {
+		body, err := c.exec(s.tmpl, &v)
+		if err != nil {
+			return "", err
+		}
+		if h := prose[strings.ToLower(s.title)]; h != nil {
+			h.Parent().InsertAfter(h.Parent(), h, &markdown.Block{HTML: []byte(body)})
+			continue
+		}
+		out.WriteString(string(headings[s.title]))
+		out.WriteString(string(body))
+	}
+	return template.HTML(out.String()), nil
 }
 
 // benchCommand writes the benchmark command a profile stands for, in the
@@ -186,7 +254,18 @@ type runRow struct {
 	Sort                        map[string]string
 	NoteIDs                     []int
 	Bad                         bool
-	File                        string
+	File                        template.HTML // the result file's name, with break opportunities
+	Path                        string        // the result file's path under the results directory
+}
+
+// breakable escapes a result file's name and lets it wrap after each "/"
+// and "--": unbroken, the runs table's last column (the path) took a
+// third of the width and squeezed every row to four lines.
+func breakable(p string) template.HTML {
+	s := template.HTMLEscapeString(p)
+	s = strings.ReplaceAll(s, "/", "/<wbr>")
+	s = strings.ReplaceAll(s, "--", "--<wbr>")
+	return template.HTML(s)
 }
 
 func (c *pageCtx) runs() (template.HTML, error) {
@@ -202,10 +281,11 @@ func (c *pageCtx) runs() (template.HTML, error) {
 				res := run.Result
 				row := runRow{Experiment: e.Name, Profile: p.Name, Status: string(res.Status), Bad: !successful(res), Sort: map[string]string{}}
 				if rel, ok := strings.CutPrefix(run.File, c.site.opt.Results+"/"); ok {
-					row.File = rel
+					row.Path = rel
 				} else {
-					row.File = run.File
+					row.Path = run.File
 				}
+				row.File = breakable(path.Base(row.Path))
 				row.NoteIDs = v.Notes.refs(c, run)
 				if s := res.Summary; s != nil {
 					total := s.Completed + s.Failed

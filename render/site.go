@@ -97,6 +97,16 @@ func (r *Report) Runs() []*Run {
 	return out
 }
 
+// skippedName reports whether Load passes a name under content/ by (with
+// everything below it): hidden and "_" names, and editors' backups and
+// auto-saves ("index.md~", Emacs's "#index.md#"), which would otherwise
+// be copied into the site, and published, as static files.
+func skippedName(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+		strings.HasSuffix(name, "~") ||
+		len(name) > 1 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#")
+}
+
 // Load reads and checks content and results.
 func Load(ctx context.Context, opt Options) (*Site, error) {
 	opt = opt.withDefaults()
@@ -113,7 +123,7 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 			return err
 		}
 		name := d.Name()
-		if p != opt.Content && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+		if p != opt.Content && skippedName(name) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

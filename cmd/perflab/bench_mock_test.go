@@ -5,9 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,6 +111,38 @@ func TestBenchCommandInterrupt(t *testing.T) {
 	}
 }
 
+// TestBenchCommandInterruptBeforeFirst stops a run before any request
+// finished: exit status 1, no vLLM JSON (no numbers), but the perflab
+// result is saved as interrupted, so that the stop is on record.
+func TestBenchCommandInterruptBeforeFirst(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{TTFT: time.Millisecond, ITL: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	// 4 requests of 100 tokens at 50 ms: none ends before the stop
+	err = run(ctx, []string{"bench", "--base-url", srv.URL, "--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 4),
+		"--sharegpt-output-len", "100", "--ignore-eos", "--num-prompts", "4", "--save-result", "--result-dir", dir,
+		"--result-filename", "run.json"}, &stdout, &stderr)
+	if code := exitCode(err, &bytes.Buffer{}); code != 1 || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("exit %d, err %v\n%s", code, err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.json")); !os.IsNotExist(err) {
+		t.Errorf("a vLLM JSON without numbers was written (stat: %v)", err)
+	}
+	res, err := schema.ReadFile(filepath.Join(dir, "run.perflab.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != schema.StatusInterrupted || len(res.Requests) != 0 || res.Summary != nil || len(res.Warnings) == 0 {
+		t.Fatalf("status %s, %d records, summary %v, warnings %q", res.Status, len(res.Requests), res.Summary, res.Warnings)
+	}
+}
+
 // shareGPTFile writes n ShareGPT conversations to a temporary file.
 func shareGPTFile(t *testing.T, n int) string {
 	var convs []map[string]any
@@ -124,4 +161,441 @@ func shareGPTFile(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestBenchCommandVLLMJSONHeader checks the header of the --save-result
+// JSON against what vLLM writes for the same command line: tokenizer_id is
+// --tokenizer, or the model id when the server tokenizes (vLLM: "args.tokenizer
+// or model_id"), never the word "server".
+func TestBenchCommandVLLMJSONHeader(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{Model: "org/tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
+		"--random-output-len", "2", "--save-result", "--result-dir", dir, "--result-filename", "r.json"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["model_id"] != "org/tiny" || got["tokenizer_id"] != "org/tiny" || got["backend"] != "openai" || got["num_prompts"] != 2.0 {
+		t.Errorf("header: model_id %v tokenizer_id %v backend %v num_prompts %v", got["model_id"], got["tokenizer_id"], got["backend"], got["num_prompts"])
+	}
+}
+
+// authMock serves the simulated engine behind an API key, as `vllm serve
+// --api-key` does: every route answers 401 without "Bearer key". It
+// records the headers of the generation requests.
+type authMock struct {
+	h       http.Handler
+	key     string
+	mu      sync.Mutex
+	headers []http.Header
+	bodies  []string
+	paths   map[string]int
+}
+
+func startAuthMock(t *testing.T, key string, cfg mock.Config) (*authMock, string) {
+	h, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	a := &authMock{h: h, key: key, paths: map[string]int{}}
+	srv := httptest.NewUnstartedServer(a)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return a, srv.URL
+}
+
+func (a *authMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	a.paths[r.URL.Path]++
+	if strings.HasSuffix(r.URL.Path, "completions") {
+		a.headers = append(a.headers, r.Header.Clone())
+		body, _ := io.ReadAll(r.Body)
+		a.bodies = append(a.bodies, string(body))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	a.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+a.key {
+		http.Error(w, `{"error":"Unauthorized"}`, http.StatusUnauthorized)
+		return
+	}
+	a.h.ServeHTTP(w, r)
+}
+
+// TestBenchCommandHeaders: OPENAI_API_KEY reaches the model list and the
+// server tokenizer too (they failed with 401 before), --header reaches
+// every benchmark request, and --request-id-prefix numbers x-request-id.
+func TestBenchCommandHeaders(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sekret")
+	a, url := startAuthMock(t, "sekret", mock.Config{})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--num-prompts", "3", "--random-input-len", "8",
+		"--random-output-len", "2", "--header", "x-tenant=blue", "x-trace = 7", "--request-id-prefix", "run9-"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Successful requests:                     3 ") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	ids := map[string]bool{}
+	for _, h := range a.headers {
+		ids[h.Get("x-request-id")] = true
+		if h.Get("X-Tenant") != "blue" || h.Get("X-Trace") != "7" {
+			t.Errorf("headers %v", h)
+		}
+	}
+	if !ids["run9-0"] || !ids["run9-2"] || len(ids) != 3 {
+		t.Errorf("request ids %v", ids)
+	}
+	if a.paths["/v1/models"] == 0 || a.paths["/tokenize"] == 0 {
+		t.Errorf("routes asked: %v", a.paths)
+	}
+}
+
+func TestBenchHeaderUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--header", "novalue"}, &out, &errb)
+	if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), "KEY=VALUE") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestBenchCommandSampling: vLLM's sampling flags and --extra-body reach
+// the request body ({**sampling, **extra_body}, merged last), only when
+// given, and the perflab result records them (and the --goodput SLOs its
+// goodput counts against).
+func TestBenchCommandSampling(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	a, url := startAuthMock(t, "k", mock.Config{})
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--backend", "openai-chat", "--num-prompts", "2",
+		"--random-input-len", "8", "--random-output-len", "2", "--temperature", "0", "--top-k", "20", "--top-p", "0.95",
+		"--extra-body", `{"top_p": 0.8, "chat_template_kwargs": {"enable_thinking": false}}`, "--goodput", "ttft:500", "e2el:900",
+		"--output-json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(a.bodies) != 2 {
+		t.Fatalf("%d bodies", len(a.bodies))
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(a.bodies[0]), &body); err != nil {
+		t.Fatal(err)
+	}
+	// --extra-body's top_p wins over --top-p, as in vLLM
+	if body["temperature"] != 0.0 || body["top_k"] != 20.0 || body["top_p"] != 0.8 || body["max_completion_tokens"] != 2.0 {
+		t.Errorf("body %s", a.bodies[0])
+	}
+	if kw, _ := body["chat_template_kwargs"].(map[string]any); kw == nil || kw["enable_thinking"] != false {
+		t.Errorf("body %s", a.bodies[0])
+	}
+	for _, absent := range []string{"min_p", "presence_penalty", "repetition_penalty"} {
+		if _, ok := body[absent]; ok {
+			t.Errorf("%s sent without its flag: %s", absent, a.bodies[0])
+		}
+	}
+	res, err := schema.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := res.Load.GoodputSLOMs; len(g) != 2 || g["ttft"] != 500 || g["e2el"] != 900 || res.Summary.RequestGoodput == nil {
+		t.Errorf("goodput SLOs %v, goodput %v", g, res.Summary.RequestGoodput)
+	}
+	want := `{"top_p":0.8,"top_k":20,"temperature":0.0,"chat_template_kwargs":{"enable_thinking":false}}`
+	var got bytes.Buffer
+	if err := json.Compact(&got, res.Load.ExtraBody); err != nil || got.String() != want {
+		t.Errorf("result extra_body %s (%v), want %s", res.Load.ExtraBody, err, want)
+	}
+}
+
+func TestBenchSamplingUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--temperature", "hot"},
+		{"--top-k", "1.5"},
+		{"--extra-body", "[1]"},
+		{"--extra-body", "{bad"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"bench"}, args...), &out, &errb)
+		if code := exitCode(err, &errb); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (err %v)", args, code, err)
+		}
+	}
+}
+
+// TestBenchCommandServedModelName: behind vLLM's --served-model-name the
+// name sent differs from the model id recorded. Without --model, vLLM
+// sends /v1/models' id and records its root; with --model ID
+// --served-model-name NAME it sends NAME and records ID. The simulated
+// engine answers 404 to any other name, so success shows what was sent.
+func TestBenchCommandServedModelName(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{Model: "org/Big", ServedModelNames: []string{"big"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, extra := range [][]string{nil, {"--model", "org/Big", "--served-model-name", "big"}} {
+		dir := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
+			"--random-output-len", "2", "--save-result", "--result-dir", dir, "--result-filename", "r.json"}, extra...)
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("%q: %v\n%s", extra, err, stderr.String())
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got["model_id"] != "org/Big" || got["completed"] != 2.0 {
+			t.Errorf("%q: model_id %v, completed %v", extra, got["model_id"], got["completed"])
+		}
+		res, err := schema.ReadFile(filepath.Join(dir, "r.perflab.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Model.ID != "org/Big" || res.Model.Served != "big" {
+			t.Errorf("%q: model %+v", extra, res.Model)
+		}
+	}
+}
+
+// TestBenchCommandShareGPTOrder: --disable-shuffle sends the conversations
+// in file order and --no-oversample sends only those there are (vLLM's
+// flags; both were refused before).
+func TestBenchCommandShareGPTOrder(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	a, url := startAuthMock(t, "k", mock.Config{})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 4),
+		"--num-prompts", "10", "--output-len", "2", "--disable-shuffle", "--no-oversample", "--request-id-prefix", "r"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(a.bodies) != 4 {
+		t.Fatalf("%d requests, want the file's 4", len(a.bodies))
+	}
+	byIndex := map[int]string{}
+	for k, b := range a.bodies {
+		var i int
+		if _, err := fmt.Sscanf(a.headers[k].Get("x-request-id"), "r%d", &i); err != nil {
+			t.Fatal(err)
+		}
+		byIndex[i] = b
+	}
+	for i := range 4 {
+		b := byIndex[i]
+		var body struct {
+			Prompt    string `json:"prompt"`
+			MaxTokens int    `json:"max_tokens"`
+		}
+		if err := json.Unmarshal([]byte(b), &body); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(body.Prompt, fmt.Sprintf("Question %d:", i)) || body.MaxTokens != 2 {
+			t.Errorf("request %d: prompt %q max_tokens %d", i, body.Prompt, body.MaxTokens)
+		}
+	}
+}
+
+// TestBenchCommandAppendResult: --append-result adds each run's vLLM JSON
+// as one more line of the same file (vLLM: a newline before each appended
+// record), and keeps each run's perflab result.
+func TestBenchCommandAppendResult(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	for run1 := range 2 {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
+			"--random-output-len", "2", "--append-result", "--result-dir", dir, "--result-filename", "all.json",
+			"--metadata", fmt.Sprintf("run=%d", run1)}, &stdout, &stderr)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		if run1 == 0 {
+			time.Sleep(1100 * time.Millisecond) // the perflab file name has the date to the second
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "all.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), data)
+	}
+	for i, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["run"] != fmt.Sprint(i) {
+			t.Errorf("line %d: %v, run %v", i, err, rec["run"])
+		}
+	}
+	perflab, _ := filepath.Glob(filepath.Join(dir, "all-*.perflab.json"))
+	if len(perflab) != 2 {
+		t.Errorf("perflab results %v, want 2", perflab)
+	}
+}
+
+// TestBenchCommandAllFailed: a run where every request failed (a server
+// answering 500) prints the errors and the report, saves it, warns as
+// vLLM does, and exits 1 so that a script notices.
+func TestBenchCommandAllFailed(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{Faults: mock.Faults{ErrorRate: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "3", "--random-input-len", "8",
+		"--random-output-len", "2", "--output-json", out}, &stdout, &stderr)
+	if code := exitCode(err, &bytes.Buffer{}); code != 1 || !strings.Contains(err.Error(), "all 3 requests failed") {
+		t.Fatalf("exit %d, err %v", code, err)
+	}
+	if !strings.Contains(stdout.String(), "Error 0: HTTP 500") || !strings.Contains(stdout.String(), "Failed requests:                         3") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "warning: all 3 requests failed (first error: HTTP 500") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	res, err := schema.ReadFile(out)
+	if err != nil || res.Summary == nil || res.Summary.Failed != 3 {
+		t.Fatalf("saved result: %v %+v", err, res)
+	}
+}
+
+// TestBenchCommandReadyCheck: --ready-check-timeout-sec waits for an engine
+// still loading (503) instead of failing at once on its model list.
+func TestBenchCommandReadyCheck(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{StartupDelay: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
+		"--random-output-len", "2", "--ready-check-timeout-sec", "20"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "Endpoint is ready.") || !strings.Contains(stdout.String(), "Successful requests:                     2 ") {
+		t.Errorf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+	}
+}
+
+func TestWaitReadyTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "loading", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	err := waitReady(context.Background(), http.DefaultClient, srv.URL, 150*time.Millisecond, 20*time.Millisecond, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not ready after") || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// TestBenchCommandNoUsage: against a server that sends no usage, output
+// tokens are counted with the tokenizer from the generated text, as vLLM
+// does (here the server's /tokenize, one token per word: 3 words per event,
+// so 6 tokens from 2 events), not as one token per event.
+func TestBenchCommandNoUsage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+		case "/tokenize":
+			var body struct {
+				Prompt string `json:"prompt"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			ids := make([]int, len(strings.Fields(body.Prompt)))
+			_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+		case "/v1/completions":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"one two three \"}]}\n\n")
+			fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"four five six\"}]}\n\ndata: [DONE]\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", srv.URL, "--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 3),
+		"--num-prompts", "3", "--output-json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Total generated tokens:                  18 ") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "tokenizing the generated text") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	res, err := schema.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Requests {
+		if r.OutputTokens != 6 || !r.OutputCounted || r.GeneratedText != "" {
+			t.Errorf("record %+v", r)
+		}
+	}
+}
+
+// TestTokenizeServerAPIKey: perflab tokenize --tokenizer server sends
+// OPENAI_API_KEY as perflab bench does (an API-key server answered 401).
+func TestTokenizeServerAPIKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k2")
+	_, url := startAuthMock(t, "k2", mock.Config{})
+	var out, errb bytes.Buffer
+	text := "four words right here"
+	err := tokenizeMain(context.Background(), []string{"--tokenizer", "server", "--base-url", url, "--model", "mock"},
+		strings.NewReader(text), &out, &errb)
+	want, _ := mock.Tokenizer{}.Encode(text)
+	if err != nil || out.String() != fmt.Sprintf("%d\n", len(want)) {
+		t.Fatalf("out %q, err %v, want %d", out.String(), err, len(want))
+	}
+}
+
+// TestTokenizeServerError: a server that refuses /tokenize (here 401 for a
+// wrong key) is an error, not a count of 0.
+func TestTokenizeServerError(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "wrong")
+	_, url := startAuthMock(t, "k2", mock.Config{})
+	var out, errb bytes.Buffer
+	err := tokenizeMain(context.Background(), []string{"--tokenizer", "server", "--base-url", url, "--model", "mock"},
+		strings.NewReader("four words right here"), &out, &errb)
+	if err == nil || out.Len() != 0 {
+		t.Fatalf("out %q, err %v, want an error and no output", out.String(), err)
+	}
+	if !strings.Contains(err.Error(), "tokenize") {
+		t.Errorf("err %v does not name the stage", err)
+	}
 }

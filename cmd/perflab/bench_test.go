@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,8 +12,12 @@ import (
 func TestJoinMultiValue(t *testing.T) {
 	tests := []struct{ in, want []string }{
 		// vLLM's nargs="+" spelling becomes one flag value
-		{[]string{"--goodput", "ttft:50", "tpot:10", "--seed", "1"}, []string{"--goodput", "ttft:50 tpot:10", "--seed", "1"}},
-		{[]string{"--metadata", "a=1", "b=2"}, []string{"--metadata", "a=1 b=2"}},
+		{[]string{"--goodput", "ttft:50", "tpot:10", "--seed", "1"}, []string{"--goodput", "ttft:50", "--goodput", "tpot:10", "--seed", "1"}},
+		{[]string{"--metadata", "a=1", "b=2"}, []string{"--metadata", "a=1", "--metadata", "b=2"}},
+		// a value with spaces stays one item (one argv element in vLLM)
+		{[]string{"--header", "User-Agent=my client", "--seed", "1"}, []string{"--header", "User-Agent=my client", "--seed", "1"}},
+		// no value: left for the flag package to report
+		{[]string{"--metadata"}, []string{"--metadata"}},
 		// the = form and other flags pass through
 		{[]string{"--goodput=ttft:5", "x"}, []string{"--goodput=ttft:5", "x"}},
 		{[]string{"--model", "m", "--label", "l"}, []string{"--model", "m", "--label", "l"}},
@@ -26,7 +31,7 @@ func TestJoinMultiValue(t *testing.T) {
 
 func TestBenchFlags(t *testing.T) {
 	f, err := parseBenchFlags([]string{"--goodput", "ttft:50", "tpot:10", "--goodput", "e2el:900",
-		"--metadata", "gpu=h100", "--request-rate", "12.5", "--max-concurrency", "4", "--backend", "openai-chat"}, &bytes.Buffer{})
+		"--metadata", "gpu=h100", "note=two words", "--request-rate", "12.5", "--max-concurrency", "4", "--backend", "openai-chat"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +43,31 @@ func TestBenchFlags(t *testing.T) {
 	if g["ttft"] != 50 || g["tpot"] != 10 || g["e2el"] != 900 || r.rate != 12.5 || r.cfg.Metrics.RequestRate != 12.5 {
 		t.Fatalf("goodput %v rate %v", g, r.rate)
 	}
+	if len(r.metadata) != 2 || r.metadata[1].Key != "note" || r.metadata[1].Value != "two words" {
+		t.Fatalf("metadata %v: a value with a space must stay whole", r.metadata)
+	}
 	if !r.cfg.IgnoreEOS || r.cfg.BaseURL != "http://127.0.0.1:8000" || r.metadata[0].Key != "gpu" {
 		t.Fatalf("cfg %+v metadata %v", r.cfg, r.metadata)
+	}
+}
+
+// TestBenchVLLMAliases: flags vLLM users type that map onto others.
+func TestBenchVLLMAliases(t *testing.T) {
+	f, err := parseBenchFlags([]string{"--input-len", "100", "--output-len", "7", "--request-rate", "Inf", "--disable-tqdm"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.randomInputLen != 100 || f.randomOutputLen != 7 || f.sharegptOutLen != 7 || !math.IsInf(r.rate, 1) || !f.disableTqdm {
+		t.Fatalf("input %d output %d sharegpt %d rate %v tqdm %v", f.randomInputLen, f.randomOutputLen, f.sharegptOutLen, r.rate, f.disableTqdm)
+	}
+	// without the general flags the dataset flags keep their defaults
+	f, err = parseBenchFlags([]string{"--random-output-len", "9"}, &bytes.Buffer{})
+	if err != nil || f.randomInputLen != 1024 || f.randomOutputLen != 9 || f.sharegptOutLen != 0 {
+		t.Fatalf("%v %+v", err, f)
 	}
 }
 
@@ -58,6 +86,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"--burstiness", "0"},
 		{"--random-range-ratio", "1.5"},
 		{"extra-arg"},
+		{"--served-model-name", "x"}, // needs --model
+		{"--dataset-path", "x.json"}, // the random dataset reads no file
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), append([]string{"bench"}, args...), &out, &errb)

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/perflab/perflab/render"
 	"github.com/perflab/perflab/render/publish"
@@ -24,6 +26,9 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cname := fs.String("cname", "", "custom `DOMAIN` written to CNAME (the site is then built for /)")
 	message := fs.String("message", "", "commit `TITLE` (default: Publish site built from SHA with perflab)")
 	noPush := fs.Bool("no-push", false, "commit to the local branch only")
+	out := fs.Lookup("out")
+	out.Usage = "output `DIR` of the build (default: a temporary directory, so the site/ a running perflab serve previews is left alone)"
+	out.DefValue = ""
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: perflab publish [--remote NAME|URL] [--branch gh-pages] [--cname DOMAIN] [--message M] [--no-push] [--base-url PATH] [--content DIR] [--results DIR] [--out DIR]")
 		fs.PrintDefaults()
@@ -36,6 +41,19 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if fs.NArg() > 0 {
 		return usageError("publish: unexpected argument %q", fs.Arg(0))
+	}
+	outSet := false
+	fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+	if !outSet {
+		// The site is built for the Pages base URL: written to site/, it
+		// would replace the preview's pages (built for /) under a running
+		// perflab serve, which does not watch its own output.
+		tmp, err := os.MkdirTemp("", "perflab-publish-*")
+		if err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		rf.out = filepath.Join(tmp, "site")
 	}
 	res, err := publish.Publish(ctx, publish.Config{
 		Site:    rf.out,

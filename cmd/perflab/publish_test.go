@@ -62,3 +62,27 @@ func TestPublishCommandRefusesAFailedBuild(t *testing.T) {
 		t.Errorf("a local gh-pages was made: %s", b)
 	}
 }
+
+// TestPublishLeavesThePreviewSiteAlone checks that publish builds away
+// from site/: a running perflab serve previews site/ (built for /) and
+// does not watch it, so a site built there for /lab/ would be served with
+// broken links.
+func TestPublishLeavesThePreviewSiteAlone(t *testing.T) {
+	_, bare := gitRepo(t)
+	os.MkdirAll("content", 0o755)
+	os.WriteFile("content/index.md", []byte("# Home\n"), 0o644)
+	os.WriteFile(".gitignore", []byte("/site/\n"), 0o644)
+	os.MkdirAll("site", 0o755)
+	os.WriteFile("site/index.html", []byte("the preview's page"), 0o644)
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"publish"}, &out, &errb); err != nil {
+		t.Fatalf("publish: %v\n%s", err, errb.String())
+	}
+	if b, _ := os.ReadFile("site/index.html"); string(b) != "the preview's page" {
+		t.Errorf("site/index.html after publish: %.80q", b)
+	}
+	home, err := exec.Command("git", "-C", bare, "show", "gh-pages:index.html").Output()
+	if err != nil || !bytes.Contains(home, []byte(`href="/lab/`)) {
+		t.Errorf("published home page: %v %.200q", err, home)
+	}
+}

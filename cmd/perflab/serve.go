@@ -79,6 +79,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			case err != nil:
 			case inc.Full && changed != nil:
 				fmt.Fprintf(log, "full rebuild: %s\n", inc.Why)
+			case inc.Unchanged:
+				return serve.ErrUnchanged // no reload for the open pages
 			case !inc.Full && len(inc.Pages) > 0:
 				fmt.Fprintf(log, "re-rendered %d page(s), the home page and the search index\n", len(inc.Pages))
 			}

@@ -59,7 +59,13 @@ func tokenizeMain(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		if *chat {
 			return usageError("tokenize: --chat needs a tokenizer.json")
 		}
-		st := dataset.NewServerTokenizer(*baseURL, *model, nil)
+		// OPENAI_API_KEY, as perflab bench sends it. herr, not err: a
+		// shadowing err here would drop EncodeContext's error below.
+		headers, herr := benchHeaders(nil)
+		if herr != nil {
+			return herr
+		}
+		st := dataset.NewServerTokenizer(*baseURL, *model, auxClient(headers))
 		out, err = st.EncodeContext(ctx, text, *special)
 	default:
 		var tk *tokenizer.Tokenizer

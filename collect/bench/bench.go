@@ -34,17 +34,33 @@ type Config struct {
 	MaxConcurrency int     // 0 = unlimited
 	Seed           int64
 	IgnoreEOS      bool
-	NumWarmups     int
+	// ExtraBody is merged into every request body (vLLM's sampling
+	// flags and --extra-body; see openai.Request.Extra). Nil: none.
+	ExtraBody  []openai.Field
+	NumWarmups int
 	// RequestTimeout bounds one request (0 = 6 h, as aiohttp's default in vLLM).
 	RequestTimeout time.Duration
 	Metrics        metrics.Options
 	// Progress receives a live progress line (nil: quiet).
 	Progress io.Writer
 
-	// Headers are added to every request (Authorization, say).
+	// Headers are added to every request (Authorization, say). They
+	// cannot replace x-request-id (vLLM's order: extra headers, then the
+	// request id).
 	Headers map[string]string
+	// RequestIDPrefix starts every request's x-request-id, followed by
+	// the request's index (vLLM's --request-id-prefix). "" means
+	// "perflab-bench-" and 8 random hex digits and "-".
+	RequestIDPrefix string
 	// KeepText keeps each request's generated text (--save-detailed).
 	KeepText bool
+	// CountText, when set, counts the output tokens of each successful
+	// request whose server sent no usage (or 0) from its generated text,
+	// as vLLM falls back to len(tokenizer(text, add_special_tokens=False)).
+	// It runs after the measured phase. Nil, or when it fails: such
+	// requests count one token per token event. Either way OutputCounted
+	// is set and the result warns.
+	CountText func(ctx context.Context, text string) (int, error)
 	// Client sends the requests; nil means a client built for the run
 	// (HTTP/1.1 keep-alive pool sized to the concurrency).
 	Client *http.Client
@@ -60,11 +76,18 @@ const lagWarnMs = 10.0
 // Run runs the benchmark and returns a result with its records, summary
 // and client statistics. Request failures are data in the result; an error
 // means the run itself could not happen. If only the summary fails, the
-// result comes back too (without Summary) along with the error.
+// result comes back too (without Summary) along with the error. A run
+// stopped (ctx cancelled) before any request finished comes back with
+// Status interrupted, no records and no Summary.
 func Run(ctx context.Context, cfg Config) (*schema.Result, error) {
 	res, dur, err := measure(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Requests) == 0 && res.Status == schema.StatusInterrupted {
+		// Stopped before any request finished: nothing to summarize, but
+		// the result (status, warnings, client stats) is still reported.
+		return res, nil
 	}
 	opt := metricsOptions(cfg, dur)
 	sum, err := metrics.Summarize(res.Requests, opt)
@@ -138,7 +161,7 @@ type runner struct {
 	url    string
 	client *http.Client
 	base   time.Time // the run's t=0 (monotonic)
-	sem    chan struct{}
+	sem    *fifoSem  // nil: no cap
 	idPfx  string
 	events atomic.Int64 // SSE events parsed
 	done   atomic.Int64
@@ -156,7 +179,10 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("bench: %w", err)
 	}
-	r := &runner{cfg: cfg, url: cfg.BaseURL + cfg.Endpoint, client: cfg.Client, idPfx: requestIDPrefix()}
+	r := &runner{cfg: cfg, url: cfg.BaseURL + cfg.Endpoint, client: cfg.Client, idPfx: cfg.RequestIDPrefix}
+	if r.idPfx == "" {
+		r.idPfx = requestIDPrefix()
+	}
 	if r.client == nil {
 		conns := cfg.MaxConcurrency
 		if conns == 0 {
@@ -166,7 +192,7 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 		defer r.client.CloseIdleConnections()
 	}
 	if cfg.MaxConcurrency > 0 {
-		r.sem = make(chan struct{}, cfg.MaxConcurrency)
+		r.sem = newFIFOSem(cfg.MaxConcurrency)
 	}
 	if err := r.warmup(ctx); err != nil {
 		return nil, 0, err
@@ -183,6 +209,9 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 			MaxConcurrency: cfg.MaxConcurrency, Seed: cfg.Seed,
 			IgnoreEOS: cfg.IgnoreEOS, NumWarmups: cfg.NumWarmups,
 		},
+	}
+	if len(cfg.ExtraBody) > 0 {
+		res.Load.ExtraBody = openai.AppendObject(nil, cfg.ExtraBody)
 	}
 	recs := make([]schema.Request, n)
 	aborted := make([]bool, n)
@@ -222,10 +251,14 @@ dispatch:
 		if r.sem != nil {
 			lags[i] = (arrival - target).Seconds() * 1000
 		}
+		var ticket chan struct{}
+		if r.sem != nil {
+			ticket = r.sem.enqueue() // here, so that the cap admits in order
+		}
 		wg.Add(1)
 		go func(i int, target time.Duration) {
 			defer wg.Done()
-			aborted[i] = r.request(ctx, i, &recs[i])
+			aborted[i] = r.request(ctx, i, &recs[i], ticket)
 			if r.sem == nil && !aborted[i] {
 				lags[i] = recs[i].SendS*1000 - target.Seconds()*1000
 			}
@@ -246,14 +279,48 @@ dispatch:
 		}
 	}
 	res.Requests = kept
+	countErr := r.countText(ctx, kept)
 	if ctx.Err() != nil && len(kept) < n {
 		res.Status = schema.StatusInterrupted
 		res.Error = "interrupted"
 		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted: %d of %d requests finished before the run was stopped", len(kept), n))
 	}
 	res.Client = clientStats(kept, keptLags, r.events.Load(), dur, cpu)
-	res.Warnings = append(res.Warnings, warnings(res, cfg)...)
+	wcfg := cfg
+	if countErr != nil {
+		wcfg.CountText = nil // the warning must not claim tokenized counts
+		res.Warnings = append(res.Warnings, fmt.Sprintf("counting output tokens with the tokenizer failed (%v): the requests without usage from there on count one token per token event", countErr))
+	}
+	res.Warnings = append(res.Warnings, warnings(res, wcfg)...)
 	return res, dur, nil
+}
+
+// countText applies cfg.CountText to the successful records without
+// usage, then drops the texts that were kept only for it. It returns the
+// first counting error; the records it failed on keep their event counts.
+func (r *runner) countText(ctx context.Context, recs []schema.Request) error {
+	if r.cfg.CountText == nil {
+		return nil
+	}
+	// after a Ctrl-C too: the finished requests are still reported
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	var first error
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Success && rec.OutputCounted && first == nil {
+			n, err := r.cfg.CountText(ctx, rec.GeneratedText)
+			if err != nil {
+				first = err
+			} else {
+				rec.OutputTokens = n
+			}
+		}
+		if !r.cfg.KeepText {
+			rec.GeneratedText = ""
+		}
+	}
+	return first
 }
 
 // warmup sends the first sample NumWarmups times, through the cap, and
@@ -266,11 +333,15 @@ func (r *runner) warmup(ctx context.Context) error {
 	r.base = time.Now()
 	var wg sync.WaitGroup
 	for range r.cfg.NumWarmups {
+		var ticket chan struct{}
+		if r.sem != nil {
+			ticket = r.sem.enqueue()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var rec schema.Request
-			r.request(ctx, 0, &rec)
+			r.request(ctx, 0, &rec, ticket)
 		}()
 	}
 	wg.Wait()
@@ -383,7 +454,13 @@ func warnings(res *schema.Result, cfg Config) []string {
 			}
 		}
 	}
-	if counted > 0 {
+	if ok == 0 && len(res.Requests) > 0 {
+		// vLLM: "All requests failed. This is likely due to a misconfiguration …"
+		w = append(w, fmt.Sprintf("all %d requests failed (first error: %s): check the server and the benchmark arguments", len(res.Requests), firstLine(res.Requests[0].Error, 300)))
+	}
+	if counted > 0 && cfg.CountText != nil {
+		w = append(w, fmt.Sprintf("the server sent no usage.completion_tokens for %d of %d successful requests: their output tokens are counted by tokenizing the generated text (vLLM's fallback; it may count slightly more than the server)", counted, ok))
+	} else if counted > 0 {
 		w = append(w, fmt.Sprintf("the server sent no usage.completion_tokens for %d of %d successful requests: their output tokens are counted as token events (one per SSE event)", counted, ok))
 	}
 	c := res.Client
@@ -397,4 +474,15 @@ func warnings(res *schema.Result, cfg Config) []string {
 		w = append(w, fmt.Sprintf("%.0f%% of ITL samples are under 0.1 ms (events arriving together): the server batches events per write or the client fell behind; median ITL may read 0", 100*c.CoalescedEventFraction))
 	}
 	return w
+}
+
+// firstLine is s up to its first newline, cut to n bytes.
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + " …"
+	}
+	return s
 }

@@ -351,6 +351,144 @@ func TestCancelKeepsFinished(t *testing.T) {
 	}
 }
 
+// TestRequestHeaders: extra headers reach every request, but the request
+// id is ours (vLLM sets x-request-id after the extra headers), numbered
+// from --request-id-prefix.
+func TestRequestHeaders(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]http.Header{}
+	f := &fakeServer{usage: true}
+	srv := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.Header.Get("x-request-id")] = r.Header.Clone()
+		mu.Unlock()
+		f.ServeHTTP(w, r)
+	}))
+	_, _, err := measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(2, 1), RequestIDPrefix: "run7-",
+		Headers: map[string]string{"X-Tenant": "a", "x-request-id": "mine", "Authorization": "Bearer k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"run7-0", "run7-1"} {
+		h := got[id]
+		if h == nil || h.Get("X-Tenant") != "a" || h.Get("Authorization") != "Bearer k" {
+			t.Errorf("request %s: headers %v (all: %v)", id, h, got)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("request ids %v, want run7-0 and run7-1", got)
+	}
+}
+
+// TestCapAdmitsInOrder: with --max-concurrency the requests are sent in
+// dataset order, as vLLM's FIFO asyncio.Semaphore sends them (a channel
+// semaphore let the scheduler pick: Go runs the newest goroutine first).
+func TestCapAdmitsInOrder(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	f := &fakeServer{usage: true}
+	srv := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		order = append(order, r.Header.Get("x-request-id"))
+		mu.Unlock()
+		f.ServeHTTP(w, r)
+	}))
+	// cap 1: exact order (with a larger cap the admitted requests still
+	// race each other to the socket, in vLLM too)
+	_, _, err := measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(12, 1), MaxConcurrency: 1, RequestIDPrefix: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range order {
+		if id != fmt.Sprintf("r%d", i) {
+			t.Fatalf("send order %v, want r0 … r11", order)
+		}
+	}
+}
+
+// TestFIFOSemAbandon: a request cancelled while waiting leaves the queue;
+// one cancelled after its admission passes its slot on.
+func TestFIFOSemAbandon(t *testing.T) {
+	s := newFIFOSem(1)
+	a := s.enqueue() // admitted
+	b := s.enqueue() // waits
+	c := s.enqueue() // waits
+	s.abandon(b)     // leaves the queue
+	<-a
+	s.release() // admits c, not b
+	if len(c) != 1 || len(b) != 0 {
+		t.Fatal("c not admitted after a's release, or b admitted")
+	}
+	d := s.enqueue()
+	s.abandon(c) // c was admitted: its slot goes to d
+	select {
+	case <-d:
+	default:
+		t.Fatal("d not admitted after c gave up its slot")
+	}
+	s.release()
+	if s.free != 1 || len(s.waiters) != 0 {
+		t.Fatalf("free %d, waiters %d", s.free, len(s.waiters))
+	}
+}
+
+// TestCountTextFallback: without usage, output tokens come from the
+// generated text through CountText (vLLM's re-tokenizing fallback), not
+// from the event count; the text kept for it is dropped afterwards.
+func TestCountTextFallback(t *testing.T) {
+	srv := (&fakeServer{}).start(t) // no usage chunk; texts "t0", "t1", …
+	count := func(_ context.Context, text string) (int, error) { return len(text), nil }
+	res, _, err := measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(2, 6), CountText: count})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Requests {
+		// 6 events "t0".."t5": 12 characters, where the events count 6
+		if !r.Success || r.OutputTokens != 12 || !r.OutputCounted || r.GeneratedText != "" {
+			t.Errorf("record %+v", r)
+		}
+	}
+	if len(res.Warnings) == 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), "tokenizing the generated text") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	// a failing tokenizer leaves the event counts, and says so
+	fail := func(context.Context, string) (int, error) { return 0, fmt.Errorf("tokenizer down") }
+	res, _, err = measure(context.Background(), Config{BaseURL: srv.URL, Samples: samples(2, 6), CountText: fail, KeepText: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(res.Warnings, "\n")
+	if res.Requests[0].OutputTokens != 6 || res.Requests[0].GeneratedText == "" || !strings.Contains(w, "tokenizer down") || !strings.Contains(w, "counted as token events") {
+		t.Errorf("record %+v, warnings %q", res.Requests[0], res.Warnings)
+	}
+}
+
+// TestCancelBeforeAnyFinished: a run stopped before its first request
+// finished still comes back (interrupted, no summary), so that the command
+// can report and save it; Summarize would refuse an empty run.
+func TestCancelBeforeAnyFinished(t *testing.T) {
+	var n atomic.Int64
+	srv := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		n.Add(1)
+		<-r.Context().Done() // every request hangs
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for n.Load() < 3 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	res, err := Run(ctx, Config{BaseURL: srv.URL, Samples: samples(3, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != schema.StatusInterrupted || len(res.Requests) != 0 || res.Summary != nil || res.Client == nil {
+		t.Fatalf("status %s, %d records, summary %v, client %v", res.Status, len(res.Requests), res.Summary, res.Client)
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Samples: samples(1, 1), Backend: "tgi"},

@@ -8,8 +8,11 @@
 // ends (vLLM's benchmark duration). Requests are released on the arrival
 // Schedule (Gamma/Poisson gaps rescaled to N/rate, slept to absolute
 // deadlines so lateness never accumulates); a released request waits for
-// the MaxConcurrency cap and its send time is taken after the cap admits
-// it, so client-side queueing is not part of TTFT or latency.
+// the MaxConcurrency cap, which admits requests in release order (FIFO,
+// as vLLM's asyncio.Semaphore), and its send time is taken after the cap
+// admits it, so client-side queueing is not part of TTFT or latency.
+// Bodies are vLLM's (collect/openai), with ExtraBody (sampling parameters,
+// --extra-body) merged last.
 //
 // Each request streams over SSE. An event with a non-empty "choices" list
 // is a token event (vLLM's newest rule, even when its text is empty): the
@@ -30,7 +33,8 @@
 //
 // Transport: one HTTP/1.1 keep-alive pool for the run (at most
 // MaxConcurrency connections, idle ones kept for all of them), no
-// compression, no HTTP/2. Each request carries x-request-id and the same
+// compression, no HTTP/2. Each request carries the extra Headers, then
+// x-request-id (RequestIDPrefix and the index) and the same
 // value as X-Idempotency-Key, which lets net/http resend a request that
 // hit a kept-alive connection the server had just closed (llama.cpp's
 // server does this); such a request never reached the engine.

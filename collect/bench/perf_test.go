@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -66,11 +67,26 @@ func llamaStream(n int) [][]byte {
 // per second per core. Run with -cpu 1 for one core.
 func BenchmarkStreamEvents(b *testing.B) {
 	const tokens = 1024
-	for _, perRead := range []int{1, 16} {
-		b.Run(fmt.Sprintf("events-per-read=%d", perRead), func(b *testing.B) {
-			tr := &streamTransport{events: llamaStream(tokens), perRead: perRead}
+	// count-text: as perflab bench runs, with a tokenizer for the no-usage
+	// fallback, and texts with escapes ("\n")
+	count := func(context.Context, string) (int, error) { return 0, nil }
+	for _, tc := range []struct {
+		name    string
+		perRead int
+		count   func(context.Context, string) (int, error)
+	}{{"events-per-read=1", 1, nil}, {"events-per-read=16", 16, nil}, {"events-per-read=16/count-text", 16, count}} {
+		perRead := tc.perRead
+		b.Run(tc.name, func(b *testing.B) {
+			events := llamaStream(tokens)
+			if tc.count != nil {
+				for i := range events {
+					events[i] = bytes.Replace(events[i], []byte(`" token`), []byte(`"\n token`), 1)
+				}
+			}
+			tr := &streamTransport{events: events, perRead: perRead}
 			r := &runner{
-				cfg:    Config{Backend: "openai", Model: "m", RequestTimeout: time.Hour, Samples: []dataset.Sample{{Prompt: "p", OutputLen: tokens}}},
+				cfg: Config{Backend: "openai", Model: "m", RequestTimeout: time.Hour, Samples: []dataset.Sample{{Prompt: "p", OutputLen: tokens}},
+					CountText: tc.count},
 				url:    "http://bench.invalid/v1/completions",
 				client: &http.Client{Transport: tr},
 				base:   time.Now(),
@@ -79,7 +95,7 @@ func BenchmarkStreamEvents(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
 				var rec schema.Request
-				r.request(context.Background(), 0, &rec)
+				r.request(context.Background(), 0, &rec, nil)
 				if !rec.Success || len(rec.EventS) != tokens+1 {
 					b.Fatalf("%+v", rec)
 				}

@@ -59,19 +59,21 @@ func (r *runner) getStream() *stream {
 	return &stream{rd: sse.NewReader(nil, sse.DefaultBufferSize)}
 }
 
-// request sends sample i once and fills rec. It reports aborted when the
-// run was cancelled before the request could finish (the record is then
-// dropped, not counted as a failure).
-func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (aborted bool) {
+// request sends sample i once and fills rec, after its ticket from the
+// concurrency cap admits it (nil ticket: no cap). It reports aborted when
+// the run was cancelled before the request could finish (the record is
+// then dropped, not counted as a failure).
+func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket chan struct{}) (aborted bool) {
 	smp := r.cfg.Samples[i]
 	rec.Index = i
 	rec.PromptTokens = smp.PromptLen
 	rec.ExpectedOutputTokens = smp.OutputLen
-	if r.sem != nil {
+	if ticket != nil {
 		select {
-		case r.sem <- struct{}{}:
-			defer func() { <-r.sem }()
+		case <-ticket:
+			defer r.sem.release()
 		case <-ctx.Done():
+			r.sem.abandon(ticket)
 			return true
 		}
 	}
@@ -79,6 +81,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 	defer r.pool.Put(st)
 	st.body = openai.AppendBody(st.body[:0], r.cfg.Backend, openai.Request{
 		Model: r.cfg.Model, Prompt: smp.Prompt, MaxTokens: smp.OutputLen, IgnoreEOS: r.cfg.IgnoreEOS,
+		Extra: r.cfg.ExtraBody,
 	})
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
 	defer cancel()
@@ -90,6 +93,10 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range r.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	// The request id comes after the extra headers, as in vLLM.
 	id := r.idPfx + strconv.Itoa(i)
 	req.Header.Set("x-request-id", id)
 	// An idempotency key lets net/http resend the request when the server
@@ -97,9 +104,6 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 	// server does): such a request never reached the engine, and failing
 	// it would count a client artefact as a server failure.
 	req.Header.Set("X-Idempotency-Key", id)
-	for k, v := range r.cfg.Headers {
-		req.Header.Set(k, v)
-	}
 
 	send := time.Since(r.base)
 	rec.SendS = send.Seconds()
@@ -138,6 +142,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 		events     int64
 		completion = -1
 		serverErr  []byte
+		escaped    bool // some piece of st.text is JSON-escaped
 	)
 	for {
 		ev, err := st.rd.Next()
@@ -163,8 +168,10 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 		}
 		if c.Choices > 0 {
 			rec.EventS = append(rec.EventS, now.Seconds())
-			if r.cfg.KeepText {
-				st.text = openai.AppendText(st.text, &c)
+			if r.cfg.KeepText || r.cfg.CountText != nil {
+				// raw (still escaped): decoded once at the end, if needed
+				st.text = append(st.text, c.Text...)
+				escaped = escaped || c.TextEscaped
 			}
 		}
 		if c.HasUsage {
@@ -182,8 +189,8 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request) (abort
 	}
 	r.events.Add(events)
 	rec.EndS = time.Since(r.base).Seconds()
-	if r.cfg.KeepText {
-		rec.GeneratedText = string(st.text)
+	if r.cfg.KeepText || (r.cfg.CountText != nil && completion <= 0) {
+		rec.GeneratedText = openai.DecodeText(st.text, escaped)
 	}
 	if len(rec.EventS) == 0 {
 		msg := "never received a valid chunk to calculate TTFT"

@@ -61,3 +61,33 @@ func TestChatPromptLen(t *testing.T) {
 		t.Errorf("mock tokenizer: %v, want ErrUnknownChatTemplate", err)
 	}
 }
+
+// cancelTok cancels a context at its nth Encode: a Ctrl-C while the
+// prompts are built.
+type cancelTok struct {
+	mock.Tokenizer
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelTok) Encode(text string) ([]int, error) {
+	if c.n--; c.n == 0 {
+		c.cancel()
+	}
+	return c.Tokenizer.Encode(text)
+}
+
+// TestRandomContextStops: RandomContext stops between prompts once its
+// context ends, instead of building all of them first.
+func TestRandomContextStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tok := &cancelTok{n: 5, cancel: cancel}
+	_, err := RandomContext(ctx, tok, RandomConfig{NumPrompts: 1000, InputLen: 32, OutputLen: 4})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if tok.n < -20 {
+		t.Errorf("%d more encodes after the cancel: it did not stop between prompts", -tok.n)
+	}
+}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -55,6 +56,12 @@ func (c RandomConfig) withDefaults() RandomConfig {
 // for a seed. PromptLen is the prompt's own token count (prefix included,
 // special tokens excluded), as vLLM reports it.
 func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
+	return RandomContext(context.Background(), tok, cfg)
+}
+
+// RandomContext is Random that stops between prompts when ctx ends (a
+// Ctrl-C while the server tokenizer builds thousands of prompts).
+func RandomContext(ctx context.Context, tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
 	cfg = cfg.withDefaults()
 	switch {
 	case cfg.NumPrompts < 0:
@@ -93,6 +100,9 @@ func Random(tok Tokenizer, cfg RandomConfig) ([]Sample, error) {
 
 	out := make([]Sample, n)
 	for i := range out {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("dataset: random: stopped at prompt %d of %d: %w", i, n, err)
+		}
 		seq := make([]int, 0, cfg.PrefixLen+inLens[i])
 		seq = append(seq, prefix...)
 		for j := 0; j < inLens[i]; j++ {

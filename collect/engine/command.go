@@ -95,7 +95,7 @@ func ParseCommand(s string) (Command, error) {
 	cmd := Command{}
 	for len(words) > 0 {
 		name, val, ok := strings.Cut(words[0], "=")
-		if !ok || !isName(name) {
+		if !ok || !redact.IsEnvName(name) {
 			break
 		}
 		if cmd.Env == nil {
@@ -109,18 +109,6 @@ func ParseCommand(s string) (Command, error) {
 	}
 	cmd.Argv = words
 	return cmd, nil
-}
-
-func isName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // Quote joins argv into one line a shell reads back as the same words

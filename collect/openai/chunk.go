@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Chunk is what one streamed chunk ("data:" JSON of an SSE event) says
@@ -90,16 +91,31 @@ func ParseChunk(data []byte, c *Chunk) error {
 
 // AppendText appends c's text, decoded, to dst.
 func AppendText(dst []byte, c *Chunk) []byte {
-	if !c.TextEscaped {
+	if !c.TextEscaped && utf8.Valid(c.Text) {
 		return append(dst, c.Text...)
 	}
-	var str string
-	q := make([]byte, 0, len(c.Text)+2)
-	q = append(append(append(q, '"'), c.Text...), '"')
-	if json.Unmarshal(q, &str) != nil {
-		return append(dst, c.Text...) // cannot happen: validated
+	return append(dst, DecodeText(c.Text, c.TextEscaped)...)
+}
+
+// DecodeText decodes the concatenated raw Text of several chunks (appended
+// as they are, still escaped): the contents of JSON strings concatenate
+// into the contents of one, so one decode at the end replaces one per
+// event. escaped says whether any piece had TextEscaped set.
+//
+// Invalid UTF-8 becomes U+FFFD byte by byte, as encoding/json decodes it;
+// a character split across two chunks is whole again after concatenation
+// and is kept.
+func DecodeText(raw []byte, escaped bool) string {
+	if !escaped && utf8.Valid(raw) {
+		return string(raw)
 	}
-	return append(dst, str...)
+	q := make([]byte, 0, len(raw)+2)
+	q = append(append(append(q, '"'), raw...), '"')
+	var str string
+	if json.Unmarshal(q, &str) != nil {
+		return string(raw) // cannot happen: each piece was validated
+	}
+	return str
 }
 
 type scanner struct {

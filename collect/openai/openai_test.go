@@ -89,7 +89,10 @@ func differential(t *testing.T, in []byte) {
 	jerr := json.Unmarshal(in, &m)
 	if (err == nil) != (jerr == nil) {
 		if jerr != nil && json.Valid(in) {
-			return // valid JSON that is not an object (null): both reject differently
+			return // valid JSON that is not an object: both reject differently
+		}
+		if jerr == nil && m == nil {
+			return // null: encoding/json leaves the map nil, ParseChunk rejects it (a chunk is an object)
 		}
 		t.Fatalf("%q: ParseChunk err %v, encoding/json err %v", in, err, jerr)
 	}
@@ -162,6 +165,76 @@ func TestBodies(t *testing.T) {
 	}
 }
 
+// TestBodiesExtra: sampling flags and --extra-body merge into the body as
+// vLLM's payload.update(extra_body): an existing key takes the new value in
+// its place (never a duplicate key), new keys follow in order.
+func TestBodiesExtra(t *testing.T) {
+	extra, err := ParseObject(`{"temperature": 0.0, "max_tokens": 5, "chat_template_kwargs": {"enable_thinking": false}, "top_k": 1, "top_k": 20}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Request{Model: "m", Prompt: "p", MaxTokens: 16, IgnoreEOS: true, Extra: extra}
+	tests := []struct{ backend, want string }{
+		// max_tokens keeps its place with the new value; top_k's last value wins
+		{Completions, `{"model":"m","prompt":"p","repetition_penalty":1.0,"max_tokens":5,"logprobs":null,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true,"temperature":0.0,"chat_template_kwargs":{"enable_thinking":false},"top_k":20}`},
+		// chat has max_completion_tokens: the extra max_tokens is one more member
+		{Chat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"p"}]}],"max_completion_tokens":16,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true,"temperature":0.0,"max_tokens":5,"chat_template_kwargs":{"enable_thinking":false},"top_k":20}`},
+	}
+	for _, tc := range tests {
+		if got := string(AppendBody(nil, tc.backend, r)); got != tc.want {
+			t.Errorf("%s body\n got %s\nwant %s", tc.backend, got, tc.want)
+		}
+	}
+	// the slow path without extras builds the same bytes as the fast path
+	r.Extra = nil
+	for _, b := range []string{Completions, Chat} {
+		fast := string(AppendBody(nil, b, r))
+		slow := string(appendMembers(nil, baseMembers(b, r), nil))
+		if fast != slow {
+			t.Errorf("%s: fast %s\nslow %s", b, fast, slow)
+		}
+	}
+}
+
+// TestDecodeText: raw pieces decoded at once equal the pieces decoded one
+// by one (AppendText), escapes and a surrogate pair split over two events
+// included.
+func TestDecodeText(t *testing.T) {
+	chunks := []string{`{"choices":[{"text":"a\n\"b"}]}`, `{"choices":[{"text":"plain"}]}`, `{"choices":[{"text":"\u00e9\t"}]}`}
+	var raw, each []byte
+	escaped := false
+	for _, ch := range chunks {
+		var c Chunk
+		if err := ParseChunk([]byte(ch), &c); err != nil {
+			t.Fatal(err)
+		}
+		raw = append(raw, c.Text...)
+		escaped = escaped || c.TextEscaped
+		each = AppendText(each, &c)
+	}
+	if got := DecodeText(raw, escaped); got != string(each) || got != "a\n\"bplain\u00e9\t" {
+		t.Errorf("DecodeText %q, AppendText %q", got, each)
+	}
+	if got := DecodeText([]byte(`x\ud83d`+`\ude00`), true); got != "x\U0001F600" {
+		t.Errorf("split surrogate pair: %q", got)
+	}
+	if got := DecodeText([]byte("no escapes"), false); got != "no escapes" {
+		t.Errorf("%q", got)
+	}
+}
+
+func TestParseObjectErrors(t *testing.T) {
+	for _, in := range []string{``, `[1]`, `{"a":}`, `{"a":1} x`, `{"a":1`, `"s"`} {
+		if _, err := ParseObject(in); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+	fs, err := ParseObject(` { } `)
+	if err != nil || len(fs) != 0 {
+		t.Errorf("empty object: %v %v", fs, err)
+	}
+}
+
 func BenchmarkParseChunk(b *testing.B) {
 	in := []byte(llamaCompletion)
 	var c Chunk
@@ -196,5 +269,24 @@ func BenchmarkEncodingJSONChunk(b *testing.B) {
 		if err := json.Unmarshal(in, &c); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDecodeTextInvalidUTF8: invalid bytes become U+FFFD one by one, as
+// encoding/json decodes them, and a character split over two chunks is
+// whole after concatenation (found by FuzzParseChunk).
+func TestDecodeTextInvalidUTF8(t *testing.T) {
+	var c Chunk
+	if err := ParseChunk([]byte("{\"choices\":[{\"text\":\"a\xd2\xffb\"}]}"), &c); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(AppendText(nil, &c)), "a\uFFFD\uFFFDb"; got != want {
+		t.Errorf("AppendText = %q, want %q", got, want)
+	}
+	if got, want := DecodeText([]byte("x\xe4\xbd"), false), "x\uFFFD\uFFFD"; got != want {
+		t.Errorf("DecodeText(cut) = %q, want %q", got, want)
+	}
+	if got, want := DecodeText([]byte("x\xe4\xbd\xa0"), false), "x你"; got != want {
+		t.Errorf("DecodeText(joined) = %q, want %q", got, want)
 	}
 }

@@ -54,14 +54,9 @@ func Args(argv []string) []string {
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]
 		switch {
-		case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
+		case strings.Contains(a, "="): // --flag=value or NAME=value
 			name, _, _ := strings.Cut(a, "=")
-			if SecretName(name) {
-				a = name + "=" + Mask
-			}
-		case !strings.HasPrefix(a, "-") && strings.Contains(a, "=") && isEnvName(strings.SplitN(a, "=", 2)[0]):
-			name, _, _ := strings.Cut(a, "=")
-			if SecretName(name) {
+			if (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) {
 				a = name + "=" + Mask
 			}
 		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
@@ -75,7 +70,9 @@ func Args(argv []string) []string {
 	return out
 }
 
-func isEnvName(s string) bool {
+// IsEnvName reports whether s is a shell variable name
+// ([A-Za-z_][A-Za-z0-9_]*), as in a NAME=value assignment.
+func IsEnvName(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -128,7 +125,7 @@ func ArgValues(argv []string) []string {
 		switch {
 		case strings.Contains(a, "="):
 			name, v, _ := strings.Cut(a, "=")
-			if (strings.HasPrefix(name, "-") || isEnvName(name)) && SecretName(name) && len(v) >= 4 {
+			if (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) && len(v) >= 4 {
 				vs = append(vs, v)
 			}
 		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):

@@ -1,5 +1,7 @@
 package schema
 
+import "encoding/json"
+
 // Version is the results-contract version this build writes. Readers accept
 // every version from 1 up to Version and reject newer ones.
 const Version = 1
@@ -131,6 +133,14 @@ type Load struct {
 	Seed           int64   `json:"seed"`
 	IgnoreEOS      bool    `json:"ignore_eos,omitempty"`
 	NumWarmups     int     `json:"num_warmups,omitempty"`
+	// ExtraBody is the JSON object merged into every request body beyond
+	// vLLM's defaults: sampling parameters (--temperature, …) and
+	// --extra-body. Absent when none (the server's defaults applied).
+	ExtraBody json.RawMessage `json:"extra_body,omitempty"`
+	// GoodputSLOMs are the --goodput service-level objectives (ms by
+	// metric: ttft, tpot, e2el) that Summary.RequestGoodput counts
+	// against. Absent without --goodput.
+	GoodputSLOMs map[string]float64 `json:"goodput_slo_ms,omitempty"`
 	// Command is the benchmark command line that produced the run, when
 	// known (perflab bench … or vllm bench serve …).
 	Command string `json:"command,omitempty"`
@@ -185,8 +195,9 @@ type Request struct {
 	// ExpectedOutputTokens is the max_tokens asked for.
 	ExpectedOutputTokens int `json:"expected_output_tokens,omitempty"`
 	// OutputTokens is the generated length: usage.completion_tokens, or
-	// the counted events when the server sent no usage (then
-	// OutputCounted is true).
+	// when the server sent no usage (then OutputCounted is true) the
+	// generated text's tokens (vLLM's fallback, when a tokenizer is at
+	// hand) or else the counted token events.
 	OutputTokens  int  `json:"output_tokens"`
 	OutputCounted bool `json:"output_counted,omitempty"`
 	// ArrivalS is when the schedule released the request, SendS when it

@@ -102,6 +102,20 @@ func Publish(ctx context.Context, cfg Config) (*Result, error) {
 	if head, _ := g.out(ctx, nil, nil, "symbolic-ref", "-q", "HEAD"); head == ref {
 		return nil, fmt.Errorf("publish: %s is checked out here; switch to your source branch first", cfg.Branch)
 	}
+	// Moving a branch checked out in another worktree (a gh-pages
+	// worktree left by an earlier tool) would leave that worktree's files
+	// disagreeing with its HEAD.
+	if wts, err := g.out(ctx, nil, nil, "worktree", "list", "--porcelain"); err == nil {
+		dir := ""
+		for _, l := range strings.Split(wts, "\n") {
+			if d, ok := strings.CutPrefix(l, "worktree "); ok {
+				dir = d
+			}
+			if l == "branch "+ref {
+				return nil, fmt.Errorf("publish: %s is checked out in the worktree %s; remove that worktree (git worktree remove) or publish to another --branch", cfg.Branch, dir)
+			}
+		}
+	}
 	remoteURL, err := g.remoteURL(ctx, cfg.Remote)
 	if err != nil && !cfg.NoPush {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -171,21 +185,22 @@ func Publish(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("publish: %w", err)
 		}
 	}
+	fmt.Fprintf(cfg.Log, "publish: %s commit %s (%d files)\n", cfg.Branch, short(res.Commit), res.Files)
+	if !cfg.NoPush {
+		// The commit goes to the remote first and the local branch moves
+		// only once it is there: a refused push leaves both as they were.
+		if _, err := g.out(ctx, nil, nil, "push", "--quiet", cfg.Remote, res.Commit+":"+ref); err != nil {
+			return nil, fmt.Errorf("publish: push to %s failed; %s was not changed, there or here: %w", cfg.Remote, cfg.Branch, err)
+		}
+		res.Pushed = true
+		fmt.Fprintf(cfg.Log, "publish: pushed %s to %s\n", cfg.Branch, cfg.Remote)
+	}
 	if res.Commit != local {
 		// The old value makes the update fail if the branch moved meanwhile.
 		if _, err := g.out(ctx, nil, nil, "update-ref", "-m", "perflab publish", ref, res.Commit, local); err != nil {
-			return nil, fmt.Errorf("publish: %w", err)
+			return res, fmt.Errorf("publish: %w", err)
 		}
 	}
-	fmt.Fprintf(cfg.Log, "publish: %s is %s (%d files)\n", cfg.Branch, short(res.Commit), res.Files)
-	if cfg.NoPush {
-		return res, nil
-	}
-	if _, err := g.out(ctx, nil, nil, "push", "--quiet", cfg.Remote, ref+":"+ref); err != nil {
-		return res, fmt.Errorf("publish: %w", err)
-	}
-	res.Pushed = true
-	fmt.Fprintf(cfg.Log, "publish: pushed %s to %s\n", cfg.Branch, cfg.Remote)
 	return res, nil
 }
 

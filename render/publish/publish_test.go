@@ -347,6 +347,14 @@ func TestPublishRefusals(t *testing.T) {
 	if out := gitT(t, f.src, "branch", "--list", "gh-pages"); out != "" {
 		t.Errorf("a refused publish made gh-pages: %q", out)
 	}
+	// gh-pages checked out in another worktree of the repository.
+	pages := filepath.Join(t.TempDir(), "pages")
+	gitT(t, f.src, "worktree", "add", "-q", "-b", "gh-pages", pages)
+	if _, err := Publish(context.Background(), f.config(ok)); err == nil || !strings.Contains(err.Error(), "checked out in the worktree "+pages) {
+		t.Fatalf("publishing onto a branch checked out in another worktree: %v", err)
+	}
+	gitT(t, f.src, "worktree", "remove", pages)
+	gitT(t, f.src, "branch", "-q", "-D", "gh-pages")
 	// gh-pages checked out in the source repository: updating it would
 	// make the working tree disagree with HEAD.
 	gitT(t, f.src, "checkout", "-q", "-b", "gh-pages")
@@ -403,5 +411,42 @@ func TestPagesURL(t *testing.T) {
 		if got := PagesURL(c.remote, c.cname); got != c.want {
 			t.Errorf("PagesURL(%q, %q) = %q, want %q", c.remote, c.cname, got, c.want)
 		}
+	}
+}
+
+// TestPublishRejectedPushLeavesBranchesAlone has the remote refuse the
+// push (a hook, as branch protection does) and checks that the error
+// says so and that neither the remote's nor the local gh-pages moved, on
+// a first publish and on a later one.
+func TestPublishRejectedPushLeavesBranchesAlone(t *testing.T) {
+	f := newFixture(t)
+	hook := filepath.Join(f.bare, "hooks", "pre-receive")
+	write(t, hook, "#!/bin/sh\necho 'gh-pages is protected' >&2\nexit 1\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Publish(context.Background(), f.config(f.site("one")))
+	if err == nil || !strings.Contains(err.Error(), "gh-pages is protected") || !strings.Contains(err.Error(), "not changed") {
+		t.Fatalf("first publish to a refusing remote: err = %v", err)
+	}
+	if out := gitT(t, f.src, "branch", "--list", "gh-pages"); out != "" {
+		t.Errorf("local gh-pages made though the push failed: %q", out)
+	}
+
+	os.Remove(hook)
+	first, err := Publish(context.Background(), f.config(f.site("two")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, hook, "#!/bin/sh\necho 'gh-pages is protected' >&2\nexit 1\n")
+	os.Chmod(hook, 0o755)
+	if _, err := Publish(context.Background(), f.config(f.site("three"))); err == nil {
+		t.Fatal("publish to a refusing remote succeeded")
+	}
+	if tip := gitT(t, f.src, "rev-parse", "gh-pages"); tip != first.Commit {
+		t.Errorf("local gh-pages = %s after a refused push, want %s", tip, first.Commit)
+	}
+	if tip := gitT(t, f.bare, "rev-parse", "gh-pages"); tip != first.Commit {
+		t.Errorf("remote gh-pages = %s, want %s", tip, first.Commit)
 	}
 }

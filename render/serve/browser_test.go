@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -188,4 +189,63 @@ func TestBrowserReloadAndErrorOverlayFakeBuild(t *testing.T) {
 	s := startServer(t, dir, fakeBuild(dir), nil)
 	browserEditLoop(t, ctx, s, dir, "content/about.md", "about/", page,
 		"---\ntitle: About\nsubtitle: nope\n---\nBroken words.\n", "3")
+}
+
+// TestBrowserHiddenTabsReleaseTheirStreams opens more preview tabs than a
+// browser opens connections to one host (6 over HTTP/1.1), hiding each
+// after it loads as a tab in the background is: every tab must load, and
+// a hidden tab that becomes visible after an edit reloads with it.
+func TestBrowserHiddenTabsReleaseTheirStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	ctx := browser(t)
+	dir := newSite(t)
+	s := startServer(t, dir, fakeBuild(dir), nil)
+	streams := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.subs)
+	}
+	// Headless tabs are all visible: hiding is simulated the way the
+	// browser announces it.
+	setHidden := func(tab context.Context, hidden bool) {
+		t.Helper()
+		js := `Object.defineProperty(document, "hidden", {configurable: true, get: function () { return ` +
+			strconv.FormatBool(hidden) + `; }}); document.dispatchEvent(new Event("visibilitychange")); true`
+		if err := chromedp.Run(tab, chromedp.Evaluate(js, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var tabs []context.Context
+	for i := range 8 {
+		tab, cancel := chromedp.NewContext(ctx)
+		t.Cleanup(cancel)
+		if err := chromedp.Run(tab); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- chromedp.Run(tab, chromedp.Navigate(s.URL()+"about/")) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("tab %d did not load in 10s with %d event streams open", i+1, streams())
+		}
+		waitJS(t, tab, "page", `document.body !== null && document.body.innerText.includes("First text.")`)
+		deadline := time.Now().Add(10 * time.Second)
+		for streams() != 1 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if n := streams(); n != 1 {
+			t.Fatalf("tab %d: %d event streams open, want 1 (the visible tab's)", i+1, n)
+		}
+		setHidden(tab, true)
+		tabs = append(tabs, tab)
+	}
+	writeFile(t, dir, "content/about.md", "---\ntitle: About\n---\nSecond text.\n")
+	setHidden(tabs[0], false)
+	waitJS(t, tabs[0], "the edit, once visible again", `document.body !== null && document.body.innerText.includes("Second text.")`)
 }

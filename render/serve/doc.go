@@ -3,9 +3,10 @@
 // templates/) recursively, rebuilds after a burst of changes settles, and
 // tells the open pages to reload through Server-Sent Events.
 //
-// The server never hands out a page it knows to be stale: from the moment
-// a change is seen until the rebuild that covers it has finished, page
-// requests wait. A failed build does not stop the server; every page is
+// The server never hands out a page it knows to be stale: a page request
+// waits until every change seen before it has been built. Changes seen
+// after it do not hold it back, so a file written to all the time (an
+// engine's log during perflab collect) cannot keep pages from loading. A failed build does not stop the server; every page is
 // then served with an overlay naming the file, line and message, and the
 // overlay goes away by itself when a later build succeeds.
 //
@@ -23,7 +24,9 @@
 // carries the build generation the page was served at; when its event
 // stream (re)connects and the server reports another generation, the page
 // reloads, so a change that lands between page load and stream connection
-// is not missed.
+// is not missed. A hidden page (a background tab) closes its stream, since
+// a browser opens only 6 connections to a host, and connects again when
+// shown.
 //
 // Safety: the default address is 127.0.0.1:8080; while bound to loopback,
 // requests whose Host header is not a loopback name are refused (DNS

@@ -64,14 +64,43 @@
     }
   }
 
+  // Only a visible page keeps a stream open: over HTTP/1.1 a browser
+  // opens at most 6 connections to a host, and a stream holds one for
+  // good, so a seventh preview tab would never load. A page that becomes
+  // visible again connects, and reloads if a build happened meanwhile.
+  var es = null;
+
+  function connect() {
+    if (es) {
+      return;
+    }
+    es = new EventSource(cfg.events);
+    es.addEventListener("state", function (e) {
+      apply(JSON.parse(e.data));
+    });
+  }
+
+  function disconnect() {
+    if (es) {
+      es.close();
+      es = null;
+    }
+  }
+
   function start() {
     if (cfg.error) {
       show(cfg.error);
     }
-    var es = new EventSource(cfg.events);
-    es.addEventListener("state", function (e) {
-      apply(JSON.parse(e.data));
+    document.addEventListener("visibilitychange", function () {
+      if (document.hidden) {
+        disconnect();
+      } else {
+        connect();
+      }
     });
+    if (!document.hidden) {
+      connect();
+    }
   }
 
   if (document.readyState === "loading") {

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -33,7 +35,9 @@ type Config struct {
 	// Build renders the site into Site. changed lists the absolute paths
 	// seen changing since the previous build; nil means "everything" (the
 	// first build, or after the watcher lost events). Build must leave
-	// Site as it was when it fails (render.Build does). Required.
+	// Site as it was when it fails (render.Build does). It returns
+	// ErrUnchanged when it succeeded without changing a file of Site:
+	// the open pages are then not reloaded. Required.
 	Build func(ctx context.Context, changed []string) error
 	// Quiet is how long the inputs must stay unchanged before a rebuild
 	// starts, so a burst (an editor's save-by-rename, a collector writing
@@ -45,6 +49,11 @@ type Config struct {
 	// Log receives one line per build and per problem; default io.Discard.
 	Log io.Writer
 }
+
+// ErrUnchanged is what Config.Build returns when the site is up to date
+// and the build changed none of its files (a log next to the results was
+// appended to): not a failure, but no reason to reload the open pages.
+var ErrUnchanged = errors.New("serve: site unchanged")
 
 // Endpoint paths, below the base URL.
 const (
@@ -64,15 +73,21 @@ type Server struct {
 	instance string // random per process: a restarted server reloads the pages
 
 	mu       sync.Mutex
-	gen      int           // successful builds so far
-	buildErr *BuildError   // the last build's error; nil after a success
-	busy     bool          // a change is seen and not yet built
-	idle     chan struct{} // closed while !busy; page requests wait on it
-	changed  []string
-	full     bool
-	kick     chan struct{} // cap 1: the build loop has something to do
-	subs     map[chan struct{}]struct{}
-	closing  chan struct{} // closed at shutdown: event streams end
+	gen      int         // successful builds so far
+	buildErr *BuildError // the last build's error; nil after a success
+	// seen counts the change notes so far (the first build counts as
+	// one); built is the count the last finished build covered. A page
+	// request waits until built reaches the seen of its arrival, so it
+	// never gets a page older than a change made before it, and a stream
+	// of later changes (a log being appended to) cannot hold it back.
+	seen, built int
+	progress    chan struct{} // closed and replaced whenever built grows
+	changed     map[string]struct{}
+	full        bool
+	kick        chan struct{} // cap 1: the build loop has something to do
+	hurry       chan struct{} // cap 1: a page request waits; build without settling
+	subs        map[chan struct{}]struct{}
+	closing     chan struct{} // closed at shutdown: event streams end
 
 	waitOnce sync.Once
 	waitErr  error
@@ -124,9 +139,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		loopDone: make(chan struct{}),
 		serveErr: make(chan error, 1),
 		instance: hex.EncodeToString(id[:]),
-		busy:     true, // until the first build is done
-		idle:     make(chan struct{}),
+		seen:     1, // the first build
+		progress: make(chan struct{}),
+		changed:  map[string]struct{}{},
 		kick:     make(chan struct{}, 1),
+		hurry:    make(chan struct{}, 1),
 		subs:     map[chan struct{}]struct{}{},
 		closing:  make(chan struct{}),
 	}
@@ -153,8 +170,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 }
 
 // URL is the address of the site's root, e.g. "http://127.0.0.1:8080/".
+// A server listening on every address (0.0.0.0, ::) gives its loopback
+// one, which opens in a browser on this machine.
 func (s *Server) URL() string {
-	return "http://" + s.ln.Addr().String() + s.cfg.BaseURL
+	return "http://" + browserHost(s.ln.Addr()) + s.cfg.BaseURL
+}
+
+// browserHost is a listener's address as a browser should be given it.
+func browserHost(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+	}
+	return a.String()
 }
 
 // Close stops the server and waits until it has stopped.
@@ -165,8 +192,9 @@ func (s *Server) Close() error {
 
 // Wait blocks until the server stops (its context is cancelled or Close is
 // called), shuts it down cleanly: open event streams end, requests in
-// flight finish (for up to 5s), the watcher is closed, and returns the
-// first error that was not part of stopping.
+// flight get up to 1s to finish before every connection is closed, the
+// watcher is closed, and returns the first error that was not part of
+// stopping.
 func (s *Server) Wait() error {
 	s.waitOnce.Do(func() { s.waitErr = s.stop() })
 	return s.waitErr
@@ -181,10 +209,15 @@ func (s *Server) stop() error {
 	}
 	<-s.loopDone
 	close(s.closing)
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shut, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if e := s.http.Shutdown(shut); e != nil && err == nil {
-		err = e
+	if e := s.http.Shutdown(shut); e != nil {
+		// Connections a browser opened ahead and never used count as
+		// busy for 5s; a preview has nothing worth waiting for them.
+		s.http.Close()
+		if !errors.Is(e, context.DeadlineExceeded) && err == nil {
+			err = e
+		}
 	}
 	if e := s.watch.Close(); e != nil && err == nil {
 		err = e
@@ -203,15 +236,14 @@ func (s *Server) logf(format string, a ...any) {
 }
 
 // note records changed paths (from the watcher) and holds page requests
-// back until they are built.
+// made from now on back until they are built.
 func (s *Server) note(paths []string, full bool) {
 	s.mu.Lock()
-	s.changed = append(s.changed, paths...)
-	s.full = s.full || full
-	if !s.busy {
-		s.busy = true
-		s.idle = make(chan struct{})
+	for _, p := range paths {
+		s.changed[p] = struct{}{}
 	}
+	s.full = s.full || full
+	s.seen++
 	s.mu.Unlock()
 	select {
 	case s.kick <- struct{}{}:
@@ -223,7 +255,11 @@ func (s *Server) note(paths []string, full bool) {
 // settle, and rebuilds, until ctx ends.
 func (s *Server) loop(ctx context.Context) {
 	defer close(s.loopDone)
-	s.build(ctx, nil)
+	s.mu.Lock()
+	upto := s.seen // the first build covers what is noted so far
+	s.changed, s.full = map[string]struct{}{}, false
+	s.mu.Unlock()
+	s.build(ctx, nil, upto)
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()
 	for {
@@ -233,7 +269,12 @@ func (s *Server) loop(ctx context.Context) {
 		case <-s.kick:
 		}
 		// A burst: wait until it has been quiet for cfg.Quiet, or MaxWait.
+		// Once a page request waits, later changes no longer put the build
+		// off (a file written to all the time would otherwise make every
+		// page load take MaxWait); the running Quiet still lets an editor's
+		// save-by-rename finish.
 		quiet.Reset(s.cfg.Quiet)
+		hurried := false
 		limit := time.NewTimer(s.cfg.MaxWait)
 	settle:
 		for {
@@ -242,54 +283,65 @@ func (s *Server) loop(ctx context.Context) {
 				limit.Stop()
 				return
 			case <-s.kick:
-				quiet.Reset(s.cfg.Quiet)
+				if !hurried {
+					quiet.Reset(s.cfg.Quiet)
+				}
 			case <-quiet.C:
 				break settle
 			case <-limit.C:
 				break settle
+			case <-s.hurry:
+				hurried = true
 			}
 		}
 		limit.Stop()
 		quiet.Stop()
 		s.mu.Lock()
-		changed, full := s.changed, s.full
-		s.changed, s.full = nil, false
+		upto := s.seen
+		var changed []string
+		for p := range s.changed {
+			changed = append(changed, p)
+		}
+		sort.Strings(changed)
+		full := s.full
+		s.changed, s.full = map[string]struct{}{}, false
 		s.mu.Unlock()
 		if full {
 			changed = nil
 		} else if len(changed) == 0 {
 			// A wake-up left over from changes an earlier build took.
 			s.mu.Lock()
-			if s.busy && len(s.changed) == 0 && !s.full {
-				s.busy = false
-				close(s.idle)
-			}
+			s.advance(upto)
 			s.mu.Unlock()
 			continue
 		}
-		s.build(ctx, changed)
+		s.build(ctx, changed, upto)
 	}
 }
 
-// build runs cfg.Build and publishes the outcome to the open pages. Page
-// requests stay held while more changes are waiting.
-func (s *Server) build(ctx context.Context, changed []string) {
+// build runs cfg.Build for the changes noted up to upto and publishes the
+// outcome to the open pages and to the page requests waiting for it.
+func (s *Server) build(ctx context.Context, changed []string, upto int) {
 	start := time.Now()
 	err := s.cfg.Build(ctx, changed)
 	if ctx.Err() != nil {
 		return // stopping: the outcome no longer matters
 	}
+	unchanged := errors.Is(err, ErrUnchanged)
+	if unchanged {
+		err = nil
+	}
 	s.mu.Lock()
-	if err != nil {
+	switch {
+	case err != nil:
 		s.buildErr = newBuildError(err)
-	} else {
+	case unchanged:
+		s.buildErr = nil // the pages served are the site's: no reload
+	default:
 		s.gen++
 		s.buildErr = nil
 	}
-	if len(s.changed) == 0 && !s.full {
-		s.busy = false
-		close(s.idle)
-	}
+	s.advance(upto)
 	for ch := range s.subs {
 		select {
 		case ch <- struct{}{}:
@@ -304,6 +356,9 @@ func (s *Server) build(ctx context.Context, changed []string) {
 	if err != nil {
 		s.logf("build (%s) failed in %v: %v", what, time.Since(start).Round(time.Millisecond), err)
 	} else {
+		if unchanged {
+			what += ", site unchanged"
+		}
 		s.logf("build (%s) done in %v", what, time.Since(start).Round(time.Millisecond))
 	}
 }
@@ -321,19 +376,37 @@ func (s *Server) current() state {
 	return state{Instance: s.instance, Gen: s.gen, Error: s.buildErr}
 }
 
-// settled waits until no change is pending, or the request ends.
+// advance records that the changes noted up to upto are built (or failed
+// to build) and wakes the requests waiting. s.mu must be held.
+func (s *Server) advance(upto int) {
+	if upto > s.built {
+		s.built = upto
+		close(s.progress)
+		s.progress = make(chan struct{})
+	}
+}
+
+// settled waits until every change noted before the call is built, or the
+// request ends. Changes noted later do not hold it back.
 func (s *Server) settled(ctx context.Context) (state, bool) {
+	s.mu.Lock()
+	target := s.seen
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
-		if !s.busy {
+		if s.built >= target {
 			st := state{Instance: s.instance, Gen: s.gen, Error: s.buildErr}
 			s.mu.Unlock()
 			return st, true
 		}
-		idle := s.idle
+		progress := s.progress
 		s.mu.Unlock()
 		select {
-		case <-idle:
+		case s.hurry <- struct{}{}:
+		default:
+		}
+		select {
+		case <-progress:
 		case <-ctx.Done():
 			return state{}, false
 		case <-s.closing:

@@ -717,3 +717,156 @@ func TestInject(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsNotHeldByAStreamOfChanges appends to a log under results/
+// every few milliseconds (an engine's log while perflab collect runs) and
+// checks that a page request is still answered, with an edit made before
+// it: a request waits for the changes seen before it, not for the stream
+// to stop, and a waiting request ends the settling of the burst.
+func TestRequestsNotHeldByAStreamOfChanges(t *testing.T) {
+	dir := newSite(t)
+	fake := fakeBuild(dir)
+	// A build slower than the interval between writes, as the real one
+	// is: a write always lands during it.
+	build := func(ctx context.Context, changed []string) error {
+		time.Sleep(30 * time.Millisecond)
+		return fake(ctx, changed)
+	}
+	// MaxWait far beyond the writer's time limit: the request must be
+	// answered because it waits, not because MaxWait ran out. A Quiet
+	// longer than any pause a loaded machine puts between the writes.
+	s := startServer(t, dir, build, func(c *Config) {
+		c.Log = io.Discard
+		c.Quiet = 500 * time.Millisecond
+		c.MaxWait = time.Minute
+	})
+	st := openStream(t, s)
+	st.next(t)
+
+	stop := make(chan struct{})
+	writerDone := make(chan bool) // true: it ran out of time, the request never came back
+	go func() {
+		f, err := os.OpenFile(filepath.Join(dir, "results/c1/engine.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Error(err)
+			writerDone <- false
+			return
+		}
+		defer f.Close()
+		limit := time.After(8 * time.Second)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				writerDone <- false
+				return
+			case <-limit:
+				writerDone <- true
+				return
+			case <-tick.C:
+				fmt.Fprintln(f, "INFO decode batch")
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // the stream of changes is under way
+	writeFile(t, dir, "content/about.md", "---\ntitle: About\n---\nEdited during the stream.\n")
+	_, _, body := get(t, s.URL()+"about/")
+	close(stop)
+	if <-writerDone {
+		t.Fatal("the page request was held until the stream of changes stopped")
+	}
+	if !strings.Contains(body, "Edited during the stream.") {
+		t.Fatalf("page after an edit made before the request: %q", body)
+	}
+}
+
+// TestUnchangedBuildDoesNotReload checks that a build returning
+// ErrUnchanged keeps the generation (open pages do not reload) and clears
+// an earlier error.
+func TestUnchangedBuildDoesNotReload(t *testing.T) {
+	dir := newSite(t)
+	fake := fakeBuild(dir)
+	var mu sync.Mutex
+	var next error // what the next build returns after rendering
+	build := func(ctx context.Context, changed []string) error {
+		if err := fake(ctx, changed); err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return next
+	}
+	set := func(err error) { mu.Lock(); next = err; mu.Unlock() }
+	s := startServer(t, dir, build, nil)
+	st := openStream(t, s)
+	if first := st.next(t); first.Gen != 1 {
+		t.Fatalf("first state %+v", first)
+	}
+	set(ErrUnchanged)
+	writeFile(t, dir, "results/c1/engine.log", "INFO one line\n")
+	if v := st.next(t); v.Gen != 1 || v.Error != nil {
+		t.Fatalf("after an unchanged build: %+v, want gen 1 without error", v)
+	}
+	set(errors.New("content/about.md:2: broken"))
+	writeFile(t, dir, "results/c1/engine.log", "INFO two lines\n")
+	if v := st.next(t); v.Gen != 1 || v.Error == nil {
+		t.Fatalf("after a failed build: %+v, want gen 1 with the error", v)
+	}
+	set(ErrUnchanged)
+	writeFile(t, dir, "results/c1/engine.log", "INFO three lines\n")
+	if v := st.next(t); v.Gen != 1 || v.Error != nil {
+		t.Fatalf("after an unchanged build that follows a failure: %+v, want gen 1 without error", v)
+	}
+	set(nil)
+	writeFile(t, dir, "content/about.md", "---\ntitle: About\n---\nNew.\n")
+	if v := st.next(t); v.Gen != 2 {
+		t.Fatalf("after a build that changed the site: %+v, want gen 2", v)
+	}
+}
+
+func TestBrowserHost(t *testing.T) {
+	cases := []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, "[::1]:8080"},
+		{&net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 80}, "10.1.2.3:80"},
+		// --addr 0.0.0.0:8080 and :8080 listen on [::]: "http://[::]:8080/"
+		// opens nothing in most browsers.
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, "127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "127.0.0.1:8080"},
+	}
+	for _, c := range cases {
+		if got := browserHost(c.addr); got != c.want {
+			t.Errorf("browserHost(%v) = %q, want %q", c.addr, got, c.want)
+		}
+	}
+}
+
+// TestCloseWithAnUnusedConnection opens a connection and sends nothing on
+// it, as browsers do to have one ready: Close must still end cleanly (it
+// waited 5s for it, then failed with "context deadline exceeded", so
+// Ctrl-C with a browser open made perflab serve exit 1).
+func TestCloseWithAnUnusedConnection(t *testing.T) {
+	dir := newSite(t)
+	s, err := Start(context.Background(), Config{
+		Addr: "127.0.0.1:0", Site: filepath.Join(dir, "site"), Build: fakeBuild(dir),
+		Watch: []string{filepath.Join(dir, "content")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStream(t, s)
+	st.next(t)
+	c, err := net.Dial("tcp", s.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	time.Sleep(50 * time.Millisecond) // accepted by the server
+	if err := s.Close(); err != nil {
+		t.Fatalf("close with an unused connection open: %v", err)
+	}
+}

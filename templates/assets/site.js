@@ -26,25 +26,49 @@
   });
 
   // Charts: each .chart has its option in a JSON script element.
-  var instances = [];
+  var instances = [], options = [];
+  // fit sizes a chart's labels to its width: every benchmark case's name
+  // is shown, wrapped to its group's width (ECharts' hideOverlap dropped
+  // every other name on a phone, leaving bar groups unnamed), and on a
+  // narrow chart bar value labels that would overlap are left to the
+  // tooltip.
+  function fit(chart, opt) {
+    var width = chart.getWidth();
+    if (!width) return; // inside a closed <details>: fitted when it opens
+    var xs = (opt.xAxis || []).map(function (ax) {
+      var n = ax.data ? ax.data.length : 0;
+      if (ax.type !== "category" || !n) return {};
+      return { axisLabel: { interval: 0, hideOverlap: false, overflow: "break", width: Math.max(30, Math.floor(width * 0.9 / n) - 4) } };
+    });
+    var narrow = width < 600;
+    var ss = (opt.series || []).map(function () { return { labelLayout: { hideOverlap: narrow } }; });
+    chart.setOption({ xAxis: xs, series: ss });
+  }
   function drawCharts() {
     if (typeof echarts === "undefined") return;
     instances.forEach(function (c) { c.dispose(); });
     instances = [];
+    options = [];
     document.querySelectorAll(".chart").forEach(function (el) {
       var src = document.getElementById(el.getAttribute("data-chart"));
       if (!src) return;
       var chart = echarts.init(el, theme() === "dark" ? "dark" : null, { renderer: "canvas" });
-      chart.setOption(JSON.parse(src.textContent));
+      var opt = JSON.parse(src.textContent);
+      chart.setOption(opt);
+      fit(chart, opt);
       instances.push(chart);
+      options.push(opt);
     });
+  }
+  function resizeCharts() {
+    instances.forEach(function (c, i) { c.resize(); fit(c, options[i]); });
   }
   window.perflabCharts = function () { return instances; };
   drawCharts();
-  window.addEventListener("resize", function () { instances.forEach(function (c) { c.resize(); }); });
+  window.addEventListener("resize", resizeCharts);
   // A chart inside a closed <details> has no size until it opens.
   document.querySelectorAll("details").forEach(function (d) {
-    d.addEventListener("toggle", function () { instances.forEach(function (c) { c.resize(); }); });
+    d.addEventListener("toggle", resizeCharts);
   });
   window.addEventListener("beforeprint", function () {
     document.querySelectorAll("details").forEach(function (d) { d.setAttribute("open", "open"); });

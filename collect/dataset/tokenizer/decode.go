@@ -61,17 +61,11 @@ func parseDecoder(raw json.RawMessage) (decoder, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("Sequence: %w", err)
 		}
-		var seq decSequence
-		for i, r := range s.Decoders {
-			d, err := parseDecoder(r)
-			if err != nil {
-				return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
-			}
-			if d != nil {
-				seq = append(seq, d)
-			}
+		seq, err := parseSequence(s.Decoders, parseDecoder)
+		if err != nil {
+			return nil, err
 		}
-		return seq, nil
+		return decSequence(seq), nil
 	default:
 		return nil, fmt.Errorf("decoder %q is not supported", c.Type)
 	}

@@ -76,3 +76,27 @@ func TestFastSplitterUsedByRealFiles(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFastSplit measures the hand-written pre-tokenizer matchers
+// alone (no BPE), on the English and CJK benchmark texts.
+func BenchmarkFastSplit(b *testing.B) {
+	for _, p := range []struct{ name, pattern string }{
+		{"qwen", qwenPattern}, {"llama3", llama3Pattern}, {"gpt4o", gpt4oPattern},
+	} {
+		for _, t := range []struct {
+			name     string
+			prefixes []string
+		}{{"english", english}, {"cjk", cjk}} {
+			b.Run(p.name+"/"+t.name, func(b *testing.B) {
+				split := fastSplitter(p.pattern)
+				text := benchText(b, t.prefixes...)
+				var out []span
+				b.SetBytes(int64(len(text)))
+				b.ResetTimer()
+				for range b.N {
+					out = split(text, out[:0])
+				}
+			})
+		}
+	}
+}

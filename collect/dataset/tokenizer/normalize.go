@@ -25,6 +25,23 @@ func isNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
 }
 
+// parseSequence parses the members of a "Sequence" component (of
+// normalizers, pre-tokenizers or decoders) with parse, leaving out null
+// members; an error names the member's index.
+func parseSequence[T any](raws []json.RawMessage, parse func(json.RawMessage) (T, error)) ([]T, error) {
+	var seq []T
+	for i, r := range raws {
+		p, err := parse(r)
+		if err != nil {
+			return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
+		}
+		if any(p) != nil { // a null member parses to a nil interface
+			seq = append(seq, p)
+		}
+	}
+	return seq, nil
+}
+
 func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 	if isNull(raw) {
 		return nil, nil
@@ -76,17 +93,11 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("Sequence: %w", err)
 		}
-		var seq normSequence
-		for i, r := range s.Normalizers {
-			n, err := parseNormalizer(r)
-			if err != nil {
-				return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
-			}
-			if n != nil {
-				seq = append(seq, n)
-			}
+		seq, err := parseSequence(s.Normalizers, parseNormalizer)
+		if err != nil {
+			return nil, err
 		}
-		return seq, nil
+		return normSequence(seq), nil
 	default:
 		return nil, fmt.Errorf("normalizer %q is not supported", c.Type)
 	}

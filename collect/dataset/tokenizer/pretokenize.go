@@ -36,17 +36,11 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("Sequence: %w", err)
 		}
-		var seq preSequence
-		for i, r := range s.PreTokenizers {
-			p, err := parsePreTokenizer(r)
-			if err != nil {
-				return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
-			}
-			if p != nil {
-				seq = append(seq, p)
-			}
+		seq, err := parseSequence(s.PreTokenizers, parsePreTokenizer)
+		if err != nil {
+			return nil, err
 		}
-		return seq, nil
+		return preSequence(seq), nil
 	case "Split":
 		var s struct {
 			Pattern  patternJSON `json:"pattern"`
