@@ -524,6 +524,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 			name = metrics.VLLMFileName(h)
 		}
 		path := filepath.Join(f.resultDir, name)
+		record := 1 // with --append-result: this run's line in the JSON-lines file
 		if f.resultDir != "" {
 			if err := os.MkdirAll(f.resultDir, 0o755); err != nil {
 				return fmt.Errorf("bench: %w", err)
@@ -542,6 +543,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 					return fmt.Errorf("bench: --append-result: %w", err)
 				}
 				if len(old) > 0 {
+					record = bytes.Count(old, []byte("\n")) + 2
 					data = append(append(old, '\n'), data...)
 				}
 			}
@@ -553,7 +555,9 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 		if out == "" {
 			out = strings.TrimSuffix(path, ".json")
 			if f.appendResult {
-				out += "-" + h.Date // one perflab result per appended run
+				// one perflab result per appended run, named after its
+				// record's line: unique even for runs ending in the same second
+				out += fmt.Sprintf("-%d", record)
 			}
 			out += ".perflab.json"
 		}
