@@ -254,10 +254,10 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 	for i, m := range ms {
 		v, ok := m.Value(res.Summary)
 		if !ok {
-			out.Lines = append(out.Lines, cellLine{Label: m.Label, Value: "—"})
+			out.Lines = append(out.Lines, cellLine{Label: m.LabelFor(res), Value: "—"})
 			continue
 		}
-		l := cellLine{Label: m.Label, Value: fmtNum(v)}
+		l := cellLine{Label: m.LabelFor(res), Value: fmtNum(v)}
 		if normalize && m.PerGPU && gpus > 1 {
 			l.PerGPU = fmt.Sprintf("%s per GPU", fmtNum(v/float64(gpus)))
 		}

@@ -24,6 +24,22 @@ type Metric struct {
 	get    func(*schema.Summary) (float64, bool)
 }
 
+// isGuidellm says the run was measured by guidellm, whose metrics have
+// guidellm's definitions (its TPOT includes the first token).
+func isGuidellm(res *schema.Result) bool {
+	return strings.Contains(strings.ToLower(res.Tool.Name), "guidellm")
+}
+
+// LabelFor is the metric's table label for one run's value: a TPOT
+// measured by guidellm is labelled with guidellm's definition, so a number
+// is never shown under a definition it does not have.
+func (m Metric) LabelFor(res *schema.Result) string {
+	if strings.HasSuffix(m.ID, "_tpot") && isGuidellm(res) {
+		return strings.Replace(m.Label, "TPOT", "TPOT incl. 1st token", 1)
+	}
+	return m.Label
+}
+
 // Value reads the metric from a summary.
 func (m Metric) Value(s *schema.Summary) (float64, bool) {
 	if s == nil {
@@ -261,7 +277,7 @@ func Caveats(res *schema.Result) []string {
 			out = append(out, "output throughput exceeds total token throughput: the summary is inconsistent")
 		}
 	}
-	if strings.Contains(strings.ToLower(res.Tool.Name), "guidellm") && !mentions(res.Warnings, "guidellm") {
+	if isGuidellm(res) && !mentions(res.Warnings, "guidellm") {
 		out = append(out, "measured with guidellm: its TPOT includes the first token and its peak output throughput is not a 1-second peak")
 	}
 	// The importer's warnings may repeat among themselves (a check run

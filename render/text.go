@@ -68,7 +68,7 @@ func SummaryText(res *schema.Result) string {
 	row("Output token throughput (tok/s):", f2(s.OutputThroughput))
 	if s.MaxOutputTokensPerS != nil {
 		label := "Peak output token throughput (tok/s):"
-		if strings.Contains(strings.ToLower(res.Tool.Name), "guidellm") {
+		if isGuidellm(res) {
 			label = "Max output tok/s (guidellm):" // not a 1-second peak
 		}
 		row(label, f2(*s.MaxOutputTokensPerS))
@@ -95,7 +95,7 @@ func SummaryText(res *schema.Result) string {
 		}
 	}
 	section("Time to First Token", "TTFT", s.TTFT)
-	if strings.Contains(strings.ToLower(res.Tool.Name), "guidellm") {
+	if isGuidellm(res) {
 		// guidellm's time_per_output_token includes the first token: the
 		// vLLM header would put its numbers under the wrong definition.
 		section("Time per Output Token (guidellm: incl. 1st token)", "TPOT", s.TPOT)
