@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/corpus"
 )
 
 // writeSyntheticSite writes n report bundles of seed size into dir: each a
@@ -92,6 +93,52 @@ func TestWriteSyntheticSite(t *testing.T) {
 		t.Skip("set PERFLAB_SYNTHETIC_OUT=DIR to write a 1000-report synthetic site")
 	}
 	writeSyntheticSite(t, out, 1000)
+}
+
+// BenchmarkBuildCorpus builds the MkDocs-page corpus of issue 11 (package
+// corpus: the seed pages and pages of their shape, 28 a lab): one lab,
+// and 33 copies of it (924 pages), as render/bench/compare-hugo.sh does
+// against Hugo.
+func BenchmarkBuildCorpus(b *testing.B) {
+	seeds := corpusSeeds(b)
+	for _, copies := range []int{1, 33} {
+		b.Run(fmt.Sprintf("pages=%d", copies*corpus.PagesPerLab), func(b *testing.B) {
+			dir := b.TempDir()
+			if _, err := corpus.Write(dir, copies, seeds); err != nil {
+				b.Fatal(err)
+			}
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+			runtime.GC()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := Build(context.Background(), opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// corpusSeeds reads the seed pages the importer keeps (results/*/src/seed.md).
+func corpusSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "results", "*", "src", "seed.md"))
+	if len(files) == 0 {
+		tb.Skip("no results/*/src/seed.md in this checkout")
+	}
+	var out [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, data)
+	}
+	return out
 }
 
 // BenchmarkBuildBundled builds the repository's own content/ and results/.

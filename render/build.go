@@ -9,11 +9,9 @@ import (
 	"html/template"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -206,23 +204,15 @@ func LoadTemplates(dir string) (*Templates, error) {
 // index depend on every page; rebuild the site when pages are added,
 // removed or retitled.
 func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
-	var nav bytes.Buffer
-	if err := tm.t.ExecuteTemplate(&nav, "nav", s.nav()); err != nil {
-		return nil, fmt.Errorf("render: template nav: %w", err)
-	}
-	files, _, err := s.renderPage(p, tm.t, nav.String())
+	nav := s.nav()
+	files, _, err := s.renderPage(p, tm.t, &nav)
 	return files, err
 }
 
 // Render writes every file of the site into dir (which must exist).
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	var st Stats
-	navData := s.nav()
-	var navBuf bytes.Buffer
-	if err := t.ExecuteTemplate(&navBuf, "nav", navData); err != nil {
-		return st, fmt.Errorf("render: template nav: %w", err)
-	}
-	nav := navBuf.String()
+	nav := s.nav()
 	write := func(f File) error {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -252,7 +242,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 					results[i].err = ctx.Err()
 					continue
 				}
-				files, se, err := s.renderPage(s.Pages[i], t, nav)
+				files, se, err := s.renderPage(s.Pages[i], t, &nav)
 				if err == nil {
 					for _, f := range files {
 						if err = write(f); err != nil {
@@ -281,7 +271,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		}
 		index = append(index, r.search)
 	}
-	home, se, err := s.renderHome(t, nav, navData)
+	home, se, err := s.renderHome(t, &nav)
 	if err != nil {
 		return st, err
 	}
@@ -364,108 +354,6 @@ func chromaCSS() ([]byte, error) {
 
 // ---- layout ----
 
-type navView struct {
-	Base     string // rootMark: replaced per page by its root
-	HomeHref string
-	Groups   []navGroup
-	Pages    []navItem
-}
-
-type navGroup struct {
-	Title  string
-	Models []navModel
-}
-
-type navModel struct {
-	Title string
-	Items []navItem
-}
-
-type navItem struct {
-	Title, URL string
-	Href       string // URL as linked (relative to the root)
-}
-
-// nav groups reports by objective, then model, then GPU (the leaf label),
-// as GPUStack's hand-written nav does, but generated.
-func (s *Site) nav() navView {
-	v := navView{Base: rootMark, HomeHref: s.pageHref("")}
-	for _, r := range s.Reports {
-		g := "Optimizing " + strings.ToUpper(r.Objective()[:1]) + r.Objective()[1:]
-		if len(v.Groups) == 0 || v.Groups[len(v.Groups)-1].Title != g {
-			v.Groups = append(v.Groups, navGroup{Title: g})
-		}
-		grp := &v.Groups[len(v.Groups)-1]
-		if len(grp.Models) == 0 || grp.Models[len(grp.Models)-1].Title != r.ModelName() {
-			grp.Models = append(grp.Models, navModel{Title: r.ModelName()})
-		}
-		m := &grp.Models[len(grp.Models)-1]
-		label := r.GPULabel()
-		if r.Campaign.Hardware.Count > 1 {
-			label = fmt.Sprintf("%s ×%d", label, r.Campaign.Hardware.Count)
-		}
-		m.Items = append(m.Items, navItem{Title: label, URL: r.Page.URL, Href: s.pageHref(r.Page.URL)})
-	}
-	// Two reports of one model on one GPU (a throughput and a tuned
-	// variant, say) get their page name added to tell them apart.
-	for gi := range v.Groups {
-		for mi := range v.Groups[gi].Models {
-			items := v.Groups[gi].Models[mi].Items
-			count := map[string]int{}
-			for _, it := range items {
-				count[it.Title]++
-			}
-			for i := range items {
-				if count[items[i].Title] > 1 {
-					items[i].Title += " · " + path.Base(strings.TrimSuffix(items[i].URL, "/"))
-				}
-			}
-		}
-	}
-	var plain []*Page
-	for _, p := range s.Pages {
-		if p.Report == nil {
-			plain = append(plain, p)
-		}
-	}
-	sort.SliceStable(plain, func(i, j int) bool {
-		if plain[i].FrontMatter.Weight != plain[j].FrontMatter.Weight {
-			return plain[i].FrontMatter.Weight < plain[j].FrontMatter.Weight
-		}
-		return plain[i].URL < plain[j].URL
-	})
-	for _, p := range plain {
-		v.Pages = append(v.Pages, navItem{Title: p.navTitle(), URL: p.URL, Href: s.pageHref(p.URL)})
-	}
-	return v
-}
-
-// navTitle is the page's title for navigation without rendering it: front
-// matter, else the first heading line, else the file name.
-func (p *Page) navTitle() string {
-	if p.FrontMatter.Title != "" {
-		return p.FrontMatter.Title
-	}
-	for _, l := range strings.Split(string(p.body), "\n") {
-		if t, ok := strings.CutPrefix(l, "# "); ok {
-			return strings.TrimSpace(t)
-		}
-	}
-	return titleFromPath(p.Rel)
-}
-
-// rootMark stands for the page's root in the navigation, which is built
-// once per site and used by pages at every depth.
-const rootMark = "@@perflab-root@@/"
-
-// currentNav fits the prebuilt navigation to the page at url: its links
-// start at the page's root, its own link is marked current.
-func (s *Site) currentNav(nav, url string) template.HTML {
-	link := `<a href="` + rootMark + template.HTMLEscapeString(s.pageHref(url)) + `">`
-	nav = strings.Replace(nav, link, link[:len(link)-1]+` aria-current="page">`, 1)
-	return template.HTML(strings.ReplaceAll(nav, rootMark, s.root(url)))
-}
-
 // relative reports whether links are relative to their page (the default
 // base URL) rather than absolute under a base URL.
 func (s *Site) relative() bool { return s.opt.BaseURL == "/" }
@@ -537,12 +425,12 @@ type reportMeta struct {
 
 // renderPage renders one page into its files (index.html and, for a
 // report, data.json and data.csv) and its search entry.
-func (s *Site) renderPage(p *Page, t *template.Template, nav string) ([]File, searchEntry, error) {
+func (s *Site) renderPage(p *Page, t *template.Template, nav *navView) ([]File, searchEntry, error) {
 	rp, err := s.renderBody(p, t)
 	if err != nil {
 		return nil, searchEntry{}, err
 	}
-	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.currentNav(nav, p.URL), Charts: rp.Charts}
+	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.navHTML(nav, p.URL), Charts: rp.Charts}
 	var files []File
 	se := searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}
 	if r := p.Report; r != nil {
@@ -629,7 +517,7 @@ type homeView struct {
 	Intro   template.HTML
 }
 
-func (s *Site) renderHome(t *template.Template, nav string, navData navView) (File, searchEntry, error) {
+func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry, error) {
 	title := SiteTitle
 	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
 	desc := ""
@@ -640,7 +528,7 @@ func (s *Site) renderHome(t *template.Template, nav string, navData navView) (Fi
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Base: s.root(""), Intro: intro, Pages: navData.Pages}
+	hv := homeView{Base: s.root(""), Intro: intro, Pages: nav.Pages}
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
 	}
@@ -649,7 +537,7 @@ func (s *Site) renderHome(t *template.Template, nav string, navData navView) (Fi
 		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())
-	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.currentNav(nav, ""), Home: true})
+	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.navHTML(nav, ""), Home: true})
 	if err != nil {
 		return File{}, searchEntry{}, err
 	}

@@ -283,11 +283,6 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 	if !reflect.DeepEqual(navData, b.nav) {
 		return full("the navigation changed")
 	}
-	var navBuf bytes.Buffer
-	if err := b.t.ExecuteTemplate(&navBuf, "nav", navData); err != nil {
-		return inc, fmt.Errorf("render: template nav: %w", err)
-	}
-	nav := navBuf.String()
 
 	// Render the affected pages (in parallel, as Render does), then the
 	// home page and the search index, which summarise every page.
@@ -314,7 +309,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 				res[i].err = err
 				return
 			}
-			files, se, err := ns.renderPage(pg, b.t, nav)
+			files, se, err := ns.renderPage(pg, b.t, &navData)
 			res[i] = rendered{files, se, err}
 		}()
 	}
@@ -328,7 +323,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		search[todo[i].URL] = r.se
 		inc.Pages = append(inc.Pages, todo[i].URL)
 	}
-	home, hse, err := ns.renderHome(b.t, nav, navData)
+	home, hse, err := ns.renderHome(b.t, &navData)
 	if err != nil {
 		return inc, err
 	}
