@@ -40,6 +40,11 @@ type Options struct {
 	// listens for Server-Sent Events on BaseURL+ReloadPath and reloads on
 	// each message.
 	LiveReload bool
+	// CacheDir is the build cache's directory (default: DefaultCacheDir,
+	// .cache/perflab-build beside Out). It may be deleted at any time.
+	CacheDir string
+	// NoCache renders every page, neither reading nor writing the cache.
+	NoCache bool
 }
 
 // ReloadPath is where, below the base URL, a preview server serves its
@@ -85,6 +90,7 @@ type Stats struct {
 	Pages   int // HTML pages written, the home page included
 	Reports int
 	Files   int // every file written
+	Cached  int // pages whose content came from the build cache
 }
 
 // Build renders the whole site into a temporary directory and swaps it in
@@ -103,6 +109,9 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	}
 	site, err := Load(ctx, opt)
 	if err != nil {
+		return Stats{}, err
+	}
+	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
 	out := filepath.Clean(opt.Out)
@@ -128,6 +137,8 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 		return st, err
 	}
 	ok = true
+	site.cache.prune()
+	st.Cached = site.cache.hitCount()
 	return st, nil
 }
 
@@ -426,28 +437,36 @@ type reportMeta struct {
 // renderPage renders one page into its files (index.html and, for a
 // report, data.json and data.csv) and its search entry.
 func (s *Site) renderPage(p *Page, t *template.Template, nav *navView) ([]File, searchEntry, error) {
-	rp, err := s.renderBody(p, t)
-	if err != nil {
-		return nil, searchEntry{}, err
+	key := s.cache.key(p)
+	ce := s.cache.get(key)
+	if ce == nil {
+		rp, err := s.renderBody(p, t)
+		if err != nil {
+			return nil, searchEntry{}, err
+		}
+		ce = &cacheEntry{Page: *rp, Search: searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}}
+		if r := p.Report; r != nil {
+			js, csvData, err := reportData(r)
+			if err != nil {
+				return nil, ce.Search, fmt.Errorf("%s: %w", p.Src, err)
+			}
+			ce.Files = []File{{Path: p.URL + "data.json", Data: js}, {Path: p.URL + "data.csv", Data: csvData}}
+		}
+		s.cache.put(key, ce)
 	}
+	rp := &ce.Page
 	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.navHTML(nav, p.URL), Charts: rp.Charts}
-	var files []File
-	se := searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}
+	se := ce.Search
 	if r := p.Report; r != nil {
 		meta := s.reportMeta(r, rp.Title)
 		v.Report = &meta
 		se.Tags = strings.Join([]string{r.ModelName(), r.GPULabel(), r.Objective(), meta.Engine}, " ")
-		js, csvData, err := reportData(r)
-		if err != nil {
-			return nil, se, fmt.Errorf("%s: %w", p.Src, err)
-		}
-		files = append(files, File{Path: p.URL + "data.json", Data: js}, File{Path: p.URL + "data.csv", Data: csvData})
 	}
 	html, err := s.layout(t, v)
 	if err != nil {
 		return nil, se, fmt.Errorf("%s: %w", p.Src, err)
 	}
-	files = append([]File{{Path: p.Out(), Data: html}}, files...)
+	files := append([]File{{Path: p.Out(), Data: html}}, ce.Files...)
 	return files, se, nil
 }
 

@@ -115,6 +115,9 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
+	if site.cache, err = openCache(b.opt, assets); err != nil {
+		return inc, err
+	}
 	out := filepath.Clean(b.opt.Out)
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return inc, fmt.Errorf("render: %w", err)
@@ -147,6 +150,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		os.RemoveAll(tmp)
 		return inc, err
 	}
+	site.cache.prune()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}
 	for i, p := range site.Pages {
