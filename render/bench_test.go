@@ -72,13 +72,7 @@ func BenchmarkBuild(b *testing.B) {
 			dir := b.TempDir()
 			writeSyntheticSite(b, dir, n)
 			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
-			runtime.GC()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := Build(context.Background(), opt); err != nil {
-					b.Fatal(err)
-				}
-			}
+			coldBuilds(b, opt)
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(n), "ms/report")
 		})
 	}
@@ -108,11 +102,49 @@ func BenchmarkBuildCorpus(b *testing.B) {
 				b.Fatal(err)
 			}
 			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+			coldBuilds(b, opt)
+		})
+	}
+}
+
+// coldBuilds builds b.N times, each with an empty build cache (a fresh
+// directory: the first build of a checkout, cache writes included).
+func coldBuilds(b *testing.B, opt Options) {
+	runtime.GC()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		opt.CacheDir = filepath.Join(filepath.Dir(opt.Out), fmt.Sprintf("cache-%d", i))
+		if err := Build(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRebuild builds again with nothing changed: every page comes
+// from the build cache (the 1000-report synthetic site and the 924-page
+// corpus).
+func BenchmarkRebuild(b *testing.B) {
+	for _, name := range []string{"reports=1000", "pages=924"} {
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			if name == "reports=1000" {
+				writeSyntheticSite(b, dir, 1000)
+			} else if _, err := corpus.Write(dir, 33, corpusSeeds(b)); err != nil {
+				b.Fatal(err)
+			}
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+			if err := Build(context.Background(), opt); err != nil {
+				b.Fatal(err)
+			}
 			runtime.GC()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if err := Build(context.Background(), opt); err != nil {
+				st, err := BuildStats(context.Background(), opt)
+				if err != nil {
 					b.Fatal(err)
+				}
+				if st.Cached != st.Pages-1 {
+					b.Fatalf("%d of %d pages from the cache", st.Cached, st.Pages-1)
 				}
 			}
 		})

@@ -51,6 +51,9 @@ type buildCache struct {
 	dir  string
 	salt [32]byte // format, perflab's build, templates, options
 
+	mkdir sync.Once
+	mkerr error
+
 	mu   sync.Mutex
 	used map[string]bool
 	hits int
@@ -196,7 +199,8 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 	if gob.NewEncoder(&buf).Encode(e) != nil {
 		return
 	}
-	if os.MkdirAll(c.dir, 0o755) != nil {
+	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+	if c.mkerr != nil {
 		return
 	}
 	tmp, err := os.CreateTemp(c.dir, ".tmp-*")

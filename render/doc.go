@@ -10,9 +10,21 @@
 //	        data.json/data.csv); pages are independent, so a preview server
 //	        can re-render only the pages whose Deps changed (Site.PageFiles
 //	        with LoadTemplates).
+//	        A build cache (cache.go; .cache/perflab-build beside Out by
+//	        default) keeps each page's rendered content under a hash of
+//	        its inputs, the templates, perflab's build and the options,
+//	        so an unchanged page is not rendered again; output is the
+//	        same with, without or after deleting it.
 //	site    the home page, search index and assets.
 //	swap    Build writes into a temporary directory beside Out and swaps it
 //	        in with renames, so a failed build leaves Out as it was.
+//
+// Navigation (nav.go) is a tree (report objectives, models, GPUs; plain
+// pages by directory); a page carries its own branch expanded and every
+// other section as its title linking to the section's first page, so a
+// page's weight does not grow with the site and needs no JavaScript.
+// Search reads search.js, loaded by a script tag (it works from
+// file://) only when the reader focuses the search box.
 //
 // Output is deterministic: collections are sorted, ids are derived from
 // content, nothing depends on time or map order.

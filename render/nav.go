@@ -24,7 +24,15 @@ type navView struct {
 	// Pages are the plain pages in navigation order (the home page
 	// lists them).
 	Pages []navItem
+	// Small is set when the whole tree has at most navSmall entries:
+	// every page then shows all of it, as the hand-written navigation of
+	// a small lab does.
+	Small bool
 }
+
+// navSmall is the most entries a navigation may have to be shown whole on
+// every page.
+const navSmall = 30
 
 // navNode is a section or a page of the navigation.
 type navNode struct {
@@ -126,6 +134,7 @@ func (s *Site) nav() navView {
 		return plain[i].URL < plain[j].URL
 	})
 	if len(plain) == 0 {
+		v.Small = v.count() <= navSmall
 		return v
 	}
 	pages := &navNode{Title: "Pages", Group: true}
@@ -152,7 +161,25 @@ func (s *Site) nav() navView {
 		}
 	}
 	v.Groups = append(v.Groups, pages)
+	v.Small = v.count() <= navSmall
 	return v
+}
+
+// count is the number of entries below the top-level groups.
+func (v *navView) count() int {
+	var walk func([]*navNode) int
+	walk = func(ns []*navNode) int {
+		n := len(ns)
+		for _, c := range ns {
+			n += walk(c.Children)
+		}
+		return n
+	}
+	n := 0
+	for _, g := range v.Groups {
+		n += walk(g.Children)
+	}
+	return n
 }
 
 // navHTML writes the navigation as the page at url shows it: the
@@ -166,16 +193,14 @@ func (s *Site) navHTML(v *navView, url string) template.HTML {
 	s.navLink(&b, root, "Overview", "", url, "")
 	b.WriteString("</li></ul>\n")
 	for _, g := range v.Groups {
-		open := g.holds(url)
+		open := v.Small || g.holds(url)
 		if !open && len(g.Children) > navOpenGroup {
 			// A large group the page is not in: its title alone.
 			b.WriteString(`<p class="nav-group"><a href="` + template.HTMLEscapeString(root+s.pageHref(g.first())) + `">` + template.HTMLEscapeString(g.Title) + "</a></p>\n")
 			continue
 		}
 		b.WriteString(`<p class="nav-group">` + template.HTMLEscapeString(g.Title) + "</p>\n<ul>\n")
-		for _, c := range g.Children {
-			s.navNodeHTML(&b, c, root, url)
-		}
+		s.navChildren(&b, g.Children, root, url, v.Small)
 		b.WriteString("</ul>\n")
 	}
 	b.WriteString("</nav>\n")
@@ -185,7 +210,7 @@ func (s *Site) navHTML(v *navView, url string) template.HTML {
 // navNodeHTML writes one entry: a page or section on the current branch
 // with its children, any other section collapsed to a link to its first
 // page.
-func (s *Site) navNodeHTML(b *strings.Builder, n *navNode, root, url string) {
+func (s *Site) navNodeHTML(b *strings.Builder, n *navNode, root, url string, all bool) {
 	class := ""
 	if n.Model {
 		class = "nav-model"
@@ -196,7 +221,7 @@ func (s *Site) navNodeHTML(b *strings.Builder, n *navNode, root, url string) {
 		b.WriteString("</li>\n")
 		return
 	}
-	if !n.holds(url) {
+	if !all && !n.holds(url) {
 		// Collapsed: the section's title leads to its first page.
 		b.WriteString(`<li class="nav-closed">`)
 		s.navLink(b, root, n.Title, n.first(), url, class)
@@ -213,10 +238,40 @@ func (s *Site) navNodeHTML(b *strings.Builder, n *navNode, root, url string) {
 		b.WriteString(`<span class="` + class + `">` + template.HTMLEscapeString(n.Title) + "</span>")
 	}
 	b.WriteString("\n<ul>\n")
-	for _, c := range n.Children {
-		s.navNodeHTML(b, c, root, url)
-	}
+	s.navChildren(b, n.Children, root, url, all)
 	b.WriteString("</ul></li>\n")
+}
+
+// navWindow is how many entries of one list a page shows: a longer list
+// (a thousand models under one objective) shows the window around the
+// page's own entry and says how many it leaves to the overview, which
+// lists every report and page.
+const navWindow = 25
+
+// navChildren writes the entries of one list, at most navWindow of them.
+func (s *Site) navChildren(b *strings.Builder, cs []*navNode, root, url string, all bool) {
+	lo, hi := 0, len(cs)
+	if len(cs) > navWindow {
+		at := 0
+		for i, c := range cs {
+			if c.holds(url) {
+				at = i
+				break
+			}
+		}
+		lo = max(0, min(at-navWindow/2, len(cs)-navWindow))
+		hi = lo + navWindow
+	}
+	more := func(n int) {
+		if n > 0 {
+			b.WriteString(`<li class="nav-more"><a href="` + template.HTMLEscapeString(root+s.pageHref("")) + `">` + fmt.Sprintf("… %d more on the overview", n) + "</a></li>\n")
+		}
+	}
+	more(lo)
+	for _, c := range cs[lo:hi] {
+		s.navNodeHTML(b, c, root, url, all)
+	}
+	more(len(cs) - hi)
 }
 
 // navLink writes a link to the page at target, marked current when it is

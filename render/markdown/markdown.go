@@ -27,6 +27,7 @@ const (
 	prioBlockTransformer = 100
 	prioLinkTransformer  = 200
 	prioRenderer         = 100 // before goldmark-highlighting's 200
+	prioCodeRenderer     = 200 // goldmark-highlighting's, through codeMemo
 )
 
 // Options configure a Converter. The zero value renders narrative Markdown
@@ -61,11 +62,6 @@ func New(opt Options) *Converter {
 			extension.GFM,
 			&Admonitions{},
 			&Blocks{},
-			highlighting.NewHighlighting(
-				highlighting.WithStyle(style),
-				highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
-				highlighting.WithWrapperRenderer(codeWrapper),
-			),
 		),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
@@ -73,6 +69,11 @@ func New(opt Options) *Converter {
 		),
 		goldmark.WithRendererOptions(htmlOpts...),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(headingRenderer{}, prioRenderer))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(newCodeMemo(highlighting.NewHTMLRenderer(
+			highlighting.WithStyle(style),
+			highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+			highlighting.WithWrapperRenderer(codeWrapper),
+		)), prioCodeRenderer))),
 	)
 	return &Converter{md: md}
 }
