@@ -44,7 +44,8 @@ type Options struct {
 
 // Converter parses and renders Markdown. It is safe for concurrent use.
 type Converter struct {
-	md goldmark.Markdown
+	md   goldmark.Markdown
+	memo *codeMemo
 }
 
 // New returns a Converter with perflab's extension list.
@@ -57,6 +58,11 @@ func New(opt Options) *Converter {
 	if style == "" {
 		style = "github"
 	}
+	memo := newCodeMemo(highlighting.NewHTMLRenderer(
+		highlighting.WithStyle(style),
+		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+		highlighting.WithWrapperRenderer(codeWrapper),
+	))
 	md := goldmark.New(
 		goldmark.WithExtensions(
 			extension.GFM,
@@ -69,13 +75,9 @@ func New(opt Options) *Converter {
 		),
 		goldmark.WithRendererOptions(htmlOpts...),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(headingRenderer{}, prioRenderer))),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(newCodeMemo(highlighting.NewHTMLRenderer(
-			highlighting.WithStyle(style),
-			highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
-			highlighting.WithWrapperRenderer(codeWrapper),
-		)), prioCodeRenderer))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(memo, prioCodeRenderer))),
 	)
-	return &Converter{md: md}
+	return &Converter{md: md, memo: memo}
 }
 
 // codeWrapper puts every code block in a container with a copy button
