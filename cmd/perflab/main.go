@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"collect":  {"run a benchmark campaign against real engines", runCollect},
 		"import":   {"import vllm bench serve text or JSON output as results", runImport},
 		"build":    {"render content/ and results/ into the static site", runBuild},
+		"check":    {"find numbers on pages that disagree with their own data", runCheck},
 		"serve":    {"preview the site with live reload", runServe},
 		"publish":  {"publish the site to GitHub Pages", runPublish},
 	}

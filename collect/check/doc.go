@@ -1,0 +1,45 @@
+// Package check finds the numbers on a performance-lab page that disagree
+// with the page's own data.
+//
+// A page of pasted outputs (a GPUStack-style MkDocs page: serving
+// commands, `vllm bench serve` blocks, hand-made tables) is checked
+// against the benchmark blocks on it, read with collect/ingest. A perflab
+// report page (a bundle with a campaign) is checked against its campaign's
+// results. Check reports, each as FILE:LINE and what is wrong:
+//
+//   - a number presented as a result (a metric label before it, "Total
+//     TPS: 4068.16", or a unit after it, "2659.50 tok/s") that matches no
+//     run at its printed precision; the difference of two numbers beside
+//     it ("faster by 4,636.35 tok/s") counts as matched;
+//   - a percentage that is not the change between the numbers it stands
+//     beside: in a table, the value it follows and the same metric in
+//     another cell of the row (the baseline column first), compared at
+//     the percentage's printed precision with the inputs' rounding taken
+//     into account; in prose, any two numbers of its sentence and the one
+//     before; on a perflab page, a percentage beside no numbers must be
+//     the change between two runs of one profile in the metric its
+//     sentence names;
+//   - step percentages (a table with one percentage per row and no other
+//     numbers) that do not compound to the total: the table's Total row,
+//     or the first percentage of the baseline-vs-optimized table above it;
+//   - a command (`vllm serve`, `sglang.launch_server --model-path`,
+//     `trtllm-serve`, `vllm bench serve --model`) naming a different model
+//     than the page's (the campaign's, or the Model section's and the
+//     title's; served variants such as …-FP8 count as the page's model);
+//   - a serving command launching another engine than its section's
+//     heading names;
+//   - a comparison of a configuration with itself: both numbers of a
+//     verified comparison from one run or from two runs of the same
+//     serving command and profile, identical Baseline and Optimized
+//     serving scripts, or a campaign whose baseline is its optimized;
+//   - a throughput gain bounded by the offered load: the better run of a
+//     comparison served at least 90% of the requests per second offered
+//     (the block's "Request rate configured", or the one rate all the
+//     page's benchmark commands give), so it measured the load generator.
+//
+// What is not checked, to keep findings real: percentages labelled as a
+// share ("Success rate: 51.6%"), percentages repeating one printed
+// earlier ("lower than previous +9.75%"), numbers without a metric label
+// or unit (input lengths, prompt counts, flags), and everything inside
+// code blocks (raw outputs are the data, not claims).
+package check

@@ -1,0 +1,386 @@
+package check
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// doc is a page prepared for reading claims: the text as written, a
+// same-length copy in which code, HTML tags, link targets and front matter
+// are blanked out (so offsets stay valid), and where its tables, headings,
+// code blocks and sentences are.
+type doc struct {
+	name   string
+	text   string
+	masked string
+	lineAt []int // byte offset of each line's start
+	codes  []codeSpan
+	heads  []heading
+	tables []*table
+	nums   []*number
+}
+
+// codeSpan is a fenced code block (or an inline code span): its body.
+type codeSpan struct {
+	start, end int // the body, between the fences
+	info       string
+	fenced     bool
+}
+
+type heading struct {
+	off   int
+	level int
+	text  string
+}
+
+// table is a GFM table: header cells and rows of cells.
+type table struct {
+	header []cell
+	rows   [][]cell
+}
+
+type cell struct {
+	start, end int
+}
+
+// number is one number written on the page outside code.
+type number struct {
+	off, end int
+	v        float64 // as printed (without a multiplier)
+	dec      int     // decimals printed
+	mult     float64 // "7787.17x2": 2; 1 without
+	pct      bool
+	sign     byte   // '+', '-' or 0
+	label    string // the metric label before it ("Total TPS"), lower case
+	unit     string // tok/s, req/s, ms
+	metrics  []string
+	// where it stands
+	table, row, col int // table index (-1 outside tables)
+	sentence        int // sentence index outside tables
+	attached        *number
+	ratio           bool // a percentage labelled as a share (success rate)
+	quote           bool // a percentage printed earlier on the page
+}
+
+// value is the number with its multiplier applied, and the half-width of
+// its printed rounding.
+func (n *number) value() (float64, float64) {
+	return n.v * n.mult, 0.5 * pow10(-n.dec) * n.mult
+}
+
+func (n *number) text(d *doc) string { return strings.TrimSpace(d.text[n.off:n.end]) }
+
+func pow10(e int) float64 {
+	r := 1.0
+	for ; e > 0; e-- {
+		r *= 10
+	}
+	for ; e < 0; e++ {
+		r /= 10
+	}
+	return r
+}
+
+var (
+	reFenceMark = regexp.MustCompile("(```+|~~~+)([A-Za-z0-9_+-]*)")
+	reInline    = regexp.MustCompile("`[^`\n]+`")
+	reTag       = regexp.MustCompile(`<[^>\n]{1,200}>`)
+	reLinkURL   = regexp.MustCompile(`\]\([^)\s]*\)`)
+	reHeading   = regexp.MustCompile(`(?m)(^|[ \t])(#{1,6})[ \t]+([^\n#]+?)(?:[ \t]+#+)?[ \t]*(?:$|\n)`)
+	reDelimRow  = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+`)
+	// A number: not glued to a word before it ("Qwen3", "H100", "v0.11")
+	// nor after it ("32K", "128k").
+	reNumber = regexp.MustCompile(`([+-]?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?`)
+	reUnit   = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
+	reMult   = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
+	rePct    = regexp.MustCompile(`^[ \t]*%`)
+	// Metric labels that may stand before a number ("Total TPS: 2352.82",
+	// "Mean TPOT = 25.89 ms"), read backwards from the number.
+	reLabel      = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
+	reRatioLabel = regexp.MustCompile(`(?i)(success|rate|share|accuracy|util\w*|hit|acceptance|of)[ \t]*[:=]?[ \t]*$`)
+	reSentence   = regexp.MustCompile(`[.;!?](?:[ \t]+|\n|$)|\n[ \t]*\n|\n[ \t]*[-*+][ \t]|\n[ \t]*\d+\.[ \t]`)
+)
+
+func newDoc(name string, text string) *doc {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	d := &doc{name: name, text: text}
+	d.lineAt = append(d.lineAt, 0)
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			d.lineAt = append(d.lineAt, i+1)
+		}
+	}
+	m := []byte(text)
+	blank := func(a, b int) {
+		for i := a; i < b && i < len(m); i++ {
+			if m[i] != '\n' {
+				m[i] = ' '
+			}
+		}
+	}
+	// Front matter.
+	if strings.HasPrefix(text, "---\n") {
+		if i := strings.Index(text[4:], "\n---"); i >= 0 {
+			blank(0, 4+i+4)
+		}
+	}
+	// Fenced code: every fence mark toggles (pages that lost their line
+	// breaks have opening and closing fences mid-line).
+	marks := reFenceMark.FindAllStringSubmatchIndex(text, -1)
+	for i := 0; i+1 < len(marks); i += 2 {
+		open, cl := marks[i], marks[i+1]
+		d.codes = append(d.codes, codeSpan{start: open[1], end: cl[0], info: text[open[4]:open[5]], fenced: true})
+		blank(open[0], cl[1])
+	}
+	if len(marks)%2 == 1 { // an unclosed fence runs to the end
+		o := marks[len(marks)-1]
+		d.codes = append(d.codes, codeSpan{start: o[1], end: len(text), info: text[o[4]:o[5]], fenced: true})
+		blank(o[0], len(text))
+	}
+	for _, loc := range reInline.FindAllStringIndex(string(m), -1) {
+		d.codes = append(d.codes, codeSpan{start: loc[0] + 1, end: loc[1] - 1})
+		blank(loc[0], loc[1])
+	}
+	ms := string(m)
+	for _, loc := range reTag.FindAllStringIndex(ms, -1) {
+		blank(loc[0], loc[1])
+	}
+	for _, loc := range reLinkURL.FindAllStringIndex(string(m), -1) {
+		blank(loc[0]+1, loc[1])
+	}
+	d.masked = string(m)
+	sort.Slice(d.codes, func(i, j int) bool { return d.codes[i].start < d.codes[j].start })
+	for _, h := range reHeading.FindAllStringSubmatchIndex(d.masked, -1) {
+		if strings.HasPrefix(d.masked[h[6]:h[7]], "perflab:") {
+			continue // an import directive, not a heading
+		}
+		d.heads = append(d.heads, heading{off: h[4], level: h[5] - h[4], text: strings.TrimSpace(d.masked[h[6]:h[7]])})
+	}
+	d.findTables()
+	d.findNumbers()
+	return d
+}
+
+// line returns the 1-based line of an offset.
+func (d *doc) line(off int) int {
+	return sort.Search(len(d.lineAt), func(i int) bool { return d.lineAt[i] > off })
+}
+
+// section returns the headings in force at off, outermost first.
+func (d *doc) section(off int) []heading {
+	var path []heading
+	for _, h := range d.heads {
+		if h.off > off {
+			break
+		}
+		for len(path) > 0 && path[len(path)-1].level >= h.level {
+			path = path[:len(path)-1]
+		}
+		path = append(path, h)
+	}
+	return path
+}
+
+// findTables reads GFM tables as a stream of cells, which also reads a
+// table whose line breaks were lost ("| a | b | | c | d |") or whose cells
+// hold line breaks where <br> was.
+func (d *doc) findTables() {
+	s := d.masked
+	for _, loc := range reDelimRow.FindAllStringIndex(s, -1) {
+		ncol := strings.Count(s[loc[0]:loc[1]], "|") - 1
+		if ncol < 1 {
+			continue
+		}
+		// The header: ncol+1 pipes before the delimiter row.
+		i := loc[0] - 1
+		for i >= 0 && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+			i--
+		}
+		if i < 0 || s[i] != '|' {
+			continue
+		}
+		pipes := []int{i}
+		for j := i - 1; j >= 0 && len(pipes) < ncol+1; j-- {
+			if s[j] == '|' {
+				pipes = append(pipes, j)
+			}
+			if s[j] == '\n' && j > 0 && s[j-1] == '\n' {
+				break
+			}
+		}
+		if len(pipes) < ncol+1 {
+			continue
+		}
+		t := &table{}
+		for k := len(pipes) - 1; k > 0; k-- {
+			t.header = append(t.header, cell{pipes[k] + 1, pipes[k-1]})
+		}
+		pos := loc[1]
+		for {
+			// Next row: optional spaces, at most one line break, a pipe.
+			j := pos
+			nl := 0
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n') {
+				if s[j] == '\n' {
+					nl++
+				}
+				j++
+			}
+			if j >= len(s) || s[j] != '|' || nl > 1 {
+				break
+			}
+			row, end := readRow(s, j, ncol)
+			if row == nil {
+				break
+			}
+			t.rows = append(t.rows, row)
+			pos = end
+		}
+		d.tables = append(d.tables, t)
+	}
+}
+
+// readRow reads ncol cells from the pipe at start; a row that ends at a
+// line break early (fewer cells) is kept as read.
+func readRow(s string, start, ncol int) ([]cell, int) {
+	var row []cell
+	pos := start + 1
+	for len(row) < ncol {
+		k := strings.IndexByte(s[pos:], '|')
+		if k < 0 {
+			return nil, 0
+		}
+		// A blank line inside a cell ends the table.
+		if strings.Contains(s[pos:pos+k], "\n\n") {
+			return nil, 0
+		}
+		row = append(row, cell{pos, pos + k})
+		pos += k + 1
+	}
+	return row, pos
+}
+
+// findNumbers reads every number outside code and notes where it stands.
+func (d *doc) findNumbers() {
+	s := d.masked
+	type where struct{ t, r, c int }
+	cellOf := map[int]where{}
+	_ = cellOf
+	locate := func(off int) (int, int, int) {
+		for ti, t := range d.tables {
+			for ri, row := range t.rows {
+				for ci, c := range row {
+					if off >= c.start && off < c.end {
+						return ti, ri, ci
+					}
+				}
+			}
+			for ci, c := range t.header {
+				if off >= c.start && off < c.end {
+					return ti, -1, ci
+				}
+			}
+		}
+		return -1, 0, 0
+	}
+	bounds := reSentence.FindAllStringIndex(s, -1)
+	sentenceOf := func(off int) int {
+		return sort.Search(len(bounds), func(i int) bool { return bounds[i][0] >= off })
+	}
+	seenPct := map[string]bool{}
+	var prev *number
+	for _, m := range reNumber.FindAllStringSubmatchIndex(s, -1) {
+		start, end := m[0], m[1]
+		numStart := m[4]
+		if start > 0 && isWordByte(s[start-1]) {
+			continue
+		}
+		if numStart > 0 && (isWordByte(s[numStart-1]) || s[numStart-1] == '.') {
+			continue
+		}
+		if end < len(s) && (isLetter(s[end]) && !(s[end] == 'x' || s[end] == 'm' || s[end] == 't' || s[end] == 'T' || s[end] == 'r')) {
+			continue // 32K, 128k, 2nd
+		}
+		if end < len(s) && s[end] == '.' && end+1 < len(s) && isDigit(s[end+1]) {
+			continue // a version (0.11.0)
+		}
+		n := &number{off: start, end: end, mult: 1, table: -1}
+		if m[2] < m[3] {
+			n.sign = s[m[2]]
+		}
+		intPart := strings.ReplaceAll(s[m[4]:m[5]], ",", "")
+		txt := intPart
+		if m[6] >= 0 {
+			txt += "." + s[m[6]:m[7]]
+			n.dec = m[7] - m[6]
+		}
+		v, err := strconv.ParseFloat(txt, 64)
+		if err != nil {
+			continue
+		}
+		n.v = v
+		if n.sign == '-' {
+			n.v = -v
+		}
+		rest := s[end:]
+		if loc := reMult.FindStringSubmatchIndex(rest); loc != nil {
+			k, _ := strconv.Atoi(rest[loc[2]:loc[3]])
+			if k > 0 {
+				n.mult = float64(k)
+				n.end = end + loc[1]
+				rest = s[n.end:]
+			}
+		}
+		if loc := rePct.FindStringIndex(rest); loc != nil {
+			n.pct = true
+			n.end += loc[1]
+		} else if loc := reUnit.FindStringSubmatchIndex(rest); loc != nil {
+			n.unit = normUnit(rest[loc[2]:loc[3]])
+			n.end += loc[1]
+		}
+		back := s[max(0, start-48):start]
+		if l := reLabel.FindStringSubmatch(back); l != nil && !n.pct {
+			n.label = strings.Join(strings.Fields(strings.ToLower(l[1])), " ")
+		}
+		if n.pct {
+			if reRatioLabel.MatchString(back) {
+				n.ratio = true
+			}
+			key := strings.TrimLeft(s[numStart:n.end], "+-")
+			if seenPct[key] {
+				n.quote = true
+			}
+			seenPct[key] = true
+			// Attached to the number right before it: "4068.16 (+10.7%)".
+			if prev != nil && !prev.pct && strings.Trim(s[prev.end:start], " \t(") == "" && !strings.Contains(s[prev.end:start], "\n") {
+				n.attached = prev
+			}
+		}
+		n.table, n.row, n.col = locate(start)
+		n.sentence = sentenceOf(start)
+		n.metrics = claimMetrics(n)
+		d.nums = append(d.nums, n)
+		prev = n
+	}
+}
+
+func isWordByte(b byte) bool { return isLetter(b) || isDigit(b) || b == '_' || b == '/' }
+func isLetter(b byte) bool   { return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') }
+func isDigit(b byte) bool    { return b >= '0' && b <= '9' }
+
+func normUnit(u string) string {
+	u = strings.ToLower(u)
+	switch {
+	case strings.HasPrefix(u, "tok"), u == "tps":
+		return "tok/s"
+	case strings.HasPrefix(u, "req"):
+		return "req/s"
+	}
+	return u
+}
+
+// claim reports whether a number is presented as a result: a percentage,
+// or a number with a metric label or a unit.
+func (n *number) claim() bool { return n.pct || n.label != "" || n.unit != "" }

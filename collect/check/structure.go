@@ -1,0 +1,356 @@
+package check
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/perflab/perflab/collect/ingest"
+)
+
+var reTotalRow = regexp.MustCompile(`(?i)\b(total|overall|cumulative|combined)\b`)
+
+// compound checks tables of step percentages ("Summary of Optimization
+// Options": one percentage or "-" per step, no other number) against the
+// total: a Total row of the table, or else the first percentage of the
+// page's baseline-vs-optimized table before it.
+func (c *checker) compound() {
+	for ti, t := range c.d.tables {
+		var steps []*number
+		var total *number
+		isSteps := len(t.rows) >= 2
+		for ri, row := range t.rows {
+			var pcts []*number
+			for _, n := range c.d.nums {
+				if n.table != ti || n.row != ri {
+					continue
+				}
+				if !n.pct {
+					isSteps = false
+				}
+				pcts = append(pcts, n)
+			}
+			if len(pcts) > 1 {
+				isSteps = false
+			}
+			if len(pcts) == 1 {
+				if reTotalRow.MatchString(c.d.masked[row[0].start:row[0].end]) {
+					total = pcts[0]
+				} else {
+					steps = append(steps, pcts[0])
+				}
+			}
+		}
+		if !isSteps || len(steps) < 2 {
+			continue
+		}
+		if total == nil {
+			total = c.comparisonTotal(ti)
+		}
+		if total == nil {
+			continue
+		}
+		lo, hi := 1.0, 1.0
+		var parts []string
+		for _, s := range steps {
+			h := 0.5 * pow10(-s.dec)
+			lo *= 1 + (s.v-h)/100
+			hi *= 1 + (s.v+h)/100
+			parts = append(parts, s.text(c.d))
+		}
+		th := 0.5*pow10(-total.dec) + 1e-9
+		lo, hi = (lo-1)*100, (hi-1)*100
+		if hi >= total.v-th && lo <= total.v+th {
+			continue
+		}
+		mid := (lo + hi) / 2
+		c.add(c.d.line(steps[0].off), KindCompound, "the step percentages %s compound to %s (%s to %s within their rounding), not to the total %s printed at line %d",
+			strings.Join(parts, ", "), signed(mid, total.dec), signed(lo, total.dec), signed(hi, total.dec), total.text(c.d), c.d.line(total.off))
+	}
+}
+
+func signed(v float64, dec int) string {
+	s := strconv.FormatFloat(v, 'f', dec, 64) + "%"
+	if v >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// comparisonTotal is the first percentage of the last baseline-vs-
+// optimized table before table ti.
+func (c *checker) comparisonTotal(ti int) *number {
+	for k := ti - 1; k >= 0; k-- {
+		t := c.d.tables[k]
+		hdr := ""
+		for _, h := range t.header {
+			hdr += strings.ToLower(c.d.masked[h.start:h.end]) + " "
+		}
+		if !strings.Contains(hdr, "baseline") && !strings.Contains(hdr, "optimi") {
+			continue
+		}
+		for _, n := range c.d.nums {
+			if n.table == k && n.row >= 0 && n.pct && n.attached != nil {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+// command is a serving or benchmark command found in a code block.
+type command struct {
+	off  int
+	text string
+}
+
+// commands lists the commands in the page's code blocks (continuation
+// lines joined).
+func (c *checker) commands() []command {
+	var out []command
+	for _, cs := range c.d.codes {
+		if !cs.fenced {
+			continue
+		}
+		body := c.d.text[cs.start:cs.end]
+		off := cs.start
+		lines := strings.SplitAfter(body, "\n")
+		for i := 0; i < len(lines); i++ {
+			start := off
+			l := lines[i]
+			off += len(l)
+			for strings.HasSuffix(strings.TrimRight(l, " \t\n"), `\`) && i+1 < len(lines) {
+				i++
+				l = strings.TrimRight(strings.TrimRight(l, " \t\n"), `\`) + " " + lines[i]
+				off += len(lines[i])
+			}
+			t := strings.TrimSpace(l)
+			t = strings.TrimPrefix(t, "$ ")
+			if ingest.EngineOf(t) != "" || strings.Contains(t, "bench serve") {
+				// The first non-blank byte of the command, for its line.
+				lead := len(c.d.text[start:]) - len(strings.TrimLeft(c.d.text[start:], " \t\n"))
+				out = append(out, command{off: start + lead, text: t})
+			}
+		}
+	}
+	return out
+}
+
+var (
+	reModelTok  = regexp.MustCompile(`[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|[A-Za-z][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)+`)
+	reParamSize = regexp.MustCompile(`(?i)\d+(?:\.\d+)?b\b`)
+)
+
+// pageModels are the models the page is about: the campaign's, or the
+// Model section's and the title's.
+func (c *checker) pageModels() []string {
+	var out []string
+	if cp := c.page.Campaign; cp != nil {
+		for _, m := range append([]string{cp.Model.ID, cp.Model.Name}, cp.Model.Variants...) {
+			if m != "" {
+				out = append(out, normModel(m))
+			}
+		}
+		return out
+	}
+	for i, h := range c.d.heads {
+		low := strings.ToLower(h.text)
+		isTitle := h.level == 1 && i == 0
+		if !isTitle && low != "model" && low != "models" && !strings.HasPrefix(low, "model ") {
+			continue
+		}
+		end := len(c.d.text)
+		if i+1 < len(c.d.heads) {
+			end = c.d.heads[i+1].off
+		}
+		region := c.d.text[h.off:end]
+		if isTitle {
+			region = h.text
+		}
+		for _, tok := range reModelTok.FindAllString(region, -1) {
+			if isTitle && !reParamSize.MatchString(tok) {
+				continue
+			}
+			if strings.ContainsAny(tok, "0123456789") {
+				out = append(out, normModel(tok))
+			}
+		}
+	}
+	return out
+}
+
+func normModel(m string) string {
+	m = strings.ToLower(strings.Trim(m, ".,;:`'\""))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	return m
+}
+
+// models reports commands naming a different model than the page's.
+func (c *checker) models() {
+	pms := c.pageModels()
+	if len(pms) == 0 {
+		return
+	}
+	for _, cmd := range c.commands() {
+		m := ingest.ModelOf(cmd.text)
+		if m == "" || strings.ContainsAny(m, "${}<>") || !strings.ContainsAny(m, "0123456789") {
+			continue
+		}
+		nm := normModel(m)
+		ok := false
+		for _, pm := range pms {
+			if nm == pm || strings.HasPrefix(nm, pm+"-") {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			c.add(c.d.line(cmd.off), KindModel, "the command names model %s, but the page is about %s", m, strings.Join(uniq(pms), ", "))
+		}
+	}
+}
+
+func uniq(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+var engineNames = []struct {
+	id string
+	re *regexp.Regexp
+}{
+	{"vllm", regexp.MustCompile(`(?i)\bvllm\b`)},
+	{"sglang", regexp.MustCompile(`(?i)\bsglang\b`)},
+	{"trtllm", regexp.MustCompile(`(?i)tensorrt-llm|trt-llm|\btrtllm\b|\btensorrt\b`)},
+	{"llamacpp", regexp.MustCompile(`(?i)llama\.cpp|llama-server`)},
+}
+
+var engineDisplay = map[string]string{"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp", "mindie": "MindIE"}
+
+// engines reports serving commands that launch another engine than the
+// nearest heading that names one ("### 2. Quantization in TensorRT-LLM"
+// over a python3 -m sglang.launch_server command).
+func (c *checker) engines() {
+	for _, cmd := range c.commands() {
+		e := ingest.EngineOf(cmd.text)
+		if e == "" {
+			continue
+		}
+		path := c.d.section(cmd.off)
+		for k := len(path) - 1; k >= 0; k-- {
+			h := path[k].text
+			if len(h) > 80 { // a page that lost its line breaks: the heading runs on
+				h = h[:80]
+			}
+			var named []string
+			for _, en := range engineNames {
+				if en.re.MatchString(h) {
+					named = append(named, en.id)
+				}
+			}
+			if len(named) == 0 {
+				continue
+			}
+			if len(named) == 1 && named[0] != e {
+				c.add(c.d.line(cmd.off), KindEngine, "the serving command launches %s, but its section %q is about %s",
+					engineDisplay[e], strings.TrimSpace(h), engineDisplay[named[0]])
+			}
+			break
+		}
+	}
+}
+
+// sameCommands reports a baseline and an optimized configuration that are
+// the same: identical "Baseline …"/"Optimized …" serving scripts on a
+// pasted page, or a campaign whose baseline and optimized experiments are
+// one experiment or run one command.
+func (c *checker) sameCommands() {
+	if cp := c.page.Campaign; cp != nil {
+		b, okB := cp.Experiment(cp.Baseline)
+		o, okO := cp.Experiment(cp.Optimized)
+		if !okB || !okO {
+			return
+		}
+		line := c.campaignLine("optimized:")
+		switch {
+		case cp.Baseline == cp.Optimized:
+			c.addAt(c.page.CampaignFile, line, KindSelf, "baseline and optimized are the same experiment (%s): the comparison is of a configuration with itself", cp.Baseline)
+		case b.Command != "" && normCommand(b.Command) == normCommand(o.Command) && b.Engine == o.Engine && strings.Join(b.Args, " ") == strings.Join(o.Args, " "):
+			c.addAt(c.page.CampaignFile, line, KindSelf, "baseline %s and optimized %s run the same command (%s): the comparison is of a configuration with itself", b.ID, o.ID, normCommand(b.Command))
+		}
+		return
+	}
+	var base *codeSpan
+	for i := range c.d.codes {
+		cs := &c.d.codes[i]
+		if !cs.fenced {
+			continue
+		}
+		before := c.d.text[max(0, cs.start-160):cs.start]
+		before = before[:max(0, strings.LastIndex(before, "```"))]
+		title := strings.ToLower(lastTitle(before))
+		if !strings.Contains(title, "serv") && !strings.Contains(title, "param") && !strings.Contains(title, "command") {
+			continue
+		}
+		switch {
+		case strings.Contains(title, "baseline"):
+			base = cs
+		case strings.Contains(title, "optimi") && base != nil:
+			bt, ot := normCommand(c.d.text[base.start:base.end]), normCommand(c.d.text[cs.start:cs.end])
+			if bt != "" && bt == ot {
+				c.add(c.d.line(cs.start), KindSelf, "the optimized serving command is the baseline's (line %d): the comparison is of a configuration with itself", c.d.line(base.start))
+			}
+		}
+	}
+}
+
+// lastTitle returns the admonition title or the line right before a code
+// block.
+func lastTitle(before string) string {
+	if i := strings.LastIndexByte(before, '"'); i >= 0 {
+		if j := strings.LastIndexByte(before[:i], '"'); j >= 0 && !strings.Contains(before[j:i], "\n") {
+			return before[j+1 : i]
+		}
+	}
+	before = strings.TrimRight(before, " \t\n")
+	if i := strings.LastIndexByte(before, '\n'); i >= 0 {
+		return before[i+1:]
+	}
+	if len(before) > 60 {
+		return before[len(before)-60:]
+	}
+	return before
+}
+
+func (c *checker) addAt(file string, line int, kind, format string, a ...any) {
+	if file == "" {
+		file = c.page.Name
+	}
+	n := len(c.out)
+	c.add(line, kind, format, a...)
+	c.out[n].File = file
+}
+
+// campaignLine is the line of a key in the campaign file (1 if unknown).
+func (c *checker) campaignLine(key string) int {
+	data, err := os.ReadFile(c.page.CampaignFile)
+	if err != nil {
+		return 1
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), key) {
+			return i + 1
+		}
+	}
+	return 1
+}
