@@ -139,7 +139,7 @@ func (c *checker) match(n *number) []*run {
 			if !unitOK(n.unit, v) || (n.metrics != nil && !contains(n.metrics, v.metric)) {
 				continue
 			}
-			if math.Abs(v.v-n.v) <= h {
+			if math.Abs(v.v-n.v) <= h || (n.perGPU && r.gpus > 1 && math.Abs(v.v/float64(r.gpus)-n.v) <= h) {
 				out = append(out, r)
 				break
 			}
@@ -249,7 +249,7 @@ func (c *checker) closest(n *number) string {
 			}
 		}
 	}
-	if bestD > 0.5 {
+	if bestD > 0.05 { // a hint only when it is a near miss
 		return ""
 	}
 	return best

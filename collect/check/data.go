@@ -114,6 +114,7 @@ func runsFromEntries(entries []ingest.Entry, pageRate float64) []*run {
 		if r.rate == 0 {
 			r.rate = pageRate
 		}
+		r.gpus = commandGPUs(e.Command)
 		for _, m := range reRawRow.FindAllStringSubmatch(e.Raw, -1) {
 			v, err := strconv.ParseFloat(strings.ReplaceAll(m[2], ",", ""), 64)
 			if err != nil {
@@ -196,4 +197,25 @@ func summaryValues(s *schema.Summary) []value {
 		}
 	}
 	return out
+}
+
+// commandGPUs is the GPU count a serving command's parallelism flags ask
+// for (tensor × data × pipeline parallel; 1 without them).
+func commandGPUs(cmd string) int {
+	f := strings.Fields(strings.ReplaceAll(cmd, "\\\n", " "))
+	n := 1
+	for i := 0; i < len(f); i++ {
+		name, val, ok := strings.Cut(f[i], "=")
+		if !ok && i+1 < len(f) {
+			val = f[i+1]
+		}
+		switch name {
+		case "-tp", "--tp", "--tp-size", "--tensor-parallel-size", "-dp", "--dp", "--dp-size", "--data-parallel-size",
+			"-pp", "--pp", "--pp-size", "--pipeline-parallel-size":
+			if k, err := strconv.Atoi(val); err == nil && k > 0 {
+				n *= k
+			}
+		}
+	}
+	return n
 }

@@ -61,6 +61,7 @@ type number struct {
 	sentence        int // sentence index outside tables
 	attached        *number
 	ratio           bool // a percentage labelled as a share (success rate)
+	perGPU          bool // "5500.00 tok/s per GPU"
 	quote           bool // a percentage printed earlier on the page
 }
 
@@ -96,6 +97,7 @@ var (
 	reUnit   = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
 	reMult   = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
 	rePct    = regexp.MustCompile(`^[ \t]*%`)
+	rePerGPU = regexp.MustCompile(`^[ \t]*(?i:per[ \t]+GPU|/[ \t]*GPU)\b`)
 	// Metric labels that may stand before a number ("Total TPS: 2352.82",
 	// "Mean TPOT = 25.89 ms"), read backwards from the number.
 	reLabel      = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
@@ -339,6 +341,9 @@ func (d *doc) findNumbers() {
 		} else if loc := reUnit.FindStringSubmatchIndex(rest); loc != nil {
 			n.unit = normUnit(rest[loc[2]:loc[3]])
 			n.end += loc[1]
+		}
+		if loc := rePerGPU.FindStringIndex(s[n.end:]); loc != nil {
+			n.perGPU = true
 		}
 		back := s[max(0, start-48):start]
 		if l := reLabel.FindStringSubmatch(back); l != nil && !n.pct {

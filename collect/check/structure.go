@@ -149,7 +149,7 @@ func (c *checker) pageModels() []string {
 	if cp := c.page.Campaign; cp != nil {
 		for _, m := range append([]string{cp.Model.ID, cp.Model.Name}, cp.Model.Variants...) {
 			if m != "" {
-				out = append(out, normModel(m))
+				out = append(out, m)
 			}
 		}
 		return out
@@ -173,7 +173,7 @@ func (c *checker) pageModels() []string {
 				continue
 			}
 			if strings.ContainsAny(tok, "0123456789") {
-				out = append(out, normModel(tok))
+				out = append(out, strings.Trim(tok, ".,;:`'\""))
 			}
 		}
 	}
@@ -202,25 +202,32 @@ func (c *checker) models() {
 		nm := normModel(m)
 		ok := false
 		for _, pm := range pms {
-			if nm == pm || strings.HasPrefix(nm, pm+"-") {
+			if pm = normModel(pm); nm == pm || strings.HasPrefix(nm, pm+"-") {
 				ok = true
 				break
 			}
 		}
 		if !ok {
-			c.add(c.d.line(cmd.off), KindModel, "the command names model %s, but the page is about %s", m, strings.Join(uniq(pms), ", "))
+			c.add(c.d.line(cmd.off), KindModel, "the command names model %s, but the page is about %s", m, strings.Join(uniqModels(pms), ", "))
 		}
 	}
 }
 
-func uniq(s []string) []string {
+// uniqModels lists each model once, in the spelling with the
+// organisation when the page has one.
+func uniqModels(s []string) []string {
 	var out []string
-	seen := map[string]bool{}
+	idx := map[string]int{}
 	for _, x := range s {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
+		k := normModel(x)
+		if i, ok := idx[k]; ok {
+			if strings.Contains(x, "/") && !strings.Contains(out[i], "/") {
+				out[i] = x
+			}
+			continue
 		}
+		idx[k] = len(out)
+		out = append(out, x)
 	}
 	return out
 }
