@@ -1,0 +1,112 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBundledClean checks the bundled content against the bundled
+// results, as `perflab check` does from the repository root: no findings,
+// and every report really loaded its results.
+func TestBundledClean(t *testing.T) {
+	files, err := Files([]string{"../../content"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := 0
+	for _, f := range files {
+		p, err := Load(f, "../../results")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Campaign != nil {
+			reports++
+			if len(p.Results) == 0 {
+				t.Errorf("%s: no results loaded for campaign %s", f, p.Campaign.ID)
+			}
+		}
+		for _, x := range Check(p) {
+			t.Errorf("bundled page: %s", x)
+		}
+	}
+	if reports < 4 {
+		t.Errorf("checked %d report pages, want the 4 bundled reports", reports)
+	}
+}
+
+// TestBundledPlanted plants numbers in the prose of a copy of a bundled
+// report and sees the wrong ones reported, at their lines, and the right
+// ones (taken from its results) pass.
+func TestBundledPlanted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "content", "qwen3-32b", "h100")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	camp := mustRead(t, "../../content/qwen3-32b/h100/campaign.yaml")
+	if err := os.WriteFile(filepath.Join(dir, "campaign.yaml"), camp, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := string(mustRead(t, "../../content/qwen3-32b/h100/index.md"))
+	const anchor = "Achieve high throughput under high-concurrency request scenarios.\n"
+	if !strings.Contains(page, anchor) {
+		t.Fatalf("the bundled page lost its objective sentence %q", anchor)
+	}
+	planted := []struct {
+		text string
+		kind string // "" for a right number
+	}{
+		{"On ShareGPT, vLLM reaches 2400.00 tok/s.", KindNumber},
+		{"On ShareGPT, vLLM reaches 2352.82 tok/s.", ""},
+		{"Its mean TPOT on ShareGPT is 150.00 ms.", KindNumber},
+		{"Its mean TPOT on ShareGPT is 88.09 ms.", ""},
+		{"FP8 with chunked prefill raises the total throughput by 75.3% over the vLLM baseline.", KindPercent},
+		{"FP8 with chunked prefill raises the total throughput by 82.1% over the vLLM baseline.", ""},
+		{"TensorRT-LLM (2659.50 tok/s) is 13.0% faster than vLLM (2352.82 tok/s).", ""},
+		{"TensorRT-LLM (2659.50 tok/s) is 31.0% faster than vLLM (2352.82 tok/s).", KindPercent},
+		{"| Case | Baseline | Optimized |\n|---|---|---|\n| Very Long Prompt | Total TPS: 2771.81 | Total TPS: 4068.16 (+10.7%) |", KindPercent},
+	}
+	var sb strings.Builder
+	sb.WriteString(anchor)
+	for _, p := range planted {
+		sb.WriteString("\n" + p.text + "\n")
+	}
+	page = strings.Replace(page, anchor, sb.String(), 1)
+	file := filepath.Join(dir, "index.md")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(file, "../../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Campaign == nil || len(p.Results) != 13 {
+		t.Fatalf("campaign %v, %d results; want the bundled campaign and its 13 results", p.Campaign != nil, len(p.Results))
+	}
+	got := map[int][]Finding{}
+	for _, f := range Check(p) {
+		got[f.Line] = append(got[f.Line], f)
+	}
+	lines := strings.Split(page, "\n")
+	for _, pl := range planted {
+		last := strings.Split(pl.text, "\n")
+		ln := 0
+		for i, l := range lines {
+			if l == last[len(last)-1] {
+				ln = i + 1
+			}
+		}
+		fs := got[ln]
+		delete(got, ln)
+		switch {
+		case pl.kind == "" && len(fs) > 0:
+			t.Errorf("line %d %q: right number reported: %v", ln, pl.text, fs)
+		case pl.kind != "" && (len(fs) != 1 || fs[0].Kind != pl.kind):
+			t.Errorf("line %d %q: findings %v, want one %s finding", ln, pl.text, fs, pl.kind)
+		}
+	}
+	for ln, fs := range got {
+		t.Errorf("unexpected findings at line %d: %v", ln, fs)
+	}
+}
