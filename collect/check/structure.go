@@ -285,7 +285,11 @@ func (c *checker) sameCommands() {
 	if cp := c.page.Campaign; cp != nil {
 		b, okB := cp.Experiment(cp.Baseline)
 		o, okO := cp.Experiment(cp.Optimized)
-		if !okB || !okO {
+		n := 0
+		for _, st := range cp.Steps {
+			n += len(st.Experiments)
+		}
+		if !okB || !okO || n < 2 { // one experiment: nothing is compared
 			return
 		}
 		line := c.campaignLine("optimized:")
