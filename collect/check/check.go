@@ -30,6 +30,8 @@ const (
 	KindSelf = "self-comparison"
 	// KindLoad: a throughput gain bounded by the offered load.
 	KindLoad = "offered-load"
+	// KindOrder: a ranking ("A (x) > B (y)") that its numbers contradict.
+	KindOrder = "order"
 	// KindBlock: a benchmark block that cannot be read.
 	KindBlock = "block"
 )
@@ -76,6 +78,7 @@ func Check(p Page) []Finding {
 	c.matches = map[*number][]*run{}
 	c.numbers()
 	c.percentages()
+	c.order()
 	c.compound()
 	c.models()
 	c.engines()
@@ -163,16 +166,17 @@ func contains(list []string, s string) bool {
 func (c *checker) beside(n *number) []*number {
 	var out []*number
 	for _, m := range c.d.nums {
-		if m == n || m.pct || !m.claim() {
+		if m == n || m.pct {
 			continue
 		}
 		if n.table >= 0 {
+			// In a table row every number counts: its column names it.
 			if m.table == n.table && m.row == n.row && n.row >= 0 {
 				out = append(out, m)
 			}
 			continue
 		}
-		if m.table < 0 && (m.sentence == n.sentence || m.sentence == n.sentence-1) {
+		if m.claim() && m.table < 0 && (m.sentence == n.sentence || m.sentence == n.sentence-1) {
 			out = append(out, m)
 		}
 	}
@@ -192,8 +196,8 @@ func (c *checker) numbers() {
 			continue
 		}
 		what := n.text(c.d)
-		if n.label != "" && !strings.Contains(strings.ToLower(what), n.label) {
-			what = labelText(c.d, n) + " " + what
+		if n.labelAs != "" {
+			what = n.labelAs + " " + what
 		}
 		msg := fmt.Sprintf("%s matches no %s", what, c.source())
 		if hint := c.closest(n); hint != "" {
@@ -203,14 +207,6 @@ func (c *checker) numbers() {
 	}
 }
 
-// labelText returns the label as written before a number.
-func labelText(d *doc, n *number) string {
-	back := d.masked[max(0, n.off-48):n.off]
-	if l := reLabel.FindStringSubmatch(back); l != nil {
-		return strings.TrimSpace(l[1])
-	}
-	return n.label
-}
 
 // difference accepts a number that is the difference of two matched
 // numbers beside it ("faster by 4,636.35 tok/s").
@@ -515,3 +511,38 @@ func pageRate(text string) float64 {
 }
 
 var reRate = regexp.MustCompile(`(?:--request-rate[ =]|--rate[ =]|request_rate:[ \t]*|Traffic request rate:[ \t]*)([0-9]+(?:\.[0-9]+)?)\b`)
+
+var (
+	reGreater = regexp.MustCompile(`(?:^|[^-=<])>(?:[^=]|$)`)
+	reLess    = regexp.MustCompile(`(?:^|[^-=<])<(?:[^=-]|$)`)
+)
+
+// order checks rankings written with > or < between two numbers of one
+// sentence ("TensorRT-LLM (2659.50 tok/s) > vLLM (2352.82 tok/s)").
+func (c *checker) order() {
+	var prev *number
+	for _, n := range c.d.nums {
+		if n.pct || !n.claim() || n.table >= 0 {
+			continue
+		}
+		a := prev
+		prev = n
+		if a == nil || a.sentence != n.sentence || a.unit != n.unit || n.off-a.end > 80 {
+			continue
+		}
+		between := c.d.masked[a.end:n.off]
+		gt, lt := reGreater.MatchString(between), reLess.MatchString(between)
+		if gt == lt {
+			continue
+		}
+		av, ah := a.value()
+		bv, bh := n.value()
+		if (gt && av+ah < bv-bh) || (lt && av-ah > bv+bh) {
+			op := ">"
+			if lt {
+				op = "<"
+			}
+			c.add(c.d.line(n.off), KindOrder, "the ranking %s %s %s does not hold", a.text(c.d), op, n.text(c.d))
+		}
+	}
+}

@@ -75,6 +75,8 @@ func TestMustShow(t *testing.T) {
 		{"testdata/seed001.md", KindNumber, 182, "6325.41 tok/s matches no benchmark output"},
 		{"testdata/pages/table_number.md", KindNumber, 17, "Total TPS 1300.00 matches no benchmark output"},
 		{"testdata/pages/table_number.md", KindNumber, 63, "21.00 ms"},
+		{"testdata/pages/table_number.md", KindOrder, 63, "the ranking 1000.00 tok/s > 1052.63 tok/s does not hold"},
+		{"testdata/pages/table_number.md", KindNumber, 68, "Total TPS (tok/s) 1299.90 matches no benchmark output"},
 		{"testdata/pages/wrong_model.md", KindModel, 47, "names model Qwen/Qwen3-14B"},
 		{"testdata/pages/self_comparison.md", KindSelf, 17, "same serving command"},
 		{"testdata/pages/self_comparison.md", KindSelf, 18, "with itself"},

@@ -54,6 +54,7 @@ type number struct {
 	pct      bool
 	sign     byte   // '+', '-' or 0
 	label    string // the metric label before it ("Total TPS"), lower case
+	labelAs  string // the label as written, for messages
 	unit     string // tok/s, req/s, ms
 	metrics  []string
 	// where it stands
@@ -101,6 +102,7 @@ var (
 	// Metric labels that may stand before a number ("Total TPS: 2352.82",
 	// "Mean TPOT = 25.89 ms"), read backwards from the number.
 	reLabel      = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
+	reHeaderLabel = regexp.MustCompile(`(?i)^[ \t*]*((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el)|ttft|tpot|itl)[ \t]*(?:\((tok/s|req/s|ms)\))?[ \t*]*$`)
 	reRatioLabel = regexp.MustCompile(`(?i)(success|rate|share|accuracy|util\w*|hit|acceptance|of)[ \t]*[:=]?[ \t]*$`)
 	reSentence   = regexp.MustCompile(`[.;!?](?:[ \t]+|\n|$)|\n[ \t]*\n|\n[ \t]*[-*+][ \t]|\n[ \t]*\d+\.[ \t]`)
 )
@@ -348,6 +350,7 @@ func (d *doc) findNumbers() {
 		back := s[max(0, start-48):start]
 		if l := reLabel.FindStringSubmatch(back); l != nil && !n.pct {
 			n.label = strings.Join(strings.Fields(strings.ToLower(l[1])), " ")
+			n.labelAs = strings.TrimSpace(l[1])
 		}
 		if n.pct {
 			if reRatioLabel.MatchString(back) {
@@ -364,6 +367,17 @@ func (d *doc) findNumbers() {
 			}
 		}
 		n.table, n.row, n.col = locate(start)
+		if n.table >= 0 && n.row >= 0 && n.label == "" && n.unit == "" && !n.pct && n.col < len(d.tables[n.table].header) {
+			// A bare number under a metric column ("| Total TPS (tok/s) |").
+			h := d.tables[n.table].header[n.col]
+			if l := reHeaderLabel.FindStringSubmatch(s[h.start:h.end]); l != nil {
+				n.label = strings.Join(strings.Fields(strings.ToLower(l[1])), " ")
+				n.labelAs = strings.Trim(strings.TrimSpace(s[h.start:h.end]), "*")
+				if l[2] != "" {
+					n.unit = normUnit(l[2])
+				}
+			}
+		}
 		n.sentence = sentenceOf(start)
 		n.metrics = claimMetrics(n)
 		d.nums = append(d.nums, n)
