@@ -261,8 +261,10 @@ func (c *checker) percentages() {
 		if a := n.attached; a != nil && a.table >= 0 {
 			if p := c.partner(a); p != nil {
 				c.pair(n, p, a)
-				continue
 			}
+			// Without the same metric elsewhere in the row the baseline is
+			// not on the table: nothing to compare.
+			continue
 		}
 		if n.quote && n.attached == nil {
 			continue // "lower than previous +9.75%"

@@ -153,3 +153,29 @@ func TestPercentRounding(t *testing.T) {
 		}
 	}
 }
+
+// TestNotClaims lists text that holds numbers but no claim about the
+// page's data: none of it may be reported.
+func TestNotClaims(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2771.81\nMean TPOT (ms): 43.42\n" +
+		"==================================================\n```\n\n" +
+		"```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2000.00\n" +
+		"==================================================\n```\n\n"
+	cases := []struct{ name, text string }{
+		{"four-backtick fence holding a three-backtick one",
+			"````markdown\n```\nTotal TPS: 1234.00 (+99.0%)\n```\n````\n\nThe engine served 2771.81 tok/s.\n"},
+		{"versions and model names", "vLLM v0.11.0 and SGLang v0.5.5.post1 serve Qwen3-32B with -tp 4 on 8 H100 GPUs; 32K input, 128k context.\n"},
+		{"a share, not a change", "| Case | Optimized |\n|---|---|\n| ShareGPT | Total TPS: 2771.81 (Success rate: 51.6%) |\n"},
+		{"accuracy, a percentage about no metric", "FP8 quantization keeps the accuracy drop below 1% for most models.\n"},
+		{"the baseline is not on the table", "| Case | Optimized |\n|---|---|\n| ShareGPT | Total TPS: 2771.81 (+82.1%)<br>Mean TPOT(ms): 43.42 |\n"},
+		{"an arrow is not a ranking", "Throughput went from 2000.00 tok/s -> 2771.81 tok/s.\n"},
+		{"profile definitions", "- Very long prompt: 32000 input tokens, 100 output tokens\n- request_rate: 1000, total_requests: 1000\n"},
+		{"a repeated percentage", "| Case | Baseline | Optimized |\n|---|---|---|\n| A | Total TPS: 2000.00 | Total TPS: 2771.81 (+38.6%) |\n\nThe gain (+38.6%, see above) holds.\n"},
+		{"a link target and an image", "![chart](../../assets/qwen3-32b-h100-2771.81.png) [report](https://example.com/run/4068.16)\n"},
+	}
+	for _, c := range cases {
+		if got := Check(Page{Name: "p.md", Text: []byte(block + c.text)}); len(got) != 0 {
+			t.Errorf("%s: %v, want no findings", c.name, got)
+		}
+	}
+}

@@ -130,18 +130,35 @@ func newDoc(name string, text string) *doc {
 			blank(0, 4+i+4)
 		}
 	}
-	// Fenced code: every fence mark toggles (pages that lost their line
-	// breaks have opening and closing fences mid-line).
+	// Fenced code. A fence at the start of a line closes only with a
+	// fence of the same character at least as long (CommonMark), so a
+	// ````markdown block may hold ``` lines; on a page that lost its line
+	// breaks the fences stand mid-line, and each one toggles.
 	marks := reFenceMark.FindAllStringSubmatchIndex(text, -1)
-	for i := 0; i+1 < len(marks); i += 2 {
-		open, cl := marks[i], marks[i+1]
-		d.codes = append(d.codes, codeSpan{start: open[1], end: cl[0], info: text[open[4]:open[5]], fenced: true})
-		blank(open[0], cl[1])
+	atLineStart := func(off int) bool {
+		i := off - 1
+		for i >= 0 && (text[i] == ' ' || text[i] == '\t') {
+			i--
+		}
+		return i < 0 || text[i] == '\n'
 	}
-	if len(marks)%2 == 1 { // an unclosed fence runs to the end
-		o := marks[len(marks)-1]
-		d.codes = append(d.codes, codeSpan{start: o[1], end: len(text), info: text[o[4]:o[5]], fenced: true})
-		blank(o[0], len(text))
+	var open []int
+	for _, mk := range marks {
+		if open == nil {
+			open = mk
+			continue
+		}
+		ol, cl := open[3]-open[2], mk[3]-mk[2]
+		if atLineStart(open[0]) && (!atLineStart(mk[0]) || text[mk[2]] != text[open[2]] || cl < ol || mk[5] > mk[4]) {
+			continue // not a closing fence of this block
+		}
+		d.codes = append(d.codes, codeSpan{start: open[1], end: mk[0], info: text[open[4]:open[5]], fenced: true})
+		blank(open[0], mk[1])
+		open = nil
+	}
+	if open != nil { // an unclosed fence runs to the end
+		d.codes = append(d.codes, codeSpan{start: open[1], end: len(text), info: text[open[4]:open[5]], fenced: true})
+		blank(open[0], len(text))
 	}
 	for _, loc := range reInline.FindAllStringIndex(string(m), -1) {
 		d.codes = append(d.codes, codeSpan{start: loc[0] + 1, end: loc[1] - 1})
