@@ -207,7 +207,6 @@ func (c *checker) numbers() {
 	}
 }
 
-
 // difference accepts a number that is the difference of two matched
 // numbers beside it ("faster by 4,636.35 tok/s").
 func (c *checker) difference(n *number) bool {
