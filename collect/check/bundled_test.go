@@ -110,3 +110,48 @@ func TestBundledPlanted(t *testing.T) {
 		t.Errorf("unexpected findings at line %d: %v", ln, fs)
 	}
 }
+
+// TestCampaignSelfComparison: a campaign whose optimized experiment runs
+// the baseline's configuration, found at the campaign's lines.
+func TestCampaignSelfComparison(t *testing.T) {
+	dir := t.TempDir()
+	camp := `id: self
+model: {id: Qwen/Qwen3-8B}
+hardware: {gpu: H100, count: 1}
+profiles:
+  - {id: short, name: Short, dataset: random, input_len: 128, output_len: 4, num_prompts: 10}
+steps:
+  - id: engine
+    title: Engine
+    experiments:
+      - {id: vllm, name: vLLM, engine: vllm, command: vllm serve Qwen/Qwen3-8B}
+      - {id: vllm-again, name: vLLM again, engine: vllm, command: "vllm serve  Qwen/Qwen3-8B"}
+      - {id: sglang, name: SGLang, engine: sglang, args: [--tp-size, "1"]}
+baseline: vllm
+optimized: vllm-again
+`
+	if err := os.WriteFile(filepath.Join(dir, "campaign.yaml"), []byte(camp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.md"), []byte("# Self\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(filepath.Join(dir, "index.md"), filepath.Join(dir, "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range Check(p) {
+		if f.File != filepath.ToSlash(filepath.Join(dir, "campaign.yaml")) || f.Kind != KindSelf {
+			t.Errorf("finding %v, want self-comparisons in the campaign file", f)
+		}
+		got = append(got, strings.TrimPrefix(f.String(), f.File))
+	}
+	want := []string{
+		":11: experiments vllm and vllm-again of step engine run the same configuration (vllm serve Qwen/Qwen3-8B): comparing them compares a configuration with itself",
+		":14: baseline vllm and optimized vllm-again run the same configuration (vllm serve Qwen/Qwen3-8B): the comparison is of a configuration with itself",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

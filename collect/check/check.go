@@ -59,6 +59,8 @@ type Page struct {
 	Results  []*schema.Result
 	// CampaignFile is the campaign's path, for findings about it.
 	CampaignFile string
+	// campaignLine gives the line of a campaign field (Load sets it).
+	campaignLine func(path ...any) int
 }
 
 // Check reads a page and returns its findings in line order.

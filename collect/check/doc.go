@@ -28,10 +28,13 @@
 //     title's; served variants such as …-FP8 count as the page's model);
 //   - a serving command launching another engine than its section's
 //     heading names;
+//   - a ranking written with > or < ("TensorRT-LLM (2659.50 tok/s) > vLLM
+//     (2352.82 tok/s)") that its numbers contradict;
 //   - a comparison of a configuration with itself: both numbers of a
 //     verified comparison from one run or from two runs of the same
 //     serving command and profile, identical Baseline and Optimized
-//     serving scripts, or a campaign whose baseline is its optimized;
+//     serving scripts, a campaign whose baseline and optimized experiments
+//     launch the same thing, or two experiments of one step that do;
 //   - a throughput gain bounded by the offered load: the better run of a
 //     comparison served at least 90% of the requests per second offered
 //     (the block's "Request rate configured", or the one rate all the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/schema/campaignfile"
 )
 
 var reFrontCampaign = regexp.MustCompile(`(?m)^campaign:[ \t]*["']?([^"'\n]+?)["']?[ \t]*$`)
@@ -42,6 +43,9 @@ func Load(path, resultsRoot string) (Page, error) {
 	c, err := ingest.ReadCampaign(camp)
 	if err != nil {
 		return Page{}, fmt.Errorf("check: %s: %w", p.Name, err)
+	}
+	if f, err := campaignfile.Read(camp); err == nil {
+		p.campaignLine = f.Line
 	}
 	p.Campaign, p.CampaignFile = c, filepath.ToSlash(camp)
 	dir := c.Results

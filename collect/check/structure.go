@@ -1,12 +1,12 @@
 package check
 
 import (
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/ingest"
+	"github.com/perflab/perflab/collect/schema"
 )
 
 var reTotalRow = regexp.MustCompile(`(?i)\b(total|overall|cumulative|combined)\b`)
@@ -292,12 +292,27 @@ func (c *checker) sameCommands() {
 		if !okB || !okO || n < 2 { // one experiment: nothing is compared
 			return
 		}
-		line := c.campaignLine("optimized:")
+		line := c.campaignKeyLine("optimized")
 		switch {
 		case cp.Baseline == cp.Optimized:
 			c.addAt(c.page.CampaignFile, line, KindSelf, "baseline and optimized are the same experiment (%s): the comparison is of a configuration with itself", cp.Baseline)
-		case b.Command != "" && normCommand(b.Command) == normCommand(o.Command) && b.Engine == o.Engine && strings.Join(b.Args, " ") == strings.Join(o.Args, " "):
-			c.addAt(c.page.CampaignFile, line, KindSelf, "baseline %s and optimized %s run the same command (%s): the comparison is of a configuration with itself", b.ID, o.ID, normCommand(b.Command))
+		case sameExperiment(b, o):
+			c.addAt(c.page.CampaignFile, line, KindSelf, "baseline %s and optimized %s run the same configuration (%s): the comparison is of a configuration with itself", b.ID, o.ID, describe(b))
+		}
+		// Two experiments of one step that run the same configuration.
+		for si, st := range cp.Steps {
+			for j := range st.Experiments {
+				for k := 0; k < j; k++ {
+					if sameExperiment(&st.Experiments[k], &st.Experiments[j]) {
+						ln := 1
+						if c.page.campaignLine != nil {
+							ln = c.page.campaignLine("steps", si, "experiments", j)
+						}
+						c.addAt(c.page.CampaignFile, ln, KindSelf, "experiments %s and %s of step %s run the same configuration (%s): comparing them compares a configuration with itself",
+							st.Experiments[k].ID, st.Experiments[j].ID, st.ID, describe(&st.Experiments[j]))
+					}
+				}
+			}
 		}
 		return
 	}
@@ -352,16 +367,39 @@ func (c *checker) addAt(file string, line int, kind, format string, a ...any) {
 	c.out[n].File = file
 }
 
-// campaignLine is the line of a key in the campaign file (1 if unknown).
-func (c *checker) campaignLine(key string) int {
-	data, err := os.ReadFile(c.page.CampaignFile)
-	if err != nil {
-		return 1
-	}
-	for i, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), key) {
-			return i + 1
+// campaignKeyLine is the line of a top-level campaign key (1 if unknown).
+func (c *checker) campaignKeyLine(key string) int {
+	if c.page.campaignLine != nil {
+		if l := c.page.campaignLine(key); l > 0 {
+			return l
 		}
 	}
 	return 1
+}
+
+// sameExperiment says whether two experiments launch the same thing.
+func sameExperiment(a, b *schema.Experiment) bool {
+	if a.Engine != b.Engine || normCommand(a.Command) != normCommand(b.Command) || strings.Join(a.Args, "\x00") != strings.Join(b.Args, "\x00") ||
+		a.GPUs != b.GPUs || a.BaseURL != b.BaseURL || len(a.Env) != len(b.Env) {
+		return false
+	}
+	for k, v := range a.Env {
+		if b.Env[k] != v {
+			return false
+		}
+	}
+	if a.Engine == "external" && a.BaseURL == "" {
+		return false // two endpoints someone else runs: nothing says they are one
+	}
+	return true
+}
+
+func describe(e *schema.Experiment) string {
+	if e.Command != "" {
+		return normCommand(e.Command)
+	}
+	if len(e.Args) > 0 {
+		return e.Engine + " " + strings.Join(e.Args, " ")
+	}
+	return e.Engine + " with its default launch"
 }
