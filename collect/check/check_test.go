@@ -179,3 +179,29 @@ func TestNotClaims(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapsedPage plants a wrong model and a wrong percentage in seed
+// 000, which lost its line breaks (headings, tables and fences mid-line).
+func TestCollapsedPage(t *testing.T) {
+	src := string(mustRead(t, "testdata/seed000.md"))
+	for _, c := range []struct{ old, new, kind, text string }{
+		{"vllm serve Qwen/Qwen3.5-35B-A3B-FP8", "vllm serve Qwen/Qwen3-32B-FP8", KindModel, "names model Qwen/Qwen3-32B-FP8, but the page is about Qwen/Qwen3.5-35B-A3B"},
+		{"(+33.03%)", "(+30.03%)", KindPercent, "+30.03% is not the change from 37934.72 to 50464.84, which is +33.03%"},
+		{"faster by 4,636.35 tok/s (92.8%)", "faster by 4,636.35 tok/s (93.8%)", KindPercent, "93.8% matches no change"},
+		{"Total TPS: 10363.77 (+7.60%", "Total TPS: 10363.17 (+7.60%", KindNumber, "Total TPS 10363.17 matches no benchmark output"},
+	} {
+		if !strings.Contains(src, c.old) {
+			t.Fatalf("seed 000 lacks %q", c.old)
+		}
+		page := strings.Replace(src, c.old, c.new, 1)
+		var got []Finding
+		for _, f := range Check(Page{Name: "seed000.md", Text: []byte(page)}) {
+			if f.Kind == c.kind && strings.Contains(f.Message, c.text) {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 {
+			t.Errorf("%q → %q: findings %v, want one %s finding with %q", c.old, c.new, Check(Page{Name: "seed000.md", Text: []byte(page)}), c.kind, c.text)
+		}
+	}
+}

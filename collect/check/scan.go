@@ -90,7 +90,6 @@ var (
 	reInline    = regexp.MustCompile("`[^`\n]+`")
 	reTag       = regexp.MustCompile(`<[^>\n]{1,200}>`)
 	reLinkURL   = regexp.MustCompile(`\]\([^)\s]*\)`)
-	reHeading   = regexp.MustCompile(`(?m)(^|[ \t])(#{1,6})[ \t]+([^\n#]+?)(?:[ \t]+#+)?[ \t]*(?:$|\n)`)
 	reDelimRow  = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+`)
 	// A number: not glued to a word before it ("Qwen3", "H100", "v0.11")
 	// nor after it ("32K", "128k").
@@ -173,15 +172,81 @@ func newDoc(name string, text string) *doc {
 	}
 	d.masked = string(m)
 	sort.Slice(d.codes, func(i, j int) bool { return d.codes[i].start < d.codes[j].start })
-	for _, h := range reHeading.FindAllStringSubmatchIndex(d.masked, -1) {
-		if strings.HasPrefix(d.masked[h[6]:h[7]], "perflab:") {
-			continue // an import directive, not a heading
-		}
-		d.heads = append(d.heads, heading{off: h[4], level: h[5] - h[4], text: strings.TrimSpace(d.masked[h[6]:h[7]])})
-	}
+	d.heads = findHeadings(d.masked, collapsed(text))
 	d.findTables()
 	d.findNumbers()
 	return d
+}
+
+// collapsed reports a page that lost its line breaks (GPUStack pages
+// copied out of a browser): a line of more than 2000 bytes.
+func collapsed(text string) bool {
+	for len(text) > 2000 {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 || i > 2000 {
+			return true
+		}
+		text = text[i+1:]
+	}
+	return false
+}
+
+// findHeadings reads ATX headings. On a collapsed page they stand
+// mid-line, and a heading's text runs to the next heading marker.
+func findHeadings(s string, collapsed bool) []heading {
+	var out []heading
+	for i := 0; i < len(s); i++ {
+		if s[i] != '#' {
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '#' {
+			j++
+		}
+		k := i - 1
+		for k >= 0 && (s[k] == ' ' || s[k] == '\t') {
+			k--
+		}
+		lineStart := k < 0 || s[k] == '\n'
+		mid := collapsed && k < i-1
+		if (!lineStart && !mid) || j-i > 6 || j >= len(s) || (s[j] != ' ' && s[j] != '\t') {
+			i = j - 1
+			continue
+		}
+		end := strings.IndexByte(s[j:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += j
+		}
+		if collapsed {
+			if m := nextMarker(s[j:end]); m >= 0 {
+				end = j + m
+			}
+		}
+		text := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[j:end]), "#"))
+		if !strings.HasPrefix(text, "perflab:") { // an import directive, not a heading
+			out = append(out, heading{off: i, level: j - i, text: text})
+		}
+		i = end - 1
+	}
+	return out
+}
+
+// nextMarker finds the next " ## " heading marker in t.
+func nextMarker(t string) int {
+	for k := 0; k+2 < len(t); k++ {
+		if (t[k] == ' ' || t[k] == '\t') && t[k+1] == '#' {
+			e := k + 1
+			for e < len(t) && t[e] == '#' {
+				e++
+			}
+			if e-k-1 <= 6 && e < len(t) && (t[e] == ' ' || t[e] == '\t') {
+				return k
+			}
+		}
+	}
+	return -1
 }
 
 // line returns the 1-based line of an offset.
