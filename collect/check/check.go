@@ -496,12 +496,34 @@ func (c *checker) sentenceText(n *number) string {
 }
 
 // pageRate is the offered load the page's benchmark commands give, when
-// they all give the same finite one.
+// they all give the same finite one (--request-rate, guidellm's --rate,
+// GPUStack's request_rate:, vLLM's "Traffic request rate:" line).
 func pageRate(text string) float64 {
 	rates := map[float64]bool{}
-	for _, m := range reRate.FindAllStringSubmatch(text, -1) {
-		if v, err := strconv.ParseFloat(m[1], 64); err == nil && v > 0 {
-			rates[v] = true
+	for _, key := range []string{"--request-rate", "--rate", "request_rate:", "Traffic request rate:"} {
+		for i := 0; ; {
+			k := strings.Index(text[i:], key)
+			if k < 0 {
+				break
+			}
+			j := i + k + len(key)
+			i = j
+			if j < len(text) && text[j] == '=' {
+				j++
+			}
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+				j++
+			}
+			e := j
+			for e < len(text) && (isDigit(text[e]) || text[e] == '.') {
+				e++
+			}
+			if e == j || (e < len(text) && (isLetter(text[e]) || text[e] == '_')) {
+				continue
+			}
+			if v, err := strconv.ParseFloat(text[j:e], 64); err == nil && v > 0 {
+				rates[v] = true
+			}
 		}
 	}
 	if len(rates) != 1 {
@@ -512,8 +534,6 @@ func pageRate(text string) float64 {
 	}
 	return 0
 }
-
-var reRate = regexp.MustCompile(`(?:--request-rate[ =]|--rate[ =]|request_rate:[ \t]*|Traffic request rate:[ \t]*)([0-9]+(?:\.[0-9]+)?)\b`)
 
 var (
 	reGreater = regexp.MustCompile(`(?:^|[^-=<])>(?:[^=]|$)`)

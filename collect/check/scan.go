@@ -86,14 +86,10 @@ func pow10(e int) float64 {
 }
 
 var (
-	reFenceMark = regexp.MustCompile("(```+|~~~+)([A-Za-z0-9_+-]*)")
 	reInline    = regexp.MustCompile("`[^`\n]+`")
 	reTag       = regexp.MustCompile(`<[^>\n]{1,200}>`)
 	reLinkURL   = regexp.MustCompile(`\]\([^)\s]*\)`)
 	reDelimRow  = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+`)
-	// A number: not glued to a word before it ("Qwen3", "H100", "v0.11")
-	// nor after it ("32K", "128k").
-	reNumber = regexp.MustCompile(`([+-]?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?`)
 	reUnit   = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
 	reMult   = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
 	rePct    = regexp.MustCompile(`^[ \t]*%`)
@@ -103,7 +99,6 @@ var (
 	reLabel       = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
 	reHeaderLabel = regexp.MustCompile(`(?i)^[ \t*]*((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el)|ttft|tpot|itl)[ \t]*(?:\((tok/s|req/s|ms)\))?[ \t*]*$`)
 	reRatioLabel  = regexp.MustCompile(`(?i)(success|rate|share|accuracy|util\w*|hit|acceptance|of)[ \t]*[:=]?[ \t]*$`)
-	reSentence    = regexp.MustCompile(`[.;!?](?:[ \t]+|\n|$)|\n[ \t]*\n|\n[ \t]*[-*+][ \t]|\n[ \t]*\d+\.[ \t]`)
 )
 
 func newDoc(name string, text string) *doc {
@@ -133,7 +128,7 @@ func newDoc(name string, text string) *doc {
 	// fence of the same character at least as long (CommonMark), so a
 	// ````markdown block may hold ``` lines; on a page that lost its line
 	// breaks the fences stand mid-line, and each one toggles.
-	marks := reFenceMark.FindAllStringSubmatchIndex(text, -1)
+	marks := fenceMarks(text)
 	atLineStart := func(off int) bool {
 		i := off - 1
 		for i >= 0 && (text[i] == ' ' || text[i] == '\t') {
@@ -351,9 +346,6 @@ func readRow(s string, start, ncol int) ([]cell, int) {
 // findNumbers reads every number outside code and notes where it stands.
 func (d *doc) findNumbers() {
 	s := d.masked
-	type where struct{ t, r, c int }
-	cellOf := map[int]where{}
-	_ = cellOf
 	locate := func(off int) (int, int, int) {
 		for ti, t := range d.tables {
 			for ri, row := range t.rows {
@@ -371,13 +363,13 @@ func (d *doc) findNumbers() {
 		}
 		return -1, 0, 0
 	}
-	bounds := reSentence.FindAllStringIndex(s, -1)
+	bounds := sentenceBounds(s)
 	sentenceOf := func(off int) int {
-		return sort.Search(len(bounds), func(i int) bool { return bounds[i][0] >= off })
+		return sort.Search(len(bounds), func(i int) bool { return bounds[i] >= off })
 	}
 	seenPct := map[string]bool{}
 	var prev *number
-	for _, m := range reNumber.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range scanNumbers(s) {
 		start, end := m[0], m[1]
 		numStart := m[4]
 		if start > 0 && isWordByte(s[start-1]) {
@@ -430,7 +422,7 @@ func (d *doc) findNumbers() {
 			n.perGPU = true
 		}
 		back := s[max(0, start-48):start]
-		if l := reLabel.FindStringSubmatch(back); l != nil && !n.pct {
+		if l := reLabel.FindStringSubmatch(back); !n.pct && strings.ContainsAny(back, ":=") && l != nil {
 			n.label = strings.Join(strings.Fields(strings.ToLower(l[1])), " ")
 			n.labelAs = strings.TrimSpace(l[1])
 		}
@@ -485,3 +477,106 @@ func normUnit(u string) string {
 // claim reports whether a number is presented as a result: a percentage,
 // or a number with a metric label or a unit.
 func (n *number) claim() bool { return n.pct || n.label != "" || n.unit != "" }
+
+// The scanners below replace regular expressions that were most of the
+// check's time (no literal prefix to search for); they return what
+// FindAllStringSubmatchIndex returned.
+
+// fenceMarks finds runs of three or more backticks or tildes and the info
+// string glued to them: [start, end, mark start, mark end, info start,
+// info end].
+func fenceMarks(s string) [][]int {
+	var out [][]int
+	for i := 0; i+2 < len(s); i++ {
+		c := s[i]
+		if (c != '`' && c != '~') || s[i+1] != c || s[i+2] != c {
+			continue
+		}
+		j := i + 3
+		for j < len(s) && s[j] == c {
+			j++
+		}
+		k := j
+		for k < len(s) && (isLetter(s[k]) || isDigit(s[k]) || s[k] == '_' || s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		out = append(out, []int{i, k, i, j, j, k})
+		i = k - 1
+	}
+	return out
+}
+
+// scanNumbers finds numbers: an optional sign, digits (with thousands
+// separators "4,636"), optional decimals: [start, end, sign start, sign
+// end, int start, int end, decimals start, decimals end] (-1 for no
+// decimals).
+func scanNumbers(s string) [][]int {
+	var out [][]int
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			continue
+		}
+		start, sign := i, i
+		if i > 0 && (s[i-1] == '+' || s[i-1] == '-') {
+			start, sign = i-1, i-1
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j-i <= 3 {
+			for j+3 < len(s) && s[j] == ',' && isDigit(s[j+1]) && isDigit(s[j+2]) && isDigit(s[j+3]) && (j+4 == len(s) || !isDigit(s[j+4])) {
+				j += 4
+			}
+		}
+		intEnd := j
+		ds, de := -1, -1
+		if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
+			k := j + 1
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			ds, de = j+1, k
+			j = k
+		}
+		out = append(out, []int{start, j, sign, i, i, intEnd, ds, de})
+		i = j - 1
+	}
+	return out
+}
+
+// sentenceBounds returns where sentences end: a full stop, semicolon,
+// question or exclamation mark before a space or line break, a blank line,
+// or the start of a list item.
+func sentenceBounds(s string) []int {
+	var out []int
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '.', ';', '!', '?':
+			if i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t' || s[i+1] == '\n' {
+				out = append(out, i)
+			}
+		case '\n':
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
+			}
+			if j < len(s) && s[j] == '\n' {
+				out = append(out, i)
+				continue
+			}
+			if j+1 < len(s) && (s[j] == '-' || s[j] == '*' || s[j] == '+') && (s[j+1] == ' ' || s[j+1] == '\t') {
+				out = append(out, i)
+				continue
+			}
+			k := j
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			if k > j && k+1 < len(s) && s[k] == '.' && (s[k+1] == ' ' || s[k+1] == '\t') {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
