@@ -86,14 +86,14 @@ func pow10(e int) float64 {
 }
 
 var (
-	reInline    = regexp.MustCompile("`[^`\n]+`")
-	reTag       = regexp.MustCompile(`<[^>\n]{1,200}>`)
-	reLinkURL   = regexp.MustCompile(`\]\([^)\s]*\)`)
-	reDelimRow  = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+`)
-	reUnit   = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
-	reMult   = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
-	rePct    = regexp.MustCompile(`^[ \t]*%`)
-	rePerGPU = regexp.MustCompile(`^[ \t]*(?i:per[ \t]+GPU|/[ \t]*GPU)\b`)
+	reInline   = regexp.MustCompile("`[^`\n]+`")
+	reTag      = regexp.MustCompile(`<[^>\n]{1,200}>`)
+	reLinkURL  = regexp.MustCompile(`\]\([^)\s]*\)`)
+	reDelimRow = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+`)
+	reUnit     = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
+	reMult     = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
+	rePct      = regexp.MustCompile(`^[ \t]*%`)
+	rePerGPU   = regexp.MustCompile(`^[ \t]*(?i:per[ \t]+GPU|/[ \t]*GPU)\b`)
 	// Metric labels that may stand before a number ("Total TPS: 2352.82",
 	// "Mean TPOT = 25.89 ms"), read backwards from the number.
 	reLabel       = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
