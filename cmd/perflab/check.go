@@ -56,6 +56,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	total, pages := 0, 0
+	var counts check.Counts
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -64,7 +65,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		found := check.Check(p)
+		found, n := check.Run(p)
+		counts.Add(n)
 		for _, x := range found {
 			fmt.Fprintln(stdout, x)
 		}
@@ -73,9 +75,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			pages++
 		}
 	}
+	// What was checked, so that a clean result can be told from one with
+	// nothing to check.
+	fmt.Fprintf(stderr, "perflab check: %d page(s), %d run(s); checked %d number(s), %d percentage(s), %d step table(s), %d command(s)\n",
+		len(files), counts.Runs, counts.Numbers, counts.Percentages, counts.Steps, counts.Commands)
 	if total > 0 {
 		return fmt.Errorf("check: %d finding(s) in %d of %d page(s)", total, pages, len(files))
 	}
-	fmt.Fprintf(stderr, "perflab check: %d page(s), no findings\n", len(files))
+	fmt.Fprintln(stderr, "perflab check: no findings")
 	return nil
 }

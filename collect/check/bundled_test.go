@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
 )
 
 // TestBundledClean checks the bundled content against the bundled
@@ -153,5 +155,49 @@ optimized: vllm-again
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestResultModel: a bundled report whose vllm run served another model
+// (its result edited) is reported at the experiment's campaign line.
+func TestResultModel(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "content", "qwen3-32b", "h100")
+	res := filepath.Join(root, "results", "qwen3-32b-h100")
+	for _, d := range []string{dir, res} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"campaign.yaml", "index.md"} {
+		if err := os.WriteFile(filepath.Join(dir, f), mustRead(t, "../../content/qwen3-32b/h100/"+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob("../../results/qwen3-32b-h100/*.json")
+	for _, f := range files {
+		r, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Experiment == "vllm" && r.Profile == "sharegpt" {
+			r.Engine.Command = "vllm serve Qwen/Qwen3-8B"
+		}
+		if err := schema.WriteFile(filepath.Join(res, filepath.Base(f)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Load(filepath.Join(dir, "index.md"), filepath.Join(root, "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Check(p)
+	if len(got) != 1 || got[0].Kind != KindModel || !strings.HasSuffix(got[0].File, "campaign.yaml") ||
+		!strings.Contains(got[0].Message, "result vllm--sharegpt ran model Qwen/Qwen3-8B") {
+		t.Fatalf("findings %v, want one model finding for vllm--sharegpt in the campaign", got)
+	}
+	camp := strings.Split(string(mustRead(t, filepath.Join(dir, "campaign.yaml"))), "\n")
+	if l := camp[got[0].Line-1]; !strings.Contains(l, "id: vllm") {
+		t.Errorf("finding at campaign line %d %q, want the vllm experiment's line", got[0].Line, l)
 	}
 }

@@ -63,8 +63,34 @@ type Page struct {
 	campaignLine func(path ...any) int
 }
 
+// Counts says how much of a page was checked, so that a clean page can be
+// told from one with nothing to check.
+type Counts struct {
+	// Runs are the benchmark blocks read on the page plus the campaign's
+	// results; Numbers the numbers compared with them; Percentages those
+	// compared with the numbers beside them or with the runs; Steps the
+	// step tables compounded; Commands the commands whose model or engine
+	// was compared with the page's.
+	Runs, Numbers, Percentages, Steps, Commands int
+}
+
+// Add sums counts.
+func (c *Counts) Add(o Counts) {
+	c.Runs += o.Runs
+	c.Numbers += o.Numbers
+	c.Percentages += o.Percentages
+	c.Steps += o.Steps
+	c.Commands += o.Commands
+}
+
 // Check reads a page and returns its findings in line order.
 func Check(p Page) []Finding {
+	f, _ := Run(p)
+	return f
+}
+
+// Run is Check that also counts what it checked.
+func Run(p Page) ([]Finding, Counts) {
 	d := newDoc(p.Name, string(p.Text))
 	c := &checker{d: d, page: p}
 	entries, err := ingest.Parse(p.Name, p.Text)
@@ -78,6 +104,7 @@ func Check(p Page) []Finding {
 		c.runs = append(c.runs, runsFromResults(p.Campaign, p.Results)...)
 	}
 	c.matches = map[*number][]*run{}
+	c.counts.Runs = len(c.runs)
 	c.numbers()
 	c.percentages()
 	c.order()
@@ -99,7 +126,7 @@ func Check(p Page) []Finding {
 		}
 		out = append(out, f)
 	}
-	return out
+	return out, c.counts
 }
 
 type checker struct {
@@ -108,6 +135,7 @@ type checker struct {
 	runs    []*run
 	matches map[*number][]*run
 	out     []Finding
+	counts  Counts
 }
 
 func (c *checker) add(line int, kind, format string, a ...any) {
@@ -194,6 +222,7 @@ func (c *checker) numbers() {
 		if n.pct || !n.claim() {
 			continue
 		}
+		c.counts.Numbers++
 		if len(c.match(n)) > 0 || c.difference(n) {
 			continue
 		}
@@ -261,6 +290,7 @@ func (c *checker) percentages() {
 		}
 		if a := n.attached; a != nil && a.table >= 0 {
 			if p := c.partner(a); p != nil {
+				c.counts.Percentages++
 				c.pair(n, p, a)
 			}
 			// Without the same metric elsewhere in the row the baseline is
@@ -275,6 +305,7 @@ func (c *checker) percentages() {
 			bs = append(bs, n.attached)
 		}
 		if len(bs) >= 2 {
+			c.counts.Percentages++
 			if !c.besideMatch(n, bs) {
 				var list []string
 				for _, b := range bs {
@@ -284,8 +315,8 @@ func (c *checker) percentages() {
 			}
 			continue
 		}
-		if c.page.Campaign != nil && n.table < 0 {
-			c.campaignChange(n)
+		if c.page.Campaign != nil && n.table < 0 && c.campaignChange(n) {
+			c.counts.Percentages++
 		}
 	}
 }
@@ -436,8 +467,9 @@ func (c *checker) besideMatch(n *number, bs []*number) bool {
 
 // campaignChange checks a percentage in a perflab page's prose, beside no
 // numbers, against the changes between any two runs of one profile (per
-// GPU as well), in the metric its sentence names.
-func (c *checker) campaignChange(n *number) {
+// GPU as well), in the metric its sentence names. It reports whether the
+// percentage was about a metric (and so checked).
+func (c *checker) campaignChange(n *number) bool {
 	sent := strings.ToLower(c.sentenceText(n))
 	var want func(string) bool
 	switch {
@@ -452,7 +484,7 @@ func (c *checker) campaignChange(n *number) {
 	case strings.Contains(sent, "throughput") || strings.Contains(sent, "tps") || strings.Contains(sent, "tok/s") || strings.Contains(sent, "faster"):
 		want = func(m string) bool { return strings.HasSuffix(m, "_tps") }
 	default:
-		return // a percentage that is about no metric (accuracy, a share)
+		return false // a percentage that is about no metric (accuracy, a share)
 	}
 	hp := 0.5*pow10(-n.dec) + 1e-9
 	p := math.Abs(n.v)
@@ -470,11 +502,11 @@ func (c *checker) campaignChange(n *number) {
 						continue
 					}
 					if math.Abs(math.Abs(x.v/y.v-1)*100-p) <= hp {
-						return
+						return true
 					}
 					if a.gpus > 0 && b.gpus > 0 && a.gpus != b.gpus && strings.HasSuffix(x.metric, "_tps") {
 						if math.Abs(math.Abs((x.v/float64(a.gpus))/(y.v/float64(b.gpus))-1)*100-p) <= hp {
-							return
+							return true
 						}
 					}
 				}
@@ -482,6 +514,7 @@ func (c *checker) campaignChange(n *number) {
 		}
 	}
 	c.add(c.d.line(n.off), KindPercent, "%s matches no change between two runs of campaign %s", n.text(c.d), c.page.Campaign.ID)
+	return true
 }
 
 // sentenceText returns the sentence around a number.

@@ -25,7 +25,8 @@
 //   - a command (`vllm serve`, `sglang.launch_server --model-path`,
 //     `trtllm-serve`, `vllm bench serve --model`) naming a different model
 //     than the page's (the campaign's, or the Model section's and the
-//     title's; served variants such as …-FP8 count as the page's model);
+//     title's; served variants such as …-FP8 count as the page's model),
+//     and on a report page a result whose run served another model;
 //   - a serving command launching another engine than its section's
 //     heading names;
 //   - a ranking written with > or < ("TensorRT-LLM (2659.50 tok/s) > vLLM
@@ -39,6 +40,10 @@
 //     comparison served at least 90% of the requests per second offered
 //     (the block's "Request rate configured", or the one rate all the
 //     page's benchmark commands give), so it measured the load generator.
+//
+// Run also returns Counts (runs read; numbers, percentages, step tables
+// and commands checked), so that a clean page can be told from one with
+// nothing to check.
 //
 // What is not checked, to keep findings real: percentages labelled as a
 // share ("Success rate: 51.6%"), percentages repeating one printed

@@ -51,6 +51,7 @@ func (c *checker) compound() {
 		if total == nil {
 			continue
 		}
+		c.counts.Steps++
 		lo, hi := 1.0, 1.0
 		var parts []string
 		for _, s := range steps {
@@ -199,18 +200,58 @@ func (c *checker) models() {
 		if m == "" || strings.ContainsAny(m, "${}<>") || !strings.ContainsAny(m, "0123456789") {
 			continue
 		}
-		nm := normModel(m)
-		ok := false
-		for _, pm := range pms {
-			if pm = normModel(pm); nm == pm || strings.HasPrefix(nm, pm+"-") {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		c.counts.Commands++
+		if !sameModel(m, pms) {
 			c.add(c.d.line(cmd.off), KindModel, "the command names model %s, but the page is about %s", m, strings.Join(uniqModels(pms), ", "))
 		}
 	}
+	// A report's results: each run served the campaign's model.
+	if cp := c.page.Campaign; cp != nil {
+		for _, r := range c.page.Results {
+			if r.Campaign != cp.ID {
+				continue
+			}
+			m := ingest.ModelOf(r.Engine.Command)
+			if m == "" {
+				m = r.Model.ID
+			}
+			if m == "" || strings.ContainsAny(m, "${}<>") {
+				continue
+			}
+			c.counts.Commands++
+			if !sameModel(m, pms) {
+				c.addAt(c.page.CampaignFile, c.experimentLine(r.Experiment), KindModel, "result %s--%s ran model %s, but the campaign is about %s",
+					r.Experiment, r.Profile, m, strings.Join(uniqModels(pms), ", "))
+			}
+		}
+	}
+}
+
+// sameModel says whether model m is one of the page's models or a served
+// variant of one (…-FP8).
+func sameModel(m string, pms []string) bool {
+	nm := normModel(m)
+	for _, pm := range pms {
+		if pm = normModel(pm); nm == pm || strings.HasPrefix(nm, pm+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// experimentLine is the campaign line of an experiment (1 if unknown).
+func (c *checker) experimentLine(id string) int {
+	if c.page.campaignLine == nil {
+		return 1
+	}
+	for si, st := range c.page.Campaign.Steps {
+		for j, x := range st.Experiments {
+			if x.ID == id {
+				return c.page.campaignLine("steps", si, "experiments", j)
+			}
+		}
+	}
+	return 1
 }
 
 // uniqModels lists each model once, in the spelling with the
