@@ -75,6 +75,16 @@ func TestBundledPlanted(t *testing.T) {
 		sb.WriteString("\n" + p.text + "\n")
 	}
 	page = strings.Replace(page, anchor, sb.String(), 1)
+	// The description is prose too (the site shows it).
+	const desc = "description: vLLM, SGLang and TensorRT-LLM compared"
+	if !strings.Contains(page, desc) {
+		t.Fatalf("the bundled page lost its description %q", desc)
+	}
+	page = strings.Replace(page, desc, "description: TensorRT-LLM reaches 4300.00 tok/s; vLLM, SGLang and TensorRT-LLM compared", 1)
+	planted = append(planted, struct {
+		text string
+		kind string
+	}{"description: TensorRT-LLM reaches 4300.00 tok/s; vLLM, SGLang and TensorRT-LLM compared for Qwen3-32B on one H100, then FP8 quantization and chunked prefill in TensorRT-LLM.", KindNumber})
 	file := filepath.Join(dir, "index.md")
 	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
 		t.Fatal(err)

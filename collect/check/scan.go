@@ -118,10 +118,24 @@ func newDoc(name string, text string) *doc {
 			}
 		}
 	}
-	// Front matter.
+	// Front matter: its keys are not prose, its title and description are
+	// (they are shown on the site).
 	if strings.HasPrefix(text, "---\n") {
 		if i := strings.Index(text[4:], "\n---"); i >= 0 {
-			blank(0, 4+i+4)
+			end := 4 + i + 4
+			for off := 0; off < end; {
+				nl := strings.IndexByte(text[off:end], '\n')
+				if nl < 0 {
+					nl = end - off
+				}
+				line := text[off : off+nl]
+				if !strings.HasPrefix(line, "title:") && !strings.HasPrefix(line, "description:") {
+					blank(off, off+nl)
+				} else {
+					blank(off, off+strings.IndexByte(line, ':')+1)
+				}
+				off += nl + 1
+			}
 		}
 	}
 	// Fenced code. A fence at the start of a line closes only with a
