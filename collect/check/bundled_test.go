@@ -63,6 +63,9 @@ func TestBundledPlanted(t *testing.T) {
 		{"On ShareGPT, vLLM reaches 2352.82 tok/s.", ""},
 		{"Its mean TPOT on ShareGPT is 150.00 ms.", KindNumber},
 		{"Its mean TPOT on ShareGPT is 88.09 ms.", ""},
+		// Interactivity: 1000 / median TPOT (70.72 ms) = 14.14 tok/s/user.
+		{"Each vLLM user sees 14.14 tok/s/user on ShareGPT.", ""},
+		{"Each vLLM user sees 15.14 tok/s/user on ShareGPT.", KindNumber},
 		{"FP8 with chunked prefill raises the total throughput by 75.3% over the vLLM baseline.", KindPercent},
 		{"FP8 with chunked prefill raises the total throughput by 82.1% over the vLLM baseline.", ""},
 		{"TensorRT-LLM (2659.50 tok/s) is 13.0% faster than vLLM (2352.82 tok/s).", ""},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/stats"
 )
 
 // run is one benchmark run a page's numbers may come from: a raw output
@@ -188,6 +189,9 @@ func summaryValues(s *schema.Summary) []value {
 		}
 		if st.s.MedianMs != nil {
 			out = append(out, value{"median_" + st.name, "ms", *st.s.MedianMs})
+			if st.name == "tpot" && *st.s.MedianMs > 0 {
+				out = append(out, value{"interactivity", "tok/s/user", stats.Interactivity(*st.s.MedianMs)})
+			}
 		}
 		if st.s.StdMs != nil {
 			out = append(out, value{"std_" + st.name, "ms", *st.s.StdMs})

@@ -10,7 +10,10 @@
 //   - a number presented as a result (a metric label before it, "Total
 //     TPS: 4068.16", or a unit after it, "2659.50 tok/s") that matches no
 //     run at its printed precision; the difference of two numbers beside
-//     it ("faster by 4,636.35 tok/s") counts as matched;
+//     it ("faster by 4,636.35 tok/s") counts as matched; units are tok/s,
+//     req/s, ms, tok/s/user (interactivity, 1000 / median TPOT, as
+//     collect/stats defines it) and "per GPU" (the run's value over the
+//     GPUs its command's parallelism flags, or its campaign, give);
 //   - a percentage that is not the change between the numbers it stands
 //     beside: in a table, the value it follows and the same metric in
 //     another cell of the row (the baseline column first), compared at

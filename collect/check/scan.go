@@ -90,7 +90,7 @@ var (
 	reTag      = regexp.MustCompile(`<[^>\n]{1,200}>`)
 	reLinkURL  = regexp.MustCompile(`\]\([^)\s]*\)`)
 	reDelimRow = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+`)
-	reUnit     = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
+	reUnit     = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?(?:/user|[ \t]+per[ \t]+user)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
 	reMult     = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
 	rePct      = regexp.MustCompile(`^[ \t]*%`)
 	rePerGPU   = regexp.MustCompile(`^[ \t]*(?i:per[ \t]+GPU|/[ \t]*GPU)\b`)
@@ -480,6 +480,8 @@ func isDigit(b byte) bool    { return b >= '0' && b <= '9' }
 func normUnit(u string) string {
 	u = strings.ToLower(u)
 	switch {
+	case strings.HasSuffix(u, "user"):
+		return "tok/s/user"
 	case strings.HasPrefix(u, "tok"), u == "tps":
 		return "tok/s"
 	case strings.HasPrefix(u, "req"):
