@@ -205,3 +205,33 @@ func TestCollapsedPage(t *testing.T) {
 		}
 	}
 }
+
+// TestRawMetric maps the rows of vLLM's, GPUStack's and SGLang's blocks
+// to the metrics that labels and units on a page stand for.
+func TestRawMetric(t *testing.T) {
+	cases := []struct{ label, metric, unit string }{
+		{"Total Token throughput (tok/s)", "total_tps", "tok/s"}, // vLLM 0.11 capitalises Token
+		{"Output token throughput (tok/s)", "output_tps", "tok/s"},
+		{"Request throughput (req/s)", "req_tps", "req/s"},
+		{"Mean TPOT (ms)", "mean_tpot", "ms"},
+		{"P99 ITL (ms)", "p99_itl", "ms"},
+		{"Mean Latency(s)", "mean_latency", "s"},     // GPUStack's Latency section
+		{"Mean E2E Latency (ms)", "mean_e2el", "ms"}, // SGLang's bench_serving
+		{"Max ITL (ms)", "max_itl", "ms"},
+		{"Input token throughput (tok/s)", "input_tps", "tok/s"},
+		{"Concurrency", "concurrency", ""},
+		{"Successful requests", "successful requests", ""},
+	}
+	for _, c := range cases {
+		if m, u := rawMetric(c.label); m != c.metric || u != c.unit {
+			t.Errorf("rawMetric(%q) = %q, %q; want %q, %q", c.label, m, u, c.metric, c.unit)
+		}
+	}
+	// A page's labels name the same metrics.
+	for label, want := range map[string]string{"Mean E2E Latency": "mean_e2el", "Total TPS": "total_tps", "Mean TPOT": "mean_tpot", "P99 TTFT": "p99_ttft"} {
+		n := &number{label: strings.ToLower(label)}
+		if got := claimMetrics(n); len(got) != 1 || got[0] != want {
+			t.Errorf("claimMetrics(%q) = %v, want [%s]", label, got, want)
+		}
+	}
+}

@@ -40,7 +40,8 @@ type value struct {
 // Metric keys of the run values.
 var (
 	reRawRow  = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z][^:\n]*?):[ \t]*([-+]?[0-9][0-9.,]*)[ \t]*$`)
-	reStatKey = regexp.MustCompile(`^(mean|median|std|p\d+(?:\.\d+)?) ?(ttft|tpot|itl|e2el|latency) ?\((ms|s)\)$`)
+	reStatKey = regexp.MustCompile(`^(mean|median|std|max|min|p\d+(?:\.\d+)?) ?(ttft|tpot|itl|e2el|e2e latency|latency) ?\((ms|s)\)$`)
+	reUnitKey = regexp.MustCompile(`\((ms|s|tok/s|req/s)\)$`)
 )
 
 // rawMetric maps a raw row label to a metric key and its unit.
@@ -63,7 +64,18 @@ func rawMetric(label string) (string, string) {
 		return "duration", "s"
 	}
 	if m := reStatKey.FindStringSubmatch(l); m != nil {
-		return m[1] + "_" + m[2], m[3]
+		metric := m[2]
+		if metric == "e2e latency" { // SGLang's bench_serving
+			metric = "e2el"
+		}
+		return m[1] + "_" + metric, m[3]
+	}
+	switch l {
+	case "input token throughput (tok/s)": // SGLang's bench_serving
+		return "input_tps", "tok/s"
+	}
+	if m := reUnitKey.FindStringSubmatch(l); m != nil {
+		return l, m[1]
 	}
 	return l, ""
 }
