@@ -95,9 +95,9 @@ func Run(p Page) ([]Finding, Counts) {
 	c := &checker{d: d, page: p}
 	entries, err := ingest.Parse(p.Name, p.Text)
 	if err != nil {
-		line, msg := splitErr(p.Name, err.Error())
-		c.add(line, KindBlock, "cannot read the benchmark output: %s (its numbers are not checked)", msg)
-		entries = nil
+		// One block that cannot be read does not blind the whole page:
+		// read the code blocks one by one, and report those that fail.
+		entries = c.entriesByBlock()
 	}
 	c.runs = runsFromEntries(entries, pageRate(d.text))
 	if p.Campaign != nil {
@@ -129,6 +129,52 @@ func Run(p Page) ([]Finding, Counts) {
 	return out, c.counts
 }
 
+// entriesByBlock parses each fenced code block on its own, with the line
+// numbers of the page, the serving command before it from the page, and a
+// finding for each block that cannot be read.
+func (c *checker) entriesByBlock() []ingest.Entry {
+	var out []ingest.Entry
+	cmds := c.commands()
+	for _, cs := range c.d.codes {
+		if !cs.fenced {
+			continue
+		}
+		body := c.d.text[cs.start:cs.end]
+		if !strings.Contains(body, "Successful requests") && !strings.Contains(body, "Serving Benchmark Result") && !strings.Contains(body, `"request_throughput"`) {
+			continue // a serving script, a config: no benchmark output
+		}
+		shift := c.d.line(cs.start) - 1
+		es, err := ingest.Parse(c.page.Name, []byte(body))
+		if err != nil {
+			line, msg := splitErr(c.page.Name, err.Error())
+			msg = reLineRef.ReplaceAllStringFunc(msg, func(m string) string {
+				n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
+				return "line " + strconv.Itoa(n+shift)
+			})
+			c.add(line+shift, KindBlock, "cannot read the benchmark output: %s (its numbers are not checked)", msg)
+			if c.unread != "" {
+				c.unread += ", "
+			}
+			c.unread += "line " + strconv.Itoa(line+shift)
+			continue
+		}
+		for _, e := range es {
+			e.Line += shift
+			if e.CommandLine > 0 {
+				e.CommandLine += shift
+			} else {
+				for _, cmd := range cmds {
+					if cmd.off < cs.start && ingest.EngineOf(cmd.text) != "" {
+						e.Command, e.CommandLine = cmd.text, c.d.line(cmd.off)
+					}
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 type checker struct {
 	d       *doc
 	page    Page
@@ -136,13 +182,18 @@ type checker struct {
 	matches map[*number][]*run
 	out     []Finding
 	counts  Counts
+	// unread lists the lines of benchmark outputs that could not be read.
+	unread string
 }
 
 func (c *checker) add(line int, kind, format string, a ...any) {
 	c.out = append(c.out, Finding{File: c.page.Name, Line: line, Kind: kind, Message: fmt.Sprintf(format, a...)})
 }
 
-var reErrLine = regexp.MustCompile(`^(.*?):(\d+): (.*)$`)
+var (
+	reErrLine = regexp.MustCompile(`^(.*?):(\d+): (.*)$`)
+	reLineRef = regexp.MustCompile(`\bline \d+`)
+)
 
 func splitErr(name, msg string) (int, string) {
 	if m := reErrLine.FindStringSubmatch(msg); m != nil && m[1] == name {
@@ -233,6 +284,9 @@ func (c *checker) numbers() {
 		msg := fmt.Sprintf("%s matches no %s", what, c.source())
 		if hint := c.closest(n); hint != "" {
 			msg += " (" + hint + ")"
+		}
+		if c.unread != "" {
+			msg += " (or in the output at " + c.unread + ", which could not be read)"
 		}
 		c.add(c.d.line(n.off), KindNumber, "%s", msg)
 	}

@@ -77,6 +77,9 @@ func TestMustShow(t *testing.T) {
 		{"testdata/pages/table_number.md", KindNumber, 63, "21.00 ms"},
 		{"testdata/pages/table_number.md", KindOrder, 63, "the ranking 1000.00 tok/s > 1052.63 tok/s does not hold"},
 		{"testdata/pages/table_number.md", KindNumber, 68, "Total TPS (tok/s) 1299.90 matches no benchmark output"},
+		// A block cut short does not blind the page: the others are read.
+		{"testdata/pages/partial.md", KindBlock, 44, "cut short"},
+		{"testdata/pages/partial.md", KindNumber, 13, "Total TPS (tok/s) 2695.50 matches no benchmark output on the page (closest: 2659.5 at line 55) (or in the output at line 44, which could not be read)"},
 		{"testdata/pages/wrong_model.md", KindModel, 47, "names model Qwen/Qwen3-14B"},
 		{"testdata/pages/self_comparison.md", KindSelf, 17, "same serving command"},
 		{"testdata/pages/self_comparison.md", KindSelf, 18, "with itself"},
