@@ -601,12 +601,16 @@ func pageRate(text string) float64 {
 			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
 				j++
 			}
+			if strings.HasPrefix(text[j:], "inf") {
+				rates[0] = true // unlimited: with a finite rate elsewhere, which block had which is unknown
+				continue
+			}
 			e := j
 			for e < len(text) && (isDigit(text[e]) || text[e] == '.') {
 				e++
 			}
 			if e == j || (e < len(text) && (isLetter(text[e]) || text[e] == '_')) {
-				continue
+				continue // a placeholder (${request_rate})
 			}
 			if v, err := strconv.ParseFloat(text[j:e], 64); err == nil && v > 0 {
 				rates[v] = true
@@ -614,7 +618,7 @@ func pageRate(text string) float64 {
 		}
 	}
 	if len(rates) != 1 {
-		return 0
+		return 0 // none, or several: each block's own row must say
 	}
 	for v := range rates {
 		return v

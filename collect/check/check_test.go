@@ -103,6 +103,13 @@ func TestMustShow(t *testing.T) {
 			t.Errorf("%s:%d: no %s finding containing %q", c.file, c.line, c.kind, c.text)
 		}
 	}
+	// A range sharing its unit: both numbers and the percentage are read.
+	page := []byte("```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2771.81\n==================================================\n```\n\n" +
+		"Throughput rose from 2000.00 to 2771.81 tok/s (+38.6%).\n")
+	got := Check(Page{Name: "range.md", Text: page})
+	if len(got) != 1 || got[0].Kind != KindNumber || !strings.HasPrefix(got[0].Message, "2000.00 matches no") {
+		t.Errorf("range: %v, want one finding for 2000.00 (no such run)", got)
+	}
 	// The seeds' other numbers are right: seed 000 (which lost its line
 	// breaks) has none.
 	data, _ := os.ReadFile("testdata/seed000.md")
@@ -174,6 +181,7 @@ func TestNotClaims(t *testing.T) {
 		{"an arrow is not a ranking", "Throughput went from 2000.00 tok/s -> 2771.81 tok/s.\n"},
 		{"profile definitions", "- Very long prompt: 32000 input tokens, 100 output tokens\n- request_rate: 1000, total_requests: 1000\n"},
 		{"a repeated percentage", "| Case | Baseline | Optimized |\n|---|---|---|\n| A | Total TPS: 2000.00 | Total TPS: 2771.81 (+38.6%) |\n\nThe gain (+38.6%, see above) holds.\n"},
+		{"a range sharing its unit", "Throughput rose from 2000.00 to 2771.81 tok/s (+38.6%).\n"},
 		{"a link target and an image", "![chart](../../assets/qwen3-32b-h100-2771.81.png) [report](https://example.com/run/4068.16)\n"},
 	}
 	for _, c := range cases {
@@ -235,6 +243,29 @@ func TestRawMetric(t *testing.T) {
 		n := &number{label: strings.ToLower(label)}
 		if got := claimMetrics(n); len(got) != 1 || got[0] != want {
 			t.Errorf("claimMetrics(%q) = %v, want [%s]", label, got, want)
+		}
+	}
+}
+
+// TestPageRate reads the offered load from the page's benchmark commands
+// only when they agree.
+func TestPageRate(t *testing.T) {
+	cases := []struct {
+		text string
+		want float64
+	}{
+		{"vllm bench serve --request-rate 10 --num-prompts 600", 10},
+		{"vllm bench serve --request-rate=10\nvllm bench serve --request-rate 10", 10},
+		{"vllm bench serve --request-rate 10\nvllm bench serve --request-rate inf", 0}, // which block had which?
+		{"vllm bench serve --request-rate 10\nvllm bench serve --request-rate 20", 0},
+		{"guidellm benchmark --rate ${request_rate}\nrequest_rate: 1000", 1000},
+		{"Traffic request rate: inf", 0},
+		{"Traffic request rate: 4.0", 4},
+		{"no rate here", 0},
+	}
+	for _, c := range cases {
+		if got := pageRate(c.text); got != c.want {
+			t.Errorf("pageRate(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }

@@ -471,7 +471,19 @@ func (d *doc) findNumbers() {
 		d.nums = append(d.nums, n)
 		prev = n
 	}
+	// "from 2352.82 to 4284.68 tok/s": the first number has the unit of
+	// the second.
+	for i := len(d.nums) - 2; i >= 0; i-- {
+		a, b := d.nums[i], d.nums[i+1]
+		if a.unit == "" && a.label == "" && !a.pct && a.dec > 0 && b.unit != "" && a.table == b.table &&
+			reUnitJoin.MatchString(s[a.end:b.off]) {
+			a.unit, a.perGPU = b.unit, b.perGPU
+			a.metrics = claimMetrics(a)
+		}
+	}
 }
+
+var reUnitJoin = regexp.MustCompile(`^[ \t]*(?:to|and|vs\.?|versus|->|→|/|or)[ \t]*$`)
 
 func isWordByte(b byte) bool { return isLetter(b) || isDigit(b) || b == '_' || b == '/' }
 func isLetter(b byte) bool   { return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') }
