@@ -87,6 +87,8 @@ func TestMustShow(t *testing.T) {
 		{"testdata/pages/offered_load.md", KindLoad, 23, "10 req/s of the 10 req/s offered"},
 		{"testdata/pages/compound.md", KindCompound, 93, "compound to +56.0%"},
 		{"testdata/pages/compound.md", KindPercent, 65, "25%"},
+		// 1500.00 over 1200.00 tok/s is +25.0%.
+		{"testdata/pages/compound.md", KindPercent, 94, "step percentage +30.0% matches no throughput change"},
 	}
 	for _, c := range cases {
 		data, err := os.ReadFile(c.file)

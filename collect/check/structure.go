@@ -1,6 +1,7 @@
 package check
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,6 +46,9 @@ func (c *checker) compound() {
 		if !isSteps || len(steps) < 2 {
 			continue
 		}
+		for _, st := range steps {
+			c.stepChange(st)
+		}
 		if total == nil {
 			total = c.comparisonTotal(ti)
 		}
@@ -69,6 +73,50 @@ func (c *checker) compound() {
 		c.add(c.d.line(steps[0].off), KindCompound, "the step percentages %s compound to %s (%s to %s within their rounding), not to the total %s printed at line %d",
 			strings.Join(parts, ", "), signed(mid, total.dec), signed(lo, total.dec), signed(hi, total.dec), total.text(c.d), c.d.line(total.off))
 	}
+}
+
+// stepChange checks one step percentage, which stands beside no number,
+// against the throughput changes between two outputs of one profile on
+// the page (per GPU as well, from the serving commands' parallelism).
+func (c *checker) stepChange(n *number) {
+	var runs []*run
+	for _, r := range c.runs {
+		if r.line > 0 { // the page's own outputs
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) < 2 {
+		return
+	}
+	c.counts.Percentages++
+	hp := 0.5*pow10(-n.dec) + 1e-9
+	for _, a := range runs {
+		for _, b := range runs {
+			if a == b || a.label != b.label {
+				continue
+			}
+			for _, x := range a.values {
+				if !strings.HasSuffix(x.metric, "_tps") {
+					continue
+				}
+				for _, y := range b.values {
+					if y.metric != x.metric || y.v == 0 {
+						continue
+					}
+					// The inputs are printed with two decimals.
+					tol := hp + 100*(0.005/y.v+x.v*0.005/(y.v*y.v))
+					if math.Abs((x.v/y.v-1)*100-n.v) <= tol {
+						return
+					}
+					ga, gb := float64(max(a.gpus, 1)), float64(max(b.gpus, 1))
+					if ga != gb && math.Abs(((x.v/ga)/(y.v/gb)-1)*100-n.v) <= tol*gb/ga+hp {
+						return
+					}
+				}
+			}
+		}
+	}
+	c.add(c.d.line(n.off), KindPercent, "step percentage %s matches no throughput change between two outputs of one profile on the page", n.text(c.d))
 }
 
 func signed(v float64, dec int) string {
