@@ -30,6 +30,16 @@ type run struct {
 	reqPerS float64
 }
 
+// get returns a run's value of a metric (0 when it has none).
+func (r *run) get(metric string) float64 {
+	for _, v := range r.values {
+		if v.metric == metric {
+			return v.v
+		}
+	}
+	return 0
+}
+
 // value is one number of a run.
 type value struct {
 	metric string // total_tps, mean_tpot, …

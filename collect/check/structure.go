@@ -92,7 +92,7 @@ func (c *checker) stepChange(n *number) {
 	hp := 0.5*pow10(-n.dec) + 1e-9
 	for _, a := range runs {
 		for _, b := range runs {
-			if a == b || a.label != b.label {
+			if a == b || !sameProfile(a, b) {
 				continue
 			}
 			for _, x := range a.values {
@@ -117,6 +117,17 @@ func (c *checker) stepChange(n *number) {
 		}
 	}
 	c.add(c.d.line(n.off), KindPercent, "step percentage %s matches no throughput change between two outputs of one profile on the page", n.text(c.d))
+}
+
+// sameProfile says whether two outputs ran one benchmark case: their input
+// token totals within 10% of each other (a label inside a fence may name
+// the configuration rather than the profile), else the same label.
+func sameProfile(a, b *run) bool {
+	ia, ib := a.get("total input tokens"), b.get("total input tokens")
+	if ia > 0 && ib > 0 {
+		return math.Abs(ia-ib) <= 0.1*math.Max(ia, ib)
+	}
+	return a.label == b.label
 }
 
 func signed(v float64, dec int) string {
