@@ -476,7 +476,7 @@ func throughputMetric(n *number) bool {
 }
 
 func sameConfig(a, b *run) bool {
-	if a.command == "" || normCommand(a.command) != normCommand(b.command) || a.label != b.label || a.profile != b.profile {
+	if a.command == "" || normCommand(a.command) != normCommand(b.command) || a.profile != b.profile || !sameProfile(a, b) {
 		return false
 	}
 	// Blocks under one serving command (several profiles of one
