@@ -83,7 +83,8 @@ func (c *Counts) Add(o Counts) {
 	c.Commands += o.Commands
 }
 
-// Check reads a page and returns its findings in line order.
+// Check reads a page and returns its findings in file and line order (a
+// report page's findings may name its campaign file).
 func Check(p Page) []Finding {
 	f, _ := Run(p)
 	return f
@@ -113,6 +114,9 @@ func Run(p Page) ([]Finding, Counts) {
 	c.engines()
 	c.sameCommands()
 	sort.SliceStable(c.out, func(i, j int) bool {
+		if c.out[i].File != c.out[j].File {
+			return c.out[i].File < c.out[j].File
+		}
 		if c.out[i].Line != c.out[j].Line {
 			return c.out[i].Line < c.out[j].Line
 		}
