@@ -69,6 +69,10 @@ func TestBundledPlanted(t *testing.T) {
 		{"FP8 with chunked prefill raises the total throughput by 75.3% over the vLLM baseline.", KindPercent},
 		{"FP8 with chunked prefill raises the total throughput by 82.1% over the vLLM baseline.", ""},
 		{"TensorRT-LLM (2659.50 tok/s) is 13.0% faster than vLLM (2352.82 tok/s).", ""},
+		{"FP8 with chunked prefill gives 1.82x the throughput of the vLLM baseline.", ""},
+		{"FP8 with chunked prefill gives 2.82x the throughput of the vLLM baseline.", KindPercent},
+		{"vLLM reaches 2.35k tok/s on ShareGPT.", ""},
+		{"vLLM reaches 2.45k tok/s on ShareGPT.", KindNumber},
 		{"TensorRT-LLM (2659.50 tok/s) is 31.0% faster than vLLM (2352.82 tok/s).", KindPercent},
 		{"| Case | Baseline | Optimized |\n|---|---|---|\n| Very Long Prompt | Total TPS: 2771.81 | Total TPS: 4068.16 (+10.7%) |", KindPercent},
 	}

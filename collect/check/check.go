@@ -221,7 +221,7 @@ func (c *checker) match(n *number) []*run {
 		return r
 	}
 	var out []*run
-	h := 0.5*pow10(-n.dec) + 1e-9*math.Max(1, math.Abs(n.v))
+	h := n.half + 1e-9*math.Max(1, math.Abs(n.v))
 	for _, r := range c.runs {
 		for _, v := range r.values {
 			if !unitOK(n.unit, v) || (n.metrics != nil && !contains(n.metrics, v.metric)) {
@@ -251,7 +251,7 @@ func contains(list []string, s string) bool {
 func (c *checker) beside(n *number) []*number {
 	var out []*number
 	for _, m := range c.d.nums {
-		if m == n || m.pct {
+		if m == n || m.rel() {
 			continue
 		}
 		if n.table >= 0 {
@@ -274,7 +274,7 @@ func (c *checker) numbers() {
 		return
 	}
 	for _, n := range c.d.nums {
-		if n.pct || !n.claim() {
+		if n.rel() || !n.claim() {
 			continue
 		}
 		c.counts.Numbers++
@@ -300,7 +300,7 @@ func (c *checker) numbers() {
 // numbers beside it ("faster by 4,636.35 tok/s").
 func (c *checker) difference(n *number) bool {
 	bs := c.beside(n)
-	h := 0.5*pow10(-n.dec) + 1e-9
+	h := n.half + 1e-9
 	for _, a := range bs {
 		if len(c.match(a)) == 0 || a.unit != n.unit && a.unit != "" && n.unit != "" {
 			continue
@@ -343,7 +343,7 @@ func (c *checker) closest(n *number) string {
 // beside.
 func (c *checker) percentages() {
 	for _, n := range c.d.nums {
-		if !n.pct || n.ratio {
+		if !n.rel() || n.ratio {
 			continue
 		}
 		if a := n.attached; a != nil && a.table >= 0 {
@@ -369,7 +369,11 @@ func (c *checker) percentages() {
 				for _, b := range bs {
 					list = append(list, b.text(c.d))
 				}
-				c.add(c.d.line(n.off), KindPercent, "%s matches no change between the numbers beside it (%s)", n.text(c.d), strings.Join(list, ", "))
+				what := "change"
+				if n.times {
+					what = "ratio"
+				}
+				c.add(c.d.line(n.off), KindPercent, "%s matches no %s between the numbers beside it (%s)", n.text(c.d), what, strings.Join(list, ", "))
 			}
 			continue
 		}
@@ -397,7 +401,7 @@ func (c *checker) partner(a *number) *number {
 	t := c.d.tables[a.table]
 	var first, base *number
 	for _, m := range c.d.nums {
-		if m == a || m.pct || m.table != a.table || m.row != a.row || m.col == a.col || m.label != a.label {
+		if m == a || m.rel() || m.table != a.table || m.row != a.row || m.col == a.col || m.label != a.label {
 			continue
 		}
 		if first == nil {
@@ -421,9 +425,19 @@ func (c *checker) pair(n, base, a *number) {
 	if bv == 0 {
 		return
 	}
+	line := c.d.line(n.off)
+	if n.times {
+		ratio := av / bv
+		tol := 0.5*pow10(-n.dec) + ah/math.Abs(bv) + math.Abs(av)*bh/(bv*bv) + 1e-9
+		if math.Abs(ratio-n.v) > tol {
+			c.add(line, KindPercent, "%s is not the ratio of %s to %s, which is %sx", n.text(c.d), a.text(c.d), base.text(c.d), strconv.FormatFloat(ratio, 'f', n.dec, 64))
+			return
+		}
+		c.compared(line, base, a)
+		return
+	}
 	change := (av/bv - 1) * 100
 	tol := 0.5*pow10(-n.dec) + 100*(ah/math.Abs(bv)+math.Abs(av)*bh/(bv*bv)) + 1e-9
-	line := c.d.line(n.off)
 	switch {
 	case math.Abs(math.Abs(change)-math.Abs(n.v)) > tol:
 		c.add(line, KindPercent, "%s is not the change from %s to %s, which is %s", n.text(c.d), base.text(c.d), a.text(c.d), signed(change, n.dec))
@@ -510,6 +524,13 @@ func (c *checker) besideMatch(n *number, bs []*number) bool {
 			if bv == 0 {
 				continue
 			}
+			if n.times {
+				if math.Abs(av/bv-p) <= hp+ah/math.Abs(bv)+math.Abs(av)*bh/(bv*bv) {
+					c.compared(c.d.line(n.off), b, a)
+					return true
+				}
+				continue
+			}
 			tol := hp + 100*(ah/math.Abs(bv)+math.Abs(av)*bh/(bv*bv)) + 100*bh/math.Abs(bv)
 			if math.Abs(math.Abs(av-bv)/math.Abs(bv)*100-p) <= tol {
 				c.compared(c.d.line(n.off), b, a)
@@ -559,11 +580,17 @@ func (c *checker) campaignChange(n *number) bool {
 					if y.metric != x.metric || y.v == 0 {
 						continue
 					}
-					if math.Abs(math.Abs(x.v/y.v-1)*100-p) <= hp {
+					rel := func(r float64) float64 { // the claim's quantity from a ratio
+						if n.times {
+							return r
+						}
+						return math.Abs(r-1) * 100
+					}
+					if math.Abs(rel(x.v/y.v)-p) <= hp {
 						return true
 					}
 					if a.gpus > 0 && b.gpus > 0 && a.gpus != b.gpus && strings.HasSuffix(x.metric, "_tps") {
-						if math.Abs(math.Abs((x.v/float64(a.gpus))/(y.v/float64(b.gpus))-1)*100-p) <= hp {
+						if math.Abs(rel((x.v/float64(a.gpus))/(y.v/float64(b.gpus)))-p) <= hp {
 							return true
 						}
 					}
@@ -571,7 +598,11 @@ func (c *checker) campaignChange(n *number) bool {
 			}
 		}
 	}
-	c.add(c.d.line(n.off), KindPercent, "%s matches no change between two runs of campaign %s", n.text(c.d), c.page.Campaign.ID)
+	what := "change"
+	if n.times {
+		what = "ratio"
+	}
+	c.add(c.d.line(n.off), KindPercent, "%s matches no %s between two runs of campaign %s", n.text(c.d), what, c.page.Campaign.ID)
 	return true
 }
 
@@ -640,7 +671,7 @@ var (
 func (c *checker) order() {
 	var prev *number
 	for _, n := range c.d.nums {
-		if n.pct || !n.claim() || n.table >= 0 {
+		if n.rel() || !n.claim() || n.table >= 0 {
 			continue
 		}
 		a := prev

@@ -157,6 +157,12 @@ func TestPercentRounding(t *testing.T) {
 		{"Total TPS: 2034.08x2 (+46.8%)", true},  // 2034.08 is no run's number
 		{"Total TPS: 4068 (+46.8%)", false},      // integer printing
 		{"Total TPS: 4068.16 46.8% more", false}, // percentage not in parentheses
+		{"Total TPS: 4068.16 (1.47x)", false},     // a factor: 4068.16 / 2771.81 = 1.4677
+		{"Total TPS: 4068.16 (1.5x)", false},      // at one decimal
+		{"Total TPS: 4068.16 (1.40x)", true},      // wrong factor
+		{"Total TPS: 4.07k (+46.8%)", false},      // 4.07k stands for 4065 to 4075
+		{"Total TPS: 4.06k (+46.8%)", true},       // no run near 4060
+		{"Total TPS: 4068.16 (+46.8%) 1.47×", false},
 	}
 	for _, c := range cases {
 		page := blocks + "| Case | Baseline | Optimized |\n|---|---|---|\n| Random | Total TPS: 2771.81 | " + c.row + " |\n"
@@ -184,6 +190,7 @@ func TestNotClaims(t *testing.T) {
 		{"an arrow is not a ranking", "Throughput went from 2000.00 tok/s -> 2771.81 tok/s.\n"},
 		{"profile definitions", "- Very long prompt: 32000 input tokens, 100 output tokens\n- request_rate: 1000, total_requests: 1000\n"},
 		{"a repeated percentage", "| Case | Baseline | Optimized |\n|---|---|---|\n| A | Total TPS: 2000.00 | Total TPS: 2771.81 (+38.6%) |\n\nThe gain (+38.6%, see above) holds.\n"},
+		{"a factor of two numbers beside it", "Throughput rose 1.39x, from 2000.00 to 2771.81 tok/s.\n"},
 		{"a range sharing its unit", "Throughput rose from 2000.00 to 2771.81 tok/s (+38.6%).\n"},
 		{"a link target and an image", "![chart](../../assets/qwen3-32b-h100-2771.81.png) [report](https://example.com/run/4068.16)\n"},
 	}

@@ -12,10 +12,11 @@
 //     run at its printed precision; the difference of two numbers beside
 //     it ("faster by 4,636.35 tok/s") counts as matched; units are tok/s,
 //     req/s, ms, tok/s/user (interactivity, 1000 / median TPOT, as
-//     collect/stats defines it) and "per GPU" (the run's value over the
+//     collect/stats defines it), a k suffix ("2.35k tok/s", rounded to
+//     its printed digits) and "per GPU" (the run's value over the
 //     GPUs its command's parallelism flags, or its campaign, give);
-//   - a percentage that is not the change between the numbers it stands
-//     beside: in a table, the value it follows and the same metric in
+//   - a percentage (or a factor, "1.82x") that is not the change (the
+//     ratio) between the numbers it stands beside: in a table, the value it follows and the same metric in
 //     another cell of the row (the baseline column first), compared at
 //     the percentage's printed precision with the inputs' rounding taken
 //     into account; in prose, any two numbers of its sentence and the one

@@ -51,8 +51,10 @@ type number struct {
 	v        float64 // as printed (without a multiplier)
 	dec      int     // decimals printed
 	mult     float64 // "7787.17x2": 2; 1 without
+	half     float64 // half the printed rounding step ("2.35k": 5)
 	pct      bool
-	sign     byte   // '+', '-' or 0
+	times    bool // a factor: "1.82x faster"
+	sign     byte // '+', '-' or 0
 	label    string // the metric label before it ("Total TPS"), lower case
 	labelAs  string // the label as written, for messages
 	unit     string // tok/s, req/s, ms
@@ -69,8 +71,11 @@ type number struct {
 // value is the number with its multiplier applied, and the half-width of
 // its printed rounding.
 func (n *number) value() (float64, float64) {
-	return n.v * n.mult, 0.5 * pow10(-n.dec) * n.mult
+	return n.v * n.mult, n.half * n.mult
 }
+
+// rel reports a relative claim: a percentage or a factor.
+func (n *number) rel() bool { return n.pct || n.times }
 
 func (n *number) text(d *doc) string { return strings.TrimSpace(d.text[n.off:n.end]) }
 
@@ -93,6 +98,7 @@ var (
 	reUnit     = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?(?:/user|[ \t]+per[ \t]+user)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
 	reMult     = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
 	rePct      = regexp.MustCompile(`^[ \t]*%`)
+	reTimes    = regexp.MustCompile(`^(?:x|×)`)
 	rePerGPU   = regexp.MustCompile(`^[ \t]*(?i:per[ \t]+GPU|/[ \t]*GPU)\b`)
 	// Metric labels that may stand before a number ("Total TPS: 2352.82",
 	// "Mean TPOT = 25.89 ms"), read backwards from the number.
@@ -392,8 +398,11 @@ func (d *doc) findNumbers() {
 		if numStart > 0 && (isWordByte(s[numStart-1]) || s[numStart-1] == '.') {
 			continue
 		}
-		if end < len(s) && (isLetter(s[end]) && !(s[end] == 'x' || s[end] == 'm' || s[end] == 't' || s[end] == 'T' || s[end] == 'r')) {
-			continue // 32K, 128k, 2nd
+		scale := 1.0
+		if end < len(s) && (s[end] == 'k' || s[end] == 'K') && (end+1 == len(s) || !isLetter(s[end+1]) && !isDigit(s[end+1])) {
+			scale = 1000 // "2.35k tok/s"
+		} else if end < len(s) && (isLetter(s[end]) && !(s[end] == 'x' || s[end] == 'm' || s[end] == 't' || s[end] == 'T' || s[end] == 'r')) {
+			continue // 2nd, 80GB
 		}
 		if end < len(s) && s[end] == '.' && end+1 < len(s) && isDigit(s[end+1]) {
 			continue // a version (0.11.0)
@@ -412,9 +421,14 @@ func (d *doc) findNumbers() {
 		if err != nil {
 			continue
 		}
-		n.v = v
+		n.v = v * scale
 		if n.sign == '-' {
-			n.v = -v
+			n.v = -n.v
+		}
+		n.half = 0.5 * pow10(-n.dec) * scale
+		if scale != 1 {
+			end++
+			n.end = end
 		}
 		rest := s[end:]
 		if loc := reMult.FindStringSubmatchIndex(rest); loc != nil {
@@ -428,6 +442,9 @@ func (d *doc) findNumbers() {
 		if loc := rePct.FindStringIndex(rest); loc != nil {
 			n.pct = true
 			n.end += loc[1]
+		} else if loc := reTimes.FindStringIndex(rest); loc != nil && n.mult == 1 && scale == 1 && (len(rest) == loc[1] || !isLetter(rest[loc[1]]) && !isDigit(rest[loc[1]])) {
+			n.times = true
+			n.end += loc[1]
 		} else if loc := reUnit.FindStringSubmatchIndex(rest); loc != nil {
 			n.unit = normUnit(rest[loc[2]:loc[3]])
 			n.end += loc[1]
@@ -436,7 +453,7 @@ func (d *doc) findNumbers() {
 			n.perGPU = true
 		}
 		back := s[max(0, start-48):start]
-		if l := reLabel.FindStringSubmatch(back); !n.pct && strings.ContainsAny(back, ":=") && l != nil {
+		if l := reLabel.FindStringSubmatch(back); !n.rel() && strings.ContainsAny(back, ":=") && l != nil {
 			n.label = strings.Join(strings.Fields(strings.ToLower(l[1])), " ")
 			n.labelAs = strings.TrimSpace(l[1])
 		}
@@ -449,13 +466,13 @@ func (d *doc) findNumbers() {
 				n.quote = true
 			}
 			seenPct[key] = true
-			// Attached to the number right before it: "4068.16 (+10.7%)".
-			if prev != nil && !prev.pct && strings.Trim(s[prev.end:start], " \t(") == "" && !strings.Contains(s[prev.end:start], "\n") {
-				n.attached = prev
-			}
+		}
+		// Attached to the number right before it: "4068.16 (+10.7%)".
+		if n.rel() && prev != nil && !prev.rel() && strings.Trim(s[prev.end:start], " \t(") == "" && !strings.Contains(s[prev.end:start], "\n") {
+			n.attached = prev
 		}
 		n.table, n.row, n.col = locate(start)
-		if n.table >= 0 && n.row >= 0 && n.label == "" && n.unit == "" && !n.pct && n.col < len(d.tables[n.table].header) {
+		if n.table >= 0 && n.row >= 0 && n.label == "" && n.unit == "" && !n.rel() && n.col < len(d.tables[n.table].header) {
 			// A bare number under a metric column ("| Total TPS (tok/s) |").
 			h := d.tables[n.table].header[n.col]
 			if l := reHeaderLabel.FindStringSubmatch(s[h.start:h.end]); l != nil {
@@ -475,7 +492,7 @@ func (d *doc) findNumbers() {
 	// the second.
 	for i := len(d.nums) - 2; i >= 0; i-- {
 		a, b := d.nums[i], d.nums[i+1]
-		if a.unit == "" && a.label == "" && !a.pct && a.dec > 0 && b.unit != "" && a.table == b.table &&
+		if a.unit == "" && a.label == "" && !a.rel() && a.dec > 0 && b.unit != "" && a.table == b.table &&
 			reUnitJoin.MatchString(s[a.end:b.off]) {
 			a.unit, a.perGPU = b.unit, b.perGPU
 			a.metrics = claimMetrics(a)
@@ -504,7 +521,7 @@ func normUnit(u string) string {
 
 // claim reports whether a number is presented as a result: a percentage,
 // or a number with a metric label or a unit.
-func (n *number) claim() bool { return n.pct || n.label != "" || n.unit != "" }
+func (n *number) claim() bool { return n.rel() || n.label != "" || n.unit != "" }
 
 // The scanners below replace regular expressions that were most of the
 // check's time (no literal prefix to search for); they return what

@@ -28,7 +28,7 @@ func (c *checker) compound() {
 					continue
 				}
 				if !n.pct {
-					isSteps = false
+					isSteps = false // a number, or a factor
 				}
 				pcts = append(pcts, n)
 			}
