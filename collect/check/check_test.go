@@ -157,11 +157,11 @@ func TestPercentRounding(t *testing.T) {
 		{"Total TPS: 2034.08x2 (+46.8%)", true},  // 2034.08 is no run's number
 		{"Total TPS: 4068 (+46.8%)", false},      // integer printing
 		{"Total TPS: 4068.16 46.8% more", false}, // percentage not in parentheses
-		{"Total TPS: 4068.16 (1.47x)", false},     // a factor: 4068.16 / 2771.81 = 1.4677
-		{"Total TPS: 4068.16 (1.5x)", false},      // at one decimal
-		{"Total TPS: 4068.16 (1.40x)", true},      // wrong factor
-		{"Total TPS: 4.07k (+46.8%)", false},      // 4.07k stands for 4065 to 4075
-		{"Total TPS: 4.06k (+46.8%)", true},       // no run near 4060
+		{"Total TPS: 4068.16 (1.47x)", false},    // a factor: 4068.16 / 2771.81 = 1.4677
+		{"Total TPS: 4068.16 (1.5x)", false},     // at one decimal
+		{"Total TPS: 4068.16 (1.40x)", true},     // wrong factor
+		{"Total TPS: 4.07k (+46.8%)", false},     // 4.07k stands for 4065 to 4075
+		{"Total TPS: 4.06k (+46.8%)", true},      // no run near 4060
 		{"Total TPS: 4068.16 (+46.8%) 1.47×", false},
 	}
 	for _, c := range cases {

@@ -53,8 +53,8 @@ type number struct {
 	mult     float64 // "7787.17x2": 2; 1 without
 	half     float64 // half the printed rounding step ("2.35k": 5)
 	pct      bool
-	times    bool // a factor: "1.82x faster"
-	sign     byte // '+', '-' or 0
+	times    bool   // a factor: "1.82x faster"
+	sign     byte   // '+', '-' or 0
 	label    string // the metric label before it ("Total TPS"), lower case
 	labelAs  string // the label as written, for messages
 	unit     string // tok/s, req/s, ms
