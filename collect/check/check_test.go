@@ -173,6 +173,33 @@ func TestPercentRounding(t *testing.T) {
 	}
 }
 
+// TestUnitColumns reads a table whose columns give only a unit, and a
+// percentage in a column of its own.
+func TestUnitColumns(t *testing.T) {
+	const blocks = "```\n" +
+		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2352.82\n" +
+		"==================================================\n```\n\n```\n" +
+		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 4284.68\n" +
+		"==================================================\n```\n\n| Case | vLLM (tok/s) | TensorRT-LLM (tok/s) | Gain |\n|---|---|---|---|\n"
+	cases := []struct {
+		row  string
+		want []string
+	}{
+		{"| ShareGPT | 2352.82 | 4284.68 | +82.1% |", nil},
+		{"| ShareGPT | 2352.82 | 4284.68 | +72.1% |", []string{KindPercent}},
+		{"| ShareGPT | 2352.82 | 4248.68 | +80.6% |", []string{KindNumber}}, // a transposed digit, its percentage computed from it
+	}
+	for _, c := range cases {
+		var got []string
+		for _, f := range Check(Page{Name: "p.md", Text: []byte(blocks + c.row + "\n")}) {
+			got = append(got, f.Kind)
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%s: findings %v, want %v", c.row, got, c.want)
+		}
+	}
+}
+
 // TestNotClaims lists text that holds numbers but no claim about the
 // page's data: none of it may be reported.
 func TestNotClaims(t *testing.T) {

@@ -104,6 +104,7 @@ var (
 	// "Mean TPOT = 25.89 ms"), read backwards from the number.
 	reLabel       = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
 	reHeaderLabel = regexp.MustCompile(`(?i)^[ \t*]*((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el)|ttft|tpot|itl)[ \t]*(?:\((tok/s|req/s|ms)\))?[ \t*]*$`)
+	reHeaderUnit  = regexp.MustCompile(`(?i)\((tok/s|req/s|ms)\)[ \t*]*$`)
 	reRatioLabel  = regexp.MustCompile(`(?i)(success|rate|share|accuracy|util\w*|hit|acceptance|of)[ \t]*[:=]?[ \t]*$`)
 )
 
@@ -481,6 +482,10 @@ func (d *doc) findNumbers() {
 				if l[2] != "" {
 					n.unit = normUnit(l[2])
 				}
+			} else if u := reHeaderUnit.FindStringSubmatch(s[h.start:h.end]); u != nil {
+				// "| vLLM (tok/s) |": the column gives the unit only.
+				n.unit = normUnit(u[1])
+				n.labelAs = strings.Trim(strings.TrimSpace(s[h.start:h.end]), "*")
 			}
 		}
 		n.sentence = sentenceOf(start)
