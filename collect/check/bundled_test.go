@@ -218,3 +218,31 @@ func TestResultModel(t *testing.T) {
 		t.Errorf("finding at campaign line %d %q, want the vllm experiment's line", got[0].Line, l)
 	}
 }
+
+// TestCampaignOfferedLoad: a report whose optimized run served the whole
+// offered load has a gain bounded by it.
+func TestCampaignOfferedLoad(t *testing.T) {
+	camp := &schema.Campaign{ID: "load", Baseline: "a", Optimized: "b",
+		Model:    schema.CampaignModel{ID: "Qwen/Qwen3-8B"},
+		Profiles: []schema.Profile{{ID: "paced", RequestRate: 10}, {ID: "burst"}},
+		Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{
+			{ID: "a", Engine: "vllm", Command: "vllm serve Qwen/Qwen3-8B"},
+			{ID: "b", Engine: "vllm", Command: "vllm serve Qwen/Qwen3-8B --max-num-seqs 512"}}}}}
+	res := func(exp, prof string, reqPerS, tps float64) *schema.Result {
+		return &schema.Result{Campaign: "load", Experiment: exp, Profile: prof, Status: schema.StatusOK,
+			Summary: &schema.Summary{RequestThroughput: reqPerS, TotalTokenThroughput: tps}}
+	}
+	results := []*schema.Result{
+		res("a", "paced", 8.1, 8100), res("b", "paced", 9.9, 9900), // b served the offered 10 req/s
+		res("a", "burst", 8.1, 8100), res("b", "burst", 9.9, 9900), // no rate: unbounded
+	}
+	got := Check(Page{Name: "index.md", Text: []byte("# Load\n"), Campaign: camp, Results: results, CampaignFile: "campaign.yaml"})
+	if len(got) != 1 || got[0].Kind != KindLoad || got[0].File != "campaign.yaml" ||
+		!strings.Contains(got[0].Message, "profile paced is bounded by the offered load: b served 9.9 req/s of the 10 req/s offered") {
+		t.Fatalf("findings %v, want one offered-load finding for profile paced", got)
+	}
+	results[1].Summary.RequestThroughput = 8.5 // under 90% of the offered load
+	if got := Check(Page{Name: "index.md", Text: []byte("# Load\n"), Campaign: camp, Results: results, CampaignFile: "campaign.yaml"}); len(got) != 0 {
+		t.Errorf("findings %v, want none below 90%% of the offered load", got)
+	}
+}

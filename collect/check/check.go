@@ -113,6 +113,7 @@ func Run(p Page) ([]Finding, Counts) {
 	c.models()
 	c.engines()
 	c.sameCommands()
+	c.campaignLoad()
 	sort.SliceStable(c.out, func(i, j int) bool {
 		if c.out[i].File != c.out[j].File {
 			return c.out[i].File < c.out[j].File

@@ -43,7 +43,9 @@
 //   - a throughput gain bounded by the offered load: the better run of a
 //     comparison served at least 90% of the requests per second offered
 //     (the block's "Request rate configured", or the one rate all the
-//     page's benchmark commands give), so it measured the load generator.
+//     page's benchmark commands give), so it measured the load generator;
+//     on a report page, the baseline-vs-optimized comparison of a profile
+//     with a request rate whose optimized run served the offered load.
 //
 // Run also returns Counts (runs read; numbers, percentages, step tables
 // and commands checked), so that a clean page can be told from one with

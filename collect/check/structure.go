@@ -440,6 +440,44 @@ func (c *checker) sameCommands() {
 	}
 }
 
+// campaignLoad reports a report's baseline-vs-optimized comparison on a
+// profile whose offered load bounds it: the optimized run served at least
+// 90% of the requests per second offered, so the generated gain measures
+// the load generator.
+func (c *checker) campaignLoad() {
+	cp := c.page.Campaign
+	if cp == nil || cp.Baseline == cp.Optimized {
+		return
+	}
+	find := func(exp, prof string) *schema.Result {
+		for _, r := range c.page.Results {
+			if r.Campaign == cp.ID && r.Experiment == exp && r.Profile == prof && r.Status == schema.StatusOK && r.Summary != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	for pi, p := range cp.Profiles {
+		b, o := find(cp.Baseline, p.ID), find(cp.Optimized, p.ID)
+		if b == nil || o == nil {
+			continue
+		}
+		rate := o.Load.RequestRate
+		if rate <= 0 {
+			rate = p.RequestRate
+		}
+		if rate <= 0 || o.Summary.TotalTokenThroughput <= b.Summary.TotalTokenThroughput || o.Summary.RequestThroughput < 0.9*rate {
+			continue
+		}
+		line := 1
+		if c.page.campaignLine != nil {
+			line = c.page.campaignLine("profiles", pi)
+		}
+		c.addAt(c.page.CampaignFile, line, KindLoad, "the gain of %s over %s on profile %s is bounded by the offered load: %s served %s req/s of the %s req/s offered, so it measured the load, not the configuration",
+			cp.Optimized, cp.Baseline, p.ID, cp.Optimized, strconv.FormatFloat(o.Summary.RequestThroughput, 'f', -1, 64), strconv.FormatFloat(rate, 'f', -1, 64))
+	}
+}
+
 // lastTitle returns the admonition title or the line right before a code
 // block.
 func lastTitle(before string) string {
