@@ -77,8 +77,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// What was checked, so that a clean result can be told from one with
 	// nothing to check.
-	fmt.Fprintf(stderr, "perflab check: %d page(s), %d run(s); checked %d number(s), %d percentage(s), %d step table(s), %d command(s)\n",
-		len(files), counts.Runs, counts.Numbers, counts.Percentages, counts.Steps, counts.Commands)
+	fmt.Fprintf(stderr, "perflab check: %d page(s), %d run(s); checked %d number(s), %d percentage(s), %d step table(s), %d model name(s)\n",
+		len(files), counts.Runs, counts.Numbers, counts.Percentages, counts.Steps, counts.Models)
 	if total > 0 {
 		return fmt.Errorf("check: %d finding(s) in %d of %d page(s)", total, pages, len(files))
 	}

@@ -69,9 +69,9 @@ type Counts struct {
 	// Runs are the benchmark blocks read on the page plus the campaign's
 	// results; Numbers the numbers compared with them; Percentages those
 	// compared with the numbers beside them or with the runs; Steps the
-	// step tables compounded; Commands the commands whose model or engine
-	// was compared with the page's.
-	Runs, Numbers, Percentages, Steps, Commands int
+	// step tables compounded; Models the model names (in commands, prose
+	// and results) compared with the page's.
+	Runs, Numbers, Percentages, Steps, Models int
 }
 
 // Add sums counts.
@@ -80,7 +80,7 @@ func (c *Counts) Add(o Counts) {
 	c.Numbers += o.Numbers
 	c.Percentages += o.Percentages
 	c.Steps += o.Steps
-	c.Commands += o.Commands
+	c.Models += o.Models
 }
 
 // Check reads a page and returns its findings in file and line order (a

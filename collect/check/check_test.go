@@ -80,7 +80,8 @@ func TestMustShow(t *testing.T) {
 		// A block cut short does not blind the page: the others are read.
 		{"testdata/pages/partial.md", KindBlock, 44, "cut short"},
 		{"testdata/pages/partial.md", KindNumber, 13, "Total TPS (tok/s) 2695.50 matches no benchmark output on the page (closest: 2659.5 at line 55) (or in the output at line 44, which could not be read)"},
-		{"testdata/pages/wrong_model.md", KindModel, 47, "names model Qwen/Qwen3-14B"},
+		{"testdata/pages/wrong_model.md", KindModel, 52, "names model Qwen/Qwen3-14B"},
+		{"testdata/pages/wrong_model.md", KindModel, 15, "the page names model Qwen3-32B, but it is about Qwen/Qwen3-8B"},
 		{"testdata/pages/self_comparison.md", KindSelf, 17, "same serving command"},
 		{"testdata/pages/self_comparison.md", KindSelf, 18, "with itself"},
 		{"testdata/pages/self_comparison.md", KindSelf, 44, "the baseline's"},

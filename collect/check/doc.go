@@ -30,7 +30,9 @@
 //     `trtllm-serve`, `vllm bench serve --model`) naming a different model
 //     than the page's (the campaign's, or the Model section's and the
 //     title's; served variants such as …-FP8 count as the page's model),
-//     and on a report page a result whose run served another model;
+//     a model of the page's family but another size named in its prose
+//     (not in a sentence about a draft model), and on a report page a
+//     result whose run served another model;
 //   - a serving command launching another engine than its section's
 //     heading names;
 //   - a ranking written with > or < ("TensorRT-LLM (2659.50 tok/s) > vLLM
@@ -48,7 +50,7 @@
 //     with a request rate whose optimized run served the offered load.
 //
 // Run also returns Counts (runs read; numbers, percentages, step tables
-// and commands checked), so that a clean page can be told from one with
+// and model names checked), so that a clean page can be told from one with
 // nothing to check.
 //
 // What is not checked, to keep findings real: percentages labelled as a

@@ -259,11 +259,12 @@ func (c *checker) models() {
 		if m == "" || strings.ContainsAny(m, "${}<>") || !strings.ContainsAny(m, "0123456789") {
 			continue
 		}
-		c.counts.Commands++
+		c.counts.Models++
 		if !sameModel(m, pms) {
 			c.add(c.d.line(cmd.off), KindModel, "the command names model %s, but the page is about %s", m, strings.Join(uniqModels(pms), ", "))
 		}
 	}
+	c.proseModels(pms)
 	// A report's results: each run served the campaign's model.
 	if cp := c.page.Campaign; cp != nil {
 		for _, r := range c.page.Results {
@@ -277,13 +278,75 @@ func (c *checker) models() {
 			if m == "" || strings.ContainsAny(m, "${}<>") {
 				continue
 			}
-			c.counts.Commands++
+			c.counts.Models++
 			if !sameModel(m, pms) {
 				c.addAt(c.page.CampaignFile, c.experimentLine(r.Experiment), KindModel, "result %s--%s ran model %s, but the campaign is about %s",
 					r.Experiment, r.Profile, m, strings.Join(uniqModels(pms), ", "))
 			}
 		}
 	}
+}
+
+var (
+	// A model name with a parameter count: Qwen3-32B, Qwen3.5-35B-A3B,
+	// Llama-3.1-8B-Instruct.
+	reProseModel = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-\d+(?:\.\d+)?[Bb](?:-[A-Za-z0-9.]+)*\b`)
+	reSize       = regexp.MustCompile(`-\d+(?:\.\d+)?b(?:-|$)`)
+	reDraft      = regexp.MustCompile(`(?i)draft|speculat|eagle|mtp|medusa`)
+)
+
+// family splits a model name at its parameter count: "qwen3-32b-fp8" is
+// family "qwen3", size "32b".
+func family(m string) (string, string) {
+	m = normModel(m)
+	loc := reSize.FindStringIndex(m)
+	if loc == nil {
+		return "", ""
+	}
+	return m[:loc[0]], strings.Trim(m[loc[0]:loc[1]], "-")
+}
+
+// proseModels reports a model of the page's family but another size named
+// in the page's prose ("throughput of Qwen3-32B" on a Qwen3-8B page): a
+// sentence about a draft model (speculative decoding) may name another.
+func (c *checker) proseModels(pms []string) {
+	fams := map[string]bool{}
+	for _, pm := range pms {
+		if f, _ := family(pm); f != "" {
+			fams[f] = true
+		}
+	}
+	if len(fams) == 0 {
+		return
+	}
+	for _, loc := range reProseModel.FindAllStringIndex(c.d.masked, -1) {
+		tok := c.d.masked[loc[0]:loc[1]]
+		f, _ := family(tok)
+		if !fams[f] {
+			continue
+		}
+		c.counts.Models++
+		if sameModel(tok, pms) || shortName(tok, pms) {
+			continue
+		}
+		n := &number{off: loc[0], end: loc[1]}
+		if reDraft.MatchString(c.sentenceText(n)) {
+			continue
+		}
+		c.add(c.d.line(loc[0]), KindModel, "the page names model %s, but it is about %s", tok, strings.Join(uniqModels(pms), ", "))
+	}
+}
+
+// shortName says whether m is a shorter name of one of the page's models
+// (Qwen3-235B-A22B for Qwen3-235B-A22B-Instruct-2507).
+func shortName(m string, pms []string) bool {
+	nm := normModel(m)
+	for _, pm := range pms {
+		if strings.HasPrefix(normModel(pm), nm+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 // sameModel says whether model m is one of the page's models or a served
