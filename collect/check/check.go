@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,7 +226,7 @@ func (c *checker) match(n *number) []*run {
 	h := n.half + 1e-9*math.Max(1, math.Abs(n.v))
 	for _, r := range c.runs {
 		for _, v := range r.values {
-			if !unitOK(n.unit, v) || (n.metrics != nil && !contains(n.metrics, v.metric)) {
+			if !unitOK(n.unit, v) || (n.metrics != nil && !slices.Contains(n.metrics, v.metric)) {
 				continue
 			}
 			if math.Abs(v.v-n.v) <= h || (n.perGPU && r.gpus > 1 && math.Abs(v.v/float64(r.gpus)-n.v) <= h) {
@@ -238,14 +239,6 @@ func (c *checker) match(n *number) []*run {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // beside returns the other result numbers standing beside n: in its
 // table row, or in its sentence and the one before.
@@ -325,7 +318,7 @@ func (c *checker) closest(n *number) string {
 	best, bestD := "", math.Inf(1)
 	for _, r := range c.runs {
 		for _, v := range r.values {
-			if !unitOK(n.unit, v) || (n.metrics != nil && !contains(n.metrics, v.metric)) || v.v == 0 {
+			if !unitOK(n.unit, v) || (n.metrics != nil && !slices.Contains(n.metrics, v.metric)) || v.v == 0 {
 				continue
 			}
 			if d := math.Abs(v.v-n.v) / math.Abs(v.v); d < bestD {
