@@ -239,7 +239,6 @@ func (c *checker) match(n *number) []*run {
 	return out
 }
 
-
 // beside returns the other result numbers standing beside n: in its
 // table row, or in its sentence and the one before.
 func (c *checker) beside(n *number) []*number {
