@@ -246,3 +246,22 @@ func TestCampaignOfferedLoad(t *testing.T) {
 		t.Errorf("findings %v, want none below 90%% of the offered load", got)
 	}
 }
+
+// TestRepeats: a report's prose may quote the median or the mean of a
+// run's repeats.
+func TestRepeats(t *testing.T) {
+	camp := &schema.Campaign{ID: "rep", Baseline: "a", Optimized: "a",
+		Model:    schema.CampaignModel{ID: "Qwen/Qwen3-8B"},
+		Profiles: []schema.Profile{{ID: "p"}},
+		Steps:    []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "a", Engine: "vllm", Command: "vllm serve Qwen/Qwen3-8B"}}}}}
+	var results []*schema.Result
+	for i, tps := range []float64{1000, 1100, 1300} {
+		results = append(results, &schema.Result{Campaign: "rep", Experiment: "a", Profile: "p", Repeat: i, Status: schema.StatusOK,
+			Summary: &schema.Summary{TotalTokenThroughput: tps, RequestThroughput: 1}})
+	}
+	page := "Over three repeats the median is 1100.00 tok/s and the mean 1133.33 tok/s; one run reached 1300.00 tok/s, none 1200.00 tok/s.\n"
+	got := Check(Page{Name: "index.md", Text: []byte(page), Campaign: camp, Results: results})
+	if len(got) != 1 || got[0].Kind != KindNumber || !strings.HasPrefix(got[0].Message, "1200.00 tok/s matches no result") {
+		t.Fatalf("findings %v, want one for 1200.00 tok/s", got)
+	}
+}

@@ -155,6 +155,8 @@ func runsFromEntries(entries []ingest.Entry, pageRate float64) []*run {
 // runsFromResults turns a campaign's results into runs.
 func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 	var out []*run
+	groups := map[string][]*run{}
+	var keys []string
 	for _, res := range results {
 		if res.Campaign != c.ID || res.Summary == nil || res.Status != schema.StatusOK {
 			continue
@@ -177,6 +179,38 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 		}
 		r.values = append(r.values, summaryValues(res.Summary)...)
 		out = append(out, r)
+		key := fmt.Sprintf("%s--%s@%d/%g", res.Experiment, res.Profile, res.Load.MaxConcurrency, res.Load.RequestRate)
+		groups[key] = append(groups[key], r)
+		if len(groups[key]) == 1 {
+			keys = append(keys, key)
+		}
+	}
+	// Repeats of one run: a page may quote their median or mean.
+	for _, k := range keys {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		med := &run{where: fmt.Sprintf("%s (median of %d repeats)", g[0].where, len(g)), profile: g[0].profile, gpus: g[0].gpus, command: g[0].command}
+		mean := &run{where: fmt.Sprintf("%s (mean of %d repeats)", g[0].where, len(g)), profile: g[0].profile, gpus: g[0].gpus, command: g[0].command}
+		for _, v := range g[0].values {
+			var xs []float64
+			for _, r := range g {
+				for _, w := range r.values {
+					if w.metric == v.metric {
+						xs = append(xs, w.v)
+						break
+					}
+				}
+			}
+			if len(xs) != len(g) {
+				continue // not recorded by every repeat
+			}
+			sm := stats.Summarize(xs)
+			med.values = append(med.values, value{v.metric, v.unit, sm.Median()})
+			mean.values = append(mean.values, value{v.metric, v.unit, sm.Mean})
+		}
+		out = append(out, med, mean)
 	}
 	return out
 }

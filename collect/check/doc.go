@@ -14,7 +14,8 @@
 //     req/s, ms, tok/s/user (interactivity, 1000 / median TPOT, as
 //     collect/stats defines it), a k suffix ("2.35k tok/s", rounded to
 //     its printed digits) and "per GPU" (the run's value over the
-//     GPUs its command's parallelism flags, or its campaign, give);
+//     GPUs its command's parallelism flags, or its campaign, give); on a
+//     report page the median and the mean of a run's repeats count too;
 //   - a percentage (or a factor, "1.82x") that is not the change (the
 //     ratio) between the numbers it stands beside: in a table, the value it follows and the same metric in
 //     another cell of the row (the baseline column first), compared at
