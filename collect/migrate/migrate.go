@@ -24,6 +24,8 @@ type Page struct {
 	// its verbatim copy gets under results/<id>/src/.
 	Source  string
 	SrcName string
+	// Content is the page's folder below content/.
+	Content string
 	// Plain is set for a page without benchmark outputs: it is copied.
 	Plain bool
 	// Campaign and Results are the inferred campaign and its results

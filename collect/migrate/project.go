@@ -95,7 +95,7 @@ type File struct {
 func (pg *Page) Files(rel string) ([]File, error) {
 	dir := contentDir(rel)
 	if pg.Plain {
-		name := filepath.ToSlash(filepath.Join("content", rel))
+		name := filepath.ToSlash(filepath.Join("content", filepath.FromSlash(rel)))
 		return []File{{Path: name, Data: pg.Index}}, nil
 	}
 	c := pg.Campaign
@@ -144,36 +144,36 @@ func (r *Report) Ambiguities() int {
 	return n
 }
 
-// Run migrates the sources into out. Every page is migrated before
-// anything is written: an error leaves out untouched. Files are written
-// atomically; re-running writes the same bytes.
-func Run(ctx context.Context, srcs []Source, out string) (*Report, error) {
+// Plan migrates the sources in memory: the report and the files a Write
+// would write. Nothing is written.
+func Plan(ctx context.Context, srcs []Source) (*Report, []File, error) {
 	rep := &Report{}
 	var files []File
 	ids := map[string]string{}
 	for _, s := range srcs {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		data, err := os.ReadFile(s.Path)
 		if err != nil {
-			return nil, fmt.Errorf("migrate: %w", err)
+			return nil, nil, fmt.Errorf("migrate: %w", err)
 		}
 		id := CampaignID(s.Rel)
 		if prev, dup := ids[id]; dup {
-			return nil, fmt.Errorf("migrate: %s and %s would both become campaign %q (content/%s)", prev, s.Path, id, contentDir(s.Rel))
+			return nil, nil, fmt.Errorf("migrate: %s and %s would both become campaign %q (content/%s)", prev, s.Path, id, contentDir(s.Rel))
 		}
 		ids[id] = s.Path
 		srcName := filepath.Base(s.Path)
 		srcRef := "results/" + id + "/src/" + srcName
 		pg, err := Migrate(s.Path, data, id, srcRef)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pg.SrcName = srcName
+		pg.Content = contentDir(s.Rel)
 		fs, err := pg.Files(s.Rel)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !pg.Plain {
 			fs = append(fs, File{Path: srcRef, Data: data})
@@ -181,11 +181,38 @@ func Run(ctx context.Context, srcs []Source, out string) (*Report, error) {
 		files = append(files, fs...)
 		rep.Pages = append(rep.Pages, pg)
 	}
+	return rep, files, nil
+}
+
+// Write writes the planned files below out, each atomically. A campaign's
+// results folder keeps only the results of this migration: a result file
+// a previous run wrote that this one does not is removed, so that
+// re-running converges on the same project.
+func Write(out string, rep *Report, files []File) error {
+	keep := map[string]bool{}
+	for _, f := range files {
+		keep[f.Path] = true
+	}
+	for _, pg := range rep.Pages {
+		if pg.Plain {
+			continue
+		}
+		dir := filepath.Join(out, "results", pg.Campaign.ID)
+		old, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, o := range old {
+			rel := "results/" + pg.Campaign.ID + "/" + filepath.Base(o)
+			if !keep[rel] {
+				if err := os.Remove(o); err != nil {
+					return fmt.Errorf("migrate: %w", err)
+				}
+			}
+		}
+	}
 	for _, f := range files {
 		if err := schema.WriteAtomic(filepath.Join(out, filepath.FromSlash(f.Path)), f.Data); err != nil {
-			return nil, fmt.Errorf("migrate: %w", err)
+			return fmt.Errorf("migrate: %w", err)
 		}
 		rep.Written = append(rep.Written, f.Path)
 	}
-	return rep, nil
+	return nil
 }
