@@ -172,6 +172,11 @@ func (m *migration) campaign(id string) *schema.Campaign {
 			}
 		}
 	}
+	if c.Baseline == "" && len(c.Steps) > 0 {
+		// Nothing was placed: the report still needs a baseline.
+		c.Baseline = c.Steps[0].Experiments[0].ID
+		m.ambiguous(0, "no output could be placed in an experiment; baseline and optimized are the unassigned %s", c.Baseline)
+	}
 	if m.recommend != "" {
 		if x, ok := m.byKey[cmdKey(m.recommend)]; ok && ran[x] != nil {
 			c.Optimized = x.ID
@@ -197,7 +202,9 @@ func (m *migration) campaign(id string) *schema.Campaign {
 		if c.Optimized == "" {
 			c.Optimized = c.Baseline
 		}
-		m.ambiguous(0, "no recommended command or \"Optimized\" label: optimized is %s (the last step's best)", c.Optimized)
+		if !strings.HasPrefix(c.Optimized, "unassigned") {
+			m.ambiguous(0, "no recommended command or \"Optimized\" label: optimized is %s (the last step's best)", c.Optimized)
+		}
 	}
 	return c
 }

@@ -129,11 +129,20 @@ func commandFields(cmd string) []string {
 func gpusOf(cmd string) int {
 	f := commandFields(cmd)
 	n, set := 1, false
-	for _, names := range [][]string{
+	// SGLang's DP attention runs its data-parallel ranks inside the tensor
+	// parallel group: --tp 8 --dp 8 --enable-dp-attention is 8 GPUs.
+	dpAttention := false
+	for _, x := range f {
+		dpAttention = dpAttention || x == "--enable-dp-attention"
+	}
+	for k, names := range [][]string{
 		{"-tp", "--tp", "--tp-size", "--tensor-parallel-size", "--tensor_parallel_size"},
 		{"-dp", "--dp", "--dp-size", "--data-parallel-size", "--data_parallel_size"},
 		{"-pp", "--pp", "--pp-size", "--pipeline-parallel-size", "--pipeline_parallel_size"},
 	} {
+		if k == 1 && dpAttention {
+			continue
+		}
 		if v, ok := flagValue(f, names...); ok {
 			if k, err := strconv.Atoi(v); err == nil && k > 0 {
 				n *= k
