@@ -231,6 +231,12 @@ func (m *migration) chooseSteps(c *schema.Campaign) {
 		if tput[pl.exp.ID] == nil {
 			tput[pl.exp.ID] = map[string]float64{}
 		}
+		// A run that lost requests is no candidate ("success rate 51.6%,
+		// optimization skipped").
+		if pr, ok := c.Profile(pl.profile); ok && pr.NumPrompts > 0 && float64(s.Completed) < 0.95*float64(pr.NumPrompts) {
+			m.note(m.entries[i].Line-1, "experiment %s is not a candidate for its step's choice: %d of %d requests completed", pl.exp.ID, s.Completed, pr.NumPrompts)
+			continue
+		}
 		if _, ok := tput[pl.exp.ID][pl.profile]; !ok {
 			tput[pl.exp.ID][pl.profile] = s.TotalTokenThroughput
 		}

@@ -118,6 +118,25 @@ func TestSeedsMigrateToBundledRuns(t *testing.T) {
 			if pg.Campaign.Model.ID != bundled.Model.ID || pg.Campaign.Hardware.GPU != bundled.Hardware.GPU || pg.Campaign.Hardware.Count != bundled.Hardware.Count {
 				t.Errorf("model/hardware %+v %+v, bundled %+v %+v", pg.Campaign.Model, pg.Campaign.Hardware, bundled.Model, bundled.Hardware)
 			}
+			// The steps, in order, choose the same runs.
+			if len(pg.Campaign.Steps) != len(bundled.Steps) {
+				t.Fatalf("%d steps, bundled %d", len(pg.Campaign.Steps), len(bundled.Steps))
+			}
+			for i, s := range pg.Campaign.Steps {
+				w := bundled.Steps[i]
+				if len(s.Experiments) != len(w.Experiments) {
+					t.Errorf("step %d (%s): %d experiments, bundled %d", i, s.Title, len(s.Experiments), len(w.Experiments))
+				}
+				chosen := func(c *schema.Campaign, id string) string {
+					if x, ok := c.Experiment(id); ok {
+						return cmdKey(x.Command)
+					}
+					return ""
+				}
+				if chosen(pg.Campaign, s.Chosen) != chosen(bundled, w.Chosen) {
+					t.Errorf("step %d (%s): chosen %q, bundled %q", i, s.Title, s.Chosen, w.Chosen)
+				}
+			}
 			buildProject(t, pg, sd.file)
 		})
 	}
