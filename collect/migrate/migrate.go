@@ -108,7 +108,15 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	entries, err := ingest.Parse(name, []byte(p.text()))
 	if err != nil {
 		if p.relined {
-			return nil, fmt.Errorf("migrate: %w (line numbers of the page re-broken at its lost line breaks)", err)
+			// Name the source's line, not the re-broken page's.
+			msg := err.Error()
+			if rest, ok := strings.CutPrefix(msg, name+":"); ok {
+				var n int
+				if _, e := fmt.Sscanf(rest, "%d:", &n); e == nil && n >= 1 && n <= len(p.orig) {
+					msg = fmt.Sprintf("%s:%d:%s", name, p.orig[n-1], strings.TrimPrefix(rest, fmt.Sprint(n)+":"))
+				}
+			}
+			return nil, fmt.Errorf("migrate: %s", msg)
 		}
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
@@ -221,26 +229,47 @@ func withFlag(cmd, flag, value string) string {
 	return strings.Join(f, " ")
 }
 
-// stepOf returns the step of the Experiment Results section the line is
-// in (created on first use), or nil outside it or under a heading that is
-// not a step (Summary, Other Benchmark Cases).
+// stepOf returns the step the line is in (created on first use): its
+// `###` heading under the results section, or its `##` heading on a page
+// without `###` headings there; nil outside (the Conclusion, the setup)
+// or under a heading that is not a step (Summary, Other Benchmark Cases).
 func (m *migration) stepOf(idx int) *step {
-	h3 := m.p.enclosing(idx, 3)
+	h := m.p.enclosing(idx, 3)
 	h2 := m.p.enclosing(idx, 2)
-	if h3 == nil || (h2 != nil && !strings.Contains(strings.ToLower(h2.title), "result")) {
+	if h2 != nil && notResults(h2.title) {
 		return nil
 	}
-	t := cleanTitle(h3.title)
+	if h == nil && h2 != nil {
+		// A page whose `##` sections are one configuration each ("## vLLM",
+		// "## llama.cpp") is one step; a `##` section comparing several is
+		// a step of its own.
+		from, to := m.p.sectionAt(h2)
+		n := 0
+		for i := from; i < to; i++ {
+			if m.p.servingAt(i) != "" {
+				n++
+			}
+		}
+		if n > 1 {
+			h = h2
+		} else {
+			h = &heading{idx: -1, level: 2, title: "Experiments"}
+		}
+	}
+	if h == nil {
+		return nil
+	}
+	t := cleanTitle(h.title)
 	lt := strings.ToLower(t)
-	if strings.Contains(lt, "other benchmark") || strings.Contains(lt, "summary") {
+	if strings.Contains(lt, "other benchmark") || strings.Contains(lt, "summary") || notResults(t) {
 		return nil
 	}
 	for _, s := range m.steps {
-		if s.idx == h3.idx {
+		if s.idx == h.idx {
 			return s
 		}
 	}
-	s := &step{idx: h3.idx}
+	s := &step{idx: h.idx}
 	s.Title = t
 	s.ID = uniqueID(slug(t), func(id string) bool {
 		for _, x := range m.steps {
@@ -248,11 +277,21 @@ func (m *migration) stepOf(idx int) *step {
 				return true
 			}
 		}
-		return false
+		return id == "other" || id == "unassigned"
 	})
 	s.Kind = stepKind(lt)
 	m.steps = append(m.steps, s)
 	return s
+}
+
+// notResults names the sections of a report page that hold no steps.
+func notResults(title string) bool {
+	switch strings.ToLower(cleanTitle(title)) {
+	case "conclusion", "conclusions", "optimization objective", "objective", "experimental setup", "setup",
+		"model", "hardware", "engine version", "benchmark dataset", "benchmark script", "benchmark method":
+		return true
+	}
+	return false
 }
 
 func stepKind(t string) string {

@@ -96,6 +96,23 @@ func (p *page) section(match func(title string) bool) (int, int) {
 	return -1, -1
 }
 
+// sectionAt returns the content range of a heading.
+func (p *page) sectionAt(h *heading) (int, int) {
+	for k := range p.heads {
+		if p.heads[k].idx == h.idx {
+			end := len(p.lines)
+			for _, n := range p.heads[k+1:] {
+				if n.level <= h.level {
+					end = n.idx
+					break
+				}
+			}
+			return h.idx + 1, end
+		}
+	}
+	return -1, -1
+}
+
 // sectionNamed is section with an exact (case-insensitive) title.
 func (p *page) sectionNamed(names ...string) (int, int) {
 	return p.section(func(t string) bool {

@@ -34,6 +34,11 @@ func (m *migration) placeEntries() {
 			m.places[i].reason = why
 		}
 	}
+	// A page that describes no profile at all: one per distinct length
+	// of its outputs.
+	if len(m.profiles) == 0 {
+		m.profilesFromOutputs()
+	}
 	// Profiles: labels, "Profile:" lines and headings, token totals; crash
 	// markers take their neighbours'.
 	for i := range m.entries {
@@ -493,4 +498,35 @@ func (m *migration) crashProfile(i int) (string, string) {
 		return m.profiles[0].ID, "crash marker: the page's only profile"
 	}
 	return "", "a crash marker with no output to take its profile from"
+}
+
+// profilesFromOutputs makes profiles from the outputs' tokens per request
+// when the page describes none: whole numbers per request are a random
+// dataset of those lengths, anything else a dataset of unknown kind.
+func (m *migration) profilesFromOutputs() {
+	for _, e := range m.entries {
+		s := e.Summary
+		if s == nil || s.Completed == 0 {
+			continue
+		}
+		pr := schema.Profile{Dataset: "random"}
+		if s.TotalInputTokens%s.Completed == 0 && s.TotalOutputTokens%s.Completed == 0 {
+			pr.InputLen, pr.OutputLen = s.TotalInputTokens/s.Completed, s.TotalOutputTokens/s.Completed
+			pr.Name = fmt.Sprintf("Random %d/%d", pr.InputLen, pr.OutputLen)
+		} else {
+			in := float64(s.TotalInputTokens) / float64(s.Completed)
+			out := float64(s.TotalOutputTokens) / float64(s.Completed)
+			if m.nearestRandom(in, out) != nil {
+				continue
+			}
+			pr.Dataset = "unknown"
+			pr.Name = fmt.Sprintf("About %.0f/%.0f tokens", in, out)
+			pr.InputLen, pr.OutputLen = int(math.Round(in)), int(math.Round(out))
+		}
+		if m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(pr.Name) }) != nil {
+			continue
+		}
+		got := m.addProfile(e.Line-1, pr, "the output's tokens per request")
+		m.ambiguous(e.Line-1, "the page describes no benchmark profile; profile %s (%s) was made from this output's tokens per request", got.ID, describeProfile(got))
+	}
 }

@@ -249,3 +249,36 @@ func TestRunIdempotent(t *testing.T) {
 		t.Errorf("verbatim source not written")
 	}
 }
+
+// TestVariantPlainComparison: a hand-made page without GPUStack's
+// sections (no Model, Hardware or dataset section, one `##` per engine,
+// header-less blocks) still migrates: one step, a profile made from the
+// outputs' tokens per request, each gap reported.
+func TestVariantPlainComparison(t *testing.T) {
+	pg := migrateFile(t, "testdata/variants/simple.md")
+	want := "vllm/random-512-128 llama.cpp/random-512-128"
+	if got := strings.Join(pairs(pg), " "); got != want {
+		t.Fatalf("pairs %s, want %s", got, want)
+	}
+	c := pg.Campaign
+	if len(c.Steps) != 1 || len(c.Steps[0].Experiments) != 2 || c.Steps[0].Chosen != "vllm" {
+		t.Errorf("steps %+v", c.Steps)
+	}
+	if c.Model.ID != "meta-llama/Llama-3.1-8B-Instruct" {
+		t.Errorf("model %+v", c.Model)
+	}
+	if r := result(t, pg, "llama.cpp", "random-512-128"); r.Engine.Name != "llamacpp" {
+		t.Errorf("engine %+v", r.Engine)
+	}
+	var msgs []string
+	for _, a := range pg.Ambiguities {
+		msgs = append(msgs, a.String())
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"simple.md:12: the page describes no benchmark profile", "no Hardware section", "no Model section"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("ambiguities lack %q:\n%s", want, all)
+		}
+	}
+	buildProject(t, pg, "simple.md")
+}
