@@ -141,8 +141,15 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 			continue // overlapping (a table inside an output's admonition): keep the first
 		}
 		out = appendLines(out, p.lines[next:r.from], &skipH1)
+		// A generated block stands apart from the text around it.
+		if n := len(out); n > 0 && strings.TrimSpace(out[n-1]) != "" {
+			out = append(out, "")
+		}
 		out = append(out, r.lines...)
 		next = r.to + 1
+		if next < len(p.lines) && strings.TrimSpace(p.lines[next]) != "" {
+			out = append(out, "")
+		}
 	}
 	out = appendLines(out, p.lines[next:], &skipH1)
 	return []byte(strings.TrimRight(strings.Join(out, "\n"), "\n") + "\n")
