@@ -191,7 +191,7 @@ func cmdKey(c string) string {
 	f := commandFields(c)
 	var env, rest []string
 	for i, x := range f {
-		if regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`).MatchString(x) && len(rest) == 0 && i < len(f)-1 {
+		if reEnvAssign.MatchString(x) && len(rest) == 0 && i < len(f)-1 {
 			env = append(env, x)
 			continue
 		}
@@ -347,15 +347,14 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 	return "", "", role, notes
 }
 
-func insideFence(p *page, i int) bool {
-	in := false
-	for k := 0; k < i; k++ {
-		if reFenceLine.MatchString(p.lines[k]) {
-			in = !in
-		}
-	}
-	return in
-}
+// insideFence: line i is inside a code fence (fence lines themselves are
+// not).
+func insideFence(p *page, i int) bool { return i >= 0 && i < len(p.fenced) && p.fenced[i] }
+
+var (
+	reEnvAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	reEnvName   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
 
 // checkStepEngine reports an experiment whose command launches another
 // engine than the one its step's heading names ("Quantization in

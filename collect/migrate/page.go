@@ -14,6 +14,7 @@ type page struct {
 	orig    []int // orig[i] is the 1-based source line of lines[i]
 	relined bool
 	heads   []heading
+	fenced  []bool // fenced[i]: line i is inside a code fence
 }
 
 type heading struct {
@@ -50,11 +51,13 @@ func newPage(name, text string) *page {
 		}
 	}
 	inFence := false
+	p.fenced = make([]bool, len(p.lines))
 	for i, l := range p.lines {
 		if reFenceLine.MatchString(l) {
 			inFence = !inFence
 			continue
 		}
+		p.fenced[i] = inFence
 		if inFence {
 			continue
 		}
@@ -166,9 +169,10 @@ var knownTitles = []string{
 }
 
 var (
-	reAdmHead  = regexp.MustCompile(`^(\?\?\?\+?|!!!)[ \t]+[A-Za-z-]+(?:[ \t]+"[^"]*")?`)
-	reFenceTok = regexp.MustCompile("^```[A-Za-z0-9_-]*")
-	reNumItem  = regexp.MustCompile(`^\d+\. [A-Z]`)
+	reAdmHead   = regexp.MustCompile(`^(\?\?\?\+?|!!!)[ \t]+[A-Za-z-]+(?:[ \t]+"[^"]*")?`)
+	reFenceTok  = regexp.MustCompile("^```[A-Za-z0-9_-]*")
+	reNumItem   = regexp.MustCompile(`^\d+\. [A-Z]`)
+	reHashSpace = regexp.MustCompile(`^#{1,6}[ \t]`)
 )
 
 // piece is one re-broken line and the byte offset it starts at.
@@ -261,7 +265,7 @@ func relineText(text string) []piece {
 				continue
 			}
 			r := seg[i:]
-			mark := strings.HasPrefix(r, "#") && reHeading.MatchString(strings.SplitN(r, "\n", 2)[0]) && regexp.MustCompile(`^#{1,6}[ \t]`).MatchString(r) ||
+			mark := strings.HasPrefix(r, "#") && reHeading.MatchString(strings.SplitN(r, "\n", 2)[0]) && reHashSpace.MatchString(r) ||
 				reAdmHead.MatchString(r) || strings.HasPrefix(r, "- ") || reNumItem.MatchString(r) ||
 				(strings.HasPrefix(r, "| ") && !inTable) ||
 				(inTable && strings.HasPrefix(r, "|") && i >= 2 && seg[i-2] == '|')

@@ -166,7 +166,7 @@ func splitEnv(cmd string) (map[string]string, string) {
 	i := 0
 	for ; i < len(f)-1; i++ {
 		k, v, ok := strings.Cut(f[i], "=")
-		if !ok || !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(k) {
+		if !ok || !reEnvName.MatchString(k) {
 			break
 		}
 		if env == nil {

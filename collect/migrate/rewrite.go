@@ -176,22 +176,20 @@ func yamlString(s string) string {
 // fenceAround returns the fence lines around line idx, or -1, -1.
 func (m *migration) fenceAround(idx int) (int, int) {
 	p := m.p
-	open := -1
-	in := false
-	for k := 0; k < len(p.lines); k++ {
-		if reFenceLine.MatchString(p.lines[k]) {
-			if !in {
-				open = k
-			} else if k > idx && open < idx {
-				return open, k
-			}
-			in = !in
-		}
-		if k > idx && !in {
-			break
-		}
+	if !insideFence(p, idx) {
+		return -1, -1
 	}
-	return -1, -1
+	open, close := idx, idx
+	for open >= 0 && insideFence(p, open) {
+		open--
+	}
+	for close < len(p.lines) && insideFence(p, close) {
+		close++
+	}
+	if open < 0 || close >= len(p.lines) {
+		return -1, -1
+	}
+	return open, close
 }
 
 func prevNonBlank(p *page, i int) int {

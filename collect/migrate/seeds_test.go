@@ -161,3 +161,24 @@ func buildProject(t *testing.T, pg *Page, rel string) string {
 	}
 	return dir
 }
+
+// BenchmarkMigrateSeeds migrates the three seed pages (parse, infer,
+// import, rewrite; no writing).
+func BenchmarkMigrateSeeds(b *testing.B) {
+	var pages [][]byte
+	for _, sd := range seeds {
+		data, err := os.ReadFile(filepath.Join("testdata", sd.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages = append(pages, data)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, data := range pages {
+			if _, err := Migrate(seeds[i].file, data, "x", "results/x/src/x.md"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

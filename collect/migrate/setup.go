@@ -27,6 +27,7 @@ var (
 	reEngineVer  = regexp.MustCompile(`(?i)^(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp|MindIE)\s*:?\s*(v?\d[\w.+-]*)`)
 	reGPUCount   = regexp.MustCompile(`(?i)(\d+)\s*[x×]\s*`)
 	reGPUName    = regexp.MustCompile(`(?i)\b(NVIDIA|AMD|Intel|Huawei|Ascend)?\s*((?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s*\w+|MI\d+\w*|Gaudi\s*\d*|910B?)(?:\s*\d+GB)?)`)
+	reYAMLPair   = regexp.MustCompile(`([a-z_]+):\s*([^\s]+)`)
 	reDatasetRow = regexp.MustCompile(`(?i)^(.+?):\s*(\d+)\s*input tokens?\s*,\s*(\d+)\s*output tokens?`)
 )
 
@@ -169,7 +170,7 @@ func (p *page) benchCommands() []benchCommand {
 	var out []benchCommand
 	for i := 0; i < len(p.lines); i++ {
 		l := strings.TrimSpace(p.lines[i])
-		if !reBenchCmd.MatchString(l) || strings.HasPrefix(l, "#") {
+		if !strings.Contains(l, "bench") || !reBenchCmd.MatchString(l) || strings.HasPrefix(l, "#") {
 			continue
 		}
 		start := i
@@ -212,7 +213,7 @@ func (m *migration) readProfiles() {
 				if reHeading.MatchString(l) {
 					break
 				}
-				for _, mm := range regexp.MustCompile(`([a-z_]+):\s*([^\s]+)`).FindAllStringSubmatch(l, -1) {
+				for _, mm := range reYAMLPair.FindAllStringSubmatch(l, -1) {
 					kv[mm[1]] = mm[2]
 				}
 			}
