@@ -39,10 +39,13 @@ func (m *migration) campaign(id string) *schema.Campaign {
 	if m.generator {
 		c.Bench.Tool = "guidellm"
 	} else {
+		// The client that printed the page's outputs: vLLM's, else SGLang's.
 		for _, e := range m.entries {
-			if e.Format == ingest.FormatVLLMText {
+			switch {
+			case e.Format == ingest.FormatVLLMText:
 				c.Bench.Tool = "vllm bench serve"
-				break
+			case e.Format == ingest.FormatSGLangText && c.Bench.Tool == "":
+				c.Bench.Tool = ingest.SGLangTool
 			}
 		}
 	}
