@@ -6,6 +6,7 @@ import (
 	"strings"
 )
 
+// fmtInt formats a line number.
 func fmtInt(n int) string { return strconv.Itoa(n) }
 
 var reSlug = regexp.MustCompile(`[^a-z0-9.]+`)
