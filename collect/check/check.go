@@ -407,7 +407,43 @@ func (c *checker) partner(a *number) *number {
 	if base != nil {
 		return base
 	}
-	return first
+	if first != nil {
+		return first
+	}
+	return c.columnPartner(a)
+}
+
+var reConfigColumn = regexp.MustCompile(`(?i)config|engine|option|experiment|setup|setting|variant|step|parallel`)
+
+// columnPartner finds the baseline of a table with one configuration per
+// row: the same column in the row whose first cell says baseline, else in
+// the first row, when the first column names configurations (not
+// benchmark cases, whose baseline may be off the table).
+func (c *checker) columnPartner(a *number) *number {
+	t := c.d.tables[a.table]
+	cellText := func(cl cell) string { return strings.ToLower(c.d.masked[cl.start:cl.end]) }
+	baseRow := -1
+	for ri, row := range t.rows {
+		if len(row) > 0 && strings.Contains(cellText(row[0]), "baseline") {
+			baseRow = ri
+			break
+		}
+	}
+	if baseRow < 0 {
+		if len(t.header) == 0 || !reConfigColumn.MatchString(cellText(t.header[0])) {
+			return nil
+		}
+		baseRow = 0
+	}
+	if baseRow == a.row {
+		return nil
+	}
+	for _, m := range c.d.nums {
+		if m.table == a.table && m.row == baseRow && m.col == a.col && !m.rel() && m.label == a.label {
+			return m
+		}
+	}
+	return nil
 }
 
 // pair checks the percentage n printed beside value a against the change

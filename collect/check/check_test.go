@@ -77,6 +77,10 @@ func TestMustShow(t *testing.T) {
 		{"testdata/pages/table_number.md", KindNumber, 63, "21.00 ms"},
 		{"testdata/pages/table_number.md", KindOrder, 63, "the ranking 1000.00 tok/s > 1052.63 tok/s does not hold"},
 		{"testdata/pages/table_number.md", KindNumber, 68, "Total TPS (tok/s) 1299.90 matches no benchmark output"},
+		// SGLang bench_serving outputs, a table with one configuration per
+		// row (the baseline is the first row), E2E latency quoted in prose.
+		{"testdata/pages/sglang.md", KindPercent, 12, "+25.0% is not the change from 13333.33 to 16000.00, which is +20.0%"},
+		{"testdata/pages/sglang.md", KindNumber, 14, "54000.00 ms matches no benchmark output on the page"},
 		// A block cut short does not blind the page: the others are read.
 		{"testdata/pages/partial.md", KindBlock, 44, "cut short"},
 		{"testdata/pages/partial.md", KindNumber, 13, "Total TPS (tok/s) 2695.50 matches no benchmark output on the page (closest: 2659.5 at line 55) (or in the output at line 44, which could not be read)"},
