@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,5 +44,45 @@ func TestCheckCommand(t *testing.T) {
 	err = run(context.Background(), []string{"check", filepath.Join(t.TempDir(), "missing.md")}, &out, &errb)
 	if err == nil || errors.Is(err, errUsage) || !strings.Contains(err.Error(), "missing.md") {
 		t.Errorf("missing file: %v, want an error naming it", err)
+	}
+}
+
+// TestCheckMigrated: the three seed pages migrated by perflab migrate are
+// report pages checked against their results, and keep the seeds' four
+// findings (the original tables stay in collapsed blocks).
+func TestCheckMigrated(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "performance-lab")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"seed000.md", "seed001.md", "seed002.md"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "collect", "check", "testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(src, f), string(data))
+	}
+	lab := filepath.Join(t.TempDir(), "lab")
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "--quiet", src, "--out", lab}, &out, &errb); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	err := run(context.Background(), []string{"check", filepath.Join(lab, "content"), "--results", filepath.Join(lab, "results")}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "4 finding(s) in 2 of 3 page(s)") {
+		t.Fatalf("check of the migrated seeds: %v\n%s%s", err, out.String(), errb.String())
+	}
+	for _, want := range []string{
+		"seed001/index.md:", "6095.37 tok/s matches no result of campaign seed001",
+		"seed002/index.md:", "+10.7% is not the change from 2771.81 to 4068.16, which is +46.8%",
+		"the serving command launches SGLang, but its section \"2. Quantization in TensorRT-LLM\" is about TensorRT-LLM",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("findings lack %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(errb.String(), "3 page(s), 40 run(s)") {
+		t.Errorf("summary %q: want the 3 migrated reports and their 40 ok results", errb.String())
 	}
 }
