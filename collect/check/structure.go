@@ -76,15 +76,11 @@ func (c *checker) compound() {
 }
 
 // stepChange checks one step percentage, which stands beside no number,
-// against the throughput changes between two outputs of one profile on
-// the page (per GPU as well, from the serving commands' parallelism).
+// against the throughput changes between two runs of one profile (the
+// page's outputs, or a report's results; per GPU as well, from the
+// serving commands' parallelism or the campaign).
 func (c *checker) stepChange(n *number) {
-	var runs []*run
-	for _, r := range c.runs {
-		if r.line > 0 { // the page's own outputs
-			runs = append(runs, r)
-		}
-	}
+	runs := c.runs
 	if len(runs) < 2 {
 		return
 	}
@@ -116,13 +112,16 @@ func (c *checker) stepChange(n *number) {
 			}
 		}
 	}
-	c.add(c.d.line(n.off), KindPercent, "step percentage %s matches no throughput change between two outputs of one profile on the page", n.text(c.d))
+	c.add(c.d.line(n.off), KindPercent, "step percentage %s matches no throughput change between two runs of one profile", n.text(c.d))
 }
 
 // sameProfile says whether two outputs ran one benchmark case: their input
 // token totals within 10% of each other (a label inside a fence may name
 // the configuration rather than the profile), else the same label.
 func sameProfile(a, b *run) bool {
+	if a.profile != "" && b.profile != "" { // a report's results name it
+		return a.profile == b.profile
+	}
 	ia, ib := a.get("total input tokens"), b.get("total input tokens")
 	if ia > 0 && ib > 0 {
 		return math.Abs(ia-ib) <= 0.1*math.Max(ia, ib)
