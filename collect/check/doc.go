@@ -26,7 +26,9 @@
 //     sentence names;
 //   - step percentages (a table with one percentage per row and no other
 //     numbers) that do not compound to the total: the table's Total row,
-//     or the first percentage of the baseline-vs-optimized table above it;
+//     or the first percentage of the baseline-vs-optimized table above it
+//     (the case the steps were measured on; another row's percentage
+//     matches a summary about that case);
 //   - a command (`vllm serve`, `sglang.launch_server --model-path`,
 //     `trtllm-serve`, `vllm bench serve --model`) naming a different model
 //     than the page's (the campaign's, or the Model section's and the
