@@ -66,6 +66,8 @@ func TestBundledPlanted(t *testing.T) {
 		// Interactivity: 1000 / median TPOT (70.72 ms) = 14.14 tok/s/user.
 		{"Each vLLM user sees 14.14 tok/s/user on ShareGPT.", ""},
 		{"Each vLLM user sees 15.14 tok/s/user on ShareGPT.", KindNumber},
+		{"Interactivity falls by 38.9% from vLLM to the optimized configuration on ShareGPT.", ""},
+		{"Interactivity falls by 28.9% from vLLM to the optimized configuration on ShareGPT.", KindPercent},
 		{"FP8 with chunked prefill raises the total throughput by 75.3% over the vLLM baseline.", KindPercent},
 		{"FP8 with chunked prefill raises the total throughput by 82.1% over the vLLM baseline.", ""},
 		{"TensorRT-LLM (2659.50 tok/s) is 13.0% faster than vLLM (2352.82 tok/s).", ""},

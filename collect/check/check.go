@@ -581,6 +581,8 @@ func (c *checker) campaignChange(n *number) bool {
 	sent := strings.ToLower(c.sentenceText(n))
 	var want func(string) bool
 	switch {
+	case strings.Contains(sent, "interactiv") || strings.Contains(sent, "tok/s/user"):
+		want = func(m string) bool { return m == "interactivity" }
 	case strings.Contains(sent, "tpot"):
 		want = func(m string) bool { return strings.HasSuffix(m, "_tpot") }
 	case strings.Contains(sent, "ttft"):
