@@ -17,13 +17,14 @@
 //     GPUs its command's parallelism flags, or its campaign, give); on a
 //     report page the median and the mean of a run's repeats count too;
 //   - a percentage (or a factor, "1.82x") that is not the change (the
-//     ratio) between the numbers it stands beside: in a table, the value it follows and the same metric in
-//     another cell of the row (the baseline column first), compared at
-//     the percentage's printed precision with the inputs' rounding taken
-//     into account; in prose, any two numbers of its sentence and the one
-//     before; on a perflab page, a percentage beside no numbers must be
-//     the change between two runs of one profile in the metric its
-//     sentence names;
+//     ratio) between the numbers it stands beside, compared at its
+//     printed precision with the inputs' rounding taken into account: in
+//     a table, the value it follows and the same metric in another cell
+//     of its row (the baseline column first) or, in a table with one
+//     configuration per row, in the baseline row; in prose, any two
+//     numbers of its sentence and the one before; on a perflab page, a
+//     percentage beside no numbers must be the change between two runs of
+//     one profile in the metric its sentence names;
 //   - step percentages (a table with one percentage per row and no other
 //     numbers) that do not compound to the total: the table's Total row,
 //     or the first percentage of the baseline-vs-optimized table above it
