@@ -343,7 +343,8 @@ func seriesName(p sweep.Point, k, runs int) string {
 // printing each probe's block, a line per probe and the answer.
 func (r *benchRun) runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := &r.f.series
-	cfg := sweep.SearchConfig{Kind: s.search, Start: s.sloStart, Max: s.sloMax, MaxProbes: s.sloProbes, Resolution: s.sloResolution}
+	cfg := sweep.SearchConfig{Kind: s.search, Start: s.sloStart, Max: s.sloMax, MaxProbes: s.sloProbes, Resolution: s.sloResolution,
+		OnProbe: func(i int, p sweep.Probed) { _ = sweep.WriteProbe(stdout, i, p) }}
 	n := 0
 	probe := func(ctx context.Context, load float64) (*schema.Summary, error) {
 		p := sweep.Point{Kind: s.search, Value: load}

@@ -164,7 +164,7 @@ func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 		name string
 		side Side
 	}{{"old", old}, {"new", new}} {
-		fmt.Fprintf(&b, "%s: %s (%d runs from %d files", s.name, s.side.Spec, len(s.side.Runs), len(s.side.Files)-len(s.side.Skipped))
+		fmt.Fprintf(&b, "%s: %s (%s from %s", s.name, s.side.Spec, plural(len(s.side.Runs), "run"), plural(len(s.side.Files)-len(s.side.Skipped), "file"))
 		if n := len(s.side.Skipped); n > 0 {
 			fmt.Fprintf(&b, "; %d vLLM JSON counted through its perflab result", n)
 		}
@@ -211,4 +211,11 @@ func spread(s stats.Sample) string {
 		return fixed2(s.Mean)
 	}
 	return fixed2(s.Mean) + " ± " + strings.TrimSuffix(fmt.Sprintf("%.0f", s.CV*100), ".") + "%"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -24,6 +24,8 @@ type SearchConfig struct {
 	// most this wide. Concurrency: 1 (exact, the default and the least).
 	// Rate: default 5 % of the broken end.
 	Resolution float64
+	// OnProbe, when set, is called after each probe (to print it).
+	OnProbe func(i int, p Probed)
 }
 
 // Probe runs the benchmark at one load and returns its summary.
@@ -129,6 +131,9 @@ func Search(ctx context.Context, slo schema.SLO, cfg SearchConfig, probe Probe) 
 		p := Probed{Kind: cfg.Kind, Phase: phase, Load: load, Summary: sum}
 		p.Met, p.Why = Row{Runs: []*schema.Summary{sum}}.MeetsSLO(slo)
 		res.Probes = append(res.Probes, p)
+		if cfg.OnProbe != nil {
+			cfg.OnProbe(len(res.Probes)-1, p)
+		}
 		if p.Met && load > res.Best {
 			res.Best, res.BestIndex = load, len(res.Probes)-1
 		}
@@ -205,13 +210,11 @@ func WriteProbe(w io.Writer, i int, p Probed) error {
 // WriteSearch writes every probe and the answer.
 func WriteSearch(w io.Writer, r SearchResult) error {
 	var b strings.Builder
-	b.WriteString(centre(" SLO Search ", '=', 50) + "\n")
-	fmt.Fprintf(&b, "SLO: %s; load: %s\n", r.SLO, r.Kind)
 	rows := make([]Row, len(r.Probes))
 	for i, p := range r.Probes {
 		rows[i] = Row{Point: Point{r.Kind, p.Load}, Runs: []*schema.Summary{p.Summary}}
 	}
-	if err := WriteTable(&b, rows, TableOptions{SLO: r.SLO}); err != nil {
+	if err := WriteTable(&b, rows, TableOptions{SLO: r.SLO, Title: "SLO Search: " + string(r.Kind)}); err != nil {
 		return err
 	}
 	if r.BestIndex >= 0 {

@@ -33,6 +33,8 @@ type TableOptions struct {
 	Goodput bool
 	// SLO adds the SLO column and the best point within it.
 	SLO schema.SLO
+	// Title heads the table (default "Sweep Summary").
+	Title string
 }
 
 // Marks are the sweep's notable points, indexes into the rows (−1: none).
@@ -107,7 +109,11 @@ func Mark(rows []Row, opt TableOptions) Marks {
 // repeats. A legend names the marked points.
 func WriteTable(w io.Writer, rows []Row, opt TableOptions) error {
 	var b strings.Builder
-	b.WriteString(centre(" Sweep Summary ", '=', 50) + "\n")
+	title := opt.Title
+	if title == "" {
+		title = "Sweep Summary"
+	}
+	b.WriteString(centre(" "+title+" ", '=', 50) + "\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"point", "runs", "req/s", "out tok/s", "total tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "tok/s/user"}
 	if opt.Goodput {
