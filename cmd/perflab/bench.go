@@ -554,7 +554,7 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 // JSON, but its perflab JSON is still written, with status and warnings.
 func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	f := r.f
-	out := f.outputJSON
+	out := r.seriesOutputJSON(f.outputJSON)
 	if f.saveResult || f.appendResult {
 		opt := r.cfg.Metrics
 		// vLLM's tokenizer_id is --tokenizer or else the model id; the

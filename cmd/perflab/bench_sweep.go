@@ -223,6 +223,20 @@ func (r *benchRun) seriesFileName(name string) string {
 	return base + r.suffix(r.f.resultFilename != "") + ext
 }
 
+// seriesOutputJSON gives each run of a series its own --output-json
+// file: the point and repeat go before ".json" ("r.json" →
+// "r-concurrency8-run2.json").
+func (r *benchRun) seriesOutputJSON(name string) string {
+	if name == "" || !r.f.series.active() {
+		return name
+	}
+	base, ok := strings.CutSuffix(name, ".json")
+	if !ok {
+		return name + r.suffix(true)
+	}
+	return base + r.suffix(true) + ".json"
+}
+
 // markSeries records the run's place in the series.
 func (r *benchRun) markSeries(res *schema.Result) {
 	if !r.f.series.active() {

@@ -26,10 +26,14 @@ func runBenchBinary(t *testing.T, bin string, args ...string) string {
 	return stdout.String()
 }
 
-// readResults reads the perflab results under dir, sorted by file name.
-func readResults(t *testing.T, dir string) []*schema.Result {
+// readResults reads the perflab results under dir (*.perflab.json, else
+// the --output-json files r-*.json), sorted by file name.
+func readResults(t testing.TB, dir string) []*schema.Result {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.perflab.json"))
+	if len(files) == 0 {
+		files, _ = filepath.Glob(filepath.Join(dir, "r-*.json"))
+	}
 	sort.Strings(files)
 	var out []*schema.Result
 	for _, f := range files {
