@@ -43,7 +43,7 @@ func (s *seriesFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.sweepConc, "sweep-max-concurrency", "", "sweep: run once per concurrency in this comma-separated list (e.g. 1,8,64), then print a sweep summary table")
 	fs.StringVar(&s.sweepRate, "sweep-request-rate", "", "sweep: run once per request rate in this comma-separated list (e.g. 1,10,inf)")
 	fs.Float64Var(&s.factor, "sweep-num-prompts-factor", 0, "concurrency sweep or search: num_prompts = concurrency × F at each point (default: --num-prompts)")
-	fs.IntVar(&s.numRuns, "num-runs", 1, "repeat each run N times and print mean, std, min, max and CV of the headline metrics (every run is saved)")
+	fs.IntVar(&s.numRuns, "num-runs", 1, "repeat each run N times and print mean, std, min, max and CV of the headline metrics (every run is saved; --compare needs >=4 runs per side to call a change significant)")
 	fs.Var(&s.compare, "compare", "compare OLD NEW (no server): each a comma-separated list of result files or globs (perflab JSON, vLLM JSON, --append-result JSON lines); ~ marks a change that is not significant (Mann-Whitney U, p>=0.05; needs >=4 runs per side)")
 	fs.Var(&s.slo, "slo", "latency limits in ms, e.g. \"ttft_p99:2000 tpot_p99:50\" (METRIC_STAT: ttft, tpot, itl, e2el × mean, median, pNN): marked in a sweep, searched with --slo-search, checked after a single run")
 	fs.StringVar(&s.sloSearch, "slo-search", "", "max_concurrency or request_rate: find the highest load that meets --slo by doubling from --slo-search-start, then bisecting")
@@ -316,6 +316,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 		}
 	}
 	if len(s.points) > 0 && len(rows) > 0 {
+		fmt.Fprintln(stdout)
 		opt := sweep.TableOptions{Goodput: len(r.cfg.Metrics.Goodput) > 0, SLO: s.sloLimits}
 		if err := sweep.WriteTable(stdout, rows, opt); err != nil {
 			return err

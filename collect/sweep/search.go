@@ -210,6 +210,7 @@ func WriteProbe(w io.Writer, i int, p Probed) error {
 // WriteSearch writes every probe and the answer.
 func WriteSearch(w io.Writer, r SearchResult) error {
 	var b strings.Builder
+	b.WriteString("\n")
 	rows := make([]Row, len(r.Probes))
 	for i, p := range r.Probes {
 		rows[i] = Row{Point: Point{r.Kind, p.Load}, Runs: []*schema.Summary{p.Summary}}
