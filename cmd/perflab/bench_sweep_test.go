@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -164,5 +165,57 @@ func TestSweepInterruptKeepsFinishedPoints(t *testing.T) {
 		if r.Load.MaxConcurrency == 4 && r.Status != schema.StatusInterrupted {
 			t.Errorf("interrupted point saved with status %s", r.Status)
 		}
+	}
+}
+
+// TestRateSweepFiles: a request-rate sweep saves one vLLM JSON per point
+// with its request_rate, marks the perflab results as rate points, and
+// --append-result collects every point as a line of one file.
+func TestRateSweepFiles(t *testing.T) {
+	url, _, _ := startMock(t, "--port", "0", "--ttft", "1ms", "--itl", "1ms")
+	dir := t.TempDir()
+	var stdout bytes.Buffer
+	args := []string{"bench", "--base-url", url, "--model", "mock", "--random-input-len", "8", "--random-output-len", "4",
+		"--num-prompts", "10", "--sweep-request-rate", "50,inf", "--save-result", "--result-dir", dir}
+	if err := run(context.Background(), args, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{`(?m)^\s+rate=50\s+1\s`, `(?m)^\s+rate=inf\s+1\s.*<- best throughput`} {
+		if !regexp.MustCompile(row).MatchString(stdout.String()) {
+			t.Errorf("table lacks %s:\n%s", row, stdout.String())
+		}
+	}
+	rates := map[float64]bool{}
+	for _, r := range readResults(t, dir) {
+		if r.Load.Sweep != "request_rate" || r.Load.MaxConcurrency != 0 {
+			t.Errorf("%s: load %+v", r.ID, r.Load)
+		}
+		rates[r.Load.RequestRate] = true
+	}
+	if !rates[50] || !rates[0] || len(rates) != 2 {
+		t.Errorf("rates %v, want 50 and 0 (inf)", rates)
+	}
+	for pattern, want := range map[string]string{"openai-50.0qps-mock-*[0-9].json": `"request_rate": 50.0`, "openai-infqps-mock-*[0-9].json": `"request_rate": "inf"`} {
+		files, _ := filepath.Glob(filepath.Join(dir, pattern))
+		if len(files) != 1 {
+			t.Fatalf("%s: %v", pattern, files)
+		}
+		data, _ := os.ReadFile(files[0])
+		if !strings.Contains(string(data), want) || !strings.Contains(string(data), `"steady_state": null`) {
+			t.Errorf("%s lacks %s or a null steady_state", files[0], want)
+		}
+	}
+
+	appendDir := t.TempDir()
+	args = append(args[:len(args)-3], "--append-result", "--result-filename", "sweep.json", "--result-dir", appendDir)
+	if err := run(context.Background(), args, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(appendDir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 2 {
+		t.Errorf("appended file has %d lines, want one per point", len(lines))
 	}
 }
