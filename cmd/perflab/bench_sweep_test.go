@@ -219,3 +219,42 @@ func TestRateSweepFiles(t *testing.T) {
 		t.Errorf("appended file has %d lines, want one per point", len(lines))
 	}
 }
+
+// TestSingleRunSteadyStateAndSLO: a capped run at rate inf prints the
+// steady-state section and saves it (JSON object, perflab summary);
+// --no-steady-state leaves the section out and writes null; --slo on a
+// single run prints the check limit by limit.
+func TestSingleRunSteadyStateAndSLO(t *testing.T) {
+	url, _, _ := startMock(t, "--port", "0", "--ttft", "2ms", "--itl", "2ms")
+	for _, tc := range []struct {
+		extra  []string
+		steady bool
+	}{{nil, true}, {[]string{"--no-steady-state"}, false}} {
+		dir := t.TempDir()
+		var stdout bytes.Buffer
+		args := append([]string{"bench", "--base-url", url, "--model", "mock", "--random-input-len", "8", "--random-output-len", "16",
+			"--num-prompts", "40", "--max-concurrency", "4", "--slo", "ttft_p99:10000 tpot_median:0.5", "--save-result", "--result-dir", dir}, tc.extra...)
+		if err := run(context.Background(), args, &stdout, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		out := stdout.String()
+		if got := strings.Contains(out, "Steady-State Metrics") && strings.Contains(out, "In-flight threshold:                     4 (0.95 x 4)"); got != tc.steady {
+			t.Errorf("%v: steady-state section printed %v, want %v:\n%s", tc.extra, got, tc.steady, out)
+		}
+		if !regexp.MustCompile(`(?m)^SLO tpot_median:0.5 ttft_p99:10000: broken\n  tpot_median: [\d.]+ > 0.5 ms\n  ttft_p99: [\d.]+ <= 10000 ms$`).MatchString(out) {
+			t.Errorf("SLO check:\n%s", out)
+		}
+		res := readResults(t, dir)
+		if len(res) != 1 || (res[0].Summary.SteadyState != nil) != tc.steady {
+			t.Fatalf("%v: results %d, steady state %+v", tc.extra, len(res), res[0].Summary.SteadyState)
+		}
+		if _, ok := res[0].Summary.TTFT.Get(99); !ok {
+			t.Error("P99 TTFT not computed")
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*[0-9].json"))
+		data, _ := os.ReadFile(files[0])
+		if null := strings.Contains(string(data), `"steady_state": null`); null == tc.steady {
+			t.Errorf("%v: vLLM JSON steady_state null = %v", tc.extra, null)
+		}
+	}
+}

@@ -134,3 +134,25 @@ func TestSteadyStateOutput(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSteadyState: the steady-state window of a 10,000-request
+// closed-loop run (cap 64, 128 token events each).
+func BenchmarkSteadyState(b *testing.B) {
+	const n, cap, events = 10000, 64, 128
+	reqs := make([]schema.Request, n)
+	for i := range reqs {
+		send := float64(i/cap) * 1.3
+		ev := make([]float64, events)
+		for k := range ev {
+			ev[k] = send + 0.05 + float64(k)*0.01
+		}
+		reqs[i] = schema.Request{Index: i, PromptTokens: 100, OutputTokens: events, SendS: send, EndS: ev[events-1], EventS: ev, Success: true}
+	}
+	opt := Options{MaxConcurrency: cap}
+	for b.Loop() {
+		ss, err := SteadyState(reqs, opt, SteadyOptions{})
+		if err != nil || ss == nil {
+			b.Fatal(err, ss)
+		}
+	}
+}
