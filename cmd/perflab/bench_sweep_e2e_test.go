@@ -144,4 +144,12 @@ func TestMustShowSweepRepeatsCompare(t *testing.T) {
 	if !strings.Contains(out, "old: "+filepath.Join(repDir, "*.json")+" (3 runs from 3 files; 3 vLLM JSON counted through its perflab result)") {
 		t.Errorf("old side not described as 3 runs:\n%s", out)
 	}
+	// The vLLM JSON files alone (with their steady_state objects) read
+	// as well, as does a comma-separated list.
+	c8, _ := filepath.Glob(filepath.Join(sweepDir, "*concurrency8-*[0-9].json"))
+	out = runBenchBinary(t, bin, "--compare", filepath.Join(repDir, "*-run[0-9].json"), c8[0]+","+c64[0])
+	if !strings.Contains(out, "(3 runs from 3 files)") || !strings.Contains(out, "(2 runs from 2 files)") ||
+		!regexp.MustCompile(`(?m)^Steady-state output throughput \(tok/s\)\s+[\d.]+ ± \d+%\s+[\d.]+ ± \d+%\s+[+-]\d+\.\d\d%`).MatchString(out) {
+		t.Errorf("compare of vLLM JSON files:\n%s", out)
+	}
 }

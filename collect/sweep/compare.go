@@ -28,9 +28,10 @@ type Side struct {
 
 // ReadSide reads the runs of one --compare argument: a comma-separated
 // list of files or glob patterns ("a1.json,a2.json", "runs/b-*.json").
-// Each file may be a perflab result JSON, a vLLM --save-result JSON, a
-// JSON-lines file from --append-result (one run per line), a guidellm
-// report or a saved text block; every run in it counts. A vLLM JSON that
+// Each file may be a perflab result JSON, a vLLM --save-result JSON (its
+// steady_state object read when present), a JSON-lines file from
+// --append-result (one run per line), a guidellm report or a saved text
+// block; every run in it counts. A vLLM JSON that
 // a perflab result of the same side names as its artifact is skipped, so
 // that `dir/*.json` counts each run once.
 func ReadSide(spec string) (Side, error) {
@@ -95,6 +96,13 @@ func ReadSide(spec string) (Side, error) {
 			for _, e := range entries {
 				if e.Summary == nil {
 					return side, fmt.Errorf("compare: %s:%d: a crash marker, not a run", path, e.Line)
+				}
+				if e.Format == ingest.FormatVLLMJSON && e.Summary.SteadyState == nil {
+					ss, err := steadyStateOf(e.Raw)
+					if err != nil {
+						return side, fmt.Errorf("compare: %s:%d: steady_state: %v", path, e.Line, err)
+					}
+					e.Summary.SteadyState = ss
 				}
 				f.runs = append(f.runs, e.Summary)
 			}
@@ -218,4 +226,20 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// steadyStateOf reads vllm-bench's "steady_state" object from a vLLM JSON
+// record as perflab bench writes it (schema.SteadyState's keys); nil when
+// the key is absent or null.
+func steadyStateOf(raw string) (*schema.SteadyState, error) {
+	if !strings.Contains(raw, `"steady_state"`) {
+		return nil, nil
+	}
+	var rec struct {
+		SS *schema.SteadyState `json:"steady_state"`
+	}
+	if err := json.Unmarshal([]byte(raw), &rec); err != nil {
+		return nil, err
+	}
+	return rec.SS, nil
 }
