@@ -34,6 +34,7 @@ type Probe func(ctx context.Context, load float64) (*schema.Summary, error)
 // Probed is one run of the search.
 type Probed struct {
 	Kind    Kind
+	SLO     schema.SLO
 	Phase   string // "bracket" or "bisect"
 	Load    float64
 	Summary *schema.Summary
@@ -128,7 +129,7 @@ func Search(ctx context.Context, slo schema.SLO, cfg SearchConfig, probe Probe) 
 		if err != nil {
 			return false, fmt.Errorf("slo search: probe %s: %w", Point{cfg.Kind, load}, err)
 		}
-		p := Probed{Kind: cfg.Kind, Phase: phase, Load: load, Summary: sum}
+		p := Probed{Kind: cfg.Kind, SLO: slo, Phase: phase, Load: load, Summary: sum}
 		p.Met, p.Why = Row{Runs: []*schema.Summary{sum}}.MeetsSLO(slo)
 		res.Probes = append(res.Probes, p)
 		if cfg.OnProbe != nil {
@@ -199,9 +200,14 @@ func Search(ctx context.Context, slo schema.SLO, cfg SearchConfig, probe Probe) 
 
 // WriteProbe writes one probe's line as the search runs.
 func WriteProbe(w io.Writer, i int, p Probed) error {
-	verdict := "meets the SLO"
-	if !p.Met {
-		verdict = "breaks the SLO: " + p.Why
+	verdict := "breaks the SLO: " + p.Why
+	if p.Met {
+		var vals []string
+		checks, _ := p.SLO.Check(p.Summary)
+		for _, c := range checks {
+			vals = append(vals, fmt.Sprintf("%s %s <= %s", c.Key, fixed2(c.ValueMs), fixed2(c.LimitMs)))
+		}
+		verdict = "meets the SLO (" + strings.Join(vals, ", ") + ")"
 	}
 	_, err := fmt.Fprintf(w, "SLO search probe %d (%s): %s: %s\n", i+1, p.Phase, Point{p.Kind, p.Load}, verdict)
 	return err
