@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/perflab/perflab/collect/bench"
+	"github.com/perflab/perflab/collect/benchflags"
 	"github.com/perflab/perflab/collect/dataset"
 	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/openai"
@@ -70,18 +71,29 @@ type benchFlags struct {
 	readyTimeout     int
 	// sampling are the sampling flags given, in vLLM's order.
 	sampling []openai.Field
-}
 
-// samplingFlags are vLLM's sampling flags, in the order vLLM merges them
-// into the request body; each is sent only when given.
-var samplingFlags = []struct{ flag, key, help string }{
-	{"top-p", "top_p", "top-p sampling parameter (sent only when given)"},
-	{"top-k", "top_k", "top-k sampling parameter (sent only when given)"},
-	{"min-p", "min_p", "min-p sampling parameter (sent only when given)"},
-	{"temperature", "temperature", "sampling temperature (sent only when given: the server's default applies otherwise, as in vLLM's newest bench)"},
-	{"frequency-penalty", "frequency_penalty", "frequency penalty (sent only when given)"},
-	{"presence-penalty", "presence_penalty", "presence penalty (sent only when given)"},
-	{"repetition-penalty", "repetition_penalty", "repetition penalty (sent only when given; completions otherwise send 1.0 as vLLM)"},
+	customOutputLen              int
+	skipChatTemplate             bool
+	prefixLen, suffixLen         int
+	numPrefixes, prefixOutputLen int
+	traceBlock                   int
+	traceSecMul                  float64
+	traceKeyTS, traceKeyIn       string
+	traceKeyOut, traceKeyHash    string
+	rampStrategy                 string
+	rampStart, rampEnd           int
+	selfTimed, noSelfTimed       bool
+	profile                      bool
+	logprobs                     int
+	multiTurn                    bool
+	mtTurns, mtMinTurns          int
+	mtMaxTurns, mtConcurrency    int
+	mtDelayMs, perTurnInputLen   int
+	dryRun, promptTokenIDs       bool
+	// warnings are the flags given that have no effect here, one line each.
+	warnings []string
+	// given are the flags on the command line (hyphenated names).
+	given map[string]bool
 }
 
 // listFlag collects a repeatable flag; each use may hold several
@@ -104,119 +116,153 @@ func (l *itemFlag) Set(s string) error {
 	return nil
 }
 
-// multiValue are the flags that take several values in vLLM
-// (argparse nargs="+"/"*"): `--goodput ttft:50 tpot:10`.
-var multiValue = map[string]bool{"goodput": true, "metadata": true, "header": true}
+// samplingFlags are vLLM's sampling flags, in the order vLLM merges them
+// into the request body; each is sent only when given.
+var samplingFlags = []struct{ flag, key string }{
+	{"top-p", "top_p"}, {"top-k", "top_k"}, {"min-p", "min_p"}, {"temperature", "temperature"},
+	{"frequency-penalty", "frequency_penalty"}, {"presence-penalty", "presence_penalty"},
+	{"repetition-penalty", "repetition_penalty"},
+}
 
-// joinMultiValue rewrites `--goodput a b --x` into `--goodput a --goodput b
-// --x`, so that vLLM's spelling parses with the flag package and each
-// value stays one item.
-func joinMultiValue(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name := strings.TrimLeft(a, "-")
-		if !strings.HasPrefix(a, "-") || strings.Contains(name, "=") || !multiValue[name] {
-			out = append(out, a)
-			continue
-		}
-		n := 0
-		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-			i++
-			n++
-			out = append(out, a, args[i])
-		}
-		if n == 0 {
-			out = append(out, a) // the flag package reports the missing value
-		}
+// benchTable is perflab bench's command line: vLLM's flags, then
+// perflab's own (another file may append more rows here).
+var benchTable = append(append(benchflags.Table{}, benchflags.VLLM...), benchflags.Own...)
+
+// binds maps each flag perflab acts on to the field it sets; the sampling
+// flags and the general lengths are read from the parsed values instead
+// (readByValues).
+func (f *benchFlags) binds() map[string]any {
+	return map[string]any{
+		"base-url": &f.baseURL, "host": &f.host, "port": &f.port, "endpoint": &f.endpoint, "backend": &f.backend,
+		"model": &f.model, "served-model-name": &f.servedModelName, "tokenizer": &f.tokenizer,
+		"dataset-name": &f.datasetName, "dataset-path": &f.datasetPath,
+		"random-input-len": &f.randomInputLen, "random-output-len": &f.randomOutputLen,
+		"random-range-ratio": &f.randomRangeRatio, "random-prefix-len": &f.randomPrefixLen,
+		"sharegpt-output-len": &f.sharegptOutLen, "disable-shuffle": &f.disableShuffle, "no-oversample": &f.noOversample,
+		"ready-check-timeout-sec": &f.readyTimeout, "disable-tqdm": &f.disableTqdm, "num-prompts": &f.numPrompts,
+		"request-rate": &f.requestRate, "burstiness": &f.burstiness, "max-concurrency": &f.maxConcurrency,
+		"seed": &f.seed, "ignore-eos": &f.ignoreEOS, "num-warmups": &f.numWarmups,
+		"percentile-metrics": &f.percentileMetric, "metric-percentiles": &f.metricPercentile, "goodput": &f.goodput,
+		"save-result": &f.saveResult, "append-result": &f.appendResult, "save-detailed": &f.saveDetailed,
+		"result-dir": &f.resultDir, "result-filename": &f.resultFilename, "label": &f.label, "metadata": &f.metadata,
+		"output-json": &f.outputJSON, "request-timeout": &f.requestTimeout, "header": &f.header,
+		"request-id-prefix": &f.requestIDPrefix, "extra-body": &f.extraBody,
+		"custom-output-len": &f.customOutputLen, "skip-chat-template": &f.skipChatTemplate,
+		"prefix-repetition-prefix-len": &f.prefixLen, "prefix-repetition-suffix-len": &f.suffixLen,
+		"prefix-repetition-num-prefixes": &f.numPrefixes, "prefix-repetition-output-len": &f.prefixOutputLen,
+		"timed-trace-chunk-hash-size": &f.traceBlock, "timed-trace-sec-multiplier": &f.traceSecMul,
+		"timed-trace-label-timestamp": &f.traceKeyTS, "timed-trace-label-input-length": &f.traceKeyIn,
+		"timed-trace-label-output-length": &f.traceKeyOut, "timed-trace-label-hash-ids": &f.traceKeyHash,
+		"ramp-up-strategy": &f.rampStrategy, "ramp-up-start-rps": &f.rampStart, "ramp-up-end-rps": &f.rampEnd,
+		"self-timed": &f.selfTimed, "no-self-timed": &f.noSelfTimed, "profile": &f.profile, "logprobs": &f.logprobs,
+		"multi-turn": &f.multiTurn, "multi-turn-num-turns": &f.mtTurns, "multi-turn-min-turns": &f.mtMinTurns,
+		"multi-turn-max-turns": &f.mtMaxTurns, "multi-turn-concurrency": &f.mtConcurrency,
+		"multi-turn-delay-ms": &f.mtDelayMs, "per-turn-input-len": &f.perTurnInputLen,
+		"dry-run": &f.dryRun, "prompt-token-ids": &f.promptTokenIDs,
 	}
-	return out
+}
+
+// readByValues are the flags perflab acts on that parseBenchFlags reads
+// from the parsed values rather than through binds.
+var readByValues = map[string]bool{"input-len": true, "output-len": true, "top-p": true, "top-k": true, "min-p": true,
+	"temperature": true, "frequency-penalty": true, "presence-penalty": true, "repetition-penalty": true}
+
+// assign sets the field p points to from a flag's values (a list flag's
+// values all at once, a scalar's last).
+func assign(row *benchflags.Flag, p any, vals []string) error {
+	last := vals[len(vals)-1]
+	bad := func(want string) error { return usageError("bench: --%s %q: want %s", row.Name, last, want) }
+	switch p := p.(type) {
+	case *string:
+		*p = last
+	case *bool:
+		*p = last == "true"
+	case *int:
+		n, err := strconv.Atoi(strings.TrimSpace(last))
+		if err != nil {
+			return bad("an integer")
+		}
+		*p = n
+	case *int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(last), 10, 64)
+		if err != nil {
+			return bad("an integer")
+		}
+		*p = n
+	case *float64:
+		v, err := strconv.ParseFloat(strings.TrimSpace(last), 64)
+		if err != nil {
+			return bad("a number")
+		}
+		*p = v
+	case *time.Duration:
+		d, err := time.ParseDuration(last)
+		if err != nil {
+			return bad("a duration like 300ms or 2m")
+		}
+		*p = d
+	case *listFlag:
+		*p = nil
+		for _, v := range vals {
+			_ = p.Set(v)
+		}
+	case *itemFlag:
+		*p = append((*p)[:0], vals...)
+	default:
+		return fmt.Errorf("bench: --%s: no binding for %T", row.Name, p)
+	}
+	return nil
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
-	f := &benchFlags{}
-	fs := flag.NewFlagSet("perflab bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: perflab bench [flags]   (the flags of vllm bench serve)")
-		fs.PrintDefaults()
+	v, err := benchTable.Parse(args)
+	if err == benchflags.ErrHelp {
+		fmt.Fprintln(stderr, "usage: perflab bench [flags]   (the flags of vllm bench serve; --config FILE.yaml, --flag_with_underscores and --extra-body.key value work as in vLLM)")
+		_ = benchTable.WriteUsage(stderr)
+		return nil, flag.ErrHelp
 	}
-	fs.StringVar(&f.baseURL, "base-url", "", "server URL, e.g. http://127.0.0.1:8000 (overrides --host/--port)")
-	fs.StringVar(&f.host, "host", "127.0.0.1", "server host")
-	fs.IntVar(&f.port, "port", 8000, "server port")
-	fs.StringVar(&f.endpoint, "endpoint", "", "API path (default /v1/completions, or /v1/chat/completions for openai-chat)")
-	fs.StringVar(&f.backend, "backend", "openai", "openai (completions) or openai-chat")
-	fs.StringVar(&f.model, "model", "", "model id (default: the server's first /v1/models entry: its id is sent, its root recorded)")
-	fs.StringVar(&f.servedModelName, "served-model-name", "", "model name sent in requests when it differs from --model")
-	fs.StringVar(&f.tokenizer, "tokenizer", "server", "tokenizer.json path or model folder, or \"server\" for the server's /tokenize")
-	fs.StringVar(&f.datasetName, "dataset-name", "random", "random or sharegpt")
-	fs.StringVar(&f.datasetPath, "dataset-path", "", "ShareGPT JSON file")
-	fs.IntVar(&f.randomInputLen, "random-input-len", 1024, "random dataset: input tokens per request")
-	fs.IntVar(&f.randomOutputLen, "random-output-len", 128, "random dataset: output tokens per request")
-	fs.Float64Var(&f.randomRangeRatio, "random-range-ratio", 0, "random dataset: lengths drawn from [len*(1-r), len*(1+r)]")
-	fs.IntVar(&f.randomPrefixLen, "random-prefix-len", 0, "random dataset: shared prefix tokens")
-	fs.IntVar(&f.sharegptOutLen, "sharegpt-output-len", 0, "sharegpt: fixed output length (0: the conversation's reply length)")
-	inputLen := fs.Int("input-len", 0, "alias: --random-input-len (vLLM's general length flag)")
-	outputLen := fs.Int("output-len", 0, "alias: --random-output-len and --sharegpt-output-len (vLLM's general length flag)")
-	fs.BoolVar(&f.disableShuffle, "disable-shuffle", false, "sharegpt: take the conversations in file order")
-	fs.BoolVar(&f.noOversample, "no-oversample", false, "sharegpt: send fewer than --num-prompts requests when too few conversations pass the filters (default: repeat some)")
-	fs.IntVar(&f.readyTimeout, "ready-check-timeout-sec", 0, "wait up to this many seconds for the server to answer GET /v1/models before starting (0: no wait, as vLLM's default)")
-	fs.BoolVar(&f.disableTqdm, "disable-tqdm", false, "no progress line (it is shown only on a terminal anyway)")
-	fs.IntVar(&f.numPrompts, "num-prompts", 1000, "number of requests")
-	fs.StringVar(&f.requestRate, "request-rate", "inf", "requests per second, or inf to send all at once")
-	fs.Float64Var(&f.burstiness, "burstiness", 1.0, "gamma shape of the arrival gaps (1 = Poisson)")
-	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "most requests in flight (0 = no cap)")
-	fs.Int64Var(&f.seed, "seed", 0, "random seed (dataset and arrivals)")
-	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos (forced on for the random dataset, as vLLM does)")
-	fs.IntVar(&f.numWarmups, "num-warmups", 0, "warmup requests before the measured run")
-	fs.StringVar(&f.percentileMetric, "percentile-metrics", "ttft,tpot,itl", "metrics to report percentiles of: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue")
-	fs.StringVar(&f.metricPercentile, "metric-percentiles", "99", "percentiles to report, e.g. 50,90,99")
-	fs.Var(&f.goodput, "goodput", "SLOs in ms, e.g. \"ttft:500 tpot:50\" (repeatable)")
-	fs.BoolVar(&f.saveResult, "save-result", false, "write vLLM's result JSON (and perflab's beside it)")
-	fs.BoolVar(&f.appendResult, "append-result", false, "like --save-result, but append the vLLM JSON as one more line to the file (with --result-filename); each run's perflab JSON gets its own dated name")
-	fs.BoolVar(&f.saveDetailed, "save-detailed", false, "with --save-result: include per-request lists and generated texts")
-	fs.StringVar(&f.resultDir, "result-dir", "", "folder for --save-result files (default: current)")
-	fs.StringVar(&f.resultFilename, "result-filename", "", "file name for --save-result (default: vLLM's naming)")
-	fs.StringVar(&f.label, "label", "", "label of the run (default: the backend)")
-	fs.Var(&f.metadata, "metadata", "KEY=VALUE pairs recorded with the result (repeatable)")
-	fs.StringVar(&f.outputJSON, "output-json", "", "write perflab's result JSON here (default with --save-result: beside the vLLM JSON, .perflab.json)")
-	fs.DurationVar(&f.requestTimeout, "request-timeout", 6*time.Hour, "per-request timeout")
-	fs.Var(&f.header, "header", "KEY=VALUE headers sent with every request, e.g. x-tenant=a (repeatable; override OPENAI_API_KEY's Authorization)")
-	fs.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body, e.g. '{\"chat_template_kwargs\":{\"enable_thinking\":false}}' (wins over the sampling flags)")
-	sampling := map[string]*string{}
-	for _, sf := range samplingFlags {
-		v := new(string)
-		sampling[sf.flag] = v
-		fs.StringVar(v, sf.flag, "", sf.help)
-	}
-	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)")
-	if err := fs.Parse(joinMultiValue(args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
+	if err != nil {
 		return nil, usageError("bench: %v", err)
 	}
-	if fs.NArg() > 0 {
-		return nil, usageError("bench: unexpected argument %q", fs.Arg(0))
+	f := &benchFlags{}
+	binds := f.binds()
+	// defaults first, from the table, then the values given
+	for i := range benchTable {
+		row := &benchTable[i]
+		if p, ok := binds[row.Name]; ok && row.Default != "" {
+			if err := assign(row, p, []string{row.Default}); err != nil {
+				return nil, err
+			}
+		}
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f.given = map[string]bool{}
+	for _, name := range v.Given() {
+		f.given[name] = true
+		if p, ok := binds[name]; ok && benchTable.Lookup(name).Action == benchflags.Act {
+			if err := assign(benchTable.Lookup(name), p, v.All(name)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	f.warnings = v.Warnings
 	// vLLM maps the general lengths onto the datasets' own flags
-	if set["input-len"] {
-		f.randomInputLen = *inputLen
+	if v.Has("input-len") {
+		n, _ := strconv.Atoi(strings.TrimSpace(v.Get("input-len"))) // the table checked it
+		f.randomInputLen = n
 	}
-	if set["output-len"] {
-		f.randomOutputLen, f.sharegptOutLen = *outputLen, *outputLen
+	if v.Has("output-len") {
+		n, _ := strconv.Atoi(strings.TrimSpace(v.Get("output-len")))
+		f.randomOutputLen, f.sharegptOutLen, f.customOutputLen, f.prefixOutputLen = n, n, n, n
 	}
 	for _, sf := range samplingFlags {
-		if !set[sf.flag] {
+		if !v.Has(sf.flag) {
 			continue
 		}
-		v, err := samplingValue(sf.flag, *sampling[sf.flag])
+		val, err := samplingValue(sf.flag, v.Get(sf.flag))
 		if err != nil {
 			return nil, err
 		}
-		f.sampling = append(f.sampling, openai.Field{Key: sf.key, Value: v})
+		f.sampling = append(f.sampling, openai.Field{Key: sf.key, Value: val})
 	}
 	return f, nil
 }
@@ -351,6 +397,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	r, err := f.validate()
 	if err != nil {
 		return err
+	}
+	for _, w := range f.warnings {
+		fmt.Fprintln(stderr, "perflab: warning:", w)
 	}
 	aux := auxClient(r.cfg.Headers)
 	if f.readyTimeout > 0 {
