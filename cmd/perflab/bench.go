@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -284,6 +285,9 @@ func samplingValue(name, s string) (json.RawMessage, error) {
 	return json.RawMessage(pyFloat(v)), nil
 }
 
+// datasetNames are the --dataset-name values perflab builds.
+var datasetNames = []string{"random", "sharegpt", "custom", "prefix_repetition"}
+
 // benchRun is a validated command line.
 type benchRun struct {
 	f   *benchFlags
@@ -306,17 +310,22 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		rate = v
 	}
 	r.rate = rate
+	f.datasetName = strings.ReplaceAll(f.datasetName, "-", "_") // vllm-bench's aliases: prefix-repetition, timed-trace
 	switch {
 	case f.backend != "openai" && f.backend != "openai-chat" && f.backend != "vllm":
 		return nil, usageError("bench: --backend %q: want openai or openai-chat", f.backend)
-	case f.datasetName != "random" && f.datasetName != "sharegpt":
-		return nil, usageError("bench: --dataset-name %q: want random or sharegpt", f.datasetName)
-	case f.datasetName == "random" && f.datasetPath != "":
+	case !slices.Contains(datasetNames, f.datasetName):
+		return nil, usageError("bench: --dataset-name %q: want one of %s", f.datasetName, strings.Join(datasetNames, ", "))
+	case (f.datasetName == "random" || f.datasetName == "prefix_repetition") && f.datasetPath != "":
 		// vLLM refuses it too: the file would be silently ignored
-		return nil, usageError("bench: --dataset-path %s with --dataset-name random: the random dataset reads no file (want --dataset-name sharegpt?)", f.datasetPath)
-	case f.datasetName == "sharegpt" && f.datasetPath == "":
-		return nil, usageError("bench: --dataset-name sharegpt needs --dataset-path")
-	case f.numPrompts <= 0:
+		return nil, usageError("bench: --dataset-path %s with --dataset-name %s: that dataset reads no file (want --dataset-name sharegpt or custom?)", f.datasetPath, f.datasetName)
+	case f.datasetName != "random" && f.datasetName != "prefix_repetition" && f.datasetPath == "":
+		return nil, usageError("bench: --dataset-name %s needs --dataset-path", f.datasetName)
+	case f.customOutputLen == 0 || f.customOutputLen < -1:
+		return nil, usageError("bench: --custom-output-len %d: want a positive number, or -1 for each line's output_tokens", f.customOutputLen)
+	case f.prefixLen < 0 || f.suffixLen < 0 || f.numPrefixes < 1 || f.prefixOutputLen < 1:
+		return nil, usageError("bench: --prefix-repetition-*: lengths must not be negative, prefixes and output at least 1")
+	case f.numPrompts <= 0 && f.datasetName != "custom": // custom: 0 takes every line
 		return nil, usageError("bench: --num-prompts %d: want at least 1", f.numPrompts)
 	case !(f.burstiness > 0):
 		return nil, usageError("bench: --burstiness %v: want a positive number", f.burstiness)
@@ -380,6 +389,19 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		// vLLM: {**sampling_params, **extra_body}
 		r.cfg.ExtraBody = openai.MergeFields(r.cfg.ExtraBody, extra)
 	}
+	if f.given["logprobs"] {
+		if f.logprobs < 0 {
+			return nil, usageError("bench: --logprobs %d: must not be negative", f.logprobs)
+		}
+		if f.backend == "openai-chat" {
+			// vLLM's chat request sends no logprobs either
+			f.warnings = append(f.warnings, "--logprobs has no effect with --backend openai-chat (vLLM's chat request sends none)")
+		} else {
+			// vLLM's completion body carries "logprobs": N in place of null
+			lp := []openai.Field{{Key: "logprobs", Value: json.RawMessage(strconv.Itoa(f.logprobs))}}
+			r.cfg.ExtraBody = openai.MergeFields(lp, r.cfg.ExtraBody)
+		}
+	}
 	if r.cfg.Headers, err = benchHeaders(f.header); err != nil {
 		return nil, err
 	}
@@ -419,6 +441,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if r.cfg.Samples, err = r.samples(ctx, tok); err != nil {
 		return err
 	}
+	if f.dryRun {
+		writeDatasetStats(stdout, f.datasetName, r.cfg.Samples)
+		fmt.Fprintln(stderr, "perflab: --dry-run: nothing sent")
+		return nil
+	}
 	r.cfg.CountText = countWith(tok)
 	if !f.disableTqdm && isTerminal(stderr) {
 		r.cfg.Progress = stderr
@@ -435,8 +462,21 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "Maximum request concurrency: %s\n", conc)
 
+	if f.profile {
+		if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "Profiler started")
+	}
 	start := time.Now()
 	res, runErr := bench.Run(ctx, r.cfg)
+	if f.profile {
+		if err := profileCall(context.WithoutCancel(ctx), aux, r.cfg.BaseURL, "/stop_profile"); err != nil {
+			fmt.Fprintln(stderr, "perflab: warning:", err)
+		} else {
+			fmt.Fprintln(stderr, "Profiler stopped")
+		}
+	}
 	if res == nil {
 		return runErr
 	}
@@ -476,6 +516,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// profileCall POSTs base+route (vLLM's /start_profile, /stop_profile):
+// the server's profiler, which must be configured on the server.
+func profileCall(ctx context.Context, client *http.Client, base, route string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+route, strings.NewReader("{}"))
+	if err != nil {
+		return fmt.Errorf("bench: --profile: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("bench: --profile: POST %s: %w", route, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("bench: --profile: POST %s%s: %s %s (start the server with a profiler configured)", base, route, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
 // countWith counts a generated text's tokens without special tokens, as
 // vLLM does for a request whose server sent no usage.
 func countWith(tok dataset.Tokenizer) func(context.Context, string) (int, error) {
@@ -496,10 +556,19 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	f := r.f
 	var s []dataset.Sample
 	var err error
-	if f.datasetName == "sharegpt" {
+	switch f.datasetName {
+	case "sharegpt":
 		s, err = dataset.ShareGPT(ctx, tok, f.datasetPath, dataset.ShareGPTConfig{NumPrompts: f.numPrompts,
 			OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
-	} else {
+	case "custom":
+		s, err = dataset.Custom(ctx, tok, f.datasetPath, dataset.CustomConfig{NumPrompts: f.numPrompts,
+			OutputLen: f.customOutputLen, SkipChatTemplate: f.skipChatTemplate, Seed: f.seed,
+			DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
+	case "prefix_repetition":
+		s, err = dataset.PrefixRepetition(ctx, tok, dataset.PrefixRepetitionConfig{NumPrompts: f.numPrompts,
+			PrefixLen: f.prefixLen, SuffixLen: f.suffixLen, NumPrefixes: f.numPrefixes, OutputLen: f.prefixOutputLen,
+			Seed: f.seed, DisableShuffle: f.disableShuffle})
+	default:
 		s, err = dataset.RandomContext(ctx, tok, dataset.RandomConfig{
 			NumPrompts: f.numPrompts, InputLen: f.randomInputLen, OutputLen: f.randomOutputLen,
 			RangeRatio: f.randomRangeRatio, PrefixLen: f.randomPrefixLen, Seed: f.seed,
@@ -529,10 +598,15 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 	res.Model.Tokenizer = f.tokenizer
 	res.Load.Dataset = f.datasetName
 	res.Load.DatasetPath = f.datasetPath
-	if f.datasetName == "random" {
+	switch f.datasetName {
+	case "random":
 		res.Load.InputLen, res.Load.OutputLen = f.randomInputLen, f.randomOutputLen
 		res.Load.RangeRatio, res.Load.PrefixLen = f.randomRangeRatio, f.randomPrefixLen
-	} else {
+	case "prefix_repetition":
+		res.Load.InputLen, res.Load.OutputLen, res.Load.PrefixLen = f.prefixLen+f.suffixLen, f.prefixOutputLen, f.prefixLen
+	case "custom":
+		res.Load.OutputLen = max(0, f.customOutputLen)
+	default:
 		res.Load.OutputLen = f.sharegptOutLen
 	}
 	res.Load.Command = "perflab bench " + strings.Join(quoteArgs(args), " ")
