@@ -311,6 +311,25 @@ func (f *benchFlags) validate() (*benchRun, error) {
 	}
 	r.rate = rate
 	f.datasetName = strings.ReplaceAll(f.datasetName, "-", "_") // vllm-bench's aliases: prefix-repetition, timed-trace
+	if f.multiTurn {
+		if !f.given["backend"] {
+			f.backend = "openai-chat" // turns are chat messages
+		}
+		switch {
+		case f.backend != "openai-chat":
+			return nil, usageError("bench: --multi-turn sends chat messages: want --backend openai-chat, not %s", f.backend)
+		case f.datasetName != "random" && f.datasetName != "sharegpt":
+			return nil, usageError("bench: --multi-turn builds conversations from --dataset-name random or sharegpt, not %s", f.datasetName)
+		case f.mtTurns < 1 || f.mtMinTurns < 0 || f.mtMaxTurns < 0 || f.mtDelayMs < 0 || f.mtConcurrency < 0 || f.perTurnInputLen < 0:
+			return nil, usageError("bench: --multi-turn-*: turns at least 1, the rest not negative")
+		}
+	} else {
+		for _, name := range []string{"multi-turn-num-turns", "multi-turn-min-turns", "multi-turn-max-turns", "multi-turn-concurrency", "multi-turn-delay-ms", "per-turn-input-len"} {
+			if f.given[name] {
+				return nil, usageError("bench: --%s needs --multi-turn", name)
+			}
+		}
+	}
 	switch {
 	case f.backend != "openai" && f.backend != "openai-chat" && f.backend != "vllm":
 		return nil, usageError("bench: --backend %q: want openai or openai-chat", f.backend)
@@ -438,7 +457,18 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if r.cfg.Samples, err = r.samples(ctx, tok); err != nil {
+	if f.multiTurn {
+		if r.cfg.Conversations, err = r.conversations(ctx, tok); err != nil {
+			return err
+		}
+		r.cfg.SessionConcurrency = f.mtConcurrency
+		r.cfg.TurnDelay = time.Duration(f.mtDelayMs) * time.Millisecond
+		for _, c := range r.cfg.Conversations {
+			for _, t := range c.Turns {
+				r.cfg.Samples = append(r.cfg.Samples, dataset.Sample{Prompt: t.Content, PromptLen: t.ContentLen, OutputLen: t.OutputLen})
+			}
+		}
+	} else if r.cfg.Samples, err = r.samples(ctx, tok); err != nil {
 		return err
 	}
 	if f.dryRun {
@@ -487,6 +517,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		if err := metrics.WriteText(&text, res.Summary, r.cfg.Metrics); err != nil {
+			return err
+		}
+		if err := metrics.WritePerTurn(&text, res.PerTurn); err != nil {
 			return err
 		}
 		res.RawOutput = text.String()
@@ -583,6 +616,35 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	return s, nil
 }
 
+// conversations builds the multi-turn conversations (--multi-turn).
+func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]dataset.Conversation, error) {
+	f := r.f
+	var c []dataset.Conversation
+	var err error
+	if f.datasetName == "sharegpt" {
+		c, err = dataset.MultiTurnShareGPT(ctx, tok, f.datasetPath, dataset.MultiTurnShareGPTConfig{NumConversations: f.numPrompts,
+			MaxTurns: f.mtMaxTurns, OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle, IDPrefix: f.requestIDPrefix})
+	} else {
+		lo, hi := f.mtTurns, f.mtTurns
+		if f.mtMinTurns > 0 {
+			lo = f.mtMinTurns
+		}
+		if f.mtMaxTurns > 0 {
+			hi = f.mtMaxTurns
+		}
+		if hi < lo {
+			return nil, usageError("bench: --multi-turn-max-turns %d is below the minimum %d", hi, lo)
+		}
+		c, err = dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: f.numPrompts, MinTurns: lo, MaxTurns: hi,
+			InputLen: f.randomInputLen, PerTurnInputLen: f.perTurnInputLen, OutputLen: f.randomOutputLen, PrefixLen: f.randomPrefixLen,
+			Seed: f.seed, IDPrefix: f.requestIDPrefix})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bench: multi-turn %s: %w", f.datasetName, err)
+	}
+	return c, nil
+}
+
 // describe fills what the command line knows about the run.
 func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) {
 	f := r.f
@@ -638,6 +700,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 		h := metrics.VLLMHeader{
 			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.modelID,
 			TokenizerID: tokID, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
+			PerTurn: res.PerTurn,
 		}
 		if h.Backend == "" {
 			h.Backend = "openai"

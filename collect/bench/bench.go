@@ -65,6 +65,17 @@ type Config struct {
 	// (HTTP/1.1 keep-alive pool sized to the concurrency).
 	Client *http.Client
 
+	// Conversations, when set, replace Samples: multi-turn chat sessions
+	// (vllm-bench's --multi-turn). Each conversation's turns go one after
+	// the other, turn N carrying the whole conversation so far (the
+	// server's replies included) and an X-Session-ID header;
+	// SessionConcurrency conversations run at once (0: MaxConcurrency,
+	// else all), with TurnDelay of think time between a reply and the next
+	// turn. The request rate does not apply.
+	Conversations      []dataset.Conversation
+	SessionConcurrency int
+	TurnDelay          time.Duration
+
 	// onStart, when set, receives the run's t=0 (tests and benchmarks
 	// compare it with a server's clock).
 	onStart func(time.Time)
@@ -95,6 +106,11 @@ func Run(ctx context.Context, cfg Config) (*schema.Result, error) {
 		return res, fmt.Errorf("bench: summarize: %w", err)
 	}
 	res.Summary = sum
+	if len(cfg.Conversations) > 0 {
+		if res.PerTurn, err = PerTurn(res.Requests, opt); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
@@ -149,8 +165,11 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.MaxConcurrency < 0 || cfg.NumWarmups < 0 {
 		return cfg, fmt.Errorf("bench: max concurrency %d, warmups %d: must not be negative", cfg.MaxConcurrency, cfg.NumWarmups)
 	}
-	if len(cfg.Samples) == 0 {
+	if len(cfg.Samples) == 0 && len(cfg.Conversations) == 0 {
 		return cfg, fmt.Errorf("bench: no samples to send")
+	}
+	if len(cfg.Conversations) > 0 && cfg.Backend != openai.Chat {
+		return cfg, fmt.Errorf("bench: multi-turn conversations need the openai-chat backend (each turn sends the history as messages)")
 	}
 	return cfg, nil
 }
@@ -167,12 +186,17 @@ type runner struct {
 	done   atomic.Int64
 	failed atomic.Int64
 	pool   sync.Pool // *stream
+	// sessions is set in a multi-turn run (see sessions.go).
+	sessions *sessionState
 }
 
 func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	cfg, err := withDefaults(cfg)
 	if err != nil {
 		return nil, 0, err
+	}
+	if len(cfg.Conversations) > 0 {
+		return measureSessions(ctx, cfg)
 	}
 	n := len(cfg.Samples)
 	times, err := Schedule(n, cfg.RequestRate, cfg.Burstiness, cfg.Seed)

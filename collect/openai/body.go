@@ -28,6 +28,10 @@ type Request struct {
 	// a key the body already has takes the Extra value in its place, the
 	// others follow in order. Nil: the body is exactly vLLM's default.
 	Extra []Field
+	// History, for the chat backend, are the conversation's earlier
+	// messages, alternating user and assistant contents from a user one;
+	// Prompt is the new user message after them (multi-turn sessions).
+	History []string
 }
 
 // Field is one member of a JSON object: Key and its compact JSON Value.
@@ -144,7 +148,15 @@ func baseMembers(backend string, r Request) []Field {
 	num := func(n int) json.RawMessage { return strconv.AppendInt(nil, int64(n), 10) }
 	var fs []Field
 	if backend == Chat {
-		msg := append([]byte(`[{"role":"user","content":[{"type":"text","text":`), str(r.Prompt)...)
+		msg := []byte{'['}
+		for i, h := range r.History {
+			if i%2 == 0 {
+				msg = append(append(append(msg, `{"role":"user","content":[{"type":"text","text":`...), str(h)...), "}]},"...)
+			} else {
+				msg = append(append(append(msg, `{"role":"assistant","content":`...), str(h)...), "},"...)
+			}
+		}
+		msg = append(append(msg, `{"role":"user","content":[{"type":"text","text":`...), str(r.Prompt)...)
 		fs = []Field{{"model", str(r.Model)}, {"messages", append(msg, "}]}]"...)},
 			{"max_completion_tokens", num(r.MaxTokens)}}
 	} else {
@@ -189,7 +201,7 @@ func AppendCompletionBody(dst []byte, r Request) []byte {
 //	 "max_completion_tokens":N,"stream":true,"stream_options":{"include_usage":true}
 //	 [,"ignore_eos":true]}
 func AppendChatBody(dst []byte, r Request) []byte {
-	if len(r.Extra) > 0 {
+	if len(r.Extra) > 0 || len(r.History) > 0 {
 		return appendMembers(dst, baseMembers(Chat, r), r.Extra)
 	}
 	dst = append(dst, `{"model":`...)
