@@ -408,6 +408,21 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		// vLLM: {**sampling_params, **extra_body}
 		r.cfg.ExtraBody = openai.MergeFields(r.cfg.ExtraBody, extra)
 	}
+	if f.rampStrategy != "" || f.given["ramp-up-start-rps"] || f.given["ramp-up-end-rps"] {
+		switch {
+		case f.rampStrategy == "" || !f.given["ramp-up-start-rps"] || !f.given["ramp-up-end-rps"]:
+			return nil, usageError("bench: ramp-up needs --ramp-up-strategy, --ramp-up-start-rps and --ramp-up-end-rps together")
+		case !math.IsInf(rate, 1):
+			return nil, usageError("bench: with --ramp-up-strategy leave --request-rate at inf: the ramp sets the rate (as vLLM)")
+		case f.multiTurn:
+			return nil, usageError("bench: --multi-turn has no request rate to ramp up")
+		}
+		ru := bench.RampUp{Strategy: f.rampStrategy, StartRPS: f.rampStart, EndRPS: f.rampEnd}
+		if err := ru.Validate(); err != nil {
+			return nil, usageError("bench: %v", err)
+		}
+		r.cfg.RampUp = &ru
+	}
 	if f.given["logprobs"] {
 		if f.logprobs < 0 {
 			return nil, usageError("bench: --logprobs %d: must not be negative", f.logprobs)
@@ -480,7 +495,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !f.disableTqdm && isTerminal(stderr) {
 		r.cfg.Progress = stderr
 	}
-	fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
+	if ru := r.cfg.RampUp; ru != nil {
+		fmt.Fprintf(stderr, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
+		fmt.Fprintf(stderr, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", ru.StartRPS, ru.EndRPS)
+	} else {
+		fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
+	}
 	proc := "(Poisson process)"
 	if f.burstiness != 1 {
 		proc = "(Gamma distribution)"
@@ -498,8 +518,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintln(stderr, "Profiler started")
 	}
+	// vLLM reads the server's spec-decode counters before and after
+	specBefore, _ := bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
 	start := time.Now()
 	res, runErr := bench.Run(ctx, r.cfg)
+	if specBefore != nil && res != nil && res.Summary != nil {
+		after, err := bench.ScrapeSpecDecode(context.WithoutCancel(ctx), aux, r.cfg.BaseURL)
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("speculative decoding: reading /metrics after the run failed: %v", err))
+		}
+		res.Summary.SpecDecode = bench.SpecDecodeDelta(specBefore, after)
+	}
 	if f.profile {
 		if err := profileCall(context.WithoutCancel(ctx), aux, r.cfg.BaseURL, "/stop_profile"); err != nil {
 			fmt.Fprintln(stderr, "perflab: warning:", err)
@@ -623,7 +652,7 @@ func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]
 	var err error
 	if f.datasetName == "sharegpt" {
 		c, err = dataset.MultiTurnShareGPT(ctx, tok, f.datasetPath, dataset.MultiTurnShareGPTConfig{NumConversations: f.numPrompts,
-			MaxTurns: f.mtMaxTurns, OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle, IDPrefix: f.requestIDPrefix})
+			MaxTurns: f.mtMaxTurns, OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle})
 	} else {
 		lo, hi := f.mtTurns, f.mtTurns
 		if f.mtMinTurns > 0 {
@@ -637,7 +666,7 @@ func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]
 		}
 		c, err = dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: f.numPrompts, MinTurns: lo, MaxTurns: hi,
 			InputLen: f.randomInputLen, PerTurnInputLen: f.perTurnInputLen, OutputLen: f.randomOutputLen, PrefixLen: f.randomPrefixLen,
-			Seed: f.seed, IDPrefix: f.requestIDPrefix})
+			Seed: f.seed})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bench: multi-turn %s: %w", f.datasetName, err)
@@ -700,7 +729,8 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 		h := metrics.VLLMHeader{
 			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.modelID,
 			TokenizerID: tokID, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
-			PerTurn: res.PerTurn,
+			PerTurn: res.PerTurn, RPSChanges: res.Load.RPSChanges,
+			RampUpStrategy: res.Load.RampUpStrategy, RampUpStartRPS: res.Load.RampUpStartRPS, RampUpEndRPS: res.Load.RampUpEndRPS,
 		}
 		if h.Backend == "" {
 			h.Backend = "openai"

@@ -72,6 +72,10 @@ type Config struct {
 	// SessionConcurrency conversations run at once (0: MaxConcurrency,
 	// else all), with TurnDelay of think time between a reply and the next
 	// turn. The request rate does not apply.
+	// RampUp, when set, replaces RequestRate: the rate goes from its start
+	// to its end over the run (vLLM's --ramp-up-*).
+	RampUp *RampUp
+
 	Conversations      []dataset.Conversation
 	SessionConcurrency int
 	TurnDelay          time.Duration
@@ -200,6 +204,10 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	}
 	n := len(cfg.Samples)
 	times, err := Schedule(n, cfg.RequestRate, cfg.Burstiness, cfg.Seed)
+	var rampRates []float64
+	if cfg.RampUp != nil && err == nil {
+		times, rampRates, err = ScheduleRamp(n, *cfg.RampUp, cfg.Burstiness, cfg.Seed)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("bench: %w", err)
 	}
@@ -303,6 +311,10 @@ dispatch:
 		}
 	}
 	res.Requests = kept
+	if ru := cfg.RampUp; ru != nil {
+		res.Load.RampUpStrategy, res.Load.RampUpStartRPS, res.Load.RampUpEndRPS = ru.Strategy, ru.StartRPS, ru.EndRPS
+		res.Load.RPSChanges = rpsChanges(*ru, rampRates, kept, wall0)
+	}
 	countErr := r.countText(ctx, kept)
 	if ctx.Err() != nil && len(kept) < n {
 		res.Status = schema.StatusInterrupted

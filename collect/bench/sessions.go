@@ -40,7 +40,7 @@ func measureSessions(ctx context.Context, cfg Config) (*schema.Result, float64, 
 		first[c] = len(samples)
 		for t, turn := range conv.Turns {
 			samples = append(samples, dataset.Sample{Prompt: turn.Content, PromptLen: turn.ContentLen, OutputLen: turn.OutputLen})
-			st.id = append(st.id, conv.ID)
+			st.id = append(st.id, conv.ID) // prefixed below
 			st.turn = append(st.turn, t+1)
 		}
 	}
@@ -65,6 +65,10 @@ func measureSessions(ctx context.Context, cfg Config) (*schema.Result, float64, 
 	// warmups are single turns outside any session
 	if err := r.warmup(ctx); err != nil {
 		return nil, 0, err
+	}
+	for i := range st.id {
+		// unique per run, as vllm-bench's request-id prefix + "conv-N"
+		st.id[i] = r.idPfx + st.id[i]
 	}
 	r.sessions = st
 

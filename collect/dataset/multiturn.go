@@ -13,7 +13,8 @@ import (
 // Conversation is one multi-turn chat session: its user messages in
 // order. The replies are the server's, so they exist only at run time.
 type Conversation struct {
-	// ID names the session (sent as X-Session-ID).
+	// ID names the session ("conv-N"; bench sends it after the run's
+	// request-id prefix as X-Session-ID).
 	ID    string
 	Turns []Turn
 }
@@ -43,8 +44,6 @@ type MultiTurnRandomConfig struct {
 	// conversation's first turn (--random-prefix-len).
 	InputLen, PerTurnInputLen, OutputLen, PrefixLen int
 	Seed                                            int64
-	// IDPrefix starts every conversation id ("<prefix>conv-<n>").
-	IDPrefix string
 }
 
 // MultiTurnRandom builds synthetic conversations as vllm-bench does: each
@@ -81,7 +80,7 @@ func MultiTurnRandom(ctx context.Context, tok Tokenizer, cfg MultiTurnRandomConf
 	out := make([]Conversation, cfg.NumConversations)
 	k := 0
 	for i := range out {
-		c := Conversation{ID: fmt.Sprintf("%sconv-%d", cfg.IDPrefix, i)}
+		c := Conversation{ID: fmt.Sprintf("conv-%d", i)}
 		c.Turns = append(c.Turns, Turn{Content: first[i].Prompt, ContentLen: first[i].PromptLen, OutputLen: cfg.OutputLen})
 		for range counts[i] - 1 {
 			c.Turns = append(c.Turns, Turn{Content: rest[k].Prompt, ContentLen: rest[k].PromptLen, OutputLen: cfg.OutputLen})
@@ -102,7 +101,6 @@ type MultiTurnShareGPTConfig struct {
 	Seed      int64
 	// DisableShuffle walks the file in order.
 	DisableShuffle bool
-	IDPrefix       string
 }
 
 // MultiTurnShareGPT takes ShareGPT's full conversations: entries with at
@@ -141,7 +139,7 @@ func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg Mult
 		if len(msgs) < 4 {
 			continue
 		}
-		c := Conversation{ID: fmt.Sprintf("%sconv-%d", cfg.IDPrefix, len(out))}
+		c := Conversation{ID: fmt.Sprintf("conv-%d", len(out))}
 		for i := 0; i+1 < len(msgs); {
 			if cfg.MaxTurns > 0 && len(c.Turns) >= cfg.MaxTurns {
 				break

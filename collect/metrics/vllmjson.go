@@ -101,6 +101,9 @@ func VLLMFileName(h VLLMHeader) string {
 		conc = fmt.Sprintf("-concurrency%d", h.Options.MaxConcurrency)
 	}
 	model := h.ModelID[strings.LastIndex(h.ModelID, "/")+1:]
+	if h.RampUpStrategy != "" {
+		return fmt.Sprintf("%s-ramp-up-%s-%dqps-%dqps%s-%s-%s.json", label, h.RampUpStrategy, h.RampUpStartRPS, h.RampUpEndRPS, conc, model, h.Date)
+	}
 	return fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, rate, conc, model, h.Date)
 }
 
