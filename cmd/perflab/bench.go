@@ -286,7 +286,7 @@ func samplingValue(name, s string) (json.RawMessage, error) {
 }
 
 // datasetNames are the --dataset-name values perflab builds.
-var datasetNames = []string{"random", "sharegpt", "custom", "prefix_repetition"}
+var datasetNames = []string{"random", "sharegpt", "custom", "prefix_repetition", "timed_trace"}
 
 // benchRun is a validated command line.
 type benchRun struct {
@@ -297,6 +297,8 @@ type benchRun struct {
 	modelID  string
 	rate     float64
 	metadata []metrics.KeyValue
+	// selfTimed: the trace's timestamps set the release times.
+	selfTimed bool
 }
 
 func (f *benchFlags) validate() (*benchRun, error) {
@@ -408,6 +410,20 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		// vLLM: {**sampling_params, **extra_body}
 		r.cfg.ExtraBody = openai.MergeFields(r.cfg.ExtraBody, extra)
 	}
+	// timed_trace replays its own timestamps unless --no-self-timed
+	r.selfTimed = f.datasetName == "timed_trace" && !f.noSelfTimed
+	switch {
+	case f.selfTimed && f.noSelfTimed:
+		return nil, usageError("bench: --self-timed and --no-self-timed contradict each other")
+	case f.selfTimed && f.datasetName != "timed_trace":
+		return nil, usageError("bench: --self-timed needs --dataset-name timed_trace (the only dataset with timestamps)")
+	case r.selfTimed && f.given["request-rate"]:
+		return nil, usageError("bench: timed_trace sends at the trace's timestamps: drop --request-rate, or add --no-self-timed")
+	case f.promptTokenIDs && f.backend == "openai-chat":
+		return nil, usageError("bench: --prompt-token-ids sends completions prompts as token ids; the chat backend sends messages")
+	case f.datasetName == "timed_trace" && f.backend == "openai-chat":
+		return nil, usageError("bench: timed_trace prompts are token ids: use the completions backend (openai)")
+	}
 	if f.rampStrategy != "" || f.given["ramp-up-start-rps"] || f.given["ramp-up-end-rps"] {
 		switch {
 		case f.rampStrategy == "" || !f.given["ramp-up-start-rps"] || !f.given["ramp-up-end-rps"]:
@@ -495,7 +511,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !f.disableTqdm && isTerminal(stderr) {
 		r.cfg.Progress = stderr
 	}
-	if ru := r.cfg.RampUp; ru != nil {
+	if r.cfg.Times != nil {
+		fmt.Fprintf(stderr, "Traffic: self-timed, at the trace's timestamps (%.3f s from the first to the last)\n", r.cfg.Times[len(r.cfg.Times)-1])
+	} else if ru := r.cfg.RampUp; ru != nil {
 		fmt.Fprintf(stderr, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
 		fmt.Fprintf(stderr, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", ru.StartRPS, ru.EndRPS)
 	} else {
@@ -626,6 +644,17 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		s, err = dataset.Custom(ctx, tok, f.datasetPath, dataset.CustomConfig{NumPrompts: f.numPrompts,
 			OutputLen: f.customOutputLen, SkipChatTemplate: f.skipChatTemplate, Seed: f.seed,
 			DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
+	case "timed_trace":
+		var tr *dataset.Trace
+		tr, err = dataset.TimedTrace(ctx, tok, f.datasetPath, dataset.TimedTraceConfig{NumPrompts: f.numPrompts,
+			BlockTokens: f.traceBlock, SecMultiplier: f.traceSecMul, KeyTimestamp: f.traceKeyTS, KeyInput: f.traceKeyIn,
+			KeyOutput: f.traceKeyOut, KeyHashIDs: f.traceKeyHash})
+		if err == nil {
+			s, r.cfg.PromptIDs = tr.Samples, tr.IDs
+			if r.selfTimed {
+				r.cfg.Times = tr.AtS
+			}
+		}
 	case "prefix_repetition":
 		s, err = dataset.PrefixRepetition(ctx, tok, dataset.PrefixRepetitionConfig{NumPrompts: f.numPrompts,
 			PrefixLen: f.prefixLen, SuffixLen: f.suffixLen, NumPrefixes: f.numPrefixes, OutputLen: f.prefixOutputLen,
@@ -641,6 +670,16 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	}
 	if len(s) == 0 {
 		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
+	}
+	if f.promptTokenIDs && r.cfg.PromptIDs == nil {
+		// the ids the server would tokenize the text into (no special
+		// tokens: the server adds its own)
+		r.cfg.PromptIDs = make([][]int, len(s))
+		for i := range s {
+			if r.cfg.PromptIDs[i], err = tok.Encode(s[i].Prompt); err != nil {
+				return nil, fmt.Errorf("bench: --prompt-token-ids: prompt %d: %w", i, err)
+			}
+		}
 	}
 	return s, nil
 }
@@ -697,6 +736,10 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 		res.Load.InputLen, res.Load.OutputLen, res.Load.PrefixLen = f.prefixLen+f.suffixLen, f.prefixOutputLen, f.prefixLen
 	case "custom":
 		res.Load.OutputLen = max(0, f.customOutputLen)
+	case "timed_trace":
+		if r.selfTimed {
+			res.Warnings = append(res.Warnings, "self-timed: requests left at the trace's timestamps; request_rate is recorded as inf")
+		}
 	default:
 		res.Load.OutputLen = f.sharegptOutLen
 	}

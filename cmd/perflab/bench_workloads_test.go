@@ -153,6 +153,37 @@ func TestBenchWorkloadsAgainstMock(t *testing.T) {
 		}
 	})
 
+	t.Run("timed_trace, self-timed, token ids", func(t *testing.T) {
+		path := filepath.Join(dir, "trace.jsonl")
+		os.WriteFile(path, []byte(`{"timestamp": 0, "input_length": 40, "output_length": 3, "hash_ids": [1, 2, 3]}
+{"timestamp": 150, "input_length": 40, "output_length": 3, "hash_ids": [1, 2, 4]}
+{"timestamp": 300, "input_length": 20, "output_length": 3, "hash_ids": [9, 2]}
+`), 0o644)
+		before := eng.Stats().CachedTokens
+		res, _, stderr := runWorkload(t, "--base-url", srv.URL, "--dataset-name", "timed_trace", "--dataset-path", path,
+			"--timed-trace-sec-multiplier", "0.001", "--timed-trace-chunk-hash-size", "16", "--ignore-eos")
+		if res.Summary.Completed != 3 || res.Summary.TotalInputTokens != 100 || !strings.Contains(stderr, "self-timed") {
+			t.Fatalf("%+v\n%s", res.Summary, stderr)
+		}
+		// sent no earlier than the trace says (a lower bound only: no timing assertion)
+		for i, at := range []float64{0, 0.15, 0.3} {
+			if res.Requests[i].ArrivalS < at {
+				t.Fatalf("request %d left at %.3f s, before its timestamp %.3f s", i, res.Requests[i].ArrivalS, at)
+			}
+		}
+		// the second request shares hash ids 1 and 2: 32 tokens cached
+		if got := eng.Stats().CachedTokens - before; got < 32 {
+			t.Fatalf("cached %d tokens, want the 32 of the shared blocks", got)
+		}
+		// --prompt-token-ids with a text dataset: same prompts, as ids
+		res, _, _ = runWorkload(t, "--base-url", srv.URL, "--prompt-token-ids", "--random-input-len", "30", "--random-output-len", "3", "--num-prompts", "4")
+		for _, r := range res.Requests {
+			if r.UsagePromptTokens == nil || *r.UsagePromptTokens != r.PromptTokens {
+				t.Fatalf("token ids: the server counted %v, the dataset %d", r.UsagePromptTokens, r.PromptTokens)
+			}
+		}
+	})
+
 	t.Run("dry run sends nothing", func(t *testing.T) {
 		n := eng.Stats().Requests
 		_, stdout, _ := runWorkload(t, "--base-url", srv.URL, "--model", "mock", "--dry-run", "--dataset-name", "prefix_repetition",
@@ -207,6 +238,9 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1"},
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"},
 		{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"},
+		{"--self-timed"}, // only timed_trace has timestamps
+		{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--request-rate", "5"},
+		{"--prompt-token-ids", "--backend", "openai-chat"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), append([]string{"bench", "--base-url", "http://127.0.0.1:1", "--model", "m"}, args...), &out, &errb)

@@ -72,6 +72,15 @@ type Config struct {
 	// SessionConcurrency conversations run at once (0: MaxConcurrency,
 	// else all), with TurnDelay of think time between a reply and the next
 	// turn. The request rate does not apply.
+	// PromptIDs, when set, holds each sample's prompt as token ids, sent
+	// in its place on the completions backend (--prompt-token-ids,
+	// timed_trace); a nil entry sends the text.
+	PromptIDs [][]int
+	// Times, when set, are each sample's release time in seconds from the
+	// start (a trace's own timestamps, --self-timed); they replace the
+	// rate's schedule.
+	Times []float64
+
 	// RampUp, when set, replaces RequestRate: the rate goes from its start
 	// to its end over the run (vLLM's --ramp-up-*).
 	RampUp *RampUp
@@ -205,7 +214,12 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	n := len(cfg.Samples)
 	times, err := Schedule(n, cfg.RequestRate, cfg.Burstiness, cfg.Seed)
 	var rampRates []float64
-	if cfg.RampUp != nil && err == nil {
+	if cfg.Times != nil {
+		if len(cfg.Times) != n {
+			return nil, 0, fmt.Errorf("bench: %d release times for %d samples", len(cfg.Times), n)
+		}
+		times = cfg.Times
+	} else if cfg.RampUp != nil && err == nil {
 		times, rampRates, err = ScheduleRamp(n, *cfg.RampUp, cfg.Burstiness, cfg.Seed)
 	}
 	if err != nil {

@@ -88,7 +88,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	keepText := r.cfg.KeepText || r.cfg.CountText != nil || session != ""
 	st.body = openai.AppendBody(st.body[:0], r.cfg.Backend, openai.Request{
 		Model: r.cfg.Model, Prompt: smp.Prompt, MaxTokens: smp.OutputLen, IgnoreEOS: r.cfg.IgnoreEOS,
-		Extra: r.cfg.ExtraBody, History: history,
+		Extra: r.cfg.ExtraBody, History: history, PromptIDs: r.promptIDs(i),
 	})
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
 	defer cancel()
@@ -220,6 +220,14 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	}
 	r.done.Add(1)
 	return false
+}
+
+// promptIDs is sample i's prompt as token ids, or nil to send its text.
+func (r *runner) promptIDs(i int) []int {
+	if i < len(r.cfg.PromptIDs) {
+		return r.cfg.PromptIDs[i]
+	}
+	return nil
 }
 
 // httpError is "HTTP 500 Internal Server Error: <body>", the body cut to

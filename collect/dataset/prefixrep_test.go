@@ -217,3 +217,42 @@ func TestCustomErrors(t *testing.T) {
 		t.Errorf("server tokenizer without --skip-chat-template: %v", err)
 	}
 }
+
+// TestTimedTrace: each hash id is a fixed block, shared hash ids give
+// shared leading tokens, the last block is cut to input_length, too few
+// hashes give a shorter prompt (as vLLM), timestamps are scaled and made
+// relative to the first row, field names remap.
+func TestTimedTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	os.WriteFile(path, []byte(`{"ts": 1000, "in": 10, "out": 3, "h": [7, 8, 9]}
+{"ts": 1500, "in": 8, "out": 4, "h": [7, 5]}
+{"ts": 2250, "in": 12, "out": 5, "h": [1]}
+`), 0o644)
+	cfg := TimedTraceConfig{BlockTokens: 4, SecMultiplier: 0.001, KeyTimestamp: "ts", KeyInput: "in", KeyOutput: "out", KeyHashIDs: "h"}
+	tr, err := TimedTrace(context.Background(), idTok{1000}, path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Samples) != 3 || !slices.Equal(tr.AtS, []float64{0, 0.5, 1.25}) {
+		t.Fatalf("%+v", tr)
+	}
+	if l := []int{len(tr.IDs[0]), len(tr.IDs[1]), len(tr.IDs[2])}; !slices.Equal(l, []int{10, 8, 4}) {
+		t.Fatalf("prompt lengths %v, want 10 8 4 (4+4+2; 4+4; one block only)", l)
+	}
+	if !slices.Equal(tr.IDs[0][:4], tr.IDs[1][:4]) || slices.Equal(tr.IDs[0][4:8], tr.IDs[1][4:8]) {
+		t.Fatalf("hash 7 must expand alike, 8 and 5 differently: %v %v", tr.IDs[0], tr.IDs[1])
+	}
+	for i, s := range tr.Samples {
+		if want, _ := (idTok{}).Decode(tr.IDs[i]); s.Prompt != want || s.PromptLen != len(tr.IDs[i]) {
+			t.Fatalf("sample %d %+v", i, s)
+		}
+	}
+	again, _ := TimedTrace(context.Background(), idTok{1000}, path, cfg)
+	if !slices.Equal(again.IDs[2], tr.IDs[2]) {
+		t.Fatal("not reproducible")
+	}
+	cfg.KeyInput = "input_length"
+	if _, err := TimedTrace(context.Background(), idTok{1000}, path, cfg); err == nil || !strings.Contains(err.Error(), "trace.jsonl:1: no field \"input_length\"") || !strings.Contains(err.Error(), "--timed-trace-label-input-length") {
+		t.Fatalf("missing field: %v", err)
+	}
+}
