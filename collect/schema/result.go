@@ -4,7 +4,11 @@ import "encoding/json"
 
 // Version is the results-contract version this build writes. Readers accept
 // every version from 1 up to Version and reject newer ones.
-const Version = 1
+//
+// History: 1, the first contract; 2 added sweeps and repeats (Load.Sweep,
+// Result.Repeat) and the fields that came with them. A version-1 file is a
+// valid version-2 file.
+const Version = 2
 
 // Status says how a run ended.
 type Status string
@@ -44,6 +48,10 @@ type Result struct {
 	Campaign   string `json:"campaign,omitempty"`
 	Experiment string `json:"experiment,omitempty"`
 	Profile    string `json:"profile,omitempty"`
+	// Repeat is the index (0-based) of this run among repeats of the same
+	// experiment, profile and load point (a profile's `repeats:`, bench's
+	// --num-runs); 0 for the first or only run.
+	Repeat int `json:"repeat,omitempty"`
 
 	Status Status `json:"status"`
 	// Error is the reason for a non-ok status.
@@ -132,9 +140,14 @@ type Load struct {
 	RequestRate    float64 `json:"request_rate_per_s"`
 	Burstiness     float64 `json:"burstiness,omitempty"`
 	MaxConcurrency int     `json:"max_concurrency,omitempty"`
-	Seed           int64   `json:"seed"`
-	IgnoreEOS      bool    `json:"ignore_eos,omitempty"`
-	NumWarmups     int     `json:"num_warmups,omitempty"`
+	// Sweep names the load field that varies across the points of the
+	// sweep this run belongs to: "max_concurrency" or "request_rate"
+	// (MaxConcurrency or RequestRate above is then this point's value).
+	// Empty for a run that is not a sweep point.
+	Sweep      string `json:"sweep,omitempty"`
+	Seed       int64  `json:"seed"`
+	IgnoreEOS  bool   `json:"ignore_eos,omitempty"`
+	NumWarmups int    `json:"num_warmups,omitempty"`
 	// ExtraBody is the JSON object merged into every request body beyond
 	// vLLM's defaults: sampling parameters (--temperature, …) and
 	// --extra-body. Absent when none (the server's defaults applied).
