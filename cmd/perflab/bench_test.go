@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -131,5 +133,38 @@ func TestBenchPastedVLLMCommand(t *testing.T) {
 		if !strings.HasPrefix(f.warnings[i], w+" has no effect here") {
 			t.Errorf("warning %d = %q, want %s …", i, f.warnings[i], w)
 		}
+	}
+}
+
+// TestTokenizerFromHFCache: a Hugging Face id that is not a path here is
+// found in the local hub cache ($HF_HOME/hub, refs/main's snapshot), and
+// a missing one fails naming the folders it looked in.
+func TestTokenizerFromHFCache(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HF_HOME", home)
+	t.Setenv("HF_HUB_CACHE", "")
+	repo := filepath.Join(home, "hub", "models--org--tiny")
+	snap := filepath.Join(repo, "snapshots", "abc123")
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("..", "..", "collect", "dataset", "tokenizer", "testdata", "tiny")
+	ents, _ := os.ReadDir(src)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(src, e.Name()))
+		os.WriteFile(filepath.Join(snap, e.Name()), b, 0o644)
+	}
+	os.MkdirAll(filepath.Join(repo, "refs"), 0o755)
+	os.WriteFile(filepath.Join(repo, "refs", "main"), []byte("abc123\n"), 0o644)
+	tok, err := openTokenizer("org/tiny", "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := tok.Encode("hello"); err != nil || len(ids) == 0 {
+		t.Fatalf("%v %v", ids, err)
+	}
+	_, err = openTokenizer("org/absent", "", "", nil)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(home, "hub", "models--org--absent")) {
+		t.Fatalf("error %v does not say where it looked", err)
 	}
 }
