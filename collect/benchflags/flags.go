@@ -489,10 +489,8 @@ func (t Table) WriteUsage(w io.Writer) error {
 // WriteMarkdown writes the README's flag list: one table per group.
 func (t Table) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
-	for gi, g := range t.groups() {
-		if gi > 0 {
-			b.WriteString("\n")
-		}
+	for _, g := range t.groups() {
+		b.WriteString("\n") // also after an HTML line above the list
 		fmt.Fprintf(&b, "**%s**\n\n| flag | value | default | perflab |\n|---|---|---|---|\n", g)
 		for _, f := range t {
 			if f.Group != g {
