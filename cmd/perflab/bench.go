@@ -322,6 +322,8 @@ func (f *benchFlags) validate() (*benchRun, error) {
 			return nil, usageError("bench: --multi-turn sends chat messages: want --backend openai-chat, not %s", f.backend)
 		case f.datasetName != "random" && f.datasetName != "sharegpt":
 			return nil, usageError("bench: --multi-turn builds conversations from --dataset-name random or sharegpt, not %s", f.datasetName)
+		case f.given["request-rate"] || f.given["burstiness"]:
+			return nil, usageError("bench: --multi-turn paces turns by the replies (and --multi-turn-delay-ms), not by --request-rate or --burstiness")
 		case f.mtTurns < 1 || f.mtMinTurns < 0 || f.mtMaxTurns < 0 || f.mtDelayMs < 0 || f.mtConcurrency < 0 || f.perTurnInputLen < 0:
 			return nil, usageError("bench: --multi-turn-*: turns at least 1, the rest not negative")
 		}

@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -304,4 +308,38 @@ func TestBenchWorkloadsLlamaServer(t *testing.T) {
 			t.Fatal(stdout)
 		}
 	})
+}
+
+// TestBenchLogprobsBody: --logprobs N puts "logprobs": N in the
+// completions body where vLLM's null stands; with the chat backend it
+// warns, as vLLM's chat request sends none.
+func TestBenchLogprobsBody(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost { // the /metrics scrapes
+			http.NotFound(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "p.jsonl")
+	os.WriteFile(path, []byte("{\"prompt\": \"hello\"}\n"), 0o644)
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	common := []string{"--base-url", srv.URL, "--model", "m", "--tokenizer", tok, "--dataset-name", "custom", "--dataset-path", path,
+		"--skip-chat-template", "--num-prompts", "1", "--logprobs", "5"}
+	runWorkload(t, common...)
+	if len(bodies) != 1 || !strings.Contains(bodies[0], `"max_tokens":256,"logprobs":5,"stream":true`) {
+		t.Fatalf("body %q", bodies)
+	}
+	_, _, stderr := runWorkload(t, append(common, "--backend", "openai-chat")...)
+	if !strings.Contains(stderr, "--logprobs has no effect with --backend openai-chat") || strings.Contains(bodies[1], "logprobs") {
+		t.Fatalf("chat: %s\n%s", stderr, bodies[1])
+	}
 }

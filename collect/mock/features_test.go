@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPrefixCacheLookup(t *testing.T) {
@@ -148,5 +149,35 @@ func TestFeatureConfigErrors(t *testing.T) {
 		if _, err := New(c); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
+	}
+}
+
+// TestBatchingPrefillSkipsCachedTokens: in the batching model a sequence
+// whose prompt is mostly cached prefills only the rest, so its first
+// token comes after a shorter step (virtual time: no clock involved).
+func TestBatchingPrefillSkipsCachedTokens(t *testing.T) {
+	e := &engine{b: Batching{PrefillTokPerS: 1000, DecodeStep: time.Millisecond, MaxNumBatchedTokens: 512, MaxBatch: 8}}
+	cold, warm := newSeq(1000, 2), newSeq(1000, 2)
+	warm.prefilled = 960 // 60 blocks of 16 cached
+	e.add(warm)
+	d, ok := e.plan()
+	if !ok || d != time.Millisecond+40*time.Millisecond {
+		t.Fatalf("warm step %v, want 1ms + 40 tokens at 1000/s", d)
+	}
+	if got := e.commit(); len(got) != 1 || warm.generated != 1 {
+		t.Fatalf("warm: first token not emitted after one step (%d emitted)", len(got))
+	}
+	e2 := &engine{b: e.b}
+	e2.add(cold)
+	steps := 0
+	for cold.generated == 0 {
+		if _, ok := e2.plan(); !ok {
+			t.Fatal("cold sequence stalled")
+		}
+		e2.commit()
+		steps++
+	}
+	if steps != 2 { // 1000 tokens in chunks of 512
+		t.Fatalf("cold prefill took %d steps, want 2", steps)
 	}
 }
