@@ -152,6 +152,7 @@ func (t Table) Parse(args []string) (*Values, error) {
 		return nil, err
 	}
 	v := &Values{vals: map[string][]string{}}
+	warned := map[string]bool{}
 	dotted := map[string]map[string]any{}
 	var dottedOrder []string
 	for i := 0; i < len(expanded); i++ {
@@ -231,7 +232,8 @@ func (t Table) Parse(args []string) (*Values, error) {
 			}
 			v.add(f.Name, val)
 		}
-		if f.Action == Warn && len(v.vals[f.Name]) == 1 {
+		if f.Action == Warn && !warned[f.Name] {
+			warned[f.Name] = true
 			v.Warnings = append(v.Warnings, warning(f))
 		}
 	}
@@ -248,7 +250,8 @@ func (t Table) Parse(args []string) (*Values, error) {
 			return nil, errf("--%s: %v", base, err)
 		}
 		v.add(base, string(b))
-		if f := t.Lookup(base); f.Action == Warn && len(v.vals[base]) == 1 {
+		if f := t.Lookup(base); f.Action == Warn && !warned[base] {
+			warned[base] = true
 			v.Warnings = append(v.Warnings, warning(f))
 		}
 	}

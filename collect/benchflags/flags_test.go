@@ -93,8 +93,9 @@ func TestParse(t *testing.T) {
 				t.Fatal(v.Get("custom-output-len"))
 			}
 		}},
-		{"warn once each", []string{"--trust-remote-code", "--tokenizer-mode", "auto", "--trust_remote_code", "--use-beam-search"}, func(t *testing.T, v *Values) {
-			if len(v.Warnings) != 3 || !strings.Contains(v.Warnings[0], "--trust-remote-code has no effect here") {
+		// a list flag's several values are one use
+		{"warn once each", []string{"--trust-remote-code", "--tokenizer-mode", "auto", "--trust_remote_code", "--use-beam-search", "--timeline-itl-thresholds", "25", "50"}, func(t *testing.T, v *Values) {
+			if len(v.Warnings) != 4 || !strings.Contains(v.Warnings[0], "--trust-remote-code has no effect here") {
 				t.Fatalf("%q", v.Warnings)
 			}
 		}},

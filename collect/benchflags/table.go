@@ -133,7 +133,7 @@ var VLLM = join(
 		warn("chat-template-kwargs", JSON, "", "chat template arguments for client-side templating", "give them to the server with --extra-body.chat_template_kwargs"),
 		act("request-id-prefix", String, "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)"),
 		warn("use-beam-search", Bool, "", "beam search", "a no-op in vLLM's client too"),
-		warn("no-stream", Bool, "", "non-streaming requests", "perflab streams every request (TTFT and ITL need the stream)"),
+		warn("no-stream", Bool, "", "non-streaming requests", "perflab streams every request: TTFT and ITL need the stream"),
 	),
 	group("Results", Serve,
 		act("percentile-metrics", String, "ttft,tpot,itl", "metrics to report percentiles of: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue"),
