@@ -412,6 +412,11 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		// vLLM: {**sampling_params, **extra_body}
 		r.cfg.ExtraBody = openai.MergeFields(r.cfg.ExtraBody, extra)
 	}
+	if f.given["chat-template-kwargs"] && f.datasetName == "custom" && !f.skipChatTemplate {
+		// vLLM passes them to apply_chat_template; perflab's renderers take
+		// none, so the prompts would silently differ from vLLM's
+		return nil, usageError("bench: --chat-template-kwargs with the custom dataset: perflab renders chat templates without arguments; give --skip-chat-template with prompts already templated, or drop it")
+	}
 	// timed_trace replays its own timestamps unless --no-self-timed
 	r.selfTimed = f.datasetName == "timed_trace" && !f.noSelfTimed
 	switch {

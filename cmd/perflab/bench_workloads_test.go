@@ -243,6 +243,7 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"},
 		{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"},
 		{"--self-timed"}, // only timed_trace has timestamps
+		{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--chat-template-kwargs", `{"enable_thinking":false}`},
 		{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--request-rate", "5"},
 		{"--prompt-token-ids", "--backend", "openai-chat"},
 	} {

@@ -130,7 +130,7 @@ var VLLM = join(
 		act("repetition-penalty", Float, "", "repetition penalty (sent only when given; completions otherwise send 1.0 as vLLM)"),
 		act("logprobs", Int, "", "completions: ask for this many logprobs per token (default null)"),
 		act("extra-body", JSON, "", "JSON object merged into every request body (wins over the sampling flags); --extra-body.key value sets one member"),
-		warn("chat-template-kwargs", JSON, "", "chat template arguments for client-side templating", "give them to the server with --extra-body.chat_template_kwargs"),
+		warn("chat-template-kwargs", JSON, "", "arguments of the chat template vLLM renders client-side (custom, speed_bench prompts)", "vLLM uses them only to render custom prompts, where perflab refuses them: it renders templates without arguments; server-side: --extra-body.chat_template_kwargs"),
 		act("request-id-prefix", String, "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)"),
 		warn("use-beam-search", Bool, "", "beam search", "a no-op in vLLM's client too"),
 		warn("no-stream", Bool, "", "non-streaming requests", "perflab streams every request: TTFT and ITL need the stream"),
