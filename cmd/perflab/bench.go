@@ -72,6 +72,8 @@ type benchFlags struct {
 	readyTimeout     int
 	// sampling are the sampling flags given, in vLLM's order.
 	sampling []openai.Field
+	// series are the flags of more than one run (bench_sweep.go).
+	series seriesFlags
 
 	customOutputLen              int
 	skipChatTemplate             bool
@@ -127,13 +129,13 @@ var samplingFlags = []struct{ flag, key string }{
 
 // benchTable is perflab bench's command line: vLLM's flags, then
 // perflab's own (another file may append more rows here).
-var benchTable = append(append(benchflags.Table{}, benchflags.VLLM...), benchflags.Own...)
+var benchTable = append(append(append(benchflags.Table{}, benchflags.VLLM...), seriesRows...), benchflags.Own...)
 
 // binds maps each flag perflab acts on to the field it sets; the sampling
 // flags and the general lengths are read from the parsed values instead
 // (readByValues).
 func (f *benchFlags) binds() map[string]any {
-	return map[string]any{
+	m := map[string]any{
 		"base-url": &f.baseURL, "host": &f.host, "port": &f.port, "endpoint": &f.endpoint, "backend": &f.backend,
 		"model": &f.model, "served-model-name": &f.servedModelName, "tokenizer": &f.tokenizer,
 		"dataset-name": &f.datasetName, "dataset-path": &f.datasetPath,
@@ -161,6 +163,8 @@ func (f *benchFlags) binds() map[string]any {
 		"multi-turn-delay-ms": &f.mtDelayMs, "per-turn-input-len": &f.perTurnInputLen,
 		"dry-run": &f.dryRun, "prompt-token-ids": &f.promptTokenIDs,
 	}
+	f.series.binds(m)
+	return m
 }
 
 // readByValues are the flags perflab acts on that parseBenchFlags reads
@@ -255,6 +259,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 		n, _ := strconv.Atoi(strings.TrimSpace(v.Get("output-len")))
 		f.randomOutputLen, f.sharegptOutLen, f.customOutputLen, f.prefixOutputLen = n, n, n, n
 	}
+	if err := f.series.parse(f.given); err != nil {
+		return nil, err
+	}
 	for _, sf := range samplingFlags {
 		if !v.Has(sf.flag) {
 			continue
@@ -299,6 +306,13 @@ type benchRun struct {
 	metadata []metrics.KeyValue
 	// selfTimed: the trace's timestamps set the release times.
 	selfTimed bool
+	// idsByN and timesByN are the datasets' prompt token ids and release
+	// times by --num-prompts (see load), when the dataset has them.
+	idsByN   map[int][][]int
+	timesByN map[int][]float64
+	tok      dataset.Tokenizer
+	// series is the state of a sweep, repeats or search (bench_sweep.go).
+	series seriesState
 }
 
 func (f *benchFlags) validate() (*benchRun, error) {
@@ -473,6 +487,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if len(f.series.compare) > 0 {
+		return runCompare(f, stdout) // no server
+	}
 	r, err := f.validate()
 	if err != nil {
 		return err
@@ -480,6 +497,27 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, w := range f.warnings {
 		fmt.Fprintln(stderr, "perflab: warning:", w)
 	}
+	if err := r.prepareSeries(); err != nil {
+		return err
+	}
+	if err := r.connect(ctx, stderr); err != nil {
+		return err
+	}
+	if f.dryRun {
+		return r.dryRun(ctx, stdout, stderr)
+	}
+	if f.series.active() {
+		return r.runSeries(ctx, args, stdout, stderr)
+	}
+	_, err = r.runOnce(ctx, args, stdout, stderr)
+	return err
+}
+
+// connect waits for the server when asked, finds the model and opens the
+// tokenizer.
+func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
+	f := r.f
+	var err error
 	aux := auxClient(r.cfg.Headers)
 	if f.readyTimeout > 0 {
 		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
@@ -491,32 +529,67 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	tok, err := openTokenizer(f.tokenizer, r.cfg.BaseURL, r.cfg.Model, aux)
+	r.tok, err = openTokenizer(f.tokenizer, r.cfg.BaseURL, r.cfg.Model, aux)
 	if err != nil {
 		return err
 	}
+	r.cfg.CountText = countWith(r.tok)
+	if !f.disableTqdm && isTerminal(stderr) {
+		r.cfg.Progress = stderr
+	}
+	return nil
+}
+
+// dryRun builds the dataset (or the conversations), prints its
+// statistics and sends nothing (--dry-run).
+func (r *benchRun) dryRun(ctx context.Context, stdout, stderr io.Writer) error {
+	if err := r.load(ctx); err != nil {
+		return err
+	}
+	writeDatasetStats(stdout, r.f.datasetName, r.cfg.Samples)
+	fmt.Fprintln(stderr, "perflab: --dry-run: nothing sent")
+	return nil
+}
+
+// load builds what the next run sends: the samples for the current
+// --num-prompts (with their token ids and release times where the
+// dataset has them), or the multi-turn conversations.
+func (r *benchRun) load(ctx context.Context) error {
+	f := r.f
+	var err error
 	if f.multiTurn {
-		if r.cfg.Conversations, err = r.conversations(ctx, tok); err != nil {
-			return err
+		if r.cfg.Conversations == nil || len(r.cfg.Conversations) != f.numPrompts {
+			if r.cfg.Conversations, err = r.conversations(ctx, r.tok); err != nil {
+				return err
+			}
 		}
 		r.cfg.SessionConcurrency = f.mtConcurrency
 		r.cfg.TurnDelay = time.Duration(f.mtDelayMs) * time.Millisecond
+		r.cfg.Samples = r.cfg.Samples[:0]
 		for _, c := range r.cfg.Conversations {
 			for _, t := range c.Turns {
 				r.cfg.Samples = append(r.cfg.Samples, dataset.Sample{Prompt: t.Content, PromptLen: t.ContentLen, OutputLen: t.OutputLen})
 			}
 		}
-	} else if r.cfg.Samples, err = r.samples(ctx, tok); err != nil {
-		return err
-	}
-	if f.dryRun {
-		writeDatasetStats(stdout, f.datasetName, r.cfg.Samples)
-		fmt.Fprintln(stderr, "perflab: --dry-run: nothing sent")
 		return nil
 	}
-	r.cfg.CountText = countWith(tok)
-	if !f.disableTqdm && isTerminal(stderr) {
-		r.cfg.Progress = stderr
+	if r.cfg.Samples, err = r.cachedSamples(ctx); err != nil {
+		return err
+	}
+	r.cfg.PromptIDs, r.cfg.Times = r.idsByN[f.numPrompts], nil
+	if r.selfTimed {
+		r.cfg.Times = r.timesByN[f.numPrompts]
+	}
+	return nil
+}
+
+// runOnce runs the benchmark once with r's current load, prints its block
+// and saves its files. The result comes back whenever the run happened,
+// with an error when it was interrupted or every request failed.
+func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io.Writer) (*schema.Result, error) {
+	f := r.f
+	if err := r.load(ctx); err != nil {
+		return nil, err
 	}
 	if r.cfg.Times != nil {
 		fmt.Fprintf(stderr, "Traffic: self-timed, at the trace's timestamps (%.3f s from the first to the last)\n", r.cfg.Times[len(r.cfg.Times)-1])
@@ -537,9 +610,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "Maximum request concurrency: %s\n", conc)
 
+	aux := auxClient(r.cfg.Headers)
 	if f.profile {
 		if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintln(stderr, "Profiler started")
 	}
@@ -562,45 +636,57 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if res == nil {
-		return runErr
+		return nil, runErr
 	}
 	r.describe(res, start, args)
+	r.markSeries(res)
 	var text bytes.Buffer
 	if res.Summary != nil {
+		if err := r.steadyState(res); err != nil {
+			return nil, err
+		}
 		if err := metrics.WriteFailures(&text, res.Requests); err != nil {
-			return err
+			return nil, err
 		}
 		if err := metrics.WriteText(&text, res.Summary, r.cfg.Metrics); err != nil {
-			return err
+			return nil, err
+		}
+		if err := metrics.WriteSteadyText(&text, res.Summary.SteadyState, r.cfg.MaxConcurrency); err != nil {
+			return nil, err
 		}
 		if err := metrics.WritePerTurn(&text, res.PerTurn); err != nil {
-			return err
+			return nil, err
 		}
 		res.RawOutput = text.String()
 		if _, err := stdout.Write(text.Bytes()); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "perflab: warning:", w)
 	}
 	if err := r.save(res, start); err != nil {
-		return err
+		return nil, err
 	}
 	if runErr != nil {
-		return runErr
+		return res, runErr
 	}
 	if s := res.Summary; s != nil && s.Completed == 0 && res.Status != schema.StatusInterrupted {
 		// the reports are written; a script should still see the failure
-		return fmt.Errorf("bench: all %d requests failed", s.Failed)
+		return res, fmt.Errorf("bench: all %d requests failed", s.Failed)
 	}
 	if res.Status == schema.StatusInterrupted && len(res.Requests) == 0 {
-		return fmt.Errorf("bench: interrupted before any of the %d requests finished", f.numPrompts)
+		return res, fmt.Errorf("bench: interrupted before any of the %d requests finished", f.numPrompts)
 	}
 	if res.Status == schema.StatusInterrupted {
-		return fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
+		return res, fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
 	}
-	return nil
+	if len(f.series.sloLimits) > 0 && !f.series.active() {
+		if err := writeSLOCheck(stdout, f.series.sloLimits, res.Summary); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 // profileCall POSTs base+route (vLLM's /start_profile, /stop_profile):
@@ -657,10 +743,12 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 			BlockTokens: f.traceBlock, SecMultiplier: f.traceSecMul, KeyTimestamp: f.traceKeyTS, KeyInput: f.traceKeyIn,
 			KeyOutput: f.traceKeyOut, KeyHashIDs: f.traceKeyHash})
 		if err == nil {
-			s, r.cfg.PromptIDs = tr.Samples, tr.IDs
-			if r.selfTimed {
-				r.cfg.Times = tr.AtS
+			s = tr.Samples
+			r.setIDs(tr.IDs)
+			if r.timesByN == nil {
+				r.timesByN = map[int][]float64{}
 			}
+			r.timesByN[f.numPrompts] = tr.AtS
 		}
 	case "prefix_repetition":
 		s, err = dataset.PrefixRepetition(ctx, tok, dataset.PrefixRepetitionConfig{NumPrompts: f.numPrompts,
@@ -678,17 +766,27 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	if len(s) == 0 {
 		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
 	}
-	if f.promptTokenIDs && r.cfg.PromptIDs == nil {
+	if f.promptTokenIDs && f.datasetName != "timed_trace" {
 		// the ids the server would tokenize the text into (no special
 		// tokens: the server adds its own)
-		r.cfg.PromptIDs = make([][]int, len(s))
+		ids := make([][]int, len(s))
 		for i := range s {
-			if r.cfg.PromptIDs[i], err = tok.Encode(s[i].Prompt); err != nil {
+			if ids[i], err = tok.Encode(s[i].Prompt); err != nil {
 				return nil, fmt.Errorf("bench: --prompt-token-ids: prompt %d: %w", i, err)
 			}
 		}
+		r.setIDs(ids)
 	}
 	return s, nil
+}
+
+// setIDs records the prompt token ids of the dataset for the current
+// --num-prompts.
+func (r *benchRun) setIDs(ids [][]int) {
+	if r.idsByN == nil {
+		r.idsByN = map[int][][]int{}
+	}
+	r.idsByN[r.f.numPrompts] = ids
 }
 
 // conversations builds the multi-turn conversations (--multi-turn).
@@ -767,7 +865,7 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 // JSON, but its perflab JSON is still written, with status and warnings.
 func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	f := r.f
-	out := f.outputJSON
+	out := r.seriesOutputJSON(f.outputJSON)
 	if f.saveResult || f.appendResult {
 		opt := r.cfg.Metrics
 		// vLLM's tokenizer_id is --tokenizer or else the model id; the
@@ -785,10 +883,12 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 		if h.Backend == "" {
 			h.Backend = "openai"
 		}
+		h.SteadyStateKey = true
 		name := f.resultFilename
 		if name == "" {
 			name = metrics.VLLMFileName(h)
 		}
+		name = r.seriesFileName(name)
 		path := filepath.Join(f.resultDir, name)
 		record := 1 // with --append-result: this run's line in the JSON-lines file
 		if f.resultDir != "" {
