@@ -25,6 +25,7 @@ import (
 	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/openai"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/sweep"
 )
 
 // benchFlags are `perflab bench`'s flags: `vllm bench serve`'s names and
@@ -444,6 +445,16 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --prompt-token-ids sends completions prompts as token ids; the chat backend sends messages")
 	case f.datasetName == "timed_trace" && f.backend == "openai-chat":
 		return nil, usageError("bench: timed_trace prompts are token ids: use the completions backend (openai)")
+	}
+	if sweepsRate := f.series.sweepRate != "" || f.series.search == sweep.Rate; sweepsRate {
+		switch {
+		case f.multiTurn:
+			return nil, usageError("bench: --multi-turn paces turns by the replies: a request-rate sweep or search does not apply")
+		case r.selfTimed:
+			return nil, usageError("bench: timed_trace sends at the trace's timestamps: a request-rate sweep or search needs --no-self-timed")
+		case f.rampStrategy != "":
+			return nil, usageError("bench: --ramp-up-strategy sets the rate: drop the request-rate sweep or search")
+		}
 	}
 	if f.rampStrategy != "" || f.given["ramp-up-start-rps"] || f.given["ramp-up-end-rps"] {
 		switch {

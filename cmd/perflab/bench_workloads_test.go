@@ -246,6 +246,8 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--chat-template-kwargs", `{"enable_thinking":false}`},
 		{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--request-rate", "5"},
 		{"--prompt-token-ids", "--backend", "openai-chat"},
+		{"--multi-turn", "--sweep-request-rate", "1,2"},
+		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--sweep-request-rate", "1,2"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), append([]string{"bench", "--base-url", "http://127.0.0.1:1", "--model", "m"}, args...), &out, &errb)
