@@ -65,13 +65,6 @@ type Config struct {
 	// (HTTP/1.1 keep-alive pool sized to the concurrency).
 	Client *http.Client
 
-	// Conversations, when set, replace Samples: multi-turn chat sessions
-	// (vllm-bench's --multi-turn). Each conversation's turns go one after
-	// the other, turn N carrying the whole conversation so far (the
-	// server's replies included) and an X-Session-ID header;
-	// SessionConcurrency conversations run at once (0: MaxConcurrency,
-	// else all), with TurnDelay of think time between a reply and the next
-	// turn. The request rate does not apply.
 	// PromptIDs, when set, holds each sample's prompt as token ids, sent
 	// in its place on the completions backend (--prompt-token-ids,
 	// timed_trace); a nil entry sends the text.
@@ -85,6 +78,13 @@ type Config struct {
 	// to its end over the run (vLLM's --ramp-up-*).
 	RampUp *RampUp
 
+	// Conversations, when set, replace Samples: multi-turn chat sessions
+	// (vllm-bench's --multi-turn). Each conversation's turns go one after
+	// the other, turn N carrying the whole conversation so far (the
+	// server's replies included) and an X-Session-ID header;
+	// SessionConcurrency conversations run at once (0: MaxConcurrency,
+	// else all), with TurnDelay of think time between a reply and the next
+	// turn. The request rate does not apply.
 	Conversations      []dataset.Conversation
 	SessionConcurrency int
 	TurnDelay          time.Duration
