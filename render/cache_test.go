@@ -99,3 +99,31 @@ func TestBuildCache(t *testing.T) {
 		t.Errorf("%d cache entries after pruning, want %d (one per page)", len(n), len(entries))
 	}
 }
+
+// TestBuilderSharesCache: the preview server's full build takes the pages
+// perflab build left in the cache, and writes the same site.
+func TestBuilderSharesCache(t *testing.T) {
+	dir := copyFixture(t)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	st, err := BuildStats(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := treeOf(t, opt.Out)
+	inc, err := NewBuilder(opt).Build(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inc.Full || inc.Cached != st.Pages-1 {
+		t.Errorf("serve's first build: full %v, %d pages from the cache, want all %d", inc.Full, inc.Cached, st.Pages-1)
+	}
+	got := treeOf(t, opt.Out)
+	for p, b := range want {
+		if string(got[p]) != string(b) {
+			t.Errorf("%s differs between perflab build and the builder's build from the cache", p)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d files, want %d", len(got), len(want))
+	}
+}

@@ -74,6 +74,8 @@ type Incremental struct {
 	// to, a result rewritten as it was): nothing was written, so open
 	// pages need no reload.
 	Unchanged bool
+	// Cached is how many pages a full build took from the build cache.
+	Cached int
 }
 
 // Build brings Out up to date after the input files in changed (absolute
@@ -151,6 +153,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		return inc, err
 	}
 	site.cache.prune()
+	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}
 	for i, p := range site.Pages {
