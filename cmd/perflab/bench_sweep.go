@@ -47,7 +47,7 @@ func (s *seriesFlags) register(fs *flag.FlagSet) {
 	fs.Var(&s.compare, "compare", "compare OLD NEW (no server): each a comma-separated list of result files or globs (perflab JSON, vLLM JSON, --append-result JSON lines); ~ marks a change that is not significant (Mann-Whitney U, p>=0.05; needs >=4 runs per side)")
 	fs.Var(&s.slo, "slo", "latency limits in ms, e.g. \"ttft_p99:2000 tpot_p99:50\" (METRIC_STAT: ttft, tpot, itl, e2el × mean, median, pNN): marked in a sweep, searched with --slo-search, checked after a single run")
 	fs.StringVar(&s.sloSearch, "slo-search", "", "max_concurrency or request_rate: find the highest load that meets --slo: probe --slo-search-start, doubling while the SLO holds (up to --slo-search-max), then bisect [last met, first broken] to --slo-search-resolution, in at most --slo-search-max-probes runs; prints every probe and the answer (assumes latency grows with load)")
-	fs.Float64Var(&s.sloStart, "slo-search-start", 1, "SLO search: the first load probed")
+	fs.Float64Var(&s.sloStart, "slo-search-start", 1, "SLO search: the first load probed (a rate search does not go below it)")
 	fs.Float64Var(&s.sloMax, "slo-search-max", 0, "SLO search: the highest load probed (default 1024 concurrency, 1000 req/s)")
 	fs.IntVar(&s.sloProbes, "slo-search-max-probes", 12, "SLO search: at most this many runs")
 	fs.Float64Var(&s.sloResolution, "slo-search-resolution", 0, "SLO search: stop bisecting when the bracket is this narrow (default: 1 concurrency; 5% of the rate)")

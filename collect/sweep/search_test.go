@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -74,6 +75,23 @@ func TestSearchRate(t *testing.T) {
 	// Bracket 2,4,8,16; bisect until the bracket is ≤ 5 % of its top.
 	if !res.Exact || res.Best > 10.5 || res.Broken-res.Best > 0.05*res.Broken || res.Broken <= 10.5 {
 		t.Errorf("best %v broken %v exact %v probes %v", res.Best, res.Broken, res.Exact, loads)
+	}
+}
+
+// TestSearchRateNoneMet: a rate search that breaks the SLO at its start
+// stops there, rather than halving the rate toward 0 (each probe lasting
+// num_prompts / rate seconds) until the probes run out.
+func TestSearchRateNoneMet(t *testing.T) {
+	var loads []float64
+	res, err := Search(context.Background(), schema.SLO{"ttft_p99": 5}, SearchConfig{Kind: Rate, Start: 1}, thresholdProbe(&loads))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equal(loads, []float64{1}) || res.BestIndex != -1 || res.Best != 0 || res.Broken != 1 {
+		t.Errorf("probes %v best %v (index %d) broken %v: %s", loads, res.Best, res.BestIndex, res.Broken, res.Reason)
+	}
+	if !strings.Contains(res.Reason, "--slo-search-start") {
+		t.Errorf("reason %q does not say how to look lower", res.Reason)
 	}
 }
 
