@@ -24,6 +24,10 @@ type Side struct {
 	// Skipped are files left out because a perflab result of the same
 	// side names them as its vLLM JSON (counted once, not twice).
 	Skipped []string
+	// LeftOut are perflab results of runs that did not finish (status
+	// interrupted, say: a Ctrl-C'd sweep point keeps its partial run),
+	// as "path (status)"; their vLLM JSON is left out with them.
+	LeftOut []string
 }
 
 // ReadSide reads the runs of one --compare argument: a comma-separated
@@ -83,6 +87,11 @@ func ReadSide(spec string) (Side, error) {
 				return side, fmt.Errorf("compare: %s: the run has no summary (status %s)", path, r.Status)
 			}
 			f.perflab, f.runs = r, []*schema.Summary{r.Summary}
+			if r.Status != schema.StatusOK {
+				// A partial run is no repeat of a whole one.
+				side.LeftOut = append(side.LeftOut, fmt.Sprintf("%s (%s)", path, r.Status))
+				f.runs = nil
+			}
 			for _, a := range r.Artifacts {
 				if a.Kind == "vllm-json" {
 					named[filepath.Clean(filepath.Join(filepath.Dir(path), a.Path))] = true
@@ -117,6 +126,9 @@ func ReadSide(spec string) (Side, error) {
 		side.Runs = append(side.Runs, f.runs...)
 	}
 	if len(side.Runs) == 0 {
+		if len(side.LeftOut) > 0 {
+			return side, fmt.Errorf("compare %q: no finished run found (left out: %s)", spec, strings.Join(side.LeftOut, ", "))
+		}
 		return side, fmt.Errorf("compare %q: no run found", spec)
 	}
 	return side, nil
@@ -175,6 +187,9 @@ func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 		fmt.Fprintf(&b, "%s: %s (%s from %s", s.name, s.side.Spec, plural(len(s.side.Runs), "run"), plural(len(s.side.Files)-len(s.side.Skipped), "file"))
 		if n := len(s.side.Skipped); n > 0 {
 			fmt.Fprintf(&b, "; %d vLLM JSON counted through its perflab result", n)
+		}
+		if len(s.side.LeftOut) > 0 {
+			fmt.Fprintf(&b, "; left out, not finished: %s", strings.Join(s.side.LeftOut, ", "))
 		}
 		b.WriteString(")\n")
 	}

@@ -148,6 +148,28 @@ func TestReadSide(t *testing.T) {
 	if len(side.Runs) != 3 || len(side.Skipped) != 1 || side.Skipped[0] != p("a1.json") {
 		t.Errorf("runs %d skipped %v, want 3 runs and a1.json skipped", len(side.Runs), side.Skipped)
 	}
+	// an interrupted run (a Ctrl-C'd sweep point) and its vLLM JSON are
+	// left out, and the header says so
+	writeVLLM(t, p("a3.json"), sum(10, 10, 50, nil))
+	part := &schema.Result{ID: "a3", Status: schema.StatusInterrupted, Error: "interrupted", Summary: sum(10, 10, 50, nil),
+		Artifacts: []schema.Artifact{{Kind: "vllm-json", Path: "a3.json"}}}
+	if err := schema.WriteFile(p("a3.perflab.json"), part); err != nil {
+		t.Fatal(err)
+	}
+	side, err = ReadSide(filepath.Join(dir, "a*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(side.Runs) != 3 || len(side.LeftOut) != 1 || side.LeftOut[0] != p("a3.perflab.json")+" (interrupted)" {
+		t.Errorf("runs %d left out %v, want 3 runs and a3.perflab.json left out", len(side.Runs), side.LeftOut)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, side, side, nil); err != nil || !strings.Contains(b.String(), "left out, not finished: "+p("a3.perflab.json")+" (interrupted)") {
+		t.Errorf("compare header does not name the left-out run (%v):\n%s", err, b.String())
+	}
+	if _, err := ReadSide(p("a3.perflab.json")); err == nil || !strings.Contains(err.Error(), "no finished run") {
+		t.Errorf("only an interrupted run: %v", err)
+	}
 	side, err = ReadSide(p("a1.json") + "," + p("a2.json"))
 	if err != nil || len(side.Runs) != 3 {
 		t.Errorf("list: %d runs, %v", len(side.Runs), err)
