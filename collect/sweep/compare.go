@@ -184,7 +184,7 @@ func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 		name string
 		side Side
 	}{{"old", old}, {"new", new}} {
-		fmt.Fprintf(&b, "%s: %s (%s from %s", s.name, s.side.Spec, plural(len(s.side.Runs), "run"), plural(len(s.side.Files)-len(s.side.Skipped), "file"))
+		fmt.Fprintf(&b, "%s: %s (%s from %s", s.name, s.side.Spec, plural(len(s.side.Runs), "run"), plural(len(s.side.Files)-len(s.side.Skipped)-len(s.side.LeftOut), "file"))
 		if n := len(s.side.Skipped); n > 0 {
 			fmt.Fprintf(&b, "; %d vLLM JSON counted through its perflab result", n)
 		}
