@@ -281,6 +281,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 	var rows []sweep.Row
 	var failed []string
 	interrupted := false
+	runsDone, pointsDone := 0, 0 // runs that ended (ok or failed); points whose every run did
 	for i, p := range points {
 		row := sweep.Row{Point: p}
 		if p.Kind != "" {
@@ -297,6 +298,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 			if err != nil && res == nil {
 				return err
 			}
+			runsDone++
 			if err != nil {
 				failed = append(failed, fmt.Sprintf("%s: %v", seriesName(p, k, s.numRuns), err))
 				continue
@@ -314,6 +316,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 		if interrupted {
 			break
 		}
+		pointsDone++
 	}
 	if len(s.points) > 0 && len(rows) > 0 {
 		fmt.Fprintln(stdout)
@@ -323,7 +326,14 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 		}
 	}
 	if interrupted {
-		return fmt.Errorf("bench: interrupted: %d of %d points finished (their files are saved)", len(rows), len(s.points))
+		total := len(points) * s.numRuns
+		switch {
+		case len(s.points) == 0:
+			return fmt.Errorf("bench: interrupted: %d of %d runs finished (their files are saved)", runsDone, total)
+		case s.numRuns > 1:
+			return fmt.Errorf("bench: interrupted: %d of %d points finished, %d of %d runs (their files are saved)", pointsDone, len(s.points), runsDone, total)
+		}
+		return fmt.Errorf("bench: interrupted: %d of %d points finished (their files are saved)", pointsDone, len(s.points))
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("bench: %d runs failed: %s", len(failed), strings.Join(failed, "; "))

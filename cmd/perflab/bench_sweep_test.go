@@ -168,6 +168,20 @@ func TestSweepInterruptKeepsFinishedPoints(t *testing.T) {
 	}
 }
 
+// TestRepeatsInterruptCountsRuns: Ctrl-C during the second of three
+// repeats (no sweep) says how many runs finished, not "1 of 0 points".
+func TestRepeatsInterruptCountsRuns(t *testing.T) {
+	url, _, _ := startMock(t, "--port", "0", "--ttft", "1ms", "--itl", "20ms")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &lineWatcher{match: "### run", n: 2, cancel: cancel}
+	err := run(ctx, []string{"bench", "--base-url", url, "--model", "mock", "--random-input-len", "8", "--random-output-len", "50",
+		"--num-prompts", "4", "--max-concurrency", "4", "--num-runs", "3"}, w, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "interrupted: 1 of 3 runs finished") {
+		t.Fatalf("error %v", err)
+	}
+}
+
 // TestRateSweepFiles: a request-rate sweep saves one vLLM JSON per point
 // with its request_rate, marks the perflab results as rate points, and
 // --append-result collects every point as a line of one file.
