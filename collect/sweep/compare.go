@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -28,6 +30,10 @@ type Side struct {
 	// interrupted, say: a Ctrl-C'd sweep point keeps its partial run),
 	// as "path (status)"; their vLLM JSON is left out with them.
 	LeftOut []string
+	// Mixed says what the side's runs differ in (max_concurrency, model)
+	// when they are not repeats of one configuration, e.g.
+	// "max_concurrency 8, 16"; empty when they agree.
+	Mixed []string
 }
 
 // ReadSide reads the runs of one --compare argument: a comma-separated
@@ -68,6 +74,7 @@ func ReadSide(spec string) (Side, error) {
 	type file struct {
 		path    string
 		runs    []*schema.Summary
+		models  []string // per run, "" when unknown
 		perflab *schema.Result
 	}
 	var read []file
@@ -86,11 +93,11 @@ func ReadSide(spec string) (Side, error) {
 			if r.Summary == nil {
 				return side, fmt.Errorf("compare: %s: the run has no summary (status %s)", path, r.Status)
 			}
-			f.perflab, f.runs = r, []*schema.Summary{r.Summary}
+			f.perflab, f.runs, f.models = r, []*schema.Summary{r.Summary}, []string{r.Model.ID}
 			if r.Status != schema.StatusOK {
 				// A partial run is no repeat of a whole one.
 				side.LeftOut = append(side.LeftOut, fmt.Sprintf("%s (%s)", path, r.Status))
-				f.runs = nil
+				f.runs, f.models = nil, nil
 			}
 			for _, a := range r.Artifacts {
 				if a.Kind == "vllm-json" {
@@ -114,17 +121,21 @@ func ReadSide(spec string) (Side, error) {
 					e.Summary.SteadyState = ss
 				}
 				f.runs = append(f.runs, e.Summary)
+				f.models = append(f.models, e.Model)
 			}
 		}
 		read = append(read, f)
 	}
+	var models []string
 	for _, f := range read {
 		if f.perflab == nil && named[filepath.Clean(f.path)] {
 			side.Skipped = append(side.Skipped, f.path)
 			continue
 		}
 		side.Runs = append(side.Runs, f.runs...)
+		models = append(models, f.models...)
 	}
+	side.Mixed = mixed(side.Runs, models)
 	if len(side.Runs) == 0 {
 		if len(side.LeftOut) > 0 {
 			return side, fmt.Errorf("compare %q: no finished run found (left out: %s)", spec, strings.Join(side.LeftOut, ", "))
@@ -132,6 +143,33 @@ func ReadSide(spec string) (Side, error) {
 		return side, fmt.Errorf("compare %q: no run found", spec)
 	}
 	return side, nil
+}
+
+// mixed lists what a side's runs differ in: their concurrency cap and
+// their model (where the file names it).
+func mixed(runs []*schema.Summary, models []string) []string {
+	var out []string
+	distinct := func(name string, vals []string) {
+		var seen []string
+		for _, v := range vals {
+			if v != "" && !slices.Contains(seen, v) {
+				seen = append(seen, v)
+			}
+		}
+		if len(seen) > 1 {
+			out = append(out, name+" "+strings.Join(seen, ", "))
+		}
+	}
+	conc := make([]string, len(runs))
+	for i, s := range runs {
+		conc[i] = "none"
+		if s.MaxConcurrency != nil {
+			conc[i] = strconv.Itoa(*s.MaxConcurrency)
+		}
+	}
+	distinct("max_concurrency", conc)
+	distinct("model", models)
+	return out
 }
 
 // isPerflabResult tells a perflab result (it has schema_version) from
@@ -192,6 +230,9 @@ func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 			fmt.Fprintf(&b, "; left out, not finished: %s", strings.Join(s.side.LeftOut, ", "))
 		}
 		b.WriteString(")\n")
+		if len(s.side.Mixed) > 0 {
+			fmt.Fprintf(&b, "warning: %s's runs differ in %s: not repeats of one configuration, so their spread is not noise\n", s.name, strings.Join(s.side.Mixed, "; "))
+		}
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\told\tnew\tdelta\t\t")

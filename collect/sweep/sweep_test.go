@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -188,6 +189,35 @@ func TestReadSide(t *testing.T) {
 	}
 	if _, err := ReadSide(p("bad.json")); err == nil || !strings.Contains(err.Error(), "bad.json:1") {
 		t.Errorf("truncated JSON: %v", err)
+	}
+}
+
+// TestReadSideMixed: a side whose runs differ in concurrency or model
+// (a glob over a whole sweep, say) is flagged, and the comparison warns.
+func TestReadSideMixed(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []int{8, 8, 16} {
+		s := sum(100, 10, 50, nil)
+		s.MaxConcurrency = &c
+		r := &schema.Result{ID: fmt.Sprint("r", i), Status: schema.StatusOK, Model: schema.Model{ID: "m"}, Summary: s}
+		if err := schema.WriteFile(filepath.Join(dir, fmt.Sprintf("r%d.json", i)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	side, err := ReadSide(filepath.Join(dir, "r[01].json"))
+	if err != nil || len(side.Mixed) != 0 {
+		t.Errorf("repeats of one configuration: mixed %v, err %v", side.Mixed, err)
+	}
+	side, err = ReadSide(filepath.Join(dir, "r*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(side.Mixed) != 1 || side.Mixed[0] != "max_concurrency 8, 16" {
+		t.Errorf("mixed %q, want max_concurrency 8, 16", side.Mixed)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, side, side, nil); err != nil || !strings.Contains(b.String(), "warning: old's runs differ in max_concurrency 8, 16") {
+		t.Errorf("no warning (%v):\n%s", err, b.String())
 	}
 }
 
