@@ -213,7 +213,7 @@ func Compare(old, new Side, ps []float64) []CompareRow {
 // WriteCompare writes the comparison benchstat's way: per metric the old
 // and new mean (± CV with several runs), the change in percent, or "~"
 // when the two-sided Mann-Whitney U test finds no significant difference
-// (p ≥ 0.05), with (p=… n=…+…); with fewer than 4 runs on a side the
+// (p > 0.05), with (p=… n=…+…); with too few runs to reach p ≤ 0.05 the
 // change is printed with a note that it was not tested.
 func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 	var b strings.Builder
@@ -262,8 +262,8 @@ func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 		return err
 	}
 	fmt.Fprintf(&b, "old/new: mean ± CV over the runs; delta: change of the means. ~: no significant difference\n"+
-		"(two-sided Mann-Whitney U test, p >= %.2f); a side needs at least %d runs before any change can be\n"+
-		"called significant, so fewer runs print the change untested.\n", stats.Alpha, stats.MinRunsPerSide)
+		"(two-sided Mann-Whitney U test, p > %.2f); a side needs at least %d runs (or unequal counts such as 3+5)\n"+
+		"before any change can be called significant, so fewer runs print the change untested.\n", stats.Alpha, stats.MinRunsPerSide)
 	b.WriteString(strings.Repeat("=", 50) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
