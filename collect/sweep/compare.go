@@ -74,7 +74,7 @@ func ReadSide(spec string) (Side, error) {
 	type file struct {
 		path    string
 		runs    []*schema.Summary
-		models  []string // per run, "" when unknown
+		loads   []runConfig // per run
 		perflab *schema.Result
 	}
 	var read []file
@@ -93,11 +93,11 @@ func ReadSide(spec string) (Side, error) {
 			if r.Summary == nil {
 				return side, fmt.Errorf("compare: %s: the run has no summary (status %s)", path, r.Status)
 			}
-			f.perflab, f.runs, f.models = r, []*schema.Summary{r.Summary}, []string{r.Model.ID}
+			f.perflab, f.runs, f.loads = r, []*schema.Summary{r.Summary}, []runConfig{{r.Load, r.Model.ID}}
 			if r.Status != schema.StatusOK {
 				// A partial run is no repeat of a whole one.
 				side.LeftOut = append(side.LeftOut, fmt.Sprintf("%s (%s)", path, r.Status))
-				f.runs, f.models = nil, nil
+				f.runs, f.loads = nil, nil
 			}
 			for _, a := range r.Artifacts {
 				if a.Kind == "vllm-json" {
@@ -121,21 +121,21 @@ func ReadSide(spec string) (Side, error) {
 					e.Summary.SteadyState = ss
 				}
 				f.runs = append(f.runs, e.Summary)
-				f.models = append(f.models, e.Model)
+				f.loads = append(f.loads, runConfig{e.Load, e.Model})
 			}
 		}
 		read = append(read, f)
 	}
-	var models []string
+	var loads []runConfig
 	for _, f := range read {
 		if f.perflab == nil && named[filepath.Clean(f.path)] {
 			side.Skipped = append(side.Skipped, f.path)
 			continue
 		}
 		side.Runs = append(side.Runs, f.runs...)
-		models = append(models, f.models...)
+		loads = append(loads, f.loads...)
 	}
-	side.Mixed = mixed(side.Runs, models)
+	side.Mixed = mixed(loads)
 	if len(side.Runs) == 0 {
 		if len(side.LeftOut) > 0 {
 			return side, fmt.Errorf("compare %q: no finished run found (left out: %s)", spec, strings.Join(side.LeftOut, ", "))
@@ -145,14 +145,20 @@ func ReadSide(spec string) (Side, error) {
 	return side, nil
 }
 
-// mixed lists what a side's runs differ in: their concurrency cap and
-// their model (where the file names it).
-func mixed(runs []*schema.Summary, models []string) []string {
+// runConfig is what a run's file says about its load and model.
+type runConfig struct {
+	load  schema.Load
+	model string // "" when the file does not name it
+}
+
+// mixed lists what a side's runs differ in: concurrency cap, request
+// rate and model (a guidellm sweep read as one side differs in its rate).
+func mixed(cfgs []runConfig) []string {
 	var out []string
-	distinct := func(name string, vals []string) {
+	distinct := func(name string, val func(runConfig) string) {
 		var seen []string
-		for _, v := range vals {
-			if v != "" && !slices.Contains(seen, v) {
+		for _, c := range cfgs {
+			if v := val(c); v != "" && !slices.Contains(seen, v) {
 				seen = append(seen, v)
 			}
 		}
@@ -160,15 +166,19 @@ func mixed(runs []*schema.Summary, models []string) []string {
 			out = append(out, name+" "+strings.Join(seen, ", "))
 		}
 	}
-	conc := make([]string, len(runs))
-	for i, s := range runs {
-		conc[i] = "none"
-		if s.MaxConcurrency != nil {
-			conc[i] = strconv.Itoa(*s.MaxConcurrency)
+	distinct("max_concurrency", func(c runConfig) string {
+		if c.load.MaxConcurrency == 0 {
+			return "none"
 		}
-	}
-	distinct("max_concurrency", conc)
-	distinct("model", models)
+		return strconv.Itoa(c.load.MaxConcurrency)
+	})
+	distinct("request_rate", func(c runConfig) string {
+		if c.load.RequestRate == 0 {
+			return "inf"
+		}
+		return FormatRate(c.load.RequestRate)
+	})
+	distinct("model", func(c runConfig) string { return c.model })
 	return out
 }
 

@@ -197,9 +197,8 @@ func TestReadSide(t *testing.T) {
 func TestReadSideMixed(t *testing.T) {
 	dir := t.TempDir()
 	for i, c := range []int{8, 8, 16} {
-		s := sum(100, 10, 50, nil)
-		s.MaxConcurrency = &c
-		r := &schema.Result{ID: fmt.Sprint("r", i), Status: schema.StatusOK, Model: schema.Model{ID: "m"}, Summary: s}
+		r := &schema.Result{ID: fmt.Sprint("r", i), Status: schema.StatusOK, Model: schema.Model{ID: "m"},
+			Load: schema.Load{MaxConcurrency: c}, Summary: sum(100, 10, 50, nil)}
 		if err := schema.WriteFile(filepath.Join(dir, fmt.Sprintf("r%d.json", i)), r); err != nil {
 			t.Fatal(err)
 		}
@@ -214,6 +213,14 @@ func TestReadSideMixed(t *testing.T) {
 	}
 	if len(side.Mixed) != 1 || side.Mixed[0] != "max_concurrency 8, 16" {
 		t.Errorf("mixed %q, want max_concurrency 8, 16", side.Mixed)
+	}
+	rate := &schema.Result{ID: "r3", Status: schema.StatusOK, Model: schema.Model{ID: "m"},
+		Load: schema.Load{MaxConcurrency: 8, RequestRate: 20}, Summary: sum(100, 10, 50, nil)}
+	if err := schema.WriteFile(filepath.Join(dir, "r3.json"), rate); err != nil {
+		t.Fatal(err)
+	}
+	if side, err := ReadSide(filepath.Join(dir, "r[03].json")); err != nil || len(side.Mixed) != 1 || side.Mixed[0] != "request_rate inf, 20" {
+		t.Errorf("rates: mixed %q, err %v", side.Mixed, err)
 	}
 	var b bytes.Buffer
 	if err := WriteCompare(&b, side, side, nil); err != nil || !strings.Contains(b.String(), "warning: old's runs differ in max_concurrency 8, 16") {
