@@ -470,7 +470,9 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	if res.Status == schema.StatusInterrupted {
 		return res, fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
 	}
-	if len(f.series.sloLimits) > 0 && !f.series.active() {
+	if len(f.series.sloLimits) > 0 && len(f.series.points) == 0 && f.series.search == "" {
+		// a single run, or each of --num-runs repeats (a sweep's table
+		// and the search judge their points themselves)
 		if err := writeSLOCheck(stdout, f.series.sloLimits, res.Summary); err != nil {
 			return res, err
 		}

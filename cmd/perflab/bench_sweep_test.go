@@ -182,6 +182,21 @@ func TestRepeatsInterruptCountsRuns(t *testing.T) {
 	}
 }
 
+// TestRepeatsCheckSLO: --slo with --num-runs (no sweep) checks every
+// repeat, as it checks a single run; it was silently ignored.
+func TestRepeatsCheckSLO(t *testing.T) {
+	url, _, _ := startMock(t, "--port", "0", "--ttft", "2ms", "--itl", "2ms")
+	var stdout bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--model", "mock", "--random-input-len", "8", "--random-output-len", "8",
+		"--num-prompts", "8", "--max-concurrency", "4", "--num-runs", "2", "--slo", "ttft_p99:10000"}, &stdout, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(stdout.String(), "SLO ttft_p99:10000: met\n"); n != 2 {
+		t.Errorf("%d SLO checks, want one per repeat:\n%s", n, stdout.String())
+	}
+}
+
 // TestRateSweepFiles: a request-rate sweep saves one vLLM JSON per point
 // with its request_rate, marks the perflab results as rate points, and
 // --append-result collects every point as a line of one file.
