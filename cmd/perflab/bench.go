@@ -722,6 +722,28 @@ func profileCall(ctx context.Context, client *http.Client, base, route string) e
 	return nil
 }
 
+// artifactPath is target's path relative to the directory of the result
+// file at result, as schema.Artifact.Path wants it.
+func artifactPath(result, target string) (string, error) {
+	dir := filepath.Dir(result)
+	if rel, err := filepath.Rel(dir, target); err == nil {
+		return filepath.ToSlash(rel), nil
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	absTarget, err := filepath.Abs(target)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absDir, absTarget)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
 // countWith counts a generated text's tokens without special tokens, as
 // vLLM does for a request whose server sent no usage.
 func countWith(tok dataset.Tokenizer) func(context.Context, string) (int, error) {
@@ -880,6 +902,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	f := r.f
 	out := r.seriesOutputJSON(f.outputJSON)
 	if f.saveResult || f.appendResult {
+		vllmPath := "" // the vLLM JSON written
 		opt := r.cfg.Metrics
 		// vLLM's tokenizer_id is --tokenizer or else the model id; the
 		// server's /tokenize is the model's own tokenizer.
@@ -929,7 +952,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 			if err := schema.WriteAtomic(path, data); err != nil {
 				return fmt.Errorf("bench: %w", err)
 			}
-			res.Artifacts = append(res.Artifacts, schema.Artifact{Kind: "vllm-json", Path: name})
+			vllmPath = path
 		}
 		if out == "" {
 			out = strings.TrimSuffix(path, ".json")
@@ -939,6 +962,16 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 				out += fmt.Sprintf("-%d", record)
 			}
 			out += ".perflab.json"
+		}
+		if vllmPath != "" {
+			// an artifact's path is relative to the result file's
+			// directory (--output-json may be elsewhere; --result-filename
+			// may hold a folder)
+			rel, err := artifactPath(out, vllmPath)
+			if err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+			res.Artifacts = append(res.Artifacts, schema.Artifact{Kind: "vllm-json", Path: rel})
 		}
 	}
 	if out == "" {

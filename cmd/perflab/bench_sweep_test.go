@@ -287,3 +287,37 @@ func TestSingleRunSteadyStateAndSLO(t *testing.T) {
 		}
 	}
 }
+
+// TestArtifactPathRelativeToResult: the perflab result's vllm-json
+// artifact is relative to the result file's own folder even when
+// --output-json puts it apart from --result-dir, so --compare over both
+// folders counts the run once.
+func TestArtifactPathRelativeToResult(t *testing.T) {
+	url, _, _ := startMock(t, "--port", "0", "--ttft", "1ms", "--itl", "1ms")
+	dir := t.TempDir()
+	vdir, pdir := filepath.Join(dir, "vllm"), filepath.Join(dir, "perflab")
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--model", "mock", "--random-input-len", "8", "--random-output-len", "4",
+		"--num-prompts", "4", "--save-result", "--result-dir", vdir, "--result-filename", "sub/r.json", "--output-json", filepath.Join(pdir, "r.json")}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := schema.ReadFile(filepath.Join(pdir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Artifacts) != 1 {
+		t.Fatalf("artifacts %+v", res.Artifacts)
+	}
+	got := filepath.Join(pdir, filepath.FromSlash(res.Artifacts[0].Path))
+	if want := filepath.Join(vdir, "sub", "r.json"); got != want {
+		t.Errorf("artifact resolves to %s, want %s", got, want)
+	}
+	var out bytes.Buffer
+	spec := filepath.Join(vdir, "sub", "*.json") + "," + filepath.Join(pdir, "*.json")
+	if err := run(context.Background(), []string{"bench", "--compare", spec, spec}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "(1 run from 1 file; 1 vLLM JSON counted through its perflab result)") {
+		t.Errorf("run counted twice:\n%s", out.String())
+	}
+}
