@@ -358,7 +358,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 		return fmt.Errorf("bench: interrupted: %d of %d points finished (their files are saved)", pointsDone, len(s.points))
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("bench: %d runs failed: %s", len(failed), strings.Join(failed, "; "))
+		return fmt.Errorf("bench: %d of %d runs failed: %s", len(failed), runsDone, strings.Join(failed, "; "))
 	}
 	return nil
 }

@@ -239,7 +239,7 @@ func WriteSearch(w io.Writer, r SearchResult) error {
 	} else {
 		b.WriteString("Answer: none")
 	}
-	fmt.Fprintf(&b, " after %d probes; %s\n", len(r.Probes), r.Reason)
+	fmt.Fprintf(&b, " after %s; %s\n", plural(len(r.Probes), "probe"), r.Reason)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
