@@ -125,8 +125,8 @@ func (s *seriesFlags) parse(set map[string]bool) error {
 		return usageError("bench: --slo-search runs each load once: drop --num-runs")
 	case !(s.steadyThreshold > 0 && s.steadyThreshold <= 1):
 		return usageError("bench: --steady-state-threshold %v: want a fraction in (0, 1]", s.steadyThreshold)
-	case s.steadyMinWindow < 0:
-		return usageError("bench: --steady-state-min-window %v: must not be negative", s.steadyMinWindow)
+	case !(s.steadyMinWindow >= 0): // NaN too
+		return usageError("bench: --steady-state-min-window %v: want a number of seconds >= 0", s.steadyMinWindow)
 	case len(s.compare) != 0 && len(s.compare) != 2:
 		return usageError("bench: --compare takes two arguments, OLD and NEW (each a comma-separated list of files or globs); got %d", len(s.compare))
 	}

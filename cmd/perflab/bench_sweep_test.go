@@ -35,6 +35,7 @@ func TestSeriesFlagErrors(t *testing.T) {
 		{[]string{"--slo", "ttft_p99:1", "--slo-search", "rate", "--sweep-request-rate", "1"}, "chooses its own points"},
 		{[]string{"--slo", "ttft_p99:1", "--slo-search", "rate", "--num-runs", "2"}, "drop --num-runs"},
 		{[]string{"--steady-state-threshold", "0"}, "want a fraction in (0, 1]"},
+		{[]string{"--steady-state-min-window", "NaN"}, "want a number of seconds >= 0"},
 		{[]string{"--compare", "a.json"}, "two arguments"},
 	} {
 		_, err := parseBenchFlags(tc.args, io.Discard)

@@ -84,7 +84,7 @@ func (c SearchConfig) withDefaults() (SearchConfig, error) {
 		return c, fmt.Errorf("slo search: max %v: want a finite number ≥ start %v", c.Max, c.Start)
 	case c.MaxProbes < 1:
 		return c, fmt.Errorf("slo search: max probes %d: want at least 1", c.MaxProbes)
-	case c.Resolution < 0:
+	case !(c.Resolution >= 0): // NaN too
 		return c, fmt.Errorf("slo search: resolution %v: must not be negative", c.Resolution)
 	}
 	if c.Kind == Concurrency {

@@ -103,6 +103,9 @@ func TestSearchErrors(t *testing.T) {
 	if _, err := Search(context.Background(), schema.SLO{"ttft_p99": 1}, SearchConfig{Kind: Concurrency, Start: 1.5}, thresholdProbe(&loads)); err == nil {
 		t.Error("fractional concurrency accepted")
 	}
+	if _, err := Search(context.Background(), schema.SLO{"ttft_p99": 1}, SearchConfig{Kind: Rate, Resolution: math.NaN()}, thresholdProbe(&loads)); err == nil {
+		t.Error("NaN resolution accepted")
+	}
 	boom := errors.New("boom")
 	n := 0
 	res, err := Search(context.Background(), schema.SLO{"ttft_p99": 1e9}, SearchConfig{Kind: Concurrency}, func(_ context.Context, load float64) (*schema.Summary, error) {
