@@ -69,7 +69,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *out == "" && !*dryRun {
 		return usageError("migrate: --out DIR is required")
 	}
-	list, err := migrate.Sources(srcs)
+	list, err := migrate.Sources(srcs, *out)
 	if err != nil {
 		return err
 	}

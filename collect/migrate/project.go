@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,8 +24,16 @@ type Source struct {
 }
 
 // Sources expands the arguments: Markdown files as given, folders walked
-// for *.md (sorted, hidden entries skipped).
-func Sources(args []string) ([]Source, error) {
+// for *.md (sorted, hidden entries skipped). Folders named in skip (the
+// migration's own --out, when it lies inside a source folder) are not
+// walked: a re-run would otherwise migrate the project it wrote before.
+func Sources(args []string, skip ...string) ([]Source, error) {
+	var skipAbs []string
+	for _, s := range skip {
+		if abs, err := filepath.Abs(s); err == nil && s != "" {
+			skipAbs = append(skipAbs, abs)
+		}
+	}
 	var out []Source
 	for _, a := range args {
 		st, err := os.Stat(a)
@@ -44,6 +53,11 @@ func Sources(args []string) ([]Source, error) {
 					return filepath.SkipDir
 				}
 				return nil
+			}
+			if d.IsDir() && len(skipAbs) > 0 {
+				if abs, err := filepath.Abs(p); err == nil && slices.Contains(skipAbs, abs) {
+					return filepath.SkipDir
+				}
 			}
 			if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".md") {
 				rel, _ := filepath.Rel(a, p)

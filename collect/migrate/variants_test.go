@@ -282,3 +282,42 @@ func TestVariantPlainComparison(t *testing.T) {
 	}
 	buildProject(t, pg, "simple.md")
 }
+
+// TestSourcesSkipOut: an --out folder inside the source folder is not
+// walked, so a second run does not migrate the project the first wrote
+// (its index.md pages and the verbatim sources under results/…/src/).
+func TestSourcesSkipOut(t *testing.T) {
+	src := t.TempDir()
+	data, err := os.ReadFile("testdata/variants/simple.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "simple.md"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(src, "migrated")
+	for run := 1; run <= 2; run++ {
+		srcs, err := Sources([]string{src}, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(srcs) != 1 || srcs[0].Rel != "simple.md" {
+			t.Fatalf("run %d: sources %+v, want simple.md only", run, srcs)
+		}
+		rep, files, err := Plan(context.Background(), srcs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(out, rep, files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A dry run (no --out) walks everything.
+	srcs, err := Sources([]string{src}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) < 2 {
+		t.Errorf("with no folder to skip: %d sources", len(srcs))
+	}
+}
