@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
@@ -102,7 +103,13 @@ func (m *migration) ambiguous(idx int, format string, a ...any) {
 // relative to the project (results/<id>/src/<file>), for the results'
 // source references.
 func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
+	if err := checkText(name, data); err != nil {
+		return nil, err
+	}
 	p := newPage(name, string(data))
+	if err := p.checkFences(); err != nil {
+		return nil, err
+	}
 	out := &Page{Source: name}
 	m := &migration{p: p, out: out, byKey: map[string]*exp{}, srcRef: srcRef}
 	entries, err := ingest.Parse(name, []byte(p.text()))
@@ -146,6 +153,53 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	}
 	out.Index = m.rewrite(c)
 	return out, nil
+}
+
+// checkText refuses a file that is not text (a NUL byte, bytes that are
+// not UTF-8): copying it as a page would publish garbage.
+func checkText(name string, data []byte) error {
+	line := 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case r == 0:
+			return fmt.Errorf("migrate: %s:%d: not a text page (a NUL byte)", name, line)
+		case r == utf8.RuneError && n == 1:
+			return fmt.Errorf("migrate: %s:%d: not a text page (bytes that are not UTF-8)", name, line)
+		case r == '\n':
+			line++
+		}
+		i += n
+	}
+	return nil
+}
+
+// checkFences refuses a page whose code fences do not pair up: a fence
+// left open swallows the rest of the page (headings, commands, outputs),
+// so every inference after it would be wrong. A fence line with a
+// language ("```bash") cannot close a fence, so one met while a fence is
+// open means a closing fence is missing.
+func (p *page) checkFences() error {
+	open := -1
+	for i, l := range p.lines {
+		m := reFenceLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		switch {
+		case open < 0:
+			open = i
+		case m[2] != "":
+			return fmt.Errorf("migrate: %s: a code fence (%s) opens while the one opened at line %d is still open: is a closing %s missing?",
+				p.loc(i), strings.TrimSpace(l), p.orig[open], m[1])
+		default:
+			open = -1
+		}
+	}
+	if open >= 0 {
+		return fmt.Errorf("migrate: %s: this code fence is never closed", p.loc(open))
+	}
+	return nil
 }
 
 var reServing = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+sglang\.launch_server|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)

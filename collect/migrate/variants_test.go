@@ -321,3 +321,33 @@ func TestSourcesSkipOut(t *testing.T) {
 		t.Errorf("with no folder to skip: %d sources", len(srcs))
 	}
 }
+
+// TestMigrateBadInput: a page that is not text, or whose code fences do
+// not pair up, is refused with FILE:LINE (nothing is migrated from it).
+func TestMigrateBadInput(t *testing.T) {
+	simple, err := os.ReadFile("testdata/variants/simple.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// simple.md's first output fence (line 11) loses its closing fence
+	// (line 24): the "```bash" of line 28, now 27, then opens inside it.
+	lines := strings.Split(string(simple), "\n")
+	unclosed := strings.Join(append(append([]string{}, lines[:23]...), lines[24:]...), "\n")
+	// The last fence of the page never closes.
+	trailing := strings.TrimSuffix(strings.TrimRight(string(simple), "\n"), "```")
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"nul", "# Page\n\nline two\x00\n", "bad.md:3: not a text page (a NUL byte)"},
+		{"latin1", "# Page\n\ncaf\xe9\n", "bad.md:3: not a text page (bytes that are not UTF-8)"},
+		{"unclosed", unclosed, "bad.md:27: a code fence (```bash) opens while the one opened at line 11 is still open"},
+		{"trailing", trailing, "bad.md:32: this code fence is never closed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Migrate("bad.md", []byte(tc.data), "bad", "results/bad/src/bad.md")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
