@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -128,8 +129,13 @@ func (pg *Page) Files(rel string) ([]File, error) {
 	if _, err := ingest.ParseCampaign(pg.Source+" (migrated campaign)", buf.Bytes()); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
+	index := pg.Index
+	if base := strings.TrimSuffix(path.Base(filepath.ToSlash(rel)), path.Ext(rel)); !strings.EqualFold(base, "index") && !strings.EqualFold(base, "readme") {
+		// a/b.md becomes a/b/index.md: its relative links go one folder up.
+		index = deeperLinks(index)
+	}
 	out = append(out,
-		File{Path: filepath.ToSlash(filepath.Join("content", dir, "index.md")), Data: pg.Index},
+		File{Path: filepath.ToSlash(filepath.Join("content", dir, "index.md")), Data: index},
 		File{Path: filepath.ToSlash(filepath.Join("content", dir, "campaign.yaml")), Data: buf.Bytes()},
 	)
 	for _, r := range pg.Results {

@@ -173,6 +173,48 @@ func yamlString(s string) string {
 	return s
 }
 
+var (
+	reInlineLink = regexp.MustCompile(`(\]\()([^)\s]+)`)
+	reHTMLLink   = regexp.MustCompile(`((?:href|src)=")([^"]+)`)
+	reRefDef     = regexp.MustCompile(`^(\s*\[[^\]]+\]:\s*)(\S+)`)
+	reScheme     = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+)
+
+// deeperLinks rewrites the relative link destinations of a page that moves
+// one folder down (a/b.md becomes a/b/index.md): links resolve against
+// the page's folder, so "../index.md" must become "../../index.md" to
+// name the same file. Code fences are left alone.
+func deeperLinks(text []byte) []byte {
+	shift := func(dest string) string {
+		if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "/") || reScheme.MatchString(dest) {
+			return dest
+		}
+		return "../" + strings.TrimPrefix(dest, "./")
+	}
+	lines := strings.Split(string(text), "\n")
+	inFence := false
+	for i, l := range lines {
+		if reFenceLine.MatchString(l) {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		repl := func(re *regexp.Regexp, l string) string {
+			return re.ReplaceAllStringFunc(l, func(m string) string {
+				sm := re.FindStringSubmatch(m)
+				return sm[1] + shift(sm[2])
+			})
+		}
+		l = repl(reInlineLink, l)
+		l = repl(reHTMLLink, l)
+		l = repl(reRefDef, l)
+		lines[i] = l
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
 // fenceAround returns the fence lines around line idx, or -1, -1.
 func (m *migration) fenceAround(idx int) (int, int) {
 	p := m.p

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render"
 )
 
 func migrateFile(t *testing.T, file string) *Page {
@@ -349,5 +350,66 @@ func TestMigrateBadInput(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRelativeLinksFollowThePage: a/b.md becomes content/a/b/index.md, a
+// folder deeper, so its relative links are rewritten to name the same
+// files; the built page links to the pages the source linked to.
+func TestRelativeLinksFollowThePage(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "lab")
+	simple, err := os.ReadFile("testdata/variants/simple.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Replace(string(simple), "A quick comparison on one L4, run by hand.",
+		"A quick comparison on one L4 ([lab](../index.md), [method](./method.md#setup), [vendor](https://example.com/a.md), [top](#vllm)).\n\n"+
+			"<a href=\"method.md\">the method</a>, [see][m].\n\n[m]: method.md", 1)
+	for name, data := range map[string]string{
+		"index.md":          "# Lab\n\n[Llama](engines/simple.md)\n",
+		"engines/method.md": "# Method\n\n## Setup\n\nBy hand.\n",
+		"engines/simple.md": page,
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := Write(out, rep, files); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := os.ReadFile(filepath.Join(out, "content", "engines", "simple", "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[lab](../../index.md)", "[method](../method.md#setup)", "[vendor](https://example.com/a.md)", "[top](#vllm)",
+		`<a href="../method.md">`, "[m]: ../method.md"} {
+		if !bytes.Contains(idx, []byte(want)) {
+			t.Errorf("migrated page lacks %s:\n%s", want, idx)
+		}
+	}
+	if err := render.Build(context.Background(), render.Options{
+		Content: filepath.Join(out, "content"), Results: filepath.Join(out, "results"), Out: filepath.Join(out, "site")}); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "site", "engines", "simple", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`href="../../index.html">lab`, `href="../../engines/method/index.html#setup">method`} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("built page lacks %s", want)
+		}
 	}
 }
