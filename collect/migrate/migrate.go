@@ -136,6 +136,7 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	}
 	m.entries = kept
 	out.Blocks = len(kept)
+	m.reportJSONResults()
 	if len(kept) == 0 {
 		out.Plain = true
 		out.Index = data
@@ -200,6 +201,50 @@ func (p *page) checkFences() error {
 		return fmt.Errorf("migrate: %s: this code fence is never closed", p.loc(open))
 	}
 	return nil
+}
+
+// reportJSONResults reports the benchmark results pasted as JSON (vLLM's
+// --save-result record, a guidellm report) in a code fence: they are not
+// imported (a page's results are its text outputs, placed by the serving
+// command and label before them, and a JSON record usually repeats one),
+// but never passed over silently.
+func (m *migration) reportJSONResults() {
+	p := m.p
+	for i := 0; i < len(p.lines); i++ {
+		if !reFenceLine.MatchString(p.lines[i]) || !insideFence(p, i+1) {
+			continue
+		}
+		var body []string
+		k := i + 1
+		for ; k < len(p.lines) && insideFence(p, k); k++ {
+			body = append(body, p.lines[k])
+		}
+		first := k
+		for j := i + 1; j < k; j++ {
+			if strings.TrimSpace(p.lines[j]) != "" {
+				first = j
+				break
+			}
+		}
+		if first < k && strings.HasPrefix(strings.TrimSpace(p.lines[first]), "{") {
+			es, err := ingest.Parse(m.out.Source, []byte(strings.Join(body, "\n")))
+			if err == nil {
+				for _, e := range es {
+					if e.Summary == nil || e.Summary.Completed == 0 {
+						continue
+					}
+					what := "vLLM's --save-result record"
+					if e.Format == ingest.FormatGuideLLMJSON {
+						what = "a guidellm report"
+					}
+					m.ambiguous(first, "a benchmark result pasted as JSON (%s: %d requests completed, %.2f tok/s total) is not imported: migrate reads the page's text outputs; import the JSON file itself with perflab import",
+						what, e.Summary.Completed, e.Summary.TotalTokenThroughput)
+					break
+				}
+			}
+		}
+		i = k
+	}
 }
 
 var reServing = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+sglang\.launch_server|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)

@@ -413,3 +413,52 @@ func TestRelativeLinksFollowThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONResultReported: a result pasted as JSON (vLLM's --save-result)
+// is not imported, but reported at its line, also on a page that has no
+// text output (which is otherwise copied as a plain page); JSON that is
+// no benchmark result (a config) is not.
+func TestJSONResultReported(t *testing.T) {
+	rec := `{"date": "20250401-101010", "backend": "vllm", "model_id": "Qwen/Qwen3-8B", "num_prompts": 100, "completed": 100, "total_input_tokens": 51200, "total_output_tokens": 12800, "duration": 10.0, "request_throughput": 10.0, "output_throughput": 1280.0, "total_token_throughput": 6400.0, "mean_ttft_ms": 90.0}`
+	for _, tc := range []struct {
+		name, page string
+		plain      bool
+		want       string
+	}{
+		{"with-text", strings.Replace(mustRead(t, "testdata/variants/simple.md"), "## llama.cpp", "The saved record:\n\n```json\n"+rec+"\n```\n\n## llama.cpp", 1), false,
+			"page.md:29: a benchmark result pasted as JSON (vLLM's --save-result record: 100 requests completed, 6400.00 tok/s total) is not imported"},
+		{"json-only", "# Qwen3-8B\n\n```bash\nvllm serve Qwen/Qwen3-8B\n```\n\n```json\n" + rec + "\n```\n\n```json\n{\"max_model_len\": 8192}\n```\n", true,
+			"page.md:8: a benchmark result pasted as JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg, err := Migrate("page.md", []byte(tc.page), "page", "results/page/src/page.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pg.Plain != tc.plain {
+				t.Errorf("plain %v, want %v", pg.Plain, tc.plain)
+			}
+			if len(pg.Ambiguities) == 0 || !strings.Contains(pg.Ambiguities[0].String(), tc.want) {
+				t.Fatalf("ambiguities %v, want one starting %q", pg.Ambiguities, tc.want)
+			}
+			n := 0
+			for _, a := range pg.Ambiguities {
+				if strings.Contains(a.Msg, "JSON") {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d JSON ambiguities, want 1: %v", n, pg.Ambiguities)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
