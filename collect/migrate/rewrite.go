@@ -124,8 +124,15 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 		if c.Objective == "latency" {
 			metric = "mean_ttft"
 		}
-		lines := block(ind, "block", "chart", "metric", metric)
-		if rest := strings.TrimSpace(reImage.ReplaceAllString(l, "")); rest != "" {
+		// The text around the image keeps its place: what comes before
+		// it stays before the chart, what follows it comes after.
+		loc := reImage.FindStringIndex(l)
+		var lines []string
+		if before := strings.TrimSpace(l[:loc[0]]); before != "" {
+			lines = append(lines, ind+before, "")
+		}
+		lines = append(lines, block(ind, "block", "chart", "metric", metric)...)
+		if rest := strings.TrimSpace(reImage.ReplaceAllString(l[loc[0]:], "")); rest != "" {
 			lines = append(lines, "", ind+rest)
 		}
 		m.note(i, "chart image replaced by a generated chart block")

@@ -462,3 +462,22 @@ func mustRead(t *testing.T, file string) string {
 	}
 	return string(b)
 }
+
+// TestInlineChartKeepsTextOrder: a chart image inside a sentence is
+// replaced by a chart block between the text before it and the text after
+// it, in that order.
+func TestInlineChartKeepsTextOrder(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "A quick comparison on one L4, run by hand.",
+		"A quick comparison on one L4, run by hand. Throughput: ![tps](img/tps.png) (higher is better).", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := string(pg.Index)
+	before := strings.Index(idx, "run by hand. Throughput:")
+	chart := strings.Index(idx, "block: chart")
+	after := strings.Index(idx, "(higher is better).")
+	if before < 0 || chart < 0 || after < 0 || !(before < chart && chart < after) || strings.Contains(idx, "tps.png") {
+		t.Fatalf("text before the image at %d, chart at %d, text after at %d:\n%s", before, chart, after, idx)
+	}
+}
