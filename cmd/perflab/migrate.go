@@ -108,6 +108,11 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 		if pg.Plain {
 			plain++
 			fmt.Fprintf(w, "%s: no benchmark outputs; copied as a plain page\n", pg.Source)
+			if !quiet {
+				for _, n := range pg.Notes {
+					fmt.Fprintf(w, "  %s\n", n)
+				}
+			}
 			for _, a := range pg.Ambiguities {
 				fmt.Fprintf(w, "%s: %s\n", a.Loc, a.Msg)
 			}

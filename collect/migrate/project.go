@@ -170,6 +170,7 @@ func Plan(ctx context.Context, srcs []Source) (*Report, []File, error) {
 	rep := &Report{}
 	var files []File
 	ids := map[string]string{}
+	copied := map[string]bool{}
 	for _, s := range srcs {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -199,9 +200,61 @@ func Plan(ctx context.Context, srcs []Source) (*Report, []File, error) {
 			fs = append(fs, File{Path: srcRef, Data: data})
 		}
 		files = append(files, fs...)
+		files = append(files, pg.assets(s, data, copied)...)
 		rep.Pages = append(rep.Pages, pg)
 	}
 	return rep, files, nil
+}
+
+// assets are the files other than pages that the migrated page still links
+// to (images that are no chart, downloads), copied to the same place below
+// content/ so that its links keep working. A file outside the folder
+// migrated has no place there: the page's link to it is reported. copied
+// lists the assets already copied for another page.
+func (pg *Page) assets(s Source, data []byte, copied map[string]bool) []File {
+	root := filepath.Dir(s.Path)
+	for range strings.Split(filepath.ToSlash(s.Rel), "/")[1:] {
+		root = filepath.Dir(root)
+	}
+	dests := localLinks(pg.Index)
+	var out []File
+	for _, d := range dests {
+		target := filepath.Join(filepath.Dir(s.Path), filepath.FromSlash(d))
+		st, err := os.Stat(target)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // a link that was broken already
+		}
+		rel, err := filepath.Rel(root, target)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			pg.Ambiguities = append(pg.Ambiguities, Ambiguity{
+				Loc: pg.lineOf(data, d),
+				Msg: fmt.Sprintf("the page links to %s, outside the folder migrated: not copied, the link will not work (migrate the folder that holds it)", d)})
+			continue
+		}
+		p := "content/" + filepath.ToSlash(rel)
+		if copied[p] {
+			continue
+		}
+		b, err := os.ReadFile(target)
+		if err != nil {
+			continue
+		}
+		copied[p] = true
+		pg.Notes = append(pg.Notes, fmt.Sprintf("%s: %s copied to %s (the page links to it)", pg.lineOf(data, d), d, p))
+		out = append(out, File{Path: p, Data: b})
+	}
+	return out
+}
+
+// lineOf names the first source line that holds dest (FILE:LINE), FILE
+// alone when none does.
+func (pg *Page) lineOf(data []byte, dest string) string {
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, dest) {
+			return fmt.Sprintf("%s:%d", pg.Source, i+1)
+		}
+	}
+	return pg.Source
 }
 
 // Write writes the planned files below out, each atomically. A campaign's

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -220,6 +221,35 @@ func deeperLinks(text []byte) []byte {
 		lines[i] = l
 	}
 	return []byte(strings.Join(lines, "\n"))
+}
+
+// localLinks lists the relative link destinations of a page that name
+// files other than pages (images, downloads), outside code fences, with
+// fragments and queries cut off.
+func localLinks(text []byte) (dests []string) {
+	inFence := false
+	for _, l := range strings.Split(string(text), "\n") {
+		if reFenceLine.MatchString(l) {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		for _, re := range []*regexp.Regexp{reInlineLink, reHTMLLink, reRefDef} {
+			for _, sm := range re.FindAllStringSubmatch(l, -1) {
+				d := sm[2]
+				if k := strings.IndexAny(d, "#?"); k >= 0 {
+					d = d[:k]
+				}
+				if d == "" || strings.HasPrefix(d, "/") || reScheme.MatchString(d) || strings.EqualFold(path.Ext(d), ".md") {
+					continue
+				}
+				dests = append(dests, d)
+			}
+		}
+	}
+	return dests
 }
 
 // fenceAround returns the fence lines around line idx, or -1, -1.

@@ -481,3 +481,76 @@ func TestInlineChartKeepsTextOrder(t *testing.T) {
 		t.Fatalf("text before the image at %d, chart at %d, text after at %d:\n%s", before, chart, after, idx)
 	}
 }
+
+// TestLinkedFilesCopied: the images and other files a migrated page still
+// links to (a diagram on a plain page, a photo on a report) are copied to
+// the same place below content/, once; a file outside the folder migrated
+// cannot be, and the link to it is reported at its line.
+func TestLinkedFilesCopied(t *testing.T) {
+	top := t.TempDir()
+	src := filepath.Join(top, "lab")
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "A quick comparison on one L4, run by hand.",
+		"A quick comparison on one L4, run by hand.\n\n<img src=\"../img/rack.jpg\" alt=\"rack\"> [Notes](../files/notes.txt#top) [elsewhere](../../outside.png)", 1)
+	for name, data := range map[string]string{
+		"index.md":          "# Lab\n\n![Rack](img/rack.jpg)\n\n[Llama](engines/simple.md) [gone](img/missing.png)\n",
+		"engines/simple.md": page,
+		"img/rack.jpg":      "JPEG",
+		"files/notes.txt":   "notes",
+		"files/unused.txt":  "not linked",
+		"../outside.png":    "PNG",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, "content/img/") || strings.HasPrefix(f.Path, "content/files/") || strings.Contains(f.Path, "outside") {
+			got = append(got, f.Path)
+		}
+	}
+	if strings.Join(got, " ") != "content/files/notes.txt content/img/rack.jpg" {
+		t.Errorf("copied %v, want content/files/notes.txt content/img/rack.jpg", got)
+	}
+	var amb []string
+	for _, pg := range rep.Pages {
+		for _, a := range pg.Ambiguities {
+			if strings.Contains(a.Msg, "outside the folder") {
+				amb = append(amb, a.String())
+			}
+		}
+	}
+	want := filepath.Join(src, "engines", "simple.md") + ":5: the page links to ../../outside.png, outside the folder migrated"
+	if len(amb) != 1 || !strings.HasPrefix(amb[0], want) {
+		t.Errorf("ambiguities %v, want one starting %q", amb, want)
+	}
+	out := t.TempDir()
+	if err := Write(out, rep, files); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.Build(context.Background(), render.Options{
+		Content: filepath.Join(out, "content"), Results: filepath.Join(out, "results"), Out: filepath.Join(out, "site")}); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "site", "engines", "simple", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(html, []byte(`src="../../img/rack.jpg"`)) {
+		t.Errorf("built page does not show the copied image")
+	}
+	if _, err := os.Stat(filepath.Join(out, "site", "img", "rack.jpg")); err != nil {
+		t.Error(err)
+	}
+}
