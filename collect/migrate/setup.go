@@ -24,7 +24,7 @@ type setupInfo struct {
 
 var (
 	reListMark   = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+`)
-	reEngineVer  = regexp.MustCompile(`(?i)^(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp|MindIE)\s*:?\s*(v?\d[\w.+-]*)`)
+	reEngineVer  = regexp.MustCompile(`(?i)^(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp|MindIE)\s*:?\s*([vb]?\d[\w.+-]*)`)
 	reGPUCount   = regexp.MustCompile(`(?i)(\d+)\s*[x×]\s*`)
 	reGPUName    = regexp.MustCompile(`(?i)\b(NVIDIA|AMD|Intel|Huawei|Ascend)?\s*((?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s*\w+|MI\d+\w*|Gaudi\s*\d*|910B?)(?:\s*\d+GB)?)`)
 	reYAMLPair   = regexp.MustCompile(`([a-z_]+):\s*([^\s]+)`)
@@ -94,7 +94,8 @@ func (m *migration) readSetup() {
 	if from, to := p.sectionNamed("Engine Version", "Engine Versions", "Engines", "Software"); from >= 0 {
 		ls, idx := p.contentLines(from, to)
 		for k, l := range ls {
-			t := reListMark.ReplaceAllString(l, "")
+			// "- **vLLM**: `v0.10.1`": emphasis and code spans are markup.
+			t := strings.NewReplacer("`", "", "*", "").Replace(reListMark.ReplaceAllString(l, ""))
 			if mm := reEngineVer.FindStringSubmatch(t); mm != nil {
 				m.setup.engines = append(m.setup.engines, schema.EngineSpec{Name: engineID(mm[1]), Version: mm[2]})
 				m.note(idx[k], "engine %s %s from the Engine Version section", engineID(mm[1]), mm[2])

@@ -554,3 +554,26 @@ func TestLinkedFilesCopied(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestEngineVersionMarkup: versions written with emphasis or as code
+// ("- **vLLM**: `0.10.1`", "- SGLang `v0.4.9`") are read.
+func TestEngineVersionMarkup(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "A quick comparison on one L4, run by hand.",
+		"A quick comparison on one L4, run by hand.\n\n## Engine Version\n\n- **vLLM**: `0.10.1`\n- llama.cpp `b5000`\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range pg.Campaign.Engines {
+		got[e.Name] = e.Version
+	}
+	if got["vllm"] != "0.10.1" || got["llamacpp"] != "b5000" {
+		t.Errorf("engines %v, want vllm 0.10.1 and llamacpp b5000", got)
+	}
+	for _, a := range pg.Ambiguities {
+		if strings.Contains(a.Msg, "no version") {
+			t.Errorf("ambiguity: %s", a)
+		}
+	}
+}
