@@ -391,6 +391,9 @@ func (m *migration) profileOf(e *ingest.Entry) (string, string) {
 		}
 		if mm := reHeading.FindStringSubmatch(t); mm != nil {
 			if pr := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(cleanTitle(mm[2])) }); pr != nil {
+				if insideFence(p, i) {
+					return pr.ID, fmt.Sprintf("label %q %s", strings.TrimSpace(strings.TrimLeft(t, "#")), p.loc(i))
+				}
 				return pr.ID, "heading " + p.loc(i)
 			}
 			break

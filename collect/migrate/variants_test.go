@@ -577,3 +577,38 @@ func TestEngineVersionMarkup(t *testing.T) {
 		}
 	}
 }
+
+// TestVariantLatencySGLang: a latency page of another shape (a Summary
+// with the recommended command and a comparison table, "## Setup" with
+// `###` parts, "Step N — …" headings, `####` engine headings, labels
+// inside the fences naming the dataset list's profiles, unlabelled SGLang
+// blocks placed by their tokens per request).
+func TestVariantLatencySGLang(t *testing.T) {
+	pg := migrateFile(t, "testdata/variants/latency-sglang.md")
+	want := "vllm/chat vllm/summarize sglang/chat sglang/summarize torch.compile/chat torch.compile/summarize"
+	if got := strings.Join(pairs(pg), " "); got != want {
+		t.Fatalf("pairs %s, want %s", got, want)
+	}
+	c := pg.Campaign
+	if c.Objective != "latency" || c.Baseline != "vllm" || c.Optimized != "torch.compile" || c.Hardware.Count != 4 || c.Hardware.GPU != "A100 80GB" {
+		t.Errorf("campaign: objective %q, baseline %q, optimized %q, hardware %+v", c.Objective, c.Baseline, c.Optimized, c.Hardware)
+	}
+	if len(pg.Ambiguities) != 0 {
+		t.Errorf("ambiguities: %v", pg.Ambiguities)
+	}
+	r := result(t, pg, "sglang", "chat")
+	if r.Tool.Name != ingest.SGLangTool || r.Summary.E2EL == nil || r.Summary.E2EL.MeanMs == nil || *r.Summary.E2EL.MeanMs != 9103.10 || *r.Summary.TTFT.MeanMs != 655.10 {
+		t.Errorf("sglang/chat: tool %q, e2el %+v, ttft %+v", r.Tool.Name, r.Summary.E2EL, r.Summary.TTFT)
+	}
+	notes := strings.Join(pg.Notes, "\n")
+	for _, want := range []string{
+		`latency-sglang.md:52: output → experiment vllm, profile chat (label "chat" testdata/variants/latency-sglang.md:51)`,
+		"latency-sglang.md:107: output → experiment sglang, profile chat (1000 input / 256 output tokens per request fit its lengths)",
+		"latency-sglang.md:13: hand-made table replaced by a generated \"comparison\" block",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	buildProject(t, pg, "latency-sglang.md")
+}
