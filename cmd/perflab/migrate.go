@@ -125,8 +125,9 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 		for _, s := range c.Steps {
 			exps += len(s.Experiments)
 		}
-		fmt.Fprintf(w, "%s → content/%s (campaign %s): %d outputs → %d results, %d experiments in %d steps, %d profiles",
-			pg.Source, pg.Content, c.ID, pg.Blocks, len(pg.Results), exps, len(c.Steps), len(c.Profiles))
+		fmt.Fprintf(w, "%s → content/%s (campaign %s): %d output%s → %d result%s, %d experiment%s in %d step%s, %d profile%s",
+			pg.Source, pg.Content, c.ID, pg.Blocks, plural(pg.Blocks, "", "s"), len(pg.Results), plural(len(pg.Results), "", "s"),
+			exps, plural(exps, "", "s"), len(c.Steps), plural(len(c.Steps), "", "s"), len(c.Profiles), plural(len(c.Profiles), "", "s"))
 		if pg.Unassigned > 0 {
 			fmt.Fprintf(w, ", %d unassigned", pg.Unassigned)
 		}
@@ -140,8 +141,8 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 			engines = append(engines, strings.TrimSpace(e.Name+" "+e.Version))
 		}
 		sort.Strings(engines)
-		fmt.Fprintf(w, "; %d× %s %s; engines %s; baseline %s, optimized %s\n",
-			c.Hardware.Count, c.Hardware.Vendor, c.Hardware.GPU, strings.Join(engines, ", "), c.Baseline, c.Optimized)
+		fmt.Fprintf(w, "; %d× %s; engines %s; baseline %s, optimized %s\n",
+			c.Hardware.Count, strings.TrimSpace(c.Hardware.Vendor+" "+c.Hardware.GPU), strings.Join(engines, ", "), c.Baseline, c.Optimized)
 		if !quiet {
 			for _, n := range pg.Notes {
 				fmt.Fprintf(w, "  %s\n", n)
@@ -151,7 +152,7 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 			fmt.Fprintf(w, "%s: %s\n", a.Loc, a.Msg)
 		}
 	}
-	fmt.Fprintf(w, "%d page%s (%d plain), %d outputs → %d results (%d unassigned), %d ambiguit%s\n",
-		len(rep.Pages), plural(len(rep.Pages), "", "s"), plain, blocks, results, unassigned,
+	fmt.Fprintf(w, "%d page%s (%d plain), %d output%s → %d result%s (%d unassigned), %d ambiguit%s\n",
+		len(rep.Pages), plural(len(rep.Pages), "", "s"), plain, blocks, plural(blocks, "", "s"), results, plural(results, "", "s"), unassigned,
 		rep.Ambiguities(), plural(rep.Ambiguities(), "y", "ies"))
 }

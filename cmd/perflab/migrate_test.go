@@ -89,3 +89,21 @@ func TestMigratePlainPageAmbiguity(t *testing.T) {
 		t.Errorf("report lacks %q:\n%s", want, stdout.String())
 	}
 }
+
+// TestMigrateReportCounts: the page line counts in words that agree with
+// the numbers ("1 step", "1 profile") and names unknown hardware plainly.
+func TestMigrateReportCounts(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	page := filepath.Join("..", "..", "collect", "migrate", "testdata", "variants", "simple.md")
+	if err := run(context.Background(), []string{"migrate", "--dry-run", "--quiet", page}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"(campaign simple): 2 outputs → 2 results, 2 experiments in 1 step, 1 profile, 6 ambiguities\n",
+		"  model meta-llama/Llama-3.1-8B-Instruct (variants meta-llama/Llama-3.1-8B-Instruct-Q4_K_M.gguf); 1× unknown; engines",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
