@@ -432,7 +432,7 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 		case reHeading.MatchString(t):
 			return cleanTitle(reHeading.FindStringSubmatch(t)[2]), "heading " + p.loc(i), role, notes
 		case len(t) <= 60 && !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ":") && !strings.ContainsAny(t[:1], "|-*!?>[<"):
-			return t, "label " + p.loc(i), role, notes
+			return cleanTitle(t), "label " + p.loc(i), role, notes
 		default:
 			if h := p.enclosing(idx, 4); h != nil && m.stepOf(idx) != nil {
 				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes

@@ -147,10 +147,21 @@ func (p *page) enclosing(idx, level int) *heading {
 	return best
 }
 
-var reStepNumber = regexp.MustCompile(`^\d+[.)]\s+`)
+var (
+	reStepNumber = regexp.MustCompile(`^\d+[.)]\s+`)
+	reHeadAttrs  = regexp.MustCompile(`\s*\{[:#.][^}]*\}\s*$`)
+	reMDLink     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+)
 
-// cleanTitle drops a leading step number ("3. Enable …").
-func cleanTitle(t string) string { return strings.TrimSpace(reStepNumber.ReplaceAllString(t, "")) }
+// cleanTitle drops a leading step number ("3. Enable …") and the heading's
+// markup: an attribute list ("{#vllm}"), links (their text stays), code
+// spans and emphasis.
+func cleanTitle(t string) string {
+	t = reHeadAttrs.ReplaceAllString(t, "")
+	t = reMDLink.ReplaceAllString(t, "$1")
+	t = strings.NewReplacer("`", "", "**", "", "__", "").Replace(t)
+	return strings.TrimSpace(reStepNumber.ReplaceAllString(strings.TrimSpace(t), ""))
+}
 
 // collapsed reports a line that holds a whole Markdown page whose line
 // breaks were lost: long, with headings and code fences inside.

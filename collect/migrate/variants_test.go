@@ -612,3 +612,26 @@ func TestVariantLatencySGLang(t *testing.T) {
 	}
 	buildProject(t, pg, "latency-sglang.md")
 }
+
+// TestHeadingMarkup: experiments and steps are named from their headings'
+// text, without the heading's markup: attribute lists, links, code spans.
+func TestHeadingMarkup(t *testing.T) {
+	page := mustRead(t, "testdata/variants/latency-sglang.md")
+	page = strings.Replace(page, "#### vLLM\n", "#### vLLM {#engine-vllm}\n", 1)
+	page = strings.Replace(page, "#### SGLang\n", "#### [SGLang](https://github.com/sgl-project/sglang)\n", 1)
+	page = strings.Replace(page, "### Step 2 — torch.compile\n\ntorch.compile\n", "### Step 2 — `torch.compile`\n\n`torch.compile`\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range pg.Campaign.Steps {
+		for _, x := range s.Experiments {
+			got = append(got, s.Title+": "+x.ID+" "+x.Name)
+		}
+	}
+	want := "Step 1 — Engine selection: vllm vLLM|Step 1 — Engine selection: sglang SGLang|Step 2 — torch.compile: torch.compile torch.compile"
+	if strings.Join(got, "|") != want {
+		t.Errorf("steps and experiments\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+}
