@@ -87,7 +87,7 @@ var (
 	reCrash     = regexp.MustCompile(`(?i)^#[ \t]*(crash(?:ed|es)?\b.*)$`)
 	reComment   = regexp.MustCompile(`^#(?:[ \t]+(.*))?$`)
 	reFence     = regexp.MustCompile("^(```|~~~)[A-Za-z0-9_-]*[ \t]*$")
-	reCommand   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+sglang\.launch_server|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
+	reCommand   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server)|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
 	rePair      = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)=("(?:[^"\\]|\\.)*"|[^ \t"]*)`)
 )
 

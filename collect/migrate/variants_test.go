@@ -635,3 +635,21 @@ func TestHeadingMarkup(t *testing.T) {
 		t.Errorf("steps and experiments\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
 }
+
+// TestAPIServerCommand: vLLM's OpenAI server started as a module (python
+// -m vllm.entrypoints.openai.api_server, older vLLM's way) is a serving
+// command: its outputs are placed in its experiment, not left unassigned.
+func TestAPIServerCommand(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
+		"python -m vllm.entrypoints.openai.api_server --model meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pairs(pg), " "); got != "vllm/random-512-128 llama.cpp/random-512-128" || pg.Unassigned != 0 {
+		t.Fatalf("pairs %s, %d unassigned", got, pg.Unassigned)
+	}
+	if r := result(t, pg, "vllm", "random-512-128"); r.Engine.Name != "vllm" || pg.Campaign.Model.ID != "meta-llama/Llama-3.1-8B-Instruct" {
+		t.Errorf("engine %q, model %q", r.Engine.Name, pg.Campaign.Model.ID)
+	}
+}
