@@ -143,12 +143,20 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 	var out []string
 	out = append(out, "---", "title: "+yamlString(c.Title), "campaign: campaign.yaml", "---", "")
 	next := 0
-	skipH1 := true
+	// The page's title (its first level-1 heading, outside code fences)
+	// goes to the front matter; a "# comment" in a fence is no title.
+	h1 := -1
+	for _, h := range p.heads {
+		if h.level == 1 {
+			h1 = h.idx
+			break
+		}
+	}
 	for _, r := range reps {
 		if r.from < next {
 			continue // overlapping (a table inside an output's admonition): keep the first
 		}
-		out = appendLines(out, p.lines[next:r.from], &skipH1)
+		out = appendLines(out, p.lines, next, r.from, h1)
 		// A generated block stands apart from the text around it.
 		if n := len(out); n > 0 && strings.TrimSpace(out[n-1]) != "" {
 			out = append(out, "")
@@ -159,17 +167,16 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 			out = append(out, "")
 		}
 	}
-	out = appendLines(out, p.lines[next:], &skipH1)
+	out = appendLines(out, p.lines, next, len(p.lines), h1)
 	return []byte(strings.TrimRight(strings.Join(out, "\n"), "\n") + "\n")
 }
 
-func appendLines(out, lines []string, skipH1 *bool) []string {
-	for _, l := range lines {
-		if *skipH1 && strings.HasPrefix(l, "# ") {
-			*skipH1 = false
-			continue
+// appendLines appends lines[from:to], leaving out line skip.
+func appendLines(out, lines []string, from, to, skip int) []string {
+	for i := from; i < to; i++ {
+		if i != skip {
+			out = append(out, lines[i])
 		}
-		out = append(out, l)
 	}
 	return out
 }

@@ -653,3 +653,26 @@ func TestAPIServerCommand(t *testing.T) {
 		t.Errorf("engine %q, model %q", r.Engine.Name, pg.Campaign.Model.ID)
 	}
 }
+
+// TestFenceCommentKept: on a page without a level-1 heading, a "# …"
+// comment inside a code fence is kept (it was taken for the page's title
+// and dropped); the title heading of a page that has one is dropped.
+func TestFenceCommentKept(t *testing.T) {
+	simple := mustRead(t, "testdata/variants/simple.md")
+	cmd := "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192"
+	noTitle := strings.Replace(strings.TrimPrefix(simple, "# Llama 3.1 8B: vLLM or llama.cpp?\n"), cmd, "# start the server\n"+cmd, 1)
+	pg, err := Migrate("page.md", []byte(noTitle), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(pg.Index, []byte("```bash\n# start the server\n"+cmd)) {
+		t.Errorf("the fence's comment was dropped:\n%s", pg.Index)
+	}
+	pg, err = Migrate("page.md", []byte(simple), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(pg.Index, []byte("# Llama 3.1 8B")) || !bytes.Contains(pg.Index, []byte(`title: "Llama 3.1 8B: vLLM or llama.cpp?"`)) {
+		t.Errorf("the title heading is not moved to the front matter:\n%s", pg.Index)
+	}
+}
