@@ -370,7 +370,11 @@ func (m *migration) stepOf(idx int) *step {
 	}
 	s := &step{idx: h.idx}
 	s.Title = t
-	s.ID = uniqueID(slug(t), func(id string) bool {
+	base := slug(t)
+	if base == "" {
+		base = "step"
+	}
+	s.ID = uniqueID(base, func(id string) bool {
 		for _, x := range m.steps {
 			if x.ID == id {
 				return true

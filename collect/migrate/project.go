@@ -3,6 +3,8 @@ package migrate
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -93,9 +95,16 @@ func contentDir(rel string) string {
 
 // CampaignID is the id a page's campaign gets: its bundle path as a slug.
 func CampaignID(rel string) string {
-	id := slug(strings.ReplaceAll(contentDir(rel), "/", "-"))
-	if id == "" {
+	dir := contentDir(rel)
+	id := slug(strings.ReplaceAll(dir, "/", "-"))
+	switch {
+	case dir == "":
 		id = "index"
+	case id == "":
+		// A path with no ASCII letter or digit ("性能/基线.md"): an id
+		// from its hash, so that two such pages do not collide.
+		sum := sha256.Sum256([]byte(dir))
+		id = "page-" + hex.EncodeToString(sum[:4])
 	}
 	return id
 }

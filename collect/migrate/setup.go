@@ -309,12 +309,13 @@ func (m *migration) addProfile(idx int, pr schema.Profile, from string) *schema.
 	if ex := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(pr.Name) }); ex != nil {
 		return ex
 	}
-	pr.ID = uniqueID(slug(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(pr.Name), " profile"), " prompt")), func(id string) bool {
+	base := slug(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(pr.Name), " profile"), " prompt"))
+	if base == "" {
+		base = "profile"
+	}
+	pr.ID = uniqueID(base, func(id string) bool {
 		return m.profileBy(func(x *schema.Profile) bool { return x.ID == id }) != nil
 	})
-	if pr.ID == "" {
-		pr.ID = "profile"
-	}
 	m.profiles = append(m.profiles, pr)
 	m.note(idx, "profile %s (%s) from %s", pr.ID, describeProfile(&pr), from)
 	return &m.profiles[len(m.profiles)-1]
@@ -337,7 +338,11 @@ func (m *migration) profileBy(f func(*schema.Profile) bool) *schema.Profile {
 }
 
 // normName compares profile names: "Long Context Profile" = "long context".
+// A name with no ASCII letter or digit ("长提示") is compared as written.
 func normName(s string) string {
+	if slug(s) == "" {
+		return strings.ToLower(strings.TrimSpace(s))
+	}
 	s = slug(s)
 	for _, suf := range []string{"-profile", "-prompt", "-dataset"} {
 		s = strings.TrimSuffix(s, suf)

@@ -676,3 +676,30 @@ func TestFenceCommentKept(t *testing.T) {
 		t.Errorf("the title heading is not moved to the front matter:\n%s", pg.Index)
 	}
 }
+
+// TestNonASCIINames: headings and file names with no ASCII letter or
+// digit (a Chinese lab) give distinct ids: two experiments named "基线"
+// and "优化" were both "experiment", and the page failed to import.
+func TestNonASCIINames(t *testing.T) {
+	page := strings.Replace(strings.Replace(mustRead(t, "testdata/variants/simple.md"), "## vLLM\n", "## 基线\n", 1), "## llama.cpp\n", "## 优化\n", 1)
+	pg, err := Migrate("基线.md", []byte(page), CampaignID("基线.md"), "results/x/src/基线.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pairs(pg), " "); got != "experiment/random-512-128 experiment-2/random-512-128" {
+		t.Errorf("pairs %s", got)
+	}
+	if x, ok := pg.Campaign.Experiment("experiment-2"); !ok || x.Name != "优化" {
+		t.Errorf("experiment-2: %+v", x)
+	}
+	a, b := CampaignID("性能/基线.md"), CampaignID("性能/优化.md")
+	if a == b || !strings.HasPrefix(a, "page-") || CampaignID("index.md") != "index" {
+		t.Errorf("campaign ids %q, %q", a, b)
+	}
+	m := &migration{p: newPage("p.md", ""), out: &Page{}}
+	long := m.addProfile(0, schema.Profile{Name: "长提示", Dataset: "random", InputLen: 4000}, "test")
+	short := m.addProfile(0, schema.Profile{Name: "短提示", Dataset: "random", InputLen: 128}, "test")
+	if long.ID == short.ID || len(m.profiles) != 2 {
+		t.Errorf("profiles %+v", m.profiles)
+	}
+}
