@@ -47,6 +47,9 @@ func Sources(args []string, skip ...string) ([]Source, error) {
 			out = append(out, Source{Path: a, Rel: filepath.Base(a)})
 			continue
 		}
+		if abs, err := filepath.Abs(a); err == nil && slices.Contains(skipAbs, abs) {
+			return nil, fmt.Errorf("migrate: %s is both a source folder and the --out folder: write the project to another folder", a)
+		}
 		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

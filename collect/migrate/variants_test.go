@@ -313,6 +313,10 @@ func TestSourcesSkipOut(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The source folder itself as --out is refused, not walked as empty.
+	if _, err := Sources([]string{src}, src); err == nil || !strings.Contains(err.Error(), "is both a source folder and the --out folder") {
+		t.Errorf("--out = SRC: err = %v", err)
+	}
 	// A dry run (no --out) walks everything.
 	srcs, err := Sources([]string{src}, "")
 	if err != nil {
