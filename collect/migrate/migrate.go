@@ -181,18 +181,18 @@ func checkText(name string, data []byte) error {
 // language ("```bash") cannot close a fence, so one met while a fence is
 // open means a closing fence is missing.
 func (p *page) checkFences() error {
-	open := -1
+	open, mark := -1, ""
 	for i, l := range p.lines {
 		m := reFenceLine.FindStringSubmatch(l)
-		if m == nil {
-			continue
+		if m == nil || (open >= 0 && m[1] != mark) {
+			continue // not a fence line, or a ~~~ line inside a ``` fence
 		}
 		switch {
 		case open < 0:
-			open = i
+			open, mark = i, m[1]
 		case m[2] != "":
 			return fmt.Errorf("migrate: %s: a code fence (%s) opens while the one opened at line %d is still open: is a closing %s missing?",
-				p.loc(i), strings.TrimSpace(l), p.orig[open], m[1])
+				p.loc(i), strings.TrimSpace(l), p.orig[open], mark)
 		default:
 			open = -1
 		}

@@ -50,15 +50,14 @@ func newPage(name, text string) *page {
 			p.orig = append(p.orig, i+1)
 		}
 	}
-	inFence := false
+	var fs fenceState
 	p.fenced = make([]bool, len(p.lines))
 	for i, l := range p.lines {
-		if reFenceLine.MatchString(l) {
-			inFence = !inFence
+		if fs.fenceLine(l) {
 			continue
 		}
-		p.fenced[i] = inFence
-		if inFence {
+		p.fenced[i] = fs.open != ""
+		if fs.open != "" {
 			continue
 		}
 		if m := reHeading.FindStringSubmatch(l); m != nil {
@@ -66,6 +65,27 @@ func newPage(name, text string) *page {
 		}
 	}
 	return p
+}
+
+// fenceState follows code fences line by line: a fence opened with ```
+// closes only with ``` (a ~~~ line inside it is content), and the other
+// way round.
+type fenceState struct {
+	open string // the opening marker, "" outside a fence
+}
+
+// fenceLine reports whether l opens or closes a fence, and follows it.
+func (f *fenceState) fenceLine(l string) bool {
+	m := reFenceLine.FindStringSubmatch(l)
+	if m == nil || (f.open != "" && m[1] != f.open) {
+		return false
+	}
+	if f.open == "" {
+		f.open = m[1]
+	} else {
+		f.open = ""
+	}
+	return true
 }
 
 // text is the page as the parsers see it (re-broken where needed).

@@ -207,13 +207,9 @@ func deeperLinks(text []byte) []byte {
 		return "../" + strings.TrimPrefix(dest, "./")
 	}
 	lines := strings.Split(string(text), "\n")
-	inFence := false
+	var fs fenceState
 	for i, l := range lines {
-		if reFenceLine.MatchString(l) {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
+		if fs.fenceLine(l) || fs.open != "" {
 			continue
 		}
 		repl := func(re *regexp.Regexp, l string) string {
@@ -234,13 +230,9 @@ func deeperLinks(text []byte) []byte {
 // files other than pages (images, downloads), outside code fences, with
 // fragments and queries cut off.
 func localLinks(text []byte) (dests []string) {
-	inFence := false
+	var fs fenceState
 	for _, l := range strings.Split(string(text), "\n") {
-		if reFenceLine.MatchString(l) {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
+		if fs.fenceLine(l) || fs.open != "" {
 			continue
 		}
 		for _, re := range []*regexp.Regexp{reInlineLink, reHTMLLink, reRefDef} {

@@ -707,3 +707,26 @@ func TestNonASCIINames(t *testing.T) {
 		t.Errorf("profiles %+v", m.profiles)
 	}
 }
+
+// TestTildeFences: a ~~~ fence holding ``` lines (how to paste an output)
+// is one fence: its ``` lines neither open nor close one, so the page
+// migrates; a ~~~ fence left open is reported where it opens.
+func TestTildeFences(t *testing.T) {
+	howto := "How to paste an output:\n\n~~~markdown\n```text\n(the output)\n```\n~~~\n\n"
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "## vLLM\n", howto+"## vLLM\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pairs(pg), " "); got != "vllm/random-512-128 llama.cpp/random-512-128" {
+		t.Errorf("pairs %s", got)
+	}
+	if !bytes.Contains(pg.Index, []byte("~~~markdown\n```text\n(the output)\n```\n~~~")) {
+		t.Errorf("the ~~~ fence is not kept as it was:\n%s", pg.Index)
+	}
+	broken := strings.Replace(page, "```\n~~~\n", "```\n", 1)
+	_, err = Migrate("page.md", []byte(broken), "page", "results/page/src/page.md")
+	if err == nil || !strings.Contains(err.Error(), "page.md:7: this code fence is never closed") {
+		t.Errorf("err = %v", err)
+	}
+}
