@@ -132,7 +132,11 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 			fmt.Fprintf(w, ", %d unassigned", pg.Unassigned)
 		}
 		fmt.Fprintf(w, ", %d ambiguit%s\n", len(pg.Ambiguities), plural(len(pg.Ambiguities), "y", "ies"))
-		fmt.Fprintf(w, "  model %s", c.Model.ID)
+		model := c.Model.ID
+		if model == "" {
+			model = "unknown"
+		}
+		fmt.Fprintf(w, "  model %s", model)
 		if len(c.Model.Variants) > 0 {
 			fmt.Fprintf(w, " (variants %s)", strings.Join(c.Model.Variants, ", "))
 		}
@@ -141,6 +145,9 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 			engines = append(engines, strings.TrimSpace(e.Name+" "+e.Version))
 		}
 		sort.Strings(engines)
+		if len(engines) == 0 {
+			engines = []string{"none known"}
+		}
 		fmt.Fprintf(w, "; %d× %s; engines %s; baseline %s, optimized %s\n",
 			c.Hardware.Count, strings.TrimSpace(c.Hardware.Vendor+" "+c.Hardware.GPU), strings.Join(engines, ", "), c.Baseline, c.Optimized)
 		if !quiet {

@@ -193,6 +193,10 @@ func (st *textState) context(name, text string, from, to int, out *[]Entry) erro
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
 		ln := first + i
+		// A shell prompt before a serving command ("$ vllm serve …").
+		if c, ok := strings.CutPrefix(line, "$ "); ok && reCommand.MatchString(strings.TrimSpace(c)) {
+			line = strings.TrimSpace(c)
+		}
 		switch {
 		case line == "" || reFence.MatchString(line):
 			// Blank lines and code fences keep a pending label.

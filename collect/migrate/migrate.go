@@ -253,6 +253,9 @@ var reServing = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?
 // joined), or "".
 func (p *page) servingAt(i int) string {
 	l := strings.TrimSpace(p.lines[i])
+	if c, ok := strings.CutPrefix(l, "$ "); ok {
+		l = strings.TrimSpace(c) // a shell prompt
+	}
 	if !reServing.MatchString(l) {
 		return ""
 	}

@@ -414,7 +414,13 @@ func (m *migration) resolveModel() {
 		id = m.modelRefs[0].id
 		m.ambiguous(m.modelRefs[0].idx, "the page has no Model section; model %s taken from the first command naming one", id)
 	}
-	m.model = schema.CampaignModel{ID: id, Name: path.Base(id)}
+	if id == "" {
+		m.ambiguous(0, "the page names no model: no Model section, and no serving or benchmark command names one")
+	}
+	m.model = schema.CampaignModel{ID: id}
+	if id != "" {
+		m.model.Name = path.Base(id)
+	}
 	if text != "" && !strings.Contains(text, "/") {
 		m.model.Name = text
 	}

@@ -730,3 +730,41 @@ func TestTildeFences(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestShellPrompt: serving commands written after a shell prompt
+// ("$ vllm serve …") are serving commands; the outputs after them were
+// left unassigned.
+func TestShellPrompt(t *testing.T) {
+	page := strings.Replace(strings.Replace(mustRead(t, "testdata/variants/simple.md"), "\nvllm serve ", "\n$ vllm serve ", 1), "\nllama-server ", "\n$ llama-server ", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pairs(pg), " "); got != "vllm/random-512-128 llama.cpp/random-512-128" || pg.Unassigned != 0 {
+		t.Fatalf("pairs %s, %d unassigned", got, pg.Unassigned)
+	}
+	if x, _ := pg.Campaign.Experiment("vllm"); x.Command != "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192" {
+		t.Errorf("command %q", x.Command)
+	}
+}
+
+// TestNoModelReported: a page that names no model anywhere says so.
+func TestNoModelReported(t *testing.T) {
+	var kept []string
+	for _, l := range strings.Split(mustRead(t, "testdata/variants/simple.md"), "\n") {
+		if !strings.HasPrefix(l, "vllm serve") && !strings.HasPrefix(l, "llama-server") {
+			kept = append(kept, l)
+		}
+	}
+	pg, err := Migrate("page.md", []byte(strings.Join(kept, "\n")), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range pg.Ambiguities {
+		found = found || a.String() == "page.md:1: the page names no model: no Model section, and no serving or benchmark command names one"
+	}
+	if !found || pg.Campaign.Model.Name != "" {
+		t.Errorf("model %+v; ambiguities %v", pg.Campaign.Model, pg.Ambiguities)
+	}
+}
