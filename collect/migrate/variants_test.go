@@ -768,3 +768,21 @@ func TestNoModelReported(t *testing.T) {
 		t.Errorf("model %+v; ambiguities %v", pg.Campaign.Model, pg.Ambiguities)
 	}
 }
+
+// TestStepTableKept: a before/after table inside a step compares that
+// step's runs; it is kept, not replaced by the campaign's comparison block
+// (which shows the baseline and optimized runs, other numbers). The
+// Summary's table still is.
+func TestStepTableKept(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/latency-sglang.md"),
+		"TTFT drops by 37% on chat (655.1 → 412.0 ms).",
+		"| Case | Baseline (SGLang) | Optimized (torch.compile) |\n|---|---|---|\n| Chat | 655.10 ms | 412.00 ms |", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := string(pg.Index)
+	if strings.Count(idx, "block: comparison") != 1 || !strings.Contains(idx, "\n| Chat | 655.10 ms | 412.00 ms |") {
+		t.Errorf("want the Summary's table replaced and the step's kept:\n%s", idx)
+	}
+}
