@@ -470,10 +470,19 @@ func (m *migration) checkStepEngine(x *exp, idx int) {
 		return
 	}
 	x.checked = true
-	for _, w := range strings.FieldsFunc(x.step.Title, func(r rune) bool { return r == ' ' || r == '(' || r == ')' || r == ',' }) {
-		if eng := engineID(w); eng != "" && eng != x.Engine {
-			m.ambiguous(idx, "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, w)
+	// A step may name several engines ("vLLM vs SGLang"): the experiment's
+	// must be one of them.
+	var named []string
+	for _, w := range strings.FieldsFunc(x.step.Title, func(r rune) bool { return r == ' ' || r == '(' || r == ')' || r == ',' || r == '/' }) {
+		eng := engineID(w)
+		if eng == x.Engine {
 			return
 		}
+		if eng != "" {
+			named = append(named, w)
+		}
+	}
+	if len(named) > 0 {
+		m.ambiguous(idx, "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, strings.Join(named, " and "))
 	}
 }

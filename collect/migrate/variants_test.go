@@ -786,3 +786,27 @@ func TestStepTableKept(t *testing.T) {
 		t.Errorf("want the Summary's table replaced and the step's kept:\n%s", idx)
 	}
 }
+
+// TestStepNamingSeveralEngines: a step whose heading compares engines
+// ("vLLM vs SGLang") is no ambiguity for either engine's experiment; one
+// naming only other engines still is.
+func TestStepNamingSeveralEngines(t *testing.T) {
+	for _, tc := range []struct{ title, want string }{
+		{"Step 1 — vLLM vs SGLang", ""},
+		{"Step 1 — vLLM/SGLang", ""},
+		{"Step 1 — TensorRT-LLM", "page.md:47: experiment vllm runs vllm, but its step \"Step 1 — TensorRT-LLM\" names TensorRT-LLM"},
+	} {
+		page := strings.Replace(mustRead(t, "testdata/variants/latency-sglang.md"), "### Step 1 — Engine selection\n", "### "+tc.title+"\n", 1)
+		pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range pg.Ambiguities {
+			got = append(got, a.String())
+		}
+		if tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) != 2 || got[0] != tc.want) {
+			t.Errorf("%s: ambiguities %q, want %q", tc.title, got, tc.want)
+		}
+	}
+}
