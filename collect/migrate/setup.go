@@ -67,7 +67,7 @@ func (m *migration) readSetup() {
 	if from, to := p.sectionNamed("Model", "Models"); from >= 0 {
 		ls, idx := p.contentLines(from, to)
 		if len(ls) > 0 {
-			m.setup.modelText = strings.Trim(reListMark.ReplaceAllString(ls[0], ""), "`* ")
+			m.setup.modelText = modelText(reListMark.ReplaceAllString(ls[0], ""))
 			m.setup.modelLine = idx[0]
 		}
 	}
@@ -102,6 +102,38 @@ func (m *migration) readSetup() {
 			}
 		}
 	}
+}
+
+var (
+	reHFID    = regexp.MustCompile(`[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*[A-Za-z0-9]`)
+	reHFURL   = regexp.MustCompile(`huggingface\.co/([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*[A-Za-z0-9])`)
+	reLabelKV = regexp.MustCompile(`^[A-Za-z ]{1,20}:\s+`)
+)
+
+// modelText reads the model a Model section's first line names, without
+// its markup: "[Qwen/Qwen3-8B](https://huggingface.co/Qwen/Qwen3-8B)",
+// "Model: `Qwen/Qwen3-8B`" and "Qwen/Qwen3-8B (BF16)" are Qwen/Qwen3-8B;
+// a link whose text is no id names the model by its Hugging Face URL; a
+// name without organisation ("Qwen3-32B") is kept for the commands to
+// complete.
+func modelText(l string) string {
+	for _, lm := range reMDLink.FindAllStringSubmatch(l, -1) {
+		if !strings.Contains(lm[1], "/") {
+			if u := reHFURL.FindStringSubmatch(lm[0]); u != nil {
+				return u[1]
+			}
+		}
+	}
+	t := reMDLink.ReplaceAllString(l, "$1")
+	t = strings.NewReplacer("`", "", "*", "").Replace(t)
+	if id := reHFID.FindString(t); id != "" {
+		return id
+	}
+	t = reLabelKV.ReplaceAllString(strings.TrimSpace(t), "")
+	if i := strings.Index(t, " ("); i > 0 {
+		t = t[:i]
+	}
+	return strings.TrimSpace(t)
 }
 
 // flagValue returns the value of a command-line flag (any of names),

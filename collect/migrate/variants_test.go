@@ -810,3 +810,32 @@ func TestStepNamingSeveralEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestModelSectionMarkup: the Model section's model is read without its
+// markup (a link, a "Model:" label, code, a note in parentheses); the
+// whole line was taken as the model id, and every command's model then
+// reported as another model.
+func TestModelSectionMarkup(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"[meta-llama/Llama-3.3-70B-Instruct](https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct)", "meta-llama/Llama-3.3-70B-Instruct"},
+		{"[Llama 3.3 70B](https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct)", "meta-llama/Llama-3.3-70B-Instruct"},
+		{"Model: `meta-llama/Llama-3.3-70B-Instruct`", "meta-llama/Llama-3.3-70B-Instruct"},
+		{"meta-llama/Llama-3.3-70B-Instruct (BF16)", "meta-llama/Llama-3.3-70B-Instruct"},
+		{"**Llama-3.3-70B-Instruct** (BF16)", "Llama-3.3-70B-Instruct"},
+		{"Qwen3-32B", "Qwen3-32B"},
+		{"Qwen/Qwen3.5-35B-A3B", "Qwen/Qwen3.5-35B-A3B"},
+	} {
+		if got := modelText(tc.line); got != tc.want {
+			t.Errorf("modelText(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+	page := strings.Replace(mustRead(t, "testdata/variants/latency-sglang.md"), "\nmeta-llama/Llama-3.3-70B-Instruct\n",
+		"\n- Model: [Llama 3.3 70B](https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct) (BF16)\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg.Campaign.Model.ID != "meta-llama/Llama-3.3-70B-Instruct" || len(pg.Ambiguities) != 0 {
+		t.Errorf("model %+v, ambiguities %v", pg.Campaign.Model, pg.Ambiguities)
+	}
+}
