@@ -28,12 +28,16 @@ project:
   DIR/results/<campaign id>/*.json       one result per output
   DIR/results/<campaign id>/src/         the page, verbatim
 
-Pages without outputs are copied as plain pages. No annotation is needed:
+Pages without outputs are copied as plain pages. Relative links follow a
+page that moves a folder down, and the files pages link to (images,
+downloads) are copied below content/. No annotation is needed:
 the model, hardware, engines, profiles, experiments, steps, baseline and
 optimized are read from the page's structure. The report on stdout says,
 per page, how each was inferred and lists every ambiguity as FILE:LINE.
 An output that cannot be placed becomes an "unassigned" run, with a
-warning. Re-running writes the same files.
+warning. A page that is not text or whose code fences do not pair up stops
+the migration (FILE:LINE) before anything is written. Re-running writes the
+same files; an --out folder inside SRC is not migrated again.
 
 flags:
 `
