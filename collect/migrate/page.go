@@ -32,6 +32,7 @@ var (
 // newPage splits a source into lines, re-breaking collapsed lines.
 func newPage(name, text string) *page {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.TrimPrefix(text, "\ufeff") // a byte order mark is no text
 	p := &page{name: name}
 	src := strings.Split(text, "\n")
 	for _, l := range src {

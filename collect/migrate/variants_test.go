@@ -839,3 +839,15 @@ func TestModelSectionMarkup(t *testing.T) {
 		t.Errorf("model %+v, ambiguities %v", pg.Campaign.Model, pg.Ambiguities)
 	}
 }
+
+// TestByteOrderMark: a page saved with a byte order mark keeps its title
+// (the first line did not read as a heading, and the title was lost).
+func TestByteOrderMark(t *testing.T) {
+	pg, err := Migrate("page.md", []byte("\ufeff"+mustRead(t, "testdata/variants/simple.md")), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg.Campaign.Title != "Llama 3.1 8B: vLLM or llama.cpp?" || bytes.Contains(pg.Index, []byte("\ufeff")) {
+		t.Errorf("title %q; index starts %q", pg.Campaign.Title, pg.Index[:40])
+	}
+}
