@@ -3,9 +3,12 @@ package migrate
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
@@ -58,6 +61,7 @@ type migration struct {
 	generator bool
 	recommend string // the Conclusion's recommended command
 	recIdx    int
+	fm        map[string]any // the page's front matter, nil when none
 	exps      []*exp
 	byKey     map[string]*exp
 	steps     []*step
@@ -112,6 +116,11 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	}
 	out := &Page{Source: name}
 	m := &migration{p: p, out: out, byKey: map[string]*exp{}, srcRef: srcRef}
+	fm, err := p.frontMatter()
+	if err != nil {
+		return nil, err
+	}
+	m.fm = fm
 	entries, err := ingest.Parse(name, []byte(p.text()))
 	if err != nil {
 		if p.relined {
@@ -140,6 +149,9 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	if len(kept) == 0 {
 		out.Plain = true
 		out.Index = data
+		if fm != nil && m.dropFrontMatterKeys(fm) {
+			out.Index = []byte(strings.Join(append(frontMatterLines(fm), p.lines[p.fmEnd+1:]...), "\n"))
+		}
 		return out, nil
 	}
 	m.readSetup()
@@ -154,6 +166,59 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	}
 	out.Index = m.rewrite(c)
 	return out, nil
+}
+
+// frontMatterKeys are the front matter keys a perflab page takes; MkDocs'
+// others (tags, hide, template …) have no meaning here and would stop the
+// build.
+var frontMatterKeys = []string{"title", "description", "weight", "draft"}
+
+// frontMatter reads the page's YAML front matter (nil when it has none).
+func (p *page) frontMatter() (map[string]any, error) {
+	if p.fmEnd < 0 {
+		return nil, nil
+	}
+	fm := map[string]any{}
+	if err := yaml.Unmarshal([]byte(strings.Join(p.lines[1:p.fmEnd], "\n")), &fm); err != nil {
+		return nil, fmt.Errorf("migrate: %s: front matter: %v", p.loc(0), err)
+	}
+	return fm, nil
+}
+
+// dropFrontMatterKeys removes the keys a perflab page does not take, with a
+// note; it reports whether it removed any.
+func (m *migration) dropFrontMatterKeys(fm map[string]any) bool {
+	var dropped []string
+	for k := range fm {
+		if !slices.Contains(frontMatterKeys, k) {
+			dropped = append(dropped, k)
+			delete(fm, k)
+		}
+	}
+	if len(dropped) == 0 {
+		return false
+	}
+	sort.Strings(dropped)
+	m.note(0, "front matter keys %s dropped: a perflab page takes only %s", strings.Join(dropped, ", "), strings.Join(frontMatterKeys, ", "))
+	return true
+}
+
+// frontMatterLines writes front matter with the keys in perflab's order.
+func frontMatterLines(fm map[string]any) []string {
+	out := []string{"---"}
+	for _, k := range append([]string{"title", "description", "campaign"}, frontMatterKeys[2:]...) {
+		v, ok := fm[k]
+		if !ok {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			out = append(out, k+": "+yamlString(v))
+		default:
+			out = append(out, fmt.Sprintf("%s: %v", k, v))
+		}
+	}
+	return append(out, "---")
 }
 
 // checkText refuses a file that is not text (a NUL byte, bytes that are

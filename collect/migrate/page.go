@@ -15,6 +15,9 @@ type page struct {
 	relined bool
 	heads   []heading
 	fenced  []bool // fenced[i]: line i is inside a code fence
+	// fmEnd is the line closing the page's YAML front matter (lines
+	// 0..fmEnd), -1 when it has none.
+	fmEnd int
 }
 
 type heading struct {
@@ -51,9 +54,22 @@ func newPage(name, text string) *page {
 			p.orig = append(p.orig, i+1)
 		}
 	}
+	// Front matter: "---" on the first line, closed by "---" or "...".
+	p.fmEnd = -1
+	if !p.relined && len(p.lines) > 1 && strings.TrimRight(p.lines[0], " \t") == "---" {
+		for i := 1; i < len(p.lines); i++ {
+			if t := strings.TrimRight(p.lines[i], " \t"); t == "---" || t == "..." {
+				p.fmEnd = i
+				break
+			}
+		}
+	}
 	var fs fenceState
 	p.fenced = make([]bool, len(p.lines))
 	for i, l := range p.lines {
+		if i <= p.fmEnd {
+			continue // a "# comment" in the front matter is no heading
+		}
 		if fs.fenceLine(l) {
 			continue
 		}

@@ -146,9 +146,19 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 		reps = append(reps, replacement{i, i, lines})
 	}
 	sort.Slice(reps, func(a, b int) bool { return reps[a].from < reps[b].from })
-	var out []string
-	out = append(out, "---", "title: "+yamlString(c.Title), "campaign: campaign.yaml", "---", "")
-	next := 0
+	// Front matter: the page's own title and description (MkDocs' other
+	// keys dropped), else the title heading's; the campaign.
+	fm := map[string]any{}
+	for k, v := range m.fm {
+		fm[k] = v
+	}
+	m.dropFrontMatterKeys(fm)
+	if t, ok := fm["title"].(string); !ok || t == "" {
+		fm["title"] = c.Title
+	}
+	fm["campaign"] = "campaign.yaml"
+	out := append(frontMatterLines(fm), "")
+	next := p.fmEnd + 1
 	// The page's title (its first level-1 heading, outside code fences)
 	// goes to the front matter; a "# comment" in a fence is no title.
 	h1 := -1

@@ -851,3 +851,64 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("title %q; index starts %q", pg.Campaign.Title, pg.Index[:40])
 	}
 }
+
+// TestFrontMatter: MkDocs front matter is the page's own, not text: its
+// title and description are kept, its other keys (hide, tags), which stop
+// perflab's build, are dropped with a note, on plain and report pages; a
+// "# comment" in it is no title; front matter that is no YAML is refused
+// at its line.
+func TestFrontMatter(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "lab")
+	report := "---\n# shown in the nav\ntitle: Llama vs llama.cpp on L4\ndescription: By hand.\ntags:\n  - l4\n---\n\n" + mustRead(t, "testdata/variants/simple.md")
+	for name, data := range map[string]string{
+		"about.md":  "---\ntitle: About\nhide:\n  - navigation\n---\n\n# About\n\nProse.\n",
+		"plain.md":  "---\ntitle: Plain\n---\n\nAs it was.\n",
+		"simple.md": report,
+	} {
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		got[f.Path] = string(f.Data)
+	}
+	if want := "---\ntitle: About\n---\n\n# About\n\nProse.\n"; got["content/about.md"] != want {
+		t.Errorf("about.md:\n%s\nwant\n%s", got["content/about.md"], want)
+	}
+	if want := "---\ntitle: Plain\n---\n\nAs it was.\n"; got["content/plain.md"] != want {
+		t.Errorf("plain.md changed:\n%s", got["content/plain.md"])
+	}
+	if idx := got["content/simple/index.md"]; !strings.HasPrefix(idx, "---\ntitle: Llama vs llama.cpp on L4\ndescription: By hand.\ncampaign: campaign.yaml\n---\n") || strings.Contains(idx, "tags") {
+		t.Errorf("report page's front matter:\n%s", idx)
+	}
+	if rep.Pages[2].Campaign.Title != "Llama 3.1 8B: vLLM or llama.cpp?" {
+		t.Errorf("campaign title %q", rep.Pages[2].Campaign.Title)
+	}
+	if !strings.Contains(strings.Join(rep.Pages[0].Notes, "\n"), "about.md:1: front matter keys hide dropped") {
+		t.Errorf("notes %v", rep.Pages[0].Notes)
+	}
+	out := t.TempDir()
+	if err := Write(out, rep, files); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.Build(context.Background(), render.Options{
+		Content: filepath.Join(out, "content"), Results: filepath.Join(out, "results"), Out: filepath.Join(out, "site")}); err != nil {
+		t.Fatalf("the migrated project does not build: %v", err)
+	}
+	_, err = Migrate("bad.md", []byte("---\ntitle: [unclosed\n---\n\n# Bad\n"), "bad", "results/bad/src/bad.md")
+	if err == nil || !strings.Contains(err.Error(), "bad.md:1: front matter:") {
+		t.Errorf("err = %v", err)
+	}
+}
