@@ -126,6 +126,11 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 		if insideFence(p, i) || !reImage.MatchString(l) {
 			continue
 		}
+		if h := m.setupSection(i); h != "" {
+			// A diagram of the setup (the GPUs' topology) is no chart.
+			m.note(i, "image kept: it is in the %q section, not a result chart", h)
+			continue
+		}
 		ind := indentOf(l)
 		metric := "total_token_throughput"
 		if c.Objective == "latency" {
@@ -240,6 +245,24 @@ func deeperLinks(text []byte) []byte {
 		lines[i] = l
 	}
 	return []byte(strings.Join(lines, "\n"))
+}
+
+// setupSection names the setup section (Model, Hardware, Engine Version,
+// Benchmark …) line i is in, "" when it is in none.
+func (m *migration) setupSection(i int) string {
+	for level := 4; level >= 2; level-- {
+		h := m.p.enclosing(i, level)
+		if h == nil {
+			continue
+		}
+		switch t := strings.ToLower(cleanTitle(h.title)); {
+		case t == "conclusion" || t == "conclusions" || t == "optimization objective" || t == "objective":
+			return ""
+		case notResults(t) || strings.HasPrefix(t, "benchmark ") && !strings.Contains(t, "result") || t == "environment" || t == "test environment":
+			return cleanTitle(h.title)
+		}
+	}
+	return ""
 }
 
 // localLinks lists the relative link destinations of a page that name

@@ -912,3 +912,20 @@ func TestFrontMatter(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestSetupImageKept: an image in a setup section (the GPUs' topology
+// under Hardware) is kept, not replaced by a throughput chart; one under
+// the Summary or the results is a chart.
+func TestSetupImageKept(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/latency-sglang.md"), "4x NVIDIA A100 80GB\n",
+		"4x NVIDIA A100 80GB\n\n![NVLink topology](img/topo.png)\n", 1)
+	page = strings.Replace(page, "## Results\n", "## Benchmark Results\n\n![TTFT per step](img/steps.png)\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := string(pg.Index)
+	if !strings.Contains(idx, "![NVLink topology](img/topo.png)") || strings.Contains(idx, "steps.png") || strings.Count(idx, "block: chart") != 2 {
+		t.Errorf("want the topology kept and two charts:\n%s", idx)
+	}
+}
