@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -231,7 +232,11 @@ func (pg *Page) assets(s Source, data []byte, copied map[string]bool) []File {
 	dests := localLinks(pg.Index)
 	var out []File
 	for _, d := range dests {
-		target := filepath.Join(filepath.Dir(s.Path), filepath.FromSlash(d))
+		file := d
+		if u, err := url.PathUnescape(d); err == nil {
+			file = u // "my%20chart.png" names "my chart.png"
+		}
+		target := filepath.Join(filepath.Dir(s.Path), filepath.FromSlash(file))
 		st, err := os.Stat(target)
 		if err != nil || !st.Mode().IsRegular() {
 			continue // a link that was broken already

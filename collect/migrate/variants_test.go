@@ -929,3 +929,28 @@ func TestSetupImageKept(t *testing.T) {
 		t.Errorf("want the topology kept and two charts:\n%s", idx)
 	}
 }
+
+// TestLinkedFileEscaped: a link that escapes its file name
+// ("my%20rack.jpg") names the file "my rack.jpg", which is copied.
+func TestLinkedFileEscaped(t *testing.T) {
+	src := t.TempDir()
+	for name, data := range map[string]string{"index.md": "# Lab\n\n![Rack](img/my%20rack.jpg)\n", "img/my rack.jpg": "JPEG"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || files[1].Path != "content/img/my rack.jpg" || string(files[1].Data) != "JPEG" {
+		t.Errorf("files %+v", files)
+	}
+}
