@@ -254,6 +254,7 @@ func (pg *Page) assets(s Source, data []byte, copied map[string]bool) []File {
 		}
 		b, err := os.ReadFile(target)
 		if err != nil {
+			pg.Ambiguities = append(pg.Ambiguities, Ambiguity{Loc: pg.lineOf(data, d), Msg: fmt.Sprintf("the page links to %s, which cannot be read: %v", d, err)})
 			continue
 		}
 		copied[p] = true
