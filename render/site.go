@@ -69,9 +69,20 @@ type Report struct {
 	// ResultsDir is where its results live (results/<campaign.results or id>).
 	ResultsDir string
 	runs       map[runKey]*Run
+	// all holds every result, sweep points and repeats included, in file
+	// order (see Analysis).
+	all []*Run
 }
 
 type runKey struct{ exp, prof string }
+
+// pointKey identifies one result among a profile's sweep points and
+// repeats.
+type pointKey struct {
+	exp, prof string
+	pt        schema.Point
+	repeat    int
+}
 
 // Run is one result with the file it came from.
 type Run struct {
@@ -79,7 +90,9 @@ type Run struct {
 	File   string
 }
 
-// Run returns the run of experiment exp on profile prof, or nil.
+// Run returns the run of experiment exp on profile prof, or nil: for a
+// profile at one load its first repeat; nil for a sweep profile (its
+// points are in AllRuns).
 func (r *Report) Run(exp, prof string) *Run { return r.runs[runKey{exp, prof}] }
 
 // Runs returns every run in campaign order (steps, experiments, profiles).
@@ -297,6 +310,7 @@ func (s *Site) loadReport(p *Page, file string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	seen := map[pointKey]*Run{}
 	for _, f := range files {
 		res, err := schema.ReadFile(f)
 		if err != nil {
@@ -311,11 +325,23 @@ func (s *Site) loadReport(p *Page, file string) (*Report, error) {
 		if _, ok := c.Profile(res.Profile); !ok {
 			return nil, fmt.Errorf("%s:1: field profile: %q is not a profile of %s", f, res.Profile, file)
 		}
-		k := runKey{res.Experiment, res.Profile}
-		if prev, dup := r.runs[k]; dup {
-			return nil, fmt.Errorf("%s:1: a second result for experiment %q on profile %q (the first is %s)", f, res.Experiment, res.Profile, prev.File)
+		pk := pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}
+		if prev, dup := seen[pk]; dup {
+			what := ""
+			if pk.pt.Sweep != "" {
+				what += " at " + pk.pt.String()
+			}
+			if pk.repeat > 0 {
+				what += fmt.Sprintf(", repeat %d", pk.repeat)
+			}
+			return nil, fmt.Errorf("%s:1: a second result for experiment %q on profile %q%s (the first is %s)", f, res.Experiment, res.Profile, what, prev.File)
 		}
-		r.runs[k] = &Run{Result: res, File: f}
+		run := &Run{Result: res, File: f}
+		seen[pk] = run
+		r.all = append(r.all, run)
+		if pk.pt.Sweep == "" && pk.repeat == 0 {
+			r.runs[runKey{res.Experiment, res.Profile}] = run
+		}
 		p.Deps = append(p.Deps, f)
 	}
 	return r, nil
