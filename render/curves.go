@@ -163,7 +163,9 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 	for _, f := range front {
 		p := cs.Curves[f.Curve].Points[f.Index]
 		fs.Points = append(fs.Points, charts.XYPoint{X: f.X, Y: f.Y, Tip: pointTip(cs.Names[f.Curve], p, cs.Output)})
-		if n := cs.Names[f.Curve]; len(holders) == 0 || holders[len(holders)-1] != n {
+	}
+	for i := len(front) - 1; i >= 0; i-- { // from the most interactive end
+		if n := cs.Names[front[i].Curve]; len(holders) == 0 || holders[len(holders)-1] != n {
 			holders = append(holders, n)
 		}
 	}

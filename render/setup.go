@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -141,6 +142,25 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 		}
 		if p.MaxConcurrency > 0 {
 			row.Concurrency = fmt.Sprint(p.MaxConcurrency)
+		}
+		if sw := p.Sweep(); sw != "" {
+			var vals []string
+			for _, pt := range p.Points() {
+				v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
+				if pt.Value == 0 {
+					v = "inf"
+				}
+				vals = append(vals, v)
+			}
+			list := "sweep: " + strings.Join(vals, ", ")
+			if sw == schema.SweepRate {
+				row.Rate = list
+			} else {
+				row.Concurrency = list
+			}
+		}
+		if n := p.RepeatCount(); n > 1 {
+			row.Prompts += fmt.Sprintf(" (× %d runs)", n)
 		}
 		if p.Seed != 0 {
 			row.Seed = fmt.Sprint(p.Seed)

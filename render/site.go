@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -91,19 +92,54 @@ type Run struct {
 }
 
 // Run returns the run of experiment exp on profile prof, or nil: for a
-// profile at one load its first repeat; nil for a sweep profile (its
-// points are in AllRuns).
-func (r *Report) Run(exp, prof string) *Run { return r.runs[runKey{exp, prof}] }
+// profile at one load its first repeat; for a sweep profile the first
+// repeat of its highest load point (the saturation end of the curve; the
+// curve blocks use every point: AllRuns).
+func (r *Report) Run(exp, prof string) *Run {
+	if run := r.runs[runKey{exp, prof}]; run != nil {
+		return run
+	}
+	var best *Run
+	for _, run := range r.all {
+		res := run.Result
+		if res.Experiment != exp || res.Profile != prof || res.Repeat != 0 || res.Status == schema.StatusSkipped {
+			continue
+		}
+		if best == nil || pointLoad(schema.PointOf(res.Load)) > pointLoad(schema.PointOf(best.Result.Load)) {
+			best = run
+		}
+	}
+	return best
+}
 
-// Runs returns every run in campaign order (steps, experiments, profiles).
+func pointLoad(pt schema.Point) float64 {
+	if pt.Sweep == schema.SweepRate && pt.Value == 0 {
+		return math.Inf(1)
+	}
+	return pt.Value
+}
+
+// Runs returns every run in campaign order (steps, experiments, profiles,
+// then load points and repeats).
 func (r *Report) Runs() []*Run {
 	var out []*Run
 	for _, st := range r.Campaign.Steps {
 		for _, e := range st.Experiments {
 			for _, p := range r.Campaign.Profiles {
-				if run := r.Run(e.ID, p.ID); run != nil {
-					out = append(out, run)
+				var group []*Run
+				for _, run := range r.all {
+					if run.Result.Experiment == e.ID && run.Result.Profile == p.ID {
+						group = append(group, run)
+					}
 				}
+				sort.SliceStable(group, func(i, j int) bool {
+					a, b := group[i].Result, group[j].Result
+					if la, lb := pointLoad(schema.PointOf(a.Load)), pointLoad(schema.PointOf(b.Load)); la != lb {
+						return la < lb
+					}
+					return a.Repeat < b.Repeat
+				})
+				out = append(out, group...)
 			}
 		}
 	}
