@@ -291,52 +291,64 @@ func breakable(p string) template.HTML {
 func (c *pageCtx) runs() (template.HTML, error) {
 	r := c.rep
 	var v runsView
-	for _, st := range r.Campaign.Steps {
-		for _, e := range st.Experiments {
-			for _, p := range r.Campaign.Profiles {
-				run := r.Run(e.ID, p.ID)
-				if run == nil {
-					continue
-				}
-				res := run.Result
-				row := runRow{Experiment: e.Name, Profile: p.Name, Status: string(res.Status), Bad: !successful(res), Sort: map[string]string{}}
-				if rel, ok := strings.CutPrefix(run.File, c.site.opt.Results+"/"); ok {
-					row.Path = rel
-				} else {
-					row.Path = run.File
-				}
-				row.File = breakable(path.Base(row.Path))
-				row.NoteIDs = v.Notes.refs(c, run)
-				if s := res.Summary; s != nil {
-					total := s.Completed + s.Failed
-					if res.Load.NumPrompts > total {
-						total = res.Load.NumPrompts
-					}
-					row.Success = fmt.Sprintf("%d / %d", s.Completed, total)
-					if total > 0 {
-						row.Sort["success"] = fmt.Sprintf("%.4f", float64(s.Completed)/float64(total))
-					}
-					put := func(dst *string, key, id string) {
-						if x, ok := mustMetric(id).Value(s); ok {
-							*dst = fmtNum(x)
-							row.Sort[key] = fmt.Sprintf("%.4f", x)
-						} else {
-							*dst = "—"
-						}
-					}
-					put(&row.TotalTPS, "total", "total_token_throughput")
-					put(&row.OutputTPS, "output", "output_throughput")
-					put(&row.TTFT, "ttft", "mean_ttft")
-					put(&row.TPOT, "tpot", "mean_tpot")
-					put(&row.ITL, "itl", "mean_itl")
-				} else {
-					row.Success, row.TotalTPS, row.OutputTPS, row.TTFT, row.TPOT, row.ITL = "—", "—", "—", "—", "—", "—"
-				}
-				v.Rows = append(v.Rows, row)
-			}
-		}
+	// Every run in campaign order: a sweep's points in load order, each
+	// point's repeats together.
+	for _, run := range r.Runs() {
+		e, _ := r.Campaign.Experiment(run.Result.Experiment)
+		p, _ := r.Campaign.Profile(run.Result.Profile)
+		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))
 	}
 	return c.exec("runs", &v)
+}
+
+// runRow is one run's row of the runs table; a sweep point's profile
+// names its load ("Chat @ concurrency 8"), a repeat its run ("run 2").
+func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *runsView) runRow {
+	res := run.Result
+	prof := p.Name
+	if pt := schema.PointOf(res.Load); pt.Sweep != "" {
+		prof += " @ " + pt.String()
+	}
+	if res.Repeat > 0 || p.RepeatCount() > 1 {
+		prof += fmt.Sprintf(" (run %d)", res.Repeat+1)
+	}
+	row := runRow{Experiment: e.Name, Profile: prof, Status: string(res.Status), Bad: !successful(res) && res.Status != schema.StatusSkipped, Sort: map[string]string{}}
+	if res.Status == schema.StatusSkipped {
+		row.Status = "skipped: " + res.Error
+	}
+	if rel, ok := strings.CutPrefix(run.File, c.site.opt.Results+"/"); ok {
+		row.Path = rel
+	} else {
+		row.Path = run.File
+	}
+	row.File = breakable(path.Base(row.Path))
+	row.NoteIDs = v.Notes.refs(c, run)
+	if s := res.Summary; s != nil {
+		total := s.Completed + s.Failed
+		if res.Load.NumPrompts > total {
+			total = res.Load.NumPrompts
+		}
+		row.Success = fmt.Sprintf("%d / %d", s.Completed, total)
+		if total > 0 {
+			row.Sort["success"] = fmt.Sprintf("%.4f", float64(s.Completed)/float64(total))
+		}
+		put := func(dst *string, key, id string) {
+			if x, ok := mustMetric(id).Value(s); ok {
+				*dst = fmtNum(x)
+				row.Sort[key] = fmt.Sprintf("%.4f", x)
+			} else {
+				*dst = "—"
+			}
+		}
+		put(&row.TotalTPS, "total", "total_token_throughput")
+		put(&row.OutputTPS, "output", "output_throughput")
+		put(&row.TTFT, "ttft", "mean_ttft")
+		put(&row.TPOT, "tpot", "mean_tpot")
+		put(&row.ITL, "itl", "mean_itl")
+	} else {
+		row.Success, row.TotalTPS, row.OutputTPS, row.TTFT, row.TPOT, row.ITL = "—", "—", "—", "—", "—", "—"
+	}
+	return row
 }
 
 // ---- other benchmark cases ----

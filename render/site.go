@@ -122,16 +122,16 @@ func pointLoad(pt schema.Point) float64 {
 // Runs returns every run in campaign order (steps, experiments, profiles,
 // then load points and repeats).
 func (r *Report) Runs() []*Run {
+	byKey := map[runKey][]*Run{}
+	for _, run := range r.all {
+		k := runKey{run.Result.Experiment, run.Result.Profile}
+		byKey[k] = append(byKey[k], run)
+	}
 	var out []*Run
 	for _, st := range r.Campaign.Steps {
 		for _, e := range st.Experiments {
 			for _, p := range r.Campaign.Profiles {
-				var group []*Run
-				for _, run := range r.all {
-					if run.Result.Experiment == e.ID && run.Result.Profile == p.ID {
-						group = append(group, run)
-					}
-				}
+				group := byKey[runKey{e.ID, p.ID}]
 				sort.SliceStable(group, func(i, j int) bool {
 					a, b := group[i].Result, group[j].Result
 					if la, lb := pointLoad(schema.PointOf(a.Load)), pointLoad(schema.PointOf(b.Load)); la != lb {
