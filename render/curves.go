@@ -1,9 +1,12 @@
 package render
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"html/template"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -178,7 +181,7 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 	if len(holders) > 0 {
 		caption += ", held from the most interactive end by " + strings.Join(holders, ", then ")
 	}
-	caption += ". Hover a point for its load and latency percentiles."
+	caption += ". Hover a point for its load and latency percentiles; every point's numbers are in curves.csv beside this page."
 	return c.chartHTML(charts.Lines(c.nextChartID("curve"), []charts.XYPanel{panel}), title, caption)
 }
 
@@ -415,4 +418,53 @@ func (c *pageCtx) sweepSkeleton(w interface{ WriteString(string) (int, error) })
 		w.WriteString(string(h))
 	}
 	return nil
+}
+
+// curvesCSV writes every sweep profile's curve points, one row per
+// experiment and point (means over the repeats), with whether the point
+// is on the profile's Pareto frontier (of total throughput per GPU); nil
+// for a report without sweep points.
+func curvesCSV(r *Report) []byte {
+	runs := r.AllRuns()
+	var rows [][]string
+	for _, p := range r.Campaign.Profiles {
+		if !analysis.IsSweep(runs, p.ID) {
+			continue
+		}
+		var curves []analysis.Curve
+		for _, st := range r.Campaign.Steps {
+			for _, e := range st.Experiments {
+				if cv := analysis.CurveOf(runs, e.ID, p.ID); len(cv.Points) > 0 {
+					curves = append(curves, cv)
+				}
+			}
+		}
+		front := map[[2]int]bool{}
+		for _, f := range analysis.Frontier(curves, false) {
+			front[[2]int{f.Curve, f.Index}] = true
+		}
+		num := func(v float64) string {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return ""
+			}
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		for ci, cv := range curves {
+			for pi, pt := range cv.Points {
+				rows = append(rows, []string{cv.Experiment, p.ID, pt.Point.Sweep, num(pt.Point.Value), strconv.Itoa(pt.Runs), strconv.FormatBool(pt.Skipped),
+					num(pt.Total.Mean), num(pt.Total.CV), num(pt.Output.Mean), num(pt.Interactivity),
+					num(pt.TTFTP50), num(pt.TTFTP99), num(pt.TPOTP50), num(pt.TPOTP99), num(pt.TokPerJ), strconv.FormatBool(front[[2]int{ci, pi}])})
+			}
+		}
+	}
+	if rows == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"experiment", "profile", "sweep", "load", "runs", "skipped", "total_tok_per_s_per_gpu", "total_cv",
+		"output_tok_per_s_per_gpu", "interactivity_tok_per_s_per_user", "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms",
+		"output_tok_per_j", "on_frontier"})
+	w.WriteAll(rows) // a bytes.Buffer does not fail
+	return buf.Bytes()
 }

@@ -104,6 +104,20 @@ func TestSweepPageSkeleton(t *testing.T) {
 	if !strings.Contains(html, "held from the most interactive end by Fast, then Wide") {
 		t.Errorf("frontier holders not named")
 	}
+	// curves.csv: one row per experiment and point, frontier marked.
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	csv := readFile(t, filepath.Join(out, "sw", "curves.csv"))
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "experiment,profile,sweep,load,runs,skipped,total_tok_per_s_per_gpu") {
+		t.Fatalf("curves.csv:\n%s", csv)
+	}
+	// wide at c64: 4 runs, 9975 tok/s/GPU, 1000/15 tok/s/user, on the frontier.
+	if want := "wide,chat,max_concurrency,64,4,false,9975,"; !strings.Contains(csv, want) || !strings.HasSuffix(lines[3], ",true") {
+		t.Errorf("curves.csv lacks %q or wide c64 is not on the frontier:\n%s", want, csv)
+	}
 }
 
 // TestSweepComparisonHonesty: identical configurations compare as "~";
