@@ -79,8 +79,8 @@ func NewPlan(c *schema.Campaign, root string) *Plan {
 				base := e.ID + "--" + pr.ID
 				for _, pt := range pr.Points() {
 					at := pr
-					if pt.Sweep != "" {
-						cp := pr.At(pt)
+					if pt.Sweep != "" || pr.Repeats != 0 {
+						cp := pr.At(pt) // one run: no sweep lists, no repeats
 						at = &cp
 					}
 					for rep := range pr.RepeatCount() {

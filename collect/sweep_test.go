@@ -102,7 +102,14 @@ func TestPlanSweepNamesAndKeys(t *testing.T) {
 	if plan.Runs[2].Profile.MaxConcurrency != 4 || plan.Runs[2].Point != (schema.Point{Sweep: schema.SweepConcurrency, Value: 4}) {
 		t.Errorf("point profile: %+v", plan.Runs[2])
 	}
-	// Raising repeats keeps the runs already made; changing a point does not touch the others.
+	// One run's command names its point; the profile's names the sweep.
+	if cmd := BenchCommand(&f.Campaign, plan.Runs[3].Profile, "m", ""); !strings.Contains(cmd, "--max-concurrency 4") || strings.Contains(cmd, "--num-runs") || strings.Contains(cmd, "--sweep") {
+		t.Errorf("point command: %s", cmd)
+	}
+	if cmd := BenchCommand(&f.Campaign, plan.Runs[3].Source, "m", ""); !strings.HasSuffix(cmd, "--sweep-max-concurrency 1,4,16 --num-runs 2") {
+		t.Errorf("sweep command: %s", cmd)
+	}
+		// Raising repeats keeps the runs already made; changing a point does not touch the others.
 	f2 := sweepCampaign(t, "http://127.0.0.1:1", ", concurrency: [1, 4, 16, 64], repeats: 3", "")
 	plan2 := NewPlan(&f2.Campaign, "results")
 	old := map[string]string{}

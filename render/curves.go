@@ -468,3 +468,24 @@ func curvesCSV(r *Report) []byte {
 	w.WriteAll(rows) // a bytes.Buffer does not fail
 	return buf.Bytes()
 }
+
+// pointLabel names a profile in blocks that show one run per experiment
+// and profile: a sweep profile's run there is its highest recorded load
+// point's (Report.Run), so the label says which: "Chat @ concurrency 64".
+func (r *Report) pointLabel(p schema.Profile) string {
+	best, found := schema.Point{}, false
+	for _, run := range r.all {
+		res := run.Result
+		pt := schema.PointOf(res.Load)
+		if res.Profile != p.ID || pt.Sweep == "" || res.Status == schema.StatusSkipped {
+			continue
+		}
+		if !found || pointLoad(pt) > pointLoad(best) {
+			best, found = pt, true
+		}
+	}
+	if !found {
+		return profileName(p)
+	}
+	return profileName(p) + " @ " + best.String()
+}

@@ -180,6 +180,11 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 		cmd := ""
 		for _, st := range camp.Steps {
 			for _, e := range st.Experiments {
+				// A sweep's (or repeated profile's) command is the whole
+				// sweep's, not one recorded point's.
+				if p.Sweep() != "" || p.RepeatCount() > 1 {
+					break
+				}
 				if run := r.Run(e.ID, p.ID); run != nil && run.Result.Load.Command != "" && cmd == "" {
 					cmd = run.Result.Load.Command
 				}
@@ -256,7 +261,36 @@ func benchCommand(c *schema.Campaign, p schema.Profile, tool string) string {
 		args = append(args, "--seed", fmt.Sprint(p.Seed))
 	}
 	args = append(args, p.Args...)
+	if prog == "perflab bench" {
+		args = append(args, sweepArgs(p)...)
+	}
 	return strings.Join(args, " ")
+}
+
+// sweepArgs are perflab bench's flags for a sweep profile's points and
+// repeats (--sweep-max-concurrency 2,8,32 or --sweep-request-rate
+// 1,10,inf, --num-runs N), as collect writes them.
+func sweepArgs(p schema.Profile) []string {
+	var args []string
+	if sw := p.Sweep(); sw != "" {
+		var vals []string
+		for _, pt := range p.Points() {
+			v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
+			if sw == schema.SweepRate && pt.Value == 0 {
+				v = "inf"
+			}
+			vals = append(vals, v)
+		}
+		flag := "--sweep-max-concurrency"
+		if sw == schema.SweepRate {
+			flag = "--sweep-request-rate"
+		}
+		args = append(args, flag, strings.Join(vals, ","))
+	}
+	if n := p.RepeatCount(); n > 1 {
+		args = append(args, "--num-runs", strconv.Itoa(n))
+	}
+	return args
 }
 
 // ---- runs ----

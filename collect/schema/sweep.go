@@ -65,9 +65,9 @@ func (pt Point) load() float64 {
 	return pt.Value
 }
 
-// At returns the profile as run at point pt: its max_concurrency or
-// request_rate set to the point's value, the sweep lists cleared.
-// Repeats is kept.
+// At returns the profile as one run at point pt: its max_concurrency or
+// request_rate set to the point's value, the sweep lists and Repeats
+// cleared (the benchmark command of one run).
 func (p *Profile) At(pt Point) Profile {
 	q := *p
 	q.Args = append([]string(nil), p.Args...)
@@ -80,7 +80,7 @@ func (p *Profile) At(pt Point) Profile {
 	case SweepRate:
 		q.RequestRate = pt.Value
 	}
-	q.Concurrencies, q.RequestRates = nil, nil
+	q.Concurrencies, q.RequestRates, q.Repeats = nil, nil, 0
 	return q
 }
 

@@ -12,7 +12,7 @@ func TestProfilePoints(t *testing.T) {
 		t.Fatalf("points %+v", pts)
 	}
 	at := p.At(pts[2])
-	if at.MaxConcurrency != 64 || at.Concurrencies != nil || at.Repeats != 3 || p.Concurrencies == nil {
+	if at.MaxConcurrency != 64 || at.Concurrencies != nil || at.Repeats != 0 || p.Concurrencies == nil {
 		t.Errorf("At: %+v (source %+v)", at, p)
 	}
 	at.Args[0] = "x"
