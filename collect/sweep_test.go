@@ -109,7 +109,7 @@ func TestPlanSweepNamesAndKeys(t *testing.T) {
 	if cmd := BenchCommand(&f.Campaign, plan.Runs[3].Source, "m", ""); !strings.HasSuffix(cmd, "--sweep-max-concurrency 1,4,16 --num-runs 2") {
 		t.Errorf("sweep command: %s", cmd)
 	}
-		// Raising repeats keeps the runs already made; changing a point does not touch the others.
+	// Raising repeats keeps the runs already made; changing a point does not touch the others.
 	f2 := sweepCampaign(t, "http://127.0.0.1:1", ", concurrency: [1, 4, 16, 64], repeats: 3", "")
 	plan2 := NewPlan(&f2.Campaign, "results")
 	old := map[string]string{}
