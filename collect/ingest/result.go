@@ -102,8 +102,9 @@ func sweepable(a, b *Entry) bool {
 
 // sweepPoints marks the results of one group as sweep points: the load
 // field with more distinct values among the records (max_concurrency on a
-// tie, when every record has a cap) is the swept one; records at the same point are repeats, in file
-// order. Each result's id becomes the name collect gives the point:
+// tie, when every record has a cap) is the swept one; records at the
+// same point are repeats, in file order. Each result's id becomes the
+// name collect gives the point:
 // <experiment>--<profile>--c64 or --rate10 (--rateinf), then --r1, --r2
 // for repeats. Records that all ran the same load are repeats without a
 // sweep.
@@ -227,6 +228,8 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 	case FormatGuideLLMJSON:
 		r.Tool = schema.Tool{Name: "guidellm"}
 		r.Warnings = append(r.Warnings, "guidellm metrics: TPOT is guidellm's time_per_output_token (which includes the first token), ITL its inter_token_latency, and the peak output throughput the maximum of an instantaneous rate")
+	case FormatSGLangText:
+		r.Tool = schema.Tool{Name: SGLangTool}
 	case FormatCrash:
 		r.Tool = schema.Tool{Name: "vllm bench serve"}
 		r.Status = schema.StatusCrashed

@@ -238,3 +238,53 @@ func parseRate(s string) float64 {
 	}
 	return v
 }
+
+// profileOut is Profile as a campaign file writes it (MarshalYAML), in
+// Profile's field order.
+type profileOut struct {
+	ID             string   `yaml:"id"`
+	Name           string   `yaml:"name"`
+	Description    string   `yaml:"description,omitempty"`
+	Dataset        string   `yaml:"dataset"`
+	DatasetPath    string   `yaml:"dataset_path,omitempty"`
+	InputLen       int      `yaml:"input_len,omitempty"`
+	OutputLen      int      `yaml:"output_len,omitempty"`
+	RangeRatio     float64  `yaml:"range_ratio,omitempty"`
+	NumPrompts     int      `yaml:"num_prompts"`
+	RequestRate    any      `yaml:"request_rate,omitempty"`
+	Burstiness     float64  `yaml:"burstiness,omitempty"`
+	MaxConcurrency any      `yaml:"max_concurrency,omitempty"`
+	Seed           int64    `yaml:"seed,omitempty"`
+	Args           []string `yaml:"args,omitempty"`
+	Repeats        int      `yaml:"repeats,omitempty"`
+}
+
+// MarshalYAML writes a profile as UnmarshalYAML reads it: request_rate
+// and max_concurrency as a value, or as a list for a sweep (inf for a
+// rate of 0 in a list). yaml.v3's interface form: no YAML import here.
+func (p Profile) MarshalYAML() (any, error) {
+	o := profileOut{ID: p.ID, Name: p.Name, Description: p.Description, Dataset: p.Dataset, DatasetPath: p.DatasetPath,
+		InputLen: p.InputLen, OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, NumPrompts: p.NumPrompts,
+		Burstiness: p.Burstiness, Seed: p.Seed, Args: p.Args, Repeats: p.Repeats}
+	switch {
+	case len(p.RequestRates) > 0:
+		var list []any
+		for _, r := range p.RequestRates {
+			if r == 0 {
+				list = append(list, "inf")
+			} else {
+				list = append(list, r)
+			}
+		}
+		o.RequestRate = list
+	case p.RequestRate != 0:
+		o.RequestRate = p.RequestRate
+	}
+	switch {
+	case len(p.Concurrencies) > 0:
+		o.MaxConcurrency = p.Concurrencies
+	case p.MaxConcurrency != 0:
+		o.MaxConcurrency = p.MaxConcurrency
+	}
+	return o, nil
+}

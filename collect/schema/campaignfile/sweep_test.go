@@ -4,7 +4,17 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
+
+func indentLines(s string) []byte {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString("  " + l + "\n")
+	}
+	return []byte(b.String())
+}
 
 // TestProfileSweepYAML: request_rate and max_concurrency (alias
 // concurrency) take a value or a list; unknown keys stay errors with a line.
@@ -33,6 +43,21 @@ profiles:
 	}
 	if ps[3].RequestRate != 2.5 || f.Campaign.SLO["ttft_p99"] != 2000 || f.Campaign.Cost.GPUHourUSD != 2.5 {
 		t.Errorf("d: %+v, campaign %+v", ps[3], f.Campaign)
+	}
+	// Written back, the profiles read the same.
+	out, err := yaml.Marshal(f.Campaign.Profiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "- inf\n") || !strings.Contains(string(out), "request_rate: 2.5") || !strings.Contains(string(out), "max_concurrency: 8") {
+		t.Errorf("marshalled:\n%s", out)
+	}
+	f2, err := Parse("c2.yaml", append([]byte("id: c\nprofiles:\n"), indentLines(string(out))...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(f2.Campaign.Profiles, f.Campaign.Profiles) {
+		t.Errorf("round trip:\n%+v\n%+v", f2.Campaign.Profiles, f.Campaign.Profiles)
 	}
 	_, err = Parse("c.yaml", []byte("id: c\nprofiles:\n  - id: a\n    concurrency: [1]\n    bogus: 1\n"))
 	if err == nil || !strings.Contains(err.Error(), `c.yaml:5: profiles[0].bogus: unknown field "bogus" in a profile`) {
