@@ -211,7 +211,7 @@ func (c *pageCtx) chart(m Metric, title string) (template.HTML, error) {
 		if normalize {
 			bv, ov = div(bv, bg), div(ov, og)
 		}
-		panel.Categories = append(panel.Categories, p.Name)
+		panel.Categories = append(panel.Categories, r.pointLabel(p))
 		base.Values = append(base.Values, bv)
 		opt.Values = append(opt.Values, ov)
 		label := ""
@@ -271,7 +271,7 @@ func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
 				continue
 			}
 			any = true
-			panel.Categories = append(panel.Categories, p.Name)
+			panel.Categories = append(panel.Categories, r.pointLabel(p))
 			base.Values = append(base.Values, bv)
 			opt.Values = append(opt.Values, ov)
 			label := ""

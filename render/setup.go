@@ -411,7 +411,7 @@ func (c *pageCtx) cases() (template.HTML, error) {
 		if base == nil && opt == nil {
 			continue
 		}
-		cv := caseView{Heading: c.heading(4, p.Name), Description: profileDescription(p), BaseName: be.Name, OptName: oe.Name,
+		cv := caseView{Heading: c.heading(4, r.pointLabel(p)), Description: profileDescription(p), BaseName: be.Name, OptName: oe.Name,
 			BaseCommand: c.bash(r.Command(be)), OptCommand: c.bash(r.Command(oe))}
 		cv.BaseRaw.Title = "Baseline benchmark result"
 		cv.OptRaw.Title = "Optimized benchmark result"
