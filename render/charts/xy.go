@@ -14,7 +14,8 @@ type XYSeries struct {
 	Name   string
 	Points []XYPoint
 	// Frontier draws the series as the Pareto frontier: a thick dashed
-	// grey step line under the experiments' lines.
+	// grey step line under the experiments' lines (its points in
+	// increasing x).
 	Frontier bool
 	// Dashed draws a dashed line (p99 beside a solid p50).
 	Dashed bool
@@ -174,7 +175,10 @@ func Lines(id string, panels []XYPanel) Chart {
 				l.Symbol = "triangle"
 			}
 			if s.Frontier {
-				l.Step, l.Z, l.SymbolSize, l.Symbol = "end", 2, 0, "none"
+				// A step down at each frontier point: past a point's
+				// interactivity only the points right of it are attainable
+				// (points come in increasing x).
+				l.Step, l.Z, l.SymbolSize, l.Symbol = "start", 2, 0, "none"
 				l.LineStyle = &LineStyle{Type: "dashed", Width: 4, Color: frontierColor}
 				l.ItemStyle = &ItemStyle{Color: frontierColor}
 			}
