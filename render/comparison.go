@@ -71,7 +71,9 @@ func (c *pageCtx) repeatRows(v *comparisonView, base, opt string) {
 			}
 			row := comparisonRow{Profile: p.Name, Description: profileDescription(p.At(pt))}
 			if pt.Sweep != "" {
-				row.Profile = p.Name + " @ " + pt.String()
+				// The point names the row; the profile is described once,
+				// in the setup, not in every row of its sweep.
+				row.Profile, row.Description = p.Name+" @ "+pt.String(), ""
 			}
 			row.Base = c.repeatCell(bg, nil, v.Metrics, v.BaseGPUs, v.OptGPUs, &v.Notes)
 			row.Opt = c.repeatCell(og, bg, v.Metrics, v.OptGPUs, v.BaseGPUs, &v.Notes)
