@@ -434,12 +434,19 @@ func (k *collector) experiment(ctx context.Context, runs []Run) error {
 			k.stop(ctx, er)
 		}
 	}()
+	stops := map[string]string{} // early-stop verdicts by point
 	for _, r := range runs {
 		if ctx.Err() != nil {
 			return k.interrupted(ctx)
 		}
 		if !k.opt.NoEarlyStop {
-			if why := EarlyStop(k.plan, r); why != "" {
+			// Decided once per point: its repeats share the verdict.
+			why, seen := stops[r.pointName()]
+			if !seen {
+				why = EarlyStop(k.plan, r)
+				stops[r.pointName()] = why
+			}
+			if why != "" {
 				skip := er
 				if skip == nil {
 					skip = &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New()}

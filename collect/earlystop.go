@@ -1,8 +1,10 @@
 package collect
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/perflab/perflab/collect/schema"
 )
@@ -86,13 +88,32 @@ func pointResults(p *Plan, r Run, pt schema.Point) []*schema.Result {
 		if o.Experiment != r.Experiment || o.Source != r.Source || o.Point != pt {
 			continue
 		}
-		res, err := schema.ReadFile(o.Path)
+		res, err := readVerdict(o.Path)
 		if err != nil || res.ID != o.Key {
 			continue
 		}
 		out = append(out, res)
 	}
 	return out
+}
+
+// readVerdict reads what the early stop needs of a result (id, status,
+// summary), leaving its per-request records undecoded: a real run's file
+// holds every token's time and runs to megabytes.
+func readVerdict(path string) (*schema.Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		ID      string          `json:"id"`
+		Status  schema.Status   `json:"status"`
+		Summary *schema.Summary `json:"summary"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &schema.Result{ID: head.ID, Status: head.Status, Summary: head.Summary}, nil
 }
 
 func allStatus(rs []*schema.Result, st schema.Status) bool {

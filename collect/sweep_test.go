@@ -240,3 +240,27 @@ func TestCollectSweepWithoutSLONeverStops(t *testing.T) {
 		t.Errorf("--only a point: %v %v", got, err)
 	}
 }
+
+// TestCollectSweepEarlyStopRepeats: a point's repeats share its verdict,
+// judged on the means of the points before it.
+func TestCollectSweepEarlyStopRepeats(t *testing.T) {
+	srv := modelsServer(t)
+	f := sweepCampaign(t, srv.URL, ", concurrency: [4, 16, 32, 64], repeats: 2", "slo: {ttft_p99: 1000}")
+	dir := t.TempDir()
+	run := &saturatingRunner{}
+	o := opts(t, dir, t.TempDir())
+	o.Runner = run.run
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "ext--p--c4 ext--p--c4--r1 ext--p--c16 ext--p--c16--r1 ext--p--c32 ext--p--c32--r1 ext--one"
+	if got := strings.Join(run.ran, " "); got != want || rep.Status[schema.StatusSkipped] != 2 {
+		t.Fatalf("ran %s (want %s), report %+v", got, want, rep)
+	}
+	for _, name := range []string{"ext--p--c64", "ext--p--c64--r1"} {
+		if res, err := schema.ReadFile(filepath.Join(dir, "sw", name+".json")); err != nil || res.Status != schema.StatusSkipped || res.Repeat != strings.Count(name, "--r") {
+			t.Errorf("%s: %v %+v", name, err, res)
+		}
+	}
+}
