@@ -55,7 +55,7 @@ func EarlyStop(p *Plan, r Run) string {
 	a := pointResults(p, r, pts[i-2])
 	b := pointResults(p, r, pts[i-1])
 	if len(b) > 0 && allStatus(b, schema.StatusSkipped) {
-		return fmt.Sprintf("skipped by the sweep's early stop: the point before it (%s) was skipped", pts[i-1])
+		return fmt.Sprintf("the sweep's early stop: the point before it (%s) was skipped", pts[i-1])
 	}
 	okA, okB := okSummaries(a), okSummaries(b)
 	if len(okA) == 0 || len(okB) == 0 {
@@ -73,7 +73,7 @@ func EarlyStop(p *Plan, r Run) string {
 		}
 		v := meanOf(okB, func(s *schema.Summary) (float64, bool) { return s.Value(k) })
 		if v > EarlyStopMargin*slo[key] {
-			return fmt.Sprintf("skipped by the sweep's early stop: at %s throughput rose %+.1f%% over %s (under %.0f%%) and %s is %.0f ms, %.1f× the SLO's %.0f ms; collect --no-early-stop runs it",
+			return fmt.Sprintf("the sweep's early stop: at %s throughput rose %+.1f%% over %s (under %.0f%%) and %s is %.0f ms, %.1f× the SLO's %.0f ms; collect --no-early-stop runs it",
 				pts[i-1], (thrB/thrA-1)*100, pts[i-2], EarlyStopGain*100, key, v, v/slo[key], slo[key])
 		}
 	}

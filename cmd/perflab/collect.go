@@ -132,7 +132,7 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	rep, err := collect.Collect(ctx, f, opt)
 	if rep != nil {
 		fmt.Fprintf(stderr, "collect %s: %d runs: %d done before, %d run now", f.Campaign.ID, rep.Planned, rep.Skipped, rep.Ran)
-		for _, st := range []string{"ok", "failed", "crashed", "interrupted", "unsupported"} {
+		for _, st := range []string{"ok", "failed", "crashed", "interrupted", "unsupported", "skipped"} { // skipped: the early stop of a sweep
 			if n := rep.Status[schema.Status(st)]; n > 0 {
 				fmt.Fprintf(stderr, ", %d %s", n, st)
 			}
