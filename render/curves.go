@@ -451,8 +451,12 @@ func curvesCSV(r *Report) []byte {
 		}
 		for ci, cv := range curves {
 			for pi, pt := range cv.Points {
+				total, cvTotal, output := math.NaN(), math.NaN(), math.NaN()
+				if pt.Runs > 0 {
+					total, cvTotal, output = pt.Total.Mean, pt.Total.CV, pt.Output.Mean
+				}
 				rows = append(rows, []string{cv.Experiment, p.ID, pt.Point.Sweep, num(pt.Point.Value), strconv.Itoa(pt.Runs), strconv.FormatBool(pt.Skipped),
-					num(pt.Total.Mean), num(pt.Total.CV), num(pt.Output.Mean), num(pt.Interactivity),
+					num(total), num(cvTotal), num(output), num(pt.Interactivity),
 					num(pt.TTFTP50), num(pt.TTFTP99), num(pt.TPOTP50), num(pt.TPOTP99), num(pt.TokPerJ), strconv.FormatBool(front[[2]int{ci, pi}])})
 			}
 		}

@@ -166,3 +166,31 @@ func TestSweepBlockErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepSkippedPoint: a point the early stop skipped is listed with its
+// reason, kept out of the curves and marked skipped in curves.csv.
+func TestSweepSkippedPoint(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	sk := &schema.Result{ID: "fast-128", Campaign: "sw", Experiment: "fast", Profile: "chat", Status: schema.StatusSkipped,
+		Error: "the sweep's early stop: at concurrency 64 throughput rose +0.0% over concurrency 8", Tool: schema.Tool{Name: "perflab bench"},
+		Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: 128, Sweep: schema.SweepConcurrency}}
+	if err := schema.WriteFile(filepath.Join(results, "sw", "fast--chat--c128.json"), sk); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	html := readFile(t, filepath.Join(out, "sw", "index.html"))
+	if !strings.Contains(html, "skipped: the sweep&#39;s early stop: at concurrency 64") {
+		t.Errorf("runs table lacks the skipped point's reason")
+	}
+	csv := readFile(t, filepath.Join(out, "sw", "curves.csv"))
+	if !strings.Contains(csv, "fast,chat,max_concurrency,128,0,true,,,,,,,,,,false") {
+		t.Errorf("curves.csv:\n%s", csv)
+	}
+	// The table cells of one run per profile show the highest point that ran.
+	if !strings.Contains(html, `<th data-sort-type="number">Chat @ concurrency 64</th>`) {
+		t.Errorf("point label should name concurrency 64, the highest point that ran")
+	}
+}
