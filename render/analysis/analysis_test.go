@@ -98,3 +98,21 @@ func TestCompareRepeats(t *testing.T) {
 		t.Error("IsSweep")
 	}
 }
+
+func TestRateSweep(t *testing.T) {
+	mk := func(rate float64, thr float64) Run {
+		return Run{Result: &schema.Result{Status: schema.StatusOK, Experiment: "e", Profile: "p",
+			Load:    schema.Load{Sweep: schema.SweepRate, RequestRate: rate},
+			Summary: &schema.Summary{Completed: 1, TotalTokenThroughput: thr, TPOT: &schema.Stats{MedianMs: schema.F(10)}}}}
+	}
+	runs := []Run{mk(0, 900), mk(10, 500), mk(0.5, 50), mk(math.Inf(1), 950)}
+	cv := CurveOf(runs, "e", "p")
+	var got []string
+	for _, p := range cv.Points {
+		got = append(got, p.Point.Slug())
+	}
+	// inf (0 or +Inf in the file) is one point, the highest load.
+	if len(got) != 3 || got[0] != "rate0.5" || got[2] != "rateinf" || cv.Points[2].Runs != 2 || cv.Points[2].Total.Mean != 925 {
+		t.Errorf("points %v %+v", got, cv.Points)
+	}
+}
