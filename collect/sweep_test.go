@@ -109,7 +109,19 @@ func TestPlanSweepNamesAndKeys(t *testing.T) {
 	if cmd := BenchCommand(&f.Campaign, plan.Runs[3].Source, "m", ""); !strings.HasSuffix(cmd, "--sweep-max-concurrency 1,4,16 --num-runs 2") {
 		t.Errorf("sweep command: %s", cmd)
 	}
-	// Raising repeats keeps the runs already made; changing a point does not touch the others.
+	// Sharding by run keeps a profile's sweep in one shard.
+	for i := range 3 {
+		n := 0
+		for _, r := range plan.Shard(i, 3, false) {
+			if r.Base == "ext--p" {
+				n++
+			}
+		}
+		if n != 0 && n != 6 {
+			t.Errorf("shard %d has %d of the sweep's 6 runs", i, n)
+		}
+	}
+		// Raising repeats keeps the runs already made; changing a point does not touch the others.
 	f2 := sweepCampaign(t, "http://127.0.0.1:1", ", concurrency: [1, 4, 16, 64], repeats: 3", "")
 	plan2 := NewPlan(&f2.Campaign, "results")
 	old := map[string]string{}
