@@ -121,7 +121,7 @@ func TestPlanSweepNamesAndKeys(t *testing.T) {
 			t.Errorf("shard %d has %d of the sweep's 6 runs", i, n)
 		}
 	}
-		// Raising repeats keeps the runs already made; changing a point does not touch the others.
+	// Raising repeats keeps the runs already made; changing a point does not touch the others.
 	f2 := sweepCampaign(t, "http://127.0.0.1:1", ", concurrency: [1, 4, 16, 64], repeats: 3", "")
 	plan2 := NewPlan(&f2.Campaign, "results")
 	old := map[string]string{}
