@@ -359,8 +359,11 @@ func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, sec
 		case d.Tested:
 			s += fmt.Sprintf(", %s over %s (%s at %s; %s, Mann-Whitney U)", esc(delta), esc(cs.Names[second]),
 				fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
-		default:
-			s += fmt.Sprintf(", %s over %s (%s at %s; %s, not tested)", esc(delta), esc(cs.Names[second]),
+		default: // too few runs to test: the note says so
+			if note == "1 run each" {
+				note += ", not tested"
+			}
+			s += fmt.Sprintf(", %s over %s (%s at %s; %s)", esc(delta), esc(cs.Names[second]),
 				fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
 		}
 	}

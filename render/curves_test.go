@@ -123,11 +123,14 @@ func TestSweepPageSkeleton(t *testing.T) {
 // TestSweepComparisonHonesty: identical configurations compare as "~";
 // three repeats per side are too few to test; one run says so.
 func TestSweepComparisonHonesty(t *testing.T) {
-	body := "```perflab\nblock: comparison\n```\n"
+	body := "```perflab\nblock: comparison\n```\n\n```perflab\nblock: slo\n```\n"
 	content, results := sweepSite(t, 3, 0.02, body)
 	html := buildPage(t, content, results)
 	if !strings.Contains(html, "n=3+3: too few runs to test (≥4 each)") || strings.Contains(html, "~, p=") {
 		t.Errorf("3+3 repeats: want \"too few runs to test\", not ~")
+	}
+	if !strings.Contains(html, "(2,000.00 at concurrency 8; n=3+3: too few runs to test (≥4 each))") {
+		t.Errorf("SLO answer with 3+3 runs should say too few runs to test")
 	}
 	content, results = sweepSite(t, 1, 0, body)
 	html = buildPage(t, content, results)
