@@ -508,3 +508,20 @@ func TestUnknownRowsAndSections(t *testing.T) {
 		t.Fatal("unknown section dropped from the raw output")
 	}
 }
+
+// TestShellPromptCommand: "$ vllm serve …" (a shell prompt before the
+// command) is the serving command of the block after it, without the prompt.
+func TestShellPromptCommand(t *testing.T) {
+	block, err := os.ReadFile("testdata/vllm_noheader.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "```console\n$ vllm serve Qwen/Qwen3-8B -tp 2\n```\n\n```\n" + string(block) + "```\n"
+	es, err := Parse("p.md", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].Command != "vllm serve Qwen/Qwen3-8B -tp 2" || es[0].CommandLine != 2 {
+		t.Fatalf("entries %d, command %q at line %d", len(es), es[0].Command, es[0].CommandLine)
+	}
+}
