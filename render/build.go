@@ -461,6 +461,9 @@ func (s *Site) renderPage(p *Page, t *template.Template, nav *navView) ([]File, 
 				return nil, ce.Search, fmt.Errorf("%s: %w", p.Src, err)
 			}
 			ce.Files = []File{{Path: p.URL + "data.json", Data: js}, {Path: p.URL + "data.csv", Data: csvData}}
+			if cv := curvesCSV(r); cv != nil { // sweeps: the curves' points (curves.go)
+				ce.Files = append(ce.Files, File{Path: p.URL + "curves.csv", Data: cv})
+			}
 		}
 		s.cache.put(key, ce)
 	}

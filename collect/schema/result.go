@@ -29,6 +29,10 @@ const (
 	// StatusUnsupported: the configuration is not supported by the engine
 	// (recorded so that a page can say so).
 	StatusUnsupported Status = "unsupported"
+	// StatusSkipped: a sweep point collect did not run because the
+	// sweep's early stop judged it wasted GPU time (Error says why);
+	// `collect --no-early-stop` runs it.
+	StatusSkipped Status = "skipped"
 )
 
 // Result is one run: one experiment (engine configuration) measured on one
