@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,5 +126,30 @@ func TestBuilderSharesCache(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d files, want %d", len(got), len(want))
+	}
+}
+
+// TestBuildCacheSweep: a sweep report (curves, SLO, repeats, curves.csv)
+// from the cache is the report rendered afresh.
+func TestBuildCacheSweep(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	dir := t.TempDir()
+	ref := Options{Content: content, Results: results, Out: filepath.Join(dir, "ref"), NoCache: true}
+	if err := Build(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Content: content, Results: results, Out: filepath.Join(dir, "site"), CacheDir: filepath.Join(dir, "cache")}
+	for i, want := range []int{0, 1} {
+		st, err := BuildStats(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Cached != want {
+			t.Errorf("build %d: %d pages from the cache, want %d", i+1, st.Cached, want)
+		}
+		sameTree(t, fmt.Sprintf("build %d", i+1), opt.Out, ref.Out)
+	}
+	if _, err := os.Stat(filepath.Join(opt.Out, "sw", "curves.csv")); err != nil {
+		t.Error(err)
 	}
 }
