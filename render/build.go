@@ -252,9 +252,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	results := make([]result, len(s.Pages))
 	work := make(chan int)
 	var wg sync.WaitGroup
-	// Twice as many workers as processors: while one waits on the disk
-	// (reading inputs and cache entries, writing pages) another computes.
-	for w := 0; w < 2*runtime.GOMAXPROCS(0); w++ {
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

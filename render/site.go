@@ -227,9 +227,7 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 	pages := make([]loaded, len(mds))
 	work := make(chan int)
 	var wg sync.WaitGroup
-	// Twice as many workers as processors: while one waits on the disk
-	// (reading inputs and cache entries, writing pages) another computes.
-	for w := 0; w < 2*runtime.GOMAXPROCS(0); w++ {
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
