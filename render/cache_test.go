@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,5 +152,29 @@ func TestBuildCacheSweep(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(opt.Out, "sw", "curves.csv")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestExeBuildID: the build ID read from the test binary is the one the
+// go tool reports, and a file that is no Go executable has none.
+func TestExeBuildID(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	want, err := exec.Command("go", "tool", "buildid", exe).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	if got := exeBuildID(exe); got != strings.TrimSpace(string(want)) {
+		t.Errorf("exeBuildID = %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(selfVersion(), "buildid ") {
+		t.Errorf("selfVersion = %q, want the build ID", selfVersion())
+	}
+	other := filepath.Join(t.TempDir(), "x")
+	os.WriteFile(other, []byte("#!/bin/sh\necho hi\n"), 0o755)
+	if got := exeBuildID(other); got != "" {
+		t.Errorf("exeBuildID(shell script) = %q, want none", got)
 	}
 }
