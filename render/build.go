@@ -115,11 +115,28 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 		return Stats{}, err
 	}
 	out := filepath.Clean(opt.Out)
+	if abs, err := filepath.Abs(out); err == nil {
+		out = abs
+	}
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".build-*")
+	st, err := site.renderInto(ctx, out, t, assets, site.cache.readManifest(out))
+	if err != nil {
+		return st, err
+	}
+	site.cache.prune()
+	st.Cached = site.cache.hitCount()
+	return st, nil
+}
+
+// renderInto renders the site into a temporary directory beside out and
+// swaps it in; with prev (the manifest of out's last build) files that
+// are already in out are not written again, and out is not touched at
+// all when nothing in it would change.
+func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *manifest) (Stats, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
 	if err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
@@ -129,16 +146,29 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	st, err := site.Render(ctx, tmp, t, assets)
+	s.outputs = newOutputs(prev)
+	defer func() { s.outputs = nil }()
+	st, err := s.Render(ctx, tmp, t, assets)
 	if err != nil {
 		return st, err
+	}
+	o := s.outputs
+	if o.unchanged(out) {
+		return st, nil // the deferred RemoveAll drops tmp's empty directories
+	}
+	if len(o.skipped) > 0 {
+		if err := o.fill(tmp); err != nil {
+			// out changed under us: render everything afresh.
+			os.RemoveAll(tmp)
+			ok = true
+			return s.renderInto(ctx, out, t, assets, nil)
+		}
 	}
 	if err := swap(tmp, out); err != nil {
 		return st, err
 	}
 	ok = true
-	site.cache.prune()
-	st.Cached = site.cache.hitCount()
+	s.cache.writeManifest(out, o.sums)
 	return st, nil
 }
 
@@ -228,6 +258,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	// file was a tenth of a 924-page build's system time.
 	var made sync.Map
 	write := func(f File) error {
+		if s.outputs != nil && s.outputs.same(f) {
+			return nil
+		}
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if d := filepath.Dir(p); d != dir {
 			if _, ok := made.Load(d); !ok {

@@ -178,3 +178,65 @@ func TestExeBuildID(t *testing.T) {
 		t.Errorf("exeBuildID(shell script) = %q, want none", got)
 	}
 }
+
+// TestRebuildUnchanged: a rebuild that would write the same site leaves
+// the output directory untouched (no new directory swapped in, no file
+// rewritten); a file edited, deleted or added in the output, or a page
+// changed, makes the build write a site byte-identical to a build
+// without the cache.
+func TestRebuildUnchanged(t *testing.T) {
+	dir := copyFixture(t)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "site")}
+	ref := func() string {
+		o := opt
+		o.NoCache, o.Out = true, filepath.Join(t.TempDir(), "site")
+		if err := Build(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		return o.Out
+	}
+	build := func(what string, wantKept bool) {
+		t.Helper()
+		before, _ := os.Stat(opt.Out)
+		page := filepath.Join(opt.Out, "about", "index.html")
+		pageBefore, _ := os.Stat(page)
+		if err := Build(context.Background(), opt); err != nil {
+			t.Fatal(err)
+		}
+		after, _ := os.Stat(opt.Out)
+		pageAfter, _ := os.Stat(page)
+		kept := before != nil && os.SameFile(before, after) && pageBefore != nil && pageAfter.ModTime().Equal(pageBefore.ModTime())
+		if kept != wantKept {
+			t.Errorf("%s: output directory left as it was = %v, want %v", what, kept, wantKept)
+		}
+		sameTree(t, what, opt.Out, ref())
+		if left, _ := filepath.Glob(filepath.Join(dir, ".site.build-*")); len(left) != 0 {
+			t.Errorf("%s: temporary directories left: %v", what, left)
+		}
+	}
+	build("cold", false)
+	build("unchanged", true)
+	build("unchanged again", true)
+
+	page := filepath.Join(opt.Out, "demo", "h100", "index.html")
+	writeFile(t, page, "edited by hand")
+	build("a page edited in the output", false)
+	build("unchanged after the repair", true)
+
+	os.Remove(filepath.Join(opt.Out, "assets", "site.css"))
+	build("a file deleted from the output", false)
+	writeFile(t, filepath.Join(opt.Out, "stray.html"), "x")
+	build("a file added to the output", false)
+	os.MkdirAll(filepath.Join(opt.Out, "empty"), 0o755)
+	build("a directory added to the output", false)
+
+	about := filepath.Join(dir, "content", "about.md")
+	src, _ := os.ReadFile(about)
+	writeFile(t, about, string(src)+"\nOne more line.\n")
+	build("about.md edited", false)
+	build("unchanged after the edit", true)
+
+	os.RemoveAll(opt.CacheDir)
+	build("cache deleted", false)
+	build("unchanged with a new cache", true)
+}
