@@ -114,6 +114,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
+	defer site.cache.finish(false) // after a failure; a no-op after success
 	out := filepath.Clean(opt.Out)
 	if abs, err := filepath.Abs(out); err == nil {
 		out = abs
@@ -126,7 +127,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	site.cache.prune()
+	site.cache.finish(true)
 	st.Cached = site.cache.hitCount()
 	return st, nil
 }
