@@ -456,9 +456,14 @@ func (f *benchFlags) validate() (*benchRun, error) {
 			return nil, usageError("bench: --ramp-up-strategy sets the rate: drop the request-rate sweep or search")
 		}
 	}
-	if f.rampStrategy != "" || f.given["ramp-up-start-rps"] || f.given["ramp-up-end-rps"] {
+	if f.rampStrategy == "" && (f.given["ramp-up-start-rps"] || f.given["ramp-up-end-rps"]) {
+		// vLLM reads the rates only under --ramp-up-strategy; a pasted
+		// line with them alone runs at --request-rate there
+		f.warnings = append(f.warnings, "--ramp-up-start-rps and --ramp-up-end-rps have no effect without --ramp-up-strategy (as in vLLM): the rate is --request-rate")
+	}
+	if f.rampStrategy != "" {
 		switch {
-		case f.rampStrategy == "" || !f.given["ramp-up-start-rps"] || !f.given["ramp-up-end-rps"]:
+		case !f.given["ramp-up-start-rps"] || !f.given["ramp-up-end-rps"]:
 			return nil, usageError("bench: ramp-up needs --ramp-up-strategy, --ramp-up-start-rps and --ramp-up-end-rps together")
 		case !math.IsInf(rate, 1):
 			return nil, usageError("bench: with --ramp-up-strategy leave --request-rate at inf: the ramp sets the rate (as vLLM)")

@@ -346,3 +346,32 @@ func TestBenchLogprobsBody(t *testing.T) {
 		t.Fatalf("chat: %s\n%s", stderr, bodies[1])
 	}
 }
+
+// TestBenchRampRatesWithoutStrategy: vLLM reads --ramp-up-start-rps and
+// --ramp-up-end-rps only under --ramp-up-strategy, so a pasted line with
+// the rates alone runs at --request-rate there; here too, with a warning,
+// not exit 2.
+func TestBenchRampRatesWithoutStrategy(t *testing.T) {
+	var errb bytes.Buffer
+	f, err := parseBenchFlags([]string{"--base-url", "http://127.0.0.1:1", "--model", "m", "--request-rate", "5",
+		"--ramp-up-start-rps", "1", "--ramp-up-end-rps", "20"}, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.validate()
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if r.cfg.RampUp != nil || r.cfg.RequestRate != 5 {
+		t.Fatalf("ramp %+v, rate %v: want no ramp-up at 5 req/s", r.cfg.RampUp, r.cfg.RequestRate)
+	}
+	n := 0
+	for _, w := range f.warnings {
+		if strings.Contains(w, "--ramp-up-start-rps and --ramp-up-end-rps have no effect without --ramp-up-strategy") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("warnings %q: want one about the ramp-up rates", f.warnings)
+	}
+}
