@@ -144,11 +144,16 @@ func TestParseErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("num_prompts: 3\nnum_promts: 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	badVal := filepath.Join(t.TempDir(), "badval.yaml")
+	if err := os.WriteFile(badVal, []byte("backend: openai\nnum_prompts: lots\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--num-promts", "3"}, "did you mean --num-prompts"},
+		{[]string{"--config", badVal}, "badval.yaml:2: num_prompts \"lots\": want an integer"},
 		{[]string{"--num-prompts"}, "needs a value"},
 		{[]string{"--num-prompts", "x"}, "want an integer"},
 		{[]string{"--temperature", "hot"}, "want a number"},
