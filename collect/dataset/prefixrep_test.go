@@ -213,7 +213,7 @@ func TestCustomErrors(t *testing.T) {
 	// a tokenizer that cannot render a chat template needs --skip-chat-template
 	path := filepath.Join(dir, "ok.jsonl")
 	os.WriteFile(path, []byte("{\"prompt\": \"hi\"}\n"), 0o644)
-	if _, err := Custom(context.Background(), NewServerTokenizer("http://127.0.0.1:1", "m", nil), path, CustomConfig{}); err == nil || !strings.Contains(err.Error(), "--skip-chat-template") {
+	if _, err := Custom(context.Background(), NewServerTokenizer("http://127.0.0.1:1", "m", nil), path, CustomConfig{}); err == nil || !strings.Contains(err.Error(), "the server's /tokenize (--tokenizer server, the default) cannot render") || !strings.Contains(err.Error(), "--skip-chat-template") {
 		t.Errorf("server tokenizer without --skip-chat-template: %v", err)
 	}
 }
