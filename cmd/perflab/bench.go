@@ -363,6 +363,12 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --custom-output-len %d: want a positive number, or -1 for each line's output_tokens", f.customOutputLen)
 	case f.prefixLen < 0 || f.suffixLen < 0 || f.numPrefixes < 1 || f.prefixOutputLen < 1:
 		return nil, usageError("bench: --prefix-repetition-*: lengths must not be negative, prefixes and output at least 1")
+	case f.datasetName == "prefix_repetition" && f.prefixLen+f.suffixLen == 0:
+		return nil, usageError("bench: --prefix-repetition-prefix-len and --prefix-repetition-suffix-len are both 0: the prompts would be empty")
+	case f.datasetName == "random" && (f.randomInputLen == 0 || f.randomOutputLen == 0):
+		// the dataset reads 0 as its default (1024, 128): refuse rather than
+		// send other lengths than asked
+		return nil, usageError("bench: --random-input-len %d, --random-output-len %d: want at least 1 token each", f.randomInputLen, f.randomOutputLen)
 	case f.numPrompts <= 0 && f.datasetName != "custom": // custom: 0 takes every line
 		return nil, usageError("bench: --num-prompts %d: want at least 1", f.numPrompts)
 	case !(f.burstiness > 0):

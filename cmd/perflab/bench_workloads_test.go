@@ -236,6 +236,9 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--dataset-name", "custom"},                                   // needs --dataset-path
 		{"--dataset-name", "prefix_repetition", "--dataset-path", "x"}, // reads no file
 		{"--custom-output-len", "0"},
+		{"--dataset-name", "prefix_repetition", "--prefix-repetition-prefix-len", "0", "--prefix-repetition-suffix-len", "0"},
+		{"--random-input-len", "0"}, // the dataset would read 0 as 1024
+		{"--random-output-len", "0"},
 		{"--multi-turn", "--backend", "openai"},
 		{"--multi-turn", "--dataset-name", "custom", "--dataset-path", "x"},
 		{"--multi-turn-num-turns", "3"}, // needs --multi-turn
