@@ -633,16 +633,24 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	fmt.Fprintf(stderr, "Maximum request concurrency: %s\n", conc)
 
 	aux := auxClient(r.cfg.Headers)
-	if f.profile {
-		if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
-			return nil, err
+	// after the warmups, as vLLM: the profiler starts and the server's
+	// spec-decode counters are read (again after the run)
+	var specBefore *bench.SpecCounters
+	profiling := false
+	cfg := r.cfg
+	cfg.AfterWarmup = func(ctx context.Context) error {
+		if f.profile {
+			if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
+				return err
+			}
+			profiling = true
+			fmt.Fprintln(stderr, "Profiler started")
 		}
-		fmt.Fprintln(stderr, "Profiler started")
+		specBefore, _ = bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
+		return nil
 	}
-	// vLLM reads the server's spec-decode counters before and after
-	specBefore, _ := bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
 	start := time.Now()
-	res, runErr := bench.Run(ctx, r.cfg)
+	res, runErr := bench.Run(ctx, cfg)
 	if specBefore != nil && res != nil && res.Summary != nil {
 		after, err := bench.ScrapeSpecDecode(context.WithoutCancel(ctx), aux, r.cfg.BaseURL)
 		if err != nil {
@@ -650,7 +658,7 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 		}
 		res.Summary.SpecDecode = bench.SpecDecodeDelta(specBefore, after)
 	}
-	if f.profile {
+	if profiling {
 		if err := profileCall(context.WithoutCancel(ctx), aux, r.cfg.BaseURL, "/stop_profile"); err != nil {
 			fmt.Fprintln(stderr, "perflab: warning:", err)
 		} else {

@@ -378,3 +378,45 @@ func TestBenchRampRatesWithoutStrategy(t *testing.T) {
 		t.Fatalf("warnings %q: want one about the ramp-up rates", f.warnings)
 	}
 }
+
+// TestBenchWarmupsOutsideProfileAndSpecDecode: as in vLLM, --num-warmups
+// requests go before the profiler starts and before the spec-decode
+// counters are read, so the Speculative Decoding section covers the
+// measured requests only: the same drafts with 4 warmups as with none
+// (the mock's drafts depend on the seed and the prompt only).
+func TestBenchWarmupsOutsideProfileAndSpecDecode(t *testing.T) {
+	drafts := map[int]int64{}
+	for _, warmups := range []int{0, 4} {
+		eng, err := mock.New(mock.Config{TTFT: time.Millisecond, ITL: 100 * time.Microsecond, Seed: 1,
+			SpecDecode: &mock.SpecDecode{NumSpecTokens: 2, AcceptRate: 0.5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		served, atStart := 0, -1
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			switch r.URL.Path {
+			case "/v1/completions":
+				served++
+			case "/start_profile":
+				atStart = served
+			}
+			mu.Unlock()
+			eng.ServeHTTP(w, r)
+		}))
+		res, _, stderr := runWorkload(t, "--base-url", srv.URL, "--random-input-len", "16", "--random-output-len", "12",
+			"--num-prompts", "3", "--num-warmups", fmt.Sprint(warmups), "--profile")
+		srv.Close()
+		if atStart != warmups {
+			t.Errorf("%d warmups: the profiler started after %d requests\n%s", warmups, atStart, stderr)
+		}
+		if res.Summary.SpecDecode == nil {
+			t.Fatalf("%d warmups: no spec decode\n%s", warmups, stderr)
+		}
+		drafts[warmups] = res.Summary.SpecDecode.Drafts
+	}
+	if drafts[0] == 0 || drafts[4] != drafts[0] {
+		t.Fatalf("drafts %d with 4 warmups, %d without: the warmups' drafts were counted", drafts[4], drafts[0])
+	}
+}
