@@ -43,7 +43,7 @@ var VLLM = join(
 		act("endpoint", String, "", "API path (default /v1/completions, or /v1/chat/completions for openai-chat)"),
 		act("model", String, "", "model id (default: the server's first /v1/models entry: its id is sent, its root recorded)"),
 		act("served-model-name", String, "", "model name sent in requests when it differs from --model"),
-		act("tokenizer", String, "server", "tokenizer.json path, model folder, Hugging Face id found in the local cache ($HF_HOME, ~/.cache/huggingface/hub), or \"server\" for the server's /tokenize"),
+		act("tokenizer", String, "server", "tokenizer.json path, model folder, Hugging Face id found in the local cache ($HF_HUB_CACHE, $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub, ~/.cache/huggingface/hub), or \"server\" for the server's /tokenize"),
 		warn("tokenizer-mode", String, "auto", "tokenizer implementation (auto, hf, slow, mistral)", "perflab reads tokenizer.json itself"),
 		warn("trust-remote-code", Bool, "", "trust remote code from Hugging Face", "perflab runs no model code"),
 		warn("skip-tokenizer-init", Bool, "", "skip loading the tokenizer", "perflab counts with the tokenizer or the server's /tokenize"),
