@@ -194,3 +194,20 @@ func TestUsageAndMarkdown(t *testing.T) {
 		t.Errorf("-h does not mark ignored flags:\n%s", u.String())
 	}
 }
+
+// TestNoStreamIsADatasetFlag: vLLM's --no-stream means "do not load the
+// dataset in streaming mode" (Hugging Face datasets); its warning must
+// not say that perflab refuses non-streaming requests.
+func TestNoStreamIsADatasetFlag(t *testing.T) {
+	f := VLLM.Lookup("no-stream")
+	if f == nil || f.Group != "Dataset" || !strings.Contains(f.Help, "Hugging Face dataset") {
+		t.Fatalf("--no-stream: %+v", f)
+	}
+	v, err := VLLM.Parse([]string{"--no-stream"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Warnings) != 1 || strings.Contains(v.Warnings[0], "streams every request") {
+		t.Fatalf("warnings %q", v.Warnings)
+	}
+}

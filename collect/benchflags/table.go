@@ -90,6 +90,9 @@ var VLLM = join(
 		warn("sonnet-input-len", Int, "550", "sonnet: input tokens", noDataset),
 		warn("sonnet-output-len", Int, "150", "sonnet: output tokens", noDataset),
 		warn("sonnet-prefix-len", Int, "200", "sonnet: prefix tokens", noDataset),
+		// vLLM's --no-stream is a dataset flag (load a Hugging Face dataset
+		// without streaming), not non-streaming requests
+		warn("no-stream", Bool, "", "load the Hugging Face dataset without streaming", "perflab loads no Hugging Face datasets"),
 		warn("hf-name", String, "", "Hugging Face dataset name", noDataset),
 		warn("hf-split", String, "", "Hugging Face dataset split", noDataset),
 		warn("hf-subset", String, "", "Hugging Face dataset subset", noDataset),
@@ -133,7 +136,6 @@ var VLLM = join(
 		warn("chat-template-kwargs", JSON, "", "arguments of the chat template vLLM renders client-side (custom, speed_bench prompts)", "vLLM uses them only to render custom prompts, where perflab refuses them: it renders templates without arguments; server-side: --extra-body.chat_template_kwargs"),
 		act("request-id-prefix", String, "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)"),
 		warn("use-beam-search", Bool, "", "beam search", "a no-op in vLLM's client too"),
-		warn("no-stream", Bool, "", "non-streaming requests", "perflab streams every request: TTFT and ITL need the stream"),
 	),
 	group("Results", Serve,
 		act("percentile-metrics", String, "ttft,tpot,itl", "metrics to report percentiles of: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue"),
