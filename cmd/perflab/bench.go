@@ -352,6 +352,11 @@ func (f *benchFlags) validate() (*benchRun, error) {
 	switch {
 	case f.backend != "openai" && f.backend != "openai-chat" && f.backend != "vllm":
 		return nil, usageError("bench: --backend %q: want openai or openai-chat", f.backend)
+	case f.endpoint != "" && f.backend == "openai-chat" && !strings.HasSuffix(f.endpoint, "chat/completions"):
+		// vLLM's check too; a usage error before anything is sent
+		return nil, usageError("bench: --endpoint %s: the openai-chat backend needs a URL ending in chat/completions", f.endpoint)
+	case f.endpoint != "" && f.backend != "openai-chat" && !strings.HasSuffix(f.endpoint, "completions"):
+		return nil, usageError("bench: --endpoint %s: the %s backend needs a URL ending in completions", f.endpoint, f.backend)
 	case !slices.Contains(datasetNames, f.datasetName):
 		return nil, usageError("bench: --dataset-name %q: want one of %s", f.datasetName, strings.Join(datasetNames, ", "))
 	case (f.datasetName == "random" || f.datasetName == "prefix_repetition") && f.datasetPath != "":

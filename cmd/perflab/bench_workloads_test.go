@@ -236,6 +236,8 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--dataset-name", "custom"},                                   // needs --dataset-path
 		{"--dataset-name", "prefix_repetition", "--dataset-path", "x"}, // reads no file
 		{"--custom-output-len", "0"},
+		{"--backend", "openai-chat", "--endpoint", "/v1/completions"}, // exited 1 after the header
+		{"--backend", "vllm", "--endpoint", "/v1/models"},
 		{"--dataset-name", "prefix_repetition", "--prefix-repetition-prefix-len", "0", "--prefix-repetition-suffix-len", "0"},
 		{"--random-input-len", "0"}, // the dataset would read 0 as 1024
 		{"--random-output-len", "0"},
