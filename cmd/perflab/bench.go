@@ -656,6 +656,9 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	}
 	start := time.Now()
 	res, runErr := bench.Run(ctx, cfg)
+	if n := len(cfg.Conversations); res != nil && f.multiTurn && n < f.numPrompts {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("multi-turn: %s has only %d conversations of 2 or more turns: %d ran, not the %d of --num-prompts", f.datasetPath, n, n, f.numPrompts))
+	}
 	if specBefore != nil && res != nil && res.Summary != nil {
 		after, err := bench.ScrapeSpecDecode(context.WithoutCancel(ctx), aux, r.cfg.BaseURL)
 		if err != nil {

@@ -147,10 +147,14 @@ func TestBenchWorkloadsAgainstMock(t *testing.T) {
 		path := filepath.Join(dir, "sg.json")
 		os.WriteFile(path, data, 0o644)
 		st0 := eng.Stats()
-		res, _, _ := runWorkload(t, "--base-url", srv.URL, "--multi-turn", "--dataset-name", "sharegpt", "--dataset-path", path, "--num-prompts", "10")
+		res, _, stderr := runWorkload(t, "--base-url", srv.URL, "--multi-turn", "--dataset-name", "sharegpt", "--dataset-path", path, "--num-prompts", "10")
 		st := eng.Stats()
 		if len(res.Requests) != 2+3+4 || st.Sessions-st0.Sessions != 3 || st.HistoryMismatches != st0.HistoryMismatches {
 			t.Fatalf("%d requests, %d sessions", len(res.Requests), st.Sessions-st0.Sessions)
+		}
+		// 3 conversations for --num-prompts 10: said, not silent
+		if !strings.Contains(stderr, "has only 3 conversations of 2 or more turns: 3 ran, not the 10 of --num-prompts") {
+			t.Errorf("no warning that 3 of 10 conversations ran:\n%s", stderr)
 		}
 		if len(res.PerTurn) != 4 || res.PerTurn[3].Completed != 1 {
 			t.Fatalf("per turn %+v", res.PerTurn)
