@@ -799,6 +799,9 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		})
 	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "dataset: ") { // it names the dataset already
+			return nil, fmt.Errorf("bench: %w", err)
+		}
 		return nil, fmt.Errorf("bench: dataset %s: %w", f.datasetName, err)
 	}
 	if len(s) == 0 {
@@ -851,6 +854,9 @@ func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]
 			Seed: f.seed})
 	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "dataset: ") {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
 		return nil, fmt.Errorf("bench: multi-turn %s: %w", f.datasetName, err)
 	}
 	return c, nil

@@ -426,3 +426,17 @@ func TestBenchWarmupsOutsideProfileAndSpecDecode(t *testing.T) {
 		t.Fatalf("drafts %d with 4 warmups, %d without: the warmups' drafts were counted", drafts[4], drafts[0])
 	}
 }
+
+// TestBenchCustomBadLine: a malformed JSONL line is named by file and
+// line, once ("bench: dataset custom: dataset: custom:" said it twice).
+func TestBenchCustomBadLine(t *testing.T) {
+	srv, _ := workloadMock(t)
+	path := filepath.Join(t.TempDir(), "p.jsonl")
+	os.WriteFile(path, []byte("{\"prompt\": \"fine\"}\n{\"prompt\": \"cut\n"), 0o644)
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", srv.URL, "--dataset-name", "custom", "--dataset-path", path,
+		"--skip-chat-template", "--num-prompts", "2", "--dry-run"}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "p.jsonl:2: not a JSON object") || strings.Count(err.Error(), "custom") != 1 {
+		t.Fatalf("error %v", err)
+	}
+}
