@@ -431,6 +431,10 @@ func (t Table) configArgs(path string) ([]string, error) {
 			if b {
 				out = append(out, "--"+name)
 			}
+		case val.Kind == yaml.SequenceNode && f.Kind != List:
+			// vLLM passes the items as separate arguments and argparse
+			// refuses the second; say so at the line
+			return nil, errf("--config %s:%d: %s: a list, but --%s takes one value (e.g. a comma-separated string)", path, val.Line, k.Value, f.Name)
 		case val.Kind == yaml.SequenceNode:
 			var items []string
 			if err := val.Decode(&items); err != nil {

@@ -144,6 +144,10 @@ func TestParseErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("num_prompts: 3\nnum_promts: 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	list := filepath.Join(t.TempDir(), "list.yaml")
+	if err := os.WriteFile(list, []byte("goodput: [\"ttft:500\"]\nmetric_percentiles: [25, 50, 99]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	badVal := filepath.Join(t.TempDir(), "badval.yaml")
 	if err := os.WriteFile(badVal, []byte("backend: openai\nnum_prompts: lots\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -154,6 +158,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{[]string{"--num-promts", "3"}, "did you mean --num-prompts"},
 		{[]string{"--config", badVal}, "badval.yaml:2: num_prompts \"lots\": want an integer"},
+		{[]string{"--config", list}, "list.yaml:2: metric_percentiles: a list, but --metric-percentiles takes one value"},
 		{[]string{"--num-prompts"}, "needs a value"},
 		{[]string{"--num-prompts", "x"}, "want an integer"},
 		{[]string{"--temperature", "hot"}, "want a number"},
