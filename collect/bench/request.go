@@ -45,10 +45,12 @@ func newClient(conns, limit int) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// stream is a request's reusable scratch: SSE reader and body buffer.
+// stream is a request's reusable scratch: SSE reader, request body and
+// header block.
 type stream struct {
 	rd   *sse.Reader
 	body []byte
+	hdr  []byte
 	text []byte
 }
 
@@ -79,31 +81,41 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	}
 	st := r.getStream()
 	defer r.pool.Put(st)
+	defer func() { r.reads.Add(st.rd.Reads()) }()
 	st.body = openai.AppendBody(st.body[:0], r.cfg.Backend, openai.Request{
 		Model: r.cfg.Model, Prompt: smp.Prompt, MaxTokens: smp.OutputLen, IgnoreEOS: r.cfg.IgnoreEOS,
 		Extra: r.cfg.ExtraBody,
 	})
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, r.url, bytes.NewReader(st.body))
-	if err != nil {
-		rec.Error = err.Error()
-		r.failed.Add(1)
-		return false
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	for k, v := range r.cfg.Headers {
-		req.Header.Set(k, v)
-	}
-	// The request id comes after the extra headers, as in vLLM.
 	id := r.idPfx + strconv.Itoa(i)
-	req.Header.Set("x-request-id", id)
-	// An idempotency key lets net/http resend the request when the server
-	// closed a kept-alive connection just as it was reused (llama.cpp's
-	// server does): such a request never reached the engine, and failing
-	// it would count a client artefact as a server failure.
-	req.Header.Set("X-Idempotency-Key", id)
+	var req *http.Request
+	if r.h1 == nil {
+		var err error
+		req, err = http.NewRequestWithContext(rctx, http.MethodPost, r.url, bytes.NewReader(st.body))
+		if err != nil {
+			rec.Error = err.Error()
+			r.failed.Add(1)
+			return false
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+		for k, v := range r.cfg.Headers {
+			req.Header.Set(k, v)
+		}
+		// The request id comes after the extra headers, as in vLLM.
+		req.Header.Set("x-request-id", id)
+		// An idempotency key lets net/http resend the request when the
+		// server closed a kept-alive connection just as it was reused
+		// (llama.cpp's server does): such a request never reached the
+		// engine, and failing it would count a client artefact as a
+		// server failure. (h1Client does the same.)
+		req.Header.Set("X-Idempotency-Key", id)
+	} else {
+		st.hdr = append(st.hdr[:0], r.h1Header...)
+		st.hdr = appendHeader(st.hdr, "X-Idempotency-Key", id)
+		st.hdr = appendHeader(st.hdr, "X-Request-Id", id)
+	}
 
 	send := time.Since(r.base)
 	rec.SendS = send.Seconds()
@@ -121,18 +133,37 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		r.done.Add(1)
 		return false
 	}
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return fail(err.Error())
+	var (
+		resp *http.Response
+		body io.Reader
+	)
+	if r.h1 == nil {
+		var err error
+		resp, err = r.client.Do(req)
+		if err != nil {
+			return fail(err.Error())
+		}
+		defer resp.Body.Close()
+		body = resp.Body
+	} else {
+		var (
+			hc  *h1Conn
+			err error
+		)
+		resp, hc, err = r.h1.do(rctx, st.hdr, st.body)
+		if err != nil {
+			return fail(err.Error())
+		}
+		defer hc.release() // before cancel (deferred earlier) closes it
+		body = hc
 	}
-	defer resp.Body.Close()
 	rec.HTTPStatus = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
+		b, _ := io.ReadAll(io.LimitReader(body, maxErrorBody+1))
 		return fail(httpError(resp, b))
 	}
 
-	st.rd.Reset(resp.Body)
+	st.rd.Reset(body)
 	st.text = st.text[:0]
 	if cap(rec.EventS) == 0 {
 		rec.EventS = make([]float64, 0, smp.OutputLen+1)
