@@ -29,22 +29,31 @@ const (
 )
 
 // BenchmarkClientEfficiency runs the point above and reports what the
-// client costs and adds:
+// client costs and adds, with perflab bench's own client (client=h1) and
+// with net/http's (client=net-http, the client before h1Client):
 //
 //	cpu-us/event        client CPU (user+sys, this process, measured phase) ÷ SSE events
+//	cpu-us/read         the same ÷ network reads that returned stream data
+//	reads/event         1 when every event arrived alone; less when the server
+//	                    or the client fell behind and events shared a read
 //	ttft-excess-ms      mean client TTFT − the server's 50 ms
 //	ttft-excess-p99-ms  99th percentile of the same
 //	itl-p50-ms, itl-p99-ms  the client's ITL (want 10 and close to it)
-//	server-late-p99-ms  how late the server flushed events against its own
-//	                    schedule (the part of the excess that is not the client's)
+//	server-late-p50-ms, server-late-p99-ms  how late the server wrote events
+//	                    against its own schedule (excess that is not the client's)
+//	server-cpu-us/event the server's CPU per event
 //
-// The server is this test binary in PERFLAB_PACED_SERVER mode, pinned with
-// taskset to a CPU outside this process's set; pin the client yourself:
+// Each metric is the median over the iterations. The server is this test
+// binary in PERFLAB_PACED_SERVER mode, pinned with taskset to a CPU outside
+// this process's set; pin the client yourself:
 //
 //	go test -c -o /tmp/bench.test ./collect/bench
-//	taskset -c 0 /tmp/bench.test -test.run '^$' -test.bench ClientEfficiency -test.benchtime 1x -test.count 5
+//	taskset -c 0 /tmp/bench.test -test.run '^$' -test.bench ClientEfficiency -test.benchtime 3x
 //
-// One iteration is one run of 1,024 requests (warm connections first).
+// One iteration is 1,024 warmup requests (they open the connections) and
+// the measured run of 1,024. On a shared machine the server falls behind
+// when other work lands on its core; read cpu-us/event with reads/event
+// and server-late, and compare runs taken in turn.
 func BenchmarkClientEfficiency(b *testing.B) {
 	if testing.Short() {
 		b.Skip("a 6 s load run")
