@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"github.com/perflab/perflab/collect/schema"
 	"io"
 	"net"
 	"net/http"
@@ -417,4 +418,126 @@ func freeCPU() (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// pipeConn is an in-memory server connection for BenchmarkReadPath: each
+// request written to it is answered with a chunked event stream, one
+// chunk per Read, as a socket delivers events that arrive ITLs apart.
+type pipeConn struct {
+	net.Conn // nil: only the methods below are used
+	header   []byte
+	events   [][]byte // each a whole chunk: size line, data, CRLF
+	next     int      // -1: idle, waiting for a request
+	wake     chan struct{}
+	closed   chan struct{}
+}
+
+func newPipeConn(events [][]byte) *pipeConn {
+	p := &pipeConn{header: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"),
+		next: -1, wake: make(chan struct{}, 1), closed: make(chan struct{})}
+	for _, e := range events {
+		p.events = append(p.events, fmt.Appendf(nil, "%x\r\n%s\r\n", len(e), e))
+	}
+	p.events = append(p.events, []byte("0\r\n\r\n"))
+	return p
+}
+
+func (p *pipeConn) Write(b []byte) (int, error) {
+	if p.next == -1 {
+		p.next = -2 // the header comes first
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+	return len(b), nil
+}
+
+func (p *pipeConn) Read(b []byte) (int, error) {
+	if p.next == -1 {
+		select {
+		case <-p.wake:
+		case <-p.closed:
+			return 0, io.EOF
+		}
+	}
+	var src []byte
+	if p.next == -2 {
+		src, p.next = p.header, 0
+	} else {
+		src = p.events[p.next]
+		p.next++
+		if p.next == len(p.events) {
+			p.next = -1
+		}
+	}
+	if len(b) < len(src) {
+		panic("pipeConn: read buffer smaller than one chunk")
+	}
+	return copy(b, src), nil
+}
+
+func (p *pipeConn) Close() error {
+	select {
+	case <-p.closed:
+	default:
+		close(p.closed)
+	}
+	return nil
+}
+func (p *pipeConn) LocalAddr() net.Addr                { return &net.TCPAddr{} }
+func (p *pipeConn) RemoteAddr() net.Addr               { return &net.TCPAddr{} }
+func (p *pipeConn) SetDeadline(t time.Time) error      { return nil }
+func (p *pipeConn) SetReadDeadline(t time.Time) error  { return nil }
+func (p *pipeConn) SetWriteDeadline(t time.Time) error { return nil }
+
+// BenchmarkReadPath measures the client's user-space cost per event with
+// one event per read (the on-schedule case of BenchmarkClientEfficiency)
+// and no kernel: vLLM-shaped events, chunked, through perflab bench's own
+// HTTP/1.1 reader (client=h1) and through net/http's (client=net-http).
+// The difference is what h1Client saves on every event; the read(2),
+// wakeup and TCP costs come on top and are the same for both.
+func BenchmarkReadPath(b *testing.B) {
+	for _, tokens := range []int{256, 1} {
+		b.Run(fmt.Sprintf("tokens=%d", tokens), func(b *testing.B) { benchReadPath(b, tokens) })
+	}
+}
+
+func benchReadPath(b *testing.B, tokens int) {
+	var events [][]byte
+	for i := range tokens {
+		events = append(events, fmt.Appendf(nil, `data: {"id":"cmpl-perflab-bench-0a1b2c3d-0","object":"text_completion","created":1795338779,"model":"mock","choices":[{"index":0,"text":" tok%d","logprobs":null,"finish_reason":null,"stop_reason":null}]}`+"\n\n", i))
+	}
+	events = append(events, fmt.Appendf(nil, `data: {"id":"cmpl-x","object":"text_completion","created":1795338779,"model":"mock","choices":[],"usage":{"prompt_tokens":5,"total_tokens":%d,"completion_tokens":%d}}`+"\n\ndata: [DONE]\n\n", 5+tokens, tokens))
+	for _, name := range []string{"client=h1", "client=net-http"} {
+		b.Run(name, func(b *testing.B) {
+			conn := newPipeConn(events)
+			defer conn.Close()
+			dial := func(context.Context, string, string) (net.Conn, error) { return conn, nil }
+			r := &runner{
+				cfg:  Config{Backend: "openai", Model: "m", RequestTimeout: time.Hour, Samples: samples(1, tokens)},
+				url:  "http://bench.invalid/v1/completions",
+				base: time.Now(),
+			}
+			if name == "client=h1" {
+				r.h1, r.h1Header = leanClient(r.url, nil, 1)
+				r.h1.dial = dial
+			} else {
+				r.client = &http.Client{Transport: &http.Transport{DialContext: dial, DisableCompression: true,
+					MaxIdleConnsPerHost: 1, ReadBufferSize: 32 << 10, WriteBufferSize: 16 << 10}}
+			}
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				var rec schema.Request
+				r.request(context.Background(), 0, &rec, nil)
+				if !rec.Success || len(rec.EventS) != tokens {
+					b.Fatalf("%+v", rec)
+				}
+			}
+			// CPU time rather than wall time: steadier on a shared machine
+			b.ReportMetric((cpuTime()-cpu0)*1e9/float64(b.N*(tokens+1)), "cpu-ns/event")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }

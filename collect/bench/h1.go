@@ -18,17 +18,21 @@ import (
 )
 
 // h1Client is the bench's own HTTP/1.1 client for plain-http servers: one
-// request at a time per kept-alive connection, the answer's body read
-// straight from the socket into the SSE reader's buffer, chunk framing
-// removed in place.
+// request at a time per kept-alive connection, written in one write by the
+// request's goroutine, the answer's body read straight from the socket
+// into the SSE reader's buffer, chunk framing removed in place.
 //
-// net/http reads a streamed body through five layers (the body's EOF
-// signal and its lock, the chunked reader, the connection's bufio.Reader
-// and its Read), each called once per event and copying it once more; at
-// 100k events/s on one core they cost about a sixth of the client's CPU.
-// This client does what the bench needs and no more (POST, Content-Length
-// request bodies, chunked, sized or close-delimited answers); https, a
-// proxy or a caller's http.Client go through net/http (runner.send).
+// Why not net/http: its client hands each request to a write loop and a
+// read loop goroutine per connection and reads a body through its EOF
+// signal, body lock, chunked reader and bufio layers; measured in user
+// space (BenchmarkReadPath) that is twice h1Client's cost per request and
+// 9 % more per event, and the per-request part is what delays TTFT when a
+// thousand requests leave together. No maintained library does less (the
+// alternatives wrap net/http or are HTTP/2-first). This client does what
+// the bench needs and no more: POST with a Content-Length body, chunked,
+// sized or close-delimited answers, keep-alive with net/http's retry of a
+// request that met a connection the server had just closed. https, a
+// proxy or a caller's http.Client go through net/http (leanClient).
 type h1Client struct {
 	addr    string // host:port to dial
 	host    string // Host header
