@@ -14,7 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/perflab/perflab/collect/sse"
 )
 
 // h1Client is the bench's own HTTP/1.1 client for plain-http servers: one
@@ -66,6 +69,7 @@ func newH1Client(u *url.URL, maxIdle int) *h1Client {
 // h1Conn is one connection and the reading state of its current answer.
 type h1Conn struct {
 	c      net.Conn
+	raw    syscall.RawConn // nil: not a TCP connection (tests), read with c.Read
 	cl     *h1Client
 	idleAt time.Time
 	hdr    []byte // the header block being read, and body bytes after it
@@ -80,6 +84,12 @@ type h1Conn struct {
 	reuse   bool   // the answer allows keeping the connection
 	err     error  // sticky read error
 	stop    func() bool
+
+	// stream's state: Read does its own read(2) of fd, and drained says
+	// the last one emptied the socket (see stream)
+	push    bool
+	fd      int
+	drained bool
 }
 
 const (
@@ -143,7 +153,11 @@ func (cl *h1Client) get(ctx context.Context) (hc *h1Conn, reused bool, err error
 	if err != nil {
 		return nil, false, err
 	}
-	return &h1Conn{c: c, cl: cl, hdr: make([]byte, 0, 4096)}, false, nil
+	hc = &h1Conn{c: c, cl: cl, hdr: make([]byte, 0, 4096)}
+	if tc, ok := c.(*net.TCPConn); ok {
+		hc.raw, _ = tc.SyscallConn()
+	}
+	return hc, false, nil
 }
 
 // closeIdle closes the idle connections.
@@ -253,7 +267,13 @@ func (hc *h1Conn) Read(p []byte) (int, error) {
 				p = p[:hc.left] // never read past the body
 			}
 			var err error
-			n, err = hc.c.Read(p)
+			if hc.push {
+				if n, err = hc.pushRead(p); err == sse.ErrWouldBlock {
+					return 0, err
+				}
+			} else {
+				n, err = hc.c.Read(p)
+			}
 			if err != nil {
 				if err == io.EOF && hc.mode == bodyClose {
 					hc.done = true
@@ -287,6 +307,83 @@ func (hc *h1Conn) Read(p []byte) (int, error) {
 		}
 		// only framing in this read: read on
 	}
+}
+
+// stream reads the body and hands each event to fn (false: stop) from
+// inside one RawConn.Read, so that a stream costs one read(2) per arrival.
+//
+// Go's Read tries read(2) first and parks only on EAGAIN: for events that
+// come one at a time, an ITL apart, every event costs a second read that
+// fails. Skipping it is only safe while the poller keeps the readiness
+// edges that come in meanwhile, and each Read or RawConn.Read clears them
+// when it starts; inside one RawConn.Read nothing clears them. So the
+// callback reads, hands out every whole event, and, when the last read
+// returned less than it asked for (the socket was empty then), returns
+// "not done" without reading again: the poller resumes it at once if data
+// came in since, or when data comes.
+func (hc *h1Conn) stream(rd *sse.Reader, fn func(sse.Event) bool) error {
+	if hc.raw == nil {
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if !fn(ev) {
+				return nil
+			}
+		}
+	}
+	var serr error
+	hc.push, hc.drained = true, false
+	err := hc.raw.Read(func(fd uintptr) bool {
+		hc.fd = int(fd)
+		for {
+			ev, err := rd.Next()
+			if err == sse.ErrWouldBlock {
+				return false // wait until readable
+			}
+			if err != nil {
+				if err != io.EOF {
+					serr = err
+				}
+				return true
+			}
+			if !fn(ev) {
+				return true
+			}
+		}
+	})
+	hc.push = false
+	if err != nil { // closed (cancelled, timed out)
+		var op *net.OpError
+		if errors.As(err, &op) {
+			op.Op = "read"
+		}
+		hc.err = err
+		return err
+	}
+	return serr
+}
+
+// pushRead is Read's read(2) inside stream: sse.ErrWouldBlock without a
+// call when the last one emptied the socket, io.EOF at the end.
+func (hc *h1Conn) pushRead(p []byte) (int, error) {
+	if hc.drained {
+		hc.drained = false
+		return 0, sse.ErrWouldBlock
+	}
+	n, err := rawRead(hc.fd, p)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	hc.drained = n < len(p)
+	return n, nil
 }
 
 // dechunk removes chunk framing from b in place and returns how many data
@@ -410,6 +507,9 @@ func appendHeader(b []byte, k, v string) []byte {
 // write as net/http would (framing and connection headers, invalid
 // names or values), so that those keep net/http's behaviour and errors.
 func leanClient(rawURL string, extra map[string]string, maxIdle int) (*h1Client, []byte) {
+	if !h1Supported {
+		return nil, nil
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme != "http" || u.User != nil || u.Host == "" {
 		return nil, nil

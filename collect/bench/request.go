@@ -136,6 +136,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	var (
 		resp *http.Response
 		body io.Reader
+		hc   *h1Conn
 	)
 	if r.h1 == nil {
 		var err error
@@ -146,10 +147,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		defer resp.Body.Close()
 		body = resp.Body
 	} else {
-		var (
-			hc  *h1Conn
-			err error
-		)
+		var err error
 		resp, hc, err = r.h1.do(rctx, st.hdr, st.body)
 		if err != nil {
 			return fail(err.Error())
@@ -173,29 +171,24 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		events     int64
 		completion = -1
 		serverErr  []byte
-		escaped    bool // some piece of st.text is JSON-escaped
+		escaped    bool   // some piece of st.text is JSON-escaped
+		failMsg    string // a chunk that ends the request
 	)
-	for {
-		ev, err := st.rd.Next()
-		if err != nil {
-			if err == io.EOF {
-				break
-			}
-			r.events.Add(events)
-			return fail(streamError(err, len(rec.EventS)))
-		}
+	// handle takes one event, stamped as soon as it is parsed; false
+	// stops the stream with failMsg.
+	handle := func(ev sse.Event) bool {
 		now := time.Since(r.base)
 		events++
 		if string(ev.Data) == "[DONE]" {
-			continue // read on to EOF so the connection is reused
+			return true // read on to EOF so the connection is reused
 		}
 		if string(ev.Type) == "error" { // an SSE error event, not a chunk
 			serverErr = append(serverErr[:0], ev.Data...)
-			continue
+			return true
 		}
 		if err := openai.ParseChunk(ev.Data, &c); err != nil {
-			r.events.Add(events)
-			return fail(fmt.Sprintf("%v: %.200q", err, ev.Data))
+			failMsg = fmt.Sprintf("%v: %.200q", err, ev.Data)
+			return false
 		}
 		if c.Choices > 0 {
 			rec.EventS = append(rec.EventS, now.Seconds())
@@ -217,8 +210,32 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		if c.Error != nil && c.Choices == 0 {
 			serverErr = append(serverErr[:0], c.Error...)
 		}
+		return true
+	}
+	var streamErr error
+	if hc != nil {
+		streamErr = hc.stream(st.rd, handle)
+	} else {
+		for {
+			ev, err := st.rd.Next()
+			if err != nil {
+				if err != io.EOF {
+					streamErr = err
+				}
+				break
+			}
+			if !handle(ev) {
+				break
+			}
+		}
 	}
 	r.events.Add(events)
+	if failMsg != "" {
+		return fail(failMsg)
+	}
+	if streamErr != nil {
+		return fail(streamError(streamErr, len(rec.EventS)))
+	}
 	rec.EndS = time.Since(r.base).Seconds()
 	if r.cfg.KeepText || (r.cfg.CountText != nil && completion <= 0) {
 		rec.GeneratedText = openai.DecodeText(st.text, escaped)
