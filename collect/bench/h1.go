@@ -90,6 +90,7 @@ type h1Conn struct {
 	push    bool
 	fd      int
 	drained bool
+	reads   int // read(2) calls made by stream (tests)
 }
 
 const (
@@ -376,6 +377,7 @@ func (hc *h1Conn) pushRead(p []byte) (int, error) {
 		return 0, sse.ErrWouldBlock
 	}
 	n, err := rawRead(hc.fd, p)
+	hc.reads++
 	if err != nil {
 		return 0, err
 	}

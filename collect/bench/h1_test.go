@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/perflab/perflab/collect/sse"
 )
 
 // splitConn is a net.Conn reading data in the given pieces.
@@ -303,4 +305,47 @@ func TestLeanClientFallsBack(t *testing.T) {
 	}
 	// (the proxy variables are read once per process by net/http, so a
 	// proxy is not tested here with a changed environment)
+}
+
+// TestH1StreamOneReadPerArrival: events written one at a time, a few ms
+// apart, cost one read(2) each, not two (the second failing with EAGAIN),
+// and all of them arrive.
+func TestH1StreamOneReadPerArrival(t *testing.T) {
+	if !h1Supported {
+		t.Skip("h1Client is unix-only")
+	}
+	const n = 20
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range n {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"text\":\"t%d\"}]}\n\n", i)
+			w.(http.Flusher).Flush() // one write each
+			time.Sleep(3 * time.Millisecond)
+		}
+	}))
+	defer srv.Close()
+	cl, hdr := leanClient(srv.URL+"/v1/completions", nil, 1)
+	defer cl.closeIdle()
+	_, hc, err := cl.do(context.Background(), hdr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.release()
+	if hc.raw == nil {
+		t.Fatal("a TCP connection without its raw form: stream would not be tested")
+	}
+	rd := sse.NewReader(hc, 0)
+	var got []string
+	if err := hc.stream(rd, func(ev sse.Event) bool { got = append(got, string(ev.Data)); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n || got[n-1] != fmt.Sprintf("{\"choices\":[{\"text\":\"t%d\"}]}", n-1) {
+		t.Fatalf("%d events, last %q", len(got), got[len(got)-1])
+	}
+	// n writes, the last chunk with the end of the body, maybe apart:
+	// each read takes at least one; a read that fails after a read that
+	// emptied the socket happens only after a wakeup for data already read
+	if hc.reads > n+2 {
+		t.Fatalf("%d read(2) calls for %d events, want at most %d", hc.reads, n, n+2)
+	}
 }
