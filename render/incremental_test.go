@@ -136,12 +136,12 @@ func builderMatchesFullBuild(t *testing.T, base string) {
 			[]string{"content/demo/h100/campaign.yaml"}, false, []string{"demo/blocks/", "demo/h100/"}, false},
 		{"a campaign's model name (navigation)", edit("content/demo/h100/campaign.yaml", "  name: Qwen3-32B", "  name: Qwen3 32B"),
 			[]string{"content/demo/h100/campaign.yaml"}, true, nil, false},
-		{"a broken result", edit("results/demo-h100/vllm-fp8--long.json", `"schema_version": 1,`, `"schema_version": 1,,`),
+		{"a broken result", edit("results/demo-h100/vllm-fp8--long.json", `"schema_version": 2,`, `"schema_version": 2,,`),
 			[]string{"results/demo-h100/vllm-fp8--long.json"}, false, nil, true},
 		// The fix comes with an unrelated change; the failed build's change
 		// must still be applied.
 		{"fixed, with another edit", func(t *testing.T) {
-			edit("results/demo-h100/vllm-fp8--long.json", `"schema_version": 1,,`, `"schema_version": 1,`)(t)
+			edit("results/demo-h100/vllm-fp8--long.json", `"schema_version": 2,,`, `"schema_version": 2,`)(t)
 			edit("results/demo-h100/vllm-fp8--long.json", `"total_token_throughput_tok_per_s": 5000.5`, `"total_token_throughput_tok_per_s": 5100`)(t)
 			edit("content/about.md", "A plain MkDocs page", "The plain MkDocs page")(t)
 		}, []string{"content/about.md"}, false, []string{"about/", "demo/blocks/", "demo/h100/"}, false},
@@ -150,9 +150,9 @@ func builderMatchesFullBuild(t *testing.T, base string) {
 		// the new page in.
 		{"a new page with a broken result", func(t *testing.T) {
 			os.WriteFile(p("content/extra.md"), []byte("# Extra\n\nMore.\n"), 0o644)
-			edit("results/demo-h100/vllm-base--long.json", `"schema_version": 1,`, `"schema_version": 1,,`)(t)
+			edit("results/demo-h100/vllm-base--long.json", `"schema_version": 2,`, `"schema_version": 2,,`)(t)
 		}, []string{"content/extra.md", "results/demo-h100/vllm-base--long.json"}, true, nil, true},
-		{"the result fixed", edit("results/demo-h100/vllm-base--long.json", `"schema_version": 1,,`, `"schema_version": 1,`),
+		{"the result fixed", edit("results/demo-h100/vllm-base--long.json", `"schema_version": 2,,`, `"schema_version": 2,`),
 			[]string{"results/demo-h100/vllm-base--long.json"}, true, nil, false},
 		// The page becomes campaign-only (the skeleton alone), then gets its
 		// narrative back.

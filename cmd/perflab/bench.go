@@ -70,6 +70,8 @@ type benchFlags struct {
 	readyTimeout     int
 	// sampling are the sampling flags given, in vLLM's order.
 	sampling []openai.Field
+	// series are the flags of more than one run (bench_sweep.go).
+	series seriesFlags
 }
 
 // samplingFlags are vLLM's sampling flags, in the order vLLM merges them
@@ -106,7 +108,7 @@ func (l *itemFlag) Set(s string) error {
 
 // multiValue are the flags that take several values in vLLM
 // (argparse nargs="+"/"*"): `--goodput ttft:50 tpot:10`.
-var multiValue = map[string]bool{"goodput": true, "metadata": true, "header": true}
+var multiValue = map[string]bool{"goodput": true, "metadata": true, "header": true, "compare": true, "slo": true}
 
 // joinMultiValue rewrites `--goodput a b --x` into `--goodput a --goodput b
 // --x`, so that vLLM's spelling parses with the flag package and each
@@ -190,6 +192,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 		fs.StringVar(v, sf.flag, "", sf.help)
 	}
 	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)")
+	f.series.register(fs)
 	if err := fs.Parse(joinMultiValue(args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -207,6 +210,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	}
 	if set["output-len"] {
 		f.randomOutputLen, f.sharegptOutLen = *outputLen, *outputLen
+	}
+	if err := f.series.parse(set); err != nil {
+		return nil, err
 	}
 	for _, sf := range samplingFlags {
 		if !set[sf.flag] {
@@ -247,6 +253,9 @@ type benchRun struct {
 	modelID  string
 	rate     float64
 	metadata []metrics.KeyValue
+	tok      dataset.Tokenizer
+	// series is the state of a sweep, repeats or search (bench_sweep.go).
+	series seriesState
 }
 
 func (f *benchFlags) validate() (*benchRun, error) {
@@ -348,10 +357,31 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if len(f.series.compare) > 0 {
+		return runCompare(f, stdout) // no server
+	}
 	r, err := f.validate()
 	if err != nil {
 		return err
 	}
+	if err := r.prepareSeries(); err != nil {
+		return err
+	}
+	if err := r.connect(ctx, stderr); err != nil {
+		return err
+	}
+	if f.series.active() {
+		return r.runSeries(ctx, args, stdout, stderr)
+	}
+	_, err = r.runOnce(ctx, args, stdout, stderr)
+	return err
+}
+
+// connect waits for the server when asked, finds the model and opens the
+// tokenizer.
+func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
+	f := r.f
+	var err error
 	aux := auxClient(r.cfg.Headers)
 	if f.readyTimeout > 0 {
 		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
@@ -363,16 +393,25 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	tok, err := openTokenizer(f.tokenizer, r.cfg.BaseURL, r.cfg.Model, aux)
+	r.tok, err = openTokenizer(f.tokenizer, r.cfg.BaseURL, r.cfg.Model, aux)
 	if err != nil {
 		return err
 	}
-	if r.cfg.Samples, err = r.samples(ctx, tok); err != nil {
-		return err
-	}
-	r.cfg.CountText = countWith(tok)
+	r.cfg.CountText = countWith(r.tok)
 	if !f.disableTqdm && isTerminal(stderr) {
 		r.cfg.Progress = stderr
+	}
+	return nil
+}
+
+// runOnce runs the benchmark once with r's current load, prints its block
+// and saves its files. The result comes back whenever the run happened,
+// with an error when it was interrupted or every request failed.
+func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io.Writer) (*schema.Result, error) {
+	f := r.f
+	var err error
+	if r.cfg.Samples, err = r.cachedSamples(ctx); err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
 	proc := "(Poisson process)"
@@ -389,42 +428,54 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	start := time.Now()
 	res, runErr := bench.Run(ctx, r.cfg)
 	if res == nil {
-		return runErr
+		return nil, runErr
 	}
 	r.describe(res, start, args)
+	r.markSeries(res)
 	var text bytes.Buffer
 	if res.Summary != nil {
+		if err := r.steadyState(res); err != nil {
+			return nil, err
+		}
 		if err := metrics.WriteFailures(&text, res.Requests); err != nil {
-			return err
+			return nil, err
 		}
 		if err := metrics.WriteText(&text, res.Summary, r.cfg.Metrics); err != nil {
-			return err
+			return nil, err
+		}
+		if err := metrics.WriteSteadyText(&text, res.Summary.SteadyState, r.cfg.MaxConcurrency); err != nil {
+			return nil, err
 		}
 		res.RawOutput = text.String()
 		if _, err := stdout.Write(text.Bytes()); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "perflab: warning:", w)
 	}
 	if err := r.save(res, start); err != nil {
-		return err
+		return nil, err
 	}
 	if runErr != nil {
-		return runErr
+		return res, runErr
 	}
 	if s := res.Summary; s != nil && s.Completed == 0 && res.Status != schema.StatusInterrupted {
 		// the reports are written; a script should still see the failure
-		return fmt.Errorf("bench: all %d requests failed", s.Failed)
+		return res, fmt.Errorf("bench: all %d requests failed", s.Failed)
 	}
 	if res.Status == schema.StatusInterrupted && len(res.Requests) == 0 {
-		return fmt.Errorf("bench: interrupted before any of the %d requests finished", f.numPrompts)
+		return res, fmt.Errorf("bench: interrupted before any of the %d requests finished", f.numPrompts)
 	}
 	if res.Status == schema.StatusInterrupted {
-		return fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
+		return res, fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
 	}
-	return nil
+	if len(f.series.sloLimits) > 0 && !f.series.active() {
+		if err := writeSLOCheck(stdout, f.series.sloLimits, res.Summary); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 // countWith counts a generated text's tokens without special tokens, as
@@ -503,7 +554,7 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 // JSON, but its perflab JSON is still written, with status and warnings.
 func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	f := r.f
-	out := f.outputJSON
+	out := r.seriesOutputJSON(f.outputJSON)
 	if f.saveResult || f.appendResult {
 		opt := r.cfg.Metrics
 		// vLLM's tokenizer_id is --tokenizer or else the model id; the
@@ -519,10 +570,12 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 		if h.Backend == "" {
 			h.Backend = "openai"
 		}
+		h.SteadyStateKey = true
 		name := f.resultFilename
 		if name == "" {
 			name = metrics.VLLMFileName(h)
 		}
+		name = r.seriesFileName(name)
 		path := filepath.Join(f.resultDir, name)
 		record := 1 // with --append-result: this run's line in the JSON-lines file
 		if f.resultDir != "" {

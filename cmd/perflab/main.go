@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"tokenize": {"count or list the tokens of stdin with a tokenizer.json", runTokenize},
 		"collect":  {"run a benchmark campaign against real engines", runCollect},
 		"import":   {"import vllm bench serve text or JSON output as results", runImport},
+		"migrate":  {"bring existing lab pages over as perflab projects, inferring their campaigns", runMigrate},
 		"build":    {"render content/ and results/ into the static site", runBuild},
 		"serve":    {"preview the site with live reload", runServe},
 		"publish":  {"publish the site to GitHub Pages", runPublish},

@@ -17,7 +17,14 @@
 //     copied out of a browser); the raw output is then re-broken at row
 //     boundaries and the result says so in a warning,
 //   - in GPUStack's variant (Maximum request concurrency, a Latency section
-//     in seconds, P95 rows).
+//     in seconds, P95 rows),
+//   - in SGLang's bench_serving variant (sglang.go: Backend, "Max request
+//     concurrency: not set", End-to-End Latency and Inter-Token Latency
+//     sections; Max ITL is kept as the 100th percentile). It is recorded
+//     as SGLang's tool ("sglang bench_serving"), never as guidellm's.
+//
+// Each text Entry carries its byte Offset and End in the source, so that a
+// page can be rewritten around its blocks (collect/migrate).
 //
 // Around the blocks it also reads the context a report page gives:
 //

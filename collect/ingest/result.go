@@ -159,6 +159,8 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 	case FormatGuideLLMJSON:
 		r.Tool = schema.Tool{Name: "guidellm"}
 		r.Warnings = append(r.Warnings, "guidellm metrics: TPOT is guidellm's time_per_output_token (which includes the first token), ITL its inter_token_latency, and the peak output throughput the maximum of an instantaneous rate")
+	case FormatSGLangText:
+		r.Tool = schema.Tool{Name: SGLangTool}
 	case FormatCrash:
 		r.Tool = schema.Tool{Name: "vllm bench serve"}
 		r.Status = schema.StatusCrashed

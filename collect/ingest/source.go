@@ -35,6 +35,9 @@ type Entry struct {
 	// the marker).
 	File string
 	Line int
+	// Offset and End are the byte offsets of a text block in its source
+	// (0, 0 for JSON records and crash markers).
+	Offset, End int
 	// Format is one of the Format constants.
 	Format string
 	// Label is the comment right before the block, without the '#'
@@ -134,15 +137,23 @@ func parseText(name, text string) ([]Entry, error) {
 		e.Summary = b.summary
 		e.Notes = b.notes
 		e.NoFailedRow = b.noFailedRow
+		e.Offset, e.End = b.start, b.end
 		e.Format = FormatVLLMText
 		if b.gpustack {
 			e.Format = FormatGPUStackText
+		}
+		if b.sglang {
+			e.Format = FormatSGLangText
+			e.Metadata = map[string]string{}
+			for k, v := range b.meta {
+				e.Metadata[k] = v
+			}
 		}
 		if b.requestRate != nil {
 			e.Load.RequestRate = *b.requestRate
 		}
 		if b.summary.MaxConcurrency != nil && !b.gpustack {
-			// vLLM prints the configured cap; GPUStack the measured maximum.
+			// vLLM and SGLang print the configured cap; GPUStack the measured maximum.
 			e.Load.MaxConcurrency = *b.summary.MaxConcurrency
 		}
 		out = append(out, e)

@@ -28,7 +28,8 @@ var (
 	reSection = regexp.MustCompile(`^-{3,}([^-\n][^\n]*?)-{3,}`)
 	// A row: a label up to the first colon and the value after it (which
 	// may be missing, as in "Per-position acceptance (%):").
-	reRow = regexp.MustCompile(`^([A-Za-z][^:\n=]*?):[ \t]*([^ \t\n]*)`)
+	// SGLang's "Max request concurrency: not set" is the one two-word value.
+	reRow = regexp.MustCompile(`^([A-Za-z][^:\n=]*?):[ \t]*(not set\b|[^ \t\n]*)`)
 	// Latency rows of the TTFT/TPOT/ITL/E2EL sections (milliseconds).
 	reStatRow = regexp.MustCompile(`^(Mean|Median|Std|P(\d+(?:\.\d+)?)) (TTFT|TPOT|ITL|E2EL) \(ms\)$`)
 	// Rows of GPUStack's Latency section (seconds).
@@ -81,8 +82,13 @@ type textBlock struct {
 	line       int
 	raw        string
 	gpustack   bool
-	collapsed  bool
-	summary    *schema.Summary
+	// sglang: rows or sections only SGLang's bench_serving prints
+	// (sglang.go); such a block is never GPUStack's although it has P95 rows.
+	sglang    bool
+	hasTotal  bool
+	meta      map[string]string
+	collapsed bool
+	summary   *schema.Summary
 	// requestRate is the "Request rate configured (RPS)" row, when present.
 	requestRate *float64
 	// noFailedRow: the block has no "Failed requests" row (older vLLM,
@@ -232,7 +238,10 @@ func (b *textBlock) fill(name, text string, toks []token) error {
 			if section == "Latency" {
 				b.gpustack = true
 			}
-			if !knownSections[section] {
+			if sglangSections[section] {
+				b.sglang = true
+			}
+			if !knownSections[section] && !sglangSections[section] {
 				b.notes = append(b.notes, fmt.Sprintf("section %q is not known to perflab import; its rows are kept in the raw output only", section))
 			}
 			continue
@@ -245,7 +254,7 @@ func (b *textBlock) fill(name, text string, toks []token) error {
 			return fmt.Errorf("%s:%d: row %q appears twice in one block (first at line %d)", name, line, label+":", prev)
 		}
 		seen[label] = line
-		if ignoredRow(label) || (section != "" && !knownSections[section]) {
+		if ignoredRow(label) || (section != "" && !knownSections[section] && !sglangSections[section]) {
 			continue
 		}
 		if m := reStatRow.FindStringSubmatch(label); m != nil {
@@ -274,6 +283,12 @@ func (b *textBlock) fill(name, text string, toks []token) error {
 				continue
 			}
 			addStat(stats, "E2EL", m[1], m[2], secondsToMs(val, v))
+			continue
+		}
+		if ok, err := b.sglangRow(name, line, label, val, s, stats); ok || err != nil {
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		var err error
@@ -329,11 +344,14 @@ func (b *textBlock) fill(name, text string, toks []token) error {
 	if _, ok := seen["Failed requests"]; !ok {
 		b.noFailedRow = true
 	}
-	if _, ok := seenFold(seen, "Total token throughput (tok/s)"); !ok {
+	if _, ok := seenFold(seen, "Total token throughput (tok/s)"); !ok && !b.hasTotal {
 		b.notes = append(b.notes, "the block has no total token throughput row (vLLM omits it without a tokenizer)")
 	}
 	for _, st := range stats {
 		sort.Slice(st.Percentiles, func(i, j int) bool { return st.Percentiles[i].P < st.Percentiles[j].P })
+	}
+	if b.sglang {
+		b.gpustack = false // SGLang prints P95 rows too
 	}
 	s.TTFT, s.TPOT, s.ITL, s.E2EL = stats["TTFT"], stats["TPOT"], stats["ITL"], stats["E2EL"]
 	b.summary = s

@@ -114,6 +114,19 @@
 // written as 0.0), ramp-up keys, the 2024 block without the "Failed
 // requests" and "Peak" rows, and the 2024 swap of E2EL mean and median.
 //
+// # Steady state (vllm-bench)
+//
+// SteadyState measures a closed-loop run (a cap, rate inf) over its
+// plateau: the window from the first moment the in-flight count (each
+// request from SendS to EndS, departures first at equal times) reaches
+// ceil(threshold × cap) until the last moment it falls below it. Inside
+// the window: requests sent and finished (TTFT, TPOT, count), requests
+// finished per second, token events per second (a multi-token event
+// counts its share of the request's output tokens), prompt tokens of the
+// requests sent per second. schema.SteadyState documents the fields;
+// WriteSteadyText prints them after the block and VLLMHeader.SteadyStateKey
+// adds vllm-bench's "steady_state" key (null when not computed) to the JSON.
+//
 // ParseMetrics, ParsePercentiles, ParseGoodput and ParseMetadata read the
 // corresponding vLLM flag values with vLLM's rules.
 //

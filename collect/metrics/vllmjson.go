@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -68,6 +69,10 @@ type VLLMHeader struct {
 	Options
 	// Layout is the vLLM version whose key set is written.
 	Layout VLLMLayout
+	// SteadyStateKey writes vllm-bench's "steady_state" key last: the
+	// summary's SteadyState (schema.SteadyState's JSON), or null when it
+	// was not computed. Off for vLLM's own layouts, which lack the key.
+	SteadyStateKey bool
 }
 
 // VLLMDate formats t as vLLM's result date, "%Y%m%d-%H%M%S".
@@ -293,6 +298,17 @@ func WriteVLLMJSON(w io.Writer, reqs []schema.Request, s *schema.Summary, h VLLM
 		}
 		for _, p := range st.Percentiles {
 			o.float("p"+percentileWord(p.P)+"_"+g.key+"_ms", p.ValueMs)
+		}
+	}
+	if h.SteadyStateKey {
+		if s.SteadyState == nil {
+			o.null("steady_state")
+		} else {
+			ss, err := json.Marshal(s.SteadyState)
+			if err != nil {
+				return fmt.Errorf("metrics: write vllm json: steady state: %w", err)
+			}
+			o.set("steady_state", func(b []byte) []byte { return append(b, ss...) })
 		}
 	}
 	size := 4096

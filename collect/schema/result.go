@@ -4,7 +4,11 @@ import "encoding/json"
 
 // Version is the results-contract version this build writes. Readers accept
 // every version from 1 up to Version and reject newer ones.
-const Version = 1
+//
+// History: 1, the first contract; 2 added sweeps and repeats (Load.Sweep,
+// Result.Repeat) and the fields that came with them. A version-1 file is a
+// valid version-2 file.
+const Version = 2
 
 // Status says how a run ended.
 type Status string
@@ -44,6 +48,10 @@ type Result struct {
 	Campaign   string `json:"campaign,omitempty"`
 	Experiment string `json:"experiment,omitempty"`
 	Profile    string `json:"profile,omitempty"`
+	// Repeat is the index (0-based) of this run among repeats of the same
+	// experiment, profile and load point (a profile's `repeats:`, bench's
+	// --num-runs); 0 for the first or only run.
+	Repeat int `json:"repeat,omitempty"`
 
 	Status Status `json:"status"`
 	// Error is the reason for a non-ok status.
@@ -130,9 +138,14 @@ type Load struct {
 	RequestRate    float64 `json:"request_rate_per_s"`
 	Burstiness     float64 `json:"burstiness,omitempty"`
 	MaxConcurrency int     `json:"max_concurrency,omitempty"`
-	Seed           int64   `json:"seed"`
-	IgnoreEOS      bool    `json:"ignore_eos,omitempty"`
-	NumWarmups     int     `json:"num_warmups,omitempty"`
+	// Sweep names the load field that varies across the points of the
+	// sweep this run belongs to: "max_concurrency" or "request_rate"
+	// (MaxConcurrency or RequestRate above is then this point's value).
+	// Empty for a run that is not a sweep point.
+	Sweep      string `json:"sweep,omitempty"`
+	Seed       int64  `json:"seed"`
+	IgnoreEOS  bool   `json:"ignore_eos,omitempty"`
+	NumWarmups int    `json:"num_warmups,omitempty"`
 	// ExtraBody is the JSON object merged into every request body beyond
 	// vLLM's defaults: sampling parameters (--temperature, …) and
 	// --extra-body. Absent when none (the server's defaults applied).
@@ -247,6 +260,44 @@ type Summary struct {
 	// finite rate). Nil otherwise.
 	ClientQueue   *Stats `json:"client_queue_time_ms,omitempty"`
 	E2ELInclQueue *Stats `json:"e2el_incl_client_queue_ms,omitempty"`
+	// SteadyState holds the metrics over the run's plateau (see
+	// SteadyState); nil when not computed (no concurrency cap, a finite
+	// rate, --no-steady-state, or no plateau reached).
+	SteadyState *SteadyState `json:"steady_state,omitempty"`
+}
+
+// SteadyState is a closed-loop run (a concurrency cap, rate inf) measured
+// only over its plateau: the window from the first time the number of
+// requests in flight reaches ceil(Threshold × cap) until the last time it
+// falls below that, which leaves out the ramp-up and the drain. Momentary
+// dips inside the window (a request ending just before the next is sent)
+// do not split it. Times are seconds since the run's t=0.
+type SteadyState struct {
+	// Threshold is the fraction of the cap (--steady-state-threshold) and
+	// MinInFlight the in-flight count it asks for, ceil(Threshold × cap).
+	Threshold   float64 `json:"threshold"`
+	MinInFlight int     `json:"min_in_flight"`
+	StartS      float64 `json:"start_s"`
+	EndS        float64 `json:"end_s"`
+	DurationS   float64 `json:"duration_s"`
+	// Requests counts the successful requests sent and finished inside the
+	// window; TTFT and TPOT (ms) are over them.
+	Requests int `json:"requests"`
+	// RequestThroughput is the successful requests that finished inside
+	// the window per second; OutputThroughput the output tokens whose
+	// events arrived inside it per second (a multi-token event counts its
+	// share of the request's tokens); InputThroughput the prompt tokens of
+	// the requests sent inside it per second; TotalTokenThroughput their
+	// sum.
+	RequestThroughput    float64 `json:"request_throughput_req_per_s"`
+	InputThroughput      float64 `json:"input_throughput_tok_per_s"`
+	OutputThroughput     float64 `json:"output_throughput_tok_per_s"`
+	TotalTokenThroughput float64 `json:"total_token_throughput_tok_per_s"`
+	TTFT                 *Stats  `json:"ttft_ms,omitempty"`
+	TPOT                 *Stats  `json:"tpot_ms,omitempty"`
+	// Warning says why the figures deserve caution (a window shorter than
+	// --steady-state-min-window).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Stats summarises one latency metric, in milliseconds. Nil fields were

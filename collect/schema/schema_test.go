@@ -32,7 +32,7 @@ func TestRoundTripDeterministic(t *testing.T) {
 	if string(a) != string(b) {
 		t.Fatal("two encodings differ")
 	}
-	if !strings.Contains(string(a), `"schema_version": 1`) {
+	if !strings.Contains(string(a), `"schema_version": 2`) {
 		t.Fatalf("version not written:\n%s", a)
 	}
 	if strings.Index(string(a), `"A"`) > strings.Index(string(a), `"B"`) {

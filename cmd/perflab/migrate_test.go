@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMigrateCommand runs perflab migrate on a folder: the report names
+// every ambiguity as FILE:LINE, --strict fails and writes nothing, a plain
+// run writes a project that perflab build renders.
+func TestMigrateCommand(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "performance-lab")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"seed-002-qwen3-32b-h100.md", "variants/wrong-model.md"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "collect", "migrate", "testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(src, filepath.Base(f)), string(data))
+	}
+	out := filepath.Join(t.TempDir(), "lab")
+
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"migrate", src, "--out", out, "--strict", "--quiet"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "--strict") {
+		t.Fatalf("--strict with ambiguities: err = %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("--strict failure wrote %s", out)
+	}
+	rep := stdout.String()
+	for _, want := range []string{
+		filepath.Join(src, "wrong-model.md") + ":65: the serving command names model Qwen/Qwen3-8B",
+		filepath.Join(src, "seed-002-qwen3-32b-h100.md") + ":187: experiment fp8 runs sglang",
+		"13 results",
+		"2 pages (0 plain), 15 outputs → 15 results (0 unassigned), 3 ambiguities",
+	} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
+	}
+
+	stdout.Reset()
+	if err := run(context.Background(), []string{"migrate", src, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "output → experiment vllm, profile very-long (label \"random 32K input\"") {
+		t.Errorf("the report does not say how outputs were placed:\n%s", stdout.String())
+	}
+	for _, f := range []string{
+		"content/seed-002-qwen3-32b-h100/index.md", "content/seed-002-qwen3-32b-h100/campaign.yaml",
+		"results/seed-002-qwen3-32b-h100/vllm--sharegpt.json", "results/seed-002-qwen3-32b-h100/src/seed-002-qwen3-32b-h100.md",
+		"content/wrong-model/index.md",
+	} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	err = run(context.Background(), []string{"build", "--content", filepath.Join(out, "content"), "--results", filepath.Join(out, "results"), "--out", filepath.Join(out, "site")}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("build of the migrated project: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "site", "seed-002-qwen3-32b-h100", "index.html")); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,373 @@
+package migrate
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/perflab/perflab/collect/ingest"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// Ambiguity is something the page does not settle; Loc is FILE:LINE of the
+// source.
+type Ambiguity struct {
+	Loc, Msg string
+}
+
+func (a Ambiguity) String() string { return a.Loc + ": " + a.Msg }
+
+// Page is one migrated page.
+type Page struct {
+	// Source names the page in reports (FILE); SrcName is the file name
+	// its verbatim copy gets under results/<id>/src/.
+	Source  string
+	SrcName string
+	// Content is the page's folder below content/.
+	Content string
+	// Plain is set for a page without benchmark outputs: it is copied.
+	Plain bool
+	// Campaign and Results are the inferred campaign and its results
+	// (Results in source order; repeated identical outputs appear once).
+	Campaign *schema.Campaign
+	Results  []*schema.Result
+	// Index is the rewritten page (content/<path>/index.md).
+	Index []byte
+	// Blocks counts the outputs (text blocks and crash markers) found.
+	Blocks int
+	// Unassigned counts outputs that could not be placed.
+	Unassigned int
+	// Notes say how each part was inferred (FILE:LINE: …).
+	Notes []string
+	// Ambiguities are what the page does not settle.
+	Ambiguities []Ambiguity
+}
+
+// migration is the state of one page's migration.
+type migration struct {
+	p         *page
+	out       *Page
+	entries   []ingest.Entry
+	setup     setupInfo
+	profiles  []schema.Profile
+	bench     schema.BenchSpec
+	model     schema.CampaignModel
+	modelRefs []modelRef
+	generator bool
+	recommend string // the Conclusion's recommended command
+	recIdx    int
+	exps      []*exp
+	byKey     map[string]*exp
+	steps     []*step
+	places    []place // per entry
+	srcRef    string  // results/<id>/src/<file>
+}
+
+// exp is an inferred experiment.
+type exp struct {
+	schema.Experiment
+	key        string
+	step       *step
+	firstIdx   int
+	how        string
+	role       string // "baseline" / "optimized" from labels
+	checked    bool
+	unassigned bool
+}
+
+type step struct {
+	schema.Step
+	idx int
+}
+
+// place is where an entry goes.
+type place struct {
+	exp     *exp
+	profile string
+	why     string // how the profile was chosen
+	reason  string // why it is unassigned, if it is
+}
+
+func (m *migration) note(idx int, format string, a ...any) {
+	m.out.Notes = append(m.out.Notes, m.p.loc(idx)+": "+fmt.Sprintf(format, a...))
+}
+
+func (m *migration) ambiguous(idx int, format string, a ...any) {
+	m.out.Ambiguities = append(m.out.Ambiguities, Ambiguity{Loc: m.p.loc(idx), Msg: fmt.Sprintf(format, a...)})
+}
+
+// Migrate migrates one page. name is used in reports (FILE:LINE); id is
+// the campaign id; srcRef is where the verbatim page will be stored,
+// relative to the project (results/<id>/src/<file>), for the results'
+// source references.
+func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
+	p := newPage(name, string(data))
+	out := &Page{Source: name}
+	m := &migration{p: p, out: out, byKey: map[string]*exp{}, srcRef: srcRef}
+	entries, err := ingest.Parse(name, []byte(p.text()))
+	if err != nil {
+		if p.relined {
+			// Name the source's line, not the re-broken page's.
+			msg := err.Error()
+			if rest, ok := strings.CutPrefix(msg, name+":"); ok {
+				var n int
+				if _, e := fmt.Sscanf(rest, "%d:", &n); e == nil && n >= 1 && n <= len(p.orig) {
+					msg = fmt.Sprintf("%s:%d:%s", name, p.orig[n-1], strings.TrimPrefix(rest, fmt.Sprint(n)+":"))
+				}
+			}
+			return nil, fmt.Errorf("migrate: %s", msg)
+		}
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	var kept []ingest.Entry
+	for _, e := range entries {
+		if e.Format == ingest.FormatVLLMJSON || e.Format == ingest.FormatGuideLLMJSON {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	m.entries = kept
+	out.Blocks = len(kept)
+	if len(kept) == 0 {
+		out.Plain = true
+		out.Index = data
+		return out, nil
+	}
+	m.readSetup()
+	m.readProfiles()
+	m.readRecommended()
+	m.placeEntries()
+	m.resolveModel()
+	c := m.campaign(id)
+	out.Campaign = c
+	if err := m.results(c); err != nil {
+		return nil, err
+	}
+	out.Index = m.rewrite(c)
+	return out, nil
+}
+
+var reServing = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+sglang\.launch_server|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
+
+// servingAt reads the serving command starting at line i (continuations
+// joined), or "".
+func (p *page) servingAt(i int) string {
+	l := strings.TrimSpace(p.lines[i])
+	if !reServing.MatchString(l) {
+		return ""
+	}
+	parts := []string{l}
+	for strings.HasSuffix(parts[len(parts)-1], `\`) && i+1 < len(p.lines) {
+		i++
+		parts = append(parts, strings.TrimSpace(p.lines[i]))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// readRecommended finds the Conclusion's recommended serving command.
+func (m *migration) readRecommended() {
+	from, to := m.p.sectionNamed("Conclusion", "Conclusions", "Summary", "Recommendation", "Recommended Configuration")
+	if from < 0 {
+		return
+	}
+	for i := from; i < to; i++ {
+		if c := m.p.servingAt(i); c != "" {
+			m.recommend, m.recIdx = c, i
+			m.note(i, "recommended command from the Conclusion: %s", oneLine(c))
+			if mod := modelOfCommand(c); mod != "" {
+				m.modelRefs = append(m.modelRefs, modelRef{mod, i, "recommended command"})
+			}
+			return
+		}
+	}
+}
+
+func oneLine(c string) string { return strings.Join(commandFields(c), " ") }
+
+// cmdKey makes two spellings of one command equal: env assignments sorted
+// in front, continuations joined, whitespace collapsed.
+func cmdKey(c string) string {
+	f := commandFields(c)
+	var env, rest []string
+	for i, x := range f {
+		if reEnvAssign.MatchString(x) && len(rest) == 0 && i < len(f)-1 {
+			env = append(env, x)
+			continue
+		}
+		rest = append(rest, x)
+	}
+	sort.Strings(env)
+	return strings.Join(append(env, rest...), " ")
+}
+
+var reFlagLabel = regexp.MustCompile(`^(--?[A-Za-z][\w-]*)(?:[ =](\S+))?$`)
+
+// withFlag returns the command with flag set to value (replaced where it
+// is, appended otherwise).
+func withFlag(cmd, flag, value string) string {
+	f := commandFields(cmd)
+	for i, x := range f {
+		if x == flag {
+			if value == "" {
+				return strings.Join(f, " ")
+			}
+			if i+1 < len(f) {
+				f[i+1] = value
+				return strings.Join(f, " ")
+			}
+		}
+		if strings.HasPrefix(x, flag+"=") {
+			f[i] = flag + "=" + value
+			return strings.Join(f, " ")
+		}
+	}
+	f = append(f, flag)
+	if value != "" {
+		f = append(f, value)
+	}
+	return strings.Join(f, " ")
+}
+
+// stepOf returns the step the line is in (created on first use): its
+// `###` heading under the results section, or its `##` heading on a page
+// without `###` headings there; nil outside (the Conclusion, the setup)
+// or under a heading that is not a step (Summary, Other Benchmark Cases).
+func (m *migration) stepOf(idx int) *step {
+	h := m.p.enclosing(idx, 3)
+	h2 := m.p.enclosing(idx, 2)
+	if h2 != nil && notResults(h2.title) {
+		return nil
+	}
+	if h == nil && h2 != nil {
+		// A page whose `##` sections are one configuration each ("## vLLM",
+		// "## llama.cpp") is one step; a `##` section comparing several is
+		// a step of its own.
+		from, to := m.p.sectionAt(h2)
+		n := 0
+		for i := from; i < to; i++ {
+			if m.p.servingAt(i) != "" {
+				n++
+			}
+		}
+		if n > 1 {
+			h = h2
+		} else {
+			h = &heading{idx: -1, level: 2, title: "Experiments"}
+		}
+	}
+	if h == nil {
+		return nil
+	}
+	t := cleanTitle(h.title)
+	lt := strings.ToLower(t)
+	if strings.Contains(lt, "other benchmark") || strings.Contains(lt, "summary") || notResults(t) {
+		return nil
+	}
+	for _, s := range m.steps {
+		if s.idx == h.idx {
+			return s
+		}
+	}
+	s := &step{idx: h.idx}
+	s.Title = t
+	s.ID = uniqueID(slug(t), func(id string) bool {
+		for _, x := range m.steps {
+			if x.ID == id {
+				return true
+			}
+		}
+		return id == "other" || id == "unassigned"
+	})
+	s.Kind = stepKind(lt)
+	m.steps = append(m.steps, s)
+	return s
+}
+
+// notResults names the sections of a report page that hold no steps.
+func notResults(title string) bool {
+	switch strings.ToLower(cleanTitle(title)) {
+	case "conclusion", "conclusions", "optimization objective", "objective", "experimental setup", "setup",
+		"model", "hardware", "engine version", "benchmark dataset", "benchmark script", "benchmark method":
+		return true
+	}
+	return false
+}
+
+func stepKind(t string) string {
+	for _, k := range []struct{ word, kind string }{
+		{"speculative", "speculative-decoding"}, {"kv cache dtype", "quantization"},
+		{"engine", "engine-selection"}, {"parallel", "parallelism"}, {"attention", "attention-backend"},
+		{"batched tokens", "scheduling"}, {"chunked", "scheduling"}, {"performance mode", "scheduling"},
+		{"schedul", "scheduling"}, {"prefix cache", "caching"}, {"cache", "caching"}, {"quantiz", "quantization"},
+	} {
+		if strings.Contains(t, k.word) {
+			return k.kind
+		}
+	}
+	return ""
+}
+
+// labelBefore walks up from a serving command's line to the text that
+// names it: a short plain line ("vLLM", "TP4+EP") or the heading. It also
+// returns the role an admonition title gives ("Baseline serving script")
+// and comment lines inside the fence (notes).
+func (m *migration) labelBefore(idx int) (name, how, role string, notes []string) {
+	p := m.p
+	for i := idx - 1; i >= 0; i-- {
+		t := strings.TrimSpace(p.lines[i])
+		switch {
+		case t == "" || reFenceLine.MatchString(t):
+			continue
+		case strings.HasPrefix(t, "#") && !reHeading.MatchString(t) || (strings.HasPrefix(t, "# ") && insideFence(p, i)):
+			notes = append([]string{strings.TrimSpace(strings.TrimLeft(t, "#"))}, notes...)
+			continue
+		case reAdmonition.MatchString(t):
+			title := strings.ToLower(reAdmonition.FindStringSubmatch(t)[3])
+			if strings.Contains(title, "baseline") {
+				role = "baseline"
+			} else if strings.Contains(title, "optimized") || strings.Contains(title, "optimised") {
+				role = "optimized"
+			}
+			continue
+		case reHeading.MatchString(t):
+			return cleanTitle(reHeading.FindStringSubmatch(t)[2]), "heading " + p.loc(i), role, notes
+		case len(t) <= 60 && !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ":") && !strings.ContainsAny(t[:1], "|-*!?>[<"):
+			return t, "label " + p.loc(i), role, notes
+		default:
+			if h := p.enclosing(idx, 4); h != nil && m.stepOf(idx) != nil {
+				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
+			}
+			if h := p.enclosing(idx, 3); h != nil {
+				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
+			}
+			return "", "", role, notes
+		}
+	}
+	return "", "", role, notes
+}
+
+// insideFence: line i is inside a code fence (fence lines themselves are
+// not).
+func insideFence(p *page, i int) bool { return i >= 0 && i < len(p.fenced) && p.fenced[i] }
+
+var (
+	reEnvAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	reEnvName   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// checkStepEngine reports an experiment whose command launches another
+// engine than the one its step's heading names ("Quantization in
+// TensorRT-LLM" over an SGLang command).
+func (m *migration) checkStepEngine(x *exp, idx int) {
+	if x.step == nil || x.checked {
+		return
+	}
+	x.checked = true
+	for _, w := range strings.FieldsFunc(x.step.Title, func(r rune) bool { return r == ' ' || r == '(' || r == ')' || r == ',' }) {
+		if eng := engineID(w); eng != "" && eng != x.Engine {
+			m.ambiguous(idx, "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, w)
+			return
+		}
+	}
+}

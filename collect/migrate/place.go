@@ -1,0 +1,532 @@
+package migrate
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/perflab/perflab/collect/ingest"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+var (
+	reProfileLine = regexp.MustCompile("(?i)^[-*]?\\s*Profile:\\s*`?([^`]+?)`?\\s*$")
+	reParamsLine  = regexp.MustCompile(`(?i)^[-*]?\s*(Baseline |Optimized )?Backend Parameters:?\s*$`)
+	reInputLabel  = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s*(k)?\s*(?:tokens?\s*)?input`)
+)
+
+// placeEntries decides every entry's experiment and profile.
+func (m *migration) placeEntries() {
+	m.places = make([]place, len(m.entries))
+	for i := range m.entries {
+		e := &m.entries[i]
+		idx := e.Line - 1
+		var x *exp
+		var why string
+		if m.generator {
+			x, why = m.generatorExp(e, idx)
+		} else {
+			x, why = m.commandExp(e, idx)
+		}
+		m.places[i].exp = x
+		if x == nil {
+			m.places[i].reason = why
+		}
+	}
+	// A page that describes no profile at all: one per distinct length
+	// of its outputs.
+	if len(m.profiles) == 0 {
+		m.profilesFromOutputs()
+	}
+	// Profiles: labels, "Profile:" lines and headings, token totals; crash
+	// markers take their neighbours'.
+	for i := range m.entries {
+		e := &m.entries[i]
+		if e.Format == ingest.FormatCrash {
+			continue
+		}
+		m.places[i].profile, m.places[i].why = m.profileOf(e)
+		if m.places[i].profile == "" && m.places[i].reason == "" {
+			m.places[i].reason = m.places[i].why
+		}
+	}
+	for i := range m.entries {
+		e := &m.entries[i]
+		if e.Format != ingest.FormatCrash {
+			continue
+		}
+		m.places[i].profile, m.places[i].why = m.crashProfile(i)
+	}
+	// Repeated outputs: the same experiment and profile twice is fine when
+	// the numbers agree (the page shows a run twice); otherwise the later
+	// block is unassigned.
+	for i := range m.entries {
+		pi := &m.places[i]
+		if pi.exp == nil || pi.profile == "" {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			pj := &m.places[j]
+			if pj.exp != pi.exp || pj.profile != pi.profile || pj.reason != "" {
+				continue
+			}
+			a, b := &m.entries[i], &m.entries[j]
+			if a.Format == b.Format && reflect2(a.Summary, b.Summary) {
+				m.note(a.Line-1, "the output repeats the one of %s (same experiment %s, profile %s, same numbers): imported once", m.p.loc(b.Line-1), pi.exp.ID, pi.profile)
+				break
+			}
+			pi.reason = fmt.Sprintf("experiment %s and profile %s already have the output of %s, with different numbers", pi.exp.ID, pi.profile, m.p.loc(b.Line-1))
+			break
+		}
+	}
+	for i := range m.entries {
+		pi := &m.places[i]
+		e := &m.entries[i]
+		if pi.exp != nil && pi.profile != "" && pi.reason == "" {
+			m.note(e.Line-1, "output → experiment %s, profile %s (%s)", pi.exp.ID, pi.profile, pi.why)
+			continue
+		}
+		if pi.reason == "" {
+			pi.reason = "no experiment or profile"
+		}
+		m.ambiguous(e.Line-1, "output not placed: %s; imported as unassigned", pi.reason)
+		m.out.Unassigned++
+		u := &exp{unassigned: true, firstIdx: e.Line - 1}
+		u.ID = fmt.Sprintf("unassigned-%d", m.out.Unassigned)
+		u.Name = fmt.Sprintf("Unassigned output %d", m.out.Unassigned)
+		u.Engine = ingest.EngineOf(e.Command)
+		if u.Engine == "" {
+			u.Engine = "external"
+		}
+		if pi.exp != nil {
+			u.Engine, u.Command, u.Env, u.GPUs = pi.exp.Engine, pi.exp.Command, pi.exp.Env, pi.exp.GPUs
+		}
+		m.exps = append(m.exps, u)
+		pi.exp = u
+		if pi.profile == "" || strings.Contains(pi.reason, "already have") {
+			pi.profile = "unassigned"
+		}
+	}
+}
+
+func reflect2(a, b *schema.Summary) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ja, _ := schema.Marshal(&schema.Result{Summary: a})
+	jb, _ := schema.Marshal(&schema.Result{Summary: b})
+	return string(ja) == string(jb)
+}
+
+// experiment returns the experiment of a command, creating it.
+func (m *migration) experiment(cmd string, idx int, name, how string) *exp {
+	key := cmdKey(cmd)
+	if x, ok := m.byKey[key]; ok {
+		return x
+	}
+	x := &exp{key: key, firstIdx: idx, how: how}
+	env, rest := splitEnv(cmd)
+	x.Command = rest
+	x.Env = env
+	x.Engine = ingest.EngineOf(rest)
+	if x.Engine == "" {
+		x.Engine = "external"
+	}
+	x.GPUs = gpusOf(rest)
+	if mod := modelOfCommand(rest); mod != "" {
+		m.modelRefs = append(m.modelRefs, modelRef{mod, idx, "serving command"})
+	}
+	x.step = m.stepOf(idx)
+	if name == "" {
+		name = oneLine(rest)
+		how = "the command itself (no label or heading)"
+	}
+	x.Name = name
+	x.ID = uniqueID(slug(name), func(id string) bool {
+		for _, y := range m.exps {
+			if y.ID == id {
+				return true
+			}
+		}
+		return id == "unassigned" || strings.HasPrefix(id, "unassigned-")
+	})
+	if x.ID == "" {
+		x.ID = uniqueID("experiment", func(id string) bool { return m.byKey[id] != nil })
+	}
+	m.byKey[key] = x
+	m.exps = append(m.exps, x)
+	m.note(idx, "experiment %s (%q, named from the %s): %s", x.ID, x.Name, how, oneLine(cmd))
+	return x
+}
+
+func splitEnv(cmd string) (map[string]string, string) {
+	f := commandFields(cmd)
+	var env map[string]string
+	i := 0
+	for ; i < len(f)-1; i++ {
+		k, v, ok := strings.Cut(f[i], "=")
+		if !ok || !reEnvName.MatchString(k) {
+			break
+		}
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[k] = v
+	}
+	return env, strings.Join(f[i:], " ")
+}
+
+// commandExp places an entry of a page with serving commands.
+func (m *migration) commandExp(e *ingest.Entry, idx int) (*exp, string) {
+	if e.Command == "" {
+		return nil, "no serving command precedes it"
+	}
+	cmdIdx := e.CommandLine - 1
+	name, how, role, notes := m.labelBefore(cmdIdx)
+	cmd := e.Command
+	// A flag label inside the fence ("# --max-num-batched-tokens 32768")
+	// says which variation of the command ran.
+	if mm := reFlagLabel.FindStringSubmatch(strings.TrimSpace(e.Label)); mm != nil {
+		variant := withFlag(cmd, mm[1], mm[2])
+		if cmdKey(variant) != cmdKey(cmd) {
+			m.note(idx, "the label %q changes the serving command of %s to: %s", e.Label, m.p.loc(cmdIdx), variant)
+		}
+		cmd = variant
+		name, how = strings.TrimLeft(e.Label, "-"), "flag label "+m.p.loc(idx)
+		e.Command = variant
+	}
+	x := m.experiment(cmd, cmdIdx, name, how)
+	m.checkStepEngine(x, cmdIdx)
+	if len(notes) > 0 && x.Note == "" {
+		x.Note = strings.Join(notes, " ")
+	}
+	if role != "" && x.role == "" {
+		x.role = role
+		m.note(cmdIdx, "experiment %s is the %s (admonition title)", x.ID, role)
+	}
+	return x, ""
+}
+
+// generatorExp places an entry of a GPUStack generator page: the engine
+// heading, the model (FP8 variant under a quantization heading) and the
+// Backend Parameters fence before it.
+func (m *migration) generatorExp(e *ingest.Entry, idx int) (*exp, string) {
+	p := m.p
+	params, role, pidx := "", "", -1
+	for i := idx - 1; i >= 0; i-- {
+		t := strings.TrimSpace(p.lines[i])
+		if reHeading.MatchString(t) && i < idx-1 {
+			if pidx < 0 {
+				continue // the "Profile" heading of Other Benchmark Cases comes before the parameters
+			}
+			break
+		}
+		if mm := reParamsLine.FindStringSubmatch(t); mm != nil && pidx < 0 {
+			pidx = i
+			role = strings.ToLower(strings.TrimSpace(mm[1]))
+			// the fence after it
+			var body []string
+			in := false
+			for k := i + 1; k < idx; k++ {
+				l := strings.TrimSpace(p.lines[k])
+				if reFenceLine.MatchString(l) {
+					if in {
+						break
+					}
+					in = true
+					continue
+				}
+				if in {
+					body = append(body, strings.TrimSuffix(strings.TrimSpace(l), `\`))
+				}
+			}
+			params = strings.Join(strings.Fields(strings.Join(body, " ")), " ")
+			break
+		}
+	}
+	if pidx < 0 {
+		return nil, "no \"Backend Parameters\" before it"
+	}
+	st := m.stepOf(idx)
+	if st == nil || role != "" {
+		// Other Benchmark Cases: resolved to the baseline / optimized
+		// experiment once all are known.
+		return m.roleExp(role, params, pidx)
+	}
+	h3 := p.enclosing(idx, 3)
+	h4 := p.enclosing(idx, 4)
+	engine, name, how := "", cleanTitle(h3.title), "heading "+p.loc(h3.idx)
+	if h4 != nil && h4.idx > h3.idx {
+		if eng := engineID(h4.title); eng != "" {
+			engine = eng
+		}
+		name, how = cleanTitle(h4.title), "heading "+p.loc(h4.idx)
+	}
+	if engine == "" {
+		engine = ingest.EngineOf(m.recommend)
+	}
+	if engine == "" {
+		engine = "vllm"
+	}
+	model := m.baseModelID()
+	lt := strings.ToLower(h3.title)
+	if recModel := modelOfCommand(m.recommend); recModel != "" && (strings.Contains(lt, "quantiz") || strings.Contains(lt, "fp8")) && isVariant(model, recModel) {
+		model = recModel
+		m.note(h3.idx, "the heading names quantization: model %s (the recommended command's)", model)
+	}
+	cmd := launcher(engine, model)
+	if params != "" {
+		cmd += " " + params
+	}
+	return m.experiment(cmd, pidx, name, how), ""
+}
+
+// roleExp finds the experiment a "Baseline/Optimized Backend Parameters"
+// block belongs to: deferred, since the steps come first on the page.
+func (m *migration) roleExp(role, params string, idx int) (*exp, string) {
+	var cands []*exp
+	for _, x := range m.exps {
+		if x.unassigned {
+			continue
+		}
+		if paramsOf(x.Command) == params {
+			cands = append(cands, x)
+		}
+	}
+	switch role {
+	case "baseline":
+		if len(m.exps) > 0 && paramsOf(m.exps[0].Command) == params {
+			m.exps[0].role = "baseline"
+			return m.exps[0], ""
+		}
+	case "optimized":
+		for _, x := range cands {
+			if m.recommend != "" && cmdKey(x.Command) == cmdKey(m.recommend) {
+				x.role = "optimized"
+				return x, ""
+			}
+		}
+	}
+	if len(cands) == 1 {
+		return cands[0], ""
+	}
+	if len(cands) > 1 {
+		return nil, fmt.Sprintf("the %s parameters %q match %d experiments", role, params, len(cands))
+	}
+	return nil, fmt.Sprintf("the %s parameters %q match no experiment of the steps", role, params)
+}
+
+// paramsOf is a command without its launcher and model.
+func paramsOf(cmd string) string {
+	f := commandFields(cmd)
+	var out []string
+	for i := 0; i < len(f); i++ {
+		x := f[i]
+		switch {
+		case i == 0 && (x == "vllm" || x == "trtllm-serve" || x == "python3" || x == "python"):
+			if x == "vllm" && i+1 < len(f) {
+				i++ // serve
+			}
+			if (x == "python3" || x == "python") && i+2 < len(f) {
+				i += 2 // -m sglang.launch_server
+			}
+			if i+1 < len(f) && !strings.HasPrefix(f[i+1], "-") {
+				i++ // positional model
+			}
+		case x == "--model-path" || x == "--model":
+			i++
+		default:
+			out = append(out, x)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func launcher(engine, model string) string {
+	switch engine {
+	case "sglang":
+		return "python3 -m sglang.launch_server --model-path " + model
+	case "trtllm":
+		return "trtllm-serve " + model
+	case "llamacpp":
+		return "llama-server -m " + model
+	}
+	return "vllm serve " + model
+}
+
+// baseModelID is the page's model as far as known while placing (the
+// Model section, or the first command model).
+func (m *migration) baseModelID() string {
+	if strings.Contains(m.setup.modelText, "/") {
+		return m.setup.modelText
+	}
+	for _, r := range m.modelRefs {
+		if strings.EqualFold(lastPart(r.id), m.setup.modelText) {
+			return r.id
+		}
+	}
+	return m.setup.modelText
+}
+
+func lastPart(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// profileOf places a block in a profile.
+func (m *migration) profileOf(e *ingest.Entry) (string, string) {
+	p := m.p
+	idx := e.Line - 1
+	// "- Profile: `X`" within the section, or an "X Profile" heading.
+	for i := idx - 1; i >= 0; i-- {
+		t := strings.TrimSpace(p.lines[i])
+		if mm := reProfileLine.FindStringSubmatch(t); mm != nil {
+			if pr := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(mm[1]) }); pr != nil {
+				return pr.ID, "\"Profile:\" line " + p.loc(i)
+			}
+			return "", fmt.Sprintf("the \"Profile: %s\" line (%s) names no profile of the page", mm[1], p.loc(i))
+		}
+		if mm := reHeading.FindStringSubmatch(t); mm != nil {
+			if pr := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(cleanTitle(mm[2])) }); pr != nil {
+				return pr.ID, "heading " + p.loc(i)
+			}
+			break
+		}
+	}
+	if l := strings.TrimSpace(e.Label); l != "" && !reFlagLabel.MatchString(l) {
+		if pr := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(l) }); pr != nil {
+			return pr.ID, fmt.Sprintf("label %q", l)
+		}
+		if mm := reInputLabel.FindStringSubmatch(l); mm != nil {
+			var v float64
+			fmt.Sscan(mm[1], &v)
+			if mm[2] != "" {
+				v *= 1000
+			}
+			if pr := m.nearestRandom(v, -1); pr != nil {
+				return pr.ID, fmt.Sprintf("label %q: %g input tokens", l, v)
+			}
+			return "", fmt.Sprintf("the label %q names %g input tokens, which no profile of the page has", l, v)
+		}
+	}
+	s := e.Summary
+	if s == nil || s.Completed == 0 {
+		return "", "no label and no completed requests to size it by"
+	}
+	in := float64(s.TotalInputTokens) / float64(s.Completed)
+	out := float64(s.TotalOutputTokens) / float64(s.Completed)
+	if pr := m.nearestRandom(in, out); pr != nil {
+		return pr.ID, fmt.Sprintf("%.0f input / %.0f output tokens per request fit its lengths", in, out)
+	}
+	var other []*schema.Profile
+	for k := range m.profiles {
+		if m.profiles[k].Dataset != "random" {
+			other = append(other, &m.profiles[k])
+		}
+	}
+	if len(other) == 1 {
+		return other[0].ID, fmt.Sprintf("%.0f input / %.0f output tokens per request fit no random profile; the page's only other dataset", in, out)
+	}
+	return "", fmt.Sprintf("%.0f input / %.0f output tokens per request fit none of the page's %d profiles", in, out, len(m.profiles))
+}
+
+// nearestRandom is the random profile whose input length is within 10% of
+// in (and whose output length fits out, when out ≥ 0); nil when none or
+// when two fit equally.
+func (m *migration) nearestRandom(in, out float64) *schema.Profile {
+	var best *schema.Profile
+	bestD, second := math.Inf(1), math.Inf(1)
+	for k := range m.profiles {
+		pr := &m.profiles[k]
+		if pr.Dataset != "random" || pr.InputLen == 0 {
+			continue
+		}
+		d := math.Abs(in-float64(pr.InputLen)) / float64(pr.InputLen)
+		if d > 0.10 {
+			continue
+		}
+		if out >= 0 && pr.OutputLen > 0 && out > float64(pr.OutputLen)*1.1 {
+			continue
+		}
+		if out >= 0 && pr.OutputLen > 0 {
+			d += math.Abs(out-float64(pr.OutputLen)) / float64(pr.OutputLen) / 10
+		}
+		if d < bestD {
+			best, second, bestD = pr, bestD, d
+		} else if d < second {
+			second = d
+		}
+	}
+	if best != nil && second-bestD < 1e-9 {
+		return nil
+	}
+	return best
+}
+
+// crashProfile gives a crash marker the profile of the output before it in
+// its section, else the profile most step outputs use.
+func (m *migration) crashProfile(i int) (string, string) {
+	idx := m.entries[i].Line - 1
+	h := m.p.enclosing(idx, 3)
+	for j := i - 1; j >= 0; j-- {
+		jdx := m.entries[j].Line - 1
+		if h != nil && jdx < h.idx {
+			break
+		}
+		if m.places[j].profile != "" && m.entries[j].Format != ingest.FormatCrash {
+			return m.places[j].profile, "crash marker: the profile of the output before it, " + m.p.loc(jdx)
+		}
+	}
+	count := map[string]int{}
+	best := ""
+	for j := range m.entries {
+		if m.places[j].profile == "" || m.stepOf(m.entries[j].Line-1) == nil {
+			continue
+		}
+		count[m.places[j].profile]++
+		if best == "" || count[m.places[j].profile] > count[best] {
+			best = m.places[j].profile
+		}
+	}
+	if best != "" {
+		return best, "crash marker: the profile most step outputs use"
+	}
+	if len(m.profiles) == 1 {
+		return m.profiles[0].ID, "crash marker: the page's only profile"
+	}
+	return "", "a crash marker with no output to take its profile from"
+}
+
+// profilesFromOutputs makes profiles from the outputs' tokens per request
+// when the page describes none: whole numbers per request are a random
+// dataset of those lengths, anything else a dataset of unknown kind.
+func (m *migration) profilesFromOutputs() {
+	for _, e := range m.entries {
+		s := e.Summary
+		if s == nil || s.Completed == 0 {
+			continue
+		}
+		pr := schema.Profile{Dataset: "random"}
+		if s.TotalInputTokens%s.Completed == 0 && s.TotalOutputTokens%s.Completed == 0 {
+			pr.InputLen, pr.OutputLen = s.TotalInputTokens/s.Completed, s.TotalOutputTokens/s.Completed
+			pr.Name = fmt.Sprintf("Random %d/%d", pr.InputLen, pr.OutputLen)
+		} else {
+			in := float64(s.TotalInputTokens) / float64(s.Completed)
+			out := float64(s.TotalOutputTokens) / float64(s.Completed)
+			if m.nearestRandom(in, out) != nil {
+				continue
+			}
+			pr.Dataset = "unknown"
+			pr.Name = fmt.Sprintf("About %.0f/%.0f tokens", in, out)
+			pr.InputLen, pr.OutputLen = int(math.Round(in)), int(math.Round(out))
+		}
+		if m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(pr.Name) }) != nil {
+			continue
+		}
+		got := m.addProfile(e.Line-1, pr, "the output's tokens per request")
+		m.ambiguous(e.Line-1, "the page describes no benchmark profile; profile %s (%s) was made from this output's tokens per request", got.ID, describeProfile(got))
+	}
+}

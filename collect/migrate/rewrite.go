@@ -1,0 +1,215 @@
+package migrate
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/perflab/perflab/collect/ingest"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// replacement swaps lines [from, to] of the page for lines.
+type replacement struct {
+	from, to int
+	lines    []string
+}
+
+var (
+	reImage    = regexp.MustCompile(`!\[[^\]]*\]\([^)\s]+\.(?i:png|jpe?g|svg|gif|webp)\)`)
+	reTableSep = regexp.MustCompile(`^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+)
+
+func block(indent string, kv ...string) []string {
+	out := []string{indent + "```perflab"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, indent+kv[i]+": "+kv[i+1])
+	}
+	return append(out, indent+"```")
+}
+
+func indentOf(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " \t"))] }
+
+// rewrite makes the report page: front matter naming the campaign, the
+// narrative as it was, raw outputs as generated raw blocks, result tables
+// and chart images as generated blocks (the original tables collapsed
+// below them).
+func (m *migration) rewrite(c *schema.Campaign) []byte {
+	p := m.p
+	var reps []replacement
+	// Outputs, grouped by the fence that holds them.
+	type group struct {
+		open, close int
+		entries     []int
+	}
+	var groups []*group
+	for i, e := range m.entries {
+		idx := e.Line - 1
+		open, close := m.fenceAround(idx)
+		if open < 0 {
+			end := idx
+			if e.End > 0 {
+				end = strings.Count(p.text()[:e.End], "\n")
+			}
+			open, close = idx, end
+		}
+		if n := len(groups); n > 0 && groups[n-1].open == open {
+			groups[n-1].entries = append(groups[n-1].entries, i)
+			continue
+		}
+		groups = append(groups, &group{open: open, close: close, entries: []int{i}})
+	}
+	for _, g := range groups {
+		from, to := g.open, g.close
+		ind := indentOf(p.lines[g.open])
+		// An admonition holding nothing but this fence goes too.
+		if a := prevNonBlank(p, g.open); a >= 0 && reAdmonition.MatchString(strings.TrimSpace(p.lines[a])) &&
+			len(indentOf(p.lines[a])) < len(ind) && nextNonBlankIndentLE(p, g.close, len(indentOf(p.lines[a]))) {
+			from = a
+			ind = indentOf(p.lines[a])
+		}
+		var lines []string
+		for k, ei := range g.entries {
+			pl := m.places[ei]
+			if k > 0 {
+				lines = append(lines, "")
+			}
+			lines = append(lines, block(ind, "block", "raw", "experiment", pl.exp.ID, "profile", pl.profile)...)
+		}
+		reps = append(reps, replacement{from, to, lines})
+	}
+	// Tables.
+	for i := 0; i+1 < len(p.lines); i++ {
+		t := strings.TrimSpace(p.lines[i])
+		if !strings.HasPrefix(t, "|") || !reTableSep.MatchString(strings.TrimSpace(p.lines[i+1])) || insideFence(p, i) {
+			continue
+		}
+		end := i + 1
+		for end+1 < len(p.lines) && strings.HasPrefix(strings.TrimSpace(p.lines[end+1]), "|") {
+			end++
+		}
+		kind := ""
+		head := strings.ToLower(t)
+		h := p.enclosing(i, 3)
+		switch {
+		case strings.Contains(head, "baseline") && strings.Contains(head, "optimi"):
+			kind = "comparison"
+			if h != nil && strings.Contains(strings.ToLower(h.title), "summary of optimization") {
+				kind = "summary"
+			}
+		case h != nil && strings.Contains(strings.ToLower(h.title), "summary of optimization"):
+			kind = "summary"
+		}
+		if kind == "" {
+			i = end
+			continue
+		}
+		ind := indentOf(p.lines[i])
+		lines := block(ind, "block", kind)
+		lines = append(lines, "", ind+`??? note "Original table (as published, before migration)"`)
+		for k := i; k <= end; k++ {
+			lines = append(lines, ind+"    "+strings.TrimSpace(p.lines[k]))
+		}
+		m.note(i, "hand-made table replaced by a generated %q block (the original kept collapsed)", kind)
+		reps = append(reps, replacement{i, end, lines})
+		i = end
+	}
+	// Chart images.
+	for i, l := range p.lines {
+		if insideFence(p, i) || !reImage.MatchString(l) {
+			continue
+		}
+		ind := indentOf(l)
+		metric := "total_token_throughput"
+		if c.Objective == "latency" {
+			metric = "mean_ttft"
+		}
+		lines := block(ind, "block", "chart", "metric", metric)
+		if rest := strings.TrimSpace(reImage.ReplaceAllString(l, "")); rest != "" {
+			lines = append(lines, "", ind+rest)
+		}
+		m.note(i, "chart image replaced by a generated chart block")
+		reps = append(reps, replacement{i, i, lines})
+	}
+	sort.Slice(reps, func(a, b int) bool { return reps[a].from < reps[b].from })
+	var out []string
+	out = append(out, "---", "title: "+yamlString(c.Title), "campaign: campaign.yaml", "---", "")
+	next := 0
+	skipH1 := true
+	for _, r := range reps {
+		if r.from < next {
+			continue // overlapping (a table inside an output's admonition): keep the first
+		}
+		out = appendLines(out, p.lines[next:r.from], &skipH1)
+		// A generated block stands apart from the text around it.
+		if n := len(out); n > 0 && strings.TrimSpace(out[n-1]) != "" {
+			out = append(out, "")
+		}
+		out = append(out, r.lines...)
+		next = r.to + 1
+		if next < len(p.lines) && strings.TrimSpace(p.lines[next]) != "" {
+			out = append(out, "")
+		}
+	}
+	out = appendLines(out, p.lines[next:], &skipH1)
+	return []byte(strings.TrimRight(strings.Join(out, "\n"), "\n") + "\n")
+}
+
+func appendLines(out, lines []string, skipH1 *bool) []string {
+	for _, l := range lines {
+		if *skipH1 && strings.HasPrefix(l, "# ") {
+			*skipH1 = false
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func yamlString(s string) string {
+	if s == "" || strings.ContainsAny(s, ":#'\"{}[]&*!|>%@`") {
+		return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+	}
+	return s
+}
+
+// fenceAround returns the fence lines around line idx, or -1, -1.
+func (m *migration) fenceAround(idx int) (int, int) {
+	p := m.p
+	if !insideFence(p, idx) {
+		return -1, -1
+	}
+	open, close := idx, idx
+	for open >= 0 && insideFence(p, open) {
+		open--
+	}
+	for close < len(p.lines) && insideFence(p, close) {
+		close++
+	}
+	if open < 0 || close >= len(p.lines) {
+		return -1, -1
+	}
+	return open, close
+}
+
+func prevNonBlank(p *page, i int) int {
+	for k := i - 1; k >= 0; k-- {
+		if strings.TrimSpace(p.lines[k]) != "" {
+			return k
+		}
+	}
+	return -1
+}
+
+// nextNonBlankIndentLE: the line after i that is not blank is indented no
+// more than n (the admonition ends with the fence).
+func nextNonBlankIndentLE(p *page, i, n int) bool {
+	for k := i + 1; k < len(p.lines); k++ {
+		if strings.TrimSpace(p.lines[k]) != "" {
+			return len(indentOf(p.lines[k])) <= n
+		}
+	}
+	return true
+}
+
+var _ = ingest.FormatCrash
