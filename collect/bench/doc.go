@@ -53,9 +53,11 @@
 // not follow redirects.
 //
 // Most of a token event's cost is not in user space but in the kernel and
-// the scheduler: one read(2) that returns the event (with the ACK it sends
-// on loopback), one that returns EAGAIN before the goroutine parks, and the
-// poller's wakeup; see BenchmarkClientEfficiency.
+// the scheduler: the read(2) that returns it (with the ACK it sends, which
+// on loopback the client's core also delivers) and the poller's wakeup of
+// the goroutine. Go's Read adds a second read(2) per event, the one that
+// fails with EAGAIN before the goroutine parks; h1Conn.stream does without
+// it by handing events out from inside one RawConn.Read.
 //
 // BenchmarkClientEfficiency reproduces the load point of the client's
 // efficiency figures: 1,024 streams × 10 ms ITL against a paced server in
