@@ -43,6 +43,10 @@ const (
 //	server-late-p50-ms, server-late-p99-ms  how late the server wrote events
 //	                    against its own schedule (excess that is not the client's)
 //	server-cpu-us/event the server's CPU per event
+//	deliver-p50-ms, deliver-p99-ms  how long after the server wrote an event
+//	                    the client stamped it (same machine, wall clocks)
+//	ttft-deliver-ms     the same for first events, mean: the client's share
+//	                    of ttft-excess (the rest is server-late)
 //
 // Each metric is the median over the iterations. The server is this test
 // binary in PERFLAB_PACED_SERVER mode, pinned with taskset to a CPU outside
@@ -68,7 +72,7 @@ func BenchmarkClientEfficiency(b *testing.B) {
 		{"client=net-http", func() *http.Client { return newClient(effStreams, 0) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			var cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
+			var deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
 			for b.Loop() {
 				cfg := Config{
 					BaseURL: srv.url, Model: "mock", Samples: samples(effStreams, effTokens),
@@ -76,8 +80,10 @@ func BenchmarkClientEfficiency(b *testing.B) {
 					// the warmups open the connections (dialing 1,024
 					// sockets at once is not what is measured); the
 					// server's lateness counts from the run's start
-					NumWarmups: effStreams, onStart: func(time.Time) { srv.reset(b) },
+					NumWarmups: effStreams, RequestIDPrefix: "eff-",
 				}
+				var wall0 time.Time
+				cfg.onStart = func(t time.Time) { wall0 = t; srv.reset(b) }
 				var reads int64
 				cfg.onEnd = func(n int64) { reads = n }
 				if tc.client != nil {
@@ -109,6 +115,25 @@ func BenchmarkClientEfficiency(b *testing.B) {
 				ttftEx99 = append(ttftEx99, pct(ttfts, 99))
 				itl50 = append(itl50, pct(itls, 50))
 				itl99 = append(itl99, pct(itls, 99))
+				// how long after the server wrote an event the client
+				// stamped it: the client's own share of TTFT and ITL
+				sent := srv.sentTimes(b)
+				var deliv, first []float64
+				for _, r := range res.Requests {
+					ts := sent["eff-"+strconv.Itoa(r.Index)]
+					if len(ts) != len(r.EventS) {
+						b.Fatalf("request %d: server wrote %d events, client stamped %d", r.Index, len(ts), len(r.EventS))
+					}
+					for k, e := range r.EventS {
+						d := float64(wall0.UnixNano()+int64(e*1e9)-ts[k]) / 1e6
+						deliv = append(deliv, d)
+						if k == 0 {
+							first = append(first, d)
+						}
+					}
+				}
+				deliv50, deliv99 = append(deliv50, pct(deliv, 50)), append(deliv99, pct(deliv, 99))
+				delivFirst = append(delivFirst, mean(first))
 				l50, l99, scpu := srv.lateness(b)
 				late50, late99, srvCPU = append(late50, l50), append(late99, l99), append(srvCPU, scpu)
 			}
@@ -123,6 +148,9 @@ func BenchmarkClientEfficiency(b *testing.B) {
 			b.ReportMetric(median(late50), "server-late-p50-ms")
 			b.ReportMetric(median(late99), "server-late-p99-ms")
 			b.ReportMetric(median(srvCPU), "server-cpu-us/event")
+			b.ReportMetric(median(deliv50), "deliver-p50-ms")
+			b.ReportMetric(median(deliv99), "deliver-p99-ms")
+			b.ReportMetric(median(delivFirst), "ttft-deliver-ms")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
@@ -155,6 +183,7 @@ type pacedServer struct {
 	wake  chan struct{}
 	queue pacedHeap // streams by next due time
 	late  []time.Duration
+	sent  map[string][]int64 // by x-request-id: wall-clock ns each event was written
 	cpu0  float64
 }
 
@@ -167,6 +196,7 @@ type pacedStream struct {
 	due   time.Time
 	done  chan struct{}
 	buf   []byte
+	sent  []int64
 }
 
 type pacedHeap []*pacedStream
@@ -230,8 +260,10 @@ func (p *pacedServer) pace() {
 			st := p.queue.peek()
 			p.send(st)
 			p.late = append(p.late, time.Since(st.due))
+			st.sent = append(st.sent, time.Now().UnixNano())
 			st.next++
 			if st.next == st.n {
+				p.sent[st.id] = st.sent
 				p.queue.pop()
 				close(st.done)
 				continue
@@ -295,15 +327,29 @@ func servePaced(spec string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	p := &pacedServer{ttft: time.Duration(ttft) * time.Millisecond, itl: time.Duration(itl) * time.Millisecond, tokens: tokens}
+	p := &pacedServer{ttft: time.Duration(ttft) * time.Millisecond, itl: time.Duration(itl) * time.Millisecond, tokens: tokens,
+		sent: map[string][]int64{}}
 	go p.serve(l)
 	fmt.Println(l.Addr().String())
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		p.mu.Lock()
 		switch sc.Text() {
+		case "sent":
+			w := bufio.NewWriter(os.Stdout)
+			for id, ts := range p.sent {
+				w.WriteString(id)
+				for _, t := range ts {
+					w.WriteByte(' ')
+					w.WriteString(strconv.FormatInt(t, 10))
+				}
+				w.WriteByte('\n')
+			}
+			w.WriteString("end\n")
+			w.Flush()
 		case "reset":
 			p.late = p.late[:0]
+			p.sent = map[string][]int64{}
 			p.cpu0 = cpuTime()
 			fmt.Println("ok")
 		case "late":
@@ -362,6 +408,24 @@ func (p *pacedProc) line(b *testing.B) string {
 func (p *pacedProc) reset(b *testing.B) {
 	fmt.Fprintln(p.in, "reset")
 	p.line(b)
+}
+
+// sentTimes returns when the server wrote each event (wall-clock ns), by
+// x-request-id.
+func (p *pacedProc) sentTimes(b *testing.B) map[string][]int64 {
+	fmt.Fprintln(p.in, "sent")
+	m := map[string][]int64{}
+	for {
+		f := strings.Fields(p.line(b))
+		if len(f) == 1 && f[0] == "end" {
+			return m
+		}
+		ts := make([]int64, len(f)-1)
+		for i, v := range f[1:] {
+			ts[i], _ = strconv.ParseInt(v, 10, 64)
+		}
+		m[f[0]] = ts
+	}
 }
 
 func (p *pacedProc) lateness(b *testing.B) (p50, p99, cpuUs float64) {
