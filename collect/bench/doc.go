@@ -40,7 +40,7 @@
 //
 // For a plain http:// server (no proxy set for it, no caller's Client)
 // requests go through h1Client, the package's own HTTP/1.1 client: the
-// request goroutine writes the request in one write and reads the streamed
+// request goroutine writes the request in one writev and reads the streamed
 // answer straight from the socket into the SSE reader's buffer, removing
 // the chunk framing in place. net/http hands every request to two more
 // goroutines per connection (its write and read loops) and reads a body

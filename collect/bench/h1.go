@@ -21,7 +21,7 @@ import (
 )
 
 // h1Client is the bench's own HTTP/1.1 client for plain-http servers: one
-// request at a time per kept-alive connection, written in one write by the
+// request at a time per kept-alive connection, written in one writev by the
 // request's goroutine, the answer's body read straight from the socket
 // into the SSE reader's buffer, chunk framing removed in place.
 //
@@ -185,8 +185,9 @@ func (hc *h1Conn) roundTrip(ctx context.Context, header, body []byte, reused boo
 	req = append(req, "\r\n"...)
 	req = append(req, header...)
 	req = append(req, "\r\n"...)
-	req = append(req, body...)
-	_, err := hc.c.Write(req)
+	// one writev(2) for the head and the body, without copying the body
+	bufs := net.Buffers{req, body}
+	_, err := bufs.WriteTo(hc.c)
 	hc.hdr = req[:0]
 	if err != nil {
 		if reused {

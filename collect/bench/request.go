@@ -81,7 +81,6 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	}
 	st := r.getStream()
 	defer r.pool.Put(st)
-	defer func() { r.reads.Add(st.rd.Reads()) }()
 	st.body = openai.AppendBody(st.body[:0], r.cfg.Backend, openai.Request{
 		Model: r.cfg.Model, Prompt: smp.Prompt, MaxTokens: smp.OutputLen, IgnoreEOS: r.cfg.IgnoreEOS,
 		Extra: r.cfg.ExtraBody,
@@ -162,6 +161,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	}
 
 	st.rd.Reset(body)
+	defer func() { r.reads.Add(st.rd.Reads()) }()
 	st.text = st.text[:0]
 	if cap(rec.EventS) == 0 {
 		rec.EventS = make([]float64, 0, smp.OutputLen+1)
