@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"import":   {"import vllm bench serve text or JSON output as results", runImport},
 		"migrate":  {"bring existing lab pages over as perflab projects, inferring their campaigns", runMigrate},
 		"build":    {"render content/ and results/ into the static site", runBuild},
+		"check":    {"find numbers on pages that disagree with their own data", runCheck},
 		"serve":    {"preview the site with live reload", runServe},
 		"publish":  {"publish the site to GitHub Pages", runPublish},
 	}

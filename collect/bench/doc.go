@@ -63,4 +63,12 @@
 // efficiency figures: 1,024 streams × 10 ms ITL against a paced server in
 // its own process pinned to another core (see its comment for the
 // command line).
+//
+// Other load shapes: RampUp (the rate rises over the run; vLLM's
+// --ramp-up-*, rps_change_events recorded), Times (a trace's own
+// timestamps, --self-timed) and Conversations (multi-turn chat sessions:
+// each conversation's turns in order, turn N carrying the history and an
+// X-Session-ID; latency summarised per turn, PerTurn). ScrapeSpecDecode
+// and SpecDecodeDelta read a server's vllm:spec_decode_* counters around
+// a run.
 package bench

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/perflab/perflab/collect/check"
+)
+
+const checkUsage = `usage: perflab check [flags] [PATH...]
+
+Reads Markdown pages (files, or folders searched for *.md; default:
+content/) and reports every number that disagrees with the page's own
+data, one line each: FILE:LINE: what. A page of pasted outputs is checked
+against the benchmark blocks on it; a perflab report page (a bundle with a
+campaign) against its campaign's results. Exit status 1 when anything is
+found, 0 when the pages are clean.
+
+flags:
+`
+
+// runCheck implements `perflab check`.
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	results := fs.String("results", "results", "results root for perflab report pages")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, checkUsage)
+		fs.PrintDefaults()
+	}
+	// Flags may follow the paths.
+	var paths []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return usageError("check: %v", err)
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		paths = append(paths, rest[0])
+		rest = rest[1:]
+	}
+	if len(paths) == 0 {
+		paths = []string{"content"}
+	}
+	files, err := check.Files(paths)
+	if err != nil {
+		return err
+	}
+	total, pages := 0, 0
+	var counts check.Counts
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p, err := check.Load(f, *results)
+		if err != nil {
+			return err
+		}
+		found, n := check.Run(p)
+		counts.Add(n)
+		for _, x := range found {
+			fmt.Fprintln(stdout, x)
+		}
+		total += len(found)
+		if len(found) > 0 {
+			pages++
+		}
+	}
+	// What was checked, so that a clean result can be told from one with
+	// nothing to check.
+	fmt.Fprintf(stderr, "perflab check: %d page(s), %d run(s); checked %d number(s), %d percentage(s), %d step table(s), %d model name(s)\n",
+		len(files), counts.Runs, counts.Numbers, counts.Percentages, counts.Steps, counts.Models)
+	if total > 0 {
+		return fmt.Errorf("check: %d finding(s) in %d of %d page(s)", total, pages, len(files))
+	}
+	fmt.Fprintln(stderr, "perflab check: no findings")
+	return nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckCommand runs perflab check on a seed page (findings, exit 1),
+// on the bundled content (clean, exit 0) and with a bad flag (usage).
+func TestCheckCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	seed := "../../collect/check/testdata/seed002.md"
+	err := run(context.Background(), []string{"check", seed}, &out, &errb)
+	if err == nil || errors.Is(err, errUsage) {
+		t.Fatalf("check %s: error %v, want findings (exit 1)", seed, err)
+	}
+	if !strings.Contains(err.Error(), "2 finding(s) in 1 of 1 page(s)") {
+		t.Errorf("error %q, want the count of findings", err)
+	}
+	want := seed + ":22: +10.7% is not the change from 2771.81 to 4068.16, which is +46.8%\n"
+	if !strings.HasPrefix(out.String(), want) {
+		t.Errorf("stdout:\n%s\nwant it to start with:\n%s", out.String(), want)
+	}
+
+	out.Reset()
+	errb.Reset()
+	err = run(context.Background(), []string{"check", "--results", "../../results", "../../content"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("check of the bundled content: %v\n%s", err, out.String())
+	}
+	if out.Len() != 0 || !strings.Contains(errb.String(), "no findings") {
+		t.Errorf("stdout %q, stderr %q; want nothing and a clean summary", out.String(), errb.String())
+	}
+
+	err = run(context.Background(), []string{"check", "--nope"}, &out, &errb)
+	if !errors.Is(err, errUsage) {
+		t.Errorf("bad flag: %v, want a usage error", err)
+	}
+	err = run(context.Background(), []string{"check", filepath.Join(t.TempDir(), "missing.md")}, &out, &errb)
+	if err == nil || errors.Is(err, errUsage) || !strings.Contains(err.Error(), "missing.md") {
+		t.Errorf("missing file: %v, want an error naming it", err)
+	}
+}
+
+// TestCheckMigrated: the three seed pages migrated by perflab migrate are
+// report pages checked against their results, and keep the seeds' four
+// findings (the original tables stay in collapsed blocks).
+func TestCheckMigrated(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "performance-lab")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"seed000.md", "seed001.md", "seed002.md"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "collect", "check", "testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(src, f), string(data))
+	}
+	lab := filepath.Join(t.TempDir(), "lab")
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "--quiet", src, "--out", lab}, &out, &errb); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	err := run(context.Background(), []string{"check", filepath.Join(lab, "content"), "--results", filepath.Join(lab, "results")}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "4 finding(s) in 2 of 3 page(s)") {
+		t.Fatalf("check of the migrated seeds: %v\n%s%s", err, out.String(), errb.String())
+	}
+	for _, want := range []string{
+		"seed001/index.md:", "6095.37 tok/s matches no result of campaign seed001",
+		"seed002/index.md:", "+10.7% is not the change from 2771.81 to 4068.16, which is +46.8%",
+		"the serving command launches SGLang, but its section \"2. Quantization in TensorRT-LLM\" is about TensorRT-LLM",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("findings lack %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(errb.String(), "3 page(s), 40 run(s)") {
+		t.Errorf("summary %q: want the 3 migrated reports and their 40 ok results", errb.String())
+	}
+}

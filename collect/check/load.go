@@ -1,0 +1,114 @@
+package check
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/perflab/perflab/collect/ingest"
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/schema/campaignfile"
+)
+
+var reFrontCampaign = regexp.MustCompile(`(?m)^campaign:[ \t]*["']?([^"'\n]+?)["']?[ \t]*$`)
+
+// Load reads a page and, for a perflab report page, its campaign and
+// results, as perflab build finds them: the front matter's campaign key or
+// a campaign.yaml beside an index.md, and the results under
+// resultsRoot/<campaign results dir or id>.
+func Load(path, resultsRoot string) (Page, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Page{}, fmt.Errorf("check: %w", err)
+	}
+	p := Page{Name: filepath.ToSlash(path), Text: data}
+	camp := ""
+	if fm := frontMatter(data); fm != "" {
+		if m := reFrontCampaign.FindStringSubmatch(fm); m != nil {
+			camp = filepath.Join(filepath.Dir(path), filepath.FromSlash(m[1]))
+		}
+	}
+	if camp == "" && filepath.Base(path) == "index.md" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(path), "campaign.yaml")); err == nil {
+			camp = filepath.Join(filepath.Dir(path), "campaign.yaml")
+		}
+	}
+	if camp == "" {
+		return p, nil
+	}
+	c, err := ingest.ReadCampaign(camp)
+	if err != nil {
+		return Page{}, fmt.Errorf("check: %s: %w", p.Name, err)
+	}
+	if f, err := campaignfile.Read(camp); err == nil {
+		p.campaignLine = f.Line
+	}
+	p.Campaign, p.CampaignFile = c, filepath.ToSlash(camp)
+	dir := c.Results
+	if dir == "" {
+		dir = c.ID
+	}
+	rdir := filepath.Join(resultsRoot, filepath.FromSlash(dir))
+	if _, err := os.Stat(rdir); err != nil {
+		return p, nil // not collected yet: only the page's own arithmetic is checked
+	}
+	res, err := schema.ReadDir(rdir)
+	if err != nil {
+		return Page{}, fmt.Errorf("check: %s: results: %w", p.Name, err)
+	}
+	p.Results = res
+	return p, nil
+}
+
+func frontMatter(data []byte) string {
+	s := strings.ReplaceAll(string(data), "\r\n", "\n")
+	if !strings.HasPrefix(s, "---\n") {
+		return ""
+	}
+	if i := strings.Index(s[4:], "\n---"); i >= 0 {
+		return s[4 : 4+i]
+	}
+	return ""
+}
+
+// Files lists the Markdown pages under the given paths (a file is taken
+// as it is, whatever its name), sorted and without duplicates.
+func Files(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, root := range paths {
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, fmt.Errorf("check: %w", err)
+		}
+		if !st.IsDir() {
+			if !seen[root] {
+				seen[root] = true
+				out = append(out, root)
+			}
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && p != root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".markdown")) && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("check: %w", err)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
