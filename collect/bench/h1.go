@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,7 +91,8 @@ type h1Conn struct {
 	push    bool
 	fd      int
 	drained bool
-	reads   int // read(2) calls made by stream (tests)
+	skipped bool // pushRead returned ErrWouldBlock without reading
+	reads   int  // read(2) calls made by stream (tests)
 }
 
 const (
@@ -322,7 +324,10 @@ func (hc *h1Conn) Read(p []byte) (int, error) {
 // callback reads, hands out every whole event, and, when the last read
 // returned less than it asked for (the socket was empty then), returns
 // "not done" without reading again: the poller resumes it at once if data
-// came in since, or when data comes.
+// came in since, or when data comes. The one thing a short read can leave
+// behind without a new edge is the end of the stream (a FIN or RST that
+// arrived with the data): after h1Recheck without data, stream reads for
+// real once, so a cut stream is seen at most that late.
 func (hc *h1Conn) stream(rd *sse.Reader, fn func(sse.Event) bool) error {
 	if hc.raw == nil {
 		for {
@@ -339,42 +344,64 @@ func (hc *h1Conn) stream(rd *sse.Reader, fn func(sse.Event) bool) error {
 		}
 	}
 	var serr error
-	hc.push, hc.drained = true, false
-	err := hc.raw.Read(func(fd uintptr) bool {
-		hc.fd = int(fd)
-		for {
-			ev, err := rd.Next()
-			if err == sse.ErrWouldBlock {
-				return false // wait until readable
-			}
-			if err != nil {
-				if err != io.EOF {
-					serr = err
+	hc.push, hc.drained, hc.skipped = true, false, false
+	defer func() { hc.push = false }()
+	for {
+		armed := false
+		err := hc.raw.Read(func(fd uintptr) bool {
+			hc.fd = int(fd)
+			for {
+				ev, err := rd.Next()
+				if err == sse.ErrWouldBlock {
+					if hc.skipped {
+						// A FIN or RST that came in with the data just
+						// read raises no edge of its own: if nothing
+						// comes for a while, look with a real read.
+						hc.skipped = false
+						hc.c.SetReadDeadline(time.Now().Add(h1Recheck))
+						armed = true
+					}
+					return false // wait until readable
 				}
-				return true
+				if err != nil {
+					if err != io.EOF {
+						serr = err
+					}
+					return true
+				}
+				if !fn(ev) {
+					return true
+				}
 			}
-			if !fn(ev) {
-				return true
+		})
+		if armed {
+			hc.c.SetReadDeadline(time.Time{})
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			hc.drained = false // read for real this time
+			continue
+		}
+		if err != nil { // closed (cancelled, timed out)
+			var op *net.OpError
+			if errors.As(err, &op) {
+				op.Op = "read"
 			}
+			hc.err = err
+			return err
 		}
-	})
-	hc.push = false
-	if err != nil { // closed (cancelled, timed out)
-		var op *net.OpError
-		if errors.As(err, &op) {
-			op.Op = "read"
-		}
-		hc.err = err
-		return err
+		return serr
 	}
-	return serr
 }
+
+// h1Recheck bounds how long stream trusts that a short read left nothing
+// behind: a stream cut right after its last data is seen within it.
+const h1Recheck = 100 * time.Millisecond
 
 // pushRead is Read's read(2) inside stream: sse.ErrWouldBlock without a
 // call when the last one emptied the socket, io.EOF at the end.
 func (hc *h1Conn) pushRead(p []byte) (int, error) {
 	if hc.drained {
-		hc.drained = false
+		hc.drained, hc.skipped = false, true
 		return 0, sse.ErrWouldBlock
 	}
 	n, err := rawRead(hc.fd, p)

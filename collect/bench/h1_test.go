@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -347,5 +348,55 @@ func TestH1StreamOneReadPerArrival(t *testing.T) {
 	// emptied the socket happens only after a wakeup for data already read
 	if hc.reads > n+2 {
 		t.Fatalf("%d read(2) calls for %d events, want at most %d", hc.reads, n, n+2)
+	}
+}
+
+// TestH1StreamCutWithData: a server that writes an event and closes the
+// connection at once (the FIN arriving with the data, one wakeup for both)
+// is seen as a cut stream, not waited on until the request's timeout.
+func TestH1StreamCutWithData(t *testing.T) {
+	if !h1Supported {
+		t.Skip("h1Client is unix-only")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+				time.Sleep(30 * time.Millisecond) // the client waits in stream by now
+				ev := "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
+				fmt.Fprintf(c, "%x\r\n%s\r\n", len(ev), ev) // then close: cut
+			}()
+		}
+	}()
+	cl, hdr := leanClient("http://"+l.Addr().String()+"/v1/completions", nil, 1)
+	for i := range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, hc, err := cl.do(ctx, hdr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := 0
+		err = hc.stream(sse.NewReader(hc, 0), func(sse.Event) bool { events++; return true })
+		hc.release()
+		timedOut := ctx.Err() != nil
+		cancel()
+		if events != 1 || !errors.Is(err, io.ErrUnexpectedEOF) || timedOut {
+			t.Fatalf("round %d: %d events, error %v (timed out: %v), want 1 event and unexpected EOF", i, events, err, timedOut)
+		}
 	}
 }
