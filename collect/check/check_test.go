@@ -2,6 +2,7 @@ package check
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,6 +202,40 @@ func TestUnitColumns(t *testing.T) {
 		}
 		if strings.Join(got, ",") != strings.Join(c.want, ",") {
 			t.Errorf("%s: findings %v, want %v", c.row, got, c.want)
+		}
+	}
+}
+
+// TestBaselineColumn reads a table with one configuration per row and the
+// change from the baseline row in a column of its own: right changes (and
+// the baseline row's own 0% or 1x, or a dash) pass, wrong ones are found
+// at their line.
+func TestBaselineColumn(t *testing.T) {
+	const blocks = "```\n" +
+		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2468.90\nMean TPOT (ms): 25.40\n" +
+		"==================================================\n```\n\n```\n" +
+		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 3024.68\nMean TPOT (ms): 20.10\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		table string
+		want  []int // lines of the findings
+	}{
+		{"| Engine | Total TPS | Mean TPOT (ms) | vs. baseline |\n|---|---|---|---|\n| vLLM (baseline) | 2468.90 | 25.40 | 0.0% |\n| SGLang | 3024.68 | 20.10 | +22.5% |\n", nil},
+		{"| Engine | Total TPS | Mean TPOT (ms) | vs. baseline |\n|---|---|---|---|\n| vLLM (baseline) | 2468.90 | 25.40 | – |\n| SGLang | 3024.68 | 20.10 | -20.9% |\n", nil},
+		{"| Engine | Total TPS | Speedup |\n|---|---|---|\n| vLLM | 2468.90 | 1.00x |\n| SGLang | 3024.68 | 1.23x |\n", nil},
+		{"| Engine | Total TPS | Mean TPOT (ms) | vs. baseline |\n|---|---|---|---|\n| vLLM (baseline) | 2468.90 | 25.40 | 5.0% |\n| SGLang | 3024.68 | 20.10 | +32.5% |\n", []int{23, 24}},
+		{"| Engine | Total TPS | Speedup |\n|---|---|---|\n| vLLM | 2468.90 | 1.10x |\n| SGLang | 3024.68 | 1.32x |\n", []int{23, 24}},
+	}
+	for _, c := range cases {
+		var got []int
+		for _, f := range Check(Page{Name: "p.md", Text: []byte(blocks + c.table)}) {
+			if f.Kind != KindPercent {
+				t.Errorf("%s: unexpected %s", c.table, f)
+			}
+			got = append(got, f.Line)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: findings at lines %v, want %v", c.table, got, c.want)
 		}
 	}
 }

@@ -21,10 +21,15 @@
 //     printed precision with the inputs' rounding taken into account: in
 //     a table, the value it follows and the same metric in another cell
 //     of its row (the baseline column first) or, in a table with one
-//     configuration per row, in the baseline row; in prose, any two
-//     numbers of its sentence and the one before; on a perflab page, a
+//     configuration per row, in the baseline row (a "vs. baseline" cell
+//     of its own: the change of one of its row's values from the same
+//     column of the baseline row, 0% or 1x in the baseline row itself); in
+//     prose, any two numbers of its sentence and the one before (when only
+//     the sentence before holds numbers, the change between two runs in
+//     the metric its sentence names counts too); on a perflab page, a
 //     percentage beside no numbers must be the change between two runs of
-//     one profile in the metric its sentence names;
+//     one profile in the metric its sentence names (none is checked before
+//     the campaign has results);
 //   - step percentages (a table with one percentage per row and no other
 //     numbers) that do not compound to the total: the table's Total row,
 //     or the first percentage of the baseline-vs-optimized table above it
