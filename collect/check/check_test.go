@@ -240,6 +240,29 @@ func TestBaselineColumn(t *testing.T) {
 	}
 }
 
+// TestPerGPUColumns reads a column whose header says its values are per
+// GPU: the run's value over the GPUs of its command's -tp.
+func TestPerGPUColumns(t *testing.T) {
+	const page = "```bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2\n```\n\n```\n" +
+		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nOutput token throughput (tok/s): 1234.56\nTotal token throughput (tok/s): 2468.90\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		table string
+		want  int // findings
+	}{
+		{"| Engine | Output throughput per GPU (tok/s) |\n|---|---|\n| vLLM | 617.28 |\n", 0},
+		{"| Engine | Total TPS (tok/s/GPU) |\n|---|---|\n| vLLM | 1,234.45 |\n", 0},
+		{"| Engine | Output throughput per GPU (tok/s) |\n|---|---|\n| vLLM | 627.28 |\n", 1},
+		{"| Engine | Total TPS (tok/s/GPU) |\n|---|---|\n| vLLM | 1,334.45 |\n", 1},
+	}
+	for _, c := range cases {
+		got, n := Run(Page{Name: "p.md", Text: []byte(page + c.table)})
+		if len(got) != c.want || n.Numbers != 1 {
+			t.Errorf("%s: findings %v, %d number(s) checked; want %d finding(s), 1 number", c.table, got, n.Numbers, c.want)
+		}
+	}
+}
+
 // TestNotClaims lists text that holds numbers but no claim about the
 // page's data: none of it may be reported.
 func TestNotClaims(t *testing.T) {
