@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/perflab/perflab/collect/check"
 )
@@ -54,6 +55,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	files, err := check.Files(paths)
 	if err != nil {
 		return err
+	}
+	if len(files) == 0 {
+		// Checking nothing is no clean bill: a folder of .txt pages or the
+		// wrong folder must not pass.
+		return fmt.Errorf("check: no Markdown pages (*.md, *.markdown) in %s", strings.Join(paths, ", "))
 	}
 	total, pages := 0, 0
 	var counts check.Counts
