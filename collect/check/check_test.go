@@ -158,6 +158,8 @@ func TestPercentRounding(t *testing.T) {
 		{"Total TPS: 4068.16 (+46.7%)", true},    // 46.77 rounds to 46.8
 		{"Total TPS: 4068.16 (+10.7%)", true},    // seed 002's slip
 		{"Total TPS: 4068.16 (-46.8%)", true},    // wrong sign
+		{"Total TPS: 4068.16 (−46.8%)", true},    // wrong sign, a typeset minus
+		{"Total TPS: 4068.16 (−1.5%)", true},     // not even the magnitude
 		{"Total TPS: 4068.2 (+46.8%)", false},    // the table rounds 4068.16
 		{"Total TPS: 4068.1 (+46.8%)", true},     // 4068.16 does not round to 4068.1
 		{"Total TPS: 2034.08x2 (+46.8%)", true},  // 2034.08 is no run's number

@@ -414,6 +414,9 @@ func (d *doc) findNumbers() {
 		n := &number{off: start, end: end, mult: 1, table: -1}
 		if m[2] < m[3] {
 			n.sign = s[m[2]]
+			if n.sign != '+' {
+				n.sign = '-' // '-' or U+2212
+			}
 		}
 		intPart := strings.ReplaceAll(s[m[4]:m[5]], ",", "")
 		txt := intPart
@@ -575,6 +578,8 @@ func scanNumbers(s string) [][]int {
 		start, sign := i, i
 		if i > 0 && (s[i-1] == '+' || s[i-1] == '-') {
 			start, sign = i-1, i-1
+		} else if strings.HasSuffix(s[:i], "−") {
+			start, sign = i-len("−"), i-len("−") // a typeset minus, "−35.0%"
 		}
 		j := i
 		for j < len(s) && isDigit(s[j]) {
