@@ -242,6 +242,28 @@ func TestBaselineColumn(t *testing.T) {
 	}
 }
 
+// TestRangeUnit: the first number of "from X to Y tok/s" shares Y's unit,
+// also as an integer with thousands separators.
+func TestRangeUnit(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2468.90\n" +
+		"==================================================\n```\n\n```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 3024.68\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		text string
+		want int // findings
+	}{
+		{"Throughput rose from 2,469 to 3,025 tok/s.\n", 0},
+		{"Throughput rose from 2,468.90 to 3,024.68 tok/s.\n", 0},
+		{"Throughput rose from 2,496 to 3,025 tok/s.\n", 1},
+		{"Throughput rose from 2,496.90 to 3,024.68 tok/s.\n", 1},
+	}
+	for _, c := range cases {
+		if got := Check(Page{Name: "p.md", Text: []byte(block + c.text)}); len(got) != c.want {
+			t.Errorf("%q: findings %v, want %d", c.text, got, c.want)
+		}
+	}
+}
+
 // TestPerGPUColumns reads a column whose header says its values are per
 // GPU: the run's value over the GPUs of its command's -tp.
 func TestPerGPUColumns(t *testing.T) {

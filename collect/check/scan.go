@@ -506,7 +506,9 @@ func (d *doc) findNumbers() {
 	// the second.
 	for i := len(d.nums) - 2; i >= 0; i-- {
 		a, b := d.nums[i], d.nums[i+1]
-		if a.unit == "" && a.label == "" && !a.rel() && a.dec > 0 && b.unit != "" && a.table == b.table &&
+		// Integers only with a thousands separator ("from 2,469 to 3,025
+		// tok/s"): "from 64 to 128" may be any count.
+		if a.unit == "" && a.label == "" && !a.rel() && (a.dec > 0 || strings.Contains(s[a.off:a.end], ",")) && b.unit != "" && a.table == b.table &&
 			reUnitJoin.MatchString(s[a.end:b.off]) {
 			a.unit, a.perGPU = b.unit, b.perGPU
 			a.metrics = claimMetrics(a)
