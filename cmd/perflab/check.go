@@ -71,6 +71,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
+		if p.Campaign != nil && len(p.Results) == 0 {
+			// Run from another folder, the default results/ is not the
+			// project's: say so rather than pass on nothing compared.
+			fmt.Fprintf(stderr, "perflab check: note: %s: no results of campaign %s under %s (--results); only the page's own arithmetic and models are checked\n", f, p.Campaign.ID, *results)
+		}
 		found, n := check.Run(p)
 		counts.Add(n)
 		for _, x := range found {

@@ -45,6 +45,12 @@ func TestCheckCommand(t *testing.T) {
 	if err == nil || errors.Is(err, errUsage) || !strings.Contains(err.Error(), "missing.md") {
 		t.Errorf("missing file: %v, want an error naming it", err)
 	}
+	// A report page whose results are not under --results: said on stderr.
+	errb.Reset()
+	err = run(context.Background(), []string{"check", "--results", t.TempDir(), "../../content/qwen3-32b"}, &out, &errb)
+	if err != nil || !strings.Contains(errb.String(), "no results of campaign qwen3-32b-h100 under") {
+		t.Errorf("results elsewhere: %v, stderr %q; want a note naming the campaign", err, errb.String())
+	}
 	// A folder without Markdown pages (the seeds are .txt) is an error,
 	// not a clean result.
 	empty := t.TempDir()
