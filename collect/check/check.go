@@ -357,7 +357,7 @@ func (c *checker) percentages() {
 		}
 		if len(bs) >= 2 {
 			c.counts.Percentages++
-			if !c.besideMatch(n, bs) && !c.columnChange(n) && !c.laterSentence(n, bs) {
+			if !c.besideMatch(n, bs) && !c.columnChange(n) && !c.laterSentence(n, bs) && !c.otherMetric(n, bs) {
 				var list []string
 				for _, b := range bs {
 					list = append(list, b.text(c.d))
@@ -456,6 +456,42 @@ func (c *checker) columnChange(n *number) bool {
 		}
 	}
 	return false
+}
+
+// otherMetric accepts a percentage whose clause names a metric that none
+// of the numbers beside it measures ("TTFT dropped from 512.30 ms to
+// 333.00 ms, while total throughput rose 22.5%": the milliseconds are not
+// its inputs) when it is the change between two runs in that metric.
+func (c *checker) otherMetric(n *number, bs []*number) bool {
+	if n.table >= 0 {
+		return false
+	}
+	// The clause: from the number before it in its sentence.
+	from := strings.LastIndexAny(c.d.masked[:n.off], ";!?\n") + 1
+	for _, m := range c.d.nums {
+		if m != n && m.end <= n.off && m.end > from {
+			from = m.end
+		}
+	}
+	clause := strings.ToLower(c.d.masked[from:n.off])
+	var units []string
+	switch {
+	case strings.Contains(clause, "interactiv"):
+		units = []string{"tok/s/user"}
+	case strings.Contains(clause, "tpot"), strings.Contains(clause, "ttft"), strings.Contains(clause, "itl"), strings.Contains(clause, "latency"):
+		units = []string{"ms", "s"}
+	case strings.Contains(clause, "throughput"), strings.Contains(clause, "tps"):
+		units = []string{"tok/s", "req/s"}
+	default:
+		return false
+	}
+	for _, b := range bs {
+		if b.unit == "" || slices.Contains(units, b.unit) {
+			return false // a number of its metric, or of none known, beside it
+		}
+	}
+	about, ok := c.runsChangeIn(n, clause)
+	return about && ok
 }
 
 // laterSentence accepts a percentage whose own sentence holds none of the
@@ -683,10 +719,15 @@ func (c *checker) campaignChange(n *number) bool {
 // names, with two runs of one profile to compare, and whether it is the
 // change between two of them.
 func (c *checker) runsChange(n *number) (about, ok bool) {
+	return c.runsChangeIn(n, c.sentenceText(n))
+}
+
+// runsChangeIn is runsChange with the metric named in text.
+func (c *checker) runsChangeIn(n *number, text string) (about, ok bool) {
 	if len(c.runs) < 2 {
 		return false, false // nothing collected (yet): nothing to compare
 	}
-	sent := strings.ToLower(c.sentenceText(n))
+	sent := strings.ToLower(text)
 	var want func(string) bool
 	switch {
 	case strings.Contains(sent, "interactiv") || strings.Contains(sent, "tok/s/user"):

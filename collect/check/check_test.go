@@ -264,6 +264,28 @@ func TestRangeUnit(t *testing.T) {
 	}
 }
 
+// TestOtherMetric: a percentage in a clause about another metric than the
+// numbers of its sentence is the change between two runs in its metric.
+func TestOtherMetric(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2468.90\nMean TTFT (ms): 512.30\n" +
+		"==================================================\n```\n\n```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 3024.68\nMean TTFT (ms): 333.00\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		text string
+		want int // findings
+	}{
+		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 35% reduction, while total throughput rose 22.5%.\n", 0},
+		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 35% reduction, while total throughput rose 32.5%.\n", 1},
+		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 45% reduction, while total throughput rose 22.5%.\n", 1},
+		{"Total throughput rose from 2468.90 to 3024.68 tok/s, a 32.5% gain.\n", 1},
+	}
+	for _, c := range cases {
+		if got := Check(Page{Name: "p.md", Text: []byte(block + c.text)}); len(got) != c.want {
+			t.Errorf("%q: findings %v, want %d", c.text, got, c.want)
+		}
+	}
+}
+
 // TestPerGPUColumns reads a column whose header says its values are per
 // GPU: the run's value over the GPUs of its command's -tp.
 func TestPerGPUColumns(t *testing.T) {
