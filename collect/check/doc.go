@@ -29,10 +29,9 @@
 //     the sentence before holds numbers, or when its clause names a metric
 //     none of them measures, "… 333.00 ms, while throughput rose 22.5%",
 //     the change between two runs in that metric counts too); on a
-//     perflab page, a
-//     percentage beside no numbers must be the change between two runs of
-//     one profile in the metric its sentence names (none is checked before
-//     the campaign has results);
+//     perflab page, a percentage beside no numbers must be the change
+//     between two runs of one profile in the metric its sentence names
+//     (none is checked before the campaign has results);
 //   - step percentages (a table with one percentage per row and no other
 //     numbers) that do not compound to the total: the table's Total row,
 //     or the first percentage of the baseline-vs-optimized table above it
