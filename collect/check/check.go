@@ -419,7 +419,7 @@ func (c *checker) columnPairs(n *number) int {
 	base := c.baseRow(n.table)
 	k := 0
 	for _, a := range c.d.nums {
-		if a.table != n.table || a.row != n.row || a.col == n.col || a.rel() {
+		if a.table != n.table || a.row != n.row || a.rel() {
 			continue
 		}
 		// A step table (one percentage per row, no values) has none.
@@ -448,7 +448,7 @@ func (c *checker) columnChange(n *number) bool {
 		return math.Abs(n.v-want) <= 0.5*pow10(-n.dec)+1e-9
 	}
 	for _, a := range c.d.nums {
-		if a.table != n.table || a.row != n.row || a.col == n.col || a.rel() {
+		if a.table != n.table || a.row != n.row || a.rel() {
 			continue
 		}
 		if b := c.columnPartner(a); b != nil && c.besideMatch(n, []*number{b, a}) {

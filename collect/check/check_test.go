@@ -286,6 +286,35 @@ func TestOtherMetric(t *testing.T) {
 	}
 }
 
+// TestTableForms reads tables as Markdown editors write them: short
+// aligned delimiter cells ("|:--|--:|", read as no table before) and bold
+// values with the percentage after them ("**3,024.68** (+22.5%)").
+func TestTableForms(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2468.90\nMean TTFT (ms): 512.30\n" +
+		"==================================================\n```\n\n```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 3024.68\nMean TTFT (ms): 333.00\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		table string
+		want  []string
+	}{
+		{"| Engine | Throughput (tok/s) | Mean TTFT (ms) |\n|:--|--:|--:|\n| vLLM | 2,468.90 | 512.30 |\n| SGLang | 3,024.68 (+22.5%) | 333.00 (-35.0%) |\n", nil},
+		{"| Engine | Throughput (tok/s) | Mean TTFT (ms) |\n|:--|--:|--:|\n| vLLM | 2,468.90 | 522.30 |\n| SGLang | 3,024.68 (+32.5%) | 333.00 (-35.0%) |\n",
+			[]string{"23: Mean TTFT (ms) 522.30 matches no benchmark output", "24: +32.5% is not the change from 2,468.90 to 3,024.68, which is +22.5%", "24: -35.0% is not the change from 522.30 to 333.00, which is -36.2%"}},
+		{"| Engine | Throughput (tok/s) |\n|---|---|\n| vLLM | **2,468.90** |\n| SGLang | **3,024.68** <br> (+22.5%) |\n", nil},
+		{"| Engine | Throughput (tok/s) |\n|---|---|\n| vLLM | **2,468.90** |\n| SGLang | **3,024.68** <br> (-22.5%) |\n", []string{"24: -22.5% has the wrong sign"}},
+	}
+	for _, c := range cases {
+		got := Check(Page{Name: "p.md", Text: []byte(block + c.table)})
+		ok := len(got) == len(c.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.HasPrefix(got[i].String(), "p.md:"+c.want[i])
+		}
+		if !ok {
+			t.Errorf("%s: findings %v, want %q", c.table, got, c.want)
+		}
+	}
+}
+
 // TestPerGPUColumns reads a column whose header says its values are per
 // GPU: the run's value over the GPUs of its command's -tp.
 func TestPerGPUColumns(t *testing.T) {

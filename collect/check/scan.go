@@ -91,10 +91,13 @@ func pow10(e int) float64 {
 }
 
 var (
-	reInline   = regexp.MustCompile("`[^`\n]+`")
-	reTag      = regexp.MustCompile(`<[^>\n]{1,200}>`)
-	reLinkURL  = regexp.MustCompile(`\]\([^)\s]*\)`)
-	reDelimRow = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+`)
+	reInline  = regexp.MustCompile("`[^`\n]+`")
+	reTag     = regexp.MustCompile(`<[^>\n]{1,200}>`)
+	reLinkURL = regexp.MustCompile(`\]\([^)\s]*\)`)
+	// A delimiter row: cells of three dashes or more anywhere (seed 000
+	// lost its line breaks), or of one or more on a line of their own
+	// ("|:--|--:|", as GFM allows).
+	reDelimRow = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+|(?m:^[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*$)`)
 	reUnit     = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?(?:/user|[ \t]+per[ \t]+user)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
 	reMult     = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
 	rePct      = regexp.MustCompile(`^[ \t]*%`)
@@ -474,8 +477,9 @@ func (d *doc) findNumbers() {
 			}
 			seenPct[key] = true
 		}
-		// Attached to the number right before it: "4068.16 (+10.7%)".
-		if n.rel() && prev != nil && !prev.rel() && strings.Trim(s[prev.end:start], " \t(") == "" && !strings.Contains(s[prev.end:start], "\n") {
+		// Attached to the number right before it: "4068.16 (+10.7%)",
+		// "**4068.16** (+10.7%)".
+		if n.rel() && prev != nil && !prev.rel() && strings.Trim(s[prev.end:start], " \t(*_") == "" && !strings.Contains(s[prev.end:start], "\n") {
 			n.attached = prev
 		}
 		n.table, n.row, n.col = locate(start)
