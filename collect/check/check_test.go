@@ -357,6 +357,7 @@ func TestNotClaims(t *testing.T) {
 		{"a repeated percentage", "| Case | Baseline | Optimized |\n|---|---|---|\n| A | Total TPS: 2000.00 | Total TPS: 2771.81 (+38.6%) |\n\nThe gain (+38.6%, see above) holds.\n"},
 		{"a factor of two numbers beside it", "Throughput rose 1.39x, from 2000.00 to 2771.81 tok/s.\n"},
 		{"a range sharing its unit", "Throughput rose from 2000.00 to 2771.81 tok/s (+38.6%).\n"},
+		{"device counts are no factors", "On 8x H100 (as on 2× A100 80GB, 4x GPUs or 2x NVIDIA RTX 4090), throughput rose from 2000.00 to 2771.81 tok/s.\n"},
 		{"a link target and an image", "![chart](../../assets/qwen3-32b-h100-2771.81.png) [report](https://example.com/run/4068.16)\n"},
 	}
 	for _, c := range cases {
