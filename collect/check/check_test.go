@@ -274,6 +274,8 @@ func TestOtherMetric(t *testing.T) {
 		text string
 		want int // findings
 	}{
+		{"With more GPU memory, throughput is 32.5% higher (2468.90 → 3024.68 tok/s).\n", 1}, // a change, not a share
+		{"With more GPU memory, throughput is 22.5% higher (2468.90 → 3024.68 tok/s).\n", 0},
 		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 35% reduction, while total throughput rose 22.5%.\n", 0},
 		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 35% reduction, while total throughput rose 32.5%.\n", 1},
 		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 45% reduction, while total throughput rose 22.5%.\n", 1},
@@ -357,6 +359,10 @@ func TestNotClaims(t *testing.T) {
 		{"a repeated percentage", "| Case | Baseline | Optimized |\n|---|---|---|\n| A | Total TPS: 2000.00 | Total TPS: 2771.81 (+38.6%) |\n\nThe gain (+38.6%, see above) holds.\n"},
 		{"a factor of two numbers beside it", "Throughput rose 1.39x, from 2000.00 to 2771.81 tok/s.\n"},
 		{"a range sharing its unit", "Throughput rose from 2000.00 to 2771.81 tok/s (+38.6%).\n"},
+		{"shares in prose", "GPU utilization stayed at 95% while the engine served 2771.81 tok/s against 2000.00 tok/s.\n\n" +
+			"All requests succeeded (100%), at 2000.00 tok/s and 2771.81 tok/s.\n\n" +
+			"KV cache usage peaked at 87.5% at 2771.81 tok/s and 92% at 2000.00 tok/s.\n\n" +
+			"With 90% GPU memory the engine serves 2771.81 tok/s vs 2000.00 tok/s.\n"},
 		{"device counts are no factors", "On 8x H100 (as on 2× A100 80GB, 4x GPUs or 2x NVIDIA RTX 4090), throughput rose from 2000.00 to 2771.81 tok/s.\n"},
 		{"a link target and an image", "![chart](../../assets/qwen3-32b-h100-2771.81.png) [report](https://example.com/run/4068.16)\n"},
 	}

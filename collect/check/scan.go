@@ -114,7 +114,12 @@ var (
 	// A column of per-GPU values: "| Output throughput per GPU (tok/s) |",
 	// "| Total TPS (tok/s/GPU) |".
 	reHeaderPerGPU = regexp.MustCompile(`(?i)\bper[ \t]+GPU\b|/[ \t]*GPU\b`)
-	reRatioLabel   = regexp.MustCompile(`(?i)(success|rate|share|accuracy|util\w*|hit|acceptance|of)[ \t]*[:=]?[ \t]*$`)
+	// Words of a share (a percentage of something, not a change) and of a
+	// change, for percentages in prose; what follows a share.
+	reShareWord  = regexp.MustCompile(`\b(?:util\w*|usage|occupancy|succe\w*|success|accuracy|hit rate|acceptance|memory)`)
+	reChangeWord = regexp.MustCompile(`\b(?:faster|slower|higher|lower|more|less|fewer|increas\w*|decreas\w*|improv\w*|gain\w*|reduc\w*|drop\w*|rise|rises|rose|fell|falls?|cuts?|speed\w*|better|worse|up|down|boost\w*|than|over|vs|versus|chang\w*|delta|differ\w*)\b`)
+	reShareAfter = regexp.MustCompile(`^[ \t]*(?i:of[ \t]+(?:the[ \t]+)?)?(?i:GPU[ \t]+memory|memory|of[ \t]+requests|utili[sz]ation|usage|success)`)
+	reRatioLabel = regexp.MustCompile(`(?i)(success|rate|share|accuracy|util\w*|hit|acceptance|of)[ \t]*[:=]?[ \t]*$`)
 )
 
 func newDoc(name string, text string) *doc {
@@ -505,6 +510,22 @@ func (d *doc) findNumbers() {
 			}
 		}
 		n.sentence = sentenceOf(start)
+		if n.pct && !n.ratio && n.table < 0 {
+			// A share in prose: "GPU utilization stayed at 95% while …",
+			// "succeeded (100%)", "90% GPU memory".
+			from := 0
+			if n.sentence > 0 {
+				from = bounds[n.sentence-1] + 1
+			}
+			before := strings.ToLower(s[from:start])
+			after := strings.ToLower(s[n.end:min(len(s), n.end+24)])
+			if loc := reShareWord.FindAllStringIndex(before, -1); loc != nil && !reChangeWord.MatchString(before[loc[len(loc)-1][1]:]) && !reChangeWord.MatchString(after) {
+				n.ratio = true // not "with more memory, 22.5% faster"
+			}
+			if reShareAfter.MatchString(s[n.end:]) {
+				n.ratio = true
+			}
+		}
 		n.metrics = claimMetrics(n)
 		d.nums = append(d.nums, n)
 		prev = n
