@@ -77,6 +77,9 @@ func TestBundledPlanted(t *testing.T) {
 		{"vLLM reaches 2.45k tok/s on ShareGPT.", KindNumber},
 		{"TensorRT-LLM (2659.50 tok/s) is 31.0% faster than vLLM (2352.82 tok/s).", KindPercent},
 		{"| Case | Baseline | Optimized |\n|---|---|---|\n| Very Long Prompt | Total TPS: 2771.81 | Total TPS: 4068.16 (+10.7%) |", KindPercent},
+		// A difference of two runs written without them.
+		{"TensorRT-LLM serves 306.68 tok/s more than vLLM on ShareGPT.", ""},
+		{"TensorRT-LLM serves 360.68 tok/s more than vLLM on ShareGPT.", KindNumber},
 		// A factor in a sentence of its own after a sentence comparing
 		// other numbers: checked against the runs, not those numbers.
 		{"vLLM reaches 2352.82 tok/s and SGLang 1690.84 tok/s on ShareGPT.\nThe optimized configuration has 1.82x the throughput of the vLLM baseline.", ""},

@@ -271,7 +271,7 @@ func (c *checker) numbers() {
 			continue
 		}
 		c.counts.Numbers++
-		if len(c.match(n)) > 0 || c.difference(n) {
+		if len(c.match(n)) > 0 || c.difference(n) || c.runsDifference(n) {
 			continue
 		}
 		what := n.text(c.d)
@@ -306,6 +306,36 @@ func (c *checker) difference(n *number) bool {
 			bv, bh := b.value()
 			if math.Abs(math.Abs(av-bv)-math.Abs(n.v)) <= h+ah+bh {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// reDiffWord marks a sentence that presents a number as a difference
+// ("FP8 adds 11,806.40 tok/s over vLLM", "cuts TTFT by 150.05 ms").
+var reDiffWord = regexp.MustCompile(`(?i)\b(?:adds?|added|more|less|fewer|faster|slower|higher|lower|by|over|gains?|saves?|saved|cuts?|improv\w*|increas\w*|decreas\w*|reduc\w*|drops?|than|up|down)\b`)
+
+// runsDifference accepts a number in a sentence about a difference that is
+// the difference between two runs (of one profile, on a report page) in a
+// metric of its unit, when the runs compared are not written beside it.
+func (c *checker) runsDifference(n *number) bool {
+	if n.table >= 0 || n.unit == "" || !reDiffWord.MatchString(c.sentenceText(n)) {
+		return false
+	}
+	h := n.half + 1e-9*math.Max(1, math.Abs(n.v))
+	for _, a := range c.runs {
+		for _, b := range c.runs {
+			if a == b || a.profile != b.profile {
+				continue
+			}
+			for _, x := range a.values {
+				if !unitOK(n.unit, x) || (n.metrics != nil && !slices.Contains(n.metrics, x.metric)) {
+					continue
+				}
+				if y := b.get(x.metric); y != 0 && math.Abs(math.Abs(x.v-y)-math.Abs(n.v)) <= h {
+					return true
+				}
 			}
 		}
 	}

@@ -10,8 +10,10 @@
 //   - a number presented as a result (a metric label before it, "Total
 //     TPS: 4068.16", or a unit after it, "2659.50 tok/s") that matches no
 //     run at its printed precision; the difference of two numbers beside
-//     it ("faster by 4,636.35 tok/s") counts as matched; units are tok/s,
-//     req/s, ms, tok/s/user (interactivity, 1000 / median TPOT, as
+//     it ("faster by 4,636.35 tok/s") counts as matched, and so, in a
+//     sentence about a difference ("adds", "more", "by"), does the
+//     difference of two runs (of one profile) written alone; units are
+//     tok/s, req/s, ms, tok/s/user (interactivity, 1000 / median TPOT, as
 //     collect/stats defines it), a k suffix ("2.35k tok/s", rounded to
 //     its printed digits) and "per GPU" after the number or in its
 //     column's header, "(tok/s/GPU)" (the run's value over the GPUs its
