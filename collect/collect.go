@@ -96,6 +96,9 @@ type Options struct {
 	// Hurry, when closed, kills the running engine at once instead of
 	// waiting for its graceful stop (the CLI closes it on a second Ctrl-C).
 	Hurry <-chan struct{}
+	// NoEarlyStop runs every point of a sweep, and the points an earlier
+	// collect skipped (see EarlyStop).
+	NoEarlyStop bool
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
 }
@@ -123,7 +126,7 @@ var ErrInterrupted = errors.New("interrupted")
 // finished reports whether a result need not be run again.
 func finished(s schema.Status) bool {
 	switch s {
-	case schema.StatusOK, schema.StatusFailed, schema.StatusCrashed, schema.StatusUnsupported:
+	case schema.StatusOK, schema.StatusFailed, schema.StatusCrashed, schema.StatusUnsupported, schema.StatusSkipped:
 		return true
 	}
 	return false
@@ -257,7 +260,8 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	var todo []Run
 	for _, r := range runs {
 		if !opt.Force {
-			if res, ok := Existing(r); ok && !(opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)) {
+			if res, ok := Existing(r); ok && !(opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)) &&
+				!(opt.NoEarlyStop && res.Status == schema.StatusSkipped) {
 				k.report.Skipped++
 				continue
 			}
@@ -430,9 +434,28 @@ func (k *collector) experiment(ctx context.Context, runs []Run) error {
 			k.stop(ctx, er)
 		}
 	}()
+	stops := map[string]string{} // early-stop verdicts by point
 	for _, r := range runs {
 		if ctx.Err() != nil {
 			return k.interrupted(ctx)
+		}
+		if !k.opt.NoEarlyStop {
+			// Decided once per point: its repeats share the verdict.
+			why, seen := stops[r.pointName()]
+			if !seen {
+				why = EarlyStop(k.plan, r)
+				stops[r.pointName()] = why
+			}
+			if why != "" {
+				skip := er
+				if skip == nil {
+					skip = &engineRun{launch: l, baseURL: l.BaseURL, red: redact.New()}
+				}
+				if err := k.write(r, k.base(r, skip, schema.StatusSkipped, why, k.opt.Now()), skip.red); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		if er == nil || er.proc != nil && er.proc.ExitError() != nil {
 			if er != nil {
@@ -700,7 +723,14 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	e, p := r.Experiment, r.Profile
 	res.ID = r.Key
 	res.Label = nameOr(e.Name, e.ID) + " / " + nameOr(p.Name, p.ID)
+	if r.Point.Sweep != "" {
+		res.Label += " @ " + r.Point.String()
+	}
+	if r.Repeat > 0 {
+		res.Label += fmt.Sprintf(" (repeat %d)", r.Repeat+1)
+	}
 	res.Campaign, res.Experiment, res.Profile = k.c.ID, e.ID, p.ID
+	res.Repeat = r.Repeat
 	l := er.launch
 	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: redact.URL(er.baseURL)}
 	res.Model.ID = k.c.Model.ID
@@ -710,6 +740,7 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	if res.Load.NumPrompts == 0 && res.Load.Dataset == "" {
 		res.Load = loadOf(k.c, p)
 	}
+	res.Load.Sweep = r.Point.Sweep
 	if k.hw != nil {
 		hw := *k.hw
 		hw.GPUs = append([]schema.GPU(nil), k.hw.GPUs...)
@@ -1011,18 +1042,19 @@ func selectRuns(p *Plan, opt Options) ([]Run, error) {
 	}
 	known := map[string]bool{}
 	for _, r := range p.Runs {
-		known[r.Name], known[r.Experiment.ID], known[r.Step.ID] = true, true, true
+		known[r.Name], known[r.Base], known[r.Experiment.ID], known[r.Step.ID] = true, true, true, true
+		known[r.pointName()] = true
 	}
 	want := map[string]bool{}
 	for _, o := range opt.Only {
 		if !known[o] {
-			return nil, fmt.Errorf("collect: --only %s: no experiment, step or run of campaign %s has this id", o, p.Campaign.ID)
+			return nil, fmt.Errorf("collect: --only %s: no experiment, step or run (or sweep point) of campaign %s has this id", o, p.Campaign.ID)
 		}
 		want[o] = true
 	}
 	var out []Run
 	for _, r := range runs {
-		if want[r.Name] || want[r.Experiment.ID] || want[r.Step.ID] {
+		if want[r.Name] || want[r.Base] || want[r.pointName()] || want[r.Experiment.ID] || want[r.Step.ID] {
 			out = append(out, r)
 		}
 	}

@@ -3,6 +3,7 @@ package collect
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/redact"
@@ -54,6 +55,16 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 	}
 	fmt.Fprintf(w, "\n  results: %s/\n", plan.Dir)
 	fmt.Fprintf(w, "  baseline: %s, optimized: %s\n", c.Baseline, c.Optimized)
+	if len(c.SLO) > 0 {
+		stop := fmt.Sprintf("sweeps stop early past saturation when a limit is broken %.0f× (--no-early-stop: run every point)", EarlyStopMargin)
+		if opt.NoEarlyStop {
+			stop = "every sweep point runs (--no-early-stop)"
+		}
+		fmt.Fprintf(w, "  slo: %s; %s\n", c.SLO, stop)
+	}
+	if c.Cost != nil {
+		fmt.Fprintf(w, "  cost: $%g per GPU-hour\n", c.Cost.GPUHourUSD)
+	}
 	for _, warn := range f.Warnings() {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
@@ -72,7 +83,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 	fmt.Fprintf(w, "\nbenchmark commands (%s):\n", tool)
 	for i := range c.Profiles {
 		p := &c.Profiles[i]
-		fmt.Fprintf(w, "  # %s (%s)\n  %s\n", nameOr(p.Name, p.ID), p.ID, BenchCommand(c, p, c.Model.ID, ""))
+		fmt.Fprintf(w, "  # %s (%s)%s\n  %s\n", nameOr(p.Name, p.ID), p.ID, sweepNote(p), BenchCommand(c, p, c.Model.ID, ""))
 	}
 
 	todo, done := 0, 0
@@ -120,6 +131,8 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 						state += ", repeated: --force"
 					case retry:
 						state += ", repeated: --retry"
+					case opt.NoEarlyStop && res.Status == schema.StatusSkipped:
+						state += ", run: --no-early-stop"
 					default:
 						done++
 					}
@@ -129,7 +142,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 						state = "todo (stale: older definition)"
 					}
 				}
-				if !strings.HasPrefix(state, "done") || strings.Contains(state, "repeated:") {
+				if !strings.HasPrefix(state, "done") || strings.Contains(state, "repeated:") || strings.Contains(state, "run: --no-early-stop") {
 					todo++
 				}
 				fmt.Fprintf(w, "    run %-3d %-40s key %s  %s\n", r.Index+1, r.Name, r.Key, state)
@@ -142,4 +155,29 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 
 func indent(s, pad string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+pad)
+}
+
+// sweepNote describes a profile's sweep and repeats for the plan: "
+// (sweep max_concurrency: 1, 4, 16; 4 repeats each)"; "" for one load
+// run once.
+func sweepNote(p *schema.Profile) string {
+	var parts []string
+	if sw := p.Sweep(); sw != "" {
+		var vals []string
+		for _, pt := range p.Points() {
+			v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
+			if sw == schema.SweepRate && pt.Value == 0 {
+				v = "inf"
+			}
+			vals = append(vals, v)
+		}
+		parts = append(parts, "sweep "+sw+": "+strings.Join(vals, ", "))
+	}
+	if n := p.RepeatCount(); n > 1 {
+		parts = append(parts, fmt.Sprintf("%d repeats each", n))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

@@ -14,21 +14,40 @@ import (
 	"github.com/perflab/perflab/collect/schema"
 )
 
-// Run is one (experiment, profile) pair of a campaign.
+// Run is one (experiment, profile, load point, repeat) of a campaign.
 type Run struct {
 	// Index is the run's position in the whole plan (0-based), stable
 	// across shards.
 	Index      int
 	Step       *schema.Step
 	Experiment *schema.Experiment
-	Profile    *schema.Profile
+	// Profile is the profile as run: for a sweep point, a copy with the
+	// point's max_concurrency or request_rate set (see Source).
+	Profile *schema.Profile
+	// Source is the campaign's profile (the sweep, for a sweep point).
+	Source *schema.Profile
+	// Point is the run's load point (zero for a profile at one load) and
+	// Repeat its index among the point's repeats (0-based).
+	Point  schema.Point
+	Repeat int
 	// Key is a hash of everything that defines the run's numbers (see
 	// RunKey); a result with another key is stale and is run again.
 	Key string
-	// Name is "<experiment>--<profile>", the result file's base name.
-	Name string
+	// Name is the result file's base name: "<experiment>--<profile>",
+	// then "--c64" (concurrency) or "--rate10" for a sweep point and
+	// "--r1" for the second repeat on. Base is "<experiment>--<profile>".
+	Name, Base string
 	// Path is the result file.
 	Path string
+}
+
+// pointName is "<experiment>--<profile>--<point>" (every repeat of a
+// sweep point), the base name for a profile at one load.
+func (r Run) pointName() string {
+	if r.Point.Sweep == "" {
+		return r.Base
+	}
+	return r.Base + "--" + r.Point.Slug()
 }
 
 // Plan is a campaign laid out as runs: steps in order, each experiment's
@@ -57,11 +76,27 @@ func NewPlan(c *schema.Campaign, root string) *Plan {
 				if len(e.Profiles) > 0 && !contains(e.Profiles, pr.ID) {
 					continue
 				}
-				name := e.ID + "--" + pr.ID
-				p.Runs = append(p.Runs, Run{
-					Index: len(p.Runs), Step: s, Experiment: e, Profile: pr,
-					Key: RunKey(c, e, pr), Name: name, Path: filepath.Join(p.Dir, name+".json"),
-				})
+				base := e.ID + "--" + pr.ID
+				for _, pt := range pr.Points() {
+					at := pr
+					if pt.Sweep != "" || pr.Repeats != 0 {
+						cp := pr.At(pt) // one run: no sweep lists, no repeats
+						at = &cp
+					}
+					for rep := range pr.RepeatCount() {
+						name := base
+						if pt.Sweep != "" {
+							name += "--" + pt.Slug()
+						}
+						if rep > 0 {
+							name += "--r" + strconv.Itoa(rep)
+						}
+						p.Runs = append(p.Runs, Run{
+							Index: len(p.Runs), Step: s, Experiment: e, Profile: at, Source: pr, Point: pt, Repeat: rep,
+							Key: PointKey(c, e, at, pt, rep), Name: name, Base: base, Path: filepath.Join(p.Dir, name+".json"),
+						})
+					}
+				}
 			}
 		}
 	}
@@ -77,14 +112,28 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// PointKey is RunKey for one load point and repeat of a profile: p is the
+// profile as run at pt (Profile.At). A profile at one load, run once, has
+// the key RunKey gives (committed results keep resolving); the sweep
+// field and a repeat index above 0 enter the hash, the number of repeats
+// does not (raising repeats keeps the runs already made).
+func PointKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile, pt schema.Point, repeat int) string {
+	return runKey(c, e, p, pt.Sweep, repeat)
+}
+
 // RunKey hashes what defines a run's numbers: the campaign id, the model,
 // the benchmark settings, the experiment's engine, version, command, args,
 // environment, GPUs and endpoint, and the profile's dataset and traffic
 // shape. Display names, notes and step titles are left out, so retitling
 // a page does not repeat a run; changing a flag does.
 func RunKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile) string {
+	return runKey(c, e, p, "", 0)
+}
+
+func runKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile, sweep string, repeat int) string {
 	pp := *p
 	pp.Name, pp.Description = "", ""
+	pp.Repeats = 0
 	bs := c.Bench
 	bs.Tool = "" // only how the plan prints commands
 	def := struct {
@@ -100,7 +149,10 @@ func RunKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile) string 
 		GPUs     int
 		BaseURL  string
 		Profile  schema.Profile
+		Sweep    string `json:",omitempty"`
+		Repeat   int    `json:",omitempty"`
 	}{
+		Sweep: sweep, Repeat: repeat,
 		V: 1, Campaign: c.ID, Model: schema.CampaignModel{ID: c.Model.ID, Variants: c.Model.Variants}, Bench: bs,
 		// Secrets are masked: a rotated HF_TOKEN or API key does not
 		// change the numbers, and a key must not let anyone holding the

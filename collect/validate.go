@@ -85,6 +85,13 @@ func (f *File) Validate() error {
 		if p.RangeRatio < 0 || p.RangeRatio >= 1 {
 			ps.add(path("range_ratio"), "must be in [0, 1)")
 		}
+		validateSweep(ps, f, i, &p)
+	}
+	if err := c.SLO.Validate(); err != nil {
+		ps.add(at("slo"), "%v", err)
+	}
+	if c.Cost != nil && !(c.Cost.GPUHourUSD > 0) {
+		ps.add(at("cost", "gpu_hour_usd"), "must be a price > 0 (US dollars per GPU-hour)")
 	}
 
 	// Steps and experiments.
@@ -336,4 +343,32 @@ func checkBaseURL(raw string) string {
 		return fmt.Sprintf("%s: give the server's root, without /v1: the collector appends /v1/models and the bench endpoint itself", redact.URL(raw))
 	}
 	return ""
+}
+
+// validateSweep checks a profile's sweep points and repeats.
+func validateSweep(ps *problems, f *File, i int, p *schema.Profile) {
+	key := "max_concurrency"
+	if f.Has("profiles", i, "concurrency") {
+		key = "concurrency"
+	}
+	seen := map[float64]bool{}
+	for j, c := range p.Concurrencies {
+		if c < 1 {
+			ps.add(at("profiles", i, key, j), "a sweep point must be an integer ≥ 1")
+		} else if seen[float64(c)] {
+			ps.add(at("profiles", i, key, j), "duplicate point %d", c)
+		}
+		seen[float64(c)] = true
+	}
+	for j, r := range p.RequestRates {
+		if r < 0 {
+			ps.add(at("profiles", i, "request_rate", j), "a sweep point must be a rate > 0 or inf")
+		} else if seen[r] {
+			ps.add(at("profiles", i, "request_rate", j), "duplicate point %s", schema.Point{Sweep: schema.SweepRate, Value: r})
+		}
+		seen[r] = true
+	}
+	if p.Repeats < 0 || p.Repeats > 100 {
+		ps.add(at("profiles", i, "repeats"), "must be in [1, 100]")
+	}
 }

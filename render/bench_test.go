@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/analysis"
 )
 
 // writeSyntheticSite writes n report bundles of seed size into dir: each a
@@ -108,6 +110,79 @@ func BenchmarkBuildBundled(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if err := Build(context.Background(), opt); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildDemo builds one bundled demo report alone, from scratch
+// (a fresh output directory each time: no incremental reuse): the sweep
+// demo (32 results, curve, SLO and latency-curve blocks, comparison of
+// repeats) against the point demo (12 results, bar charts), so the cost
+// of the curves shows as the difference.
+//
+//	go test -run '^$' -bench BuildDemo -count 10 ./render/ | benchstat -
+func BenchmarkBuildDemo(b *testing.B) {
+	dir, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := filepath.Dir(dir)
+	for _, page := range []string{"mock-h100", "mock-sweep"} {
+		b.Run(page, func(b *testing.B) {
+			src := filepath.Join(root, "content", "demo", page)
+			if _, err := os.Stat(src); err != nil {
+				b.Skip("no " + src)
+			}
+			content := filepath.Join(b.TempDir(), "content")
+			if err := os.CopyFS(filepath.Join(content, "demo", page), os.DirFS(src)); err != nil {
+				b.Fatal(err)
+			}
+			out := b.TempDir()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				opt := Options{Content: content, Results: filepath.Join(root, "results"), Out: filepath.Join(out, strconv.Itoa(i))}
+				if err := Build(context.Background(), opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSweepAnalysis times what the sweep blocks compute for the
+// bundled sweep demo, its results already loaded: both curves, the
+// frontier, the SLO answers and the comparison's tests per point.
+func BenchmarkSweepAnalysis(b *testing.B) {
+	dir, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := filepath.Dir(dir)
+	site, err := Load(context.Background(), Options{Content: filepath.Join(root, "content"), Results: filepath.Join(root, "results")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rep *Report
+	for _, r := range site.Reports {
+		if r.Campaign.ID == "demo-mock-sweep" {
+			rep = r
+		}
+	}
+	if rep == nil {
+		b.Skip("no sweep demo")
+	}
+	get := func(s *schema.Summary) (float64, bool) { return s.TotalTokenThroughput, true }
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runs := rep.AllRuns()
+		var curves []analysis.Curve
+		for _, e := range rep.Campaign.Steps[0].Experiments {
+			curves = append(curves, analysis.CurveOf(runs, e.ID, "chat"))
+		}
+		analysis.Frontier(curves, false)
+		analysis.SLOAnswers(curves, rep.Campaign.SLO, rep.Campaign.Cost, false)
+		for _, pt := range analysis.Points(runs, "chat") {
+			analysis.Compare(analysis.Group(runs, "large-batch", "chat", pt), analysis.Group(runs, "small-batch", "chat", pt), get, true)
 		}
 	}
 }

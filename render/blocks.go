@@ -14,8 +14,8 @@ import (
 
 // BlockSpec is the YAML inside a ```perflab fenced block (CONTENT.md).
 type BlockSpec struct {
-	// Block is the block type: comparison, chart, latency-chart, command,
-	// step, summary, raw, setup, runs, cases.
+	// Block is the block type: comparison, chart, latency-chart, curve,
+	// latency-curve, slo, command, step, summary, raw, setup, runs, cases.
 	Block      string `yaml:"block"`
 	Metric     string `yaml:"metric"`
 	Experiment string `yaml:"experiment"`
@@ -25,7 +25,7 @@ type BlockSpec struct {
 }
 
 // blockTypes lists the block types, for error messages.
-const blockTypes = "comparison, chart, latency-chart, command, step, summary, raw, setup, runs, cases"
+const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases"
 
 // pageCtx is the state of one page being rendered.
 type pageCtx struct {
@@ -106,6 +106,12 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 		return c.chart(metric, spec.Title)
 	case "latency-chart":
 		return c.latencyChart(spec.Title)
+	case "curve":
+		return c.curve(spec)
+	case "latency-curve":
+		return c.latencyCurve(spec)
+	case "slo":
+		return c.slo(spec)
 	case "command":
 		id := spec.Experiment
 		if id == "" {

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perflab/perflab/render/analysis"
 )
 
 // chromium finds a headless Chromium (.ci/install-30-chromium.sh installs
@@ -344,5 +346,84 @@ func TestBrowserPhoneHome(t *testing.T) {
 	}
 	if right > vw {
 		t.Errorf("the reports table's last column ends at %d px on a %d px screen", right, vw)
+	}
+}
+
+// curveProbe runs after site.js on the sweep demo page: it reads the
+// ECharts instance of the curve chart and reports whether its Pareto
+// frontier series is drawn (in the option, with points, selected in the
+// legend) and how many experiment lines have points.
+const curveProbe = `<script>setTimeout(function(){var h=document.documentElement;var out="none";` +
+	`var el=document.querySelector(".chart[id^=chart-curve]");var inst=el&&echarts.getInstanceByDom(el);` +
+	`if(inst){var o=inst.getOption();var f=o.series.filter(function(s){return s.name==="Pareto frontier"})[0];` +
+	`var lines=o.series.filter(function(s){return s.name!=="Pareto frontier"&&s.data.length>0}).length;` +
+	`var sel=o.legend[0].selected||{};out=JSON.stringify({frontier:f?f.data.length:0,shown:f?sel["Pareto frontier"]!==false:false,lines:lines,canvas:!!el.querySelector("canvas")})}` +
+	`h.setAttribute("data-probe-curve",out)},1200)</script>`
+
+// TestBrowserCurve: the bundled sweep demo's curve page in headless
+// Chromium: the curve chart is drawn, its frontier series has points and
+// is shown, one line per configuration, no script errors.
+func TestBrowserCurve(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP: -short: headless Chromium test")
+	}
+	bin := chromium(t)
+	root := repoRoot(t)
+	out := filepath.Join(t.TempDir(), "site")
+	opt := Options{Content: filepath.Join(root, "content"), Results: filepath.Join(root, "results"), Out: out}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(out, "demo", "mock-sweep", "index.html")
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := strings.Replace(string(b), "<head>", "<head>"+probeHead, 1)
+	probe = strings.Replace(probe, "</body>", probeTail+curveProbe+"</body>", 1)
+	if err := os.WriteFile(page, []byte(probe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := newProbeServer(out)
+	defer srv.Close()
+	dom, _ := runChrome(t, bin, append(chromeFlags(t.TempDir()), "--virtual-time-budget=5000", "--dump-dom", srv.URL+"/demo/mock-sweep/")...)
+	got := map[string]string{}
+	for _, m := range attrRE.FindAllStringSubmatch(string(dom), -1) {
+		got[m[1]] = strings.ReplaceAll(m[2], "&quot;", `"`)
+	}
+	if got["done"] != "1" {
+		t.Fatalf("the probe did not run; DOM starts %.300s", dom)
+	}
+	if got["errors"] != "[]" {
+		t.Errorf("script errors: %s", got["errors"])
+	}
+	n, drawn, _ := strings.Cut(got["charts"], "/")
+	if n == "0" || n != drawn {
+		t.Errorf("charts %s drawn", got["charts"])
+	}
+	// The frontier the page should draw, computed from the same results.
+	site, err := Load(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var curves []analysis.Curve
+	for _, r := range site.Reports {
+		if r.Campaign.ID == "demo-mock-sweep" {
+			for _, e := range r.Campaign.Steps[0].Experiments {
+				curves = append(curves, analysis.CurveOf(r.AllRuns(), e.ID, "chat"))
+			}
+		}
+	}
+	fr := analysis.Frontier(curves, false)
+	holders := map[int]bool{}
+	for _, p := range fr {
+		holders[p.Curve] = true
+	}
+	if len(holders) != 2 {
+		t.Fatalf("frontier %+v: the demo's curves should cross (each configuration holds part of it)", fr)
+	}
+	front := len(fr)
+	if want := fmt.Sprintf(`{"frontier":%d,"shown":true,"lines":2,"canvas":true}`, front); got["curve"] != want {
+		t.Errorf("curve chart: %s, want %s", got["curve"], want)
 	}
 }

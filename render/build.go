@@ -554,6 +554,9 @@ func (s *Site) renderPage(p *Page, t *template.Template, nav string) ([]File, se
 			return nil, se, fmt.Errorf("%s: %w", p.Src, err)
 		}
 		files = append(files, File{Path: p.URL + "data.json", Data: js}, File{Path: p.URL + "data.csv", Data: csvData})
+		if cv := curvesCSV(r); cv != nil { // sweeps: the curves' points (curves.go)
+			files = append(files, File{Path: p.URL + "curves.csv", Data: cv})
+		}
 	}
 	html, err := s.layout(t, v)
 	if err != nil {

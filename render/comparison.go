@@ -3,9 +3,12 @@ package render
 import (
 	"fmt"
 	"html/template"
+	"math"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/stats"
+	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/charts"
 )
 
@@ -18,6 +21,9 @@ type comparisonView struct {
 	Metrics             []Metric
 	Rows                []comparisonRow
 	Notes               footnotes
+	// Repeats: the cells are means over repeated runs with their spread,
+	// and deltas carry the Mann-Whitney U test (see repeatCell).
+	Repeats bool
 }
 
 type comparisonRow struct {
@@ -31,6 +37,11 @@ func (c *pageCtx) comparison() (template.HTML, error) {
 	p1, p2 := r.primaryMetrics()
 	v := comparisonView{Baseline: be.Name, Optimized: oe.Name, BaseGPUs: r.GPUs(be), OptGPUs: r.GPUs(oe), Metrics: []Metric{p1, p2}}
 	v.Normalized = v.BaseGPUs != v.OptGPUs
+	if r.hasRepeats() || r.sweepProfile() != "" {
+		v.Repeats = true
+		c.repeatRows(&v, be.ID, oe.ID)
+		return c.exec("comparison", &v)
+	}
 	for _, p := range r.Campaign.Profiles {
 		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
 		if base == nil && opt == nil {
@@ -44,6 +55,101 @@ func (c *pageCtx) comparison() (template.HTML, error) {
 		v.Rows = append(v.Rows, row)
 	}
 	return c.exec("comparison", &v)
+}
+
+// repeatRows fills the comparison with one row per profile and load
+// point, each cell the mean of the point's repeats with its CV and the
+// optimized cell's delta tested with the Mann-Whitney U test.
+func (c *pageCtx) repeatRows(v *comparisonView, base, opt string) {
+	r := c.rep
+	runs := r.AllRuns()
+	for _, p := range r.Campaign.Profiles {
+		for _, pt := range analysis.Points(runs, p.ID) {
+			bg, og := analysis.Group(runs, base, p.ID, pt), analysis.Group(runs, opt, p.ID, pt)
+			if len(bg) == 0 && len(og) == 0 {
+				continue
+			}
+			row := comparisonRow{Profile: p.Name, Description: profileDescription(p.At(pt))}
+			if pt.Sweep != "" {
+				// The point names the row; the profile is described once,
+				// in the setup, not in every row of its sweep.
+				row.Profile, row.Description = p.Name+" @ "+pt.String(), ""
+			}
+			row.Base = c.repeatCell(bg, nil, v.Metrics, v.BaseGPUs, v.OptGPUs, &v.Notes)
+			row.Opt = c.repeatCell(og, bg, v.Metrics, v.OptGPUs, v.BaseGPUs, &v.Notes)
+			v.Rows = append(v.Rows, row)
+		}
+	}
+}
+
+// repeatCell is cellOf for the repeats of one point: the mean ± CV of
+// each metric over the runs with numbers and, against ref, the change of
+// the means with benchstat's verdict: "~" within noise, the change with
+// (p=… n=…+…) when significant, and "n=…: too few runs to test" or "1 run
+// each" when the test cannot decide.
+func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs int, fn *footnotes) cell {
+	if len(g) == 0 {
+		return cell{Missing: "no result"}
+	}
+	var out cell
+	withNumbers := 0
+	for _, run := range g {
+		for _, rr := range c.rep.all {
+			if rr.Result == run.Result {
+				out.Notes = append(out.Notes, fn.refs(c, rr)...)
+			}
+		}
+		if successfulEnough(run.Result) {
+			withNumbers++
+		}
+		if !successful(run.Result) {
+			out.Bad = true
+		}
+	}
+	if withNumbers == 0 {
+		out.Missing = string(g[0].Result.Status)
+		return out
+	}
+	normalize := gpus != refGPUs
+	for i, m := range ms {
+		get := analysis.Getter(m.Value)
+		perGPU := normalize && m.PerGPU
+		vals := analysis.Values(g, get, false)
+		if len(vals) == 0 {
+			out.Lines = append(out.Lines, cellLine{Label: m.LabelFor(g[0].Result), Value: "—"})
+			continue
+		}
+		sample := stats.Summarize(vals)
+		l := cellLine{Label: m.LabelFor(g[0].Result), Value: repeatValue(sample)}
+		if perGPU && gpus > 1 {
+			l.PerGPU = fmt.Sprintf("%s per GPU", fmtNum(sample.Mean/float64(gpus)))
+		}
+		if i == 0 {
+			out.Sort = fmt.Sprintf("%.4f", sample.Mean)
+		}
+		if len(ref) > 0 {
+			d := analysis.Compare(ref, g, get, perGPU)
+			if !math.IsNaN(d.Pct) {
+				text, note := d.DeltaText()
+				if note != "" {
+					text += ", " + note
+				}
+				l.Delta = template.HTML(template.HTMLEscapeString(text))
+				switch {
+				case !d.Tested:
+					l.DeltaClass = "delta untested"
+				case !d.Significant:
+					l.DeltaClass = "delta same"
+				case (d.Pct > 0) == m.HigherBetter:
+					l.DeltaClass = "delta better"
+				default:
+					l.DeltaClass = "delta worse"
+				}
+			}
+		}
+		out.Lines = append(out.Lines, l)
+	}
+	return out
 }
 
 func profileDescription(p schema.Profile) string {
@@ -107,7 +213,7 @@ func (c *pageCtx) chart(m Metric, title string) (template.HTML, error) {
 		if normalize {
 			bv, ov = div(bv, bg), div(ov, og)
 		}
-		panel.Categories = append(panel.Categories, p.Name)
+		panel.Categories = append(panel.Categories, r.pointLabel(p))
 		base.Values = append(base.Values, bv)
 		opt.Values = append(opt.Values, ov)
 		label := ""
@@ -167,7 +273,7 @@ func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
 				continue
 			}
 			any = true
-			panel.Categories = append(panel.Categories, p.Name)
+			panel.Categories = append(panel.Categories, r.pointLabel(p))
 			base.Values = append(base.Values, bv)
 			opt.Values = append(opt.Values, ov)
 			label := ""

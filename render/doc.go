@@ -52,6 +52,22 @@ package render
 //	block: runs              # every run in one sortable table with its caveats
 //	block: cases             # Other Benchmark Cases: baseline and optimized
 //	                         #   scripts and raw outputs per profile
+//	block: curve             # sweeps: throughput per GPU vs interactivity
+//	profile: chat            #   (1000 / median TPOT), a line per experiment,
+//	metric: output_throughput #  the Pareto frontier across them (default:
+//	                         #   the first sweep profile, total tokens)
+//	block: latency-curve     # sweeps: TTFT and TPOT p50/p99 vs load, the
+//	                         #   campaign's SLO limits drawn
+//	block: slo               # per experiment the highest load meeting the
+//	                         #   campaign's slo, throughput per GPU, cost per
+//	                         #   million tokens, tokens per joule; the winner
+//	                         #   and whether its lead is real (U test)
+//
+// With repeats or sweeps, comparison cells are means ± CV over a point's
+// runs and deltas carry the Mann-Whitney verdict ("~" within noise, "too
+// few runs to test" below 4 per side, "1 run each"). The numbers of these
+// blocks come from render/analysis; a report with sweep points also gets
+// curves.csv and, in its skeleton, curve, slo and latency-curve.
 //
 // Metrics (metric:) are total_token_throughput (total_tps),
 // output_throughput, request_throughput, mean_ttft, median_ttft, p99_ttft,

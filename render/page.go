@@ -245,7 +245,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if err := renderNodes(pre); err != nil {
 		return err
 	}
-	hasRuns := len(r.runs) > 0
+	hasRuns := len(r.all) > 0
 	if !hasRuns {
 		fmt.Fprintf(w, `<div class="admonition warning"><p class="admonition-title">No results yet</p><p>No results were found for campaign <code>%s</code> in <code>%s/</code>. Run <code>perflab collect %s</code> or <code>perflab import</code>, then build again.</p></div>`+"\n",
 			template.HTMLEscapeString(r.Campaign.ID), template.HTMLEscapeString(r.ResultsDir), template.HTMLEscapeString(r.CampaignFile))
@@ -256,11 +256,15 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if err != nil {
 		return err
 	}
-	if hasRuns {
+	if len(r.runs) > 0 {
 		m, _ := r.primaryMetrics()
 		if err := write(c.chart(m, "")); err != nil {
 			return err
 		}
+	}
+	// Sweeps: the curves and the SLO answer (sweep.go).
+	if err := c.sweepSkeleton(w); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "<p>Recommended configuration for optimizing %s of %s on %s:</p>\n",
 		template.HTMLEscapeString(r.Objective()), template.HTMLEscapeString(r.ModelName()), template.HTMLEscapeString(r.HardwareLabel()))
@@ -274,8 +278,10 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		}
 		// Latency next to throughput: a gain in tokens per second can cost
 		// time per token.
-		if err := write(c.latencyChart("")); err != nil {
-			return err
+		if len(r.runs) > 0 {
+			if err := write(c.latencyChart("")); err != nil {
+				return err
+			}
 		}
 	}
 	if err := renderNodes(nodes); err != nil {

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -142,6 +143,25 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 		if p.MaxConcurrency > 0 {
 			row.Concurrency = fmt.Sprint(p.MaxConcurrency)
 		}
+		if sw := p.Sweep(); sw != "" {
+			var vals []string
+			for _, pt := range p.Points() {
+				v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
+				if pt.Value == 0 {
+					v = "inf"
+				}
+				vals = append(vals, v)
+			}
+			list := "sweep: " + strings.Join(vals, ", ")
+			if sw == schema.SweepRate {
+				row.Rate = list
+			} else {
+				row.Concurrency = list
+			}
+		}
+		if n := p.RepeatCount(); n > 1 {
+			row.Prompts += fmt.Sprintf(" (× %d runs)", n)
+		}
 		if p.Seed != 0 {
 			row.Seed = fmt.Sprint(p.Seed)
 		}
@@ -160,6 +180,11 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 		cmd := ""
 		for _, st := range camp.Steps {
 			for _, e := range st.Experiments {
+				// A sweep's (or repeated profile's) command is the whole
+				// sweep's, not one recorded point's.
+				if p.Sweep() != "" || p.RepeatCount() > 1 {
+					break
+				}
 				if run := r.Run(e.ID, p.ID); run != nil && run.Result.Load.Command != "" && cmd == "" {
 					cmd = run.Result.Load.Command
 				}
@@ -236,7 +261,36 @@ func benchCommand(c *schema.Campaign, p schema.Profile, tool string) string {
 		args = append(args, "--seed", fmt.Sprint(p.Seed))
 	}
 	args = append(args, p.Args...)
+	if prog == "perflab bench" {
+		args = append(args, sweepArgs(p)...)
+	}
 	return strings.Join(args, " ")
+}
+
+// sweepArgs are perflab bench's flags for a sweep profile's points and
+// repeats (--sweep-max-concurrency 2,8,32 or --sweep-request-rate
+// 1,10,inf, --num-runs N), as collect writes them.
+func sweepArgs(p schema.Profile) []string {
+	var args []string
+	if sw := p.Sweep(); sw != "" {
+		var vals []string
+		for _, pt := range p.Points() {
+			v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
+			if sw == schema.SweepRate && pt.Value == 0 {
+				v = "inf"
+			}
+			vals = append(vals, v)
+		}
+		flag := "--sweep-max-concurrency"
+		if sw == schema.SweepRate {
+			flag = "--sweep-request-rate"
+		}
+		args = append(args, flag, strings.Join(vals, ","))
+	}
+	if n := p.RepeatCount(); n > 1 {
+		args = append(args, "--num-runs", strconv.Itoa(n))
+	}
+	return args
 }
 
 // ---- runs ----
@@ -271,52 +325,64 @@ func breakable(p string) template.HTML {
 func (c *pageCtx) runs() (template.HTML, error) {
 	r := c.rep
 	var v runsView
-	for _, st := range r.Campaign.Steps {
-		for _, e := range st.Experiments {
-			for _, p := range r.Campaign.Profiles {
-				run := r.Run(e.ID, p.ID)
-				if run == nil {
-					continue
-				}
-				res := run.Result
-				row := runRow{Experiment: e.Name, Profile: p.Name, Status: string(res.Status), Bad: !successful(res), Sort: map[string]string{}}
-				if rel, ok := strings.CutPrefix(run.File, c.site.opt.Results+"/"); ok {
-					row.Path = rel
-				} else {
-					row.Path = run.File
-				}
-				row.File = breakable(path.Base(row.Path))
-				row.NoteIDs = v.Notes.refs(c, run)
-				if s := res.Summary; s != nil {
-					total := s.Completed + s.Failed
-					if res.Load.NumPrompts > total {
-						total = res.Load.NumPrompts
-					}
-					row.Success = fmt.Sprintf("%d / %d", s.Completed, total)
-					if total > 0 {
-						row.Sort["success"] = fmt.Sprintf("%.4f", float64(s.Completed)/float64(total))
-					}
-					put := func(dst *string, key, id string) {
-						if x, ok := mustMetric(id).Value(s); ok {
-							*dst = fmtNum(x)
-							row.Sort[key] = fmt.Sprintf("%.4f", x)
-						} else {
-							*dst = "—"
-						}
-					}
-					put(&row.TotalTPS, "total", "total_token_throughput")
-					put(&row.OutputTPS, "output", "output_throughput")
-					put(&row.TTFT, "ttft", "mean_ttft")
-					put(&row.TPOT, "tpot", "mean_tpot")
-					put(&row.ITL, "itl", "mean_itl")
-				} else {
-					row.Success, row.TotalTPS, row.OutputTPS, row.TTFT, row.TPOT, row.ITL = "—", "—", "—", "—", "—", "—"
-				}
-				v.Rows = append(v.Rows, row)
-			}
-		}
+	// Every run in campaign order: a sweep's points in load order, each
+	// point's repeats together.
+	for _, run := range r.Runs() {
+		e, _ := r.Campaign.Experiment(run.Result.Experiment)
+		p, _ := r.Campaign.Profile(run.Result.Profile)
+		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))
 	}
 	return c.exec("runs", &v)
+}
+
+// runRow is one run's row of the runs table; a sweep point's profile
+// names its load ("Chat @ concurrency 8"), a repeat its run ("run 2").
+func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *runsView) runRow {
+	res := run.Result
+	prof := p.Name
+	if pt := schema.PointOf(res.Load); pt.Sweep != "" {
+		prof += " @ " + pt.String()
+	}
+	if res.Repeat > 0 || p.RepeatCount() > 1 {
+		prof += fmt.Sprintf(" (run %d)", res.Repeat+1)
+	}
+	row := runRow{Experiment: e.Name, Profile: prof, Status: string(res.Status), Bad: !successful(res) && res.Status != schema.StatusSkipped, Sort: map[string]string{}}
+	if res.Status == schema.StatusSkipped {
+		row.Status = "skipped: " + res.Error
+	}
+	if rel, ok := strings.CutPrefix(run.File, c.site.opt.Results+"/"); ok {
+		row.Path = rel
+	} else {
+		row.Path = run.File
+	}
+	row.File = breakable(path.Base(row.Path))
+	row.NoteIDs = v.Notes.refs(c, run)
+	if s := res.Summary; s != nil {
+		total := s.Completed + s.Failed
+		if res.Load.NumPrompts > total {
+			total = res.Load.NumPrompts
+		}
+		row.Success = fmt.Sprintf("%d / %d", s.Completed, total)
+		if total > 0 {
+			row.Sort["success"] = fmt.Sprintf("%.4f", float64(s.Completed)/float64(total))
+		}
+		put := func(dst *string, key, id string) {
+			if x, ok := mustMetric(id).Value(s); ok {
+				*dst = fmtNum(x)
+				row.Sort[key] = fmt.Sprintf("%.4f", x)
+			} else {
+				*dst = "—"
+			}
+		}
+		put(&row.TotalTPS, "total", "total_token_throughput")
+		put(&row.OutputTPS, "output", "output_throughput")
+		put(&row.TTFT, "ttft", "mean_ttft")
+		put(&row.TPOT, "tpot", "mean_tpot")
+		put(&row.ITL, "itl", "mean_itl")
+	} else {
+		row.Success, row.TotalTPS, row.OutputTPS, row.TTFT, row.TPOT, row.ITL = "—", "—", "—", "—", "—", "—"
+	}
+	return row
 }
 
 // ---- other benchmark cases ----
@@ -345,7 +411,7 @@ func (c *pageCtx) cases() (template.HTML, error) {
 		if base == nil && opt == nil {
 			continue
 		}
-		cv := caseView{Heading: c.heading(4, p.Name), Description: profileDescription(p), BaseName: be.Name, OptName: oe.Name,
+		cv := caseView{Heading: c.heading(4, r.pointLabel(p)), Description: profileDescription(p), BaseName: be.Name, OptName: oe.Name,
 			BaseCommand: c.bash(r.Command(be)), OptCommand: c.bash(r.Command(oe))}
 		cv.BaseRaw.Title = "Baseline benchmark result"
 		cv.OptRaw.Title = "Optimized benchmark result"

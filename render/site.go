@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -69,9 +70,20 @@ type Report struct {
 	// ResultsDir is where its results live (results/<campaign.results or id>).
 	ResultsDir string
 	runs       map[runKey]*Run
+	// all holds every result, sweep points and repeats included, in file
+	// order (see Analysis).
+	all []*Run
 }
 
 type runKey struct{ exp, prof string }
+
+// pointKey identifies one result among a profile's sweep points and
+// repeats.
+type pointKey struct {
+	exp, prof string
+	pt        schema.Point
+	repeat    int
+}
 
 // Run is one result with the file it came from.
 type Run struct {
@@ -79,18 +91,55 @@ type Run struct {
 	File   string
 }
 
-// Run returns the run of experiment exp on profile prof, or nil.
-func (r *Report) Run(exp, prof string) *Run { return r.runs[runKey{exp, prof}] }
+// Run returns the run of experiment exp on profile prof, or nil: for a
+// profile at one load its first repeat; for a sweep profile the first
+// repeat of its highest load point (the saturation end of the curve; the
+// curve blocks use every point: AllRuns).
+func (r *Report) Run(exp, prof string) *Run {
+	if run := r.runs[runKey{exp, prof}]; run != nil {
+		return run
+	}
+	var best *Run
+	for _, run := range r.all {
+		res := run.Result
+		if res.Experiment != exp || res.Profile != prof || res.Repeat != 0 || res.Status == schema.StatusSkipped {
+			continue
+		}
+		if best == nil || pointLoad(schema.PointOf(res.Load)) > pointLoad(schema.PointOf(best.Result.Load)) {
+			best = run
+		}
+	}
+	return best
+}
 
-// Runs returns every run in campaign order (steps, experiments, profiles).
+func pointLoad(pt schema.Point) float64 {
+	if pt.Sweep == schema.SweepRate && pt.Value == 0 {
+		return math.Inf(1)
+	}
+	return pt.Value
+}
+
+// Runs returns every run in campaign order (steps, experiments, profiles,
+// then load points and repeats).
 func (r *Report) Runs() []*Run {
+	byKey := map[runKey][]*Run{}
+	for _, run := range r.all {
+		k := runKey{run.Result.Experiment, run.Result.Profile}
+		byKey[k] = append(byKey[k], run)
+	}
 	var out []*Run
 	for _, st := range r.Campaign.Steps {
 		for _, e := range st.Experiments {
 			for _, p := range r.Campaign.Profiles {
-				if run := r.Run(e.ID, p.ID); run != nil {
-					out = append(out, run)
-				}
+				group := byKey[runKey{e.ID, p.ID}]
+				sort.SliceStable(group, func(i, j int) bool {
+					a, b := group[i].Result, group[j].Result
+					if la, lb := pointLoad(schema.PointOf(a.Load)), pointLoad(schema.PointOf(b.Load)); la != lb {
+						return la < lb
+					}
+					return a.Repeat < b.Repeat
+				})
+				out = append(out, group...)
 			}
 		}
 	}
@@ -297,6 +346,7 @@ func (s *Site) loadReport(p *Page, file string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	seen := map[pointKey]*Run{}
 	for _, f := range files {
 		res, err := schema.ReadFile(f)
 		if err != nil {
@@ -311,11 +361,23 @@ func (s *Site) loadReport(p *Page, file string) (*Report, error) {
 		if _, ok := c.Profile(res.Profile); !ok {
 			return nil, fmt.Errorf("%s:1: field profile: %q is not a profile of %s", f, res.Profile, file)
 		}
-		k := runKey{res.Experiment, res.Profile}
-		if prev, dup := r.runs[k]; dup {
-			return nil, fmt.Errorf("%s:1: a second result for experiment %q on profile %q (the first is %s)", f, res.Experiment, res.Profile, prev.File)
+		pk := pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}
+		if prev, dup := seen[pk]; dup {
+			what := ""
+			if pk.pt.Sweep != "" {
+				what += " at " + pk.pt.String()
+			}
+			if pk.repeat > 0 {
+				what += fmt.Sprintf(", repeat %d", pk.repeat)
+			}
+			return nil, fmt.Errorf("%s:1: a second result for experiment %q on profile %q%s (the first is %s)", f, res.Experiment, res.Profile, what, prev.File)
 		}
-		r.runs[k] = &Run{Result: res, File: f}
+		run := &Run{Result: res, File: f}
+		seen[pk] = run
+		r.all = append(r.all, run)
+		if pk.pt.Sweep == "" && pk.repeat == 0 {
+			r.runs[runKey{res.Experiment, res.Profile}] = run
+		}
 		p.Deps = append(p.Deps, f)
 	}
 	return r, nil

@@ -93,7 +93,7 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 	}
 	profs := stepProfiles(r, &st)
 	for _, p := range profs {
-		v.Profiles = append(v.Profiles, p.Name)
+		v.Profiles = append(v.Profiles, c.rep.pointLabel(p))
 	}
 	type ranked struct {
 		name, note string
@@ -137,7 +137,7 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		ev.Raw.Title = "Benchmark result"
 		for _, p := range r.profilesOf(&e) {
 			if run := r.Run(e.ID, p.ID); run != nil {
-				ev.Raw.Raws = append(ev.Raw.Raws, c.raw(run, p.Name))
+				ev.Raw.Raws = append(ev.Raw.Raws, c.raw(run, c.rep.pointLabel(p)))
 			}
 		}
 		v.Experiments = append(v.Experiments, ev)
@@ -209,7 +209,7 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 	}
 	prof, _ := camp.Profile(profileID)
 	m, _ := r.primaryMetrics()
-	v := summaryView{Profile: prof.Name, Metric: m}
+	v := summaryView{Profile: r.pointLabel(*prof), Metric: m}
 	base := r.Baseline()
 	// Normalise per GPU when the chosen configurations use different GPU counts.
 	counts := map[int]bool{r.GPUs(base): true}

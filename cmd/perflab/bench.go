@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,10 +20,12 @@ import (
 	"golang.org/x/term"
 
 	"github.com/perflab/perflab/collect/bench"
+	"github.com/perflab/perflab/collect/benchflags"
 	"github.com/perflab/perflab/collect/dataset"
 	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/openai"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/sweep"
 )
 
 // benchFlags are `perflab bench`'s flags: `vllm bench serve`'s names and
@@ -72,18 +75,29 @@ type benchFlags struct {
 	sampling []openai.Field
 	// series are the flags of more than one run (bench_sweep.go).
 	series seriesFlags
-}
 
-// samplingFlags are vLLM's sampling flags, in the order vLLM merges them
-// into the request body; each is sent only when given.
-var samplingFlags = []struct{ flag, key, help string }{
-	{"top-p", "top_p", "top-p sampling parameter (sent only when given)"},
-	{"top-k", "top_k", "top-k sampling parameter (sent only when given)"},
-	{"min-p", "min_p", "min-p sampling parameter (sent only when given)"},
-	{"temperature", "temperature", "sampling temperature (sent only when given: the server's default applies otherwise, as in vLLM's newest bench)"},
-	{"frequency-penalty", "frequency_penalty", "frequency penalty (sent only when given)"},
-	{"presence-penalty", "presence_penalty", "presence penalty (sent only when given)"},
-	{"repetition-penalty", "repetition_penalty", "repetition penalty (sent only when given; completions otherwise send 1.0 as vLLM)"},
+	customOutputLen              int
+	skipChatTemplate             bool
+	prefixLen, suffixLen         int
+	numPrefixes, prefixOutputLen int
+	traceBlock                   int
+	traceSecMul                  float64
+	traceKeyTS, traceKeyIn       string
+	traceKeyOut, traceKeyHash    string
+	rampStrategy                 string
+	rampStart, rampEnd           int
+	selfTimed, noSelfTimed       bool
+	profile                      bool
+	logprobs                     int
+	multiTurn                    bool
+	mtTurns, mtMinTurns          int
+	mtMaxTurns, mtConcurrency    int
+	mtDelayMs, perTurnInputLen   int
+	dryRun, promptTokenIDs       bool
+	// warnings are the flags given that have no effect here, one line each.
+	warnings []string
+	// given are the flags on the command line (hyphenated names).
+	given map[string]bool
 }
 
 // listFlag collects a repeatable flag; each use may hold several
@@ -106,123 +120,158 @@ func (l *itemFlag) Set(s string) error {
 	return nil
 }
 
-// multiValue are the flags that take several values in vLLM
-// (argparse nargs="+"/"*"): `--goodput ttft:50 tpot:10`.
-var multiValue = map[string]bool{"goodput": true, "metadata": true, "header": true, "compare": true, "slo": true}
+// samplingFlags are vLLM's sampling flags, in the order vLLM merges them
+// into the request body; each is sent only when given.
+var samplingFlags = []struct{ flag, key string }{
+	{"top-p", "top_p"}, {"top-k", "top_k"}, {"min-p", "min_p"}, {"temperature", "temperature"},
+	{"frequency-penalty", "frequency_penalty"}, {"presence-penalty", "presence_penalty"},
+	{"repetition-penalty", "repetition_penalty"},
+}
 
-// joinMultiValue rewrites `--goodput a b --x` into `--goodput a --goodput b
-// --x`, so that vLLM's spelling parses with the flag package and each
-// value stays one item.
-func joinMultiValue(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name := strings.TrimLeft(a, "-")
-		if !strings.HasPrefix(a, "-") || strings.Contains(name, "=") || !multiValue[name] {
-			out = append(out, a)
-			continue
-		}
-		n := 0
-		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-			i++
-			n++
-			out = append(out, a, args[i])
-		}
-		if n == 0 {
-			out = append(out, a) // the flag package reports the missing value
-		}
+// benchTable is perflab bench's command line: vLLM's flags, then
+// perflab's own (another file may append more rows here).
+var benchTable = append(append(append(benchflags.Table{}, benchflags.VLLM...), seriesRows...), benchflags.Own...)
+
+// binds maps each flag perflab acts on to the field it sets; the sampling
+// flags and the general lengths are read from the parsed values instead
+// (readByValues).
+func (f *benchFlags) binds() map[string]any {
+	m := map[string]any{
+		"base-url": &f.baseURL, "host": &f.host, "port": &f.port, "endpoint": &f.endpoint, "backend": &f.backend,
+		"model": &f.model, "served-model-name": &f.servedModelName, "tokenizer": &f.tokenizer,
+		"dataset-name": &f.datasetName, "dataset-path": &f.datasetPath,
+		"random-input-len": &f.randomInputLen, "random-output-len": &f.randomOutputLen,
+		"random-range-ratio": &f.randomRangeRatio, "random-prefix-len": &f.randomPrefixLen,
+		"sharegpt-output-len": &f.sharegptOutLen, "disable-shuffle": &f.disableShuffle, "no-oversample": &f.noOversample,
+		"ready-check-timeout-sec": &f.readyTimeout, "disable-tqdm": &f.disableTqdm, "num-prompts": &f.numPrompts,
+		"request-rate": &f.requestRate, "burstiness": &f.burstiness, "max-concurrency": &f.maxConcurrency,
+		"seed": &f.seed, "ignore-eos": &f.ignoreEOS, "num-warmups": &f.numWarmups,
+		"percentile-metrics": &f.percentileMetric, "metric-percentiles": &f.metricPercentile, "goodput": &f.goodput,
+		"save-result": &f.saveResult, "append-result": &f.appendResult, "save-detailed": &f.saveDetailed,
+		"result-dir": &f.resultDir, "result-filename": &f.resultFilename, "label": &f.label, "metadata": &f.metadata,
+		"output-json": &f.outputJSON, "request-timeout": &f.requestTimeout, "header": &f.header,
+		"request-id-prefix": &f.requestIDPrefix, "extra-body": &f.extraBody,
+		"custom-output-len": &f.customOutputLen, "skip-chat-template": &f.skipChatTemplate,
+		"prefix-repetition-prefix-len": &f.prefixLen, "prefix-repetition-suffix-len": &f.suffixLen,
+		"prefix-repetition-num-prefixes": &f.numPrefixes, "prefix-repetition-output-len": &f.prefixOutputLen,
+		"timed-trace-chunk-hash-size": &f.traceBlock, "timed-trace-sec-multiplier": &f.traceSecMul,
+		"timed-trace-label-timestamp": &f.traceKeyTS, "timed-trace-label-input-length": &f.traceKeyIn,
+		"timed-trace-label-output-length": &f.traceKeyOut, "timed-trace-label-hash-ids": &f.traceKeyHash,
+		"ramp-up-strategy": &f.rampStrategy, "ramp-up-start-rps": &f.rampStart, "ramp-up-end-rps": &f.rampEnd,
+		"self-timed": &f.selfTimed, "no-self-timed": &f.noSelfTimed, "profile": &f.profile, "logprobs": &f.logprobs,
+		"multi-turn": &f.multiTurn, "multi-turn-num-turns": &f.mtTurns, "multi-turn-min-turns": &f.mtMinTurns,
+		"multi-turn-max-turns": &f.mtMaxTurns, "multi-turn-concurrency": &f.mtConcurrency,
+		"multi-turn-delay-ms": &f.mtDelayMs, "per-turn-input-len": &f.perTurnInputLen,
+		"dry-run": &f.dryRun, "prompt-token-ids": &f.promptTokenIDs,
 	}
-	return out
+	f.series.binds(m)
+	return m
+}
+
+// readByValues are the flags perflab acts on that parseBenchFlags reads
+// from the parsed values rather than through binds.
+var readByValues = map[string]bool{"input-len": true, "output-len": true, "top-p": true, "top-k": true, "min-p": true,
+	"temperature": true, "frequency-penalty": true, "presence-penalty": true, "repetition-penalty": true}
+
+// assign sets the field p points to from a flag's values (a list flag's
+// values all at once, a scalar's last).
+func assign(row *benchflags.Flag, p any, vals []string) error {
+	last := vals[len(vals)-1]
+	bad := func(want string) error { return usageError("bench: --%s %q: want %s", row.Name, last, want) }
+	switch p := p.(type) {
+	case *string:
+		*p = last
+	case *bool:
+		*p = last == "true"
+	case *int:
+		n, err := strconv.Atoi(strings.TrimSpace(last))
+		if err != nil {
+			return bad("an integer")
+		}
+		*p = n
+	case *int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(last), 10, 64)
+		if err != nil {
+			return bad("an integer")
+		}
+		*p = n
+	case *float64:
+		v, err := strconv.ParseFloat(strings.TrimSpace(last), 64)
+		if err != nil {
+			return bad("a number")
+		}
+		*p = v
+	case *time.Duration:
+		d, err := time.ParseDuration(last)
+		if err != nil {
+			return bad("a duration like 300ms or 2m")
+		}
+		*p = d
+	case *listFlag:
+		*p = nil
+		for _, v := range vals {
+			_ = p.Set(v)
+		}
+	case *itemFlag:
+		*p = append((*p)[:0], vals...)
+	default:
+		return fmt.Errorf("bench: --%s: no binding for %T", row.Name, p)
+	}
+	return nil
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
-	f := &benchFlags{}
-	fs := flag.NewFlagSet("perflab bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: perflab bench [flags]   (the flags of vllm bench serve)")
-		fs.PrintDefaults()
+	v, err := benchTable.Parse(args)
+	if err == benchflags.ErrHelp {
+		fmt.Fprintln(stderr, "usage: perflab bench [flags]   (the flags of vllm bench serve; --config FILE.yaml, --flag_with_underscores and --extra-body.key value work as in vLLM)")
+		_ = benchTable.WriteUsage(stderr)
+		return nil, flag.ErrHelp
 	}
-	fs.StringVar(&f.baseURL, "base-url", "", "server URL, e.g. http://127.0.0.1:8000 (overrides --host/--port)")
-	fs.StringVar(&f.host, "host", "127.0.0.1", "server host")
-	fs.IntVar(&f.port, "port", 8000, "server port")
-	fs.StringVar(&f.endpoint, "endpoint", "", "API path (default /v1/completions, or /v1/chat/completions for openai-chat)")
-	fs.StringVar(&f.backend, "backend", "openai", "openai (completions) or openai-chat")
-	fs.StringVar(&f.model, "model", "", "model id (default: the server's first /v1/models entry: its id is sent, its root recorded)")
-	fs.StringVar(&f.servedModelName, "served-model-name", "", "model name sent in requests when it differs from --model")
-	fs.StringVar(&f.tokenizer, "tokenizer", "server", "tokenizer.json path or model folder, or \"server\" for the server's /tokenize")
-	fs.StringVar(&f.datasetName, "dataset-name", "random", "random or sharegpt")
-	fs.StringVar(&f.datasetPath, "dataset-path", "", "ShareGPT JSON file")
-	fs.IntVar(&f.randomInputLen, "random-input-len", 1024, "random dataset: input tokens per request")
-	fs.IntVar(&f.randomOutputLen, "random-output-len", 128, "random dataset: output tokens per request")
-	fs.Float64Var(&f.randomRangeRatio, "random-range-ratio", 0, "random dataset: lengths drawn from [len*(1-r), len*(1+r)]")
-	fs.IntVar(&f.randomPrefixLen, "random-prefix-len", 0, "random dataset: shared prefix tokens")
-	fs.IntVar(&f.sharegptOutLen, "sharegpt-output-len", 0, "sharegpt: fixed output length (0: the conversation's reply length)")
-	inputLen := fs.Int("input-len", 0, "alias: --random-input-len (vLLM's general length flag)")
-	outputLen := fs.Int("output-len", 0, "alias: --random-output-len and --sharegpt-output-len (vLLM's general length flag)")
-	fs.BoolVar(&f.disableShuffle, "disable-shuffle", false, "sharegpt: take the conversations in file order")
-	fs.BoolVar(&f.noOversample, "no-oversample", false, "sharegpt: send fewer than --num-prompts requests when too few conversations pass the filters (default: repeat some)")
-	fs.IntVar(&f.readyTimeout, "ready-check-timeout-sec", 0, "wait up to this many seconds for the server to answer GET /v1/models before starting (0: no wait, as vLLM's default)")
-	fs.BoolVar(&f.disableTqdm, "disable-tqdm", false, "no progress line (it is shown only on a terminal anyway)")
-	fs.IntVar(&f.numPrompts, "num-prompts", 1000, "number of requests")
-	fs.StringVar(&f.requestRate, "request-rate", "inf", "requests per second, or inf to send all at once")
-	fs.Float64Var(&f.burstiness, "burstiness", 1.0, "gamma shape of the arrival gaps (1 = Poisson)")
-	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "most requests in flight (0 = no cap)")
-	fs.Int64Var(&f.seed, "seed", 0, "random seed (dataset and arrivals)")
-	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos (forced on for the random dataset, as vLLM does)")
-	fs.IntVar(&f.numWarmups, "num-warmups", 0, "warmup requests before the measured run")
-	fs.StringVar(&f.percentileMetric, "percentile-metrics", "ttft,tpot,itl", "metrics to report percentiles of: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue")
-	fs.StringVar(&f.metricPercentile, "metric-percentiles", "99", "percentiles to report, e.g. 50,90,99")
-	fs.Var(&f.goodput, "goodput", "SLOs in ms, e.g. \"ttft:500 tpot:50\" (repeatable)")
-	fs.BoolVar(&f.saveResult, "save-result", false, "write vLLM's result JSON (and perflab's beside it)")
-	fs.BoolVar(&f.appendResult, "append-result", false, "like --save-result, but append the vLLM JSON as one more line to the file (with --result-filename); each run's perflab JSON gets its own dated name")
-	fs.BoolVar(&f.saveDetailed, "save-detailed", false, "with --save-result: include per-request lists and generated texts")
-	fs.StringVar(&f.resultDir, "result-dir", "", "folder for --save-result files (default: current)")
-	fs.StringVar(&f.resultFilename, "result-filename", "", "file name for --save-result (default: vLLM's naming)")
-	fs.StringVar(&f.label, "label", "", "label of the run (default: the backend)")
-	fs.Var(&f.metadata, "metadata", "KEY=VALUE pairs recorded with the result (repeatable)")
-	fs.StringVar(&f.outputJSON, "output-json", "", "write perflab's result JSON here (default with --save-result: beside the vLLM JSON, .perflab.json)")
-	fs.DurationVar(&f.requestTimeout, "request-timeout", 6*time.Hour, "per-request timeout")
-	fs.Var(&f.header, "header", "KEY=VALUE headers sent with every request, e.g. x-tenant=a (repeatable; override OPENAI_API_KEY's Authorization)")
-	fs.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body, e.g. '{\"chat_template_kwargs\":{\"enable_thinking\":false}}' (wins over the sampling flags)")
-	sampling := map[string]*string{}
-	for _, sf := range samplingFlags {
-		v := new(string)
-		sampling[sf.flag] = v
-		fs.StringVar(v, sf.flag, "", sf.help)
-	}
-	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)")
-	f.series.register(fs)
-	if err := fs.Parse(joinMultiValue(args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
+	if err != nil {
 		return nil, usageError("bench: %v", err)
 	}
-	if fs.NArg() > 0 {
-		return nil, usageError("bench: unexpected argument %q", fs.Arg(0))
+	f := &benchFlags{}
+	binds := f.binds()
+	// defaults first, from the table, then the values given
+	for i := range benchTable {
+		row := &benchTable[i]
+		if p, ok := binds[row.Name]; ok && row.Default != "" {
+			if err := assign(row, p, []string{row.Default}); err != nil {
+				return nil, err
+			}
+		}
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f.given = map[string]bool{}
+	for _, name := range v.Given() {
+		f.given[name] = true
+		if p, ok := binds[name]; ok && benchTable.Lookup(name).Action == benchflags.Act {
+			if err := assign(benchTable.Lookup(name), p, v.All(name)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	f.warnings = v.Warnings
 	// vLLM maps the general lengths onto the datasets' own flags
-	if set["input-len"] {
-		f.randomInputLen = *inputLen
+	if v.Has("input-len") {
+		n, _ := strconv.Atoi(strings.TrimSpace(v.Get("input-len"))) // the table checked it
+		f.randomInputLen = n
 	}
-	if set["output-len"] {
-		f.randomOutputLen, f.sharegptOutLen = *outputLen, *outputLen
+	if v.Has("output-len") {
+		n, _ := strconv.Atoi(strings.TrimSpace(v.Get("output-len")))
+		f.randomOutputLen, f.sharegptOutLen, f.customOutputLen, f.prefixOutputLen = n, n, n, n
 	}
-	if err := f.series.parse(set); err != nil {
+	if err := f.series.parse(f.given); err != nil {
 		return nil, err
 	}
 	for _, sf := range samplingFlags {
-		if !set[sf.flag] {
+		if !v.Has(sf.flag) {
 			continue
 		}
-		v, err := samplingValue(sf.flag, *sampling[sf.flag])
+		val, err := samplingValue(sf.flag, v.Get(sf.flag))
 		if err != nil {
 			return nil, err
 		}
-		f.sampling = append(f.sampling, openai.Field{Key: sf.key, Value: v})
+		f.sampling = append(f.sampling, openai.Field{Key: sf.key, Value: val})
 	}
 	return f, nil
 }
@@ -244,6 +293,9 @@ func samplingValue(name, s string) (json.RawMessage, error) {
 	return json.RawMessage(pyFloat(v)), nil
 }
 
+// datasetNames are the --dataset-name values perflab builds.
+var datasetNames = []string{"random", "sharegpt", "custom", "prefix_repetition", "timed_trace"}
+
 // benchRun is a validated command line.
 type benchRun struct {
 	f   *benchFlags
@@ -253,6 +305,12 @@ type benchRun struct {
 	modelID  string
 	rate     float64
 	metadata []metrics.KeyValue
+	// selfTimed: the trace's timestamps set the release times.
+	selfTimed bool
+	// idsByN and timesByN are the datasets' prompt token ids and release
+	// times by --num-prompts (see load), when the dataset has them.
+	idsByN   map[int][][]int
+	timesByN map[int][]float64
 	tok      dataset.Tokenizer
 	// series is the state of a sweep, repeats or search (bench_sweep.go).
 	series seriesState
@@ -269,17 +327,43 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		rate = v
 	}
 	r.rate = rate
+	f.datasetName = strings.ReplaceAll(f.datasetName, "-", "_") // vllm-bench's aliases: prefix-repetition, timed-trace
+	if f.multiTurn {
+		if !f.given["backend"] {
+			f.backend = "openai-chat" // turns are chat messages
+		}
+		switch {
+		case f.backend != "openai-chat":
+			return nil, usageError("bench: --multi-turn sends chat messages: want --backend openai-chat, not %s", f.backend)
+		case f.datasetName != "random" && f.datasetName != "sharegpt":
+			return nil, usageError("bench: --multi-turn builds conversations from --dataset-name random or sharegpt, not %s", f.datasetName)
+		case f.given["request-rate"] || f.given["burstiness"]:
+			return nil, usageError("bench: --multi-turn paces turns by the replies (and --multi-turn-delay-ms), not by --request-rate or --burstiness")
+		case f.mtTurns < 1 || f.mtMinTurns < 0 || f.mtMaxTurns < 0 || f.mtDelayMs < 0 || f.mtConcurrency < 0 || f.perTurnInputLen < 0:
+			return nil, usageError("bench: --multi-turn-*: turns at least 1, the rest not negative")
+		}
+	} else {
+		for _, name := range []string{"multi-turn-num-turns", "multi-turn-min-turns", "multi-turn-max-turns", "multi-turn-concurrency", "multi-turn-delay-ms", "per-turn-input-len"} {
+			if f.given[name] {
+				return nil, usageError("bench: --%s needs --multi-turn", name)
+			}
+		}
+	}
 	switch {
 	case f.backend != "openai" && f.backend != "openai-chat" && f.backend != "vllm":
 		return nil, usageError("bench: --backend %q: want openai or openai-chat", f.backend)
-	case f.datasetName != "random" && f.datasetName != "sharegpt":
-		return nil, usageError("bench: --dataset-name %q: want random or sharegpt", f.datasetName)
-	case f.datasetName == "random" && f.datasetPath != "":
+	case !slices.Contains(datasetNames, f.datasetName):
+		return nil, usageError("bench: --dataset-name %q: want one of %s", f.datasetName, strings.Join(datasetNames, ", "))
+	case (f.datasetName == "random" || f.datasetName == "prefix_repetition") && f.datasetPath != "":
 		// vLLM refuses it too: the file would be silently ignored
-		return nil, usageError("bench: --dataset-path %s with --dataset-name random: the random dataset reads no file (want --dataset-name sharegpt?)", f.datasetPath)
-	case f.datasetName == "sharegpt" && f.datasetPath == "":
-		return nil, usageError("bench: --dataset-name sharegpt needs --dataset-path")
-	case f.numPrompts <= 0:
+		return nil, usageError("bench: --dataset-path %s with --dataset-name %s: that dataset reads no file (want --dataset-name sharegpt or custom?)", f.datasetPath, f.datasetName)
+	case f.datasetName != "random" && f.datasetName != "prefix_repetition" && f.datasetPath == "":
+		return nil, usageError("bench: --dataset-name %s needs --dataset-path", f.datasetName)
+	case f.customOutputLen == 0 || f.customOutputLen < -1:
+		return nil, usageError("bench: --custom-output-len %d: want a positive number, or -1 for each line's output_tokens", f.customOutputLen)
+	case f.prefixLen < 0 || f.suffixLen < 0 || f.numPrefixes < 1 || f.prefixOutputLen < 1:
+		return nil, usageError("bench: --prefix-repetition-*: lengths must not be negative, prefixes and output at least 1")
+	case f.numPrompts <= 0 && f.datasetName != "custom": // custom: 0 takes every line
 		return nil, usageError("bench: --num-prompts %d: want at least 1", f.numPrompts)
 	case !(f.burstiness > 0):
 		return nil, usageError("bench: --burstiness %v: want a positive number", f.burstiness)
@@ -343,6 +427,63 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		// vLLM: {**sampling_params, **extra_body}
 		r.cfg.ExtraBody = openai.MergeFields(r.cfg.ExtraBody, extra)
 	}
+	if f.given["chat-template-kwargs"] && f.datasetName == "custom" && !f.skipChatTemplate {
+		// vLLM passes them to apply_chat_template; perflab's renderers take
+		// none, so the prompts would silently differ from vLLM's
+		return nil, usageError("bench: --chat-template-kwargs with the custom dataset: perflab renders chat templates without arguments; give --skip-chat-template with prompts already templated, or drop it")
+	}
+	// timed_trace replays its own timestamps unless --no-self-timed
+	r.selfTimed = f.datasetName == "timed_trace" && !f.noSelfTimed
+	switch {
+	case f.selfTimed && f.noSelfTimed:
+		return nil, usageError("bench: --self-timed and --no-self-timed contradict each other")
+	case f.selfTimed && f.datasetName != "timed_trace":
+		return nil, usageError("bench: --self-timed needs --dataset-name timed_trace (the only dataset with timestamps)")
+	case r.selfTimed && f.given["request-rate"]:
+		return nil, usageError("bench: timed_trace sends at the trace's timestamps: drop --request-rate, or add --no-self-timed")
+	case f.promptTokenIDs && f.backend == "openai-chat":
+		return nil, usageError("bench: --prompt-token-ids sends completions prompts as token ids; the chat backend sends messages")
+	case f.datasetName == "timed_trace" && f.backend == "openai-chat":
+		return nil, usageError("bench: timed_trace prompts are token ids: use the completions backend (openai)")
+	}
+	if sweepsRate := f.series.sweepRate != "" || f.series.search == sweep.Rate; sweepsRate {
+		switch {
+		case f.multiTurn:
+			return nil, usageError("bench: --multi-turn paces turns by the replies: a request-rate sweep or search does not apply")
+		case r.selfTimed:
+			return nil, usageError("bench: timed_trace sends at the trace's timestamps: a request-rate sweep or search needs --no-self-timed")
+		case f.rampStrategy != "":
+			return nil, usageError("bench: --ramp-up-strategy sets the rate: drop the request-rate sweep or search")
+		}
+	}
+	if f.rampStrategy != "" || f.given["ramp-up-start-rps"] || f.given["ramp-up-end-rps"] {
+		switch {
+		case f.rampStrategy == "" || !f.given["ramp-up-start-rps"] || !f.given["ramp-up-end-rps"]:
+			return nil, usageError("bench: ramp-up needs --ramp-up-strategy, --ramp-up-start-rps and --ramp-up-end-rps together")
+		case !math.IsInf(rate, 1):
+			return nil, usageError("bench: with --ramp-up-strategy leave --request-rate at inf: the ramp sets the rate (as vLLM)")
+		case f.multiTurn:
+			return nil, usageError("bench: --multi-turn has no request rate to ramp up")
+		}
+		ru := bench.RampUp{Strategy: f.rampStrategy, StartRPS: f.rampStart, EndRPS: f.rampEnd}
+		if err := ru.Validate(); err != nil {
+			return nil, usageError("bench: %v", err)
+		}
+		r.cfg.RampUp = &ru
+	}
+	if f.given["logprobs"] {
+		if f.logprobs < 0 {
+			return nil, usageError("bench: --logprobs %d: must not be negative", f.logprobs)
+		}
+		if f.backend == "openai-chat" {
+			// vLLM's chat request sends no logprobs either
+			f.warnings = append(f.warnings, "--logprobs has no effect with --backend openai-chat (vLLM's chat request sends none)")
+		} else {
+			// vLLM's completion body carries "logprobs": N in place of null
+			lp := []openai.Field{{Key: "logprobs", Value: json.RawMessage(strconv.Itoa(f.logprobs))}}
+			r.cfg.ExtraBody = openai.MergeFields(lp, r.cfg.ExtraBody)
+		}
+	}
 	if r.cfg.Headers, err = benchHeaders(f.header); err != nil {
 		return nil, err
 	}
@@ -364,11 +505,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	for _, w := range f.warnings {
+		fmt.Fprintln(stderr, "perflab: warning:", w)
+	}
 	if err := r.prepareSeries(); err != nil {
 		return err
 	}
 	if err := r.connect(ctx, stderr); err != nil {
 		return err
+	}
+	if f.dryRun {
+		return r.dryRun(ctx, stdout, stderr)
 	}
 	if f.series.active() {
 		return r.runSeries(ctx, args, stdout, stderr)
@@ -404,16 +551,65 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	return nil
 }
 
+// dryRun builds the dataset (or the conversations), prints its
+// statistics and sends nothing (--dry-run).
+func (r *benchRun) dryRun(ctx context.Context, stdout, stderr io.Writer) error {
+	if err := r.load(ctx); err != nil {
+		return err
+	}
+	writeDatasetStats(stdout, r.f.datasetName, r.cfg.Samples)
+	fmt.Fprintln(stderr, "perflab: --dry-run: nothing sent")
+	return nil
+}
+
+// load builds what the next run sends: the samples for the current
+// --num-prompts (with their token ids and release times where the
+// dataset has them), or the multi-turn conversations.
+func (r *benchRun) load(ctx context.Context) error {
+	f := r.f
+	var err error
+	if f.multiTurn {
+		if r.cfg.Conversations == nil || len(r.cfg.Conversations) != f.numPrompts {
+			if r.cfg.Conversations, err = r.conversations(ctx, r.tok); err != nil {
+				return err
+			}
+		}
+		r.cfg.SessionConcurrency = f.mtConcurrency
+		r.cfg.TurnDelay = time.Duration(f.mtDelayMs) * time.Millisecond
+		r.cfg.Samples = r.cfg.Samples[:0]
+		for _, c := range r.cfg.Conversations {
+			for _, t := range c.Turns {
+				r.cfg.Samples = append(r.cfg.Samples, dataset.Sample{Prompt: t.Content, PromptLen: t.ContentLen, OutputLen: t.OutputLen})
+			}
+		}
+		return nil
+	}
+	if r.cfg.Samples, err = r.cachedSamples(ctx); err != nil {
+		return err
+	}
+	r.cfg.PromptIDs, r.cfg.Times = r.idsByN[f.numPrompts], nil
+	if r.selfTimed {
+		r.cfg.Times = r.timesByN[f.numPrompts]
+	}
+	return nil
+}
+
 // runOnce runs the benchmark once with r's current load, prints its block
 // and saves its files. The result comes back whenever the run happened,
 // with an error when it was interrupted or every request failed.
 func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io.Writer) (*schema.Result, error) {
 	f := r.f
-	var err error
-	if r.cfg.Samples, err = r.cachedSamples(ctx); err != nil {
+	if err := r.load(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
+	if r.cfg.Times != nil {
+		fmt.Fprintf(stderr, "Traffic: self-timed, at the trace's timestamps (%.3f s from the first to the last)\n", r.cfg.Times[len(r.cfg.Times)-1])
+	} else if ru := r.cfg.RampUp; ru != nil {
+		fmt.Fprintf(stderr, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
+		fmt.Fprintf(stderr, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", ru.StartRPS, ru.EndRPS)
+	} else {
+		fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
+	}
 	proc := "(Poisson process)"
 	if f.burstiness != 1 {
 		proc = "(Gamma distribution)"
@@ -425,8 +621,31 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	}
 	fmt.Fprintf(stderr, "Maximum request concurrency: %s\n", conc)
 
+	aux := auxClient(r.cfg.Headers)
+	if f.profile {
+		if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(stderr, "Profiler started")
+	}
+	// vLLM reads the server's spec-decode counters before and after
+	specBefore, _ := bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
 	start := time.Now()
 	res, runErr := bench.Run(ctx, r.cfg)
+	if specBefore != nil && res != nil && res.Summary != nil {
+		after, err := bench.ScrapeSpecDecode(context.WithoutCancel(ctx), aux, r.cfg.BaseURL)
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("speculative decoding: reading /metrics after the run failed: %v", err))
+		}
+		res.Summary.SpecDecode = bench.SpecDecodeDelta(specBefore, after)
+	}
+	if f.profile {
+		if err := profileCall(context.WithoutCancel(ctx), aux, r.cfg.BaseURL, "/stop_profile"); err != nil {
+			fmt.Fprintln(stderr, "perflab: warning:", err)
+		} else {
+			fmt.Fprintln(stderr, "Profiler stopped")
+		}
+	}
 	if res == nil {
 		return nil, runErr
 	}
@@ -444,6 +663,9 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 			return nil, err
 		}
 		if err := metrics.WriteSteadyText(&text, res.Summary.SteadyState, r.cfg.MaxConcurrency); err != nil {
+			return nil, err
+		}
+		if err := metrics.WritePerTurn(&text, res.PerTurn); err != nil {
 			return nil, err
 		}
 		res.RawOutput = text.String()
@@ -478,6 +700,26 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	return res, nil
 }
 
+// profileCall POSTs base+route (vLLM's /start_profile, /stop_profile):
+// the server's profiler, which must be configured on the server.
+func profileCall(ctx context.Context, client *http.Client, base, route string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+route, strings.NewReader("{}"))
+	if err != nil {
+		return fmt.Errorf("bench: --profile: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("bench: --profile: POST %s: %w", route, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("bench: --profile: POST %s%s: %s %s (start the server with a profiler configured)", base, route, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
 // countWith counts a generated text's tokens without special tokens, as
 // vLLM does for a request whose server sent no usage.
 func countWith(tok dataset.Tokenizer) func(context.Context, string) (int, error) {
@@ -498,10 +740,32 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	f := r.f
 	var s []dataset.Sample
 	var err error
-	if f.datasetName == "sharegpt" {
+	switch f.datasetName {
+	case "sharegpt":
 		s, err = dataset.ShareGPT(ctx, tok, f.datasetPath, dataset.ShareGPTConfig{NumPrompts: f.numPrompts,
 			OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
-	} else {
+	case "custom":
+		s, err = dataset.Custom(ctx, tok, f.datasetPath, dataset.CustomConfig{NumPrompts: f.numPrompts,
+			OutputLen: f.customOutputLen, SkipChatTemplate: f.skipChatTemplate, Seed: f.seed,
+			DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
+	case "timed_trace":
+		var tr *dataset.Trace
+		tr, err = dataset.TimedTrace(ctx, tok, f.datasetPath, dataset.TimedTraceConfig{NumPrompts: f.numPrompts,
+			BlockTokens: f.traceBlock, SecMultiplier: f.traceSecMul, KeyTimestamp: f.traceKeyTS, KeyInput: f.traceKeyIn,
+			KeyOutput: f.traceKeyOut, KeyHashIDs: f.traceKeyHash})
+		if err == nil {
+			s = tr.Samples
+			r.setIDs(tr.IDs)
+			if r.timesByN == nil {
+				r.timesByN = map[int][]float64{}
+			}
+			r.timesByN[f.numPrompts] = tr.AtS
+		}
+	case "prefix_repetition":
+		s, err = dataset.PrefixRepetition(ctx, tok, dataset.PrefixRepetitionConfig{NumPrompts: f.numPrompts,
+			PrefixLen: f.prefixLen, SuffixLen: f.suffixLen, NumPrefixes: f.numPrefixes, OutputLen: f.prefixOutputLen,
+			Seed: f.seed, DisableShuffle: f.disableShuffle})
+	default:
 		s, err = dataset.RandomContext(ctx, tok, dataset.RandomConfig{
 			NumPrompts: f.numPrompts, InputLen: f.randomInputLen, OutputLen: f.randomOutputLen,
 			RangeRatio: f.randomRangeRatio, PrefixLen: f.randomPrefixLen, Seed: f.seed,
@@ -513,7 +777,56 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	if len(s) == 0 {
 		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
 	}
+	if f.promptTokenIDs && f.datasetName != "timed_trace" {
+		// the ids the server would tokenize the text into (no special
+		// tokens: the server adds its own)
+		ids := make([][]int, len(s))
+		for i := range s {
+			if ids[i], err = tok.Encode(s[i].Prompt); err != nil {
+				return nil, fmt.Errorf("bench: --prompt-token-ids: prompt %d: %w", i, err)
+			}
+		}
+		r.setIDs(ids)
+	}
 	return s, nil
+}
+
+// setIDs records the prompt token ids of the dataset for the current
+// --num-prompts.
+func (r *benchRun) setIDs(ids [][]int) {
+	if r.idsByN == nil {
+		r.idsByN = map[int][][]int{}
+	}
+	r.idsByN[r.f.numPrompts] = ids
+}
+
+// conversations builds the multi-turn conversations (--multi-turn).
+func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]dataset.Conversation, error) {
+	f := r.f
+	var c []dataset.Conversation
+	var err error
+	if f.datasetName == "sharegpt" {
+		c, err = dataset.MultiTurnShareGPT(ctx, tok, f.datasetPath, dataset.MultiTurnShareGPTConfig{NumConversations: f.numPrompts,
+			MaxTurns: f.mtMaxTurns, OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle})
+	} else {
+		lo, hi := f.mtTurns, f.mtTurns
+		if f.mtMinTurns > 0 {
+			lo = f.mtMinTurns
+		}
+		if f.mtMaxTurns > 0 {
+			hi = f.mtMaxTurns
+		}
+		if hi < lo {
+			return nil, usageError("bench: --multi-turn-max-turns %d is below the minimum %d", hi, lo)
+		}
+		c, err = dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: f.numPrompts, MinTurns: lo, MaxTurns: hi,
+			InputLen: f.randomInputLen, PerTurnInputLen: f.perTurnInputLen, OutputLen: f.randomOutputLen, PrefixLen: f.randomPrefixLen,
+			Seed: f.seed})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bench: multi-turn %s: %w", f.datasetName, err)
+	}
+	return c, nil
 }
 
 // describe fills what the command line knows about the run.
@@ -531,10 +844,19 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 	res.Model.Tokenizer = f.tokenizer
 	res.Load.Dataset = f.datasetName
 	res.Load.DatasetPath = f.datasetPath
-	if f.datasetName == "random" {
+	switch f.datasetName {
+	case "random":
 		res.Load.InputLen, res.Load.OutputLen = f.randomInputLen, f.randomOutputLen
 		res.Load.RangeRatio, res.Load.PrefixLen = f.randomRangeRatio, f.randomPrefixLen
-	} else {
+	case "prefix_repetition":
+		res.Load.InputLen, res.Load.OutputLen, res.Load.PrefixLen = f.prefixLen+f.suffixLen, f.prefixOutputLen, f.prefixLen
+	case "custom":
+		res.Load.OutputLen = max(0, f.customOutputLen)
+	case "timed_trace":
+		if r.selfTimed {
+			res.Warnings = append(res.Warnings, "self-timed: requests left at the trace's timestamps; request_rate is recorded as inf")
+		}
+	default:
 		res.Load.OutputLen = f.sharegptOutLen
 	}
 	res.Load.Command = "perflab bench " + strings.Join(quoteArgs(args), " ")
@@ -566,6 +888,8 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 		h := metrics.VLLMHeader{
 			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.modelID,
 			TokenizerID: tokID, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
+			PerTurn: res.PerTurn, RPSChanges: res.Load.RPSChanges,
+			RampUpStrategy: res.Load.RampUpStrategy, RampUpStartRPS: res.Load.RampUpStartRPS, RampUpEndRPS: res.Load.RampUpEndRPS,
 		}
 		if h.Backend == "" {
 			h.Backend = "openai"

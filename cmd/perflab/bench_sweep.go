@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflab/perflab/collect/benchflags"
 	"github.com/perflab/perflab/collect/dataset"
 	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/schema"
@@ -39,21 +39,43 @@ type seriesFlags struct {
 	search    sweep.Kind
 }
 
-func (s *seriesFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.sweepConc, "sweep-max-concurrency", "", "sweep: run once per concurrency in this comma-separated list (e.g. 1,8,64), then print a sweep summary table")
-	fs.StringVar(&s.sweepRate, "sweep-request-rate", "", "sweep: run once per request rate in this comma-separated list (e.g. 1,10,inf)")
-	fs.Float64Var(&s.factor, "sweep-num-prompts-factor", 0, "concurrency sweep or search: num_prompts = concurrency × F at each point (default: --num-prompts)")
-	fs.IntVar(&s.numRuns, "num-runs", 1, "repeat each run N times and print mean, std, min, max and CV of the headline metrics (every run is saved; --compare needs >=4 runs per side to call a change significant)")
-	fs.Var(&s.compare, "compare", "compare OLD NEW (no server): each a comma-separated list of result files or globs (perflab JSON, vLLM JSON, --append-result JSON lines); ~ marks a change that is not significant (Mann-Whitney U, p>=0.05; needs >=4 runs per side)")
-	fs.Var(&s.slo, "slo", "latency limits in ms, e.g. \"ttft_p99:2000 tpot_p99:50\" (METRIC_STAT: ttft, tpot, itl, e2el × mean, median, pNN): marked in a sweep, searched with --slo-search, checked after a single run")
-	fs.StringVar(&s.sloSearch, "slo-search", "", "max_concurrency or request_rate: find the highest load that meets --slo: probe --slo-search-start, doubling while the SLO holds (up to --slo-search-max), then bisect [last met, first broken] to --slo-search-resolution, in at most --slo-search-max-probes runs; prints every probe and the answer (assumes latency grows with load)")
-	fs.Float64Var(&s.sloStart, "slo-search-start", 1, "SLO search: the first load probed")
-	fs.Float64Var(&s.sloMax, "slo-search-max", 0, "SLO search: the highest load probed (default 1024 concurrency, 1000 req/s)")
-	fs.IntVar(&s.sloProbes, "slo-search-max-probes", 12, "SLO search: at most this many runs")
-	fs.Float64Var(&s.sloResolution, "slo-search-resolution", 0, "SLO search: stop bisecting when the bracket is this narrow (default: 1 concurrency; 5% of the rate)")
-	fs.BoolVar(&s.noSteady, "no-steady-state", false, "do not compute the steady-state metrics")
-	fs.Float64Var(&s.steadyThreshold, "steady-state-threshold", metrics.DefaultSteadyThreshold, "steady state: the window holds at least ceil(threshold × --max-concurrency) requests in flight; in (0, 1]")
-	fs.Float64Var(&s.steadyMinWindow, "steady-state-min-window", 0, "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))")
+// seriesRows are the series flags' rows of the flag table (vllm-bench's
+// names where it has the feature; --slo and the search are perflab's).
+var seriesRows = func() benchflags.Table {
+	f := func(name string, k benchflags.Kind, def, help string, o benchflags.Origin) benchflags.Flag {
+		return benchflags.Flag{Name: name, Kind: k, Default: def, Help: help, Action: benchflags.Act, Origin: o,
+			Group: "Sweeps, repeats, comparisons and SLOs"}
+	}
+	vb, own := benchflags.VLLMBench, benchflags.Perflab
+	return benchflags.Table{
+		f("sweep-max-concurrency", benchflags.String, "", "sweep: run once per concurrency in this comma-separated list (e.g. 1,8,64), then print a sweep summary table", vb),
+		f("sweep-request-rate", benchflags.String, "", "sweep: run once per request rate in this comma-separated list (e.g. 1,10,inf)", vb),
+		f("sweep-num-prompts-factor", benchflags.Float, "", "concurrency sweep or search: num_prompts = concurrency × F at each point (default: --num-prompts)", vb),
+		f("num-runs", benchflags.Int, "1", "repeat each run N times and print mean, std, min, max and CV of the headline metrics (every run is saved; --compare needs >=4 runs per side to call a change significant)", vb),
+		f("compare", benchflags.List, "", "compare OLD NEW (no server): each a comma-separated list of result files or globs (perflab JSON, vLLM JSON, --append-result JSON lines); ~ marks a change that is not significant (Mann-Whitney U, p>=0.05; needs >=4 runs per side)", vb),
+		f("slo", benchflags.List, "", "latency limits in ms, e.g. ttft_p99:2000 tpot_p99:50 (METRIC_STAT: ttft, tpot, itl, e2el × mean, median, pNN): marked in a sweep, searched with --slo-search, checked after a single run", own),
+		f("slo-search", benchflags.String, "", "max_concurrency or request_rate: find the highest load that meets --slo: probe --slo-search-start, doubling while the SLO holds (up to --slo-search-max), then bisect [last met, first broken] to --slo-search-resolution, in at most --slo-search-max-probes runs; prints every probe and the answer (assumes latency grows with load)", own),
+		f("slo-search-start", benchflags.Float, "1", "SLO search: the first load probed", own),
+		f("slo-search-max", benchflags.Float, "", "SLO search: the highest load probed (default 1024 concurrency, 1000 req/s)", own),
+		f("slo-search-max-probes", benchflags.Int, "12", "SLO search: at most this many runs", own),
+		f("slo-search-resolution", benchflags.Float, "", "SLO search: stop bisecting when the bracket is this narrow (default: 1 concurrency; 5% of the rate)", own),
+		f("no-steady-state", benchflags.Bool, "", "do not compute the steady-state metrics", vb),
+		f("steady-state-threshold", benchflags.Float, strconv.FormatFloat(metrics.DefaultSteadyThreshold, 'g', -1, 64), "steady state: the window holds at least ceil(threshold × --max-concurrency) requests in flight; in (0, 1]", vb),
+		f("steady-state-min-window", benchflags.Float, "", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))", vb),
+	}
+}()
+
+// binds adds the series flags' fields to the command's bindings.
+func (s *seriesFlags) binds(m map[string]any) {
+	for name, p := range map[string]any{
+		"sweep-max-concurrency": &s.sweepConc, "sweep-request-rate": &s.sweepRate, "sweep-num-prompts-factor": &s.factor,
+		"num-runs": &s.numRuns, "compare": &s.compare, "slo": &s.slo, "slo-search": &s.sloSearch,
+		"slo-search-start": &s.sloStart, "slo-search-max": &s.sloMax, "slo-search-max-probes": &s.sloProbes,
+		"slo-search-resolution": &s.sloResolution, "no-steady-state": &s.noSteady,
+		"steady-state-threshold": &s.steadyThreshold, "steady-state-min-window": &s.steadyMinWindow,
+	} {
+		m[name] = p
+	}
 }
 
 // parse checks the flags' values and how they combine.

@@ -4,30 +4,13 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"reflect"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func TestJoinMultiValue(t *testing.T) {
-	tests := []struct{ in, want []string }{
-		// vLLM's nargs="+" spelling becomes one flag value
-		{[]string{"--goodput", "ttft:50", "tpot:10", "--seed", "1"}, []string{"--goodput", "ttft:50", "--goodput", "tpot:10", "--seed", "1"}},
-		{[]string{"--metadata", "a=1", "b=2"}, []string{"--metadata", "a=1", "--metadata", "b=2"}},
-		// a value with spaces stays one item (one argv element in vLLM)
-		{[]string{"--header", "User-Agent=my client", "--seed", "1"}, []string{"--header", "User-Agent=my client", "--seed", "1"}},
-		// no value: left for the flag package to report
-		{[]string{"--metadata"}, []string{"--metadata"}},
-		// the = form and other flags pass through
-		{[]string{"--goodput=ttft:5", "x"}, []string{"--goodput=ttft:5", "x"}},
-		{[]string{"--model", "m", "--label", "l"}, []string{"--model", "m", "--label", "l"}},
-	}
-	for _, tc := range tests {
-		if got := joinMultiValue(tc.in); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
+	"github.com/perflab/perflab/collect/benchflags"
+)
 
 func TestBenchFlags(t *testing.T) {
 	f, err := parseBenchFlags([]string{"--goodput", "ttft:50", "tpot:10", "--goodput", "e2el:900",
@@ -106,5 +89,82 @@ func TestBenchUnreachableNeedsModel(t *testing.T) {
 	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--num-prompts", "1"}, &out, &errb)
 	if code := exitCode(err, &errb); code != 1 || !strings.Contains(errb.String(), "model list") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestBenchTableBindings: every flag the table says perflab acts on sets
+// something, and nothing is bound that the table does not list as acted on.
+func TestBenchTableBindings(t *testing.T) {
+	binds := (&benchFlags{}).binds()
+	for _, row := range benchTable {
+		_, bound := binds[row.Name]
+		acted := bound || readByValues[row.Name]
+		if row.Action == benchflags.Act && !acted {
+			t.Errorf("--%s: the table says perflab acts on it, but nothing reads it", row.Name)
+		}
+		if row.Action == benchflags.Warn && acted {
+			t.Errorf("--%s: marked 'no effect here' but bound", row.Name)
+		}
+	}
+	for name := range binds {
+		if benchTable.Lookup(name) == nil {
+			t.Errorf("--%s bound but not in the table", name)
+		}
+	}
+}
+
+// TestBenchPastedVLLMCommand: a command line as pasted from a vLLM page,
+// with flags perflab ignores and vLLM's spellings, parses; each ignored
+// flag is named once in the warnings.
+func TestBenchPastedVLLMCommand(t *testing.T) {
+	f, err := parseBenchFlags(strings.Fields("--backend vllm --model m --trust-remote-code --tokenizer-mode auto --num_prompts 12 "+
+		"--dataset-name random --random-input-len 64 --use-beam-search --extra-body.top_k 5 --goodput ttft:50 tpot:10 --plot-timeline"), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.numPrompts != 12 || f.randomInputLen != 64 || f.extraBody != `{"top_k":5}` || len(f.goodput) != 2 {
+		t.Fatalf("%+v", f)
+	}
+	want := []string{"--trust-remote-code", "--tokenizer-mode", "--use-beam-search", "--plot-timeline"}
+	if len(f.warnings) != len(want) {
+		t.Fatalf("warnings %q", f.warnings)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(f.warnings[i], w+" has no effect here") {
+			t.Errorf("warning %d = %q, want %s …", i, f.warnings[i], w)
+		}
+	}
+}
+
+// TestTokenizerFromHFCache: a Hugging Face id that is not a path here is
+// found in the local hub cache ($HF_HOME/hub, refs/main's snapshot), and
+// a missing one fails naming the folders it looked in.
+func TestTokenizerFromHFCache(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HF_HOME", home)
+	t.Setenv("HF_HUB_CACHE", "")
+	repo := filepath.Join(home, "hub", "models--org--tiny")
+	snap := filepath.Join(repo, "snapshots", "abc123")
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("..", "..", "collect", "dataset", "tokenizer", "testdata", "tiny")
+	ents, _ := os.ReadDir(src)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(src, e.Name()))
+		os.WriteFile(filepath.Join(snap, e.Name()), b, 0o644)
+	}
+	os.MkdirAll(filepath.Join(repo, "refs"), 0o755)
+	os.WriteFile(filepath.Join(repo, "refs", "main"), []byte("abc123\n"), 0o644)
+	tok, err := openTokenizer("org/tiny", "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := tok.Encode("hello"); err != nil || len(ids) == 0 {
+		t.Fatalf("%v %v", ids, err)
+	}
+	_, err = openTokenizer("org/absent", "", "", nil)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(home, "hub", "models--org--absent")) {
+		t.Fatalf("error %v does not say where it looked", err)
 	}
 }

@@ -32,7 +32,8 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	shardBy := fs.String("shard-by", "experiment", "shard unit: experiment (one engine launch per shard) or run")
 	force := fs.Bool("force", false, "repeat runs that already have a finished result")
 	retry := fs.Bool("retry", false, "repeat runs whose result is crashed or failed, keep the ok ones")
-	only := fs.String("only", "", "run only these comma-separated `IDS`: experiments, steps or runs (experiment--profile)")
+	only := fs.String("only", "", "run only these comma-separated `IDS`: experiments, steps, runs (experiment--profile) or sweep points (experiment--profile--c64)")
+	noEarlyStop := fs.Bool("no-early-stop", false, "run every point of a sweep, also those past saturation that break the SLO by 2× (and those an earlier collect skipped)")
 	dryRun := fs.Bool("dry-run", false, "print the plan (runs, commands, order, state) and exit; touches no engine or GPU")
 	gpuInfo := fs.Bool("gpu-info", false, "print what the GPU sampler sees (inventory and one second of samples) and exit; status 1 when NVML cannot read the GPUs")
 	healthTimeout := fs.Duration("health-timeout", 10*time.Minute, "how long an engine may take to become healthy")
@@ -70,7 +71,7 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	opt := collect.Options{
 		Results: *results, Force: *force, Retry: *retry, HealthTimeout: *healthTimeout, StopGrace: *stopGrace,
-		SampleInterval: *sampleInterval, Self: *mockBinary, Log: stderr,
+		SampleInterval: *sampleInterval, Self: *mockBinary, Log: stderr, NoEarlyStop: *noEarlyStop,
 	}
 	switch *shardBy {
 	case "experiment":
@@ -131,7 +132,7 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	rep, err := collect.Collect(ctx, f, opt)
 	if rep != nil {
 		fmt.Fprintf(stderr, "collect %s: %d runs: %d done before, %d run now", f.Campaign.ID, rep.Planned, rep.Skipped, rep.Ran)
-		for _, st := range []string{"ok", "failed", "crashed", "interrupted", "unsupported"} {
+		for _, st := range []string{"ok", "failed", "crashed", "interrupted", "unsupported", "skipped"} { // skipped: the early stop of a sweep
 			if n := rep.Status[schema.Status(st)]; n > 0 {
 				fmt.Fprintf(stderr, ", %d %s", n, st)
 			}

@@ -63,6 +63,12 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 	fs.Float64Var(&f.CutRate, "cut-rate", 0, "fraction of streams cut without [DONE]")
 	fs.Float64Var(&f.GarbageRate, "garbage-rate", 0, "fraction of streams with one malformed JSON event")
 
+	pcache := fs.Bool("enable-prefix-caching", false, "cache prompt blocks: a repeated prefix is not prefilled again (shorter TTFT)")
+	pcBlock := fs.Int("block-size", 16, "prefix cache: tokens per block")
+	pcBlocks := fs.Int("prefix-cache-blocks", 0, "prefix cache: most blocks kept, least recently used dropped first (0: all)")
+	specK := fs.Int("num-speculative-tokens", 0, "report speculative decoding with this many draft tokens per step on /metrics (vllm:spec_decode_*); 0: off")
+	specRate := fs.Float64("spec-accept-rate", 0.7, "speculative decoding: probability that a draft token is accepted after an accepted one")
+
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil
@@ -76,6 +82,12 @@ Presets: %s. Prints "listening on http://ADDR" once ready.
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
 	cfg.Model, cfg.MaxModelLen, cfg.Seed, cfg.EOSMeanTokens, cfg.Faults = *model, *maxLen, *seed, *eos, f
+	if *pcache {
+		cfg.PrefixCache = &mock.PrefixCache{BlockTokens: *pcBlock, Blocks: *pcBlocks}
+	}
+	if *specK > 0 {
+		cfg.SpecDecode = &mock.SpecDecode{NumSpecTokens: *specK, AcceptRate: *specRate}
+	}
 	if *eos == 0 {
 		cfg.EOSMeanTokens = -1 // 0 on the command line: never stop early
 	}

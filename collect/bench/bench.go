@@ -65,6 +65,30 @@ type Config struct {
 	// (HTTP/1.1 keep-alive pool sized to the concurrency).
 	Client *http.Client
 
+	// PromptIDs, when set, holds each sample's prompt as token ids, sent
+	// in its place on the completions backend (--prompt-token-ids,
+	// timed_trace); a nil entry sends the text.
+	PromptIDs [][]int
+	// Times, when set, are each sample's release time in seconds from the
+	// start (a trace's own timestamps, --self-timed); they replace the
+	// rate's schedule.
+	Times []float64
+
+	// RampUp, when set, replaces RequestRate: the rate goes from its start
+	// to its end over the run (vLLM's --ramp-up-*).
+	RampUp *RampUp
+
+	// Conversations, when set, replace Samples: multi-turn chat sessions
+	// (vllm-bench's --multi-turn). Each conversation's turns go one after
+	// the other, turn N carrying the whole conversation so far (the
+	// server's replies included) and an X-Session-ID header;
+	// SessionConcurrency conversations run at once (0: MaxConcurrency,
+	// else all), with TurnDelay of think time between a reply and the next
+	// turn. The request rate does not apply.
+	Conversations      []dataset.Conversation
+	SessionConcurrency int
+	TurnDelay          time.Duration
+
 	// onStart, when set, receives the run's t=0 (tests and benchmarks
 	// compare it with a server's clock).
 	onStart func(time.Time)
@@ -95,6 +119,11 @@ func Run(ctx context.Context, cfg Config) (*schema.Result, error) {
 		return res, fmt.Errorf("bench: summarize: %w", err)
 	}
 	res.Summary = sum
+	if len(cfg.Conversations) > 0 {
+		if res.PerTurn, err = PerTurn(res.Requests, opt); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
@@ -149,8 +178,11 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.MaxConcurrency < 0 || cfg.NumWarmups < 0 {
 		return cfg, fmt.Errorf("bench: max concurrency %d, warmups %d: must not be negative", cfg.MaxConcurrency, cfg.NumWarmups)
 	}
-	if len(cfg.Samples) == 0 {
+	if len(cfg.Samples) == 0 && len(cfg.Conversations) == 0 {
 		return cfg, fmt.Errorf("bench: no samples to send")
+	}
+	if len(cfg.Conversations) > 0 && cfg.Backend != openai.Chat {
+		return cfg, fmt.Errorf("bench: multi-turn conversations need the openai-chat backend (each turn sends the history as messages)")
 	}
 	return cfg, nil
 }
@@ -167,6 +199,8 @@ type runner struct {
 	done   atomic.Int64
 	failed atomic.Int64
 	pool   sync.Pool // *stream
+	// sessions is set in a multi-turn run (see sessions.go).
+	sessions *sessionState
 }
 
 func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
@@ -174,8 +208,20 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if len(cfg.Conversations) > 0 {
+		return measureSessions(ctx, cfg)
+	}
 	n := len(cfg.Samples)
 	times, err := Schedule(n, cfg.RequestRate, cfg.Burstiness, cfg.Seed)
+	var rampRates []float64
+	if cfg.Times != nil {
+		if len(cfg.Times) != n {
+			return nil, 0, fmt.Errorf("bench: %d release times for %d samples", len(cfg.Times), n)
+		}
+		times = cfg.Times
+	} else if cfg.RampUp != nil && err == nil {
+		times, rampRates, err = ScheduleRamp(n, *cfg.RampUp, cfg.Burstiness, cfg.Seed)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("bench: %w", err)
 	}
@@ -279,6 +325,10 @@ dispatch:
 		}
 	}
 	res.Requests = kept
+	if ru := cfg.RampUp; ru != nil {
+		res.Load.RampUpStrategy, res.Load.RampUpStartRPS, res.Load.RampUpEndRPS = ru.Strategy, ru.StartRPS, ru.EndRPS
+		res.Load.RPSChanges = rpsChanges(*ru, rampRates, kept, wall0)
+	}
 	countErr := r.countText(ctx, kept)
 	if ctx.Err() != nil && len(kept) < n {
 		res.Status = schema.StatusInterrupted

@@ -38,4 +38,12 @@
 // value as X-Idempotency-Key, which lets net/http resend a request that
 // hit a kept-alive connection the server had just closed (llama.cpp's
 // server does this); such a request never reached the engine.
+//
+// Other load shapes: RampUp (the rate rises over the run; vLLM's
+// --ramp-up-*, rps_change_events recorded), Times (a trace's own
+// timestamps, --self-timed) and Conversations (multi-turn chat sessions:
+// each conversation's turns in order, turn N carrying the history and an
+// X-Session-ID; latency summarised per turn, PerTurn). ScrapeSpecDecode
+// and SpecDecodeDelta read a server's vllm:spec_decode_* counters around
+// a run.
 package bench

@@ -79,9 +79,16 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	}
 	st := r.getStream()
 	defer r.pool.Put(st)
+	var history []string
+	session := ""
+	if r.sessions != nil { // a multi-turn run: this turn's history and session
+		history, session = r.sessions.history[i], r.sessions.id[i]
+		rec.Session, rec.Turn = session, r.sessions.turn[i]
+	}
+	keepText := r.cfg.KeepText || r.cfg.CountText != nil || session != ""
 	st.body = openai.AppendBody(st.body[:0], r.cfg.Backend, openai.Request{
 		Model: r.cfg.Model, Prompt: smp.Prompt, MaxTokens: smp.OutputLen, IgnoreEOS: r.cfg.IgnoreEOS,
-		Extra: r.cfg.ExtraBody,
+		Extra: r.cfg.ExtraBody, History: history, PromptIDs: r.promptIDs(i),
 	})
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
 	defer cancel()
@@ -99,6 +106,9 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	// The request id comes after the extra headers, as in vLLM.
 	id := r.idPfx + strconv.Itoa(i)
 	req.Header.Set("x-request-id", id)
+	if session != "" {
+		req.Header.Set("X-Session-ID", session)
+	}
 	// An idempotency key lets net/http resend the request when the server
 	// closed a kept-alive connection just as it was reused (llama.cpp's
 	// server does): such a request never reached the engine, and failing
@@ -168,7 +178,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		}
 		if c.Choices > 0 {
 			rec.EventS = append(rec.EventS, now.Seconds())
-			if r.cfg.KeepText || r.cfg.CountText != nil {
+			if keepText {
 				// raw (still escaped): decoded once at the end, if needed
 				st.text = append(st.text, c.Text...)
 				escaped = escaped || c.TextEscaped
@@ -189,7 +199,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	}
 	r.events.Add(events)
 	rec.EndS = time.Since(r.base).Seconds()
-	if r.cfg.KeepText || (r.cfg.CountText != nil && completion <= 0) {
+	if r.cfg.KeepText || (r.cfg.CountText != nil && completion <= 0) || session != "" {
 		rec.GeneratedText = openai.DecodeText(st.text, escaped)
 	}
 	if len(rec.EventS) == 0 {
@@ -210,6 +220,14 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	}
 	r.done.Add(1)
 	return false
+}
+
+// promptIDs is sample i's prompt as token ids, or nil to send its text.
+func (r *runner) promptIDs(i int) []int {
+	if i < len(r.cfg.PromptIDs) {
+		return r.cfg.PromptIDs[i]
+	}
+	return nil
 }
 
 // httpError is "HTTP 500 Internal Server Error: <body>", the body cut to

@@ -16,6 +16,18 @@
 //     and oversampled with a port of CPython's random module, so the same
 //     seed picks the same conversations in the same order as vLLM, and
 //     filtered with vLLM's length rules.
+//   - Custom: vLLM's custom dataset, a JSONL file of {"prompt": …} lines
+//     (with --custom-output-len -1, each line's output_tokens), shuffled
+//     with Python's random, each prompt wrapped in the tokenizer's chat
+//     template unless skipped, counted with special tokens.
+//   - PrefixRepetition: vLLM's prefix_repetition dataset, token ids drawn
+//     with a port of numpy's legacy generator (np.random.seed, randint),
+//     shuffled with Python's random, so the ids are vLLM's for the same
+//     tokenizer and seed.
+//   - TimedTrace: a Mooncake-style JSONL trace (timestamps, lengths, hash
+//     ids expanding to shared token blocks), as vllm-bench replays it.
+//   - MultiTurnRandom, MultiTurnShareGPT: conversations for multi-turn chat
+//     sessions (vllm-bench's --multi-turn); the replies are the server's.
 //   - Tokenizers: *tokenizer.Tokenizer (a tokenizer.json loader, subpackage
 //     tokenizer) and *ServerTokenizer (the engine's POST /tokenize and
 //     /detokenize, vLLM, SGLang and llama.cpp shapes) for --tokenizer

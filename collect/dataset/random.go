@@ -109,11 +109,12 @@ func RandomContext(ctx context.Context, tok Tokenizer, cfg RandomConfig) ([]Samp
 			seq = append(seq, allowed[(offsets[i]+i+j)%len(allowed)])
 		}
 		target := cfg.PrefixLen + inLens[i]
-		prompt, got, err := fitToLength(tok, seq, target, rng, vocab, allowed, uint64(cfg.Seed), uint64(i))
+		pad := func() int { return int(rng.integers(0, int64(vocab))) } // as vLLM: the full vocabulary
+		prompt, fitted, err := fitToLength(tok, seq, target, pad, allowed, uint64(cfg.Seed), uint64(i))
 		if err != nil {
 			return nil, fmt.Errorf("dataset: random: prompt %d: %w", i, err)
 		}
-		out[i] = Sample{Prompt: prompt, PromptLen: got, OutputLen: outLens[i]}
+		out[i] = Sample{Prompt: prompt, PromptLen: len(fitted), OutputLen: outLens[i]}
 	}
 	return out, nil
 }
@@ -182,44 +183,46 @@ func allowedIDs(tok Tokenizer, vocab int) []int {
 // to itself and pad with "stable" tokens, ones that decode and re-encode
 // to themselves even when repeated.
 //
-// The later rounds draw from their own generator (seeded with the seed
-// and the prompt's index), not from rng, so that the prompts after this
-// one still get vLLM's draws.
-func fitToLength(tok Tokenizer, seq []int, target int, rng *npRandom, vocab int, allowed []int, seed, index uint64) (string, int, error) {
+// The first rounds pad with pad() (vLLM's generator: the dataset's own
+// for random, numpy's global one for prefix_repetition); the later rounds
+// draw from their own generator (seeded with the seed and the prompt's
+// index), so that the prompts after this one still get vLLM's draws. It
+// returns the prompt and its token ids (re-encoded: exactly target).
+func fitToLength(tok Tokenizer, seq []int, target int, pad func() int, allowed []int, seed, index uint64) (string, []int, error) {
 	var stable []int
 	var own *rand.Rand
 	for try := 0; ; try++ {
 		prompt, err := tok.Decode(seq)
 		if err != nil {
-			return "", 0, err
+			return "", nil, err
 		}
 		if seq, err = tok.Encode(prompt); err != nil {
-			return "", 0, err
+			return "", nil, err
 		}
 		if len(seq) == target {
-			return prompt, len(seq), nil
+			return prompt, seq, nil
 		}
 		if try >= maxFitTries {
-			return "", 0, fmt.Errorf("no prompt of exactly %d tokens after %d decode/encode rounds (last had %d)", target, maxFitTries, len(seq))
+			return "", nil, fmt.Errorf("no prompt of exactly %d tokens after %d decode/encode rounds (last had %d)", target, maxFitTries, len(seq))
 		}
 		if try < vllmRetries {
 			if len(seq) > target {
 				seq = seq[:target]
 			}
 			for len(seq) < target {
-				seq = append(seq, int(rng.integers(0, int64(vocab)))) // as vLLM: the full vocabulary
+				seq = append(seq, pad())
 			}
 			continue
 		}
 		if stable == nil {
 			if stable, err = stableIDs(tok, allowed); err != nil {
-				return "", 0, err
+				return "", nil, err
 			}
 			own = rand.New(rand.NewPCG(seed, index))
 		}
 		if len(seq) > target {
 			if seq, err = selfEncodingPrefix(tok, seq, target); err != nil {
-				return "", 0, err
+				return "", nil, err
 			}
 		}
 		for len(seq) < target {

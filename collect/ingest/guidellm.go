@@ -234,6 +234,13 @@ func guideEntry(name string, line, i int, b guideBenchmark) (Entry, error) {
 			break
 		}
 	}
+	if st.Type == "synchronous" {
+		// One request at a time: as a point of a rate sweep it sits at the
+		// rate it reached (it has no configured rate).
+		e.Load.MaxConcurrency = 1
+		e.Load.RequestRate = s.RequestThroughput
+		e.Notes = append(e.Notes, fmt.Sprintf("guidellm's synchronous strategy (one request at a time) has no configured rate: its load is recorded as concurrency 1 at the rate it reached, %s req/s", formatFloat(s.RequestThroughput)))
+	}
 	e.Label = label
 	return e, nil
 }

@@ -48,6 +48,7 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 	var out []*schema.Result
 	where := map[string]string{}
 	byKey := map[string]*schema.Result{}
+	group := map[string][]sweepMember{} // runs of one JSON file sharing a key
 	block := map[string]int{}
 	for i := range entries {
 		e := &entries[i]
@@ -65,12 +66,80 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 			if prev.Status == r.Status && reflect.DeepEqual(prev.Summary, r.Summary) {
 				continue
 			}
-			return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[r.ID])
+			first := group[r.ID][0]
+			if !sweepable(first.entry, e) {
+				return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[r.ID])
+			}
+			group[r.ID] = append(group[r.ID], sweepMember{r, e})
+			out = append(out, r)
+			continue
 		}
 		byKey[r.ID], where[r.ID] = r, loc
+		group[r.ID] = []sweepMember{{r, e}}
 		out = append(out, r)
 	}
+	for _, g := range group {
+		if len(g) > 1 {
+			sweepPoints(g)
+		}
+	}
 	return out, nil
+}
+
+// sweepMember is one result of a group imported under the same key.
+type sweepMember struct {
+	r     *schema.Result
+	entry *Entry
+}
+
+// sweepable: several records of one JSON file (a guidellm report's
+// benchmarks, vLLM's --append-result lines) for the same experiment and
+// profile are the points (and repeats) of a sweep, not a mistake.
+func sweepable(a, b *Entry) bool {
+	json := func(f string) bool { return f == FormatVLLMJSON || f == FormatGuideLLMJSON }
+	return a.File == b.File && json(a.Format) && json(b.Format)
+}
+
+// sweepPoints marks the results of one group as sweep points: the load
+// field with more distinct values among the records (max_concurrency on a
+// tie, when every record has a cap) is the swept one; records at the
+// same point are repeats, in file order. Each result's id becomes the
+// name collect gives the point:
+// <experiment>--<profile>--c64 or --rate10 (--rateinf), then --r1, --r2
+// for repeats. Records that all ran the same load are repeats without a
+// sweep.
+func sweepPoints(g []sweepMember) {
+	conc, rate := map[int]bool{}, map[float64]bool{}
+	capped := true // a concurrency sweep caps every record
+	for _, m := range g {
+		conc[m.r.Load.MaxConcurrency] = true
+		rate[m.r.Load.RequestRate] = true
+		capped = capped && m.r.Load.MaxConcurrency > 0
+	}
+	sweep := ""
+	switch {
+	case capped && len(conc) > 1 && len(conc) >= len(rate):
+		sweep = schema.SweepConcurrency
+	case len(rate) > 1:
+		sweep = schema.SweepRate
+	}
+	seen := map[schema.Point]int{}
+	for _, m := range g {
+		r := m.r
+		base := Key(r.Experiment, r.Profile)
+		r.Load.Sweep = sweep
+		pt := schema.PointOf(r.Load)
+		r.Repeat = seen[pt]
+		seen[pt]++
+		r.ID = base
+		if pt.Sweep != "" {
+			r.ID += "--" + pt.Slug()
+		}
+		if r.Repeat > 0 {
+			r.ID += "--r" + strconv.Itoa(r.Repeat)
+		}
+		r.Metadata["sweep_source"] = "one of " + strconv.Itoa(len(g)) + " records of " + filepath.ToSlash(m.entry.File) + " for this experiment and profile"
+	}
 }
 
 // ids decides the experiment and profile of an entry: directive, then

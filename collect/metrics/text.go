@@ -177,6 +177,21 @@ func WriteText(w io.Writer, s *schema.Summary, opt Options) error {
 			t.float("P"+percentileWord(p.P)+" "+g.name+" (ms):", p.ValueMs)
 		}
 	}
+	if sd := s.SpecDecode; sd != nil {
+		// vLLM's section, after the latency groups
+		t.line(centre("Speculative Decoding", '-', blockWidth))
+		t.float("Acceptance rate (%):", sd.AcceptanceRatePct)
+		t.float("Acceptance length:", sd.AcceptanceLength)
+		t.int("Drafts:", int(sd.Drafts))
+		t.int("Draft tokens:", int(sd.DraftTokens))
+		t.int("Accepted tokens:", int(sd.AcceptedTokens))
+		if len(sd.PerPositionPct) > 0 {
+			t.line("Per-position acceptance (%):")
+			for i, v := range sd.PerPositionPct {
+				t.float(fmt.Sprintf("  Position %d:", i), v)
+			}
+		}
+	}
 	t.line(strings.Repeat("=", blockWidth))
 	if _, err := io.WriteString(w, t.b.String()); err != nil {
 		return fmt.Errorf("metrics: write text: %w", err)
@@ -204,6 +219,37 @@ func WriteFailures(w io.Writer, reqs []schema.Request) error {
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("metrics: write failures: %w", err)
+	}
+	return nil
+}
+
+// WritePerTurn writes a multi-turn run's latencies by turn, after the
+// result block: one row per turn, in ms.
+func WritePerTurn(w io.Writer, turns []schema.TurnSummary) error {
+	if len(turns) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(centre(" Multi-turn: latency by turn (ms) ", '=', blockWidth+28) + "\n")
+	fmt.Fprintf(&b, "%-5s %9s %6s %10s %10s %10s %10s %10s\n", "Turn", "Completed", "Failed", "Mean TTFT", "P50 TTFT", "Mean TPOT", "P50 ITL", "Mean E2EL")
+	v := func(st *schema.Stats, median bool) string {
+		switch {
+		case st == nil:
+			return "-"
+		case median && st.MedianMs != nil:
+			return pyFixed2(*st.MedianMs)
+		case !median && st.MeanMs != nil:
+			return pyFixed2(*st.MeanMs)
+		}
+		return "-"
+	}
+	for _, t := range turns {
+		fmt.Fprintf(&b, "%-5d %9d %6d %10s %10s %10s %10s %10s\n", t.Turn, t.Completed, t.Failed,
+			v(t.TTFT, false), v(t.TTFT, true), v(t.TPOT, false), v(t.ITL, true), v(t.E2EL, false))
+	}
+	b.WriteString(strings.Repeat("=", blockWidth+28) + "\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("metrics: write per turn: %w", err)
 	}
 	return nil
 }

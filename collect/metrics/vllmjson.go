@@ -69,6 +69,16 @@ type VLLMHeader struct {
 	Options
 	// Layout is the vLLM version whose key set is written.
 	Layout VLLMLayout
+	// RampUpStrategy, RampUpStartRPS and RampUpEndRPS are --ramp-up-*
+	// (written after max_concurrency when the strategy is set).
+	RampUpStrategy               string
+	RampUpStartRPS, RampUpEndRPS int
+	// RPSChanges are the ramp-up's rps_change_events (written when set).
+	RPSChanges []schema.RPSChange
+	// PerTurn, when set, is written as "per_turn" (perflab's key: vLLM's
+	// Python client has no multi-turn mode): per turn, completed, failed
+	// and the mean, median and percentiles of each metric, vLLM's key names.
+	PerTurn []schema.TurnSummary
 	// SteadyStateKey writes vllm-bench's "steady_state" key last: the
 	// summary's SteadyState (schema.SteadyState's JSON), or null when it
 	// was not computed. Off for vLLM's own layouts, which lack the key.
@@ -96,6 +106,9 @@ func VLLMFileName(h VLLMHeader) string {
 		conc = fmt.Sprintf("-concurrency%d", h.Options.MaxConcurrency)
 	}
 	model := h.ModelID[strings.LastIndex(h.ModelID, "/")+1:]
+	if h.RampUpStrategy != "" {
+		return fmt.Sprintf("%s-ramp-up-%s-%dqps-%dqps%s-%s-%s.json", label, h.RampUpStrategy, h.RampUpStartRPS, h.RampUpEndRPS, conc, model, h.Date)
+	}
 	return fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, rate, conc, model, h.Date)
 }
 
@@ -206,6 +219,11 @@ func WriteVLLMJSON(w io.Writer, reqs []schema.Request, s *schema.Summary, h VLLM
 	} else {
 		o.null("max_concurrency")
 	}
+	if h.RampUpStrategy != "" {
+		o.str("ramp_up_strategy", h.RampUpStrategy)
+		o.int("ramp_up_start_rps", h.RampUpStartRPS)
+		o.int("ramp_up_end_rps", h.RampUpEndRPS)
+	}
 
 	o.float("duration", s.DurationS)
 	o.int("completed", s.Completed)
@@ -280,6 +298,27 @@ func WriteVLLMJSON(w io.Writer, reqs []schema.Request, s *schema.Summary, h VLLM
 	o.int("max_concurrent_requests", peakConc)
 	if !mid {
 		o.float("rtfx", 0)
+	}
+	if len(h.RPSChanges) > 0 {
+		o.list("rps_change_events", len(h.RPSChanges), func(b []byte, i int) []byte {
+			e := h.RPSChanges[i]
+			b = append(b, `{"rps": `...)
+			b = strconv.AppendInt(b, int64(e.RPS), 10)
+			b = append(b, `, "timestamp": `...)
+			b = appendPyString(b, e.Timestamp)
+			return append(b, '}')
+		})
+	}
+	if sd := s.SpecDecode; sd != nil {
+		o.float("spec_decode_acceptance_rate", sd.AcceptanceRatePct)
+		o.float("spec_decode_acceptance_length", sd.AcceptanceLength)
+		o.int("spec_decode_num_drafts", int(sd.Drafts))
+		o.int("spec_decode_draft_tokens", int(sd.DraftTokens))
+		o.int("spec_decode_accepted_tokens", int(sd.AcceptedTokens))
+		o.list("spec_decode_per_position_acceptance_rates", len(sd.PerPositionPct), floatsOf(sd.PerPositionPct))
+	}
+	if len(h.PerTurn) > 0 {
+		o.list("per_turn", len(h.PerTurn), func(b []byte, i int) []byte { return appendTurn(b, h.PerTurn[i]) })
 	}
 
 	for _, g := range groups() {
@@ -449,4 +488,35 @@ func appendPyString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+func floatsOf(v []float64) func(b []byte, i int) []byte {
+	return func(b []byte, i int) []byte { return appendPyFloat(b, v[i]) }
+}
+
+// appendTurn writes one per_turn entry: {"turn": N, "completed": …,
+// "failed": …, "mean_ttft_ms": …, "median_ttft_ms": …, "p99_ttft_ms": …, …}.
+func appendTurn(b []byte, t schema.TurnSummary) []byte {
+	var o object
+	o.int("turn", t.Turn)
+	o.int("completed", t.Completed)
+	o.int("failed", t.Failed)
+	for _, m := range []struct {
+		key string
+		st  *schema.Stats
+	}{{MetricTTFT, t.TTFT}, {MetricTPOT, t.TPOT}, {MetricITL, t.ITL}, {MetricE2EL, t.E2EL}} {
+		if m.st == nil {
+			continue
+		}
+		if m.st.MeanMs != nil {
+			o.float("mean_"+m.key+"_ms", *m.st.MeanMs)
+		}
+		if m.st.MedianMs != nil {
+			o.float("median_"+m.key+"_ms", *m.st.MedianMs)
+		}
+		for _, p := range m.st.Percentiles {
+			o.float("p"+percentileWord(p.P)+"_"+m.key+"_ms", p.ValueMs)
+		}
+	}
+	return o.bytes(b)
 }

@@ -52,6 +52,12 @@ type Config struct {
 	// connection is dropped, in-flight streams end without [DONE], and
 	// Running.Wait returns ErrCrashed (the command exits 1).
 	CrashAfterRequests int
+
+	// PrefixCache, when set, reuses the KV cache of prompt blocks seen
+	// before: hits shorten the prefill, so TTFT.
+	PrefixCache *PrefixCache
+	// SpecDecode, when set, reports speculative decoding counters.
+	SpecDecode *SpecDecode
 }
 
 // Batching is the continuous-batching timing model. One scheduler runs
@@ -174,6 +180,9 @@ func (c Config) Validate() error {
 		if c.TTFT != 0 || c.ITL != 0 {
 			return errors.New("mock: config: TTFT and ITL belong to the fixed timing mode; set them or Batching, not both")
 		}
+	}
+	if err := validateFeatures(c); err != nil {
+		return err
 	}
 	return c.Faults.Validate()
 }

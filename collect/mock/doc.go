@@ -69,6 +69,19 @@
 // campaigns. The model itself is deterministic: tests drive it in virtual
 // time, and only the real-time driver reads the clock.
 //
+// # Prefix cache, sessions, speculative decoding
+//
+// PrefixCache caches prompt blocks (a chain of block hashes, LRU): the
+// leading blocks a request shares with earlier ones are not prefilled
+// again, which shortens TTFT in both timing modes and is counted on
+// /metrics as vLLM's vllm:prefix_cache_queries_total and _hits_total.
+// Chat requests with an X-Session-ID header are turns of a session: the
+// mock checks that each carries the previous turn's messages, its own
+// reply and one new user message (Stats.HistoryMismatches counts those
+// that do not). SpecDecode reports vLLM's vllm:spec_decode_* counters for
+// a simulated draft model (timing unchanged). POST /start_profile and
+// /stop_profile answer 200, as vLLM's profiler routes.
+//
 // # Faults
 //
 // Faults makes a deterministic subset of requests fail: HTTP 500s, stalled

@@ -79,7 +79,7 @@ func (e *engine) plan() (time.Duration, bool) {
 		}
 		e.kvUsed += q.kvNeed()
 		admitted++
-		q.chunk = min(q.promptLen, budget)
+		q.chunk = min(q.promptLen-q.prefilled, budget) // after any prefix-cache hit
 		budget -= q.chunk
 		prefill += q.chunk
 		e.running = append(e.running, q)

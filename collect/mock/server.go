@@ -21,6 +21,10 @@ type Server struct {
 	names []string
 	mux   *http.ServeMux
 	sched *scheduler // nil in fixed mode
+	// pcache and spec are nil unless configured; sess tracks X-Session-ID
+	pcache *prefixCache
+	spec   *specCounters
+	sess   sessions
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -32,6 +36,7 @@ type Server struct {
 	stats struct {
 		completed, errors, stalls, cuts, garbage atomic.Uint64
 		promptTokens, outputTokens               atomic.Uint64
+		cacheQueries, cacheHits, profileCalls    atomic.Uint64
 	}
 }
 
@@ -48,6 +53,16 @@ type Stats struct {
 	Steps        uint64 // batching steps run (0 in fixed mode)
 	Running      int    // sequences in the batch after the last step plan
 	Waiting      int    // sequences queued after the last step plan
+	// CachedTokens are prompt tokens found in the prefix cache.
+	CachedTokens uint64
+	// Sessions are the X-Session-ID values seen, SessionTurns their
+	// requests, and HistoryMismatches the turns whose messages were not
+	// the previous turn's plus the mock's reply plus one new message.
+	Sessions          int
+	SessionTurns      uint64
+	HistoryMismatches uint64
+	// ProfileCalls counts POST /start_profile and /stop_profile.
+	ProfileCalls uint64
 }
 
 var errClosed = errors.New("mock: server closed")
@@ -67,6 +82,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Batching != nil {
 		s.sched = newScheduler(*cfg.Batching)
 	}
+	if cfg.PrefixCache != nil {
+		s.pcache = newPrefixCache(*cfg.PrefixCache)
+	}
+	if cfg.SpecDecode != nil {
+		s.spec = &specCounters{}
+	}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {})
 	m.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
@@ -78,6 +99,9 @@ func New(cfg Config) (*Server, error) {
 	for _, prefix := range []string{"", "/v1"} { // vLLM's paths, and SGLang's too
 		m.HandleFunc("POST "+prefix+"/tokenize", s.handleTokenize)
 		m.HandleFunc("POST "+prefix+"/detokenize", s.handleDetokenize)
+	}
+	for _, route := range []string{"POST /start_profile", "POST /stop_profile"} { // vLLM's profiler routes
+		m.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) { s.stats.profileCalls.Add(1) })
 	}
 	m.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.handleGen(w, r, false) })
 	m.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.handleGen(w, r, true) })
@@ -139,7 +163,10 @@ func (s *Server) Stats() Stats {
 		Garbage:      s.stats.garbage.Load(),
 		PromptTokens: s.stats.promptTokens.Load(),
 		OutputTokens: s.stats.outputTokens.Load(),
+		CachedTokens: s.stats.cacheHits.Load(),
+		ProfileCalls: s.stats.profileCalls.Load(),
 	}
+	st.Sessions, st.SessionTurns, st.HistoryMismatches = s.sess.counts()
 	if s.sched != nil {
 		st.Steps = uint64(s.sched.steps.Load())
 		st.Running = int(s.sched.running.Load())
@@ -199,6 +226,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	} {
 		fmt.Fprintf(w, "# TYPE %s %s\n%s%s %d\n", m.name, m.kind, m.name, label, m.v)
 	}
+	s.featureMetrics(w, label)
 }
 
 func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
@@ -280,6 +308,7 @@ type job struct {
 	contUsage bool   // stream_options.continuous_usage_stats
 	fault     fault
 	faultAt   int
+	cached    int // prompt tokens found in the prefix cache
 }
 
 // parse validates a generation request as vLLM would.
@@ -294,6 +323,7 @@ func (s *Server) parse(r *http.Request, chat bool) (*job, *apiError) {
 	}
 	j := &job{chat: chat, model: model, created: time.Now().Unix()}
 	var prompt string
+	var ids []int // the prompt's token ids, when the prefix cache needs them
 	if chat {
 		if len(req.Messages) == 0 {
 			return nil, badRequest("messages is required")
@@ -301,12 +331,12 @@ func (s *Server) parse(r *http.Request, chat bool) (*job, *apiError) {
 		prompt = ChatPrompt(req.Messages)
 		j.promptLen = s.tok.Count(prompt)
 	} else {
-		text, ids, err := promptText(req.Prompt, s.tok)
+		text, given, err := promptText(req.Prompt, s.tok)
 		if err != nil {
 			return nil, badRequest("%v", err)
 		}
-		prompt, j.promptLen = text, len(ids)
-		if ids == nil {
+		prompt, j.promptLen, ids = text, len(given), given
+		if given == nil {
 			j.promptLen = s.tok.Count(text)
 		}
 	}
@@ -361,6 +391,20 @@ func (s *Server) parse(r *http.Request, chat bool) (*job, *apiError) {
 	j.id = fmt.Sprintf("%s%016x%016x", prefix, draw(s.cfg.Seed, n, streamID), draw(s.cfg.Seed, n, streamID+1))
 	s.stats.promptTokens.Add(uint64(j.promptLen))
 	j.stream = req.Stream
+	if s.pcache != nil {
+		if ids == nil {
+			ids, _ = s.tok.Encode(prompt)
+		}
+		j.cached = s.pcache.lookup(ids)
+		s.stats.cacheQueries.Add(uint64(j.promptLen))
+		s.stats.cacheHits.Add(uint64(j.cached))
+	}
+	if s.spec != nil {
+		s.spec.add(*s.cfg.SpecDecode, j.textSeed, j.outLen)
+	}
+	if id := r.Header.Get("X-Session-ID"); id != "" && chat {
+		s.sess.turn(id, req.Messages, replyText(j))
+	}
 	return j, nil
 }
 
@@ -456,10 +500,16 @@ func (s *Server) handleGen(w http.ResponseWriter, r *http.Request, chat bool) {
 	var p pacer
 	if s.sched != nil {
 		q := newSeq(j.promptLen, j.outLen)
+		q.prefilled = min(j.cached, q.promptLen-1) // cached blocks need no prefill
 		s.sched.submit(q)
 		p = &batchPacer{q: q, closing: s.closing}
 	} else {
-		p = &fixedPacer{start: arrival, ttft: s.cfg.TTFT, itl: s.cfg.ITL, closing: s.closing}
+		ttft := s.cfg.TTFT
+		if j.cached > 0 && j.promptLen > 0 {
+			// only the uncached part of the prompt is prefilled
+			ttft = time.Duration(float64(ttft) * float64(j.promptLen-j.cached) / float64(j.promptLen))
+		}
+		p = &fixedPacer{start: arrival, ttft: ttft, itl: s.cfg.ITL, closing: s.closing}
 	}
 	defer p.release()
 	if j.fault == faultCut {

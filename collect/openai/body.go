@@ -28,6 +28,13 @@ type Request struct {
 	// a key the body already has takes the Extra value in its place, the
 	// others follow in order. Nil: the body is exactly vLLM's default.
 	Extra []Field
+	// History, for the chat backend, are the conversation's earlier
+	// messages, alternating user and assistant contents from a user one;
+	// Prompt is the new user message after them (multi-turn sessions).
+	History []string
+	// PromptIDs, for the completions backend, replace Prompt with its
+	// token ids ("prompt": [ids]), as vllm-bench's --prompt-token-ids.
+	PromptIDs []int
 }
 
 // Field is one member of a JSON object: Key and its compact JSON Value.
@@ -144,11 +151,23 @@ func baseMembers(backend string, r Request) []Field {
 	num := func(n int) json.RawMessage { return strconv.AppendInt(nil, int64(n), 10) }
 	var fs []Field
 	if backend == Chat {
-		msg := append([]byte(`[{"role":"user","content":[{"type":"text","text":`), str(r.Prompt)...)
+		msg := []byte{'['}
+		for i, h := range r.History {
+			if i%2 == 0 {
+				msg = append(append(append(msg, `{"role":"user","content":[{"type":"text","text":`...), str(h)...), "}]},"...)
+			} else {
+				msg = append(append(append(msg, `{"role":"assistant","content":`...), str(h)...), "},"...)
+			}
+		}
+		msg = append(append(msg, `{"role":"user","content":[{"type":"text","text":`...), str(r.Prompt)...)
 		fs = []Field{{"model", str(r.Model)}, {"messages", append(msg, "}]}]"...)},
 			{"max_completion_tokens", num(r.MaxTokens)}}
 	} else {
-		fs = []Field{{"model", str(r.Model)}, {"prompt", str(r.Prompt)}, {"repetition_penalty", json.RawMessage("1.0")},
+		prompt := str(r.Prompt)
+		if r.PromptIDs != nil {
+			prompt = appendIDs(nil, r.PromptIDs)
+		}
+		fs = []Field{{"model", str(r.Model)}, {"prompt", prompt}, {"repetition_penalty", json.RawMessage("1.0")},
 			{"max_tokens", num(r.MaxTokens)}, {"logprobs", json.RawMessage("null")}}
 	}
 	fs = append(fs, Field{"stream", json.RawMessage("true")}, Field{"stream_options", json.RawMessage(`{"include_usage":true}`)})
@@ -171,7 +190,11 @@ func AppendCompletionBody(dst []byte, r Request) []byte {
 	dst = append(dst, `{"model":`...)
 	dst = appendString(dst, r.Model)
 	dst = append(dst, `,"prompt":`...)
-	dst = appendString(dst, r.Prompt)
+	if r.PromptIDs != nil {
+		dst = appendIDs(dst, r.PromptIDs)
+	} else {
+		dst = appendString(dst, r.Prompt)
+	}
 	dst = append(dst, `,"repetition_penalty":1.0,"max_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(r.MaxTokens), 10)
 	dst = append(dst, `,"logprobs":null,"stream":true,"stream_options":{"include_usage":true}`...)
@@ -189,7 +212,7 @@ func AppendCompletionBody(dst []byte, r Request) []byte {
 //	 "max_completion_tokens":N,"stream":true,"stream_options":{"include_usage":true}
 //	 [,"ignore_eos":true]}
 func AppendChatBody(dst []byte, r Request) []byte {
-	if len(r.Extra) > 0 {
+	if len(r.Extra) > 0 || len(r.History) > 0 {
 		return appendMembers(dst, baseMembers(Chat, r), r.Extra)
 	}
 	dst = append(dst, `{"model":`...)
@@ -219,4 +242,16 @@ func AppendBody(dst []byte, backend string, r Request) []byte {
 func appendString(dst []byte, s string) []byte {
 	b, _ := json.Marshal(s)
 	return append(dst, b...)
+}
+
+// appendIDs appends token ids as a JSON array.
+func appendIDs(dst []byte, ids []int) []byte {
+	dst = append(dst, '[')
+	for i, id := range ids {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(dst, int64(id), 10)
+	}
+	return append(dst, ']')
 }

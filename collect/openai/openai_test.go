@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -288,5 +289,36 @@ func TestDecodeTextInvalidUTF8(t *testing.T) {
 	}
 	if got, want := DecodeText([]byte("x\xe4\xbd\xa0"), false), "x你"; got != want {
 		t.Errorf("DecodeText(joined) = %q, want %q", got, want)
+	}
+}
+
+// TestBodyHistoryAndTokenIDs: a multi-turn chat body carries the history
+// as alternating user and assistant messages before the new user message;
+// a completions body with PromptIDs sends the ids in place of the text.
+func TestBodyHistoryAndTokenIDs(t *testing.T) {
+	b := AppendChatBody(nil, Request{Model: "m", Prompt: "q2", MaxTokens: 3, History: []string{"q1", "a \"1\""}})
+	var chat struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Max int `json:"max_completion_tokens"`
+	}
+	if err := json.Unmarshal(b, &chat); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if len(chat.Messages) != 3 || chat.Messages[0].Role != "user" || chat.Messages[1].Role != "assistant" ||
+		string(chat.Messages[1].Content) != `"a \"1\""` || chat.Messages[2].Role != "user" ||
+		string(chat.Messages[2].Content) != `[{"type":"text","text":"q2"}]` || chat.Max != 3 {
+		t.Fatalf("%s", b)
+	}
+	c := AppendCompletionBody(nil, Request{Model: "m", Prompt: "ignored", MaxTokens: 2, PromptIDs: []int{5, 0, 17}})
+	if !bytes.Contains(c, []byte(`"prompt":[5,0,17],"repetition_penalty":1.0`)) {
+		t.Fatalf("%s", c)
+	}
+	// the slow path (extra members) agrees
+	c = AppendCompletionBody(nil, Request{Model: "m", MaxTokens: 2, PromptIDs: []int{5}, Extra: []Field{{"logprobs", json.RawMessage("3")}}})
+	if !bytes.Contains(c, []byte(`"prompt":[5]`)) || !bytes.Contains(c, []byte(`"logprobs":3`)) || bytes.Contains(c, []byte(`"logprobs":null`)) {
+		t.Fatalf("%s", c)
 	}
 }

@@ -35,6 +35,18 @@ type Campaign struct {
 	// Results is the directory holding this campaign's results, relative to
 	// the results root (default: the campaign id).
 	Results string `yaml:"results,omitempty" json:"results,omitempty"`
+
+	// SLO is the latency limits the page's SLO answer, and collect's early
+	// stop of sweeps, judge runs by (slo: {ttft_p99: 2000, tpot_p99: 50}).
+	SLO SLO `yaml:"slo,omitempty" json:"slo,omitempty"`
+	// Cost prices the GPUs, for cost per million tokens.
+	Cost *Cost `yaml:"cost,omitempty" json:"cost,omitempty"`
+}
+
+// Cost is what the campaign's GPUs cost.
+type Cost struct {
+	// GPUHourUSD is the price of one GPU for one hour, in US dollars.
+	GPUHourUSD float64 `yaml:"gpu_hour_usd" json:"gpu_hour_usd"`
 }
 
 // CampaignModel names the model served.
@@ -89,13 +101,29 @@ type Profile struct {
 	OutputLen   int     `yaml:"output_len,omitempty" json:"output_len,omitempty"`
 	RangeRatio  float64 `yaml:"range_ratio,omitempty" json:"range_ratio,omitempty"`
 	NumPrompts  int     `yaml:"num_prompts" json:"num_prompts"`
-	// RequestRate in requests/s; 0 or absent means inf.
-	RequestRate    float64 `yaml:"request_rate,omitempty" json:"request_rate,omitempty"`
-	Burstiness     float64 `yaml:"burstiness,omitempty" json:"burstiness,omitempty"`
-	MaxConcurrency int     `yaml:"max_concurrency,omitempty" json:"max_concurrency,omitempty"`
-	Seed           int64   `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// RequestRate in requests/s; 0 or absent means inf. In YAML,
+	// request_rate takes a number, inf, or a list of them (a sweep: see
+	// RequestRates).
+	RequestRate float64 `yaml:"-" json:"request_rate,omitempty"`
+	Burstiness  float64 `yaml:"burstiness,omitempty" json:"burstiness,omitempty"`
+	// MaxConcurrency caps the requests in flight (0: none). In YAML,
+	// max_concurrency (or concurrency) takes a number or a list (a sweep:
+	// see Concurrencies).
+	MaxConcurrency int   `yaml:"-" json:"max_concurrency,omitempty"`
+	Seed           int64 `yaml:"seed,omitempty" json:"seed,omitempty"`
 	// Args are extra benchmark flags passed through verbatim.
 	Args []string `yaml:"args,omitempty" json:"args,omitempty"`
+
+	// Concurrencies, when set, make the profile a sweep over
+	// max_concurrency: one run per value (`concurrency: [1, 4, 16, 64]`).
+	// RequestRates likewise sweep request_rate (0 stands for inf). At
+	// most one of them is set; see Points. An invalid entry (not a
+	// positive integer, a negative or unreadable rate) is kept as -1 for
+	// validation to report.
+	Concurrencies []int     `yaml:"-" json:"concurrencies,omitempty"`
+	RequestRates  []float64 `yaml:"-" json:"request_rates,omitempty"`
+	// Repeats is how many times each load point is run (default 1).
+	Repeats int `yaml:"repeats,omitempty" json:"repeats,omitempty"`
 }
 
 // Step is one ordered optimization step (engine selection, quantization,

@@ -29,6 +29,10 @@ const (
 	// StatusUnsupported: the configuration is not supported by the engine
 	// (recorded so that a page can say so).
 	StatusUnsupported Status = "unsupported"
+	// StatusSkipped: a sweep point collect did not run because the
+	// sweep's early stop judged it wasted GPU time (Error says why);
+	// `collect --no-early-stop` runs it.
+	StatusSkipped Status = "skipped"
 )
 
 // Result is one run: one experiment (engine configuration) measured on one
@@ -73,6 +77,8 @@ type Result struct {
 	// Summary holds the aggregate metrics. Nil when the run produced none
 	// (crash before the first request).
 	Summary *Summary `json:"summary,omitempty"`
+	// PerTurn are the multi-turn run's metrics by turn (nil otherwise).
+	PerTurn []TurnSummary `json:"per_turn,omitempty"`
 	// Requests are the per-request records, in dataset order. Imports from
 	// text have none.
 	Requests []Request `json:"requests,omitempty"`
@@ -154,6 +160,14 @@ type Load struct {
 	// metric: ttft, tpot, e2el) that Summary.RequestGoodput counts
 	// against. Absent without --goodput.
 	GoodputSLOMs map[string]float64 `json:"goodput_slo_ms,omitempty"`
+	// RampUpStrategy (linear, exponential) and the rates it went from and
+	// to, when the run ramped up; RPSChanges when its integer rate rose.
+	RampUpStrategy string      `json:"ramp_up_strategy,omitempty"`
+	RampUpStartRPS int         `json:"ramp_up_start_rps,omitempty"`
+	RampUpEndRPS   int         `json:"ramp_up_end_rps,omitempty"`
+	RPSChanges     []RPSChange `json:"rps_change_events,omitempty"`
+	// Conversations is the number of multi-turn conversations (0: none).
+	Conversations int `json:"conversations,omitempty"`
 	// Command is the benchmark command line that produced the run, when
 	// known (perflab bench … or vllm bench serve …).
 	Command string `json:"command,omitempty"`
@@ -229,6 +243,10 @@ type Request struct {
 	Error      string `json:"error,omitempty"`
 	// GeneratedText is kept only when asked for (--save-detailed).
 	GeneratedText string `json:"generated_text,omitempty"`
+	// Session is the conversation a multi-turn request belongs to (its
+	// X-Session-ID) and Turn its turn, from 1; empty and 0 otherwise.
+	Session string `json:"session,omitempty"`
+	Turn    int    `json:"turn,omitempty"`
 }
 
 // Summary holds the aggregate metrics with vLLM's definitions
@@ -260,10 +278,47 @@ type Summary struct {
 	// finite rate). Nil otherwise.
 	ClientQueue   *Stats `json:"client_queue_time_ms,omitempty"`
 	E2ELInclQueue *Stats `json:"e2el_incl_client_queue_ms,omitempty"`
+	// SpecDecode is the server's speculative decoding during the run, from
+	// its /metrics counters before and after (vLLM's spec_decode_*); nil
+	// when the server exposes none.
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
 	// SteadyState holds the metrics over the run's plateau (see
 	// SteadyState); nil when not computed (no concurrency cap, a finite
 	// rate, --no-steady-state, or no plateau reached).
 	SteadyState *SteadyState `json:"steady_state,omitempty"`
+}
+
+// SpecDecode is speculative decoding over one run: the differences of
+// vLLM's vllm:spec_decode_* counters. AcceptanceRatePct is accepted /
+// draft tokens × 100, AcceptanceLength 1 + accepted / drafts (tokens per
+// draft step), PerPositionPct[i] the drafts whose token i was accepted,
+// in percent of drafts.
+type SpecDecode struct {
+	AcceptanceRatePct float64   `json:"acceptance_rate_pct"`
+	AcceptanceLength  float64   `json:"acceptance_length"`
+	Drafts            int64     `json:"drafts"`
+	DraftTokens       int64     `json:"draft_tokens"`
+	AcceptedTokens    int64     `json:"accepted_tokens"`
+	PerPositionPct    []float64 `json:"per_position_acceptance_pct,omitempty"`
+}
+
+// TurnSummary is the latency of one turn of the multi-turn conversations
+// (turn 1 is the first request of each): its requests' metrics, in ms.
+type TurnSummary struct {
+	Turn      int    `json:"turn"`
+	Completed int    `json:"completed"`
+	Failed    int    `json:"failed"`
+	TTFT      *Stats `json:"ttft_ms,omitempty"`
+	TPOT      *Stats `json:"tpot_ms,omitempty"`
+	ITL       *Stats `json:"itl_ms,omitempty"`
+	E2EL      *Stats `json:"e2el_ms,omitempty"`
+}
+
+// RPSChange is one step of a ramp-up: the integer rate reached and when
+// (vLLM's rps_change_events).
+type RPSChange struct {
+	RPS       int    `json:"rps"`
+	Timestamp string `json:"timestamp"`
 }
 
 // SteadyState is a closed-loop run (a concurrency cap, rate inf) measured

@@ -41,7 +41,8 @@ type Chart struct {
 	ID string
 	// Height is the container height in pixels.
 	Height int
-	Option Option
+	// Option is the ECharts option: an Option (bars) or an XYOption (lines).
+	Option any
 }
 
 // Option is the subset of ECharts' option object we use.

@@ -202,14 +202,45 @@ func Noun(typ string) string {
 		return "an engine"
 	case "BenchSpec":
 		return "bench"
-	case "Profile":
+	case "Profile", "profileFile":
 		return "a profile"
+	case "Cost":
+		return "cost"
 	case "Step":
 		return "a step"
 	case "Experiment":
 		return "an experiment"
 	}
 	return typ
+}
+
+// Has reports whether the file spells the mapping key at path (map keys
+// and sequence indexes, as Line takes them).
+func (f *File) Has(path ...any) bool {
+	n := f.root
+	for _, p := range path {
+		if n == nil {
+			return false
+		}
+		var next *yaml.Node
+		switch k := p.(type) {
+		case string:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == k {
+						next = n.Content[i+1]
+						break
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && k < len(n.Content) {
+				next = n.Content[k]
+			}
+		}
+		n = next
+	}
+	return n != nil
 }
 
 // Line returns the line of the node at path (map keys and sequence

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/collect/mock"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// workloadMock is a mock engine with a prefix cache and spec-decode
+// counters, for the workload tests.
+func workloadMock(t *testing.T) (*mock.Running, *mock.Server) {
+	t.Helper()
+	srv, err := mock.Start(context.Background(), mock.Config{
+		TTFT: 2 * time.Millisecond, ITL: 200 * time.Microsecond, Seed: 1,
+		PrefixCache: &mock.PrefixCache{}, SpecDecode: &mock.SpecDecode{NumSpecTokens: 2, AcceptRate: 0.5},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv, srv.Server
+}
+
+func runWorkload(t *testing.T, args ...string) (res *schema.Result, stdout, stderr string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "run.json")
+	var o, e bytes.Buffer
+	if err := run(context.Background(), append(append([]string{"bench"}, args...), "--output-json", out), &o, &e); err != nil {
+		t.Fatalf("%v\n%s", err, e.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		if res, err = schema.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return res, o.String(), e.String()
+}
+
+// TestBenchWorkloadsAgainstMock: a pasted vLLM command with flags perflab
+// ignores runs with one warning each; custom, prefix_repetition and
+// multi-turn runs do what vLLM's definitions say, seen from the server.
+func TestBenchWorkloadsAgainstMock(t *testing.T) {
+	srv, eng := workloadMock(t)
+	dir := t.TempDir()
+
+	t.Run("custom, pasted with ignored flags", func(t *testing.T) {
+		path := filepath.Join(dir, "prompts.jsonl")
+		var lines []string
+		for i := range 5 {
+			lines = append(lines, fmt.Sprintf(`{"prompt": "question %d about the weather today", "output_tokens": %d}`, i, 3+i))
+		}
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, _, stderr := runWorkload(t, "--base-url", srv.URL, "--backend", "vllm", "--trust-remote-code", "--tokenizer-mode", "auto",
+			"--dataset-name", "custom", "--dataset-path", path, "--custom-output-len", "-1", "--skip-chat-template",
+			"--num_prompts", "5", "--ignore-eos", "--use-beam-search", "--seed", "1")
+		for _, f := range []string{"--trust-remote-code", "--tokenizer-mode", "--use-beam-search"} {
+			if strings.Count(stderr, f+" has no effect here") != 1 {
+				t.Errorf("stderr lacks one warning for %s:\n%s", f, stderr)
+			}
+		}
+		got := map[int]bool{}
+		for _, r := range res.Requests {
+			if !r.Success || r.OutputTokens != r.ExpectedOutputTokens {
+				t.Fatalf("request %+v", r)
+			}
+			got[r.ExpectedOutputTokens] = true
+		}
+		if len(res.Requests) != 5 || len(got) != 5 { // each line's own output_tokens, 3..7
+			t.Fatalf("%d requests, output lengths %v", len(res.Requests), got)
+		}
+	})
+
+	t.Run("prefix_repetition hits the prefix cache", func(t *testing.T) {
+		before := eng.Stats().CachedTokens
+		res, stdout, _ := runWorkload(t, "--base-url", srv.URL, "--dataset-name", "prefix_repetition",
+			"--prefix-repetition-prefix-len", "64", "--prefix-repetition-suffix-len", "8", "--prefix-repetition-num-prefixes", "2",
+			"--prefix-repetition-output-len", "4", "--num-prompts", "8", "--max-concurrency", "1")
+		if len(res.Requests) != 8 || res.Summary.Completed != 8 {
+			t.Fatalf("%+v", res.Summary)
+		}
+		// 2 groups of 4: every prompt after the first of its group finds
+		// the 64-token prefix (4 blocks of 16) cached
+		if got := eng.Stats().CachedTokens - before; got < 6*64 {
+			t.Fatalf("cached %d tokens, want at least 6×64", got)
+		}
+		if res.Summary.SpecDecode == nil || !strings.Contains(stdout, "Speculative Decoding") || !strings.Contains(stdout, "Acceptance rate (%):") {
+			t.Fatalf("no spec-decode section:\n%s", stdout)
+		}
+		if sd := res.Summary.SpecDecode; sd.DraftTokens != 2*sd.Drafts || sd.AcceptedTokens+sd.Drafts < 8*4 {
+			t.Fatalf("spec decode %+v", sd)
+		}
+	})
+
+	t.Run("multi-turn random", func(t *testing.T) {
+		st0 := eng.Stats()
+		res, stdout, _ := runWorkload(t, "--base-url", srv.URL, "--multi-turn", "--multi-turn-num-turns", "3", "--num-prompts", "4",
+			"--random-input-len", "40", "--per-turn-input-len", "10", "--random-output-len", "5", "--max-concurrency", "2")
+		st := eng.Stats()
+		if st.Sessions-st0.Sessions != 4 || st.SessionTurns-st0.SessionTurns != 12 || st.HistoryMismatches != st0.HistoryMismatches {
+			t.Fatalf("server saw %d sessions, %d turns, %d broken histories", st.Sessions-st0.Sessions, st.SessionTurns-st0.SessionTurns, st.HistoryMismatches-st0.HistoryMismatches)
+		}
+		if len(res.Requests) != 12 || len(res.PerTurn) != 3 || res.Load.Conversations != 4 {
+			t.Fatalf("%d requests, per turn %+v", len(res.Requests), res.PerTurn)
+		}
+		for _, pt := range res.PerTurn {
+			if pt.Completed != 4 || pt.TTFT == nil || pt.E2EL == nil {
+				t.Fatalf("turn %+v", pt)
+			}
+		}
+		for _, r := range res.Requests {
+			if r.Session == "" || r.Turn < 1 || r.Turn > 3 || r.GeneratedText != "" {
+				t.Fatalf("record %+v", r)
+			}
+		}
+		if !strings.Contains(stdout, "Multi-turn: latency by turn") {
+			t.Fatalf("no per-turn table:\n%s", stdout)
+		}
+	})
+
+	t.Run("multi-turn sharegpt", func(t *testing.T) {
+		var convs []map[string]any
+		for i := range 3 {
+			var msgs []map[string]string
+			for k := range 2 + i { // 2, 3 and 4 turns
+				msgs = append(msgs, map[string]string{"from": "human", "value": fmt.Sprintf("conversation %d, question %d?", i, k)},
+					map[string]string{"from": "gpt", "value": "a short answer of some words"})
+			}
+			convs = append(convs, map[string]any{"conversations": msgs})
+		}
+		convs = append(convs, map[string]any{"conversations": []map[string]string{{"from": "human", "value": "one turn only"}, {"from": "gpt", "value": "skipped"}}})
+		data, _ := json.Marshal(convs)
+		path := filepath.Join(dir, "sg.json")
+		os.WriteFile(path, data, 0o644)
+		st0 := eng.Stats()
+		res, _, _ := runWorkload(t, "--base-url", srv.URL, "--multi-turn", "--dataset-name", "sharegpt", "--dataset-path", path, "--num-prompts", "10")
+		st := eng.Stats()
+		if len(res.Requests) != 2+3+4 || st.Sessions-st0.Sessions != 3 || st.HistoryMismatches != st0.HistoryMismatches {
+			t.Fatalf("%d requests, %d sessions", len(res.Requests), st.Sessions-st0.Sessions)
+		}
+		if len(res.PerTurn) != 4 || res.PerTurn[3].Completed != 1 {
+			t.Fatalf("per turn %+v", res.PerTurn)
+		}
+	})
+
+	t.Run("timed_trace, self-timed, token ids", func(t *testing.T) {
+		path := filepath.Join(dir, "trace.jsonl")
+		os.WriteFile(path, []byte(`{"timestamp": 0, "input_length": 40, "output_length": 3, "hash_ids": [1, 2, 3]}
+{"timestamp": 150, "input_length": 40, "output_length": 3, "hash_ids": [1, 2, 4]}
+{"timestamp": 300, "input_length": 20, "output_length": 3, "hash_ids": [9, 2]}
+`), 0o644)
+		before := eng.Stats().CachedTokens
+		res, _, stderr := runWorkload(t, "--base-url", srv.URL, "--dataset-name", "timed_trace", "--dataset-path", path,
+			"--timed-trace-sec-multiplier", "0.001", "--timed-trace-chunk-hash-size", "16", "--ignore-eos")
+		if res.Summary.Completed != 3 || res.Summary.TotalInputTokens != 100 || !strings.Contains(stderr, "self-timed") {
+			t.Fatalf("%+v\n%s", res.Summary, stderr)
+		}
+		// sent no earlier than the trace says (a lower bound only: no timing assertion)
+		for i, at := range []float64{0, 0.15, 0.3} {
+			if res.Requests[i].ArrivalS < at {
+				t.Fatalf("request %d left at %.3f s, before its timestamp %.3f s", i, res.Requests[i].ArrivalS, at)
+			}
+		}
+		// the second request shares hash ids 1 and 2: 32 tokens cached
+		if got := eng.Stats().CachedTokens - before; got < 32 {
+			t.Fatalf("cached %d tokens, want the 32 of the shared blocks", got)
+		}
+		// --prompt-token-ids with a text dataset: same prompts, as ids
+		res, _, _ = runWorkload(t, "--base-url", srv.URL, "--prompt-token-ids", "--random-input-len", "30", "--random-output-len", "3", "--num-prompts", "4")
+		for _, r := range res.Requests {
+			if r.UsagePromptTokens == nil || *r.UsagePromptTokens != r.PromptTokens {
+				t.Fatalf("token ids: the server counted %v, the dataset %d", r.UsagePromptTokens, r.PromptTokens)
+			}
+		}
+	})
+
+	t.Run("dry run sends nothing", func(t *testing.T) {
+		n := eng.Stats().Requests
+		_, stdout, _ := runWorkload(t, "--base-url", srv.URL, "--model", "mock", "--dry-run", "--dataset-name", "prefix_repetition",
+			"--prefix-repetition-prefix-len", "16", "--prefix-repetition-suffix-len", "4", "--num-prompts", "20")
+		if eng.Stats().Requests != n {
+			t.Fatal("--dry-run sent requests")
+		}
+		if !strings.Contains(stdout, "Requests:                               20") || !strings.Contains(stdout, "Input tokens min / mean / max:          20 / 20.00 / 20") {
+			t.Fatalf("stats:\n%s", stdout)
+		}
+	})
+
+	t.Run("config file, profile, ramp-up", func(t *testing.T) {
+		cfg := filepath.Join(dir, "bench.yaml")
+		os.WriteFile(cfg, []byte("num_prompts: 12\nrandom-input-len: 16\nrandom_output_len: 4\nprofile: true\nramp-up-strategy: linear\nramp_up_start_rps: 20\nramp_up_end_rps: 60\n"), 0o644)
+		rd := filepath.Join(dir, "ramp")
+		calls := eng.Stats().ProfileCalls
+		res, _, stderr := runWorkload(t, "--base-url", srv.URL, "--config", cfg, "--ramp-up-end-rps", "80", "--save-result", "--result-dir", rd, "--extra-body.top_k", "3")
+		if got := eng.Stats().ProfileCalls - calls; got != 2 || !strings.Contains(stderr, "Profiler started") {
+			t.Fatalf("%d profile calls\n%s", got, stderr)
+		}
+		// the command line wins over the file
+		var eb bytes.Buffer
+		json.Compact(&eb, res.Load.ExtraBody)
+		if res.Load.NumPrompts != 12 || res.Load.RampUpEndRPS != 80 || eb.String() != `{"top_k":3}` {
+			t.Fatalf("load %+v", res.Load)
+		}
+		files, _ := filepath.Glob(filepath.Join(rd, "openai-ramp-up-linear-20qps-80qps-mock-*[0-9].json"))
+		if len(files) != 1 {
+			t.Fatalf("vLLM JSON not found: %v", files)
+		}
+		var v map[string]any
+		data, _ := os.ReadFile(files[0])
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		ev, _ := v["rps_change_events"].([]any)
+		if v["ramp_up_strategy"] != "linear" || v["ramp_up_start_rps"] != 20.0 || len(ev) < 2 || ev[0].(map[string]any)["rps"] != 20.0 {
+			t.Fatalf("ramp-up keys: %v %v %v", v["ramp_up_strategy"], v["ramp_up_start_rps"], ev)
+		}
+	})
+}
+
+func TestBenchWorkloadUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--dataset-name", "custom"},                                   // needs --dataset-path
+		{"--dataset-name", "prefix_repetition", "--dataset-path", "x"}, // reads no file
+		{"--custom-output-len", "0"},
+		{"--multi-turn", "--backend", "openai"},
+		{"--multi-turn", "--dataset-name", "custom", "--dataset-path", "x"},
+		{"--multi-turn-num-turns", "3"}, // needs --multi-turn
+		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1"},
+		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"},
+		{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"},
+		{"--self-timed"}, // only timed_trace has timestamps
+		{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--chat-template-kwargs", `{"enable_thinking":false}`},
+		{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--request-rate", "5"},
+		{"--prompt-token-ids", "--backend", "openai-chat"},
+		{"--multi-turn", "--sweep-request-rate", "1,2"},
+		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--sweep-request-rate", "1,2"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"bench", "--base-url", "http://127.0.0.1:1", "--model", "m"}, args...), &out, &errb)
+		if code := exitCode(err, &errb); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (err %v)", args, code, err)
+		}
+	}
+}
+
+// TestBenchWorkloadsLlamaServer runs custom, prefix_repetition and
+// multi-turn against llama.cpp's server with the tiny model (Qwen3's
+// vocabulary, so Qwen3's tokenizer.json and chat template apply).
+func TestBenchWorkloadsLlamaServer(t *testing.T) {
+	base := startLlamaServer(t)
+	tokDir, _ := filepath.Abs("../../.cache/tokenizers/qwen3")
+	if _, err := os.Stat(filepath.Join(tokDir, "tokenizer.json")); err != nil {
+		t.Skipf("SKIP: %s is not installed (run `make deps`)", tokDir)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.jsonl")
+	os.WriteFile(path, []byte(`{"prompt": "What is the capital of India?"}
+{"prompt": "What is the capital of Iran?"}
+{"prompt": "What is the capital of China?"}
+`), 0o644)
+
+	t.Run("custom with the chat template", func(t *testing.T) {
+		res, _, _ := runWorkload(t, "--base-url", base, "--model", "tiny-qwen", "--tokenizer", tokDir, "--dataset-name", "custom",
+			"--dataset-path", path, "--custom-output-len", "6", "--ignore-eos", "--num-prompts", "3", "--trust-remote-code")
+		if res.Summary.Completed != 3 || res.Summary.TotalOutputTokens != 18 {
+			t.Fatalf("%+v", res.Summary)
+		}
+		for _, r := range res.Requests {
+			// the templated prompt, counted as vLLM counts it (Qwen adds no
+			// BOS), is what the server tokenized
+			if r.UsagePromptTokens == nil || *r.UsagePromptTokens != r.PromptTokens {
+				t.Errorf("request %d: dataset %d prompt tokens, server %v", r.Index, r.PromptTokens, r.UsagePromptTokens)
+			}
+		}
+	})
+	t.Run("prefix_repetition", func(t *testing.T) {
+		res, _, _ := runWorkload(t, "--base-url", base, "--model", "tiny-qwen", "--tokenizer", tokDir, "--dataset-name", "prefix_repetition",
+			"--prefix-repetition-prefix-len", "48", "--prefix-repetition-suffix-len", "16", "--prefix-repetition-num-prefixes", "2",
+			"--prefix-repetition-output-len", "4", "--num-prompts", "6", "--max-concurrency", "2")
+		if res.Summary.Completed != 6 || res.Summary.TotalOutputTokens != 24 || res.Summary.TotalInputTokens != 6*64 {
+			t.Fatalf("%+v", res.Summary)
+		}
+	})
+	t.Run("multi-turn", func(t *testing.T) {
+		res, stdout, _ := runWorkload(t, "--base-url", base, "--model", "tiny-qwen", "--multi-turn", "--multi-turn-num-turns", "3",
+			"--num-prompts", "3", "--random-input-len", "24", "--random-output-len", "6", "--max-concurrency", "3")
+		if res.Summary.Completed != 9 || len(res.PerTurn) != 3 {
+			t.Fatalf("%+v %+v", res.Summary, res.PerTurn)
+		}
+		// turn 3 carries turns 1 and 2 and their replies: the server saw more
+		for _, r := range res.Requests {
+			if r.Turn == 3 && (r.UsagePromptTokens == nil || *r.UsagePromptTokens < 2*24+2*6) {
+				t.Fatalf("turn 3 prompt %v tokens: history missing", r.UsagePromptTokens)
+			}
+		}
+		if !strings.Contains(stdout, "Multi-turn: latency by turn") {
+			t.Fatal(stdout)
+		}
+	})
+}
+
+// TestBenchLogprobsBody: --logprobs N puts "logprobs": N in the
+// completions body where vLLM's null stands; with the chat backend it
+// warns, as vLLM's chat request sends none.
+func TestBenchLogprobsBody(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost { // the /metrics scrapes
+			http.NotFound(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "p.jsonl")
+	os.WriteFile(path, []byte("{\"prompt\": \"hello\"}\n"), 0o644)
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	common := []string{"--base-url", srv.URL, "--model", "m", "--tokenizer", tok, "--dataset-name", "custom", "--dataset-path", path,
+		"--skip-chat-template", "--num-prompts", "1", "--logprobs", "5"}
+	runWorkload(t, common...)
+	if len(bodies) != 1 || !strings.Contains(bodies[0], `"max_tokens":256,"logprobs":5,"stream":true`) {
+		t.Fatalf("body %q", bodies)
+	}
+	_, _, stderr := runWorkload(t, append(common, "--backend", "openai-chat")...)
+	if !strings.Contains(stderr, "--logprobs has no effect with --backend openai-chat") || strings.Contains(bodies[1], "logprobs") {
+		t.Fatalf("chat: %s\n%s", stderr, bodies[1])
+	}
+}

@@ -1,0 +1,205 @@
+package dataset
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+)
+
+// Conversation is one multi-turn chat session: its user messages in
+// order. The replies are the server's, so they exist only at run time.
+type Conversation struct {
+	// ID names the session ("conv-N"; bench sends it after the run's
+	// request-id prefix as X-Session-ID).
+	ID    string
+	Turns []Turn
+}
+
+// Turn is one user message of a conversation.
+type Turn struct {
+	Content string
+	// ContentLen is the message's own token count (without the history
+	// or the chat template); OutputLen the max_tokens to ask for.
+	ContentLen int
+	OutputLen  int
+}
+
+// MultiTurnRandomConfig mirrors vllm-bench's --multi-turn flags with the
+// random dataset.
+type MultiTurnRandomConfig struct {
+	// NumConversations is --num-prompts.
+	NumConversations int
+	// MinTurns and MaxTurns bound each conversation's turn count, drawn
+	// uniformly (equal: fixed). vllm-bench: --multi-turn-min-turns,
+	// --multi-turn-max-turns, both defaulting to --multi-turn-num-turns.
+	MinTurns, MaxTurns int
+	// InputLen is the first turn's length (--random-input-len, special
+	// tokens included as Random counts them), PerTurnInputLen the later
+	// turns' (--per-turn-input-len; 0: InputLen), OutputLen every turn's
+	// max_tokens (--random-output-len), PrefixLen a prefix shared by every
+	// conversation's first turn (--random-prefix-len).
+	InputLen, PerTurnInputLen, OutputLen, PrefixLen int
+	Seed                                            int64
+}
+
+// MultiTurnRandom builds synthetic conversations as vllm-bench does: each
+// turn a random prompt of exact length (built by Random), the first turns
+// with the shared prefix. The turn counts are drawn from our own generator
+// seeded with Seed (vllm-bench's is Rust's StdRng: the same seed gives
+// different counts there), so runs are reproducible here, not across.
+func MultiTurnRandom(ctx context.Context, tok Tokenizer, cfg MultiTurnRandomConfig) ([]Conversation, error) {
+	if cfg.NumConversations < 1 || cfg.MinTurns < 1 || cfg.MaxTurns < cfg.MinTurns {
+		return nil, fmt.Errorf("dataset: multi-turn: %d conversations of %d to %d turns: want at least 1 conversation and 1 <= min <= max", cfg.NumConversations, cfg.MinTurns, cfg.MaxTurns)
+	}
+	if cfg.PerTurnInputLen == 0 {
+		cfg.PerTurnInputLen = cfg.InputLen
+	}
+	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d756c7469)) // "multi"
+	counts := make([]int, cfg.NumConversations)
+	later := 0
+	for i := range counts {
+		counts[i] = cfg.MinTurns + rng.IntN(cfg.MaxTurns-cfg.MinTurns+1)
+		later += counts[i] - 1
+	}
+	first, err := RandomContext(ctx, tok, RandomConfig{NumPrompts: cfg.NumConversations, InputLen: cfg.InputLen,
+		OutputLen: cfg.OutputLen, PrefixLen: cfg.PrefixLen, Seed: cfg.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn: first turns: %w", err)
+	}
+	var rest []Sample
+	if later > 0 {
+		if rest, err = RandomContext(ctx, tok, RandomConfig{NumPrompts: later, InputLen: cfg.PerTurnInputLen,
+			OutputLen: cfg.OutputLen, Seed: cfg.Seed + 1}); err != nil {
+			return nil, fmt.Errorf("dataset: multi-turn: later turns: %w", err)
+		}
+	}
+	out := make([]Conversation, cfg.NumConversations)
+	k := 0
+	for i := range out {
+		c := Conversation{ID: fmt.Sprintf("conv-%d", i)}
+		c.Turns = append(c.Turns, Turn{Content: first[i].Prompt, ContentLen: first[i].PromptLen, OutputLen: cfg.OutputLen})
+		for range counts[i] - 1 {
+			c.Turns = append(c.Turns, Turn{Content: rest[k].Prompt, ContentLen: rest[k].PromptLen, OutputLen: cfg.OutputLen})
+			k++
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// MultiTurnShareGPTConfig mirrors vllm-bench's ShareGPT multi-turn mode.
+type MultiTurnShareGPTConfig struct {
+	NumConversations int
+	// MaxTurns caps the turns taken from a conversation (0: all).
+	MaxTurns int
+	// OutputLen is --sharegpt-output-len (0: each reply's token count).
+	OutputLen int
+	Seed      int64
+	// DisableShuffle walks the file in order.
+	DisableShuffle bool
+}
+
+// MultiTurnShareGPT takes ShareGPT's full conversations: entries with at
+// least 4 messages, shuffled with Python's random as the single-turn
+// dataset is; each "human" message followed by a reply is a turn, its
+// max_tokens the reply's token count (at least 1) unless OutputLen is set;
+// conversations keeping fewer than 2 turns are skipped.
+func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg MultiTurnShareGPTConfig) ([]Conversation, error) {
+	if cfg.NumConversations < 1 {
+		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %d conversations: want at least 1", cfg.NumConversations)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %w", err)
+	}
+	defer f.Close()
+	offsets, err := scanShareGPT(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err))
+	}
+	if !cfg.DisableShuffle {
+		newPyRandom(cfg.Seed).shuffle(len(offsets), func(i, j int) { offsets[i], offsets[j] = offsets[j], offsets[i] })
+	}
+	var out []Conversation
+	for _, off := range offsets {
+		if len(out) >= cfg.NumConversations {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("dataset: multi-turn sharegpt: %w", err)
+		}
+		msgs, err := readShareGPTMessages(f, off)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err))
+		}
+		if len(msgs) < 4 {
+			continue
+		}
+		c := Conversation{ID: fmt.Sprintf("conv-%d", len(out))}
+		for i := 0; i+1 < len(msgs); {
+			if cfg.MaxTurns > 0 && len(c.Turns) >= cfg.MaxTurns {
+				break
+			}
+			if msgs[i].From != "human" || msgs[i].Value == "" {
+				i++
+				continue
+			}
+			ids, err := tok.Encode(msgs[i].Value)
+			if err != nil {
+				return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: entry at byte %d: %w", path, off, err)
+			}
+			outLen := cfg.OutputLen
+			if outLen == 0 {
+				r, err := tok.Encode(msgs[i+1].Value)
+				if err != nil {
+					return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: entry at byte %d: %w", path, off, err)
+				}
+				outLen = max(1, len(r))
+			}
+			c.Turns = append(c.Turns, Turn{Content: msgs[i].Value, ContentLen: len(ids), OutputLen: outLen})
+			i += 2
+		}
+		if len(c.Turns) >= 2 {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: no conversation with 2 or more human turns", path)
+	}
+	return out, nil
+}
+
+type shareGPTMessage struct {
+	From  string `json:"from"`
+	Value string `json:"value"`
+}
+
+// readShareGPTMessages decodes the entry at off and returns all its
+// messages.
+func readShareGPTMessages(f *os.File, off int64) ([]shareGPTMessage, error) {
+	br := bufio.NewReader(io.NewSectionReader(f, off, 1<<62))
+	skipped := int64(0)
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return nil, &offsetError{off, err}
+		}
+		if b == ',' || b == ' ' || b == '\n' || b == '\r' || b == '\t' {
+			skipped++
+			continue
+		}
+		br.UnreadByte()
+		break
+	}
+	var e struct {
+		Conversations []shareGPTMessage `json:"conversations"`
+	}
+	if err := json.NewDecoder(br).Decode(&e); err != nil {
+		return nil, &offsetError{off + skipped, err}
+	}
+	return e.Conversations, nil
+}

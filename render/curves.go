@@ -1,0 +1,498 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/stats"
+	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/charts"
+)
+
+// Blocks of sweep campaigns: curve, latency-curve and slo. Their numbers
+// come from render/analysis; this file formats them.
+
+// AllRuns returns every result of the report, sweep points and repeats
+// included, as analysis runs (with each experiment's GPU count).
+func (r *Report) AllRuns() []analysis.Run {
+	out := make([]analysis.Run, 0, len(r.all))
+	for _, run := range r.all {
+		e, _ := r.Campaign.Experiment(run.Result.Experiment)
+		out = append(out, analysis.Run{Result: run.Result, GPUs: r.GPUs(e)})
+	}
+	return out
+}
+
+// hasSweep reports whether any result is a sweep point; sweepProfile is
+// the first profile with sweep points ("" when none).
+func (r *Report) sweepProfile() string {
+	runs := r.AllRuns()
+	for _, p := range r.Campaign.Profiles {
+		if analysis.IsSweep(runs, p.ID) {
+			return p.ID
+		}
+	}
+	return ""
+}
+
+// hasRepeats reports whether any result is a repeat.
+func (r *Report) hasRepeats() bool {
+	for _, run := range r.all {
+		if run.Result.Repeat > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// curveSet is the curves of a sweep profile, one per experiment with
+// points, in campaign order.
+type curveSet struct {
+	Profile schema.Profile
+	Sweep   string
+	Curves  []analysis.Curve
+	Names   []string
+	Colors  []string
+	Output  bool
+}
+
+var curvePalette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"}
+
+// curves gathers the curve set of block spec (its profile, or the first
+// sweep profile; metric output_throughput plots output tokens).
+func (c *pageCtx) curves(spec BlockSpec) (*curveSet, error) {
+	r := c.rep
+	prof := spec.Profile
+	if prof == "" {
+		prof = r.sweepProfile()
+	}
+	runs := r.AllRuns()
+	if prof == "" || !analysis.IsSweep(runs, prof) {
+		if spec.Profile != "" {
+			return nil, fmt.Errorf("block %s: profile %q has no sweep points in %s (a profile sweeps with max_concurrency: [1, 4, 16] or request_rate: [...])", spec.Block, prof, r.ResultsDir)
+		}
+		return nil, nil
+	}
+	p, _ := r.Campaign.Profile(prof)
+	cs := &curveSet{Profile: *p}
+	switch spec.Metric {
+	case "", "total_token_throughput", "total_tps":
+	case "output_throughput", "output_tps":
+		cs.Output = true
+	default:
+		return nil, fmt.Errorf("block %s: field metric: %q (total_token_throughput or output_throughput)", spec.Block, spec.Metric)
+	}
+	i := 0
+	for _, st := range r.Campaign.Steps {
+		for _, e := range st.Experiments {
+			cv := analysis.CurveOf(runs, e.ID, prof)
+			if len(cv.Points) == 0 {
+				continue
+			}
+			cs.Curves = append(cs.Curves, cv)
+			cs.Names = append(cs.Names, e.Name)
+			cs.Colors = append(cs.Colors, curvePalette[i%len(curvePalette)])
+			i++
+			if cs.Sweep == "" {
+				cs.Sweep = cv.Points[0].Point.Sweep
+			}
+		}
+	}
+	return cs, nil
+}
+
+func (cs *curveSet) tputName() string {
+	if cs.Output {
+		return "Output token throughput per GPU"
+	}
+	return "Total token throughput per GPU"
+}
+
+// pointTip is a point's tooltip lines.
+func pointTip(name string, p analysis.CurvePoint, output bool) []string {
+	t := p.Total
+	if output {
+		t = p.Output
+	}
+	tip := []string{name + " @ " + p.Point.String()}
+	if t.N > 1 {
+		tip = append(tip, fmt.Sprintf("%s tok/s/GPU (mean of %d runs, CV %.1f%%)", fmtNum(t.Mean), t.N, t.CV*100))
+	} else {
+		tip = append(tip, fmtNum(t.Mean)+" tok/s/GPU")
+	}
+	tip = append(tip, fmt.Sprintf("%s tok/s/user", fmtNum(p.Interactivity)),
+		"TTFT p50/p99 "+fmtMs(p.TTFTP50)+"/"+fmtMs(p.TTFTP99)+" ms",
+		"TPOT p50/p99 "+fmtMs(p.TPOTP50)+"/"+fmtMs(p.TPOTP99)+" ms")
+	return tip
+}
+
+func fmtMs(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// curve renders throughput per GPU against interactivity, one line per
+// experiment, with the Pareto frontier across experiments.
+func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
+	cs, err := c.curves(spec)
+	if err != nil || cs == nil {
+		if err == nil {
+			return `<p class="empty">No sweep results recorded yet.</p>`, nil
+		}
+		return "", err
+	}
+	panel := charts.XYPanel{XName: "Interactivity (tok/s/user = 1000 / median TPOT)", YName: cs.tputName() + " (tok/s)"}
+	for i, cv := range cs.Curves {
+		s := charts.XYSeries{Name: cs.Names[i], Color: cs.Colors[i]}
+		for _, p := range cv.Points {
+			if p.Runs == 0 {
+				continue
+			}
+			s.Points = append(s.Points, charts.XYPoint{X: p.Interactivity, Y: p.Throughput(cs.Output), Tip: pointTip(cs.Names[i], p, cs.Output)})
+		}
+		panel.Series = append(panel.Series, s)
+	}
+	front := analysis.Frontier(cs.Curves, cs.Output)
+	fs := charts.XYSeries{Name: "Pareto frontier", Frontier: true}
+	var holders []string
+	for _, f := range front {
+		p := cs.Curves[f.Curve].Points[f.Index]
+		fs.Points = append(fs.Points, charts.XYPoint{X: f.X, Y: f.Y, Tip: pointTip(cs.Names[f.Curve], p, cs.Output)})
+	}
+	for i := len(front) - 1; i >= 0; i-- { // from the most interactive end
+		if n := cs.Names[front[i].Curve]; len(holders) == 0 || holders[len(holders)-1] != n {
+			holders = append(holders, n)
+		}
+	}
+	panel.Series = append(panel.Series, fs)
+	title := spec.Title
+	if title == "" {
+		title = c.rep.ModelName() + " on " + c.rep.HardwareLabel() + ": " + strings.ToLower(cs.tputName()[:1]) + cs.tputName()[1:] + " vs interactivity (" + profileName(cs.Profile) + ")"
+	}
+	caption := fmt.Sprintf("One line per configuration over its %s sweep (points: mean of the repeats); right is faster per user, up is more throughput per GPU. The dashed grey line is the Pareto frontier across configurations", sweepNoun(cs.Sweep))
+	if len(holders) > 0 {
+		caption += ", held from the most interactive end by " + strings.Join(holders, ", then ")
+	}
+	caption += ". Hover a point for its load and latency percentiles; every point's numbers are in curves.csv beside this page."
+	return c.chartHTML(charts.Lines(c.nextChartID("curve"), []charts.XYPanel{panel}), title, caption)
+}
+
+func sweepNoun(sweep string) string {
+	if sweep == schema.SweepRate {
+		return "request-rate"
+	}
+	return "concurrency"
+}
+
+// latencyCurve renders TTFT and TPOT p50/p99 against the swept load, with
+// the campaign's SLO limits drawn.
+func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
+	cs, err := c.curves(spec)
+	if err != nil || cs == nil {
+		if err == nil {
+			return `<p class="empty">No sweep results recorded yet.</p>`, nil
+		}
+		return "", err
+	}
+	xname := "Max concurrency"
+	if cs.Sweep == schema.SweepRate {
+		xname = "Request rate (req/s; inf left out)"
+	}
+	var panels []charts.XYPanel
+	for _, m := range []struct{ metric, label string }{{"ttft", "TTFT"}, {"tpot", "TPOT"}} {
+		panel := charts.XYPanel{Title: m.label + " (ms)", XName: xname, YName: m.label + " (ms)", XLog: true}
+		for _, key := range c.rep.Campaign.SLO.Keys() {
+			if strings.HasPrefix(key, m.metric+"_") {
+				panel.Limits = append(panel.Limits, charts.Limit{Label: "SLO " + key + " ≤ " + fmtMs(c.rep.Campaign.SLO[key]) + " ms", Y: c.rep.Campaign.SLO[key]})
+			}
+		}
+		for i, cv := range cs.Curves {
+			p50 := charts.XYSeries{Name: cs.Names[i] + " p50", Color: cs.Colors[i]}
+			p99 := charts.XYSeries{Name: cs.Names[i] + " p99", Color: cs.Colors[i], Dashed: true}
+			for _, p := range cv.Points {
+				if p.Runs == 0 || p.Point.Value == 0 {
+					continue
+				}
+				v50, v99 := p.TTFTP50, p.TTFTP99
+				if m.metric == "tpot" {
+					v50, v99 = p.TPOTP50, p.TPOTP99
+				}
+				tip := pointTip(cs.Names[i], p, cs.Output)
+				p50.Points = append(p50.Points, charts.XYPoint{X: p.Point.Value, Y: v50, Tip: tip})
+				p99.Points = append(p99.Points, charts.XYPoint{X: p.Point.Value, Y: v99, Tip: tip})
+			}
+			panel.Series = append(panel.Series, p50, p99)
+		}
+		panels = append(panels, panel)
+	}
+	title := spec.Title
+	if title == "" {
+		title = c.rep.ModelName() + " on " + c.rep.HardwareLabel() + ": latency vs load (" + profileName(cs.Profile) + ")"
+	}
+	caption := "TTFT and TPOT percentiles against the swept load (solid: p50, dashed: p99; means of the repeats)"
+	if len(c.rep.Campaign.SLO) > 0 {
+		caption += "; the red dashed lines are the campaign's SLO limits"
+	}
+	return c.chartHTML(charts.Lines(c.nextChartID("latency-curve"), panels), title, caption+".")
+}
+
+// sloView is the slo block's table.
+type sloView struct {
+	SLO, Price, Load, TputName string
+	Rows                       []sloRow
+	Answer                     template.HTML
+	Energy, Cost               bool
+}
+
+type sloRow struct {
+	Name, Load, Tput, Cost, TokPerJ, Runs string
+	TputSort                              string
+	Checks                                []string
+	Winner, None                          bool
+}
+
+// slo renders each experiment's highest load meeting the campaign's SLO.
+func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
+	r := c.rep
+	if len(r.Campaign.SLO) == 0 {
+		return "", fmt.Errorf("block slo: the campaign has no slo (add slo: {ttft_p99: 2000, tpot_p99: 50} to %s)", r.CampaignFile)
+	}
+	cs, err := c.curves(spec)
+	if err != nil {
+		return "", err
+	}
+	if cs == nil {
+		return `<p class="empty">No sweep results recorded yet.</p>`, nil
+	}
+	answers := analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, cs.Output)
+	v := sloView{SLO: sloText(r.Campaign.SLO), TputName: cs.tputName(), Cost: r.Campaign.Cost != nil}
+	if r.Campaign.Cost != nil {
+		v.Price = fmt.Sprintf("$%.2f per GPU-hour", r.Campaign.Cost.GPUHourUSD)
+	}
+	win, second := -1, -1
+	for i, a := range answers {
+		row := sloRow{Name: cs.Names[i], None: a.Best < 0, Winner: a.Winner}
+		for _, ch := range a.Checks {
+			mark := "✓"
+			if !ch.Met {
+				mark = "✗"
+			}
+			val := "not recorded"
+			if ch.Found {
+				val = fmtMs(ch.ValueMs) + " ms"
+			}
+			row.Checks = append(row.Checks, fmt.Sprintf("%s %s %s", mark, sloLabel(ch.Key), val))
+		}
+		if a.Best < 0 {
+			row.Load = "none (lowest load: " + a.Point.String() + ")"
+			row.Tput, row.Cost, row.TokPerJ, row.TputSort = "—", "—", "—", "-1"
+		} else {
+			p := cs.Curves[i].Points[a.Best]
+			row.Load = a.Point.String()
+			row.Runs = fmt.Sprintf("%d", p.Runs)
+			t := p.Total
+			if cs.Output {
+				t = p.Output
+			}
+			row.Tput = fmtNum(a.ThroughputPerGPU)
+			if t.N > 1 {
+				row.Tput += fmt.Sprintf(" ± %.1f%%", t.CV*100)
+			}
+			row.TputSort = fmt.Sprintf("%.4f", a.ThroughputPerGPU)
+			row.Cost, row.TokPerJ = "—", "—"
+			if !math.IsNaN(a.CostPerMTok) {
+				row.Cost = fmt.Sprintf("$%.3f", a.CostPerMTok)
+			}
+			if !math.IsNaN(a.TokPerJ) {
+				row.TokPerJ = fmt.Sprintf("%.2f", a.TokPerJ)
+				v.Energy = true
+			}
+			if a.Winner {
+				win = i
+			} else if second < 0 || a.ThroughputPerGPU > answers[second].ThroughputPerGPU {
+				second = i
+			}
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	v.Answer = c.sloAnswer(cs, answers, win, second)
+	return c.exec("slo", &v)
+}
+
+// sloAnswer is the block's one-sentence answer: the winner, its margin
+// over the runner-up and whether the margin is real (the U test over the
+// two points' repeats).
+func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, second int) template.HTML {
+	esc := template.HTMLEscapeString
+	if win < 0 {
+		return template.HTML("No configuration meets the SLO (" + esc(sloText(c.rep.Campaign.SLO)) + ") at any measured load.")
+	}
+	w := answers[win]
+	s := fmt.Sprintf("At the SLO (%s), <strong>%s</strong> gives the most throughput per GPU: %s tok/s/GPU at %s",
+		esc(sloText(c.rep.Campaign.SLO)), esc(cs.Names[win]), fmtNum(w.ThroughputPerGPU), esc(w.Point.String()))
+	if !math.IsNaN(w.CostPerMTok) {
+		s += fmt.Sprintf(", $%.3f per million tokens", w.CostPerMTok)
+	}
+	if second >= 0 {
+		sec := answers[second]
+		runs := c.rep.AllRuns()
+		prof := cs.Profile.ID
+		get := func(sm *schema.Summary) (float64, bool) { return sm.TotalTokenThroughput, true }
+		if cs.Output {
+			get = func(sm *schema.Summary) (float64, bool) { return sm.OutputThroughput, true }
+		}
+		d := analysis.Compare(analysis.Group(runs, cs.Curves[second].Experiment, prof, sec.Point),
+			analysis.Group(runs, cs.Curves[win].Experiment, prof, w.Point), get, true)
+		delta, note := d.DeltaText()
+		switch {
+		case d.Tested && !d.Significant:
+			s += fmt.Sprintf("; its lead over %s (%s at %s) is within noise: %s (%s, Mann-Whitney U)",
+				esc(cs.Names[second]), fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(fmt.Sprintf("%+.2f%%", d.Pct)), esc(note))
+		case d.Tested:
+			s += fmt.Sprintf(", %s over %s (%s at %s; %s, Mann-Whitney U)", esc(delta), esc(cs.Names[second]),
+				fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
+		default: // too few runs to test: the note says so
+			if note == "1 run each" {
+				note += ", not tested"
+			}
+			s += fmt.Sprintf(", %s over %s (%s at %s; %s)", esc(delta), esc(cs.Names[second]),
+				fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
+		}
+	}
+	return template.HTML(s + ".")
+}
+
+// sloText writes limits for people: "TTFT p99 ≤ 2000 ms, TPOT p99 ≤ 50 ms".
+func sloText(slo schema.SLO) string {
+	var parts []string
+	for _, k := range slo.Keys() {
+		parts = append(parts, fmt.Sprintf("%s ≤ %s ms", sloLabel(k), fmtMs(slo[k])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sloLabel is "TTFT p99" for ttft_p99.
+func sloLabel(key string) string {
+	m, st, _ := strings.Cut(key, "_")
+	return strings.ToUpper(m) + " " + st
+}
+
+// repeatCell formats a sample for a comparison cell: "1,234.56" for one
+// run, "1,234.56 ± 2.1%" (mean, CV) for repeats.
+func repeatValue(s stats.Sample) string {
+	if s.N > 1 {
+		return fmt.Sprintf("%s ± %.1f%%", fmtNum(s.Mean), s.CV*100)
+	}
+	return fmtNum(s.Mean)
+}
+
+func profileName(p schema.Profile) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.ID
+}
+
+// sweepSkeleton writes, for a report with sweep points, the curve, the
+// SLO answer (when the campaign has an SLO) and the latency curve into
+// the generated skeleton.
+func (c *pageCtx) sweepSkeleton(w interface{ WriteString(string) (int, error) }) error {
+	if c.rep.sweepProfile() == "" {
+		return nil
+	}
+	blocks := []string{"curve"}
+	if len(c.rep.Campaign.SLO) > 0 {
+		blocks = append(blocks, "slo")
+	}
+	blocks = append(blocks, "latency-curve")
+	for _, b := range blocks {
+		h, err := c.renderBlock(BlockSpec{Block: b})
+		if err != nil {
+			return err
+		}
+		w.WriteString(string(h))
+	}
+	return nil
+}
+
+// curvesCSV writes every sweep profile's curve points, one row per
+// experiment and point (means over the repeats), with whether the point
+// is on the profile's Pareto frontier (of total throughput per GPU); nil
+// for a report without sweep points.
+func curvesCSV(r *Report) []byte {
+	runs := r.AllRuns()
+	var rows [][]string
+	for _, p := range r.Campaign.Profiles {
+		if !analysis.IsSweep(runs, p.ID) {
+			continue
+		}
+		var curves []analysis.Curve
+		for _, st := range r.Campaign.Steps {
+			for _, e := range st.Experiments {
+				if cv := analysis.CurveOf(runs, e.ID, p.ID); len(cv.Points) > 0 {
+					curves = append(curves, cv)
+				}
+			}
+		}
+		front := map[[2]int]bool{}
+		for _, f := range analysis.Frontier(curves, false) {
+			front[[2]int{f.Curve, f.Index}] = true
+		}
+		num := func(v float64) string {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return ""
+			}
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		for ci, cv := range curves {
+			for pi, pt := range cv.Points {
+				total, cvTotal, output := math.NaN(), math.NaN(), math.NaN()
+				if pt.Runs > 0 {
+					total, cvTotal, output = pt.Total.Mean, pt.Total.CV, pt.Output.Mean
+				}
+				rows = append(rows, []string{cv.Experiment, p.ID, pt.Point.Sweep, num(pt.Point.Value), strconv.Itoa(pt.Runs), strconv.FormatBool(pt.Skipped),
+					num(total), num(cvTotal), num(output), num(pt.Interactivity),
+					num(pt.TTFTP50), num(pt.TTFTP99), num(pt.TPOTP50), num(pt.TPOTP99), num(pt.TokPerJ), strconv.FormatBool(front[[2]int{ci, pi}])})
+			}
+		}
+	}
+	if rows == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"experiment", "profile", "sweep", "load", "runs", "skipped", "total_tok_per_s_per_gpu", "total_cv",
+		"output_tok_per_s_per_gpu", "interactivity_tok_per_s_per_user", "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms",
+		"output_tok_per_j", "on_frontier"})
+	w.WriteAll(rows) // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
+// pointLabel names a profile in blocks that show one run per experiment
+// and profile: a sweep profile's run there is its highest recorded load
+// point's (Report.Run), so the label says which: "Chat @ concurrency 64".
+func (r *Report) pointLabel(p schema.Profile) string {
+	best, found := schema.Point{}, false
+	for _, run := range r.all {
+		res := run.Result
+		pt := schema.PointOf(res.Load)
+		if res.Profile != p.ID || pt.Sweep == "" || res.Status == schema.StatusSkipped {
+			continue
+		}
+		if !found || pointLoad(pt) > pointLoad(best) {
+			best, found = pt, true
+		}
+	}
+	if !found {
+		return profileName(p)
+	}
+	return profileName(p) + " @ " + best.String()
+}

@@ -1,0 +1,199 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// sweepSite writes a site with one sweep campaign: experiments "fast"
+// (wins at low load) and "wide" (wins at saturation) over concurrency 1,
+// 8, 64, with reps runs per point; noise is the relative spread between
+// repeats; body is the page's Markdown.
+func sweepSite(t *testing.T, reps int, noise float64, body string) (content, results string) {
+	t.Helper()
+	dir := t.TempDir()
+	content, results = filepath.Join(dir, "content"), filepath.Join(dir, "results")
+	camp := `id: sw
+model: {id: m/m, name: M}
+hardware: {gpu: H100, count: 2}
+slo: {ttft_p99: 500, tpot_p99: 20}
+cost: {gpu_hour_usd: 3}
+profiles:
+  - {id: chat, name: Chat, dataset: random, input_len: 100, output_len: 10, num_prompts: 10, concurrency: [1, 8, 64], repeats: ` + fmt.Sprint(reps) + `}
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: wide, name: Wide, engine: mock}
+      - {id: fast, name: Fast, engine: mock}
+baseline: wide
+optimized: fast
+`
+	if err := os.MkdirAll(filepath.Join(content, "sw"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{"campaign.yaml": camp, "index.md": "---\ntitle: Sweep\ncampaign: campaign.yaml\n---\n" + body} {
+		if err := os.WriteFile(filepath.Join(content, "sw", name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// fast: TPOT 5 ms up to c8, then 30 ms (saturated, 4000 tok/s);
+	// wide: TPOT 12 → 15 ms, 20000 tok/s at c64.
+	type pt struct{ thr, tpot, ttft float64 }
+	curves := map[string]map[int]pt{
+		"fast": {1: {1000, 5, 50}, 8: {4000, 6, 100}, 64: {4000, 30, 2000}},
+		"wide": {1: {400, 12, 60}, 8: {3000, 13, 120}, 64: {20000, 15, 400}},
+	}
+	for exp, pts := range curves {
+		for c, p := range pts {
+			for rep := range reps {
+				f := 1 + noise*float64(rep%3-1) // -noise, 0, +noise
+				res := &schema.Result{ID: fmt.Sprintf("%s-%d-%d", exp, c, rep), Campaign: "sw", Experiment: exp, Profile: "chat", Repeat: rep,
+					Status: schema.StatusOK, Engine: schema.Engine{Name: "mock"}, Tool: schema.Tool{Name: "perflab bench"},
+					Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: c, Sweep: schema.SweepConcurrency},
+					Summary: &schema.Summary{Completed: 10, DurationS: 1, TotalTokenThroughput: p.thr * f, OutputThroughput: p.thr * f / 11,
+						TTFT: &schema.Stats{MeanMs: schema.F(p.ttft), MedianMs: schema.F(p.ttft), Percentiles: []schema.Percentile{{P: 99, ValueMs: p.ttft * 1.2}}},
+						TPOT: &schema.Stats{MeanMs: schema.F(p.tpot), MedianMs: schema.F(p.tpot), Percentiles: []schema.Percentile{{P: 99, ValueMs: p.tpot * 1.1}}}}}
+				name := fmt.Sprintf("%s--chat--c%d", exp, c)
+				if rep > 0 {
+					name += fmt.Sprintf("--r%d", rep)
+				}
+				if err := schema.WriteFile(filepath.Join(results, "sw", name+".json"), res); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return content, results
+}
+
+func buildPage(t *testing.T, content, results string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	return readFile(t, filepath.Join(out, "sw", "index.html"))
+}
+
+func TestSweepPageSkeleton(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	html := buildPage(t, content, results)
+	for _, want := range []string{
+		`id="chart-curve-`, `"name":"Pareto frontier"`, `id="chart-latency-curve-`, `SLO ttft_p99 ≤ 500.0 ms`,
+		// SLO: fast meets it up to c8 (4000/2 GPUs = 2000 per GPU), wide up
+		// to c64 (10000 per GPU): wide wins, tested with 4+4 runs. The
+		// repeats are ×0.99, 1, 1.01, 0.99: means ×0.9975, CV 0.96 %; the
+		// cost is $3 / (3600 × 9975) × 10⁶ = $0.0835.
+		`<strong>Wide</strong> gives the most throughput per GPU: 9,975.00 tok/s/GPU at concurrency 64, $0.084 per million tokens, +400.00% over Fast (1,995.00 at concurrency 8; p=0.029 n=4+4, Mann-Whitney U)`,
+		// The comparison has a row per point with spread and the test.
+		`Chat @ concurrency 64`, `± 1.0%`, `p=0.029 n=4+4`, `Mann-Whitney U test`,
+		`sweep: 1, 8, 64`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Frontier: fast's c1 and c8 (most interactive), then wide's c64.
+	if !strings.Contains(html, "held from the most interactive end by Fast, then Wide") {
+		t.Errorf("frontier holders not named")
+	}
+	// curves.csv: one row per experiment and point, frontier marked.
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	csv := readFile(t, filepath.Join(out, "sw", "curves.csv"))
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "experiment,profile,sweep,load,runs,skipped,total_tok_per_s_per_gpu") {
+		t.Fatalf("curves.csv:\n%s", csv)
+	}
+	// wide at c64: 4 runs, 9975 tok/s/GPU, 1000/15 tok/s/user, on the frontier.
+	if want := "wide,chat,max_concurrency,64,4,false,9975,"; !strings.Contains(csv, want) || !strings.HasSuffix(lines[3], ",true") {
+		t.Errorf("curves.csv lacks %q or wide c64 is not on the frontier:\n%s", want, csv)
+	}
+}
+
+// TestSweepComparisonHonesty: identical configurations compare as "~";
+// three repeats per side are too few to test; one run says so.
+func TestSweepComparisonHonesty(t *testing.T) {
+	body := "```perflab\nblock: comparison\n```\n\n```perflab\nblock: slo\n```\n"
+	content, results := sweepSite(t, 3, 0.02, body)
+	html := buildPage(t, content, results)
+	if !strings.Contains(html, "n=3+3: too few runs to test (≥4 each)") || strings.Contains(html, "~, p=") {
+		t.Errorf("3+3 repeats: want \"too few runs to test\", not ~")
+	}
+	if !strings.Contains(html, "(2,000.00 at concurrency 8; n=3+3: too few runs to test (≥4 each))") {
+		t.Errorf("SLO answer with 3+3 runs should say too few runs to test")
+	}
+	content, results = sweepSite(t, 1, 0, body)
+	html = buildPage(t, content, results)
+	if !strings.Contains(html, "1 run each") {
+		t.Errorf("1 run each missing")
+	}
+	// Two identical experiments with noisy repeats: within noise, "~".
+	content, results = sweepSite(t, 5, 0.03, body)
+	for _, f := range []string{"fast--chat--c64", "fast--chat--c64--r1", "fast--chat--c64--r2", "fast--chat--c64--r3", "fast--chat--c64--r4"} {
+		wide := strings.Replace(f, "fast", "wide", 1)
+		res, err := schema.ReadFile(filepath.Join(results, "sw", wide+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr, _ := schema.ReadFile(filepath.Join(results, "sw", f+".json"))
+		res.Summary.TotalTokenThroughput = fr.Summary.TotalTokenThroughput * (1 + 0.001*float64(res.Repeat%2))
+		if err := schema.WriteFile(filepath.Join(results, "sw", wide+".json"), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html = buildPage(t, content, results)
+	if !strings.Contains(html, `<span class="delta same">(~, p=`) {
+		t.Errorf("identical configurations at c64 not marked ~")
+	}
+}
+
+func TestSweepBlockErrors(t *testing.T) {
+	for _, tc := range []struct{ block, want string }{
+		{"block: curve\nprofile: nope", `unknown profile "nope"`},
+		{"block: curve\nmetric: mean_ttft", `field metric: "mean_ttft" (total_token_throughput or output_throughput)`},
+	} {
+		content, results := sweepSite(t, 1, 0, "```perflab\n"+tc.block+"\n```\n")
+		err := Build(context.Background(), Options{Content: content, Results: results, Out: filepath.Join(t.TempDir(), "o")})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.block, err, tc.want)
+		}
+	}
+}
+
+// TestSweepSkippedPoint: a point the early stop skipped is listed with its
+// reason, kept out of the curves and marked skipped in curves.csv.
+func TestSweepSkippedPoint(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	sk := &schema.Result{ID: "fast-128", Campaign: "sw", Experiment: "fast", Profile: "chat", Status: schema.StatusSkipped,
+		Error: "the sweep's early stop: at concurrency 64 throughput rose +0.0% over concurrency 8", Tool: schema.Tool{Name: "perflab bench"},
+		Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: 128, Sweep: schema.SweepConcurrency}}
+	if err := schema.WriteFile(filepath.Join(results, "sw", "fast--chat--c128.json"), sk); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	html := readFile(t, filepath.Join(out, "sw", "index.html"))
+	if !strings.Contains(html, "skipped: the sweep&#39;s early stop: at concurrency 64") {
+		t.Errorf("runs table lacks the skipped point's reason")
+	}
+	csv := readFile(t, filepath.Join(out, "sw", "curves.csv"))
+	if !strings.Contains(csv, "fast,chat,max_concurrency,128,0,true,,,,,,,,,,false") {
+		t.Errorf("curves.csv:\n%s", csv)
+	}
+	// The table cells of one run per profile show the highest point that ran.
+	if !strings.Contains(html, `<th data-sort-type="number">Chat @ concurrency 64</th>`) {
+		t.Errorf("point label should name concurrency 64, the highest point that ran")
+	}
+}
