@@ -67,8 +67,9 @@
 // nothing to check.
 //
 // What is not checked, to keep findings real: percentages labelled as a
-// share ("Success rate: 51.6%"), percentages repeating one printed
-// earlier ("lower than previous +9.75%"), numbers without a metric label
-// or unit (input lengths, prompt counts, flags), and everything inside
-// code blocks (raw outputs are the data, not claims).
+// share ("Success rate: 51.6%", "GPU utilization stayed at 95%", "90% GPU
+// memory"), percentages repeating one printed earlier ("lower than
+// previous +9.75%"), numbers without a metric label or unit (input
+// lengths, prompt counts, flags, device counts such as "8x H100"), and
+// everything inside code blocks (raw outputs are the data, not claims).
 package check
