@@ -317,6 +317,25 @@ func TestTableForms(t *testing.T) {
 	}
 }
 
+// TestHeaderUnits reads the unit of a column from its header however it is
+// written: "(tok/s)", "[tok/s]", "Output tok/s", "TTFT ms".
+func TestHeaderUnits(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nOutput token throughput (tok/s): 1512.34\nMean TTFT (ms): 333.00\n" +
+		"==================================================\n```\n\n"
+	for _, h := range []string{"Output (tok/s)", "Output [tok/s]", "Output tok/s", "**Output tok/s**"} {
+		for _, c := range []struct {
+			v    string
+			want int
+		}{{"1512.34", 0}, {"1521.34", 1}} {
+			page := block + "| Engine | " + h + " | TTFT ms |\n|---|---|---|\n| SGLang | " + c.v + " | 333.00 |\n"
+			got, n := Run(Page{Name: "p.md", Text: []byte(page)})
+			if len(got) != c.want || n.Numbers != 2 {
+				t.Errorf("header %q, value %s: findings %v, %d number(s) checked; want %d finding(s), 2 numbers", h, c.v, got, n.Numbers, c.want)
+			}
+		}
+	}
+}
+
 // TestPerGPUColumns reads a column whose header says its values are per
 // GPU: the run's value over the GPUs of its command's -tp.
 func TestPerGPUColumns(t *testing.T) {

@@ -110,7 +110,7 @@ var (
 	// "Mean TPOT = 25.89 ms"), read backwards from the number.
 	reLabel       = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
 	reHeaderLabel = regexp.MustCompile(`(?i)^[ \t*]*((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency)|ttft|tpot|itl)[ \t]*(?:\((tok/s|req/s|ms)\))?[ \t*]*$`)
-	reHeaderUnit  = regexp.MustCompile(`(?i)\((tok/s|req/s|ms)(?:[ \t]*/[ \t]*GPU)?\)[ \t*]*$`)
+	reHeaderUnit  = regexp.MustCompile(`(?i)(?:\(|\[|[ \t*]|^)(tok/s|req/s|ms)(?:[ \t]*/[ \t]*GPU)?[)\]]?[ \t*]*$`)
 	// A column of per-GPU values: "| Output throughput per GPU (tok/s) |",
 	// "| Total TPS (tok/s/GPU) |".
 	reHeaderPerGPU = regexp.MustCompile(`(?i)\bper[ \t]+GPU\b|/[ \t]*GPU\b`)
