@@ -336,6 +336,28 @@ func TestHeaderUnits(t *testing.T) {
 	}
 }
 
+// TestThresholdRanking: a number after a comparison with a metric name is
+// a bound (not checked), one after a number is a ranking (checked).
+func TestThresholdRanking(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2771.81\nMean TTFT (ms): 333.00\n" +
+		"==================================================\n```\n\n```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2000.00\nMean TTFT (ms): 512.30\n" +
+		"==================================================\n```\n\n"
+	cases := []struct{ text, want string }{
+		{"The SLO is mean TTFT < 500 ms; one engine meets it (333.00 ms), one does not (512.30 ms).\n", ""},
+		{"The SLO is mean TTFT < 500 ms; one engine meets it (333.00 ms), one does not (521.30 ms).\n", KindNumber},
+		{"Throughput: 2000.00 tok/s > 2771.81 tok/s.\n", KindOrder},
+	}
+	for _, c := range cases {
+		var kinds []string
+		for _, f := range Check(Page{Name: "p.md", Text: []byte(block + c.text)}) {
+			kinds = append(kinds, f.Kind)
+		}
+		if strings.Join(kinds, ",") != c.want {
+			t.Errorf("%q: findings %v, want %q", c.text, kinds, c.want)
+		}
+	}
+}
+
 // TestPerGPUColumns reads a column whose header says its values are per
 // GPU: the run's value over the GPUs of its command's -tp.
 func TestPerGPUColumns(t *testing.T) {
@@ -382,6 +404,8 @@ func TestNotClaims(t *testing.T) {
 			"All requests succeeded (100%), at 2000.00 tok/s and 2771.81 tok/s.\n\n" +
 			"KV cache usage peaked at 87.5% at 2771.81 tok/s and 92% at 2000.00 tok/s.\n\n" +
 			"With 90% GPU memory the engine serves 2771.81 tok/s vs 2000.00 tok/s.\n"},
+		{"SLO thresholds", "The engine meets the SLO (mean TTFT < 500 ms, TPOT <= 50 ms, P99 TTFT under 1,000 ms, ITL ≤ 80 ms) at 2771.81 tok/s.\n"},
+		{"a ranking of two numbers", "Throughput: 2771.81 tok/s > 2000.00 tok/s.\n"},
 		{"device counts are no factors", "On 8x H100 (as on 2× A100 80GB, 4x GPUs or 2x NVIDIA RTX 4090), throughput rose from 2000.00 to 2771.81 tok/s.\n"},
 		{"a link target and an image", "![chart](../../assets/qwen3-32b-h100-2771.81.png) [report](https://example.com/run/4068.16)\n"},
 	}

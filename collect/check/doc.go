@@ -70,6 +70,7 @@
 // share ("Success rate: 51.6%", "GPU utilization stayed at 95%", "90% GPU
 // memory"), percentages repeating one printed earlier ("lower than
 // previous +9.75%"), numbers without a metric label or unit (input
-// lengths, prompt counts, flags, device counts such as "8x H100"), and
+// lengths, prompt counts, flags, device counts such as "8x H100"), bounds
+// such as an SLO's ("mean TTFT < 500 ms", "under 1,000 ms"), and
 // everything inside code blocks (raw outputs are the data, not claims).
 package check

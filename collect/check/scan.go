@@ -66,6 +66,7 @@ type number struct {
 	ratio           bool // a percentage labelled as a share (success rate)
 	perGPU          bool // "5500.00 tok/s per GPU"
 	quote           bool // a percentage printed earlier on the page
+	threshold       bool // a bound, not a result: "TTFT < 500 ms", "under 1 s"
 }
 
 // value is the number with its multiplier applied, and the half-width of
@@ -510,6 +511,7 @@ func (d *doc) findNumbers() {
 			}
 		}
 		n.sentence = sentenceOf(start)
+		n.threshold = !n.rel() && isThreshold(s[max(0, start-48):start])
 		if n.pct && !n.ratio && n.table < 0 {
 			// A share in prose: "GPU utilization stayed at 95% while …",
 			// "succeeded (100%)", "90% GPU memory".
@@ -565,7 +567,37 @@ func normUnit(u string) string {
 
 // claim reports whether a number is presented as a result: a percentage,
 // or a number with a metric label or a unit.
-func (n *number) claim() bool { return n.rel() || n.label != "" || n.unit != "" }
+func (n *number) claim() bool {
+	return !n.threshold && (n.rel() || n.label != "" || n.unit != "")
+}
+
+var (
+	reBoundOp   = regexp.MustCompile(`(?:<=?|>=?|≤|≥|&lt;=?|&gt;=?)[ \t]*$`)
+	reBoundWord = regexp.MustCompile(`(?i)\b(?:under|below|at most|within|up to)[ \t]*$`)
+	reWordEnd   = regexp.MustCompile(`([A-Za-z][A-Za-z/]*)[ \t*]*$`)
+)
+
+// isThreshold says whether the text before a number makes it a bound (an
+// SLO, a target): "mean TTFT < 500 ms", "TPOT <= 50 ms", "under 400 ms";
+// not a ranking of two numbers, "3,024.68 tok/s > 2,468.90 tok/s".
+func isThreshold(back string) bool {
+	if reBoundWord.MatchString(back) {
+		return true
+	}
+	loc := reBoundOp.FindStringIndex(back)
+	if loc == nil {
+		return false
+	}
+	w := reWordEnd.FindStringSubmatch(back[:loc[0]])
+	if w == nil {
+		return false // after a number or a parenthesis: a ranking
+	}
+	switch normUnit(w[1]) {
+	case "tok/s", "req/s", "tok/s/user", "ms", "s":
+		return false // "… tok/s > …"
+	}
+	return true
+}
 
 // The scanners below replace regular expressions that were most of the
 // check's time (no literal prefix to search for); they return what
