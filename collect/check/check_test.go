@@ -494,3 +494,24 @@ func TestPageRate(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandGPUs counts the GPUs of serving commands for per-GPU numbers.
+func TestCommandGPUs(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want int
+	}{
+		{"vllm serve Qwen/Qwen3-8B", 1},
+		{"vllm serve Qwen/Qwen3-8B -tp 2", 2},
+		{"vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size=8 --pipeline-parallel-size 2", 16},
+		{"vllm serve deepseek-ai/DeepSeek-V3 -dp 8 --enable-expert-parallel", 8},
+		{"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 4 --dp 2", 8},
+		// DP attention runs its data-parallel ranks on the tensor-parallel GPUs.
+		{"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 --enable-dp-attention", 8},
+	}
+	for _, c := range cases {
+		if got := commandGPUs(c.cmd); got != c.want {
+			t.Errorf("%s: %d GPUs, want %d", c.cmd, got, c.want)
+		}
+	}
+}
