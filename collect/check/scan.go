@@ -94,6 +94,7 @@ func pow10(e int) float64 {
 var (
 	reInline  = regexp.MustCompile("`[^`\n]+`")
 	reTag     = regexp.MustCompile(`<[^>\n]{1,200}>`)
+	reComment = regexp.MustCompile(`(?s)<!--.*?-->`)
 	reLinkURL = regexp.MustCompile(`\]\([^)\s]*\)`)
 	// A delimiter row: cells of three dashes or more anywhere (seed 000
 	// lost its line breaks), or of one or more on a line of their own
@@ -192,6 +193,10 @@ func newDoc(name string, text string) *doc {
 	}
 	for _, loc := range reInline.FindAllStringIndex(string(m), -1) {
 		d.codes = append(d.codes, codeSpan{start: loc[0] + 1, end: loc[1] - 1})
+		blank(loc[0], loc[1])
+	}
+	// An HTML comment, one line or many, is not shown: no claim.
+	for _, loc := range reComment.FindAllStringIndex(string(m), -1) {
 		blank(loc[0], loc[1])
 	}
 	ms := string(m)
