@@ -358,8 +358,8 @@ func TestThresholdRanking(t *testing.T) {
 	}
 }
 
-// TestPerGPUColumns reads a column whose header says its values are per
-// GPU: the run's value over the GPUs of its command's -tp.
+// TestPerGPUColumns reads per-GPU values ("per A100" in prose, a column
+// whose header says so): the run's value over the GPUs of its command's -tp.
 func TestPerGPUColumns(t *testing.T) {
 	const page = "```bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2\n```\n\n```\n" +
 		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nOutput token throughput (tok/s): 1234.56\nTotal token throughput (tok/s): 2468.90\n" +
@@ -368,6 +368,8 @@ func TestPerGPUColumns(t *testing.T) {
 		table string
 		want  int // findings
 	}{
+		{"vLLM serves 617.28 tok/s per A100.\n", 0},
+		{"vLLM serves 627.28 tok/s per A100.\n", 1},
 		{"| Engine | Output throughput per GPU (tok/s) |\n|---|---|\n| vLLM | 617.28 |\n", 0},
 		{"| Engine | Total TPS (tok/s/GPU) |\n|---|---|\n| vLLM | 1,234.45 |\n", 0},
 		{"| Engine | Output throughput per GPU (tok/s) |\n|---|---|\n| vLLM | 627.28 |\n", 1},

@@ -15,10 +15,10 @@
 //     difference of two runs (of one profile) written alone; units are
 //     tok/s, req/s, ms, tok/s/user (interactivity, 1000 / median TPOT, as
 //     collect/stats defines it), a k suffix ("2.35k tok/s", rounded to
-//     its printed digits) and "per GPU" after the number or in its
-//     column's header, "(tok/s/GPU)" (the run's value over the GPUs its
-//     command's parallelism flags, or its campaign, give); on a report
-//     page the median and the mean of a run's repeats count too;
+//     its printed digits) and "per GPU" ("per H100") after the number or
+//     in its column's header, "(tok/s/GPU)" (the run's value over the
+//     GPUs its command's parallelism flags, or its campaign, give); on a
+//     report page the median and the mean of a run's repeats count too;
 //   - a percentage (or a factor, "1.82x") that is not the change (the
 //     ratio) between the numbers it stands beside, compared at its
 //     printed precision with the inputs' rounding taken into account: in

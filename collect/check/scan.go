@@ -107,7 +107,7 @@ var (
 	// What follows a count of devices, not a factor: "8x H100", "2× A100
 	// 80GB", "4x GPUs", "2x NVIDIA RTX 4090".
 	reDevices = regexp.MustCompile(`^[ \t]*(?i:(?:nvidia|amd|intel)[ \t]+)?(?:[A-Za-z]{1,4}[0-9]{2,4}[A-Za-z]{0,3}\b|(?i:gpus?|cards?|nodes?|accelerators?|devices?|rtx|geforce|tesla|radeon|instinct)\b)`)
-	rePerGPU  = regexp.MustCompile(`^[ \t]*(?i:per[ \t]+GPU|/[ \t]*GPU)\b`)
+	rePerGPU  = regexp.MustCompile(`^[ \t]*(?i:(?:per|each)[ \t]+(?:GPU|card|device|[A-Z]{1,4}[0-9]{2,4}[A-Z]{0,3})|/[ \t]*GPU)\b`)
 	// Metric labels that may stand before a number ("Total TPS: 2352.82",
 	// "Mean TPOT = 25.89 ms"), read backwards from the number.
 	reLabel       = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
