@@ -409,6 +409,7 @@ func TestNotClaims(t *testing.T) {
 		{"SLO thresholds", "The engine meets the SLO (mean TTFT < 500 ms, TPOT <= 50 ms, P99 TTFT under 1,000 ms, ITL ≤ 80 ms) at 2771.81 tok/s.\n"},
 		{"a ranking of two numbers", "Throughput: 2771.81 tok/s > 2000.00 tok/s.\n"},
 		{"an HTML comment over several lines", "<!-- an older run:\n| Engine | Total TPS |\n|---|---|\n| vLLM | 2600.00 (+30.0%) |\n-->\n"},
+		{"a column in thousands", "| Engine | Total throughput (k tok/s) |\n|---|---|\n| vLLM | 2.77 |\n"},
 		{"device counts are no factors", "On 8x H100 (as on 2× A100 80GB, 4x GPUs or 2x NVIDIA RTX 4090), throughput rose from 2000.00 to 2771.81 tok/s.\n"},
 		{"a link target and an image", "![chart](../../assets/qwen3-32b-h100-2771.81.png) [report](https://example.com/run/4068.16)\n"},
 	}

@@ -92,10 +92,12 @@ func pow10(e int) float64 {
 }
 
 var (
-	reInline  = regexp.MustCompile("`[^`\n]+`")
-	reTag     = regexp.MustCompile(`<[^>\n]{1,200}>`)
-	reComment = regexp.MustCompile(`(?s)<!--.*?-->`)
-	reLinkURL = regexp.MustCompile(`\]\([^)\s]*\)`)
+	reInline = regexp.MustCompile("`[^`\n]+`")
+	reTag    = regexp.MustCompile(`<[^>\n]{1,200}>`)
+	// "(k tok/s)": values in thousands, not read (left unchecked).
+	reHeaderKilo = regexp.MustCompile(`(?i)\bk[ \t]*(?:tok|req)/s`)
+	reComment    = regexp.MustCompile(`(?s)<!--.*?-->`)
+	reLinkURL    = regexp.MustCompile(`\]\([^)\s]*\)`)
 	// A delimiter row: cells of three dashes or more anywhere (seed 000
 	// lost its line breaks), or of one or more on a line of their own
 	// ("|:--|--:|", as GFM allows).
@@ -506,7 +508,7 @@ func (d *doc) findNumbers() {
 				if l[2] != "" {
 					n.unit = normUnit(l[2])
 				}
-			} else if u := reHeaderUnit.FindStringSubmatch(s[h.start:h.end]); u != nil {
+			} else if u := reHeaderUnit.FindStringSubmatch(s[h.start:h.end]); u != nil && !reHeaderKilo.MatchString(s[h.start:h.end]) {
 				// "| vLLM (tok/s) |": the column gives the unit only.
 				n.unit = normUnit(u[1])
 				n.labelAs = strings.Trim(strings.TrimSpace(s[h.start:h.end]), "*")
