@@ -546,12 +546,14 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	f := r.f
 	var err error
 	aux := auxClient(r.cfg.Headers)
-	if f.readyTimeout > 0 {
+	// a dry run with a tokenizer of its own needs no server at all
+	offline := f.dryRun && f.tokenizer != "server" && f.tokenizer != ""
+	if f.readyTimeout > 0 && !offline {
 		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
 			return err
 		}
 	}
-	if r.cfg.Model == "" {
+	if r.cfg.Model == "" && !offline {
 		if r.cfg.Model, r.modelID, err = firstModel(ctx, aux, r.cfg.BaseURL); err != nil {
 			return err
 		}

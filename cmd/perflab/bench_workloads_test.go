@@ -440,3 +440,15 @@ func TestBenchCustomBadLine(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestBenchDryRunOffline: --dry-run with a tokenizer file builds the
+// dataset with no server at all (no --model needed: nothing is sent).
+func TestBenchDryRunOffline(t *testing.T) {
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--tokenizer", tok,
+		"--num-prompts", "3", "--random-input-len", "8", "--random-output-len", "2", "--dry-run"}, &out, &errb)
+	if err != nil || !strings.Contains(out.String(), "Requests:                               3") {
+		t.Fatalf("%v\n%s%s", err, out.String(), errb.String())
+	}
+}
