@@ -480,17 +480,7 @@ func curvesCSV(r *Report) []byte {
 // and profile: a sweep profile's run there is its highest recorded load
 // point's (Report.Run), so the label says which: "Chat @ concurrency 64".
 func (r *Report) pointLabel(p schema.Profile) string {
-	best, found := schema.Point{}, false
-	for _, run := range r.all {
-		res := run.Result
-		pt := schema.PointOf(res.Load)
-		if res.Profile != p.ID || pt.Sweep == "" || res.Status == schema.StatusSkipped {
-			continue
-		}
-		if !found || pointLoad(pt) > pointLoad(best) {
-			best, found = pt, true
-		}
-	}
+	best, found := r.topPoint(p.ID)
 	if !found {
 		return profileName(p)
 	}

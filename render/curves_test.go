@@ -197,3 +197,29 @@ func TestSweepSkippedPoint(t *testing.T) {
 		t.Errorf("point label should name concurrency 64, the highest point that ran")
 	}
 }
+
+// TestSweepOneRunPerProfileSamePoint: the blocks that show one run per
+// experiment and profile (step table, summary, bar chart) compare every
+// experiment at the point their label names; one whose sweep stopped
+// early there has no result at it, not its lower point's numbers.
+func TestSweepOneRunPerProfileSamePoint(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	sk := &schema.Result{ID: "wide-64", Campaign: "sw", Experiment: "wide", Profile: "chat", Status: schema.StatusSkipped,
+		Error: "the sweep's early stop", Tool: schema.Tool{Name: "perflab bench"},
+		Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: 64, Sweep: schema.SweepConcurrency}}
+	if err := schema.WriteFile(filepath.Join(results, "sw", "wide--chat--c64.json"), sk); err != nil {
+		t.Fatal(err)
+	}
+	html := buildPage(t, content, results)
+	if !strings.Contains(html, `<th data-sort-type="number">Chat @ concurrency 64</th>`) {
+		t.Fatalf("point label should name concurrency 64, the highest point that ran")
+	}
+	// Wide ran concurrency 8 at 3000 tok/s; that number must not stand
+	// in the concurrency 64 column nor rank against Fast's 4000 there.
+	if strings.Contains(html, "Wide (3,000.00 tok/s)") || strings.Contains(html, "Wide (1,500.00 tok/s") {
+		t.Errorf("the step result ranks Wide's concurrency 8 against Fast's concurrency 64")
+	}
+	if !strings.Contains(html, "Fast (4,000.00 tok/s) &gt; Wide (not run)") {
+		t.Errorf("the step result should say Wide has no run at concurrency 64")
+	}
+}

@@ -93,23 +93,47 @@ type Run struct {
 
 // Run returns the run of experiment exp on profile prof, or nil: for a
 // profile at one load its first repeat; for a sweep profile the first
-// repeat of its highest load point (the saturation end of the curve; the
-// curve blocks use every point: AllRuns).
+// repeat of the profile's highest load point that any experiment ran (the
+// saturation end of the curve, the point pointLabel names, so that every
+// experiment is shown at the same load; nil for an experiment without a
+// run there, such as one whose sweep stopped early). The curve blocks use
+// every point: AllRuns.
 func (r *Report) Run(exp, prof string) *Run {
 	if run := r.runs[runKey{exp, prof}]; run != nil {
 		return run
 	}
+	pt, found := r.topPoint(prof)
+	if !found {
+		return nil
+	}
 	var best *Run
 	for _, run := range r.all {
 		res := run.Result
-		if res.Experiment != exp || res.Profile != prof || res.Repeat != 0 || res.Status == schema.StatusSkipped {
+		if res.Experiment != exp || res.Profile != prof || res.Status == schema.StatusSkipped || schema.PointOf(res.Load) != pt {
 			continue
 		}
-		if best == nil || pointLoad(schema.PointOf(res.Load)) > pointLoad(schema.PointOf(best.Result.Load)) {
+		if best == nil || res.Repeat < best.Result.Repeat {
 			best = run
 		}
 	}
 	return best
+}
+
+// topPoint is the highest load point of sweep profile prof that any
+// experiment ran (skipped points left out); false when it has none.
+func (r *Report) topPoint(prof string) (schema.Point, bool) {
+	best, found := schema.Point{}, false
+	for _, run := range r.all {
+		res := run.Result
+		pt := schema.PointOf(res.Load)
+		if res.Profile != prof || pt.Sweep == "" || res.Status == schema.StatusSkipped {
+			continue
+		}
+		if !found || pointLoad(pt) > pointLoad(best) {
+			best, found = pt, true
+		}
+	}
+	return best, found
 }
 
 func pointLoad(pt schema.Point) float64 {
