@@ -223,3 +223,21 @@ func TestSweepOneRunPerProfileSamePoint(t *testing.T) {
 		t.Errorf("the step result should say Wide has no run at concurrency 64")
 	}
 }
+
+// TestSweepOneRunPerProfileMeans: at a point with repeats, the step table,
+// its result line and the summary show the mean over the repeats (the
+// number the comparison table and the curves show), not the first run's.
+func TestSweepOneRunPerProfileMeans(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	html := buildPage(t, content, results)
+	// Repeats ×0.99, 1, 1.01, 0.99: the first run of wide at c64 is 19,800,
+	// the mean 19,950; fast's 3,960 and 3,990.
+	if strings.Contains(html, `<span class="v">19,800.00</span>`) { // the runs table lists every run, this one too
+		t.Errorf("a one-run-per-profile block shows the first repeat (19,800.00), not the mean")
+	}
+	for _, want := range []string{"Wide (19,950.00 tok/s) &gt; Fast (3,990.00 tok/s)", "mean of 4 runs"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

@@ -112,11 +112,49 @@ func (r *Report) Run(exp, prof string) *Run {
 		if res.Experiment != exp || res.Profile != prof || res.Status == schema.StatusSkipped || schema.PointOf(res.Load) != pt {
 			continue
 		}
-		if best == nil || res.Repeat < best.Result.Repeat {
+		// The first repeat with numbers; a crashed one only when none has.
+		if best == nil || repeatOK(res) && !repeatOK(best.Result) || repeatOK(res) == repeatOK(best.Result) && res.Repeat < best.Result.Repeat {
 			best = run
 		}
 	}
 	return best
+}
+
+// repeatOK says a run counts among its point's repeats: status ok with
+// completed requests (as the comparison and the curves count them).
+func repeatOK(res *schema.Result) bool {
+	return res.Status == schema.StatusOK && res.Summary != nil && res.Summary.Completed > 0
+}
+
+// pointValue is metric m of run, averaged over the repeats of run's point
+// (same experiment, profile and load) that count (repeatOK), and how many
+// they are: the number the comparison table and the curves show for that
+// point. A run that does not count itself (crashed, failed) gives its own
+// value and n = 1.
+func (r *Report) pointValue(run *Run, m Metric) (v float64, n int, ok bool) {
+	if run == nil {
+		return 0, 0, false
+	}
+	res := run.Result
+	own, found := m.Value(res.Summary)
+	if !repeatOK(res) {
+		return own, 1, found
+	}
+	pt, sum := schema.PointOf(res.Load), 0.0
+	for _, o := range r.all {
+		or := o.Result
+		if or.Experiment != res.Experiment || or.Profile != res.Profile || !repeatOK(or) || schema.PointOf(or.Load) != pt {
+			continue
+		}
+		if x, found := m.Value(or.Summary); found {
+			sum += x
+			n++
+		}
+	}
+	if n == 0 {
+		return own, 1, found
+	}
+	return sum / float64(n), n, true
 }
 
 // topPoint is the highest load point of sweep profile prof that any
