@@ -332,18 +332,29 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 // two points' repeats).
 func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, second int) template.HTML {
 	esc := template.HTMLEscapeString
+	// With several swept profiles each has its answer: name which.
+	on := ""
+	runs := c.rep.AllRuns()
+	n := 0
+	for _, p := range c.rep.Campaign.Profiles {
+		if analysis.IsSweep(runs, p.ID) {
+			n++
+		}
+	}
+	if n > 1 {
+		on = "On " + esc(profileName(cs.Profile)) + ": "
+	}
 	if win < 0 {
-		return template.HTML("No configuration meets the SLO (" + esc(sloText(c.rep.Campaign.SLO)) + ") at any measured load.")
+		return template.HTML(on + "No configuration meets the SLO (" + esc(sloText(c.rep.Campaign.SLO)) + ") at any measured load.")
 	}
 	w := answers[win]
-	s := fmt.Sprintf("At the SLO (%s), <strong>%s</strong> gives the most throughput per GPU: %s tok/s/GPU at %s",
+	s := on + fmt.Sprintf("At the SLO (%s), <strong>%s</strong> gives the most throughput per GPU: %s tok/s/GPU at %s",
 		esc(sloText(c.rep.Campaign.SLO)), esc(cs.Names[win]), fmtNum(w.ThroughputPerGPU), esc(w.Point.String()))
 	if !math.IsNaN(w.CostPerMTok) {
 		s += fmt.Sprintf(", $%.3f per million tokens", w.CostPerMTok)
 	}
 	if second >= 0 {
 		sec := answers[second]
-		runs := c.rep.AllRuns()
 		prof := cs.Profile.ID
 		get := func(sm *schema.Summary) (float64, bool) { return sm.TotalTokenThroughput, true }
 		if cs.Output {
@@ -405,20 +416,24 @@ func profileName(p schema.Profile) string {
 // SLO answer (when the campaign has an SLO) and the latency curve into
 // the generated skeleton.
 func (c *pageCtx) sweepSkeleton(w interface{ WriteString(string) (int, error) }) error {
-	if c.rep.sweepProfile() == "" {
-		return nil
-	}
 	blocks := []string{"curve"}
 	if len(c.rep.Campaign.SLO) > 0 {
 		blocks = append(blocks, "slo")
 	}
 	blocks = append(blocks, "latency-curve")
-	for _, b := range blocks {
-		h, err := c.renderBlock(BlockSpec{Block: b})
-		if err != nil {
-			return err
+	// Every sweep profile gets its curves, not only the first.
+	runs := c.rep.AllRuns()
+	for _, p := range c.rep.Campaign.Profiles {
+		if !analysis.IsSweep(runs, p.ID) {
+			continue
 		}
-		w.WriteString(string(h))
+		for _, b := range blocks {
+			h, err := c.renderBlock(BlockSpec{Block: b, Profile: p.ID})
+			if err != nil {
+				return err
+			}
+			w.WriteString(string(h))
+		}
 	}
 	return nil
 }

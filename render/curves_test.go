@@ -241,3 +241,36 @@ func TestSweepOneRunPerProfileMeans(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepSkeletonEveryProfile: the generated page draws the curves and
+// the SLO answer of every swept profile, not only the first.
+func TestSweepSkeletonEveryProfile(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	camp := filepath.Join(content, "sw", "campaign.yaml")
+	y := readFile(t, camp)
+	y = strings.Replace(y, "steps:", "  - {id: long, name: Long, dataset: random, input_len: 1000, output_len: 10, num_prompts: 10, concurrency: [1, 8, 64]}\nsteps:", 1)
+	if err := os.WriteFile(camp, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(results, "sw", "*--chat--*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Profile, res.ID = "long", res.ID+"-long"
+		if err := schema.WriteFile(strings.Replace(f, "--chat--", "--long--", 1), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html := buildPage(t, content, results)
+	for _, want := range []string{"interactivity (Chat)", "interactivity (Long)", "latency vs load (Chat)", "latency vs load (Long)",
+		"<strong>SLO answer:</strong> On Chat: At the SLO", "<strong>SLO answer:</strong> On Long: At the SLO"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
