@@ -215,8 +215,17 @@ func (c *pageCtx) runLabel(run *Run) string {
 	if e, ok := c.rep.Campaign.Experiment(exp); ok {
 		exp = e.Name
 	}
+	repeats := 1
 	if p, ok := c.rep.Campaign.Profile(prof); ok {
-		prof = p.Name
+		prof, repeats = p.Name, p.RepeatCount()
+	}
+	// A sweep point and a repeat share the experiment and the profile:
+	// name them too (as the runs table does).
+	if pt := schema.PointOf(run.Result.Load); pt.Sweep != "" {
+		prof += " @ " + pt.String()
+	}
+	if run.Result.Repeat > 0 || repeats > 1 {
+		prof += fmt.Sprintf(" (run %d)", run.Result.Repeat+1)
 	}
 	return exp + " / " + prof
 }

@@ -274,3 +274,23 @@ func TestSweepSkeletonEveryProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepCaveatNamesPointAndRun: a caveat under the comparison names
+// the point and the repeat it belongs to, not only the experiment and
+// profile (every point and repeat of a sweep shares those).
+func TestSweepCaveatNamesPointAndRun(t *testing.T) {
+	content, results := sweepSite(t, 2, 0.01, "```perflab\nblock: comparison\n```\n")
+	f := filepath.Join(results, "sw", "fast--chat--c8--r1.json")
+	res, err := schema.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Warnings = []string{"the client fell behind the schedule"}
+	if err := schema.WriteFile(f, res); err != nil {
+		t.Fatal(err)
+	}
+	html := buildPage(t, content, results)
+	if !strings.Contains(html, "Fast / Chat @ concurrency 8 (run 2)") {
+		t.Errorf("the caveat does not name its point and run")
+	}
+}
