@@ -139,6 +139,12 @@ func fmtMs(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
+// fmtLimit prints an SLO limit as the campaign wrote it (12, 0.25), not
+// rounded to a tenth: a 0.25 ms limit must not read 0.2.
+func fmtLimit(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
 // curve renders throughput per GPU against interactivity, one line per
 // experiment, with the Pareto frontier across experiments.
 func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
@@ -211,7 +217,7 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 		panel := charts.XYPanel{Title: m.label + " (ms)", XName: xname, YName: m.label + " (ms)", XLog: true}
 		for _, key := range c.rep.Campaign.SLO.Keys() {
 			if strings.HasPrefix(key, m.metric+"_") {
-				panel.Limits = append(panel.Limits, charts.Limit{Label: "SLO " + key + " ≤ " + fmtMs(c.rep.Campaign.SLO[key]) + " ms", Y: c.rep.Campaign.SLO[key]})
+				panel.Limits = append(panel.Limits, charts.Limit{Label: "SLO " + key + " ≤ " + fmtLimit(c.rep.Campaign.SLO[key]) + " ms", Y: c.rep.Campaign.SLO[key]})
 			}
 		}
 		for i, cv := range cs.Curves {
@@ -385,7 +391,7 @@ func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, sec
 func sloText(slo schema.SLO) string {
 	var parts []string
 	for _, k := range slo.Keys() {
-		parts = append(parts, fmt.Sprintf("%s ≤ %s ms", sloLabel(k), fmtMs(slo[k])))
+		parts = append(parts, fmt.Sprintf("%s ≤ %s ms", sloLabel(k), fmtLimit(slo[k])))
 	}
 	return strings.Join(parts, ", ")
 }

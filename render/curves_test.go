@@ -86,7 +86,7 @@ func TestSweepPageSkeleton(t *testing.T) {
 	content, results := sweepSite(t, 4, 0.01, "")
 	html := buildPage(t, content, results)
 	for _, want := range []string{
-		`id="chart-curve-`, `"name":"Pareto frontier"`, `id="chart-latency-curve-`, `SLO ttft_p99 ≤ 500.0 ms`,
+		`id="chart-curve-`, `"name":"Pareto frontier"`, `id="chart-latency-curve-`, `SLO ttft_p99 ≤ 500 ms`, `SLO: TPOT p99 ≤ 20 ms, TTFT p99 ≤ 500 ms.`,
 		// SLO: fast meets it up to c8 (4000/2 GPUs = 2000 per GPU), wide up
 		// to c64 (10000 per GPU): wide wins, tested with 4+4 runs. The
 		// repeats are ×0.99, 1, 1.01, 0.99: means ×0.9975, CV 0.96 %; the
@@ -292,5 +292,19 @@ func TestSweepCaveatNamesPointAndRun(t *testing.T) {
 	html := buildPage(t, content, results)
 	if !strings.Contains(html, "Fast / Chat @ concurrency 8 (run 2)") {
 		t.Errorf("the caveat does not name its point and run")
+	}
+}
+
+func TestSLOTextKeepsTheLimit(t *testing.T) {
+	for _, tc := range []struct {
+		slo  schema.SLO
+		want string
+	}{
+		{schema.SLO{"itl_p99": 0.25}, "ITL p99 ≤ 0.25 ms"},
+		{schema.SLO{"ttft_p99": 1000, "tpot_p99": 12.5}, "TPOT p99 ≤ 12.5 ms, TTFT p99 ≤ 1000 ms"},
+	} {
+		if got := sloText(tc.slo); got != tc.want {
+			t.Errorf("sloText(%v) = %q, want %q", tc.slo, got, tc.want)
+		}
 	}
 }
