@@ -303,7 +303,10 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 		} else {
 			p := cs.Curves[i].Points[a.Best]
 			row.Load = a.Point.String()
-			row.Runs = fmt.Sprintf("%d", p.Runs)
+			row.Runs = fmt.Sprintf("%d runs", p.Runs)
+			if p.Runs == 1 {
+				row.Runs = "1 run"
+			}
 			t := p.Total
 			if cs.Output {
 				t = p.Output

@@ -134,7 +134,7 @@ func TestSweepComparisonHonesty(t *testing.T) {
 	}
 	content, results = sweepSite(t, 1, 0, body)
 	html = buildPage(t, content, results)
-	if !strings.Contains(html, "1 run each") {
+	if !strings.Contains(html, "1 run each") || !strings.Contains(html, "concurrency 8 <small>(1 run)</small>") || strings.Contains(html, "(1 runs)") {
 		t.Errorf("1 run each missing")
 	}
 	// Two identical experiments with noisy repeats: within noise, "~".
