@@ -297,6 +297,9 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 			}
 			row.Checks = append(row.Checks, fmt.Sprintf("%s %s %s", mark, sloLabel(ch.Key), val))
 		}
+		if a.Failed > 0 {
+			row.Checks = append(row.Checks, fmt.Sprintf("✗ %d of %d requests failed", a.Failed, a.Requests))
+		}
 		if a.Best < 0 {
 			row.Load = "none (lowest load: " + a.Point.String() + ")"
 			row.Tput, row.Cost, row.TokPerJ, row.TputSort = "—", "—", "—", "-1"

@@ -308,3 +308,40 @@ func TestSLOTextKeepsTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepSLOFailedRequests: the slo block does not answer with a point
+// whose requests failed, and says why.
+func TestSweepSLOFailedRequests(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	// wide at c64 (the SLO's answer) lost 4 of its 10 requests.
+	f := filepath.Join(results, "sw", "wide--chat--c64.json")
+	res, err := schema.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Summary.Completed, res.Summary.Failed = 6, 4
+	if err := schema.WriteFile(f, res); err != nil {
+		t.Fatal(err)
+	}
+	html := buildPage(t, content, results)
+	// wide now meets it up to c8 (3000/2 = 1500 per GPU): fast (2000) wins.
+	if !strings.Contains(html, "<strong>Fast</strong> gives the most throughput per GPU: 2,000.00 tok/s/GPU at concurrency 8") {
+		t.Errorf("a point with failed requests answered the SLO")
+	}
+	if !strings.Contains(html, "and none of its requests failed") {
+		t.Errorf("legend lacks the failed-requests rule")
+	}
+	// A lone point with failures shows them among its checks.
+	for _, c := range []int{1, 8} {
+		f := filepath.Join(results, "sw", fmt.Sprintf("wide--chat--c%d.json", c))
+		res, _ := schema.ReadFile(f)
+		res.Summary.Completed, res.Summary.Failed = 7, 3
+		if err := schema.WriteFile(f, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html = buildPage(t, content, results)
+	if !strings.Contains(html, "✗ 3 of 10 requests failed") {
+		t.Errorf("the failed requests of the lowest point are not shown")
+	}
+}
