@@ -692,7 +692,9 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	if res.Status == schema.StatusInterrupted {
 		return res, fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
 	}
-	if len(f.series.sloLimits) > 0 && !f.series.active() {
+	if len(f.series.sloLimits) > 0 && len(f.series.points) == 0 && f.series.search == "" {
+		// a single run, or each of --num-runs repeats (a sweep's table
+		// and the search judge their points themselves)
 		if err := writeSLOCheck(stdout, f.series.sloLimits, res.Summary); err != nil {
 			return res, err
 		}
@@ -718,6 +720,28 @@ func profileCall(ctx context.Context, client *http.Client, base, route string) e
 		return fmt.Errorf("bench: --profile: POST %s%s: %s %s (start the server with a profiler configured)", base, route, resp.Status, strings.TrimSpace(string(b)))
 	}
 	return nil
+}
+
+// artifactPath is target's path relative to the directory of the result
+// file at result, as schema.Artifact.Path wants it.
+func artifactPath(result, target string) (string, error) {
+	dir := filepath.Dir(result)
+	if rel, err := filepath.Rel(dir, target); err == nil {
+		return filepath.ToSlash(rel), nil
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	absTarget, err := filepath.Abs(target)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absDir, absTarget)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // countWith counts a generated text's tokens without special tokens, as
@@ -878,6 +902,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	f := r.f
 	out := r.seriesOutputJSON(f.outputJSON)
 	if f.saveResult || f.appendResult {
+		vllmPath := "" // the vLLM JSON written
 		opt := r.cfg.Metrics
 		// vLLM's tokenizer_id is --tokenizer or else the model id; the
 		// server's /tokenize is the model's own tokenizer.
@@ -927,7 +952,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 			if err := schema.WriteAtomic(path, data); err != nil {
 				return fmt.Errorf("bench: %w", err)
 			}
-			res.Artifacts = append(res.Artifacts, schema.Artifact{Kind: "vllm-json", Path: name})
+			vllmPath = path
 		}
 		if out == "" {
 			out = strings.TrimSuffix(path, ".json")
@@ -937,6 +962,16 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 				out += fmt.Sprintf("-%d", record)
 			}
 			out += ".perflab.json"
+		}
+		if vllmPath != "" {
+			// an artifact's path is relative to the result file's
+			// directory (--output-json may be elsewhere; --result-filename
+			// may hold a folder)
+			rel, err := artifactPath(out, vllmPath)
+			if err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+			res.Artifacts = append(res.Artifacts, schema.Artifact{Kind: "vllm-json", Path: rel})
 		}
 	}
 	if out == "" {

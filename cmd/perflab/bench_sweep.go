@@ -51,11 +51,11 @@ var seriesRows = func() benchflags.Table {
 		f("sweep-max-concurrency", benchflags.String, "", "sweep: run once per concurrency in this comma-separated list (e.g. 1,8,64), then print a sweep summary table", vb),
 		f("sweep-request-rate", benchflags.String, "", "sweep: run once per request rate in this comma-separated list (e.g. 1,10,inf)", vb),
 		f("sweep-num-prompts-factor", benchflags.Float, "", "concurrency sweep or search: num_prompts = concurrency × F at each point (default: --num-prompts)", vb),
-		f("num-runs", benchflags.Int, "1", "repeat each run N times and print mean, std, min, max and CV of the headline metrics (every run is saved; --compare needs >=4 runs per side to call a change significant)", vb),
-		f("compare", benchflags.List, "", "compare OLD NEW (no server): each a comma-separated list of result files or globs (perflab JSON, vLLM JSON, --append-result JSON lines); ~ marks a change that is not significant (Mann-Whitney U, p>=0.05; needs >=4 runs per side)", vb),
-		f("slo", benchflags.List, "", "latency limits in ms, e.g. ttft_p99:2000 tpot_p99:50 (METRIC_STAT: ttft, tpot, itl, e2el × mean, median, pNN): marked in a sweep, searched with --slo-search, checked after a single run", own),
+		f("num-runs", benchflags.Int, "1", "repeat each run N times and print mean, std, min, max and CV of the headline metrics (every run is saved; --compare needs >=4 runs per side, or unequal counts such as 3+5, to call a change significant)", vb),
+		f("compare", benchflags.List, "", "compare OLD NEW (no server): each a comma-separated list of result files or globs (perflab JSON, vLLM JSON, --append-result JSON lines); ~ marks a change that is not significant (Mann-Whitney U, p>0.05, as benchstat; needs >=4 runs per side, or unequal counts such as 3+5)", vb),
+		f("slo", benchflags.List, "", "latency limits in ms, e.g. ttft_p99:2000 tpot_p99:50 (METRIC_STAT: ttft, tpot, itl, e2el × mean, median, pNN): marked in a sweep, searched with --slo-search, checked after a single run or each --num-runs repeat", own),
 		f("slo-search", benchflags.String, "", "max_concurrency or request_rate: find the highest load that meets --slo: probe --slo-search-start, doubling while the SLO holds (up to --slo-search-max), then bisect [last met, first broken] to --slo-search-resolution, in at most --slo-search-max-probes runs; prints every probe and the answer (assumes latency grows with load)", own),
-		f("slo-search-start", benchflags.Float, "1", "SLO search: the first load probed", own),
+		f("slo-search-start", benchflags.Float, "1", "SLO search: the first load probed (a rate search does not go below it)", own),
 		f("slo-search-max", benchflags.Float, "", "SLO search: the highest load probed (default 1024 concurrency, 1000 req/s)", own),
 		f("slo-search-max-probes", benchflags.Int, "12", "SLO search: at most this many runs", own),
 		f("slo-search-resolution", benchflags.Float, "", "SLO search: stop bisecting when the bracket is this narrow (default: 1 concurrency; 5% of the rate)", own),
@@ -125,8 +125,8 @@ func (s *seriesFlags) parse(set map[string]bool) error {
 		return usageError("bench: --slo-search runs each load once: drop --num-runs")
 	case !(s.steadyThreshold > 0 && s.steadyThreshold <= 1):
 		return usageError("bench: --steady-state-threshold %v: want a fraction in (0, 1]", s.steadyThreshold)
-	case s.steadyMinWindow < 0:
-		return usageError("bench: --steady-state-min-window %v: must not be negative", s.steadyMinWindow)
+	case !(s.steadyMinWindow >= 0): // NaN too
+		return usageError("bench: --steady-state-min-window %v: want a number of seconds >= 0", s.steadyMinWindow)
 	case len(s.compare) != 0 && len(s.compare) != 2:
 		return usageError("bench: --compare takes two arguments, OLD and NEW (each a comma-separated list of files or globs); got %d", len(s.compare))
 	}
@@ -303,6 +303,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 	var rows []sweep.Row
 	var failed []string
 	interrupted := false
+	runsDone, pointsDone := 0, 0 // runs that ended (ok or failed); points whose every run did
 	for i, p := range points {
 		row := sweep.Row{Point: p}
 		if p.Kind != "" {
@@ -319,6 +320,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 			if err != nil && res == nil {
 				return err
 			}
+			runsDone++
 			if err != nil {
 				failed = append(failed, fmt.Sprintf("%s: %v", seriesName(p, k, s.numRuns), err))
 				continue
@@ -336,6 +338,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 		if interrupted {
 			break
 		}
+		pointsDone++
 	}
 	if len(s.points) > 0 && len(rows) > 0 {
 		fmt.Fprintln(stdout)
@@ -345,10 +348,17 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 		}
 	}
 	if interrupted {
-		return fmt.Errorf("bench: interrupted: %d of %d points finished (their files are saved)", len(rows), len(s.points))
+		total := len(points) * s.numRuns
+		switch {
+		case len(s.points) == 0:
+			return fmt.Errorf("bench: interrupted: %d of %d runs finished (their files are saved)", runsDone, total)
+		case s.numRuns > 1:
+			return fmt.Errorf("bench: interrupted: %d of %d points finished, %d of %d runs (their files are saved)", pointsDone, len(s.points), runsDone, total)
+		}
+		return fmt.Errorf("bench: interrupted: %d of %d points finished (their files are saved)", pointsDone, len(s.points))
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("bench: %d runs failed: %s", len(failed), strings.Join(failed, "; "))
+		return fmt.Errorf("bench: %d of %d runs failed: %s", len(failed), runsDone, strings.Join(failed, "; "))
 	}
 	return nil
 }

@@ -35,6 +35,7 @@ func TestSeriesFlagErrors(t *testing.T) {
 		{[]string{"--slo", "ttft_p99:1", "--slo-search", "rate", "--sweep-request-rate", "1"}, "chooses its own points"},
 		{[]string{"--slo", "ttft_p99:1", "--slo-search", "rate", "--num-runs", "2"}, "drop --num-runs"},
 		{[]string{"--steady-state-threshold", "0"}, "want a fraction in (0, 1]"},
+		{[]string{"--steady-state-min-window", "NaN"}, "want a number of seconds >= 0"},
 		{[]string{"--compare", "a.json"}, "two arguments"},
 	} {
 		_, err := parseBenchFlags(tc.args, io.Discard)
@@ -52,19 +53,25 @@ func TestSeriesFlagErrors(t *testing.T) {
 }
 
 // exhaustiveBest is the highest concurrency among the saved sweep points
-// whose summary meets slo.
-func exhaustiveBest(t *testing.T, dir string, slo schema.SLO) (best int, table map[int]float64) {
+// whose summary meets slo, and the one of those with the most output
+// throughput (the table's "best within SLO": on a loaded machine
+// throughput need not rise with concurrency).
+func exhaustiveBest(t *testing.T, dir string, slo schema.SLO) (best, bestTput int, table map[int]float64) {
 	t.Helper()
 	table = map[int]float64{}
+	tput := -1.0
 	for _, r := range readResults(t, dir) {
 		c := r.Load.MaxConcurrency
 		v, _ := r.Summary.Value(schema.SLOKey{Metric: "tpot", Stat: "median"})
 		table[c] = v
-		if _, ok := slo.Check(r.Summary); ok && c > best {
-			best = c
+		if _, ok := slo.Check(r.Summary); ok {
+			best = max(best, c)
+			if r.Summary.OutputThroughput > tput {
+				bestTput, tput = c, r.Summary.OutputThroughput
+			}
 		}
 	}
-	return best, table
+	return best, bestTput, table
 }
 
 // TestSLOSearchAgreesWithSweep: on a mock whose decode step grows 2 ms per
@@ -88,10 +95,10 @@ func TestSLOSearchAgreesWithSweep(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
-	exhaustive, tpots := exhaustiveBest(t, dir, slo)
+	exhaustive, bestTput, tpots := exhaustiveBest(t, dir, slo)
 	t.Logf("exhaustive: median TPOT by concurrency %v → best c=%d", tpots, exhaustive)
-	if !strings.Contains(stdout.String(), fmt.Sprintf("Best within SLO tpot_median:12.5: c=%d ", exhaustive)) {
-		t.Errorf("the sweep table does not name c=%d as the best point within the SLO:\n%s", exhaustive, stdout.String()[strings.Index(stdout.String(), "= Sweep"):])
+	if !strings.Contains(stdout.String(), fmt.Sprintf("Best within SLO tpot_median:12.5: c=%d ", bestTput)) {
+		t.Errorf("the sweep table does not name c=%d (the most throughput within the SLO) as the best point within the SLO:\n%s", bestTput, stdout.String()[strings.Index(stdout.String(), "= Sweep"):])
 	}
 
 	stdout.Reset()
@@ -165,6 +172,35 @@ func TestSweepInterruptKeepsFinishedPoints(t *testing.T) {
 		if r.Load.MaxConcurrency == 4 && r.Status != schema.StatusInterrupted {
 			t.Errorf("interrupted point saved with status %s", r.Status)
 		}
+	}
+}
+
+// TestRepeatsInterruptCountsRuns: Ctrl-C during the second of three
+// repeats (no sweep) says how many runs finished, not "1 of 0 points".
+func TestRepeatsInterruptCountsRuns(t *testing.T) {
+	url, _, _ := startMock(t, "--port", "0", "--ttft", "1ms", "--itl", "20ms")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &lineWatcher{match: "### run", n: 2, cancel: cancel}
+	err := run(ctx, []string{"bench", "--base-url", url, "--model", "mock", "--random-input-len", "8", "--random-output-len", "50",
+		"--num-prompts", "4", "--max-concurrency", "4", "--num-runs", "3"}, w, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "interrupted: 1 of 3 runs finished") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestRepeatsCheckSLO: --slo with --num-runs (no sweep) checks every
+// repeat, as it checks a single run; it was silently ignored.
+func TestRepeatsCheckSLO(t *testing.T) {
+	url, _, _ := startMock(t, "--port", "0", "--ttft", "2ms", "--itl", "2ms")
+	var stdout bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--model", "mock", "--random-input-len", "8", "--random-output-len", "8",
+		"--num-prompts", "8", "--max-concurrency", "4", "--num-runs", "2", "--slo", "ttft_p99:10000"}, &stdout, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(stdout.String(), "SLO ttft_p99:10000: met\n"); n != 2 {
+		t.Errorf("%d SLO checks, want one per repeat:\n%s", n, stdout.String())
 	}
 }
 
@@ -256,5 +292,39 @@ func TestSingleRunSteadyStateAndSLO(t *testing.T) {
 		if null := strings.Contains(string(data), `"steady_state": null`); null == tc.steady {
 			t.Errorf("%v: vLLM JSON steady_state null = %v", tc.extra, null)
 		}
+	}
+}
+
+// TestArtifactPathRelativeToResult: the perflab result's vllm-json
+// artifact is relative to the result file's own folder even when
+// --output-json puts it apart from --result-dir, so --compare over both
+// folders counts the run once.
+func TestArtifactPathRelativeToResult(t *testing.T) {
+	url, _, _ := startMock(t, "--port", "0", "--ttft", "1ms", "--itl", "1ms")
+	dir := t.TempDir()
+	vdir, pdir := filepath.Join(dir, "vllm"), filepath.Join(dir, "perflab")
+	err := run(context.Background(), []string{"bench", "--base-url", url, "--model", "mock", "--random-input-len", "8", "--random-output-len", "4",
+		"--num-prompts", "4", "--save-result", "--result-dir", vdir, "--result-filename", "sub/r.json", "--output-json", filepath.Join(pdir, "r.json")}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := schema.ReadFile(filepath.Join(pdir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Artifacts) != 1 {
+		t.Fatalf("artifacts %+v", res.Artifacts)
+	}
+	got := filepath.Join(pdir, filepath.FromSlash(res.Artifacts[0].Path))
+	if want := filepath.Join(vdir, "sub", "r.json"); got != want {
+		t.Errorf("artifact resolves to %s, want %s", got, want)
+	}
+	var out bytes.Buffer
+	spec := filepath.Join(vdir, "sub", "*.json") + "," + filepath.Join(pdir, "*.json")
+	if err := run(context.Background(), []string{"bench", "--compare", spec, spec}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "(1 run from 1 file; 1 vLLM JSON counted through its perflab result)") {
+		t.Errorf("run counted twice:\n%s", out.String())
 	}
 }

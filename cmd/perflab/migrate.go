@@ -28,12 +28,16 @@ project:
   DIR/results/<campaign id>/*.json       one result per output
   DIR/results/<campaign id>/src/         the page, verbatim
 
-Pages without outputs are copied as plain pages. No annotation is needed:
+Pages without outputs are copied as plain pages. Relative links follow a
+page that moves a folder down, and the files pages link to (images,
+downloads) are copied below content/. No annotation is needed:
 the model, hardware, engines, profiles, experiments, steps, baseline and
 optimized are read from the page's structure. The report on stdout says,
 per page, how each was inferred and lists every ambiguity as FILE:LINE.
 An output that cannot be placed becomes an "unassigned" run, with a
-warning. Re-running writes the same files.
+warning. A page that is not text or whose code fences do not pair up stops
+the migration (FILE:LINE) before anything is written. Re-running writes the
+same files; an --out folder inside SRC is not migrated again.
 
 flags:
 `
@@ -69,7 +73,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *out == "" && !*dryRun {
 		return usageError("migrate: --out DIR is required")
 	}
-	list, err := migrate.Sources(srcs)
+	list, err := migrate.Sources(srcs, *out)
 	if err != nil {
 		return err
 	}
@@ -108,6 +112,14 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 		if pg.Plain {
 			plain++
 			fmt.Fprintf(w, "%s: no benchmark outputs; copied as a plain page\n", pg.Source)
+			if !quiet {
+				for _, n := range pg.Notes {
+					fmt.Fprintf(w, "  %s\n", n)
+				}
+			}
+			for _, a := range pg.Ambiguities {
+				fmt.Fprintf(w, "%s: %s\n", a.Loc, a.Msg)
+			}
 			continue
 		}
 		c := pg.Campaign
@@ -117,13 +129,18 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 		for _, s := range c.Steps {
 			exps += len(s.Experiments)
 		}
-		fmt.Fprintf(w, "%s → content/%s (campaign %s): %d outputs → %d results, %d experiments in %d steps, %d profiles",
-			pg.Source, pg.Content, c.ID, pg.Blocks, len(pg.Results), exps, len(c.Steps), len(c.Profiles))
+		fmt.Fprintf(w, "%s → content/%s (campaign %s): %d output%s → %d result%s, %d experiment%s in %d step%s, %d profile%s",
+			pg.Source, pg.Content, c.ID, pg.Blocks, plural(pg.Blocks, "", "s"), len(pg.Results), plural(len(pg.Results), "", "s"),
+			exps, plural(exps, "", "s"), len(c.Steps), plural(len(c.Steps), "", "s"), len(c.Profiles), plural(len(c.Profiles), "", "s"))
 		if pg.Unassigned > 0 {
 			fmt.Fprintf(w, ", %d unassigned", pg.Unassigned)
 		}
 		fmt.Fprintf(w, ", %d ambiguit%s\n", len(pg.Ambiguities), plural(len(pg.Ambiguities), "y", "ies"))
-		fmt.Fprintf(w, "  model %s", c.Model.ID)
+		model := c.Model.ID
+		if model == "" {
+			model = "unknown"
+		}
+		fmt.Fprintf(w, "  model %s", model)
 		if len(c.Model.Variants) > 0 {
 			fmt.Fprintf(w, " (variants %s)", strings.Join(c.Model.Variants, ", "))
 		}
@@ -132,8 +149,11 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 			engines = append(engines, strings.TrimSpace(e.Name+" "+e.Version))
 		}
 		sort.Strings(engines)
-		fmt.Fprintf(w, "; %d× %s %s; engines %s; baseline %s, optimized %s\n",
-			c.Hardware.Count, c.Hardware.Vendor, c.Hardware.GPU, strings.Join(engines, ", "), c.Baseline, c.Optimized)
+		if len(engines) == 0 {
+			engines = []string{"none known"}
+		}
+		fmt.Fprintf(w, "; %d× %s; engines %s; baseline %s, optimized %s\n",
+			c.Hardware.Count, strings.TrimSpace(c.Hardware.Vendor+" "+c.Hardware.GPU), strings.Join(engines, ", "), c.Baseline, c.Optimized)
 		if !quiet {
 			for _, n := range pg.Notes {
 				fmt.Fprintf(w, "  %s\n", n)
@@ -143,7 +163,7 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 			fmt.Fprintf(w, "%s: %s\n", a.Loc, a.Msg)
 		}
 	}
-	fmt.Fprintf(w, "%d page%s (%d plain), %d outputs → %d results (%d unassigned), %d ambiguit%s\n",
-		len(rep.Pages), plural(len(rep.Pages), "", "s"), plain, blocks, results, unassigned,
+	fmt.Fprintf(w, "%d page%s (%d plain), %d output%s → %d result%s (%d unassigned), %d ambiguit%s\n",
+		len(rep.Pages), plural(len(rep.Pages), "", "s"), plain, blocks, plural(blocks, "", "s"), results, plural(results, "", "s"), unassigned,
 		rep.Ambiguities(), plural(rep.Ambiguities(), "y", "ies"))
 }

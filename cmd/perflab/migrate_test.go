@@ -70,3 +70,40 @@ func TestMigrateCommand(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestMigratePlainPageAmbiguity: a page copied as plain that holds a
+// result pasted as JSON lists it in the report, and --strict fails on it.
+func TestMigratePlainPageAmbiguity(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, "run.md"), "# Qwen3-8B\n\n```json\n"+
+		`{"backend": "vllm", "model_id": "Qwen/Qwen3-8B", "num_prompts": 10, "completed": 10, "total_input_tokens": 5120, "total_output_tokens": 1280, "duration": 1.0, "request_throughput": 10.0, "output_throughput": 1280.0, "total_token_throughput": 6400.0}`+
+		"\n```\n")
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"migrate", "--strict", src, "--out", out}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "1 ambiguity") {
+		t.Fatalf("err = %v", err)
+	}
+	want := filepath.Join(src, "run.md") + ":4: a benchmark result pasted as JSON"
+	if !strings.Contains(stdout.String(), want) || !strings.Contains(stdout.String(), "1 page (1 plain), 0 outputs → 0 results (0 unassigned), 1 ambiguity") {
+		t.Errorf("report lacks %q:\n%s", want, stdout.String())
+	}
+}
+
+// TestMigrateReportCounts: the page line counts in words that agree with
+// the numbers ("1 step", "1 profile") and names unknown hardware plainly.
+func TestMigrateReportCounts(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	page := filepath.Join("..", "..", "collect", "migrate", "testdata", "variants", "simple.md")
+	if err := run(context.Background(), []string{"migrate", "--dry-run", "--quiet", page}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"(campaign simple): 2 outputs → 2 results, 2 experiments in 1 step, 1 profile, 6 ambiguities\n",
+		"  model meta-llama/Llama-3.1-8B-Instruct (variants meta-llama/Llama-3.1-8B-Instruct-Q4_K_M.gguf); 1× unknown; engines",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}

@@ -42,7 +42,7 @@ func checkCampaign(f *campaignfile.File) (*schema.Campaign, error) {
 func EngineOf(command string) string {
 	_, rest := splitEnv(command)
 	switch {
-	case strings.HasPrefix(rest, "vllm serve") || strings.HasPrefix(rest, "vllm\tserve"):
+	case strings.HasPrefix(rest, "vllm serve") || strings.HasPrefix(rest, "vllm\tserve") || strings.Contains(rest, "vllm.entrypoints.openai.api_server"):
 		return "vllm"
 	case strings.Contains(rest, "sglang.launch_server"):
 		return "sglang"

@@ -454,6 +454,7 @@ func TestParseErrors(t *testing.T) {
 		{"guidellm without benchmarks", `{"benchmarks": []}`, `x.txt:1: guidellm report has no benchmarks`},
 		{"guidellm without totals", `{"benchmarks": [{"duration": 1, "metrics": {}}]}`, `x.txt:1: benchmarks[0]: missing metrics.request_totals`},
 		{"detailed lists disagree", `{"duration": 1, "completed": 1, "total_input_tokens": 1, "request_throughput": 1, "ttfts": [0.1], "itls": [[]], "input_lens": [1, 2], "output_lens": [1], "errors": [""], "start_times": [5]}`, `x.txt:1: field "input_lens": 2 entries, ttfts has 1`},
+		{"json lines truncated third", "{\"duration\": 1, \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}\n{\"duration\": 1, \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}\n{\"duration\": ", `x.txt:3: truncated JSON record`},
 		{"json second record", "{\"duration\": 1, \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}\n{\"duration\": 1}\n", `x.txt:2: missing field "completed"`},
 	}
 	for _, tt := range tests {
@@ -505,5 +506,22 @@ func TestUnknownRowsAndSections(t *testing.T) {
 	}
 	if !strings.Contains(es[0].Raw, "Mean Mystery (ms)") {
 		t.Fatal("unknown section dropped from the raw output")
+	}
+}
+
+// TestShellPromptCommand: "$ vllm serve …" (a shell prompt before the
+// command) is the serving command of the block after it, without the prompt.
+func TestShellPromptCommand(t *testing.T) {
+	block, err := os.ReadFile("testdata/vllm_noheader.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "```console\n$ vllm serve Qwen/Qwen3-8B -tp 2\n```\n\n```\n" + string(block) + "```\n"
+	es, err := Parse("p.md", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].Command != "vllm serve Qwen/Qwen3-8B -tp 2" || es[0].CommandLine != 2 {
+		t.Fatalf("entries %d, command %q at line %d", len(es), es[0].Command, es[0].CommandLine)
 	}
 }

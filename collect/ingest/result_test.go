@@ -257,6 +257,7 @@ func TestCommandHelpers(t *testing.T) {
 		{"trtllm-serve Qwen/Qwen3-32B-FP8 --max_seq_len=40960", "trtllm", "Qwen/Qwen3-32B-FP8"},
 		{"vllm serve \\\n  --model=Qwen/X \\\n  --foo", "vllm", "Qwen/X"},
 		{"llama-server -m tiny.gguf --port 8080", "llamacpp", "tiny.gguf"},
+		{"python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B -tp 2", "vllm", "Qwen/Qwen3-8B"},
 		{"curl localhost", "", ""},
 	}
 	for _, tt := range tests {

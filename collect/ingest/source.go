@@ -87,7 +87,7 @@ var (
 	reCrash     = regexp.MustCompile(`(?i)^#[ \t]*(crash(?:ed|es)?\b.*)$`)
 	reComment   = regexp.MustCompile(`^#(?:[ \t]+(.*))?$`)
 	reFence     = regexp.MustCompile("^(```|~~~)[A-Za-z0-9_-]*[ \t]*$")
-	reCommand   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+sglang\.launch_server|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
+	reCommand   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server)|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
 	rePair      = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)=("(?:[^"\\]|\\.)*"|[^ \t"]*)`)
 )
 
@@ -193,6 +193,10 @@ func (st *textState) context(name, text string, from, to int, out *[]Entry) erro
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
 		ln := first + i
+		// A shell prompt before a serving command ("$ vllm serve …").
+		if c, ok := strings.CutPrefix(line, "$ "); ok && reCommand.MatchString(strings.TrimSpace(c)) {
+			line = strings.TrimSpace(c)
+		}
 		switch {
 		case line == "" || reFence.MatchString(line):
 			// Blank lines and code fences keep a pending label.

@@ -38,20 +38,21 @@ func parseJSON(name string, data []byte) ([]Entry, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		// Skip whitespace to find the record's first line (InputOffset
+		// is the end of the previous record, before its newline).
+		off := int(start)
+		for off < len(data) && (data[off] == ' ' || data[off] == '\n' || data[off] == '\r' || data[off] == '\t') {
+			off++
+		}
 		if err != nil {
 			var syn *json.SyntaxError
 			if errors.As(err, &syn) {
 				return nil, fmt.Errorf("%s:%d: malformed JSON: %v", name, lineAt(string(data), int(syn.Offset)), err)
 			}
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("%s:%d: truncated JSON record: %v", name, lineAt(string(data), int(start)), err)
+				return nil, fmt.Errorf("%s:%d: truncated JSON record: %v", name, lineAt(string(data), off), err)
 			}
-			return nil, fmt.Errorf("%s:%d: %v", name, lineAt(string(data), int(start)), err)
-		}
-		// Skip whitespace to find the record's first line.
-		off := int(start)
-		for off < len(data) && (data[off] == ' ' || data[off] == '\n' || data[off] == '\r' || data[off] == '\t') {
-			off++
+			return nil, fmt.Errorf("%s:%d: %v", name, lineAt(string(data), off), err)
 		}
 		line := lastLine + bytes.Count(data[lastOff:off], []byte("\n"))
 		lastLine, lastOff = line, off

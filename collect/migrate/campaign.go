@@ -20,6 +20,9 @@ func (m *migration) campaign(id string) *schema.Campaign {
 			break
 		}
 	}
+	if t, ok := m.fm["title"].(string); ok && c.Title == "" {
+		c.Title = t // a page titled by its front matter only
+	}
 	if from, to := p.sectionNamed("Optimization Objective", "Objective"); from >= 0 {
 		if ls, _ := p.contentLines(from, to); len(ls) > 0 {
 			c.ObjectiveStatement = ls[0]

@@ -38,6 +38,14 @@
 //     Optimized: the Conclusion's recommended command, else the "Optimized
 //     serving script" experiment.
 //
+// The rewritten page keeps working where it lands: a page that moves a
+// folder down (a/b.md → content/a/b/index.md) has its relative links
+// rewritten, and the files it still links to are copied below content/
+// (a link leaving the folder migrated is reported). A result pasted as
+// JSON is reported, not imported. A page that is not text or whose code
+// fences do not pair up is refused with FILE:LINE before anything is
+// written.
+//
 // Whatever cannot be decided is reported as FILE:LINE: ambiguity, never
 // guessed silently; a block that cannot be placed becomes a result of an
 // "unassigned" experiment, with a warning. The output is deterministic:

@@ -3,8 +3,12 @@ package migrate
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
@@ -57,6 +61,7 @@ type migration struct {
 	generator bool
 	recommend string // the Conclusion's recommended command
 	recIdx    int
+	fm        map[string]any // the page's front matter, nil when none
 	exps      []*exp
 	byKey     map[string]*exp
 	steps     []*step
@@ -102,9 +107,20 @@ func (m *migration) ambiguous(idx int, format string, a ...any) {
 // relative to the project (results/<id>/src/<file>), for the results'
 // source references.
 func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
+	if err := checkText(name, data); err != nil {
+		return nil, err
+	}
 	p := newPage(name, string(data))
+	if err := p.checkFences(); err != nil {
+		return nil, err
+	}
 	out := &Page{Source: name}
 	m := &migration{p: p, out: out, byKey: map[string]*exp{}, srcRef: srcRef}
+	fm, err := p.frontMatter()
+	if err != nil {
+		return nil, err
+	}
+	m.fm = fm
 	entries, err := ingest.Parse(name, []byte(p.text()))
 	if err != nil {
 		if p.relined {
@@ -129,9 +145,13 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	}
 	m.entries = kept
 	out.Blocks = len(kept)
+	m.reportJSONResults()
 	if len(kept) == 0 {
 		out.Plain = true
 		out.Index = data
+		if fm != nil && m.dropFrontMatterKeys(fm) {
+			out.Index = []byte(strings.Join(append(frontMatterLines(fm), p.lines[p.fmEnd+1:]...), "\n"))
+		}
 		return out, nil
 	}
 	m.readSetup()
@@ -148,12 +168,159 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	return out, nil
 }
 
-var reServing = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+sglang\.launch_server|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
+// frontMatterKeys are the front matter keys a perflab page takes; MkDocs'
+// others (tags, hide, template …) have no meaning here and would stop the
+// build.
+var frontMatterKeys = []string{"title", "description", "weight", "draft"}
+
+// frontMatter reads the page's YAML front matter (nil when it has none).
+func (p *page) frontMatter() (map[string]any, error) {
+	if p.fmEnd < 0 {
+		return nil, nil
+	}
+	fm := map[string]any{}
+	if err := yaml.Unmarshal([]byte(strings.Join(p.lines[1:p.fmEnd], "\n")), &fm); err != nil {
+		return nil, fmt.Errorf("migrate: %s: front matter: %v", p.loc(0), err)
+	}
+	return fm, nil
+}
+
+// dropFrontMatterKeys removes the keys a perflab page does not take, with a
+// note; it reports whether it removed any.
+func (m *migration) dropFrontMatterKeys(fm map[string]any) bool {
+	var dropped []string
+	for k := range fm {
+		if !slices.Contains(frontMatterKeys, k) {
+			dropped = append(dropped, k)
+			delete(fm, k)
+		}
+	}
+	if len(dropped) == 0 {
+		return false
+	}
+	sort.Strings(dropped)
+	m.note(0, "front matter keys %s dropped: a perflab page takes only %s", strings.Join(dropped, ", "), strings.Join(frontMatterKeys, ", "))
+	return true
+}
+
+// frontMatterLines writes front matter with the keys in perflab's order.
+func frontMatterLines(fm map[string]any) []string {
+	out := []string{"---"}
+	for _, k := range append([]string{"title", "description", "campaign"}, frontMatterKeys[2:]...) {
+		v, ok := fm[k]
+		if !ok {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			out = append(out, k+": "+yamlString(v))
+		default:
+			out = append(out, fmt.Sprintf("%s: %v", k, v))
+		}
+	}
+	return append(out, "---")
+}
+
+// checkText refuses a file that is not text (a NUL byte, bytes that are
+// not UTF-8): copying it as a page would publish garbage.
+func checkText(name string, data []byte) error {
+	line := 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case r == 0:
+			return fmt.Errorf("migrate: %s:%d: not a text page (a NUL byte)", name, line)
+		case r == utf8.RuneError && n == 1:
+			return fmt.Errorf("migrate: %s:%d: not a text page (bytes that are not UTF-8)", name, line)
+		case r == '\n':
+			line++
+		}
+		i += n
+	}
+	return nil
+}
+
+// checkFences refuses a page whose code fences do not pair up: a fence
+// left open swallows the rest of the page (headings, commands, outputs),
+// so every inference after it would be wrong. A fence line with a
+// language ("```bash") cannot close a fence, so one met while a fence is
+// open means a closing fence is missing.
+func (p *page) checkFences() error {
+	open, mark := -1, ""
+	for i, l := range p.lines {
+		m := reFenceLine.FindStringSubmatch(l)
+		if m == nil || (open >= 0 && m[1] != mark) {
+			continue // not a fence line, or a ~~~ line inside a ``` fence
+		}
+		switch {
+		case open < 0:
+			open, mark = i, m[1]
+		case m[2] != "":
+			return fmt.Errorf("migrate: %s: a code fence (%s) opens while the one opened at line %d is still open: is a closing %s missing?",
+				p.loc(i), strings.TrimSpace(l), p.orig[open], mark)
+		default:
+			open = -1
+		}
+	}
+	if open >= 0 {
+		return fmt.Errorf("migrate: %s: this code fence is never closed", p.loc(open))
+	}
+	return nil
+}
+
+// reportJSONResults reports the benchmark results pasted as JSON (vLLM's
+// --save-result record, a guidellm report) in a code fence: they are not
+// imported (a page's results are its text outputs, placed by the serving
+// command and label before them, and a JSON record usually repeats one),
+// but never passed over silently.
+func (m *migration) reportJSONResults() {
+	p := m.p
+	for i := 0; i < len(p.lines); i++ {
+		if !reFenceLine.MatchString(p.lines[i]) || !insideFence(p, i+1) {
+			continue
+		}
+		var body []string
+		k := i + 1
+		for ; k < len(p.lines) && insideFence(p, k); k++ {
+			body = append(body, p.lines[k])
+		}
+		first := k
+		for j := i + 1; j < k; j++ {
+			if strings.TrimSpace(p.lines[j]) != "" {
+				first = j
+				break
+			}
+		}
+		if first < k && strings.HasPrefix(strings.TrimSpace(p.lines[first]), "{") {
+			es, err := ingest.Parse(m.out.Source, []byte(strings.Join(body, "\n")))
+			if err == nil {
+				for _, e := range es {
+					if e.Summary == nil || e.Summary.Completed == 0 {
+						continue
+					}
+					what := "vLLM's --save-result record"
+					if e.Format == ingest.FormatGuideLLMJSON {
+						what = "a guidellm report"
+					}
+					m.ambiguous(first, "a benchmark result pasted as JSON (%s: %d requests completed, %.2f tok/s total) is not imported: migrate reads the page's text outputs; import the JSON file itself with perflab import",
+						what, e.Summary.Completed, e.Summary.TotalTokenThroughput)
+					break
+				}
+			}
+		}
+		i = k
+	}
+}
+
+var reServing = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server)|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
 
 // servingAt reads the serving command starting at line i (continuations
 // joined), or "".
 func (p *page) servingAt(i int) string {
 	l := strings.TrimSpace(p.lines[i])
+	if c, ok := strings.CutPrefix(l, "$ "); ok {
+		l = strings.TrimSpace(c) // a shell prompt
+	}
 	if !reServing.MatchString(l) {
 		return ""
 	}
@@ -271,7 +438,11 @@ func (m *migration) stepOf(idx int) *step {
 	}
 	s := &step{idx: h.idx}
 	s.Title = t
-	s.ID = uniqueID(slug(t), func(id string) bool {
+	base := slug(t)
+	if base == "" {
+		base = "step"
+	}
+	s.ID = uniqueID(base, func(id string) bool {
 		for _, x := range m.steps {
 			if x.ID == id {
 				return true
@@ -333,7 +504,7 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 		case reHeading.MatchString(t):
 			return cleanTitle(reHeading.FindStringSubmatch(t)[2]), "heading " + p.loc(i), role, notes
 		case len(t) <= 60 && !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ":") && !strings.ContainsAny(t[:1], "|-*!?>[<"):
-			return t, "label " + p.loc(i), role, notes
+			return cleanTitle(t), "label " + p.loc(i), role, notes
 		default:
 			if h := p.enclosing(idx, 4); h != nil && m.stepOf(idx) != nil {
 				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
@@ -364,10 +535,19 @@ func (m *migration) checkStepEngine(x *exp, idx int) {
 		return
 	}
 	x.checked = true
-	for _, w := range strings.FieldsFunc(x.step.Title, func(r rune) bool { return r == ' ' || r == '(' || r == ')' || r == ',' }) {
-		if eng := engineID(w); eng != "" && eng != x.Engine {
-			m.ambiguous(idx, "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, w)
+	// A step may name several engines ("vLLM vs SGLang"): the experiment's
+	// must be one of them.
+	var named []string
+	for _, w := range strings.FieldsFunc(x.step.Title, func(r rune) bool { return r == ' ' || r == '(' || r == ')' || r == ',' || r == '/' }) {
+		eng := engineID(w)
+		if eng == x.Engine {
 			return
 		}
+		if eng != "" {
+			named = append(named, w)
+		}
+	}
+	if len(named) > 0 {
+		m.ambiguous(idx, "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, strings.Join(named, " and "))
 	}
 }

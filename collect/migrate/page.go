@@ -15,6 +15,9 @@ type page struct {
 	relined bool
 	heads   []heading
 	fenced  []bool // fenced[i]: line i is inside a code fence
+	// fmEnd is the line closing the page's YAML front matter (lines
+	// 0..fmEnd), -1 when it has none.
+	fmEnd int
 }
 
 type heading struct {
@@ -32,6 +35,7 @@ var (
 // newPage splits a source into lines, re-breaking collapsed lines.
 func newPage(name, text string) *page {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.TrimPrefix(text, "\ufeff") // a byte order mark is no text
 	p := &page{name: name}
 	src := strings.Split(text, "\n")
 	for _, l := range src {
@@ -50,15 +54,27 @@ func newPage(name, text string) *page {
 			p.orig = append(p.orig, i+1)
 		}
 	}
-	inFence := false
+	// Front matter: "---" on the first line, closed by "---" or "...".
+	p.fmEnd = -1
+	if !p.relined && len(p.lines) > 1 && strings.TrimRight(p.lines[0], " \t") == "---" {
+		for i := 1; i < len(p.lines); i++ {
+			if t := strings.TrimRight(p.lines[i], " \t"); t == "---" || t == "..." {
+				p.fmEnd = i
+				break
+			}
+		}
+	}
+	var fs fenceState
 	p.fenced = make([]bool, len(p.lines))
 	for i, l := range p.lines {
-		if reFenceLine.MatchString(l) {
-			inFence = !inFence
+		if i <= p.fmEnd {
+			continue // a "# comment" in the front matter is no heading
+		}
+		if fs.fenceLine(l) {
 			continue
 		}
-		p.fenced[i] = inFence
-		if inFence {
+		p.fenced[i] = fs.open != ""
+		if fs.open != "" {
 			continue
 		}
 		if m := reHeading.FindStringSubmatch(l); m != nil {
@@ -66,6 +82,27 @@ func newPage(name, text string) *page {
 		}
 	}
 	return p
+}
+
+// fenceState follows code fences line by line: a fence opened with ```
+// closes only with ``` (a ~~~ line inside it is content), and the other
+// way round.
+type fenceState struct {
+	open string // the opening marker, "" outside a fence
+}
+
+// fenceLine reports whether l opens or closes a fence, and follows it.
+func (f *fenceState) fenceLine(l string) bool {
+	m := reFenceLine.FindStringSubmatch(l)
+	if m == nil || (f.open != "" && m[1] != f.open) {
+		return false
+	}
+	if f.open == "" {
+		f.open = m[1]
+	} else {
+		f.open = ""
+	}
+	return true
 }
 
 // text is the page as the parsers see it (re-broken where needed).
@@ -147,10 +184,21 @@ func (p *page) enclosing(idx, level int) *heading {
 	return best
 }
 
-var reStepNumber = regexp.MustCompile(`^\d+[.)]\s+`)
+var (
+	reStepNumber = regexp.MustCompile(`^\d+[.)]\s+`)
+	reHeadAttrs  = regexp.MustCompile(`\s*\{[:#.][^}]*\}\s*$`)
+	reMDLink     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+)
 
-// cleanTitle drops a leading step number ("3. Enable …").
-func cleanTitle(t string) string { return strings.TrimSpace(reStepNumber.ReplaceAllString(t, "")) }
+// cleanTitle drops a leading step number ("3. Enable …") and the heading's
+// markup: an attribute list ("{#vllm}"), links (their text stays), code
+// spans and emphasis.
+func cleanTitle(t string) string {
+	t = reHeadAttrs.ReplaceAllString(t, "")
+	t = reMDLink.ReplaceAllString(t, "$1")
+	t = strings.NewReplacer("`", "", "**", "", "__", "").Replace(t)
+	return strings.TrimSpace(reStepNumber.ReplaceAllString(strings.TrimSpace(t), ""))
+}
 
 // collapsed reports a line that holds a whole Markdown page whose line
 // breaks were lost: long, with headings and code fences inside.

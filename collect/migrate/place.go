@@ -143,7 +143,11 @@ func (m *migration) experiment(cmd string, idx int, name, how string) *exp {
 		how = "the command itself (no label or heading)"
 	}
 	x.Name = name
-	x.ID = uniqueID(slug(name), func(id string) bool {
+	base := slug(name)
+	if base == "" {
+		base = "experiment" // a name with no ASCII letter or digit ("基线")
+	}
+	x.ID = uniqueID(base, func(id string) bool {
 		for _, y := range m.exps {
 			if y.ID == id {
 				return true
@@ -151,9 +155,6 @@ func (m *migration) experiment(cmd string, idx int, name, how string) *exp {
 		}
 		return id == "unassigned" || strings.HasPrefix(id, "unassigned-")
 	})
-	if x.ID == "" {
-		x.ID = uniqueID("experiment", func(id string) bool { return m.byKey[id] != nil })
-	}
 	m.byKey[key] = x
 	m.exps = append(m.exps, x)
 	m.note(idx, "experiment %s (%q, named from the %s): %s", x.ID, x.Name, how, oneLine(cmd))
@@ -391,6 +392,9 @@ func (m *migration) profileOf(e *ingest.Entry) (string, string) {
 		}
 		if mm := reHeading.FindStringSubmatch(t); mm != nil {
 			if pr := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(cleanTitle(mm[2])) }); pr != nil {
+				if insideFence(p, i) {
+					return pr.ID, fmt.Sprintf("label %q %s", strings.TrimSpace(strings.TrimLeft(t, "#")), p.loc(i))
+				}
 				return pr.ID, "heading " + p.loc(i)
 			}
 			break

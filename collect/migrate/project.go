@@ -3,10 +3,15 @@ package migrate
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,8 +28,16 @@ type Source struct {
 }
 
 // Sources expands the arguments: Markdown files as given, folders walked
-// for *.md (sorted, hidden entries skipped).
-func Sources(args []string) ([]Source, error) {
+// for *.md (sorted, hidden entries skipped). Folders named in skip (the
+// migration's own --out, when it lies inside a source folder) are not
+// walked: a re-run would otherwise migrate the project it wrote before.
+func Sources(args []string, skip ...string) ([]Source, error) {
+	var skipAbs []string
+	for _, s := range skip {
+		if abs, err := filepath.Abs(s); err == nil && s != "" {
+			skipAbs = append(skipAbs, abs)
+		}
+	}
 	var out []Source
 	for _, a := range args {
 		st, err := os.Stat(a)
@@ -35,6 +48,9 @@ func Sources(args []string) ([]Source, error) {
 			out = append(out, Source{Path: a, Rel: filepath.Base(a)})
 			continue
 		}
+		if abs, err := filepath.Abs(a); err == nil && slices.Contains(skipAbs, abs) {
+			return nil, fmt.Errorf("migrate: %s is both a source folder and the --out folder: write the project to another folder", a)
+		}
 		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -44,6 +60,11 @@ func Sources(args []string) ([]Source, error) {
 					return filepath.SkipDir
 				}
 				return nil
+			}
+			if d.IsDir() && len(skipAbs) > 0 {
+				if abs, err := filepath.Abs(p); err == nil && slices.Contains(skipAbs, abs) {
+					return filepath.SkipDir
+				}
 			}
 			if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".md") {
 				rel, _ := filepath.Rel(a, p)
@@ -78,9 +99,16 @@ func contentDir(rel string) string {
 
 // CampaignID is the id a page's campaign gets: its bundle path as a slug.
 func CampaignID(rel string) string {
-	id := slug(strings.ReplaceAll(contentDir(rel), "/", "-"))
-	if id == "" {
+	dir := contentDir(rel)
+	id := slug(strings.ReplaceAll(dir, "/", "-"))
+	switch {
+	case dir == "":
 		id = "index"
+	case id == "":
+		// A path with no ASCII letter or digit ("性能/基线.md"): an id
+		// from its hash, so that two such pages do not collide.
+		sum := sha256.Sum256([]byte(dir))
+		id = "page-" + hex.EncodeToString(sum[:4])
 	}
 	return id
 }
@@ -114,8 +142,13 @@ func (pg *Page) Files(rel string) ([]File, error) {
 	if _, err := ingest.ParseCampaign(pg.Source+" (migrated campaign)", buf.Bytes()); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
+	index := pg.Index
+	if base := strings.TrimSuffix(path.Base(filepath.ToSlash(rel)), path.Ext(rel)); !strings.EqualFold(base, "index") && !strings.EqualFold(base, "readme") {
+		// a/b.md becomes a/b/index.md: its relative links go one folder up.
+		index = deeperLinks(index)
+	}
 	out = append(out,
-		File{Path: filepath.ToSlash(filepath.Join("content", dir, "index.md")), Data: pg.Index},
+		File{Path: filepath.ToSlash(filepath.Join("content", dir, "index.md")), Data: index},
 		File{Path: filepath.ToSlash(filepath.Join("content", dir, "campaign.yaml")), Data: buf.Bytes()},
 	)
 	for _, r := range pg.Results {
@@ -150,6 +183,7 @@ func Plan(ctx context.Context, srcs []Source) (*Report, []File, error) {
 	rep := &Report{}
 	var files []File
 	ids := map[string]string{}
+	copied := map[string]bool{}
 	for _, s := range srcs {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -179,9 +213,66 @@ func Plan(ctx context.Context, srcs []Source) (*Report, []File, error) {
 			fs = append(fs, File{Path: srcRef, Data: data})
 		}
 		files = append(files, fs...)
+		files = append(files, pg.assets(s, data, copied)...)
 		rep.Pages = append(rep.Pages, pg)
 	}
 	return rep, files, nil
+}
+
+// assets are the files other than pages that the migrated page still links
+// to (images that are no chart, downloads), copied to the same place below
+// content/ so that its links keep working. A file outside the folder
+// migrated has no place there: the page's link to it is reported. copied
+// lists the assets already copied for another page.
+func (pg *Page) assets(s Source, data []byte, copied map[string]bool) []File {
+	root := filepath.Dir(s.Path)
+	for range strings.Split(filepath.ToSlash(s.Rel), "/")[1:] {
+		root = filepath.Dir(root)
+	}
+	dests := localLinks(pg.Index)
+	var out []File
+	for _, d := range dests {
+		file := d
+		if u, err := url.PathUnescape(d); err == nil {
+			file = u // "my%20chart.png" names "my chart.png"
+		}
+		target := filepath.Join(filepath.Dir(s.Path), filepath.FromSlash(file))
+		st, err := os.Stat(target)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // a link that was broken already
+		}
+		rel, err := filepath.Rel(root, target)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			pg.Ambiguities = append(pg.Ambiguities, Ambiguity{
+				Loc: pg.lineOf(data, d),
+				Msg: fmt.Sprintf("the page links to %s, outside the folder migrated: not copied, the link will not work (migrate the folder that holds it)", d)})
+			continue
+		}
+		p := "content/" + filepath.ToSlash(rel)
+		if copied[p] {
+			continue
+		}
+		b, err := os.ReadFile(target)
+		if err != nil {
+			pg.Ambiguities = append(pg.Ambiguities, Ambiguity{Loc: pg.lineOf(data, d), Msg: fmt.Sprintf("the page links to %s, which cannot be read: %v", d, err)})
+			continue
+		}
+		copied[p] = true
+		pg.Notes = append(pg.Notes, fmt.Sprintf("%s: %s copied to %s (the page links to it)", pg.lineOf(data, d), d, p))
+		out = append(out, File{Path: p, Data: b})
+	}
+	return out
+}
+
+// lineOf names the first source line that holds dest (FILE:LINE), FILE
+// alone when none does.
+func (pg *Page) lineOf(data []byte, dest string) string {
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, dest) {
+			return fmt.Sprintf("%s:%d", pg.Source, i+1)
+		}
+	}
+	return pg.Source
 }
 
 // Write writes the planned files below out, each atomically. A campaign's

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -93,6 +94,12 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 		h := p.enclosing(i, 3)
 		switch {
 		case strings.Contains(head, "baseline") && strings.Contains(head, "optimi"):
+			if st := m.stepOf(i); st != nil && len(st.Experiments) > 0 {
+				// A step's own before/after table: the campaign's
+				// comparison block would show other runs. Kept.
+				m.note(i, "table kept: it compares runs within step %s, which no generated block shows as such", st.ID)
+				break
+			}
 			kind = "comparison"
 			if h != nil && strings.Contains(strings.ToLower(h.title), "summary of optimization") {
 				kind = "summary"
@@ -119,28 +126,58 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 		if insideFence(p, i) || !reImage.MatchString(l) {
 			continue
 		}
+		if h := m.setupSection(i); h != "" {
+			// A diagram of the setup (the GPUs' topology) is no chart.
+			m.note(i, "image kept: it is in the %q section, not a result chart", h)
+			continue
+		}
 		ind := indentOf(l)
 		metric := "total_token_throughput"
 		if c.Objective == "latency" {
 			metric = "mean_ttft"
 		}
-		lines := block(ind, "block", "chart", "metric", metric)
-		if rest := strings.TrimSpace(reImage.ReplaceAllString(l, "")); rest != "" {
+		// The text around the image keeps its place: what comes before
+		// it stays before the chart, what follows it comes after.
+		loc := reImage.FindStringIndex(l)
+		var lines []string
+		if before := strings.TrimSpace(l[:loc[0]]); before != "" {
+			lines = append(lines, ind+before, "")
+		}
+		lines = append(lines, block(ind, "block", "chart", "metric", metric)...)
+		if rest := strings.TrimSpace(reImage.ReplaceAllString(l[loc[0]:], "")); rest != "" {
 			lines = append(lines, "", ind+rest)
 		}
 		m.note(i, "chart image replaced by a generated chart block")
 		reps = append(reps, replacement{i, i, lines})
 	}
 	sort.Slice(reps, func(a, b int) bool { return reps[a].from < reps[b].from })
-	var out []string
-	out = append(out, "---", "title: "+yamlString(c.Title), "campaign: campaign.yaml", "---", "")
-	next := 0
-	skipH1 := true
+	// Front matter: the page's own title and description (MkDocs' other
+	// keys dropped), else the title heading's; the campaign.
+	fm := map[string]any{}
+	for k, v := range m.fm {
+		fm[k] = v
+	}
+	m.dropFrontMatterKeys(fm)
+	if t, ok := fm["title"].(string); !ok || t == "" {
+		fm["title"] = c.Title
+	}
+	fm["campaign"] = "campaign.yaml"
+	out := append(frontMatterLines(fm), "")
+	next := p.fmEnd + 1
+	// The page's title (its first level-1 heading, outside code fences)
+	// goes to the front matter; a "# comment" in a fence is no title.
+	h1 := -1
+	for _, h := range p.heads {
+		if h.level == 1 {
+			h1 = h.idx
+			break
+		}
+	}
 	for _, r := range reps {
 		if r.from < next {
 			continue // overlapping (a table inside an output's admonition): keep the first
 		}
-		out = appendLines(out, p.lines[next:r.from], &skipH1)
+		out = appendLines(out, p.lines, next, r.from, h1)
 		// A generated block stands apart from the text around it.
 		if n := len(out); n > 0 && strings.TrimSpace(out[n-1]) != "" {
 			out = append(out, "")
@@ -151,17 +188,16 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 			out = append(out, "")
 		}
 	}
-	out = appendLines(out, p.lines[next:], &skipH1)
+	out = appendLines(out, p.lines, next, len(p.lines), h1)
 	return []byte(strings.TrimRight(strings.Join(out, "\n"), "\n") + "\n")
 }
 
-func appendLines(out, lines []string, skipH1 *bool) []string {
-	for _, l := range lines {
-		if *skipH1 && strings.HasPrefix(l, "# ") {
-			*skipH1 = false
-			continue
+// appendLines appends lines[from:to], leaving out line skip.
+func appendLines(out, lines []string, from, to, skip int) []string {
+	for i := from; i < to; i++ {
+		if i != skip {
+			out = append(out, lines[i])
 		}
-		out = append(out, l)
 	}
 	return out
 }
@@ -171,6 +207,87 @@ func yamlString(s string) string {
 		return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
 	}
 	return s
+}
+
+var (
+	reInlineLink = regexp.MustCompile(`(\]\()([^)\s]+)`)
+	reHTMLLink   = regexp.MustCompile(`((?:href|src)=")([^"]+)`)
+	reRefDef     = regexp.MustCompile(`^(\s*\[[^\]]+\]:\s*)(\S+)`)
+	reScheme     = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+)
+
+// deeperLinks rewrites the relative link destinations of a page that moves
+// one folder down (a/b.md becomes a/b/index.md): links resolve against
+// the page's folder, so "../index.md" must become "../../index.md" to
+// name the same file. Code fences are left alone.
+func deeperLinks(text []byte) []byte {
+	shift := func(dest string) string {
+		if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "/") || reScheme.MatchString(dest) {
+			return dest
+		}
+		return "../" + strings.TrimPrefix(dest, "./")
+	}
+	lines := strings.Split(string(text), "\n")
+	var fs fenceState
+	for i, l := range lines {
+		if fs.fenceLine(l) || fs.open != "" {
+			continue
+		}
+		repl := func(re *regexp.Regexp, l string) string {
+			return re.ReplaceAllStringFunc(l, func(m string) string {
+				sm := re.FindStringSubmatch(m)
+				return sm[1] + shift(sm[2])
+			})
+		}
+		l = repl(reInlineLink, l)
+		l = repl(reHTMLLink, l)
+		l = repl(reRefDef, l)
+		lines[i] = l
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
+// setupSection names the setup section (Model, Hardware, Engine Version,
+// Benchmark …) line i is in, "" when it is in none.
+func (m *migration) setupSection(i int) string {
+	for level := 4; level >= 2; level-- {
+		h := m.p.enclosing(i, level)
+		if h == nil {
+			continue
+		}
+		switch t := strings.ToLower(cleanTitle(h.title)); {
+		case t == "conclusion" || t == "conclusions" || t == "optimization objective" || t == "objective":
+			return ""
+		case notResults(t) || strings.HasPrefix(t, "benchmark ") && !strings.Contains(t, "result") || t == "environment" || t == "test environment":
+			return cleanTitle(h.title)
+		}
+	}
+	return ""
+}
+
+// localLinks lists the relative link destinations of a page that name
+// files other than pages (images, downloads), outside code fences, with
+// fragments and queries cut off.
+func localLinks(text []byte) (dests []string) {
+	var fs fenceState
+	for _, l := range strings.Split(string(text), "\n") {
+		if fs.fenceLine(l) || fs.open != "" {
+			continue
+		}
+		for _, re := range []*regexp.Regexp{reInlineLink, reHTMLLink, reRefDef} {
+			for _, sm := range re.FindAllStringSubmatch(l, -1) {
+				d := sm[2]
+				if k := strings.IndexAny(d, "#?"); k >= 0 {
+					d = d[:k]
+				}
+				if d == "" || strings.HasPrefix(d, "/") || reScheme.MatchString(d) || strings.EqualFold(path.Ext(d), ".md") {
+					continue
+				}
+				dests = append(dests, d)
+			}
+		}
+	}
+	return dests
 }
 
 // fenceAround returns the fence lines around line idx, or -1, -1.

@@ -24,7 +24,7 @@ type setupInfo struct {
 
 var (
 	reListMark   = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+`)
-	reEngineVer  = regexp.MustCompile(`(?i)^(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp|MindIE)\s*:?\s*(v?\d[\w.+-]*)`)
+	reEngineVer  = regexp.MustCompile(`(?i)^(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp|MindIE)\s*:?\s*([vb]?\d[\w.+-]*)`)
 	reGPUCount   = regexp.MustCompile(`(?i)(\d+)\s*[x×]\s*`)
 	reGPUName    = regexp.MustCompile(`(?i)\b(NVIDIA|AMD|Intel|Huawei|Ascend)?\s*((?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s*\w+|MI\d+\w*|Gaudi\s*\d*|910B?)(?:\s*\d+GB)?)`)
 	reYAMLPair   = regexp.MustCompile(`([a-z_]+):\s*([^\s]+)`)
@@ -67,7 +67,7 @@ func (m *migration) readSetup() {
 	if from, to := p.sectionNamed("Model", "Models"); from >= 0 {
 		ls, idx := p.contentLines(from, to)
 		if len(ls) > 0 {
-			m.setup.modelText = strings.Trim(reListMark.ReplaceAllString(ls[0], ""), "`* ")
+			m.setup.modelText = modelText(reListMark.ReplaceAllString(ls[0], ""))
 			m.setup.modelLine = idx[0]
 		}
 	}
@@ -94,13 +94,46 @@ func (m *migration) readSetup() {
 	if from, to := p.sectionNamed("Engine Version", "Engine Versions", "Engines", "Software"); from >= 0 {
 		ls, idx := p.contentLines(from, to)
 		for k, l := range ls {
-			t := reListMark.ReplaceAllString(l, "")
+			// "- **vLLM**: `v0.10.1`": emphasis and code spans are markup.
+			t := strings.NewReplacer("`", "", "*", "").Replace(reListMark.ReplaceAllString(l, ""))
 			if mm := reEngineVer.FindStringSubmatch(t); mm != nil {
 				m.setup.engines = append(m.setup.engines, schema.EngineSpec{Name: engineID(mm[1]), Version: mm[2]})
 				m.note(idx[k], "engine %s %s from the Engine Version section", engineID(mm[1]), mm[2])
 			}
 		}
 	}
+}
+
+var (
+	reHFID    = regexp.MustCompile(`[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*[A-Za-z0-9]`)
+	reHFURL   = regexp.MustCompile(`huggingface\.co/([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*[A-Za-z0-9])`)
+	reLabelKV = regexp.MustCompile(`^[A-Za-z ]{1,20}:\s+`)
+)
+
+// modelText reads the model a Model section's first line names, without
+// its markup: "[Qwen/Qwen3-8B](https://huggingface.co/Qwen/Qwen3-8B)",
+// "Model: `Qwen/Qwen3-8B`" and "Qwen/Qwen3-8B (BF16)" are Qwen/Qwen3-8B;
+// a link whose text is no id names the model by its Hugging Face URL; a
+// name without organisation ("Qwen3-32B") is kept for the commands to
+// complete.
+func modelText(l string) string {
+	for _, lm := range reMDLink.FindAllStringSubmatch(l, -1) {
+		if !strings.Contains(lm[1], "/") {
+			if u := reHFURL.FindStringSubmatch(lm[0]); u != nil {
+				return u[1]
+			}
+		}
+	}
+	t := reMDLink.ReplaceAllString(l, "$1")
+	t = strings.NewReplacer("`", "", "*", "").Replace(t)
+	if id := reHFID.FindString(t); id != "" {
+		return id
+	}
+	t = reLabelKV.ReplaceAllString(strings.TrimSpace(t), "")
+	if i := strings.Index(t, " ("); i > 0 {
+		t = t[:i]
+	}
+	return strings.TrimSpace(t)
 }
 
 // flagValue returns the value of a command-line flag (any of names),
@@ -308,12 +341,13 @@ func (m *migration) addProfile(idx int, pr schema.Profile, from string) *schema.
 	if ex := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(pr.Name) }); ex != nil {
 		return ex
 	}
-	pr.ID = uniqueID(slug(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(pr.Name), " profile"), " prompt")), func(id string) bool {
+	base := slug(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(pr.Name), " profile"), " prompt"))
+	if base == "" {
+		base = "profile"
+	}
+	pr.ID = uniqueID(base, func(id string) bool {
 		return m.profileBy(func(x *schema.Profile) bool { return x.ID == id }) != nil
 	})
-	if pr.ID == "" {
-		pr.ID = "profile"
-	}
 	m.profiles = append(m.profiles, pr)
 	m.note(idx, "profile %s (%s) from %s", pr.ID, describeProfile(&pr), from)
 	return &m.profiles[len(m.profiles)-1]
@@ -336,7 +370,11 @@ func (m *migration) profileBy(f func(*schema.Profile) bool) *schema.Profile {
 }
 
 // normName compares profile names: "Long Context Profile" = "long context".
+// A name with no ASCII letter or digit ("长提示") is compared as written.
 func normName(s string) string {
+	if slug(s) == "" {
+		return strings.ToLower(strings.TrimSpace(s))
+	}
 	s = slug(s)
 	for _, suf := range []string{"-profile", "-prompt", "-dataset"} {
 		s = strings.TrimSuffix(s, suf)
@@ -408,7 +446,13 @@ func (m *migration) resolveModel() {
 		id = m.modelRefs[0].id
 		m.ambiguous(m.modelRefs[0].idx, "the page has no Model section; model %s taken from the first command naming one", id)
 	}
-	m.model = schema.CampaignModel{ID: id, Name: path.Base(id)}
+	if id == "" {
+		m.ambiguous(0, "the page names no model: no Model section, and no serving or benchmark command names one")
+	}
+	m.model = schema.CampaignModel{ID: id}
+	if id != "" {
+		m.model.Name = path.Base(id)
+	}
 	if text != "" && !strings.Contains(text, "/") {
 		m.model.Name = text
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render"
 )
 
 func migrateFile(t *testing.T, file string) *Page {
@@ -281,4 +282,675 @@ func TestVariantPlainComparison(t *testing.T) {
 		}
 	}
 	buildProject(t, pg, "simple.md")
+}
+
+// TestSourcesSkipOut: an --out folder inside the source folder is not
+// walked, so a second run does not migrate the project the first wrote
+// (its index.md pages and the verbatim sources under results/…/src/).
+func TestSourcesSkipOut(t *testing.T) {
+	src := t.TempDir()
+	data, err := os.ReadFile("testdata/variants/simple.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "simple.md"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(src, "migrated")
+	for run := 1; run <= 2; run++ {
+		srcs, err := Sources([]string{src}, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(srcs) != 1 || srcs[0].Rel != "simple.md" {
+			t.Fatalf("run %d: sources %+v, want simple.md only", run, srcs)
+		}
+		rep, files, err := Plan(context.Background(), srcs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(out, rep, files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The source folder itself as --out is refused, not walked as empty.
+	if _, err := Sources([]string{src}, src); err == nil || !strings.Contains(err.Error(), "is both a source folder and the --out folder") {
+		t.Errorf("--out = SRC: err = %v", err)
+	}
+	// A dry run (no --out) walks everything.
+	srcs, err := Sources([]string{src}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) < 2 {
+		t.Errorf("with no folder to skip: %d sources", len(srcs))
+	}
+}
+
+// TestMigrateBadInput: a page that is not text, or whose code fences do
+// not pair up, is refused with FILE:LINE (nothing is migrated from it).
+func TestMigrateBadInput(t *testing.T) {
+	simple, err := os.ReadFile("testdata/variants/simple.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// simple.md's first output fence (line 11) loses its closing fence
+	// (line 24): the "```bash" of line 28, now 27, then opens inside it.
+	lines := strings.Split(string(simple), "\n")
+	unclosed := strings.Join(append(append([]string{}, lines[:23]...), lines[24:]...), "\n")
+	// The last fence of the page never closes.
+	trailing := strings.TrimSuffix(strings.TrimRight(string(simple), "\n"), "```")
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"nul", "# Page\n\nline two\x00\n", "bad.md:3: not a text page (a NUL byte)"},
+		{"latin1", "# Page\n\ncaf\xe9\n", "bad.md:3: not a text page (bytes that are not UTF-8)"},
+		{"unclosed", unclosed, "bad.md:27: a code fence (```bash) opens while the one opened at line 11 is still open"},
+		{"trailing", trailing, "bad.md:32: this code fence is never closed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Migrate("bad.md", []byte(tc.data), "bad", "results/bad/src/bad.md")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestRelativeLinksFollowThePage: a/b.md becomes content/a/b/index.md, a
+// folder deeper, so its relative links are rewritten to name the same
+// files; the built page links to the pages the source linked to.
+func TestRelativeLinksFollowThePage(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "lab")
+	simple, err := os.ReadFile("testdata/variants/simple.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Replace(string(simple), "A quick comparison on one L4, run by hand.",
+		"A quick comparison on one L4 ([lab](../index.md), [method](./method.md#setup), [vendor](https://example.com/a.md), [top](#vllm)).\n\n"+
+			"<a href=\"method.md\">the method</a>, [see][m].\n\n[m]: method.md", 1)
+	for name, data := range map[string]string{
+		"index.md":          "# Lab\n\n[Llama](engines/simple.md)\n",
+		"engines/method.md": "# Method\n\n## Setup\n\nBy hand.\n",
+		"engines/simple.md": page,
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := Write(out, rep, files); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := os.ReadFile(filepath.Join(out, "content", "engines", "simple", "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[lab](../../index.md)", "[method](../method.md#setup)", "[vendor](https://example.com/a.md)", "[top](#vllm)",
+		`<a href="../method.md">`, "[m]: ../method.md"} {
+		if !bytes.Contains(idx, []byte(want)) {
+			t.Errorf("migrated page lacks %s:\n%s", want, idx)
+		}
+	}
+	if err := render.Build(context.Background(), render.Options{
+		Content: filepath.Join(out, "content"), Results: filepath.Join(out, "results"), Out: filepath.Join(out, "site")}); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "site", "engines", "simple", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`href="../../index.html">lab`, `href="../../engines/method/index.html#setup">method`} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("built page lacks %s", want)
+		}
+	}
+}
+
+// TestJSONResultReported: a result pasted as JSON (vLLM's --save-result)
+// is not imported, but reported at its line, also on a page that has no
+// text output (which is otherwise copied as a plain page); JSON that is
+// no benchmark result (a config) is not.
+func TestJSONResultReported(t *testing.T) {
+	rec := `{"date": "20250401-101010", "backend": "vllm", "model_id": "Qwen/Qwen3-8B", "num_prompts": 100, "completed": 100, "total_input_tokens": 51200, "total_output_tokens": 12800, "duration": 10.0, "request_throughput": 10.0, "output_throughput": 1280.0, "total_token_throughput": 6400.0, "mean_ttft_ms": 90.0}`
+	for _, tc := range []struct {
+		name, page string
+		plain      bool
+		want       string
+	}{
+		{"with-text", strings.Replace(mustRead(t, "testdata/variants/simple.md"), "## llama.cpp", "The saved record:\n\n```json\n"+rec+"\n```\n\n## llama.cpp", 1), false,
+			"page.md:29: a benchmark result pasted as JSON (vLLM's --save-result record: 100 requests completed, 6400.00 tok/s total) is not imported"},
+		{"json-only", "# Qwen3-8B\n\n```bash\nvllm serve Qwen/Qwen3-8B\n```\n\n```json\n" + rec + "\n```\n\n```json\n{\"max_model_len\": 8192}\n```\n", true,
+			"page.md:8: a benchmark result pasted as JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg, err := Migrate("page.md", []byte(tc.page), "page", "results/page/src/page.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pg.Plain != tc.plain {
+				t.Errorf("plain %v, want %v", pg.Plain, tc.plain)
+			}
+			if len(pg.Ambiguities) == 0 || !strings.Contains(pg.Ambiguities[0].String(), tc.want) {
+				t.Fatalf("ambiguities %v, want one starting %q", pg.Ambiguities, tc.want)
+			}
+			n := 0
+			for _, a := range pg.Ambiguities {
+				if strings.Contains(a.Msg, "JSON") {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d JSON ambiguities, want 1: %v", n, pg.Ambiguities)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestInlineChartKeepsTextOrder: a chart image inside a sentence is
+// replaced by a chart block between the text before it and the text after
+// it, in that order.
+func TestInlineChartKeepsTextOrder(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "A quick comparison on one L4, run by hand.",
+		"A quick comparison on one L4, run by hand. Throughput: ![tps](img/tps.png) (higher is better).", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := string(pg.Index)
+	before := strings.Index(idx, "run by hand. Throughput:")
+	chart := strings.Index(idx, "block: chart")
+	after := strings.Index(idx, "(higher is better).")
+	if before < 0 || chart < 0 || after < 0 || !(before < chart && chart < after) || strings.Contains(idx, "tps.png") {
+		t.Fatalf("text before the image at %d, chart at %d, text after at %d:\n%s", before, chart, after, idx)
+	}
+}
+
+// TestLinkedFilesCopied: the images and other files a migrated page still
+// links to (a diagram on a plain page, a photo on a report) are copied to
+// the same place below content/, once; a file outside the folder migrated
+// cannot be, and the link to it is reported at its line.
+func TestLinkedFilesCopied(t *testing.T) {
+	top := t.TempDir()
+	src := filepath.Join(top, "lab")
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "A quick comparison on one L4, run by hand.",
+		"A quick comparison on one L4, run by hand.\n\n<img src=\"../img/rack.jpg\" alt=\"rack\"> [Notes](../files/notes.txt#top) [elsewhere](../../outside.png)", 1)
+	for name, data := range map[string]string{
+		"index.md":          "# Lab\n\n![Rack](img/rack.jpg)\n\n[Llama](engines/simple.md) [gone](img/missing.png)\n",
+		"engines/simple.md": page,
+		"img/rack.jpg":      "JPEG",
+		"files/notes.txt":   "notes",
+		"files/unused.txt":  "not linked",
+		"../outside.png":    "PNG",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, "content/img/") || strings.HasPrefix(f.Path, "content/files/") || strings.Contains(f.Path, "outside") {
+			got = append(got, f.Path)
+		}
+	}
+	if strings.Join(got, " ") != "content/files/notes.txt content/img/rack.jpg" {
+		t.Errorf("copied %v, want content/files/notes.txt content/img/rack.jpg", got)
+	}
+	var amb []string
+	for _, pg := range rep.Pages {
+		for _, a := range pg.Ambiguities {
+			if strings.Contains(a.Msg, "outside the folder") {
+				amb = append(amb, a.String())
+			}
+		}
+	}
+	want := filepath.Join(src, "engines", "simple.md") + ":5: the page links to ../../outside.png, outside the folder migrated"
+	if len(amb) != 1 || !strings.HasPrefix(amb[0], want) {
+		t.Errorf("ambiguities %v, want one starting %q", amb, want)
+	}
+	out := t.TempDir()
+	if err := Write(out, rep, files); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.Build(context.Background(), render.Options{
+		Content: filepath.Join(out, "content"), Results: filepath.Join(out, "results"), Out: filepath.Join(out, "site")}); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "site", "engines", "simple", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(html, []byte(`src="../../img/rack.jpg"`)) {
+		t.Errorf("built page does not show the copied image")
+	}
+	if _, err := os.Stat(filepath.Join(out, "site", "img", "rack.jpg")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestEngineVersionMarkup: versions written with emphasis or as code
+// ("- **vLLM**: `0.10.1`", "- SGLang `v0.4.9`") are read.
+func TestEngineVersionMarkup(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "A quick comparison on one L4, run by hand.",
+		"A quick comparison on one L4, run by hand.\n\n## Engine Version\n\n- **vLLM**: `0.10.1`\n- llama.cpp `b5000`\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range pg.Campaign.Engines {
+		got[e.Name] = e.Version
+	}
+	if got["vllm"] != "0.10.1" || got["llamacpp"] != "b5000" {
+		t.Errorf("engines %v, want vllm 0.10.1 and llamacpp b5000", got)
+	}
+	for _, a := range pg.Ambiguities {
+		if strings.Contains(a.Msg, "no version") {
+			t.Errorf("ambiguity: %s", a)
+		}
+	}
+}
+
+// TestVariantLatencySGLang: a latency page of another shape (a Summary
+// with the recommended command and a comparison table, "## Setup" with
+// `###` parts, "Step N — …" headings, `####` engine headings, labels
+// inside the fences naming the dataset list's profiles, unlabelled SGLang
+// blocks placed by their tokens per request).
+func TestVariantLatencySGLang(t *testing.T) {
+	pg := migrateFile(t, "testdata/variants/latency-sglang.md")
+	want := "vllm/chat vllm/summarize sglang/chat sglang/summarize torch.compile/chat torch.compile/summarize"
+	if got := strings.Join(pairs(pg), " "); got != want {
+		t.Fatalf("pairs %s, want %s", got, want)
+	}
+	c := pg.Campaign
+	if c.Objective != "latency" || c.Baseline != "vllm" || c.Optimized != "torch.compile" || c.Hardware.Count != 4 || c.Hardware.GPU != "A100 80GB" {
+		t.Errorf("campaign: objective %q, baseline %q, optimized %q, hardware %+v", c.Objective, c.Baseline, c.Optimized, c.Hardware)
+	}
+	if len(pg.Ambiguities) != 0 {
+		t.Errorf("ambiguities: %v", pg.Ambiguities)
+	}
+	r := result(t, pg, "sglang", "chat")
+	if r.Tool.Name != ingest.SGLangTool || r.Summary.E2EL == nil || r.Summary.E2EL.MeanMs == nil || *r.Summary.E2EL.MeanMs != 9103.10 || *r.Summary.TTFT.MeanMs != 655.10 {
+		t.Errorf("sglang/chat: tool %q, e2el %+v, ttft %+v", r.Tool.Name, r.Summary.E2EL, r.Summary.TTFT)
+	}
+	notes := strings.Join(pg.Notes, "\n")
+	for _, want := range []string{
+		`latency-sglang.md:52: output → experiment vllm, profile chat (label "chat" testdata/variants/latency-sglang.md:51)`,
+		"latency-sglang.md:107: output → experiment sglang, profile chat (1000 input / 256 output tokens per request fit its lengths)",
+		"latency-sglang.md:13: hand-made table replaced by a generated \"comparison\" block",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	buildProject(t, pg, "latency-sglang.md")
+}
+
+// TestHeadingMarkup: experiments and steps are named from their headings'
+// text, without the heading's markup: attribute lists, links, code spans.
+func TestHeadingMarkup(t *testing.T) {
+	page := mustRead(t, "testdata/variants/latency-sglang.md")
+	page = strings.Replace(page, "#### vLLM\n", "#### vLLM {#engine-vllm}\n", 1)
+	page = strings.Replace(page, "#### SGLang\n", "#### [SGLang](https://github.com/sgl-project/sglang)\n", 1)
+	page = strings.Replace(page, "### Step 2 — torch.compile\n\ntorch.compile\n", "### Step 2 — `torch.compile`\n\n`torch.compile`\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range pg.Campaign.Steps {
+		for _, x := range s.Experiments {
+			got = append(got, s.Title+": "+x.ID+" "+x.Name)
+		}
+	}
+	want := "Step 1 — Engine selection: vllm vLLM|Step 1 — Engine selection: sglang SGLang|Step 2 — torch.compile: torch.compile torch.compile"
+	if strings.Join(got, "|") != want {
+		t.Errorf("steps and experiments\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+}
+
+// TestAPIServerCommand: vLLM's OpenAI server started as a module (python
+// -m vllm.entrypoints.openai.api_server, older vLLM's way) is a serving
+// command: its outputs are placed in its experiment, not left unassigned.
+func TestAPIServerCommand(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
+		"python -m vllm.entrypoints.openai.api_server --model meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pairs(pg), " "); got != "vllm/random-512-128 llama.cpp/random-512-128" || pg.Unassigned != 0 {
+		t.Fatalf("pairs %s, %d unassigned", got, pg.Unassigned)
+	}
+	if r := result(t, pg, "vllm", "random-512-128"); r.Engine.Name != "vllm" || pg.Campaign.Model.ID != "meta-llama/Llama-3.1-8B-Instruct" {
+		t.Errorf("engine %q, model %q", r.Engine.Name, pg.Campaign.Model.ID)
+	}
+}
+
+// TestFenceCommentKept: on a page without a level-1 heading, a "# …"
+// comment inside a code fence is kept (it was taken for the page's title
+// and dropped); the title heading of a page that has one is dropped.
+func TestFenceCommentKept(t *testing.T) {
+	simple := mustRead(t, "testdata/variants/simple.md")
+	cmd := "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192"
+	noTitle := strings.Replace(strings.TrimPrefix(simple, "# Llama 3.1 8B: vLLM or llama.cpp?\n"), cmd, "# start the server\n"+cmd, 1)
+	pg, err := Migrate("page.md", []byte(noTitle), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(pg.Index, []byte("```bash\n# start the server\n"+cmd)) {
+		t.Errorf("the fence's comment was dropped:\n%s", pg.Index)
+	}
+	pg, err = Migrate("page.md", []byte(simple), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(pg.Index, []byte("# Llama 3.1 8B")) || !bytes.Contains(pg.Index, []byte(`title: "Llama 3.1 8B: vLLM or llama.cpp?"`)) {
+		t.Errorf("the title heading is not moved to the front matter:\n%s", pg.Index)
+	}
+}
+
+// TestNonASCIINames: headings and file names with no ASCII letter or
+// digit (a Chinese lab) give distinct ids: two experiments named "基线"
+// and "优化" were both "experiment", and the page failed to import.
+func TestNonASCIINames(t *testing.T) {
+	page := strings.Replace(strings.Replace(mustRead(t, "testdata/variants/simple.md"), "## vLLM\n", "## 基线\n", 1), "## llama.cpp\n", "## 优化\n", 1)
+	pg, err := Migrate("基线.md", []byte(page), CampaignID("基线.md"), "results/x/src/基线.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pairs(pg), " "); got != "experiment/random-512-128 experiment-2/random-512-128" {
+		t.Errorf("pairs %s", got)
+	}
+	if x, ok := pg.Campaign.Experiment("experiment-2"); !ok || x.Name != "优化" {
+		t.Errorf("experiment-2: %+v", x)
+	}
+	a, b := CampaignID("性能/基线.md"), CampaignID("性能/优化.md")
+	if a == b || !strings.HasPrefix(a, "page-") || CampaignID("index.md") != "index" {
+		t.Errorf("campaign ids %q, %q", a, b)
+	}
+	m := &migration{p: newPage("p.md", ""), out: &Page{}}
+	long := m.addProfile(0, schema.Profile{Name: "长提示", Dataset: "random", InputLen: 4000}, "test")
+	short := m.addProfile(0, schema.Profile{Name: "短提示", Dataset: "random", InputLen: 128}, "test")
+	if long.ID == short.ID || len(m.profiles) != 2 {
+		t.Errorf("profiles %+v", m.profiles)
+	}
+}
+
+// TestTildeFences: a ~~~ fence holding ``` lines (how to paste an output)
+// is one fence: its ``` lines neither open nor close one, so the page
+// migrates; a ~~~ fence left open is reported where it opens.
+func TestTildeFences(t *testing.T) {
+	howto := "How to paste an output:\n\n~~~markdown\n```text\n(the output)\n```\n~~~\n\n"
+	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "## vLLM\n", howto+"## vLLM\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pairs(pg), " "); got != "vllm/random-512-128 llama.cpp/random-512-128" {
+		t.Errorf("pairs %s", got)
+	}
+	if !bytes.Contains(pg.Index, []byte("~~~markdown\n```text\n(the output)\n```\n~~~")) {
+		t.Errorf("the ~~~ fence is not kept as it was:\n%s", pg.Index)
+	}
+	broken := strings.Replace(page, "```\n~~~\n", "```\n", 1)
+	_, err = Migrate("page.md", []byte(broken), "page", "results/page/src/page.md")
+	if err == nil || !strings.Contains(err.Error(), "page.md:7: this code fence is never closed") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestShellPrompt: serving commands written after a shell prompt
+// ("$ vllm serve …") are serving commands; the outputs after them were
+// left unassigned.
+func TestShellPrompt(t *testing.T) {
+	page := strings.Replace(strings.Replace(mustRead(t, "testdata/variants/simple.md"), "\nvllm serve ", "\n$ vllm serve ", 1), "\nllama-server ", "\n$ llama-server ", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pairs(pg), " "); got != "vllm/random-512-128 llama.cpp/random-512-128" || pg.Unassigned != 0 {
+		t.Fatalf("pairs %s, %d unassigned", got, pg.Unassigned)
+	}
+	if x, _ := pg.Campaign.Experiment("vllm"); x.Command != "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192" {
+		t.Errorf("command %q", x.Command)
+	}
+}
+
+// TestNoModelReported: a page that names no model anywhere says so.
+func TestNoModelReported(t *testing.T) {
+	var kept []string
+	for _, l := range strings.Split(mustRead(t, "testdata/variants/simple.md"), "\n") {
+		if !strings.HasPrefix(l, "vllm serve") && !strings.HasPrefix(l, "llama-server") {
+			kept = append(kept, l)
+		}
+	}
+	pg, err := Migrate("page.md", []byte(strings.Join(kept, "\n")), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range pg.Ambiguities {
+		found = found || a.String() == "page.md:1: the page names no model: no Model section, and no serving or benchmark command names one"
+	}
+	if !found || pg.Campaign.Model.Name != "" {
+		t.Errorf("model %+v; ambiguities %v", pg.Campaign.Model, pg.Ambiguities)
+	}
+}
+
+// TestStepTableKept: a before/after table inside a step compares that
+// step's runs; it is kept, not replaced by the campaign's comparison block
+// (which shows the baseline and optimized runs, other numbers). The
+// Summary's table still is.
+func TestStepTableKept(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/latency-sglang.md"),
+		"TTFT drops by 37% on chat (655.1 → 412.0 ms).",
+		"| Case | Baseline (SGLang) | Optimized (torch.compile) |\n|---|---|---|\n| Chat | 655.10 ms | 412.00 ms |", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := string(pg.Index)
+	if strings.Count(idx, "block: comparison") != 1 || !strings.Contains(idx, "\n| Chat | 655.10 ms | 412.00 ms |") {
+		t.Errorf("want the Summary's table replaced and the step's kept:\n%s", idx)
+	}
+}
+
+// TestStepNamingSeveralEngines: a step whose heading compares engines
+// ("vLLM vs SGLang") is no ambiguity for either engine's experiment; one
+// naming only other engines still is.
+func TestStepNamingSeveralEngines(t *testing.T) {
+	for _, tc := range []struct{ title, want string }{
+		{"Step 1 — vLLM vs SGLang", ""},
+		{"Step 1 — vLLM/SGLang", ""},
+		{"Step 1 — TensorRT-LLM", "page.md:47: experiment vllm runs vllm, but its step \"Step 1 — TensorRT-LLM\" names TensorRT-LLM"},
+	} {
+		page := strings.Replace(mustRead(t, "testdata/variants/latency-sglang.md"), "### Step 1 — Engine selection\n", "### "+tc.title+"\n", 1)
+		pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range pg.Ambiguities {
+			got = append(got, a.String())
+		}
+		if tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) != 2 || got[0] != tc.want) {
+			t.Errorf("%s: ambiguities %q, want %q", tc.title, got, tc.want)
+		}
+	}
+}
+
+// TestModelSectionMarkup: the Model section's model is read without its
+// markup (a link, a "Model:" label, code, a note in parentheses); the
+// whole line was taken as the model id, and every command's model then
+// reported as another model.
+func TestModelSectionMarkup(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"[meta-llama/Llama-3.3-70B-Instruct](https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct)", "meta-llama/Llama-3.3-70B-Instruct"},
+		{"[Llama 3.3 70B](https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct)", "meta-llama/Llama-3.3-70B-Instruct"},
+		{"Model: `meta-llama/Llama-3.3-70B-Instruct`", "meta-llama/Llama-3.3-70B-Instruct"},
+		{"meta-llama/Llama-3.3-70B-Instruct (BF16)", "meta-llama/Llama-3.3-70B-Instruct"},
+		{"**Llama-3.3-70B-Instruct** (BF16)", "Llama-3.3-70B-Instruct"},
+		{"Qwen3-32B", "Qwen3-32B"},
+		{"Qwen/Qwen3.5-35B-A3B", "Qwen/Qwen3.5-35B-A3B"},
+	} {
+		if got := modelText(tc.line); got != tc.want {
+			t.Errorf("modelText(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+	page := strings.Replace(mustRead(t, "testdata/variants/latency-sglang.md"), "\nmeta-llama/Llama-3.3-70B-Instruct\n",
+		"\n- Model: [Llama 3.3 70B](https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct) (BF16)\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg.Campaign.Model.ID != "meta-llama/Llama-3.3-70B-Instruct" || len(pg.Ambiguities) != 0 {
+		t.Errorf("model %+v, ambiguities %v", pg.Campaign.Model, pg.Ambiguities)
+	}
+}
+
+// TestByteOrderMark: a page saved with a byte order mark keeps its title
+// (the first line did not read as a heading, and the title was lost).
+func TestByteOrderMark(t *testing.T) {
+	pg, err := Migrate("page.md", []byte("\ufeff"+mustRead(t, "testdata/variants/simple.md")), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg.Campaign.Title != "Llama 3.1 8B: vLLM or llama.cpp?" || bytes.Contains(pg.Index, []byte("\ufeff")) {
+		t.Errorf("title %q; index starts %q", pg.Campaign.Title, pg.Index[:40])
+	}
+}
+
+// TestFrontMatter: MkDocs front matter is the page's own, not text: its
+// title and description are kept, its other keys (hide, tags), which stop
+// perflab's build, are dropped with a note, on plain and report pages; a
+// "# comment" in it is no title; front matter that is no YAML is refused
+// at its line.
+func TestFrontMatter(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "lab")
+	report := "---\n# shown in the nav\ntitle: Llama vs llama.cpp on L4\ndescription: By hand.\ntags:\n  - l4\n---\n\n" + mustRead(t, "testdata/variants/simple.md")
+	for name, data := range map[string]string{
+		"about.md":  "---\ntitle: About\nhide:\n  - navigation\n---\n\n# About\n\nProse.\n",
+		"plain.md":  "---\ntitle: Plain\n---\n\nAs it was.\n",
+		"simple.md": report,
+	} {
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		got[f.Path] = string(f.Data)
+	}
+	if want := "---\ntitle: About\n---\n\n# About\n\nProse.\n"; got["content/about.md"] != want {
+		t.Errorf("about.md:\n%s\nwant\n%s", got["content/about.md"], want)
+	}
+	if want := "---\ntitle: Plain\n---\n\nAs it was.\n"; got["content/plain.md"] != want {
+		t.Errorf("plain.md changed:\n%s", got["content/plain.md"])
+	}
+	if idx := got["content/simple/index.md"]; !strings.HasPrefix(idx, "---\ntitle: Llama vs llama.cpp on L4\ndescription: By hand.\ncampaign: campaign.yaml\n---\n") || strings.Contains(idx, "tags") {
+		t.Errorf("report page's front matter:\n%s", idx)
+	}
+	if rep.Pages[2].Campaign.Title != "Llama 3.1 8B: vLLM or llama.cpp?" {
+		t.Errorf("campaign title %q", rep.Pages[2].Campaign.Title)
+	}
+	if !strings.Contains(strings.Join(rep.Pages[0].Notes, "\n"), "about.md:1: front matter keys hide dropped") {
+		t.Errorf("notes %v", rep.Pages[0].Notes)
+	}
+	out := t.TempDir()
+	if err := Write(out, rep, files); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.Build(context.Background(), render.Options{
+		Content: filepath.Join(out, "content"), Results: filepath.Join(out, "results"), Out: filepath.Join(out, "site")}); err != nil {
+		t.Fatalf("the migrated project does not build: %v", err)
+	}
+	_, err = Migrate("bad.md", []byte("---\ntitle: [unclosed\n---\n\n# Bad\n"), "bad", "results/bad/src/bad.md")
+	if err == nil || !strings.Contains(err.Error(), "bad.md:1: front matter:") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestSetupImageKept: an image in a setup section (the GPUs' topology
+// under Hardware) is kept, not replaced by a throughput chart; one under
+// the Summary or the results is a chart.
+func TestSetupImageKept(t *testing.T) {
+	page := strings.Replace(mustRead(t, "testdata/variants/latency-sglang.md"), "4x NVIDIA A100 80GB\n",
+		"4x NVIDIA A100 80GB\n\n![NVLink topology](img/topo.png)\n", 1)
+	page = strings.Replace(page, "## Results\n", "## Benchmark Results\n\n![TTFT per step](img/steps.png)\n", 1)
+	pg, err := Migrate("page.md", []byte(page), "page", "results/page/src/page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := string(pg.Index)
+	if !strings.Contains(idx, "![NVLink topology](img/topo.png)") || strings.Contains(idx, "steps.png") || strings.Count(idx, "block: chart") != 2 {
+		t.Errorf("want the topology kept and two charts:\n%s", idx)
+	}
+}
+
+// TestLinkedFileEscaped: a link that escapes its file name
+// ("my%20rack.jpg") names the file "my rack.jpg", which is copied.
+func TestLinkedFileEscaped(t *testing.T) {
+	src := t.TempDir()
+	for name, data := range map[string]string{"index.md": "# Lab\n\n![Rack](img/my%20rack.jpg)\n", "img/my rack.jpg": "JPEG"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || files[1].Path != "content/img/my rack.jpg" || string(files[1].Data) != "JPEG" {
+		t.Errorf("files %+v", files)
+	}
 }

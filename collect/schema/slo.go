@@ -40,7 +40,7 @@ func ParseSLOKey(key string) (SLOKey, error) {
 		return SLOKey{Metric: metric, Stat: stat}, nil
 	case strings.HasPrefix(stat, "p"):
 		p, err := strconv.ParseFloat(stat[1:], 64)
-		if err != nil || p <= 0 || p > 100 {
+		if err != nil || !(p > 0 && p <= 100) { // NaN too
 			return SLOKey{}, fmt.Errorf("SLO key %q: percentile %q is not a number in (0, 100]", key, stat[1:])
 		}
 		return SLOKey{Metric: metric, Stat: "p", P: p}, nil
@@ -62,7 +62,7 @@ func ParseSLO(args []string) (SLO, error) {
 				return nil, err
 			}
 			ms, err := strconv.ParseFloat(v, 64)
-			if err != nil || ms <= 0 || math.IsInf(ms, 0) {
+			if err != nil || !(ms > 0) || math.IsInf(ms, 0) { // NaN too
 				return nil, fmt.Errorf("SLO %q: limit %q is not a positive number of milliseconds", f, v)
 			}
 			slo[k] = ms

@@ -16,7 +16,7 @@ func TestParseSLO(t *testing.T) {
 	if got := s.String(); got != "e2el_median:10000 tpot_p99:50 ttft_p99:2000" {
 		t.Errorf("String %q", got)
 	}
-	for _, bad := range []string{"ttft", "ttft_p99", "ttft_p99:x", "ttft_p99:-1", "foo_p99:1", "ttft_q99:1", "ttft_p101:1", "ttft_p0:1"} {
+	for _, bad := range []string{"ttft", "ttft_p99", "ttft_p99:x", "ttft_p99:-1", "foo_p99:1", "ttft_q99:1", "ttft_p101:1", "ttft_p0:1", "ttft_p99:nan", "ttft_pnan:1", "ttft_p99:inf"} {
 		if _, err := ParseSLO([]string{bad}); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

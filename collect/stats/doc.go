@@ -14,12 +14,13 @@
 //     (exact distribution for small samples, normal approximation with
 //     tie correction for large ones: github.com/aclements/go-moremath's
 //     implementation, the one benchstat used) at significance level
-//     Alpha. Like benchstat, a difference whose p-value is not below
-//     Alpha is printed as "~", and the line says (p=… n=…+…).
-//   - With n runs per side the smallest two-sided p-value the exact test
-//     can give is 2/C(2n, n): 1.0 for 1+1, 0.333 for 2+2, 0.1 for 3+3,
-//     0.029 for 4+4, 0.008 for 5+5. So at Alpha = 0.05 at least four
-//     runs per side are needed before any difference can be called
+//     Alpha. Like benchstat, a difference whose p-value is above Alpha
+//     is printed as "~", and the line says (p=… n=…+…).
+//   - With n1 and n2 runs the smallest two-sided p-value the exact test
+//     can give is 2/C(n1+n2, n1) (MinP): 1.0 for 1+1, 0.333 for 2+2, 0.1
+//     for 3+3, 0.057 for 3+4, 0.029 for 4+4, 0.036 for 3+5, 0.044 for
+//     2+8. So at Alpha = 0.05 four runs per side are needed (or unequal
+//     counts such as 3+5) before any difference can be called
 //     significant; Delta.Tested is false below that and the line says
 //     why instead of printing "~".
 //   - Interactivity (tok/s/user) = 1000 / median TPOT in ms, the figure

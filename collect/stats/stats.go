@@ -9,8 +9,9 @@ import (
 	moremath "github.com/aclements/go-moremath/stats"
 )
 
-// Alpha is the significance level of Compare: a p-value below it marks a
-// difference as real (benchstat's default).
+// Alpha is the significance level of Compare: a p-value at or below it
+// marks a difference as real (benchstat's default and rule: "~" when
+// p > Alpha).
 const Alpha = 0.05
 
 // Sample summarises repeated measurements of one figure.
@@ -82,18 +83,33 @@ type Delta struct {
 	// when Old.Mean is 0.
 	Pct float64
 	// Tested is true when the U test ran with enough runs to be able to
-	// reach Alpha (MinRunsPerSide on both sides).
+	// reach Alpha: MinP(n_old, n_new) <= Alpha (4+4, or unequal counts
+	// such as 3+5 or 2+8, as benchstat tests them).
 	Tested bool
 	// P is the two-sided Mann-Whitney p-value (1 when every value on both
 	// sides is equal); meaningful only when Tested.
 	P float64
-	// Significant: Tested and P < Alpha.
+	// Significant: Tested and P <= Alpha.
 	Significant bool
 }
 
-// MinRunsPerSide is the fewest runs per side with which the exact
-// two-sided U test can reach p < Alpha (2/C(8,4) = 0.029 at 4+4).
+// MinRunsPerSide is the fewest runs per side, equal on both, with which
+// the exact two-sided U test can reach p <= Alpha (2/C(8,4) = 0.029 at
+// 4+4). Unequal counts can reach it with fewer on one side (MinP).
 const MinRunsPerSide = 4
+
+// MinP is the smallest two-sided p-value the exact U test can give for
+// samples of n1 and n2 values (fully separated, no ties): 2 / C(n1+n2, n1).
+func MinP(n1, n2 int) float64 {
+	if n1 < 1 || n2 < 1 {
+		return 1
+	}
+	c := 1.0 // C(n1+n2, n1), built as a product
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
 
 // Compare compares new against old with the two-sided Mann-Whitney U test
 // at Alpha.
@@ -103,7 +119,7 @@ func Compare(old, new []float64) Delta {
 	if d.Old.N > 0 && d.New.N > 0 && d.Old.Mean != 0 {
 		d.Pct = (d.New.Mean - d.Old.Mean) / math.Abs(d.Old.Mean) * 100
 	}
-	if d.Old.N < MinRunsPerSide || d.New.N < MinRunsPerSide {
+	if MinP(d.Old.N, d.New.N) > Alpha {
 		return d
 	}
 	d.Tested = true
@@ -111,7 +127,7 @@ func Compare(old, new []float64) Delta {
 	if err == nil {
 		d.P = p
 	}
-	d.Significant = d.P < Alpha
+	d.Significant = d.P <= Alpha
 	return d
 }
 

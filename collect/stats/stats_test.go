@@ -43,6 +43,24 @@ func TestCompareExactP(t *testing.T) {
 	if _, note := d.DeltaText(); note != "n=3+3: too few runs to test (≥4 each)" {
 		t.Errorf("note %q", note)
 	}
+	// Unequal counts whose exact test can reach Alpha are tested, as
+	// benchstat does: 3+5 fully separated gives p = 2/C(8,3) = 0.036.
+	d = Compare([]float64{1, 2, 3}, []float64{6, 7, 8, 9, 10})
+	if !d.Tested || !d.Significant || math.Abs(d.P-2.0/56) > 1e-9 {
+		t.Errorf("3+5 should be tested and significant: %+v", d)
+	}
+	// 3+4 can at best give 2/C(7,3) = 0.057: not tested.
+	if d = Compare([]float64{1, 2, 3}, []float64{6, 7, 8, 9}); d.Tested {
+		t.Errorf("3+4 should not be tested: %+v", d)
+	}
+	for _, tc := range []struct {
+		n1, n2 int
+		want   float64
+	}{{1, 1, 1}, {3, 3, 0.1}, {4, 4, 2.0 / 70}, {2, 8, 2.0 / 45}, {8, 2, 2.0 / 45}, {0, 5, 1}} {
+		if got := MinP(tc.n1, tc.n2); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("MinP(%d, %d) = %v, want %v", tc.n1, tc.n2, got, tc.want)
+		}
+	}
 	if _, note := Compare([]float64{1}, []float64{2}).DeltaText(); note != "1 run each" {
 		t.Errorf("note %q", note)
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -24,6 +26,14 @@ type Side struct {
 	// Skipped are files left out because a perflab result of the same
 	// side names them as its vLLM JSON (counted once, not twice).
 	Skipped []string
+	// LeftOut are perflab results of runs that did not finish (status
+	// interrupted, say: a Ctrl-C'd sweep point keeps its partial run),
+	// as "path (status)"; their vLLM JSON is left out with them.
+	LeftOut []string
+	// Mixed says what the side's runs differ in (max_concurrency, model)
+	// when they are not repeats of one configuration, e.g.
+	// "max_concurrency 8, 16"; empty when they agree.
+	Mixed []string
 }
 
 // ReadSide reads the runs of one --compare argument: a comma-separated
@@ -64,6 +74,7 @@ func ReadSide(spec string) (Side, error) {
 	type file struct {
 		path    string
 		runs    []*schema.Summary
+		loads   []runConfig // per run
 		perflab *schema.Result
 	}
 	var read []file
@@ -82,7 +93,12 @@ func ReadSide(spec string) (Side, error) {
 			if r.Summary == nil {
 				return side, fmt.Errorf("compare: %s: the run has no summary (status %s)", path, r.Status)
 			}
-			f.perflab, f.runs = r, []*schema.Summary{r.Summary}
+			f.perflab, f.runs, f.loads = r, []*schema.Summary{r.Summary}, []runConfig{{r.Load, r.Model.ID}}
+			if r.Status != schema.StatusOK {
+				// A partial run is no repeat of a whole one.
+				side.LeftOut = append(side.LeftOut, fmt.Sprintf("%s (%s)", path, r.Status))
+				f.runs, f.loads = nil, nil
+			}
 			for _, a := range r.Artifacts {
 				if a.Kind == "vllm-json" {
 					named[filepath.Clean(filepath.Join(filepath.Dir(path), a.Path))] = true
@@ -105,21 +121,65 @@ func ReadSide(spec string) (Side, error) {
 					e.Summary.SteadyState = ss
 				}
 				f.runs = append(f.runs, e.Summary)
+				f.loads = append(f.loads, runConfig{e.Load, e.Model})
 			}
 		}
 		read = append(read, f)
 	}
+	var loads []runConfig
 	for _, f := range read {
 		if f.perflab == nil && named[filepath.Clean(f.path)] {
 			side.Skipped = append(side.Skipped, f.path)
 			continue
 		}
 		side.Runs = append(side.Runs, f.runs...)
+		loads = append(loads, f.loads...)
 	}
+	side.Mixed = mixed(loads)
 	if len(side.Runs) == 0 {
+		if len(side.LeftOut) > 0 {
+			return side, fmt.Errorf("compare %q: no finished run found (left out: %s)", spec, strings.Join(side.LeftOut, ", "))
+		}
 		return side, fmt.Errorf("compare %q: no run found", spec)
 	}
 	return side, nil
+}
+
+// runConfig is what a run's file says about its load and model.
+type runConfig struct {
+	load  schema.Load
+	model string // "" when the file does not name it
+}
+
+// mixed lists what a side's runs differ in: concurrency cap, request
+// rate and model (a guidellm sweep read as one side differs in its rate).
+func mixed(cfgs []runConfig) []string {
+	var out []string
+	distinct := func(name string, val func(runConfig) string) {
+		var seen []string
+		for _, c := range cfgs {
+			if v := val(c); v != "" && !slices.Contains(seen, v) {
+				seen = append(seen, v)
+			}
+		}
+		if len(seen) > 1 {
+			out = append(out, name+" "+strings.Join(seen, ", "))
+		}
+	}
+	distinct("max_concurrency", func(c runConfig) string {
+		if c.load.MaxConcurrency == 0 {
+			return "none"
+		}
+		return strconv.Itoa(c.load.MaxConcurrency)
+	})
+	distinct("request_rate", func(c runConfig) string {
+		if c.load.RequestRate == 0 {
+			return "inf"
+		}
+		return FormatRate(c.load.RequestRate)
+	})
+	distinct("model", func(c runConfig) string { return c.model })
+	return out
 }
 
 // isPerflabResult tells a perflab result (it has schema_version) from
@@ -163,7 +223,7 @@ func Compare(old, new Side, ps []float64) []CompareRow {
 // WriteCompare writes the comparison benchstat's way: per metric the old
 // and new mean (± CV with several runs), the change in percent, or "~"
 // when the two-sided Mann-Whitney U test finds no significant difference
-// (p ≥ 0.05), with (p=… n=…+…); with fewer than 4 runs on a side the
+// (p > 0.05), with (p=… n=…+…); with too few runs to reach p ≤ 0.05 the
 // change is printed with a note that it was not tested.
 func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 	var b strings.Builder
@@ -172,11 +232,17 @@ func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 		name string
 		side Side
 	}{{"old", old}, {"new", new}} {
-		fmt.Fprintf(&b, "%s: %s (%s from %s", s.name, s.side.Spec, plural(len(s.side.Runs), "run"), plural(len(s.side.Files)-len(s.side.Skipped), "file"))
+		fmt.Fprintf(&b, "%s: %s (%s from %s", s.name, s.side.Spec, plural(len(s.side.Runs), "run"), plural(len(s.side.Files)-len(s.side.Skipped)-len(s.side.LeftOut), "file"))
 		if n := len(s.side.Skipped); n > 0 {
 			fmt.Fprintf(&b, "; %d vLLM JSON counted through its perflab result", n)
 		}
+		if len(s.side.LeftOut) > 0 {
+			fmt.Fprintf(&b, "; left out, not finished: %s", strings.Join(s.side.LeftOut, ", "))
+		}
 		b.WriteString(")\n")
+		if len(s.side.Mixed) > 0 {
+			fmt.Fprintf(&b, "warning: %s's runs differ in %s: not repeats of one configuration, so their spread is not noise\n", s.name, strings.Join(s.side.Mixed, "; "))
+		}
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\told\tnew\tdelta\t\t")
@@ -206,8 +272,8 @@ func WriteCompare(w io.Writer, old, new Side, ps []float64) error {
 		return err
 	}
 	fmt.Fprintf(&b, "old/new: mean ± CV over the runs; delta: change of the means. ~: no significant difference\n"+
-		"(two-sided Mann-Whitney U test, p >= %.2f); a side needs at least %d runs before any change can be\n"+
-		"called significant, so fewer runs print the change untested.\n", stats.Alpha, stats.MinRunsPerSide)
+		"(two-sided Mann-Whitney U test, p > %.2f); a side needs at least %d runs (or unequal counts such as 3+5)\n"+
+		"before any change can be called significant, so fewer runs print the change untested.\n", stats.Alpha, stats.MinRunsPerSide)
 	b.WriteString(strings.Repeat("=", 50) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -17,7 +17,8 @@
 //     goodput.
 //   - Repeats and comparisons use collect/stats: mean, sample standard
 //     deviation, min, max, CV; the two-sided Mann-Whitney U test at
-//     α = 0.05, which needs at least 4 runs per side to be able to call
-//     any difference significant.
+//     α = 0.05 ("~" when p > α, as benchstat), which needs 4 runs per
+//     side (or unequal counts such as 3+5) to be able to call any
+//     difference significant.
 //   - The SLO search (Search) brackets, then bisects; see Search.
 package sweep

@@ -84,7 +84,7 @@ func (c SearchConfig) withDefaults() (SearchConfig, error) {
 		return c, fmt.Errorf("slo search: max %v: want a finite number ≥ start %v", c.Max, c.Start)
 	case c.MaxProbes < 1:
 		return c, fmt.Errorf("slo search: max probes %d: want at least 1", c.MaxProbes)
-	case c.Resolution < 0:
+	case !(c.Resolution >= 0): // NaN too
 		return c, fmt.Errorf("slo search: resolution %v: must not be negative", c.Resolution)
 	}
 	if c.Kind == Concurrency {
@@ -103,6 +103,8 @@ func (c SearchConfig) withDefaults() (SearchConfig, error) {
 //     the SLO is met; the first load that breaks it closes the bracket
 //     [last met, first broken] (0 stands for "met" below Start). If Max
 //     itself meets the SLO, the answer is Max and the search stops.
+//     A rate search that breaks the SLO at Start stops there (no
+//     answer): below Start a rate has no floor.
 //  2. Bisect: probe the middle of the bracket (rounded down to a whole
 //     concurrency) and keep the half whose ends still are "met" and
 //     "broken", until the bracket is at most Resolution wide.
@@ -161,6 +163,13 @@ func Search(ctx context.Context, slo schema.SLO, cfg SearchConfig, probe Probe) 
 		}
 	}
 	res.Broken = hi
+	if cfg.Kind == Rate && lo == 0 {
+		// Below Start a rate has no floor: halving it toward 0 never
+		// closes a bracket whose width is relative to its top, and each
+		// probe lasts num_prompts / rate seconds. Stop at Start.
+		res.Reason = fmt.Sprintf("no load meets the SLO: %s, the search's start, breaks it (lower --slo-search-start to look below it)", Point{cfg.Kind, hi})
+		return res, nil
+	}
 	for {
 		width := cfg.Resolution
 		if cfg.Kind == Rate && width == 0 {
@@ -230,7 +239,7 @@ func WriteSearch(w io.Writer, r SearchResult) error {
 	} else {
 		b.WriteString("Answer: none")
 	}
-	fmt.Fprintf(&b, " after %d probes; %s\n", len(r.Probes), r.Reason)
+	fmt.Fprintf(&b, " after %s; %s\n", plural(len(r.Probes), "probe"), r.Reason)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -77,6 +78,23 @@ func TestSearchRate(t *testing.T) {
 	}
 }
 
+// TestSearchRateNoneMet: a rate search that breaks the SLO at its start
+// stops there, rather than halving the rate toward 0 (each probe lasting
+// num_prompts / rate seconds) until the probes run out.
+func TestSearchRateNoneMet(t *testing.T) {
+	var loads []float64
+	res, err := Search(context.Background(), schema.SLO{"ttft_p99": 5}, SearchConfig{Kind: Rate, Start: 1}, thresholdProbe(&loads))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equal(loads, []float64{1}) || res.BestIndex != -1 || res.Best != 0 || res.Broken != 1 {
+		t.Errorf("probes %v best %v (index %d) broken %v: %s", loads, res.Best, res.BestIndex, res.Broken, res.Reason)
+	}
+	if !strings.Contains(res.Reason, "--slo-search-start") {
+		t.Errorf("reason %q does not say how to look lower", res.Reason)
+	}
+}
+
 func TestSearchErrors(t *testing.T) {
 	var loads []float64
 	if _, err := Search(context.Background(), nil, SearchConfig{Kind: Concurrency}, thresholdProbe(&loads)); err == nil {
@@ -84,6 +102,9 @@ func TestSearchErrors(t *testing.T) {
 	}
 	if _, err := Search(context.Background(), schema.SLO{"ttft_p99": 1}, SearchConfig{Kind: Concurrency, Start: 1.5}, thresholdProbe(&loads)); err == nil {
 		t.Error("fractional concurrency accepted")
+	}
+	if _, err := Search(context.Background(), schema.SLO{"ttft_p99": 1}, SearchConfig{Kind: Rate, Resolution: math.NaN()}, thresholdProbe(&loads)); err == nil {
+		t.Error("NaN resolution accepted")
 	}
 	boom := errors.New("boom")
 	n := 0

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -148,6 +149,28 @@ func TestReadSide(t *testing.T) {
 	if len(side.Runs) != 3 || len(side.Skipped) != 1 || side.Skipped[0] != p("a1.json") {
 		t.Errorf("runs %d skipped %v, want 3 runs and a1.json skipped", len(side.Runs), side.Skipped)
 	}
+	// an interrupted run (a Ctrl-C'd sweep point) and its vLLM JSON are
+	// left out, and the header says so
+	writeVLLM(t, p("a3.json"), sum(10, 10, 50, nil))
+	part := &schema.Result{ID: "a3", Status: schema.StatusInterrupted, Error: "interrupted", Summary: sum(10, 10, 50, nil),
+		Artifacts: []schema.Artifact{{Kind: "vllm-json", Path: "a3.json"}}}
+	if err := schema.WriteFile(p("a3.perflab.json"), part); err != nil {
+		t.Fatal(err)
+	}
+	side, err = ReadSide(filepath.Join(dir, "a*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(side.Runs) != 3 || len(side.LeftOut) != 1 || side.LeftOut[0] != p("a3.perflab.json")+" (interrupted)" {
+		t.Errorf("runs %d left out %v, want 3 runs and a3.perflab.json left out", len(side.Runs), side.LeftOut)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, side, side, nil); err != nil || !strings.Contains(b.String(), "left out, not finished: "+p("a3.perflab.json")+" (interrupted)") {
+		t.Errorf("compare header does not name the left-out run (%v):\n%s", err, b.String())
+	}
+	if _, err := ReadSide(p("a3.perflab.json")); err == nil || !strings.Contains(err.Error(), "no finished run") {
+		t.Errorf("only an interrupted run: %v", err)
+	}
 	side, err = ReadSide(p("a1.json") + "," + p("a2.json"))
 	if err != nil || len(side.Runs) != 3 {
 		t.Errorf("list: %d runs, %v", len(side.Runs), err)
@@ -166,6 +189,42 @@ func TestReadSide(t *testing.T) {
 	}
 	if _, err := ReadSide(p("bad.json")); err == nil || !strings.Contains(err.Error(), "bad.json:1") {
 		t.Errorf("truncated JSON: %v", err)
+	}
+}
+
+// TestReadSideMixed: a side whose runs differ in concurrency or model
+// (a glob over a whole sweep, say) is flagged, and the comparison warns.
+func TestReadSideMixed(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []int{8, 8, 16} {
+		r := &schema.Result{ID: fmt.Sprint("r", i), Status: schema.StatusOK, Model: schema.Model{ID: "m"},
+			Load: schema.Load{MaxConcurrency: c}, Summary: sum(100, 10, 50, nil)}
+		if err := schema.WriteFile(filepath.Join(dir, fmt.Sprintf("r%d.json", i)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	side, err := ReadSide(filepath.Join(dir, "r[01].json"))
+	if err != nil || len(side.Mixed) != 0 {
+		t.Errorf("repeats of one configuration: mixed %v, err %v", side.Mixed, err)
+	}
+	side, err = ReadSide(filepath.Join(dir, "r*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(side.Mixed) != 1 || side.Mixed[0] != "max_concurrency 8, 16" {
+		t.Errorf("mixed %q, want max_concurrency 8, 16", side.Mixed)
+	}
+	rate := &schema.Result{ID: "r3", Status: schema.StatusOK, Model: schema.Model{ID: "m"},
+		Load: schema.Load{MaxConcurrency: 8, RequestRate: 20}, Summary: sum(100, 10, 50, nil)}
+	if err := schema.WriteFile(filepath.Join(dir, "r3.json"), rate); err != nil {
+		t.Fatal(err)
+	}
+	if side, err := ReadSide(filepath.Join(dir, "r[03].json")); err != nil || len(side.Mixed) != 1 || side.Mixed[0] != "request_rate inf, 20" {
+		t.Errorf("rates: mixed %q, err %v", side.Mixed, err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, side, side, nil); err != nil || !strings.Contains(b.String(), "warning: old's runs differ in max_concurrency 8, 16") {
+		t.Errorf("no warning (%v):\n%s", err, b.String())
 	}
 }
 
