@@ -212,6 +212,18 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 	if cs.Sweep == schema.SweepRate {
 		xname = "Request rate (req/s; inf left out)"
 	}
+	// Imported sweeps may differ in kind (a guidellm rate sweep beside a
+	// vLLM concurrency sweep): the axis is one load, so an experiment's
+	// points of the other kind are left out, and the caption says whose.
+	var other []string
+	for i, cv := range cs.Curves {
+		for _, p := range cv.Points {
+			if p.Runs > 0 && p.Point.Sweep != cs.Sweep {
+				other = append(other, cs.Names[i])
+				break
+			}
+		}
+	}
 	var panels []charts.XYPanel
 	for _, m := range []struct{ metric, label string }{{"ttft", "TTFT"}, {"tpot", "TPOT"}} {
 		panel := charts.XYPanel{Title: m.label + " (ms)", XName: xname, YName: m.label + " (ms)", XLog: true}
@@ -224,7 +236,7 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 			p50 := charts.XYSeries{Name: cs.Names[i] + " p50", Color: cs.Colors[i]}
 			p99 := charts.XYSeries{Name: cs.Names[i] + " p99", Color: cs.Colors[i], Dashed: true}
 			for _, p := range cv.Points {
-				if p.Runs == 0 || p.Point.Value == 0 {
+				if p.Runs == 0 || p.Point.Value == 0 || p.Point.Sweep != cs.Sweep {
 					continue
 				}
 				v50, v99 := p.TTFTP50, p.TTFTP99
@@ -246,6 +258,9 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 	caption := "TTFT and TPOT percentiles against the swept load (solid: p50, dashed: p99; means of the repeats)"
 	if len(c.rep.Campaign.SLO) > 0 {
 		caption += "; the red dashed lines are the campaign's SLO limits"
+	}
+	if len(other) > 0 {
+		caption += fmt.Sprintf(". Points swept over another load than %s are left out (%s)", strings.TrimSuffix(strings.ToLower(xname), " (req/s; inf left out)"), strings.Join(other, ", "))
 	}
 	return c.chartHTML(charts.Lines(c.nextChartID("latency-curve"), panels), title, caption+".")
 }

@@ -345,3 +345,30 @@ func TestSweepSLOFailedRequests(t *testing.T) {
 		t.Errorf("the failed requests of the lowest point are not shown")
 	}
 }
+
+// TestSweepLatencyCurveMixedKinds: a profile whose experiments were swept
+// over different loads (an imported rate sweep beside a concurrency
+// sweep) does not plot concurrencies on the request-rate axis.
+func TestSweepLatencyCurveMixedKinds(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "```perflab\nblock: latency-curve\n```\n")
+	files, _ := filepath.Glob(filepath.Join(results, "sw", "fast--*.json"))
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Load.Sweep, res.Load.RequestRate, res.Load.MaxConcurrency = schema.SweepRate, float64(res.Load.MaxConcurrency)*10, 0
+		if err := schema.WriteFile(f, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html := buildPage(t, content, results)
+	// The axis follows the first experiment (wide: concurrency); fast's
+	// rates 10, 80, 640 must not be drawn on it.
+	if !strings.Contains(html, "Points swept over another load than max concurrency are left out (Fast)") {
+		t.Errorf("caption does not say Fast's points are left out")
+	}
+	if strings.Contains(html, `"value":[640,`) || strings.Contains(html, `[640,`) {
+		t.Errorf("a rate of 640 req/s is drawn on the concurrency axis")
+	}
+}
