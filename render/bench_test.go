@@ -12,6 +12,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/corpus"
 )
 
 // writeSyntheticSite writes n report bundles of seed size into dir: each a
@@ -73,13 +74,7 @@ func BenchmarkBuild(b *testing.B) {
 			dir := b.TempDir()
 			writeSyntheticSite(b, dir, n)
 			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
-			runtime.GC()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := Build(context.Background(), opt); err != nil {
-					b.Fatal(err)
-				}
-			}
+			coldBuilds(b, opt)
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(n), "ms/report")
 		})
 	}
@@ -94,6 +89,90 @@ func TestWriteSyntheticSite(t *testing.T) {
 		t.Skip("set PERFLAB_SYNTHETIC_OUT=DIR to write a 1000-report synthetic site")
 	}
 	writeSyntheticSite(t, out, 1000)
+}
+
+// BenchmarkBuildCorpus builds the MkDocs-page corpus of issue 11 (package
+// corpus: the seed pages and pages of their shape, 28 a lab): one lab,
+// and 33 copies of it (924 pages), as render/bench/compare-hugo.sh does
+// against Hugo.
+func BenchmarkBuildCorpus(b *testing.B) {
+	seeds := corpusSeeds(b)
+	for _, copies := range []int{1, 33} {
+		b.Run(fmt.Sprintf("pages=%d", copies*corpus.PagesPerLab), func(b *testing.B) {
+			dir := b.TempDir()
+			if _, err := corpus.Write(dir, copies, seeds); err != nil {
+				b.Fatal(err)
+			}
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+			coldBuilds(b, opt)
+		})
+	}
+}
+
+// coldBuilds builds b.N times, each with an empty build cache (a fresh
+// directory: the first build of a checkout, cache writes included).
+func coldBuilds(b *testing.B, opt Options) {
+	runtime.GC()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		opt.CacheDir = filepath.Join(filepath.Dir(opt.Out), fmt.Sprintf("cache-%d", i))
+		if err := Build(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRebuild builds again with nothing changed: every page comes
+// from the build cache (the 1000-report synthetic site and the 924-page
+// corpus).
+func BenchmarkRebuild(b *testing.B) {
+	for _, name := range []string{"reports=1000", "pages=924"} {
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			if name == "reports=1000" {
+				writeSyntheticSite(b, dir, 1000)
+			} else if _, err := corpus.Write(dir, 33, corpusSeeds(b)); err != nil {
+				b.Fatal(err)
+			}
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+			if err := Build(context.Background(), opt); err != nil {
+				b.Fatal(err)
+			}
+			runtime.GC()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				st, err := BuildStats(context.Background(), opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st.Cached != st.Pages-1 {
+					b.Fatalf("%d of %d pages from the cache", st.Cached, st.Pages-1)
+				}
+			}
+		})
+	}
+}
+
+// corpusSeeds reads the seed pages the importer keeps (results/*/src/seed.md).
+func corpusSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "results", "*", "src", "seed.md"))
+	if len(files) == 0 {
+		tb.Skip("no results/*/src/seed.md in this checkout")
+	}
+	var out [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, data)
+	}
+	return out
 }
 
 // BenchmarkBuildBundled builds the repository's own content/ and results/.

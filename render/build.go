@@ -9,11 +9,9 @@ import (
 	"html/template"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +40,11 @@ type Options struct {
 	// listens for Server-Sent Events on BaseURL+ReloadPath and reloads on
 	// each message.
 	LiveReload bool
+	// CacheDir is the build cache's directory (default: DefaultCacheDir,
+	// .cache/perflab-build beside Out). It may be deleted at any time.
+	CacheDir string
+	// NoCache renders every page, neither reading nor writing the cache.
+	NoCache bool
 }
 
 // ReloadPath is where, below the base URL, a preview server serves its
@@ -87,6 +90,7 @@ type Stats struct {
 	Pages   int // HTML pages written, the home page included
 	Reports int
 	Files   int // every file written
+	Cached  int // pages whose content came from the build cache
 }
 
 // Build renders the whole site into a temporary directory and swaps it in
@@ -105,6 +109,9 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	}
 	site, err := Load(ctx, opt)
 	if err != nil {
+		return Stats{}, err
+	}
+	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
 	out := filepath.Clean(opt.Out)
@@ -130,6 +137,8 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 		return st, err
 	}
 	ok = true
+	site.cache.prune()
+	st.Cached = site.cache.hitCount()
 	return st, nil
 }
 
@@ -206,27 +215,27 @@ func LoadTemplates(dir string) (*Templates, error) {
 // index depend on every page; rebuild the site when pages are added,
 // removed or retitled.
 func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
-	var nav bytes.Buffer
-	if err := tm.t.ExecuteTemplate(&nav, "nav", s.nav()); err != nil {
-		return nil, fmt.Errorf("render: template nav: %w", err)
-	}
-	files, _, err := s.renderPage(p, tm.t, nav.String())
+	nav := s.nav()
+	files, _, err := s.renderPage(p, tm.t, &nav)
 	return files, err
 }
 
 // Render writes every file of the site into dir (which must exist).
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	var st Stats
-	navData := s.nav()
-	var navBuf bytes.Buffer
-	if err := t.ExecuteTemplate(&navBuf, "nav", navData); err != nil {
-		return st, fmt.Errorf("render: template nav: %w", err)
-	}
-	nav := navBuf.String()
+	nav := s.nav()
+	// made holds the directories already created: MkdirAll's stat per
+	// file was a tenth of a 924-page build's system time.
+	var made sync.Map
 	write := func(f File) error {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("render: %w", err)
+		if d := filepath.Dir(p); d != dir {
+			if _, ok := made.Load(d); !ok {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					return fmt.Errorf("render: %w", err)
+				}
+				made.Store(d, true)
+			}
 		}
 		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 			return fmt.Errorf("render: %w", err)
@@ -252,7 +261,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 					results[i].err = ctx.Err()
 					continue
 				}
-				files, se, err := s.renderPage(s.Pages[i], t, nav)
+				files, se, err := s.renderPage(s.Pages[i], t, &nav)
 				if err == nil {
 					for _, f := range files {
 						if err = write(f); err != nil {
@@ -281,7 +290,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		}
 		index = append(index, r.search)
 	}
-	home, se, err := s.renderHome(t, nav, navData)
+	home, se, err := s.renderHome(t, &nav)
 	if err != nil {
 		return st, err
 	}
@@ -364,108 +373,6 @@ func chromaCSS() ([]byte, error) {
 
 // ---- layout ----
 
-type navView struct {
-	Base     string // rootMark: replaced per page by its root
-	HomeHref string
-	Groups   []navGroup
-	Pages    []navItem
-}
-
-type navGroup struct {
-	Title  string
-	Models []navModel
-}
-
-type navModel struct {
-	Title string
-	Items []navItem
-}
-
-type navItem struct {
-	Title, URL string
-	Href       string // URL as linked (relative to the root)
-}
-
-// nav groups reports by objective, then model, then GPU (the leaf label),
-// as GPUStack's hand-written nav does, but generated.
-func (s *Site) nav() navView {
-	v := navView{Base: rootMark, HomeHref: s.pageHref("")}
-	for _, r := range s.Reports {
-		g := "Optimizing " + strings.ToUpper(r.Objective()[:1]) + r.Objective()[1:]
-		if len(v.Groups) == 0 || v.Groups[len(v.Groups)-1].Title != g {
-			v.Groups = append(v.Groups, navGroup{Title: g})
-		}
-		grp := &v.Groups[len(v.Groups)-1]
-		if len(grp.Models) == 0 || grp.Models[len(grp.Models)-1].Title != r.ModelName() {
-			grp.Models = append(grp.Models, navModel{Title: r.ModelName()})
-		}
-		m := &grp.Models[len(grp.Models)-1]
-		label := r.GPULabel()
-		if r.Campaign.Hardware.Count > 1 {
-			label = fmt.Sprintf("%s ×%d", label, r.Campaign.Hardware.Count)
-		}
-		m.Items = append(m.Items, navItem{Title: label, URL: r.Page.URL, Href: s.pageHref(r.Page.URL)})
-	}
-	// Two reports of one model on one GPU (a throughput and a tuned
-	// variant, say) get their page name added to tell them apart.
-	for gi := range v.Groups {
-		for mi := range v.Groups[gi].Models {
-			items := v.Groups[gi].Models[mi].Items
-			count := map[string]int{}
-			for _, it := range items {
-				count[it.Title]++
-			}
-			for i := range items {
-				if count[items[i].Title] > 1 {
-					items[i].Title += " · " + path.Base(strings.TrimSuffix(items[i].URL, "/"))
-				}
-			}
-		}
-	}
-	var plain []*Page
-	for _, p := range s.Pages {
-		if p.Report == nil {
-			plain = append(plain, p)
-		}
-	}
-	sort.SliceStable(plain, func(i, j int) bool {
-		if plain[i].FrontMatter.Weight != plain[j].FrontMatter.Weight {
-			return plain[i].FrontMatter.Weight < plain[j].FrontMatter.Weight
-		}
-		return plain[i].URL < plain[j].URL
-	})
-	for _, p := range plain {
-		v.Pages = append(v.Pages, navItem{Title: p.navTitle(), URL: p.URL, Href: s.pageHref(p.URL)})
-	}
-	return v
-}
-
-// navTitle is the page's title for navigation without rendering it: front
-// matter, else the first heading line, else the file name.
-func (p *Page) navTitle() string {
-	if p.FrontMatter.Title != "" {
-		return p.FrontMatter.Title
-	}
-	for _, l := range strings.Split(string(p.body), "\n") {
-		if t, ok := strings.CutPrefix(l, "# "); ok {
-			return strings.TrimSpace(t)
-		}
-	}
-	return titleFromPath(p.Rel)
-}
-
-// rootMark stands for the page's root in the navigation, which is built
-// once per site and used by pages at every depth.
-const rootMark = "@@perflab-root@@/"
-
-// currentNav fits the prebuilt navigation to the page at url: its links
-// start at the page's root, its own link is marked current.
-func (s *Site) currentNav(nav, url string) template.HTML {
-	link := `<a href="` + rootMark + template.HTMLEscapeString(s.pageHref(url)) + `">`
-	nav = strings.Replace(nav, link, link[:len(link)-1]+` aria-current="page">`, 1)
-	return template.HTML(strings.ReplaceAll(nav, rootMark, s.root(url)))
-}
-
 // relative reports whether links are relative to their page (the default
 // base URL) rather than absolute under a base URL.
 func (s *Site) relative() bool { return s.opt.BaseURL == "/" }
@@ -537,32 +444,40 @@ type reportMeta struct {
 
 // renderPage renders one page into its files (index.html and, for a
 // report, data.json and data.csv) and its search entry.
-func (s *Site) renderPage(p *Page, t *template.Template, nav string) ([]File, searchEntry, error) {
-	rp, err := s.renderBody(p, t)
-	if err != nil {
-		return nil, searchEntry{}, err
+func (s *Site) renderPage(p *Page, t *template.Template, nav *navView) ([]File, searchEntry, error) {
+	key := s.cache.key(p)
+	ce := s.cache.get(key)
+	if ce == nil {
+		rp, err := s.renderBody(p, t)
+		if err != nil {
+			return nil, searchEntry{}, err
+		}
+		ce = &cacheEntry{Page: *rp, Search: searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}}
+		if r := p.Report; r != nil {
+			js, csvData, err := reportData(r)
+			if err != nil {
+				return nil, ce.Search, fmt.Errorf("%s: %w", p.Src, err)
+			}
+			ce.Files = []File{{Path: p.URL + "data.json", Data: js}, {Path: p.URL + "data.csv", Data: csvData}}
+			if cv := curvesCSV(r); cv != nil { // sweeps: the curves' points (curves.go)
+				ce.Files = append(ce.Files, File{Path: p.URL + "curves.csv", Data: cv})
+			}
+		}
+		s.cache.put(key, ce)
 	}
-	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.currentNav(nav, p.URL), Charts: rp.Charts}
-	var files []File
-	se := searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}
+	rp := &ce.Page
+	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.navHTML(nav, p.URL), Charts: rp.Charts}
+	se := ce.Search
 	if r := p.Report; r != nil {
 		meta := s.reportMeta(r, rp.Title)
 		v.Report = &meta
 		se.Tags = strings.Join([]string{r.ModelName(), r.GPULabel(), r.Objective(), meta.Engine}, " ")
-		js, csvData, err := reportData(r)
-		if err != nil {
-			return nil, se, fmt.Errorf("%s: %w", p.Src, err)
-		}
-		files = append(files, File{Path: p.URL + "data.json", Data: js}, File{Path: p.URL + "data.csv", Data: csvData})
-		if cv := curvesCSV(r); cv != nil { // sweeps: the curves' points (curves.go)
-			files = append(files, File{Path: p.URL + "curves.csv", Data: cv})
-		}
 	}
 	html, err := s.layout(t, v)
 	if err != nil {
 		return nil, se, fmt.Errorf("%s: %w", p.Src, err)
 	}
-	files = append([]File{{Path: p.Out(), Data: html}}, files...)
+	files := append([]File{{Path: p.Out(), Data: html}}, ce.Files...)
 	return files, se, nil
 }
 
@@ -632,7 +547,7 @@ type homeView struct {
 	Intro   template.HTML
 }
 
-func (s *Site) renderHome(t *template.Template, nav string, navData navView) (File, searchEntry, error) {
+func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry, error) {
 	title := SiteTitle
 	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
 	desc := ""
@@ -643,7 +558,7 @@ func (s *Site) renderHome(t *template.Template, nav string, navData navView) (Fi
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Base: s.root(""), Intro: intro, Pages: navData.Pages}
+	hv := homeView{Base: s.root(""), Intro: intro, Pages: nav.Pages}
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
 	}
@@ -652,7 +567,7 @@ func (s *Site) renderHome(t *template.Template, nav string, navData navView) (Fi
 		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())
-	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.currentNav(nav, ""), Home: true})
+	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.navHTML(nav, ""), Home: true})
 	if err != nil {
 		return File{}, searchEntry{}, err
 	}

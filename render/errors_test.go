@@ -170,7 +170,7 @@ func TestSwapReplacesSite(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.Name() != "site" && e.Name() != "content" && e.Name() != "results" {
+		if e.Name() != "site" && e.Name() != "content" && e.Name() != "results" && e.Name() != ".cache" {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}

@@ -74,6 +74,8 @@ type Incremental struct {
 	// to, a result rewritten as it was): nothing was written, so open
 	// pages need no reload.
 	Unchanged bool
+	// Cached is how many pages a full build took from the build cache.
+	Cached int
 }
 
 // Build brings Out up to date after the input files in changed (absolute
@@ -115,6 +117,9 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
+	if site.cache, err = openCache(b.opt, assets); err != nil {
+		return inc, err
+	}
 	out := filepath.Clean(b.opt.Out)
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return inc, fmt.Errorf("render: %w", err)
@@ -147,6 +152,8 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		os.RemoveAll(tmp)
 		return inc, err
 	}
+	site.cache.prune()
+	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}
 	for i, p := range site.Pages {
@@ -283,11 +290,6 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 	if !reflect.DeepEqual(navData, b.nav) {
 		return full("the navigation changed")
 	}
-	var navBuf bytes.Buffer
-	if err := b.t.ExecuteTemplate(&navBuf, "nav", navData); err != nil {
-		return inc, fmt.Errorf("render: template nav: %w", err)
-	}
-	nav := navBuf.String()
 
 	// Render the affected pages (in parallel, as Render does), then the
 	// home page and the search index, which summarise every page.
@@ -314,7 +316,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 				res[i].err = err
 				return
 			}
-			files, se, err := ns.renderPage(pg, b.t, nav)
+			files, se, err := ns.renderPage(pg, b.t, &navData)
 			res[i] = rendered{files, se, err}
 		}()
 	}
@@ -328,7 +330,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		search[todo[i].URL] = r.se
 		inc.Pages = append(inc.Pages, todo[i].URL)
 	}
-	home, hse, err := ns.renderHome(b.t, nav, navData)
+	home, hse, err := ns.renderHome(b.t, &navData)
 	if err != nil {
 		return inc, err
 	}

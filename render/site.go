@@ -33,6 +33,8 @@ type Site struct {
 	// Static are the non-Markdown files under content/ copied as they are
 	// (paths relative to content/, slash-separated, sorted).
 	Static []string
+	// cache keeps rendered pages between builds; nil renders every page.
+	cache *buildCache
 }
 
 // Page is one Markdown page.
@@ -57,6 +59,10 @@ type Page struct {
 
 	// Report is set for a page bundle with a campaign.
 	Report *Report
+
+	// inputs hashes the names and bytes of every input Load read for the
+	// page (the build cache's key, with the build's salt).
+	inputs [32]byte
 }
 
 // Out returns the page's output file relative to the output directory.
@@ -351,6 +357,8 @@ func (s *Site) loadPage(rel string) (*Page, error) {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: pageURL(rel)}
+	ih := newInputHash(p)
+	ih.add(p.Src, data)
 	fm, body, lines, has, err := parseFrontMatter(p.Src, data)
 	if err != nil {
 		return nil, err
@@ -370,17 +378,18 @@ func (s *Site) loadPage(rel string) (*Page, error) {
 	}
 	if camp != "" {
 		cf := filepath.ToSlash(filepath.Join(filepath.Dir(src), filepath.FromSlash(camp)))
-		r, err := s.loadReport(p, cf)
+		r, err := s.loadReport(p, cf, ih)
 		if err != nil {
 			return nil, err
 		}
 		p.Report = r
 	}
 	sort.Strings(p.Deps)
+	ih.sum(p)
 	return p, nil
 }
 
-func (s *Site) loadReport(p *Page, file string) (*Report, error) {
+func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		line := 1
@@ -396,11 +405,13 @@ func (s *Site) loadReport(p *Page, file string) (*Report, error) {
 	}
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	p.Deps = append(p.Deps, file)
+	ih.add(file, data)
 	dir := c.Results
 	if dir == "" {
 		dir = c.ID
 	}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
+	ih.add("results dir", []byte(r.ResultsDir))
 	if _, err := os.Stat(r.ResultsDir); os.IsNotExist(err) {
 		return r, nil // not collected yet: the page says so
 	}
@@ -410,7 +421,12 @@ func (s *Site) loadReport(p *Page, file string) (*Report, error) {
 	}
 	seen := map[pointKey]*Run{}
 	for _, f := range files {
-		res, err := schema.ReadFile(f)
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("schema: %w", err)
+		}
+		ih.add(f, data)
+		res, err := schema.Unmarshal(f, data)
 		if err != nil {
 			return nil, err
 		}

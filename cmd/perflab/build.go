@@ -12,12 +12,15 @@ import (
 	"github.com/perflab/perflab/render"
 )
 
-const buildUsage = `usage: perflab build [--content DIR] [--results DIR] [--out DIR] [--base-url PATH]
+const buildUsage = `usage: perflab build [--content DIR] [--results DIR] [--out DIR] [--base-url PATH] [--cache-dir DIR] [--no-cache]
 
 Renders content/ (Markdown narrative and campaign.yaml page bundles) and
 results/ (JSON results) into a static site. The site is built in a
 temporary directory beside --out and swapped in only when the build
-succeeds, so a bad input leaves the previous site intact.
+succeeds, so a bad input leaves the previous site intact. Rendered pages
+are cached (default .cache/perflab-build beside --out) under a hash of
+everything they are made from, so a rebuild renders only changed pages;
+the cache may be deleted at any time.
 
 Examples:
   perflab build
@@ -34,6 +37,8 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opt.Results, "results", "results", "results `DIR` (JSON results)")
 	fs.StringVar(&opt.Out, "out", "site", "output `DIR`")
 	fs.StringVar(&opt.BaseURL, "base-url", "/", "URL `PATH` the site is served under (/perflab/ for a GitHub project page); with the default /, links are relative and the site also opens from the disk")
+	fs.StringVar(&opt.CacheDir, "cache-dir", "", "build cache `DIR` (default .cache/perflab-build beside --out)")
+	fs.BoolVar(&opt.NoCache, "no-cache", false, "render every page; neither read nor write the build cache")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -51,7 +56,11 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
-	fmt.Fprintf(stderr, "perflab build: %d pages (%d reports), %d files in %s, %s\n",
-		st.Pages, st.Reports, st.Files, opt.Out, time.Since(start).Round(time.Millisecond))
+	cached := ""
+	if st.Cached > 0 {
+		cached = fmt.Sprintf(" (%d pages from the cache)", st.Cached)
+	}
+	fmt.Fprintf(stderr, "perflab build: %d pages (%d reports), %d files in %s%s, %s\n",
+		st.Pages, st.Reports, st.Files, opt.Out, cached, time.Since(start).Round(time.Millisecond))
 	return nil
 }

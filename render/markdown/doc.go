@@ -11,6 +11,11 @@
 // goldmark-mermaid, with Hugo's render-hook idea: the caller renders the
 // block, usually from a template).
 //
+// A Converter highlights each distinct fenced block (info string and
+// text) once and replays its HTML for the repeats (memo.go): labs repeat
+// their serving commands page after page, and chroma's lexers were most
+// of a large site's build time.
+//
 // Parsing and rendering are separate steps (Parse, then Render) so that the
 // caller can walk the document in between: resolve perflab blocks, read the
 // headings, split the page into sections.

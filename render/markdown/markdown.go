@@ -27,6 +27,7 @@ const (
 	prioBlockTransformer = 100
 	prioLinkTransformer  = 200
 	prioRenderer         = 100 // before goldmark-highlighting's 200
+	prioCodeRenderer     = 200 // goldmark-highlighting's, through codeMemo
 )
 
 // Options configure a Converter. The zero value renders narrative Markdown
@@ -43,7 +44,8 @@ type Options struct {
 
 // Converter parses and renders Markdown. It is safe for concurrent use.
 type Converter struct {
-	md goldmark.Markdown
+	md   goldmark.Markdown
+	memo *codeMemo
 }
 
 // New returns a Converter with perflab's extension list.
@@ -56,16 +58,16 @@ func New(opt Options) *Converter {
 	if style == "" {
 		style = "github"
 	}
+	memo := newCodeMemo(highlighting.NewHTMLRenderer(
+		highlighting.WithStyle(style),
+		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+		highlighting.WithWrapperRenderer(codeWrapper),
+	))
 	md := goldmark.New(
 		goldmark.WithExtensions(
 			extension.GFM,
 			&Admonitions{},
 			&Blocks{},
-			highlighting.NewHighlighting(
-				highlighting.WithStyle(style),
-				highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
-				highlighting.WithWrapperRenderer(codeWrapper),
-			),
 		),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
@@ -73,8 +75,9 @@ func New(opt Options) *Converter {
 		),
 		goldmark.WithRendererOptions(htmlOpts...),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(headingRenderer{}, prioRenderer))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(memo, prioCodeRenderer))),
 	)
-	return &Converter{md: md}
+	return &Converter{md: md, memo: memo}
 }
 
 // codeWrapper puts every code block in a container with a copy button

@@ -1,0 +1,155 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sameTree fails unless the two directories hold the same files, byte for
+// byte.
+func sameTree(t *testing.T, what, a, b string) {
+	t.Helper()
+	ta, tb := treeOf(t, a), treeOf(t, b)
+	if len(ta) != len(tb) {
+		t.Errorf("%s: %d files, %d without the cache", what, len(ta), len(tb))
+	}
+	for p, data := range tb {
+		if got, ok := ta[p]; !ok || string(got) != string(data) {
+			t.Errorf("%s: %s differs from the build without the cache", what, p)
+		}
+	}
+}
+
+// TestBuildCache: a build from the cache writes the site a build without
+// it writes, byte for byte; a change to any input of a page (its
+// Markdown, a result, the base URL) renders that page again; a broken or
+// deleted cache only costs time.
+func TestBuildCache(t *testing.T) {
+	dir := copyFixture(t)
+	cacheDir := filepath.Join(dir, "cache")
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), CacheDir: cacheDir}
+	ref := func() string { // the site as built without the cache
+		o := opt
+		o.NoCache, o.Out = true, filepath.Join(t.TempDir(), "site")
+		st, err := BuildStats(context.Background(), o)
+		if err != nil || st.Cached != 0 {
+			t.Fatalf("build without the cache: %v, %d pages from the cache", err, st.Cached)
+		}
+		return o.Out
+	}
+	build := func(what string, wantCached func(st Stats) bool) {
+		t.Helper()
+		o := opt
+		o.Out = filepath.Join(dir, "site")
+		st, err := BuildStats(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !wantCached(st) {
+			t.Errorf("%s: %d of %d pages from the cache", what, st.Cached, st.Pages-1)
+		}
+		sameTree(t, what, o.Out, ref())
+	}
+	all := func(st Stats) bool { return st.Cached == st.Pages-1 } // the home page is always rendered
+	none := func(st Stats) bool { return st.Cached == 0 }
+	allBut := func(n int) func(Stats) bool { return func(st Stats) bool { return st.Cached == st.Pages-1-n } }
+
+	build("cold", none)
+	build("warm", all)
+
+	about := filepath.Join(dir, "content", "about.md")
+	src, _ := os.ReadFile(about)
+	writeFile(t, about, string(src)+"\nOne more line.\n")
+	build("about.md edited", allBut(1))
+
+	res, _ := filepath.Glob(filepath.Join(dir, "results", "demo-h100", "*.json"))
+	if len(res) == 0 {
+		t.Fatal("fixture has no results")
+	}
+	data, _ := os.ReadFile(res[0])
+	edited := strings.Replace(string(data), `"error": "engine exited`, `"error": "the engine exited`, 1)
+	if edited == string(data) {
+		t.Fatalf("%s: no error to edit", res[0])
+	}
+	writeFile(t, res[0], edited)
+	build("a result edited", allBut(2)) // demo/h100/ and demo/blocks/ read it
+	build("warm again", all)
+
+	// A broken entry is a miss, not an error.
+	entries, _ := os.ReadDir(cacheDir)
+	for _, e := range entries {
+		writeFile(t, filepath.Join(cacheDir, e.Name()), "not gob")
+	}
+	build("broken entries", none)
+	if err := os.RemoveAll(cacheDir); err != nil {
+		t.Fatal(err)
+	}
+	build("cache deleted", none)
+	build("warm after deletion", all)
+
+	// The base URL shows in every page: another one misses.
+	opt.BaseURL = "/perflab/"
+	build("another base URL", none)
+	build("warm with it", all)
+	// Unused entries (the other base URL's) were pruned.
+	if n, _ := os.ReadDir(cacheDir); len(n) != len(entries) {
+		t.Errorf("%d cache entries after pruning, want %d (one per page)", len(n), len(entries))
+	}
+}
+
+// TestBuilderSharesCache: the preview server's full build takes the pages
+// perflab build left in the cache, and writes the same site.
+func TestBuilderSharesCache(t *testing.T) {
+	dir := copyFixture(t)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	st, err := BuildStats(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := treeOf(t, opt.Out)
+	inc, err := NewBuilder(opt).Build(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inc.Full || inc.Cached != st.Pages-1 {
+		t.Errorf("serve's first build: full %v, %d pages from the cache, want all %d", inc.Full, inc.Cached, st.Pages-1)
+	}
+	got := treeOf(t, opt.Out)
+	for p, b := range want {
+		if string(got[p]) != string(b) {
+			t.Errorf("%s differs between perflab build and the builder's build from the cache", p)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d files, want %d", len(got), len(want))
+	}
+}
+
+// TestBuildCacheSweep: a sweep report (curves, SLO, repeats, curves.csv)
+// from the cache is the report rendered afresh.
+func TestBuildCacheSweep(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	dir := t.TempDir()
+	ref := Options{Content: content, Results: results, Out: filepath.Join(dir, "ref"), NoCache: true}
+	if err := Build(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Content: content, Results: results, Out: filepath.Join(dir, "site"), CacheDir: filepath.Join(dir, "cache")}
+	for i, want := range []int{0, 1} {
+		st, err := BuildStats(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Cached != want {
+			t.Errorf("build %d: %d pages from the cache, want %d", i+1, st.Cached, want)
+		}
+		sameTree(t, fmt.Sprintf("build %d", i+1), opt.Out, ref.Out)
+	}
+	if _, err := os.Stat(filepath.Join(opt.Out, "sw", "curves.csv")); err != nil {
+		t.Error(err)
+	}
+}
