@@ -695,6 +695,7 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		out := k.base(r, er, schema.StatusCrashed, "engine crashed during the benchmark"+diagnose(tail)+": "+er.proc.ExitError().Error(), started)
 		if res != nil { // keep what was measured before the crash
 			out.Summary, out.Requests, out.RawOutput, out.Load, out.Tool = res.Summary, res.Requests, res.RawOutput, res.Load, res.Tool
+			out.Load.Sweep = r.Point.Sweep // the runner's load does not know the sweep (fill sets it)
 		}
 		out.LogTail = tail
 		res = out

@@ -304,6 +304,54 @@ func TestCollectCrashes(t *testing.T) {
 	}
 }
 
+// TestCollectCrashKeepsSweepPoint: a sweep point whose engine dies
+// mid-run keeps what the benchmark measured and its place in the sweep
+// (load.sweep), so that the page puts it at its point, not at a load of 0.
+func TestCollectCrashKeepsSweepPoint(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	f.Campaign.Profiles = f.Campaign.Profiles[:1]
+	f.Campaign.Profiles[0].Concurrencies = []int{2, 4}
+	var mu sync.Mutex
+	killed := false
+	o := opts(t, dir, pids)
+	o.Runner = func(ctx context.Context, tg Target) (*schema.Result, error) {
+		mu.Lock()
+		first := !killed
+		killed = true
+		mu.Unlock()
+		if !first {
+			return probeRunner(ctx, tg)
+		}
+		http.Get(tg.BaseURL + "/die")
+		<-ctx.Done()
+		// What perflab bench returns when the server goes away: the
+		// load it ran (without the collector's sweep) and failed requests.
+		return &schema.Result{Status: schema.StatusOK, Load: loadOf(tg.Campaign, tg.Run.Profile),
+			Summary: &schema.Summary{Completed: 1, Failed: 2}}, nil
+	}
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) *schema.Result {
+		r, err := schema.ReadFile(filepath.Join(dir, "fake", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := read("e0--short--c2")
+	if r == nil || r.Status != schema.StatusCrashed || r.Summary == nil || r.Summary.Failed != 2 {
+		t.Fatalf("crashed point: %+v", r)
+	}
+	if r.Load.Sweep != schema.SweepConcurrency || r.Load.MaxConcurrency != 2 {
+		t.Errorf("crashed point's load: %+v, want sweep %s at 2", r.Load, schema.SweepConcurrency)
+	}
+	if r := read("e0--short--c4"); r == nil || r.Status != schema.StatusOK || r.Load.Sweep != schema.SweepConcurrency {
+		t.Errorf("next point: %+v", r)
+	}
+}
+
 func TestCollectInterruptAndResume(t *testing.T) {
 	pids, dir := t.TempDir(), t.TempDir()
 	f := fakeCampaign(t, pids, "serve", "serve")

@@ -73,33 +73,6 @@ func BenchArgs(c *schema.Campaign, p *schema.Profile, model string) []string {
 	return append(args, p.Args...)
 }
 
-// SweepArgs are the flags of vLLM's compiled client (and perflab bench)
-// that stand for a sweep profile's points and repeats:
-// --sweep-max-concurrency 1,8,64 or --sweep-request-rate 1,10,inf, and
-// --num-runs N; none for a profile at one load run once.
-func SweepArgs(p *schema.Profile) []string {
-	var args []string
-	if sw := p.Sweep(); sw != "" {
-		var vals []string
-		for _, pt := range p.Points() {
-			v := ftoa(pt.Value)
-			if sw == schema.SweepRate && pt.Value == 0 {
-				v = "inf"
-			}
-			vals = append(vals, v)
-		}
-		flag := "--sweep-max-concurrency"
-		if sw == schema.SweepRate {
-			flag = "--sweep-request-rate"
-		}
-		args = append(args, flag, strings.Join(vals, ","))
-	}
-	if n := p.RepeatCount(); n > 1 {
-		args = append(args, "--num-runs", itoa(n))
-	}
-	return args
-}
-
 // BenchCommand is the benchmark command line of a profile as the
 // campaign's tool writes it, with target standing for the endpoint.
 func BenchCommand(c *schema.Campaign, p *schema.Profile, model, target string) string {
@@ -109,7 +82,7 @@ func BenchCommand(c *schema.Campaign, p *schema.Profile, model, target string) s
 	case ToolVLLM:
 		return ToolVLLM + " " + engine.Quote(BenchArgs(c, p, model))
 	}
-	args := append(BenchArgs(c, p, model), SweepArgs(p)...)
+	args := append(BenchArgs(c, p, model), p.SweepArgs()...)
 	if target != "" {
 		args = append([]string{"--base-url", target}, args...)
 	}

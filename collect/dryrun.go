@@ -3,7 +3,6 @@ package collect
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/redact"
@@ -162,16 +161,8 @@ func indent(s, pad string) string {
 // run once.
 func sweepNote(p *schema.Profile) string {
 	var parts []string
-	if sw := p.Sweep(); sw != "" {
-		var vals []string
-		for _, pt := range p.Points() {
-			v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
-			if sw == schema.SweepRate && pt.Value == 0 {
-				v = "inf"
-			}
-			vals = append(vals, v)
-		}
-		parts = append(parts, "sweep "+sw+": "+strings.Join(vals, ", "))
+	if vals := p.PointValues(); vals != nil {
+		parts = append(parts, "sweep "+p.Sweep()+": "+strings.Join(vals, ", "))
 	}
 	if n := p.RepeatCount(); n > 1 {
 		parts = append(parts, fmt.Sprintf("%d repeats each", n))

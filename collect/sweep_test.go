@@ -149,6 +149,7 @@ func TestSweepValidation(t *testing.T) {
 		{", concurrency: [1, 0]", "sw.yaml:7: profiles[0].concurrency[1]: a sweep point must be an integer ≥ 1"},
 		{", max_concurrency: [4, 4]", "profiles[0].max_concurrency[1]: duplicate point 4"},
 		{", request_rate: [1, -2]", "profiles[0].request_rate[1]: a sweep point must be a rate > 0 or inf"},
+		{", request_rate: [1, 0, inf]", "profiles[0].request_rate[2]: duplicate point inf req/s (0 is inf: no rate limit)"},
 		{", repeats: -1", "profiles[0].repeats: must be in [1, 100]"},
 		{", concurrency: [1], max_concurrency: 2", "both concurrency and max_concurrency"},
 		{", concurrency: [1], bogus: 2", `unknown field "bogus" in a profile`},

@@ -363,6 +363,9 @@ func validateSweep(ps *problems, f *File, i int, p *schema.Profile) {
 	for j, r := range p.RequestRates {
 		if r < 0 {
 			ps.add(at("profiles", i, "request_rate", j), "a sweep point must be a rate > 0 or inf")
+		} else if seen[r] && r == 0 {
+			// 0 and inf are kept as 0: say why "inf" repeats one.
+			ps.add(at("profiles", i, "request_rate", j), "duplicate point %s (0 is inf: no rate limit)", schema.Point{Sweep: schema.SweepRate, Value: r})
 		} else if seen[r] {
 			ps.add(at("profiles", i, "request_rate", j), "duplicate point %s", schema.Point{Sweep: schema.SweepRate, Value: r})
 		}

@@ -215,8 +215,17 @@ func (c *pageCtx) runLabel(run *Run) string {
 	if e, ok := c.rep.Campaign.Experiment(exp); ok {
 		exp = e.Name
 	}
+	repeats := 1
 	if p, ok := c.rep.Campaign.Profile(prof); ok {
-		prof = p.Name
+		prof, repeats = p.Name, p.RepeatCount()
+	}
+	// A sweep point and a repeat share the experiment and the profile:
+	// name them too (as the runs table does).
+	if pt := schema.PointOf(run.Result.Load); pt.Sweep != "" {
+		prof += " @ " + pt.String()
+	}
+	if run.Result.Repeat > 0 || repeats > 1 {
+		prof += fmt.Sprintf(" (run %d)", run.Result.Repeat+1)
 	}
 	return exp + " / " + prof
 }
@@ -258,20 +267,27 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 	}
 	normalize := gpus != refGPUs
 	for i, m := range ms {
-		v, ok := m.Value(res.Summary)
+		// At a point with repeats, the mean over them (as the comparison
+		// table and the curves show it).
+		v, n, ok := c.rep.pointValue(run, m)
 		if !ok {
 			out.Lines = append(out.Lines, cellLine{Label: m.LabelFor(res), Value: "—"})
 			continue
 		}
 		l := cellLine{Label: m.LabelFor(res), Value: fmtNum(v)}
-		if normalize && m.PerGPU && gpus > 1 {
-			l.PerGPU = fmt.Sprintf("%s per GPU", fmtNum(v/float64(gpus)))
+		var small []string
+		if n > 1 && i == 0 {
+			small = append(small, fmt.Sprintf("mean of %d runs", n))
 		}
+		if normalize && m.PerGPU && gpus > 1 {
+			small = append(small, fmt.Sprintf("%s per GPU", fmtNum(v/float64(gpus))))
+		}
+		l.PerGPU = strings.Join(small, "; ")
 		if i == 0 {
 			out.Sort = fmt.Sprintf("%.4f", v)
 		}
 		if ref != nil && ref != run && ref.Result.Summary != nil && successfulEnough(ref.Result) {
-			if rv, ok := m.Value(ref.Result.Summary); ok {
+			if rv, _, ok := c.rep.pointValue(ref, m); ok {
 				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
 				d.NA = lessSuccessful(res, ref.Result)
 				l.Delta, l.DeltaClass = d.HTML(), d.Class()

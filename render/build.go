@@ -557,8 +557,8 @@ func (s *Site) reportMeta(r *Report, title string) reportMeta {
 		if base == nil || opt == nil || !successfulEnough(base.Result) || !successfulEnough(opt.Result) {
 			continue
 		}
-		bv, ok1 := prim.Value(base.Result.Summary)
-		ov, ok2 := prim.Value(opt.Result.Summary)
+		bv, _, ok1 := r.pointValue(base, prim)
+		ov, _, ok2 := r.pointValue(opt, prim)
 		if !ok1 || !ok2 {
 			continue
 		}

@@ -249,7 +249,7 @@ func (c *pageCtx) metricValue(run *Run, m Metric) *float64 {
 	if run == nil || run.Result.Summary == nil || run.Result.Summary.Completed == 0 {
 		return nil
 	}
-	v, ok := m.Value(run.Result.Summary)
+	v, _, ok := c.rep.pointValue(run, m)
 	if !ok {
 		return nil
 	}

@@ -139,6 +139,12 @@ func fmtMs(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
+// fmtLimit prints an SLO limit as the campaign wrote it (12, 0.25), not
+// rounded to a tenth: a 0.25 ms limit must not read 0.2.
+func fmtLimit(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
 // curve renders throughput per GPU against interactivity, one line per
 // experiment, with the Pareto frontier across experiments.
 func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
@@ -206,19 +212,31 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 	if cs.Sweep == schema.SweepRate {
 		xname = "Request rate (req/s; inf left out)"
 	}
+	// Imported sweeps may differ in kind (a guidellm rate sweep beside a
+	// vLLM concurrency sweep): the axis is one load, so an experiment's
+	// points of the other kind are left out, and the caption says whose.
+	var other []string
+	for i, cv := range cs.Curves {
+		for _, p := range cv.Points {
+			if p.Runs > 0 && p.Point.Sweep != cs.Sweep {
+				other = append(other, cs.Names[i])
+				break
+			}
+		}
+	}
 	var panels []charts.XYPanel
 	for _, m := range []struct{ metric, label string }{{"ttft", "TTFT"}, {"tpot", "TPOT"}} {
 		panel := charts.XYPanel{Title: m.label + " (ms)", XName: xname, YName: m.label + " (ms)", XLog: true}
 		for _, key := range c.rep.Campaign.SLO.Keys() {
 			if strings.HasPrefix(key, m.metric+"_") {
-				panel.Limits = append(panel.Limits, charts.Limit{Label: "SLO " + key + " ≤ " + fmtMs(c.rep.Campaign.SLO[key]) + " ms", Y: c.rep.Campaign.SLO[key]})
+				panel.Limits = append(panel.Limits, charts.Limit{Label: "SLO " + key + " ≤ " + fmtLimit(c.rep.Campaign.SLO[key]) + " ms", Y: c.rep.Campaign.SLO[key]})
 			}
 		}
 		for i, cv := range cs.Curves {
 			p50 := charts.XYSeries{Name: cs.Names[i] + " p50", Color: cs.Colors[i]}
 			p99 := charts.XYSeries{Name: cs.Names[i] + " p99", Color: cs.Colors[i], Dashed: true}
 			for _, p := range cv.Points {
-				if p.Runs == 0 || p.Point.Value == 0 {
+				if p.Runs == 0 || p.Point.Value == 0 || p.Point.Sweep != cs.Sweep {
 					continue
 				}
 				v50, v99 := p.TTFTP50, p.TTFTP99
@@ -240,6 +258,9 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 	caption := "TTFT and TPOT percentiles against the swept load (solid: p50, dashed: p99; means of the repeats)"
 	if len(c.rep.Campaign.SLO) > 0 {
 		caption += "; the red dashed lines are the campaign's SLO limits"
+	}
+	if len(other) > 0 {
+		caption += fmt.Sprintf(". Points swept over another load than %s are left out (%s)", strings.TrimSuffix(strings.ToLower(xname), " (req/s; inf left out)"), strings.Join(other, ", "))
 	}
 	return c.chartHTML(charts.Lines(c.nextChartID("latency-curve"), panels), title, caption+".")
 }
@@ -291,13 +312,19 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 			}
 			row.Checks = append(row.Checks, fmt.Sprintf("%s %s %s", mark, sloLabel(ch.Key), val))
 		}
+		if a.Failed > 0 {
+			row.Checks = append(row.Checks, fmt.Sprintf("✗ %d of %d requests failed", a.Failed, a.Requests))
+		}
 		if a.Best < 0 {
 			row.Load = "none (lowest load: " + a.Point.String() + ")"
 			row.Tput, row.Cost, row.TokPerJ, row.TputSort = "—", "—", "—", "-1"
 		} else {
 			p := cs.Curves[i].Points[a.Best]
 			row.Load = a.Point.String()
-			row.Runs = fmt.Sprintf("%d", p.Runs)
+			row.Runs = fmt.Sprintf("%d runs", p.Runs)
+			if p.Runs == 1 {
+				row.Runs = "1 run"
+			}
 			t := p.Total
 			if cs.Output {
 				t = p.Output
@@ -332,18 +359,29 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 // two points' repeats).
 func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, second int) template.HTML {
 	esc := template.HTMLEscapeString
+	// With several swept profiles each has its answer: name which.
+	on := ""
+	runs := c.rep.AllRuns()
+	n := 0
+	for _, p := range c.rep.Campaign.Profiles {
+		if analysis.IsSweep(runs, p.ID) {
+			n++
+		}
+	}
+	if n > 1 {
+		on = "On " + esc(profileName(cs.Profile)) + ": "
+	}
 	if win < 0 {
-		return template.HTML("No configuration meets the SLO (" + esc(sloText(c.rep.Campaign.SLO)) + ") at any measured load.")
+		return template.HTML(on + "No configuration meets the SLO (" + esc(sloText(c.rep.Campaign.SLO)) + ") at any measured load.")
 	}
 	w := answers[win]
-	s := fmt.Sprintf("At the SLO (%s), <strong>%s</strong> gives the most throughput per GPU: %s tok/s/GPU at %s",
+	s := on + fmt.Sprintf("At the SLO (%s), <strong>%s</strong> gives the most throughput per GPU: %s tok/s/GPU at %s",
 		esc(sloText(c.rep.Campaign.SLO)), esc(cs.Names[win]), fmtNum(w.ThroughputPerGPU), esc(w.Point.String()))
 	if !math.IsNaN(w.CostPerMTok) {
 		s += fmt.Sprintf(", $%.3f per million tokens", w.CostPerMTok)
 	}
 	if second >= 0 {
 		sec := answers[second]
-		runs := c.rep.AllRuns()
 		prof := cs.Profile.ID
 		get := func(sm *schema.Summary) (float64, bool) { return sm.TotalTokenThroughput, true }
 		if cs.Output {
@@ -374,7 +412,7 @@ func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, sec
 func sloText(slo schema.SLO) string {
 	var parts []string
 	for _, k := range slo.Keys() {
-		parts = append(parts, fmt.Sprintf("%s ≤ %s ms", sloLabel(k), fmtMs(slo[k])))
+		parts = append(parts, fmt.Sprintf("%s ≤ %s ms", sloLabel(k), fmtLimit(slo[k])))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -405,20 +443,24 @@ func profileName(p schema.Profile) string {
 // SLO answer (when the campaign has an SLO) and the latency curve into
 // the generated skeleton.
 func (c *pageCtx) sweepSkeleton(w interface{ WriteString(string) (int, error) }) error {
-	if c.rep.sweepProfile() == "" {
-		return nil
-	}
 	blocks := []string{"curve"}
 	if len(c.rep.Campaign.SLO) > 0 {
 		blocks = append(blocks, "slo")
 	}
 	blocks = append(blocks, "latency-curve")
-	for _, b := range blocks {
-		h, err := c.renderBlock(BlockSpec{Block: b})
-		if err != nil {
-			return err
+	// Every sweep profile gets its curves, not only the first.
+	runs := c.rep.AllRuns()
+	for _, p := range c.rep.Campaign.Profiles {
+		if !analysis.IsSweep(runs, p.ID) {
+			continue
 		}
-		w.WriteString(string(h))
+		for _, b := range blocks {
+			h, err := c.renderBlock(BlockSpec{Block: b, Profile: p.ID})
+			if err != nil {
+				return err
+			}
+			w.WriteString(string(h))
+		}
 	}
 	return nil
 }
@@ -480,17 +522,7 @@ func curvesCSV(r *Report) []byte {
 // and profile: a sweep profile's run there is its highest recorded load
 // point's (Report.Run), so the label says which: "Chat @ concurrency 64".
 func (r *Report) pointLabel(p schema.Profile) string {
-	best, found := schema.Point{}, false
-	for _, run := range r.all {
-		res := run.Result
-		pt := schema.PointOf(res.Load)
-		if res.Profile != p.ID || pt.Sweep == "" || res.Status == schema.StatusSkipped {
-			continue
-		}
-		if !found || pointLoad(pt) > pointLoad(best) {
-			best, found = pt, true
-		}
-	}
+	best, found := r.topPoint(p.ID)
 	if !found {
 		return profileName(p)
 	}

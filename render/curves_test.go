@@ -86,7 +86,7 @@ func TestSweepPageSkeleton(t *testing.T) {
 	content, results := sweepSite(t, 4, 0.01, "")
 	html := buildPage(t, content, results)
 	for _, want := range []string{
-		`id="chart-curve-`, `"name":"Pareto frontier"`, `id="chart-latency-curve-`, `SLO ttft_p99 ≤ 500.0 ms`,
+		`id="chart-curve-`, `"name":"Pareto frontier"`, `id="chart-latency-curve-`, `SLO ttft_p99 ≤ 500 ms`, `SLO: TPOT p99 ≤ 20 ms, TTFT p99 ≤ 500 ms.`,
 		// SLO: fast meets it up to c8 (4000/2 GPUs = 2000 per GPU), wide up
 		// to c64 (10000 per GPU): wide wins, tested with 4+4 runs. The
 		// repeats are ×0.99, 1, 1.01, 0.99: means ×0.9975, CV 0.96 %; the
@@ -134,7 +134,7 @@ func TestSweepComparisonHonesty(t *testing.T) {
 	}
 	content, results = sweepSite(t, 1, 0, body)
 	html = buildPage(t, content, results)
-	if !strings.Contains(html, "1 run each") {
+	if !strings.Contains(html, "1 run each") || !strings.Contains(html, "concurrency 8 <small>(1 run)</small>") || strings.Contains(html, "(1 runs)") {
 		t.Errorf("1 run each missing")
 	}
 	// Two identical experiments with noisy repeats: within noise, "~".
@@ -195,5 +195,180 @@ func TestSweepSkippedPoint(t *testing.T) {
 	// The table cells of one run per profile show the highest point that ran.
 	if !strings.Contains(html, `<th data-sort-type="number">Chat @ concurrency 64</th>`) {
 		t.Errorf("point label should name concurrency 64, the highest point that ran")
+	}
+}
+
+// TestSweepOneRunPerProfileSamePoint: the blocks that show one run per
+// experiment and profile (step table, summary, bar chart) compare every
+// experiment at the point their label names; one whose sweep stopped
+// early there has no result at it, not its lower point's numbers.
+func TestSweepOneRunPerProfileSamePoint(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	sk := &schema.Result{ID: "wide-64", Campaign: "sw", Experiment: "wide", Profile: "chat", Status: schema.StatusSkipped,
+		Error: "the sweep's early stop", Tool: schema.Tool{Name: "perflab bench"},
+		Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: 64, Sweep: schema.SweepConcurrency}}
+	if err := schema.WriteFile(filepath.Join(results, "sw", "wide--chat--c64.json"), sk); err != nil {
+		t.Fatal(err)
+	}
+	html := buildPage(t, content, results)
+	if !strings.Contains(html, `<th data-sort-type="number">Chat @ concurrency 64</th>`) {
+		t.Fatalf("point label should name concurrency 64, the highest point that ran")
+	}
+	// Wide ran concurrency 8 at 3000 tok/s; that number must not stand
+	// in the concurrency 64 column nor rank against Fast's 4000 there.
+	if strings.Contains(html, "Wide (3,000.00 tok/s)") || strings.Contains(html, "Wide (1,500.00 tok/s") {
+		t.Errorf("the step result ranks Wide's concurrency 8 against Fast's concurrency 64")
+	}
+	if !strings.Contains(html, "Fast (4,000.00 tok/s) &gt; Wide (not run)") {
+		t.Errorf("the step result should say Wide has no run at concurrency 64")
+	}
+}
+
+// TestSweepOneRunPerProfileMeans: at a point with repeats, the step table,
+// its result line and the summary show the mean over the repeats (the
+// number the comparison table and the curves show), not the first run's.
+func TestSweepOneRunPerProfileMeans(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	html := buildPage(t, content, results)
+	// Repeats ×0.99, 1, 1.01, 0.99: the first run of wide at c64 is 19,800,
+	// the mean 19,950; fast's 3,960 and 3,990.
+	if strings.Contains(html, `<span class="v">19,800.00</span>`) { // the runs table lists every run, this one too
+		t.Errorf("a one-run-per-profile block shows the first repeat (19,800.00), not the mean")
+	}
+	for _, want := range []string{"Wide (19,950.00 tok/s) &gt; Fast (3,990.00 tok/s)", "mean of 4 runs"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestSweepSkeletonEveryProfile: the generated page draws the curves and
+// the SLO answer of every swept profile, not only the first.
+func TestSweepSkeletonEveryProfile(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	camp := filepath.Join(content, "sw", "campaign.yaml")
+	y := readFile(t, camp)
+	y = strings.Replace(y, "steps:", "  - {id: long, name: Long, dataset: random, input_len: 1000, output_len: 10, num_prompts: 10, concurrency: [1, 8, 64]}\nsteps:", 1)
+	if err := os.WriteFile(camp, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(results, "sw", "*--chat--*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Profile, res.ID = "long", res.ID+"-long"
+		if err := schema.WriteFile(strings.Replace(f, "--chat--", "--long--", 1), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html := buildPage(t, content, results)
+	for _, want := range []string{"interactivity (Chat)", "interactivity (Long)", "latency vs load (Chat)", "latency vs load (Long)",
+		"<strong>SLO answer:</strong> On Chat: At the SLO", "<strong>SLO answer:</strong> On Long: At the SLO"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestSweepCaveatNamesPointAndRun: a caveat under the comparison names
+// the point and the repeat it belongs to, not only the experiment and
+// profile (every point and repeat of a sweep shares those).
+func TestSweepCaveatNamesPointAndRun(t *testing.T) {
+	content, results := sweepSite(t, 2, 0.01, "```perflab\nblock: comparison\n```\n")
+	f := filepath.Join(results, "sw", "fast--chat--c8--r1.json")
+	res, err := schema.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Warnings = []string{"the client fell behind the schedule"}
+	if err := schema.WriteFile(f, res); err != nil {
+		t.Fatal(err)
+	}
+	html := buildPage(t, content, results)
+	if !strings.Contains(html, "Fast / Chat @ concurrency 8 (run 2)") {
+		t.Errorf("the caveat does not name its point and run")
+	}
+}
+
+func TestSLOTextKeepsTheLimit(t *testing.T) {
+	for _, tc := range []struct {
+		slo  schema.SLO
+		want string
+	}{
+		{schema.SLO{"itl_p99": 0.25}, "ITL p99 ≤ 0.25 ms"},
+		{schema.SLO{"ttft_p99": 1000, "tpot_p99": 12.5}, "TPOT p99 ≤ 12.5 ms, TTFT p99 ≤ 1000 ms"},
+	} {
+		if got := sloText(tc.slo); got != tc.want {
+			t.Errorf("sloText(%v) = %q, want %q", tc.slo, got, tc.want)
+		}
+	}
+}
+
+// TestSweepSLOFailedRequests: the slo block does not answer with a point
+// whose requests failed, and says why.
+func TestSweepSLOFailedRequests(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	// wide at c64 (the SLO's answer) lost 4 of its 10 requests.
+	f := filepath.Join(results, "sw", "wide--chat--c64.json")
+	res, err := schema.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Summary.Completed, res.Summary.Failed = 6, 4
+	if err := schema.WriteFile(f, res); err != nil {
+		t.Fatal(err)
+	}
+	html := buildPage(t, content, results)
+	// wide now meets it up to c8 (3000/2 = 1500 per GPU): fast (2000) wins.
+	if !strings.Contains(html, "<strong>Fast</strong> gives the most throughput per GPU: 2,000.00 tok/s/GPU at concurrency 8") {
+		t.Errorf("a point with failed requests answered the SLO")
+	}
+	if !strings.Contains(html, "and none of its requests failed") {
+		t.Errorf("legend lacks the failed-requests rule")
+	}
+	// A lone point with failures shows them among its checks.
+	for _, c := range []int{1, 8} {
+		f := filepath.Join(results, "sw", fmt.Sprintf("wide--chat--c%d.json", c))
+		res, _ := schema.ReadFile(f)
+		res.Summary.Completed, res.Summary.Failed = 7, 3
+		if err := schema.WriteFile(f, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html = buildPage(t, content, results)
+	if !strings.Contains(html, "✗ 3 of 10 requests failed") {
+		t.Errorf("the failed requests of the lowest point are not shown")
+	}
+}
+
+// TestSweepLatencyCurveMixedKinds: a profile whose experiments were swept
+// over different loads (an imported rate sweep beside a concurrency
+// sweep) does not plot concurrencies on the request-rate axis.
+func TestSweepLatencyCurveMixedKinds(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "```perflab\nblock: latency-curve\n```\n")
+	files, _ := filepath.Glob(filepath.Join(results, "sw", "fast--*.json"))
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Load.Sweep, res.Load.RequestRate, res.Load.MaxConcurrency = schema.SweepRate, float64(res.Load.MaxConcurrency)*10, 0
+		if err := schema.WriteFile(f, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html := buildPage(t, content, results)
+	// The axis follows the first experiment (wide: concurrency); fast's
+	// rates 10, 80, 640 must not be drawn on it.
+	if !strings.Contains(html, "Points swept over another load than max concurrency are left out (Fast)") {
+		t.Errorf("caption does not say Fast's points are left out")
+	}
+	if strings.Contains(html, `"value":[640,`) || strings.Contains(html, `[640,`) {
+		t.Errorf("a rate of 640 req/s is drawn on the concurrency axis")
 	}
 }

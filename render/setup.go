@@ -262,35 +262,9 @@ func benchCommand(c *schema.Campaign, p schema.Profile, tool string) string {
 	}
 	args = append(args, p.Args...)
 	if prog == "perflab bench" {
-		args = append(args, sweepArgs(p)...)
+		args = append(args, p.SweepArgs()...)
 	}
 	return strings.Join(args, " ")
-}
-
-// sweepArgs are perflab bench's flags for a sweep profile's points and
-// repeats (--sweep-max-concurrency 2,8,32 or --sweep-request-rate
-// 1,10,inf, --num-runs N), as collect writes them.
-func sweepArgs(p schema.Profile) []string {
-	var args []string
-	if sw := p.Sweep(); sw != "" {
-		var vals []string
-		for _, pt := range p.Points() {
-			v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
-			if sw == schema.SweepRate && pt.Value == 0 {
-				v = "inf"
-			}
-			vals = append(vals, v)
-		}
-		flag := "--sweep-max-concurrency"
-		if sw == schema.SweepRate {
-			flag = "--sweep-request-rate"
-		}
-		args = append(args, flag, strings.Join(vals, ","))
-	}
-	if n := p.RepeatCount(); n > 1 {
-		args = append(args, "--num-runs", strconv.Itoa(n))
-	}
-	return args
 }
 
 // ---- runs ----

@@ -102,23 +102,85 @@ type Run struct {
 
 // Run returns the run of experiment exp on profile prof, or nil: for a
 // profile at one load its first repeat; for a sweep profile the first
-// repeat of its highest load point (the saturation end of the curve; the
-// curve blocks use every point: AllRuns).
+// repeat of the profile's highest load point that any experiment ran (the
+// saturation end of the curve, the point pointLabel names, so that every
+// experiment is shown at the same load; nil for an experiment without a
+// run there, such as one whose sweep stopped early). The curve blocks use
+// every point: AllRuns.
 func (r *Report) Run(exp, prof string) *Run {
 	if run := r.runs[runKey{exp, prof}]; run != nil {
 		return run
 	}
+	pt, found := r.topPoint(prof)
+	if !found {
+		return nil
+	}
 	var best *Run
 	for _, run := range r.all {
 		res := run.Result
-		if res.Experiment != exp || res.Profile != prof || res.Repeat != 0 || res.Status == schema.StatusSkipped {
+		if res.Experiment != exp || res.Profile != prof || res.Status == schema.StatusSkipped || schema.PointOf(res.Load) != pt {
 			continue
 		}
-		if best == nil || pointLoad(schema.PointOf(res.Load)) > pointLoad(schema.PointOf(best.Result.Load)) {
+		// The first repeat with numbers; a crashed one only when none has.
+		if best == nil || repeatOK(res) && !repeatOK(best.Result) || repeatOK(res) == repeatOK(best.Result) && res.Repeat < best.Result.Repeat {
 			best = run
 		}
 	}
 	return best
+}
+
+// repeatOK says a run counts among its point's repeats: status ok with
+// completed requests (as the comparison and the curves count them).
+func repeatOK(res *schema.Result) bool {
+	return res.Status == schema.StatusOK && res.Summary != nil && res.Summary.Completed > 0
+}
+
+// pointValue is metric m of run, averaged over the repeats of run's point
+// (same experiment, profile and load) that count (repeatOK), and how many
+// they are: the number the comparison table and the curves show for that
+// point. A run that does not count itself (crashed, failed) gives its own
+// value and n = 1.
+func (r *Report) pointValue(run *Run, m Metric) (v float64, n int, ok bool) {
+	if run == nil {
+		return 0, 0, false
+	}
+	res := run.Result
+	own, found := m.Value(res.Summary)
+	if !repeatOK(res) {
+		return own, 1, found
+	}
+	pt, sum := schema.PointOf(res.Load), 0.0
+	for _, o := range r.all {
+		or := o.Result
+		if or.Experiment != res.Experiment || or.Profile != res.Profile || !repeatOK(or) || schema.PointOf(or.Load) != pt {
+			continue
+		}
+		if x, found := m.Value(or.Summary); found {
+			sum += x
+			n++
+		}
+	}
+	if n == 0 {
+		return own, 1, found
+	}
+	return sum / float64(n), n, true
+}
+
+// topPoint is the highest load point of sweep profile prof that any
+// experiment ran (skipped points left out); false when it has none.
+func (r *Report) topPoint(prof string) (schema.Point, bool) {
+	best, found := schema.Point{}, false
+	for _, run := range r.all {
+		res := run.Result
+		pt := schema.PointOf(res.Load)
+		if res.Profile != prof || pt.Sweep == "" || res.Status == schema.StatusSkipped {
+			continue
+		}
+		if !found || pointLoad(pt) > pointLoad(best) {
+			best, found = pt, true
+		}
+	}
+	return best, found
 }
 
 func pointLoad(pt schema.Point) float64 {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/perflab/perflab/collect/check"
 )
@@ -55,6 +56,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if len(files) == 0 {
+		// Checking nothing is no clean bill: a folder of .txt pages or the
+		// wrong folder must not pass.
+		return fmt.Errorf("check: no Markdown pages (*.md, *.markdown) in %s", strings.Join(paths, ", "))
+	}
 	total, pages := 0, 0
 	var counts check.Counts
 	for _, f := range files {
@@ -64,6 +70,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		p, err := check.Load(f, *results)
 		if err != nil {
 			return err
+		}
+		if p.Campaign != nil && len(p.Results) == 0 {
+			// Run from another folder, the default results/ is not the
+			// project's: say so rather than pass on nothing compared.
+			fmt.Fprintf(stderr, "perflab check: note: %s: no results of campaign %s under %s (--results); only the page's own arithmetic and models are checked\n", f, p.Campaign.ID, *results)
 		}
 		found, n := check.Run(p)
 		counts.Add(n)

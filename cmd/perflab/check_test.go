@@ -45,6 +45,23 @@ func TestCheckCommand(t *testing.T) {
 	if err == nil || errors.Is(err, errUsage) || !strings.Contains(err.Error(), "missing.md") {
 		t.Errorf("missing file: %v, want an error naming it", err)
 	}
+	// A report page whose results are not under --results: said on stderr.
+	errb.Reset()
+	err = run(context.Background(), []string{"check", "--results", t.TempDir(), "../../content/qwen3-32b"}, &out, &errb)
+	if err != nil || !strings.Contains(errb.String(), "no results of campaign qwen3-32b-h100 under") {
+		t.Errorf("results elsewhere: %v, stderr %q; want a note naming the campaign", err, errb.String())
+	}
+	// A folder without Markdown pages (the seeds are .txt) is an error,
+	// not a clean result.
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "seed.txt"), []byte("Total TPS: 1.00\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err = run(context.Background(), []string{"check", empty}, &out, &errb)
+	if err == nil || errors.Is(err, errUsage) || !strings.Contains(err.Error(), "no Markdown pages") || !strings.Contains(err.Error(), empty) {
+		t.Errorf("folder without pages: %v, want an error naming it", err)
+	}
 }
 
 // TestCheckMigrated: the three seed pages migrated by perflab migrate are

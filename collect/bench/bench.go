@@ -89,9 +89,18 @@ type Config struct {
 	SessionConcurrency int
 	TurnDelay          time.Duration
 
+	// AfterWarmup, when set, is called once the warmup requests are done,
+	// just before the measured requests start: where vLLM starts the
+	// profiler and reads the spec-decode counters, so that neither covers
+	// the warmups. An error stops the run.
+	AfterWarmup func(context.Context) error
+
 	// onStart, when set, receives the run's t=0 (tests and benchmarks
 	// compare it with a server's clock).
 	onStart func(time.Time)
+	// onEnd, when set, receives how many network reads returned stream
+	// data in the measured phase (benchmarks: the client's cost per read).
+	onEnd func(reads int64)
 }
 
 // Scheduling lag above which the result warns that the client fell behind.
@@ -201,6 +210,12 @@ type runner struct {
 	pool   sync.Pool // *stream
 	// sessions is set in a multi-turn run (see sessions.go).
 	sessions *sessionState
+
+	// h1, when set, sends the requests instead of client (plain http, no
+	// proxy, no caller's client); h1Header is its fixed header block.
+	h1       *h1Client
+	h1Header []byte
+	reads    atomic.Int64 // network reads that returned stream data
 }
 
 func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
@@ -236,12 +251,22 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 		}
 		r.client = newClient(conns, cfg.MaxConcurrency)
 		defer r.client.CloseIdleConnections()
+		if r.h1, r.h1Header = leanClient(r.url, cfg.Headers, conns); r.h1 != nil && !validHeader("X-Request-Id", r.idPfx) {
+			r.h1 = nil // net/http reports the bad header
+		} else if r.h1 != nil {
+			defer r.h1.closeIdle()
+		}
 	}
 	if cfg.MaxConcurrency > 0 {
 		r.sem = newFIFOSem(cfg.MaxConcurrency)
 	}
 	if err := r.warmup(ctx); err != nil {
 		return nil, 0, err
+	}
+	if cfg.AfterWarmup != nil {
+		if err := cfg.AfterWarmup(ctx); err != nil {
+			return nil, 0, err
+		}
 	}
 
 	res := &schema.Result{
@@ -313,6 +338,9 @@ dispatch:
 	wg.Wait()
 	dur := time.Since(r.base).Seconds()
 	cpu := cpuTime() - cpu0
+	if cfg.onEnd != nil {
+		cfg.onEnd(r.reads.Load())
+	}
 	stopProgress()
 	res.End = time.Now().UTC().Format(time.RFC3339Nano)
 
@@ -396,6 +424,7 @@ func (r *runner) warmup(ctx context.Context) error {
 	}
 	wg.Wait()
 	r.events.Store(0)
+	r.reads.Store(0)
 	r.done.Store(0)
 	r.failed.Store(0)
 	if err := ctx.Err(); err != nil {

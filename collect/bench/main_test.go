@@ -17,6 +17,9 @@ import (
 // run with PERFLAB_FIXED_SERVER=ttft_ms,itl_ms,tokens it serves on a free
 // 127.0.0.1 port, prints the address, and exits when stdin closes.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv("PERFLAB_PACED_SERVER"); spec != "" {
+		servePaced(spec) // BenchmarkClientEfficiency's server; exits
+	}
 	if spec := os.Getenv("PERFLAB_FIXED_SERVER"); spec != "" {
 		var ttft, itl, tokens int
 		if _, err := fmt.Sscanf(spec, "%d,%d,%d", &ttft, &itl, &tokens); err != nil {

@@ -45,10 +45,12 @@ func newClient(conns, limit int) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// stream is a request's reusable scratch: SSE reader and body buffer.
+// stream is a request's reusable scratch: SSE reader, request body and
+// header block.
 type stream struct {
 	rd   *sse.Reader
 	body []byte
+	hdr  []byte
 	text []byte
 }
 
@@ -92,28 +94,40 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	})
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, r.url, bytes.NewReader(st.body))
-	if err != nil {
-		rec.Error = err.Error()
-		r.failed.Add(1)
-		return false
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	for k, v := range r.cfg.Headers {
-		req.Header.Set(k, v)
-	}
-	// The request id comes after the extra headers, as in vLLM.
 	id := r.idPfx + strconv.Itoa(i)
-	req.Header.Set("x-request-id", id)
-	if session != "" {
-		req.Header.Set("X-Session-ID", session)
+	var req *http.Request
+	if r.h1 == nil {
+		var err error
+		req, err = http.NewRequestWithContext(rctx, http.MethodPost, r.url, bytes.NewReader(st.body))
+		if err != nil {
+			rec.Error = err.Error()
+			r.failed.Add(1)
+			return false
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+		for k, v := range r.cfg.Headers {
+			req.Header.Set(k, v)
+		}
+		// The request id comes after the extra headers, as in vLLM.
+		req.Header.Set("x-request-id", id)
+		if session != "" {
+			req.Header.Set("X-Session-ID", session)
+		}
+		// An idempotency key lets net/http resend the request when the
+		// server closed a kept-alive connection just as it was reused
+		// (llama.cpp's server does): such a request never reached the
+		// engine, and failing it would count a client artefact as a
+		// server failure. (h1Client does the same.)
+		req.Header.Set("X-Idempotency-Key", id)
+	} else {
+		st.hdr = append(st.hdr[:0], r.h1Header...)
+		st.hdr = appendHeader(st.hdr, "X-Idempotency-Key", id)
+		st.hdr = appendHeader(st.hdr, "X-Request-Id", id)
+		if session != "" {
+			st.hdr = appendHeader(st.hdr, "X-Session-Id", session)
+		}
 	}
-	// An idempotency key lets net/http resend the request when the server
-	// closed a kept-alive connection just as it was reused (llama.cpp's
-	// server does): such a request never reached the engine, and failing
-	// it would count a client artefact as a server failure.
-	req.Header.Set("X-Idempotency-Key", id)
 
 	send := time.Since(r.base)
 	rec.SendS = send.Seconds()
@@ -131,18 +145,36 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		r.done.Add(1)
 		return false
 	}
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return fail(err.Error())
+	var (
+		resp *http.Response
+		body io.Reader
+		hc   *h1Conn
+	)
+	if r.h1 == nil {
+		var err error
+		resp, err = r.client.Do(req)
+		if err != nil {
+			return fail(err.Error())
+		}
+		defer resp.Body.Close()
+		body = resp.Body
+	} else {
+		var err error
+		resp, hc, err = r.h1.do(rctx, st.hdr, st.body)
+		if err != nil {
+			return fail(err.Error())
+		}
+		defer hc.release() // before cancel (deferred earlier) closes it
+		body = hc
 	}
-	defer resp.Body.Close()
 	rec.HTTPStatus = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
+		b, _ := io.ReadAll(io.LimitReader(body, maxErrorBody+1))
 		return fail(httpError(resp, b))
 	}
 
-	st.rd.Reset(resp.Body)
+	st.rd.Reset(body)
+	defer func() { r.reads.Add(st.rd.Reads()) }()
 	st.text = st.text[:0]
 	if cap(rec.EventS) == 0 {
 		rec.EventS = make([]float64, 0, smp.OutputLen+1)
@@ -152,29 +184,24 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		events     int64
 		completion = -1
 		serverErr  []byte
-		escaped    bool // some piece of st.text is JSON-escaped
+		escaped    bool   // some piece of st.text is JSON-escaped
+		failMsg    string // a chunk that ends the request
 	)
-	for {
-		ev, err := st.rd.Next()
-		if err != nil {
-			if err == io.EOF {
-				break
-			}
-			r.events.Add(events)
-			return fail(streamError(err, len(rec.EventS)))
-		}
+	// handle takes one event, stamped as soon as it is parsed; false
+	// stops the stream with failMsg.
+	handle := func(ev sse.Event) bool {
 		now := time.Since(r.base)
 		events++
 		if string(ev.Data) == "[DONE]" {
-			continue // read on to EOF so the connection is reused
+			return true // read on to EOF so the connection is reused
 		}
 		if string(ev.Type) == "error" { // an SSE error event, not a chunk
 			serverErr = append(serverErr[:0], ev.Data...)
-			continue
+			return true
 		}
 		if err := openai.ParseChunk(ev.Data, &c); err != nil {
-			r.events.Add(events)
-			return fail(fmt.Sprintf("%v: %.200q", err, ev.Data))
+			failMsg = fmt.Sprintf("%v: %.200q", err, ev.Data)
+			return false
 		}
 		if c.Choices > 0 {
 			rec.EventS = append(rec.EventS, now.Seconds())
@@ -196,8 +223,32 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		if c.Error != nil && c.Choices == 0 {
 			serverErr = append(serverErr[:0], c.Error...)
 		}
+		return true
+	}
+	var streamErr error
+	if hc != nil {
+		streamErr = hc.stream(st.rd, handle)
+	} else {
+		for {
+			ev, err := st.rd.Next()
+			if err != nil {
+				if err != io.EOF {
+					streamErr = err
+				}
+				break
+			}
+			if !handle(ev) {
+				break
+			}
+		}
 	}
 	r.events.Add(events)
+	if failMsg != "" {
+		return fail(failMsg)
+	}
+	if streamErr != nil {
+		return fail(streamError(streamErr, len(rec.EventS)))
+	}
 	rec.EndS = time.Since(r.base).Seconds()
 	if r.cfg.KeepText || (r.cfg.CountText != nil && completion <= 0) || session != "" {
 		rec.GeneratedText = openai.DecodeText(st.text, escaped)

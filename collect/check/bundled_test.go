@@ -77,6 +77,13 @@ func TestBundledPlanted(t *testing.T) {
 		{"vLLM reaches 2.45k tok/s on ShareGPT.", KindNumber},
 		{"TensorRT-LLM (2659.50 tok/s) is 31.0% faster than vLLM (2352.82 tok/s).", KindPercent},
 		{"| Case | Baseline | Optimized |\n|---|---|---|\n| Very Long Prompt | Total TPS: 2771.81 | Total TPS: 4068.16 (+10.7%) |", KindPercent},
+		// A difference of two runs written without them.
+		{"TensorRT-LLM serves 306.68 tok/s more than vLLM on ShareGPT.", ""},
+		{"TensorRT-LLM serves 360.68 tok/s more than vLLM on ShareGPT.", KindNumber},
+		// A factor in a sentence of its own after a sentence comparing
+		// other numbers: checked against the runs, not those numbers.
+		{"vLLM reaches 2352.82 tok/s and SGLang 1690.84 tok/s on ShareGPT.\nThe optimized configuration has 1.82x the throughput of the vLLM baseline.", ""},
+		{"vLLM reaches 2352.82 tok/s and SGLang 1690.84 tok/s on ShareGPT.\nThe optimized configuration has 1.92x the throughput of the vLLM baseline.", KindPercent},
 	}
 	var sb strings.Builder
 	sb.WriteString(anchor)
@@ -265,5 +272,31 @@ func TestRepeats(t *testing.T) {
 	got := Check(Page{Name: "index.md", Text: []byte(page), Campaign: camp, Results: results})
 	if len(got) != 1 || got[0].Kind != KindNumber || !strings.HasPrefix(got[0].Message, "1200.00 tok/s matches no result") {
 		t.Fatalf("findings %v, want one for 1200.00 tok/s", got)
+	}
+}
+
+// TestNotCollected: a report page whose campaign has no results yet (or
+// --results names another folder) has no runs to compare its prose
+// percentages with: none is reported.
+func TestNotCollected(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "campaign.yaml"), mustRead(t, "../../content/qwen3-32b/h100/campaign.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := "# Qwen3-32B\n\nFP8 with chunked prefill raises the total throughput by 75.3% over the vLLM baseline.\n"
+	file := filepath.Join(dir, "index.md")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(file, filepath.Join(dir, "no-results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Campaign == nil || len(p.Results) != 0 {
+		t.Fatalf("campaign %v, %d results; want the campaign and no results", p.Campaign != nil, len(p.Results))
+	}
+	found, n := Run(p)
+	if len(found) != 0 || n.Percentages != 0 {
+		t.Errorf("findings %v, %d percentage(s) checked; want none without results", found, n.Percentages)
 	}
 }

@@ -271,7 +271,7 @@ func (c *checker) numbers() {
 			continue
 		}
 		c.counts.Numbers++
-		if len(c.match(n)) > 0 || c.difference(n) {
+		if len(c.match(n)) > 0 || c.difference(n) || c.runsDifference(n) {
 			continue
 		}
 		what := n.text(c.d)
@@ -306,6 +306,36 @@ func (c *checker) difference(n *number) bool {
 			bv, bh := b.value()
 			if math.Abs(math.Abs(av-bv)-math.Abs(n.v)) <= h+ah+bh {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// reDiffWord marks a sentence that presents a number as a difference
+// ("FP8 adds 11,806.40 tok/s over vLLM", "cuts TTFT by 150.05 ms").
+var reDiffWord = regexp.MustCompile(`(?i)\b(?:adds?|added|more|less|fewer|faster|slower|higher|lower|by|over|gains?|saves?|saved|cuts?|improv\w*|increas\w*|decreas\w*|reduc\w*|drops?|than|up|down)\b`)
+
+// runsDifference accepts a number in a sentence about a difference that is
+// the difference between two runs (of one profile, on a report page) in a
+// metric of its unit, when the runs compared are not written beside it.
+func (c *checker) runsDifference(n *number) bool {
+	if n.table >= 0 || n.unit == "" || !reDiffWord.MatchString(c.sentenceText(n)) {
+		return false
+	}
+	h := n.half + 1e-9*math.Max(1, math.Abs(n.v))
+	for _, a := range c.runs {
+		for _, b := range c.runs {
+			if a == b || a.profile != b.profile {
+				continue
+			}
+			for _, x := range a.values {
+				if !unitOK(n.unit, x) || (n.metrics != nil && !slices.Contains(n.metrics, x.metric)) {
+					continue
+				}
+				if y := b.get(x.metric); y != 0 && math.Abs(math.Abs(x.v-y)-math.Abs(n.v)) <= h {
+					return true
+				}
 			}
 		}
 	}
@@ -357,7 +387,7 @@ func (c *checker) percentages() {
 		}
 		if len(bs) >= 2 {
 			c.counts.Percentages++
-			if !c.besideMatch(n, bs) {
+			if !c.besideMatch(n, bs) && !c.columnChange(n) && !c.laterSentence(n, bs) && !c.otherMetric(n, bs) {
 				var list []string
 				for _, b := range bs {
 					list = append(list, b.text(c.d))
@@ -366,7 +396,22 @@ func (c *checker) percentages() {
 				if n.times {
 					what = "ratio"
 				}
+				if n.attached == nil && c.columnPairs(n) > 0 {
+					c.add(c.d.line(n.off), KindPercent, "%s matches no change of a column of its row from the baseline row", n.text(c.d))
+					continue
+				}
 				c.add(c.d.line(n.off), KindPercent, "%s matches no %s between the numbers beside it (%s)", n.text(c.d), what, strings.Join(list, ", "))
+			}
+			continue
+		}
+		if n.table >= 0 && c.baseRow(n.table) >= 0 {
+			// A cell of its own ("| SGLang | 3024.68 | +22.5% |"): the
+			// change of a column from the baseline row.
+			if c.columnPairs(n) > 0 {
+				c.counts.Percentages++
+				if !c.columnChange(n) {
+					c.add(c.d.line(n.off), KindPercent, "%s matches no change of a column of its row from the baseline row", n.text(c.d))
+				}
 			}
 			continue
 		}
@@ -374,6 +419,127 @@ func (c *checker) percentages() {
 			c.counts.Percentages++
 		}
 	}
+}
+
+// baseRow returns the row of a table holding its baseline configuration:
+// the row whose first cell says baseline, else the first row when the
+// first column names configurations; -1 when the table has none.
+func (c *checker) baseRow(ti int) int {
+	t := c.d.tables[ti]
+	cellText := func(cl cell) string { return strings.ToLower(c.d.masked[cl.start:cl.end]) }
+	for ri, row := range t.rows {
+		if len(row) > 0 && strings.Contains(cellText(row[0]), "baseline") {
+			return ri
+		}
+	}
+	if len(t.header) == 0 || !reConfigColumn.MatchString(cellText(t.header[0])) {
+		return -1
+	}
+	return 0
+}
+
+// columnPairs counts the values of n's row that have a baseline in their
+// column (columnPartner), so that columnChange has something to compare;
+// in the baseline row itself, its values (the percentage is their change
+// from themselves).
+func (c *checker) columnPairs(n *number) int {
+	if n.table < 0 || n.row < 0 {
+		return 0
+	}
+	base := c.baseRow(n.table)
+	k := 0
+	for _, a := range c.d.nums {
+		if a.table != n.table || a.row != n.row || a.rel() {
+			continue
+		}
+		// A step table (one percentage per row, no values) has none.
+		if base == n.row || c.columnPartner(a) != nil {
+			k++
+		}
+	}
+	return k
+}
+
+// columnChange says whether a percentage (or a factor) in a table with
+// one configuration per row is the change (the ratio) of one of its row's
+// values from the same column of the baseline row, as a "vs. baseline"
+// column prints it; in the baseline row, 0% (1x).
+func (c *checker) columnChange(n *number) bool {
+	if n.table < 0 || n.row < 0 {
+		return false
+	}
+	if base := c.baseRow(n.table); base < 0 {
+		return false
+	} else if base == n.row {
+		want := 0.0
+		if n.times {
+			want = 1
+		}
+		return math.Abs(n.v-want) <= 0.5*pow10(-n.dec)+1e-9
+	}
+	for _, a := range c.d.nums {
+		if a.table != n.table || a.row != n.row || a.rel() {
+			continue
+		}
+		if b := c.columnPartner(a); b != nil && c.besideMatch(n, []*number{b, a}) {
+			return true
+		}
+	}
+	return false
+}
+
+// otherMetric accepts a percentage whose clause names a metric that none
+// of the numbers beside it measures ("TTFT dropped from 512.30 ms to
+// 333.00 ms, while total throughput rose 22.5%": the milliseconds are not
+// its inputs) when it is the change between two runs in that metric.
+func (c *checker) otherMetric(n *number, bs []*number) bool {
+	if n.table >= 0 {
+		return false
+	}
+	// The clause: from the number before it in its sentence.
+	from := strings.LastIndexAny(c.d.masked[:n.off], ";!?\n") + 1
+	for _, m := range c.d.nums {
+		if m != n && m.end <= n.off && m.end > from {
+			from = m.end
+		}
+	}
+	clause := strings.ToLower(c.d.masked[from:n.off])
+	var units []string
+	switch {
+	case strings.Contains(clause, "interactiv"):
+		units = []string{"tok/s/user"}
+	case strings.Contains(clause, "tpot"), strings.Contains(clause, "ttft"), strings.Contains(clause, "itl"), strings.Contains(clause, "latency"):
+		units = []string{"ms", "s"}
+	case strings.Contains(clause, "throughput"), strings.Contains(clause, "tps"):
+		units = []string{"tok/s", "req/s"}
+	default:
+		return false
+	}
+	for _, b := range bs {
+		if b.unit == "" || slices.Contains(units, b.unit) {
+			return false // a number of its metric, or of none known, beside it
+		}
+	}
+	about, ok := c.runsChangeIn(n, clause)
+	return about && ok
+}
+
+// laterSentence accepts a percentage whose own sentence holds none of the
+// numbers it was compared with (they are the sentence before, about
+// another comparison: "… 2,468.90 to 3,024.68 tok/s. On long prompts it is
+// 1.5x faster.") when it is the change between two runs in the metric its
+// sentence names.
+func (c *checker) laterSentence(n *number, bs []*number) bool {
+	if n.table >= 0 {
+		return false
+	}
+	for _, b := range bs {
+		if b.sentence == n.sentence {
+			return false
+		}
+	}
+	about, ok := c.runsChange(n)
+	return about && ok
 }
 
 func containsNum(list []*number, n *number) bool {
@@ -420,20 +586,9 @@ var reConfigColumn = regexp.MustCompile(`(?i)config|engine|option|experiment|set
 // the first row, when the first column names configurations (not
 // benchmark cases, whose baseline may be off the table).
 func (c *checker) columnPartner(a *number) *number {
-	t := c.d.tables[a.table]
-	cellText := func(cl cell) string { return strings.ToLower(c.d.masked[cl.start:cl.end]) }
-	baseRow := -1
-	for ri, row := range t.rows {
-		if len(row) > 0 && strings.Contains(cellText(row[0]), "baseline") {
-			baseRow = ri
-			break
-		}
-	}
+	baseRow := c.baseRow(a.table)
 	if baseRow < 0 {
-		if len(t.header) == 0 || !reConfigColumn.MatchString(cellText(t.header[0])) {
-			return nil
-		}
-		baseRow = 0
+		return nil
 	}
 	if baseRow == a.row {
 		return nil
@@ -578,7 +733,31 @@ func (c *checker) besideMatch(n *number, bs []*number) bool {
 // GPU as well), in the metric its sentence names. It reports whether the
 // percentage was about a metric (and so checked).
 func (c *checker) campaignChange(n *number) bool {
-	sent := strings.ToLower(c.sentenceText(n))
+	about, ok := c.runsChange(n)
+	if !about || ok {
+		return about
+	}
+	what := "change"
+	if n.times {
+		what = "ratio"
+	}
+	c.add(c.d.line(n.off), KindPercent, "%s matches no %s between two runs of campaign %s", n.text(c.d), what, c.page.Campaign.ID)
+	return true
+}
+
+// runsChange says whether a percentage is about a metric its sentence
+// names, with two runs of one profile to compare, and whether it is the
+// change between two of them.
+func (c *checker) runsChange(n *number) (about, ok bool) {
+	return c.runsChangeIn(n, c.sentenceText(n))
+}
+
+// runsChangeIn is runsChange with the metric named in text.
+func (c *checker) runsChangeIn(n *number, text string) (about, ok bool) {
+	if len(c.runs) < 2 {
+		return false, false // nothing collected (yet): nothing to compare
+	}
+	sent := strings.ToLower(text)
 	var want func(string) bool
 	switch {
 	case strings.Contains(sent, "interactiv") || strings.Contains(sent, "tok/s/user"):
@@ -594,7 +773,7 @@ func (c *checker) campaignChange(n *number) bool {
 	case strings.Contains(sent, "throughput") || strings.Contains(sent, "tps") || strings.Contains(sent, "tok/s") || strings.Contains(sent, "faster"):
 		want = func(m string) bool { return strings.HasSuffix(m, "_tps") }
 	default:
-		return false // a percentage that is about no metric (accuracy, a share)
+		return false, false // a percentage that is about no metric (accuracy, a share)
 	}
 	hp := 0.5*pow10(-n.dec) + 1e-9
 	p := math.Abs(n.v)
@@ -618,23 +797,18 @@ func (c *checker) campaignChange(n *number) bool {
 						return math.Abs(r-1) * 100
 					}
 					if math.Abs(rel(x.v/y.v)-p) <= hp {
-						return true
+						return true, true
 					}
 					if a.gpus > 0 && b.gpus > 0 && a.gpus != b.gpus && strings.HasSuffix(x.metric, "_tps") {
 						if math.Abs(rel((x.v/float64(a.gpus))/(y.v/float64(b.gpus)))-p) <= hp {
-							return true
+							return true, true
 						}
 					}
 				}
 			}
 		}
 	}
-	what := "change"
-	if n.times {
-		what = "ratio"
-	}
-	c.add(c.d.line(n.off), KindPercent, "%s matches no %s between two runs of campaign %s", n.text(c.d), what, c.page.Campaign.ID)
-	return true
+	return true, false
 }
 
 // sentenceText returns the sentence around a number.

@@ -2,6 +2,7 @@ package check
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,8 @@ func TestPercentRounding(t *testing.T) {
 		{"Total TPS: 4068.16 (+46.7%)", true},    // 46.77 rounds to 46.8
 		{"Total TPS: 4068.16 (+10.7%)", true},    // seed 002's slip
 		{"Total TPS: 4068.16 (-46.8%)", true},    // wrong sign
+		{"Total TPS: 4068.16 (−46.8%)", true},    // wrong sign, a typeset minus
+		{"Total TPS: 4068.16 (−1.5%)", true},     // not even the magnitude
 		{"Total TPS: 4068.2 (+46.8%)", false},    // the table rounds 4068.16
 		{"Total TPS: 4068.1 (+46.8%)", true},     // 4068.16 does not round to 4068.1
 		{"Total TPS: 2034.08x2 (+46.8%)", true},  // 2034.08 is no run's number
@@ -205,6 +208,181 @@ func TestUnitColumns(t *testing.T) {
 	}
 }
 
+// TestBaselineColumn reads a table with one configuration per row and the
+// change from the baseline row in a column of its own: right changes (and
+// the baseline row's own 0% or 1x, or a dash) pass, wrong ones are found
+// at their line.
+func TestBaselineColumn(t *testing.T) {
+	const blocks = "```\n" +
+		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2468.90\nMean TPOT (ms): 25.40\n" +
+		"==================================================\n```\n\n```\n" +
+		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 3024.68\nMean TPOT (ms): 20.10\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		table string
+		want  []int // lines of the findings
+	}{
+		{"| Engine | Total TPS | Mean TPOT (ms) | vs. baseline |\n|---|---|---|---|\n| vLLM (baseline) | 2468.90 | 25.40 | 0.0% |\n| SGLang | 3024.68 | 20.10 | +22.5% |\n", nil},
+		{"| Engine | Total TPS | Mean TPOT (ms) | vs. baseline |\n|---|---|---|---|\n| vLLM (baseline) | 2468.90 | 25.40 | – |\n| SGLang | 3024.68 | 20.10 | -20.9% |\n", nil},
+		{"| Engine | Total TPS | Speedup |\n|---|---|---|\n| vLLM | 2468.90 | 1.00x |\n| SGLang | 3024.68 | 1.23x |\n", nil},
+		{"| Engine | Total TPS | Mean TPOT (ms) | vs. baseline |\n|---|---|---|---|\n| vLLM (baseline) | 2468.90 | 25.40 | 5.0% |\n| SGLang | 3024.68 | 20.10 | +32.5% |\n", []int{23, 24}},
+		{"| Engine | Total TPS | Speedup |\n|---|---|---|\n| vLLM | 2468.90 | 1.10x |\n| SGLang | 3024.68 | 1.32x |\n", []int{23, 24}},
+	}
+	for _, c := range cases {
+		var got []int
+		for _, f := range Check(Page{Name: "p.md", Text: []byte(blocks + c.table)}) {
+			if f.Kind != KindPercent {
+				t.Errorf("%s: unexpected %s", c.table, f)
+			}
+			got = append(got, f.Line)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: findings at lines %v, want %v", c.table, got, c.want)
+		}
+	}
+}
+
+// TestRangeUnit: the first number of "from X to Y tok/s" shares Y's unit,
+// also as an integer with thousands separators.
+func TestRangeUnit(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2468.90\n" +
+		"==================================================\n```\n\n```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 3024.68\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		text string
+		want int // findings
+	}{
+		{"Throughput rose from 2,469 to 3,025 tok/s.\n", 0},
+		{"Throughput rose from 2,468.90 to 3,024.68 tok/s.\n", 0},
+		{"Throughput rose from 2,496 to 3,025 tok/s.\n", 1},
+		{"Throughput rose from 2,496.90 to 3,024.68 tok/s.\n", 1},
+	}
+	for _, c := range cases {
+		if got := Check(Page{Name: "p.md", Text: []byte(block + c.text)}); len(got) != c.want {
+			t.Errorf("%q: findings %v, want %d", c.text, got, c.want)
+		}
+	}
+}
+
+// TestOtherMetric: a percentage in a clause about another metric than the
+// numbers of its sentence is the change between two runs in its metric.
+func TestOtherMetric(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2468.90\nMean TTFT (ms): 512.30\n" +
+		"==================================================\n```\n\n```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 3024.68\nMean TTFT (ms): 333.00\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		text string
+		want int // findings
+	}{
+		{"With more GPU memory, throughput is 32.5% higher (2468.90 → 3024.68 tok/s).\n", 1}, // a change, not a share
+		{"With more GPU memory, throughput is 22.5% higher (2468.90 → 3024.68 tok/s).\n", 0},
+		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 35% reduction, while total throughput rose 22.5%.\n", 0},
+		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 35% reduction, while total throughput rose 32.5%.\n", 1},
+		{"Mean TTFT dropped from 512.30 ms to 333.00 ms, a 45% reduction, while total throughput rose 22.5%.\n", 1},
+		{"Total throughput rose from 2468.90 to 3024.68 tok/s, a 32.5% gain.\n", 1},
+	}
+	for _, c := range cases {
+		if got := Check(Page{Name: "p.md", Text: []byte(block + c.text)}); len(got) != c.want {
+			t.Errorf("%q: findings %v, want %d", c.text, got, c.want)
+		}
+	}
+}
+
+// TestTableForms reads tables as Markdown editors write them: short
+// aligned delimiter cells ("|:--|--:|", read as no table before) and bold
+// values with the percentage after them ("**3,024.68** (+22.5%)").
+func TestTableForms(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2468.90\nMean TTFT (ms): 512.30\n" +
+		"==================================================\n```\n\n```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 3024.68\nMean TTFT (ms): 333.00\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		table string
+		want  []string
+	}{
+		{"| Engine | Throughput (tok/s) | Mean TTFT (ms) |\n|:--|--:|--:|\n| vLLM | 2,468.90 | 512.30 |\n| SGLang | 3,024.68 (+22.5%) | 333.00 (-35.0%) |\n", nil},
+		{"| Engine | Throughput (tok/s) | Mean TTFT (ms) |\n|:--|--:|--:|\n| vLLM | 2,468.90 | 522.30 |\n| SGLang | 3,024.68 (+32.5%) | 333.00 (-35.0%) |\n",
+			[]string{"23: Mean TTFT (ms) 522.30 matches no benchmark output", "24: +32.5% is not the change from 2,468.90 to 3,024.68, which is +22.5%", "24: -35.0% is not the change from 522.30 to 333.00, which is -36.2%"}},
+		{"| Engine | Throughput (tok/s) |\n|---|---|\n| vLLM | **2,468.90** |\n| SGLang | **3,024.68** <br> (+22.5%) |\n", nil},
+		{"| Engine | Throughput (tok/s) |\n|---|---|\n| vLLM | **2,468.90** |\n| SGLang | **3,024.68** <br> (-22.5%) |\n", []string{"24: -22.5% has the wrong sign"}},
+	}
+	for _, c := range cases {
+		got := Check(Page{Name: "p.md", Text: []byte(block + c.table)})
+		ok := len(got) == len(c.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.HasPrefix(got[i].String(), "p.md:"+c.want[i])
+		}
+		if !ok {
+			t.Errorf("%s: findings %v, want %q", c.table, got, c.want)
+		}
+	}
+}
+
+// TestHeaderUnits reads the unit of a column from its header however it is
+// written: "(tok/s)", "[tok/s]", "Output tok/s", "TTFT ms".
+func TestHeaderUnits(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nOutput token throughput (tok/s): 1512.34\nMean TTFT (ms): 333.00\n" +
+		"==================================================\n```\n\n"
+	for _, h := range []string{"Output (tok/s)", "Output [tok/s]", "Output tok/s", "**Output tok/s**"} {
+		for _, c := range []struct {
+			v    string
+			want int
+		}{{"1512.34", 0}, {"1521.34", 1}} {
+			page := block + "| Engine | " + h + " | TTFT ms |\n|---|---|---|\n| SGLang | " + c.v + " | 333.00 |\n"
+			got, n := Run(Page{Name: "p.md", Text: []byte(page)})
+			if len(got) != c.want || n.Numbers != 2 {
+				t.Errorf("header %q, value %s: findings %v, %d number(s) checked; want %d finding(s), 2 numbers", h, c.v, got, n.Numbers, c.want)
+			}
+		}
+	}
+}
+
+// TestThresholdRanking: a number after a comparison with a metric name is
+// a bound (not checked), one after a number is a ranking (checked).
+func TestThresholdRanking(t *testing.T) {
+	const block = "```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2771.81\nMean TTFT (ms): 333.00\n" +
+		"==================================================\n```\n\n```\nSuccessful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nTotal token throughput (tok/s): 2000.00\nMean TTFT (ms): 512.30\n" +
+		"==================================================\n```\n\n"
+	cases := []struct{ text, want string }{
+		{"The SLO is mean TTFT < 500 ms; one engine meets it (333.00 ms), one does not (512.30 ms).\n", ""},
+		{"The SLO is mean TTFT < 500 ms; one engine meets it (333.00 ms), one does not (521.30 ms).\n", KindNumber},
+		{"Throughput: 2000.00 tok/s > 2771.81 tok/s.\n", KindOrder},
+	}
+	for _, c := range cases {
+		var kinds []string
+		for _, f := range Check(Page{Name: "p.md", Text: []byte(block + c.text)}) {
+			kinds = append(kinds, f.Kind)
+		}
+		if strings.Join(kinds, ",") != c.want {
+			t.Errorf("%q: findings %v, want %q", c.text, kinds, c.want)
+		}
+	}
+}
+
+// TestPerGPUColumns reads per-GPU values ("per A100" in prose, a column
+// whose header says so): the run's value over the GPUs of its command's -tp.
+func TestPerGPUColumns(t *testing.T) {
+	const page = "```bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2\n```\n\n```\n" +
+		"Successful requests: 100\nBenchmark duration (s): 10.00\nTotal input tokens: 1000\nRequest throughput (req/s): 10.00\nOutput token throughput (tok/s): 1234.56\nTotal token throughput (tok/s): 2468.90\n" +
+		"==================================================\n```\n\n"
+	cases := []struct {
+		table string
+		want  int // findings
+	}{
+		{"vLLM serves 617.28 tok/s per A100.\n", 0},
+		{"vLLM serves 627.28 tok/s per A100.\n", 1},
+		{"| Engine | Output throughput per GPU (tok/s) |\n|---|---|\n| vLLM | 617.28 |\n", 0},
+		{"| Engine | Total TPS (tok/s/GPU) |\n|---|---|\n| vLLM | 1,234.45 |\n", 0},
+		{"| Engine | Output throughput per GPU (tok/s) |\n|---|---|\n| vLLM | 627.28 |\n", 1},
+		{"| Engine | Total TPS (tok/s/GPU) |\n|---|---|\n| vLLM | 1,334.45 |\n", 1},
+	}
+	for _, c := range cases {
+		got, n := Run(Page{Name: "p.md", Text: []byte(page + c.table)})
+		if len(got) != c.want || n.Numbers != 1 {
+			t.Errorf("%s: findings %v, %d number(s) checked; want %d finding(s), 1 number", c.table, got, n.Numbers, c.want)
+		}
+	}
+}
+
 // TestNotClaims lists text that holds numbers but no claim about the
 // page's data: none of it may be reported.
 func TestNotClaims(t *testing.T) {
@@ -224,6 +402,15 @@ func TestNotClaims(t *testing.T) {
 		{"a repeated percentage", "| Case | Baseline | Optimized |\n|---|---|---|\n| A | Total TPS: 2000.00 | Total TPS: 2771.81 (+38.6%) |\n\nThe gain (+38.6%, see above) holds.\n"},
 		{"a factor of two numbers beside it", "Throughput rose 1.39x, from 2000.00 to 2771.81 tok/s.\n"},
 		{"a range sharing its unit", "Throughput rose from 2000.00 to 2771.81 tok/s (+38.6%).\n"},
+		{"shares in prose", "GPU utilization stayed at 95% while the engine served 2771.81 tok/s against 2000.00 tok/s.\n\n" +
+			"All requests succeeded (100%), at 2000.00 tok/s and 2771.81 tok/s.\n\n" +
+			"KV cache usage peaked at 87.5% at 2771.81 tok/s and 92% at 2000.00 tok/s.\n\n" +
+			"With 90% GPU memory the engine serves 2771.81 tok/s vs 2000.00 tok/s.\n"},
+		{"SLO thresholds", "The engine meets the SLO (mean TTFT < 500 ms, TPOT <= 50 ms, P99 TTFT under 1,000 ms, ITL ≤ 80 ms) at 2771.81 tok/s.\n"},
+		{"a ranking of two numbers", "Throughput: 2771.81 tok/s > 2000.00 tok/s.\n"},
+		{"an HTML comment over several lines", "<!-- an older run:\n| Engine | Total TPS |\n|---|---|\n| vLLM | 2600.00 (+30.0%) |\n-->\n"},
+		{"a column in thousands", "| Engine | Total throughput (k tok/s) |\n|---|---|\n| vLLM | 2.77 |\n"},
+		{"device counts are no factors", "On 8x H100 (as on 2× A100 80GB, 4x GPUs or 2x NVIDIA RTX 4090), throughput rose from 2000.00 to 2771.81 tok/s.\n"},
 		{"a link target and an image", "![chart](../../assets/qwen3-32b-h100-2771.81.png) [report](https://example.com/run/4068.16)\n"},
 	}
 	for _, c := range cases {
@@ -308,6 +495,27 @@ func TestPageRate(t *testing.T) {
 	for _, c := range cases {
 		if got := pageRate(c.text); got != c.want {
 			t.Errorf("pageRate(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestCommandGPUs counts the GPUs of serving commands for per-GPU numbers.
+func TestCommandGPUs(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want int
+	}{
+		{"vllm serve Qwen/Qwen3-8B", 1},
+		{"vllm serve Qwen/Qwen3-8B -tp 2", 2},
+		{"vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size=8 --pipeline-parallel-size 2", 16},
+		{"vllm serve deepseek-ai/DeepSeek-V3 -dp 8 --enable-expert-parallel", 8},
+		{"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 4 --dp 2", 8},
+		// DP attention runs its data-parallel ranks on the tensor-parallel GPUs.
+		{"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 --enable-dp-attention", 8},
+	}
+	for _, c := range cases {
+		if got := commandGPUs(c.cmd); got != c.want {
+			t.Errorf("%s: %d GPUs, want %d", c.cmd, got, c.want)
 		}
 	}
 }

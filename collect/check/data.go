@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -260,9 +261,12 @@ func summaryValues(s *schema.Summary) []value {
 }
 
 // commandGPUs is the GPU count a serving command's parallelism flags ask
-// for (tensor × data × pipeline parallel; 1 without them).
+// for (tensor × data × pipeline parallel; 1 without them). SGLang's
+// --enable-dp-attention splits the tensor-parallel group's GPUs among the
+// attention data-parallel ranks: --tp 8 --dp 8 runs on 8 GPUs, not 64.
 func commandGPUs(cmd string) int {
 	f := strings.Fields(strings.ReplaceAll(cmd, "\\\n", " "))
+	dpAttention := slices.Contains(f, "--enable-dp-attention")
 	n := 1
 	for i := 0; i < len(f); i++ {
 		name, val, ok := strings.Cut(f[i], "=")
@@ -270,8 +274,12 @@ func commandGPUs(cmd string) int {
 			val = f[i+1]
 		}
 		switch name {
-		case "-tp", "--tp", "--tp-size", "--tensor-parallel-size", "-dp", "--dp", "--dp-size", "--data-parallel-size",
-			"-pp", "--pp", "--pp-size", "--pipeline-parallel-size":
+		case "-dp", "--dp", "--dp-size", "--data-parallel-size":
+			if dpAttention {
+				continue
+			}
+			fallthrough
+		case "-tp", "--tp", "--tp-size", "--tensor-parallel-size", "-pp", "--pp", "--pp-size", "--pipeline-parallel-size":
 			if k, err := strconv.Atoi(val); err == nil && k > 0 {
 				n *= k
 			}

@@ -10,10 +10,13 @@
 //   - a number presented as a result (a metric label before it, "Total
 //     TPS: 4068.16", or a unit after it, "2659.50 tok/s") that matches no
 //     run at its printed precision; the difference of two numbers beside
-//     it ("faster by 4,636.35 tok/s") counts as matched; units are tok/s,
-//     req/s, ms, tok/s/user (interactivity, 1000 / median TPOT, as
+//     it ("faster by 4,636.35 tok/s") counts as matched, and so, in a
+//     sentence about a difference ("adds", "more", "by"), does the
+//     difference of two runs (of one profile) written alone; units are
+//     tok/s, req/s, ms, tok/s/user (interactivity, 1000 / median TPOT, as
 //     collect/stats defines it), a k suffix ("2.35k tok/s", rounded to
-//     its printed digits) and "per GPU" (the run's value over the
+//     its printed digits) and "per GPU" ("per H100") after the number or
+//     in its column's header, "(tok/s/GPU)" (the run's value over the
 //     GPUs its command's parallelism flags, or its campaign, give); on a
 //     report page the median and the mean of a run's repeats count too;
 //   - a percentage (or a factor, "1.82x") that is not the change (the
@@ -21,10 +24,16 @@
 //     printed precision with the inputs' rounding taken into account: in
 //     a table, the value it follows and the same metric in another cell
 //     of its row (the baseline column first) or, in a table with one
-//     configuration per row, in the baseline row; in prose, any two
-//     numbers of its sentence and the one before; on a perflab page, a
-//     percentage beside no numbers must be the change between two runs of
-//     one profile in the metric its sentence names;
+//     configuration per row, in the baseline row (a "vs. baseline" cell
+//     of its own: the change of one of its row's values from the same
+//     column of the baseline row, 0% or 1x in the baseline row itself); in
+//     prose, any two numbers of its sentence and the one before (when only
+//     the sentence before holds numbers, or when its clause names a metric
+//     none of them measures, "… 333.00 ms, while throughput rose 22.5%",
+//     the change between two runs in that metric counts too); on a
+//     perflab page, a percentage beside no numbers must be the change
+//     between two runs of one profile in the metric its sentence names
+//     (none is checked before the campaign has results);
 //   - step percentages (a table with one percentage per row and no other
 //     numbers) that do not compound to the total: the table's Total row,
 //     or the first percentage of the baseline-vs-optimized table above it
@@ -58,8 +67,10 @@
 // nothing to check.
 //
 // What is not checked, to keep findings real: percentages labelled as a
-// share ("Success rate: 51.6%"), percentages repeating one printed
-// earlier ("lower than previous +9.75%"), numbers without a metric label
-// or unit (input lengths, prompt counts, flags), and everything inside
-// code blocks (raw outputs are the data, not claims).
+// share ("Success rate: 51.6%", "GPU utilization stayed at 95%", "90% GPU
+// memory"), percentages repeating one printed earlier ("lower than
+// previous +9.75%"), numbers without a metric label or unit (input
+// lengths, prompt counts, flags, device counts such as "8x H100"), bounds
+// such as an SLO's ("mean TTFT < 500 ms", "under 1,000 ms"), and
+// everything inside code blocks (raw outputs are the data, not claims).
 package check

@@ -15,6 +15,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Add("| a | b |\n|---|---|\n| Total TPS: 1 (+5%) | Total TPS: 2 |")
 	f.Add("# t\n```\n````\n~~~\n| |---|\n+1.5%x2 tok/s per GPU > 3 ms")
+	f.Add("|:-|-:|\n| **1,234** <br> (−5%) | TTFT < 5 ms, 8x H100, 95% GPU memory |")
 	f.Fuzz(func(t *testing.T, page string) {
 		lines := strings.Count(page, "\n") + 1
 		for _, x := range Check(Page{Name: "f.md", Text: []byte(page)}) {

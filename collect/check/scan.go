@@ -66,6 +66,7 @@ type number struct {
 	ratio           bool // a percentage labelled as a share (success rate)
 	perGPU          bool // "5500.00 tok/s per GPU"
 	quote           bool // a percentage printed earlier on the page
+	threshold       bool // a bound, not a result: "TTFT < 500 ms", "under 1 s"
 }
 
 // value is the number with its multiplier applied, and the half-width of
@@ -91,21 +92,38 @@ func pow10(e int) float64 {
 }
 
 var (
-	reInline   = regexp.MustCompile("`[^`\n]+`")
-	reTag      = regexp.MustCompile(`<[^>\n]{1,200}>`)
-	reLinkURL  = regexp.MustCompile(`\]\([^)\s]*\)`)
-	reDelimRow = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+`)
+	reInline = regexp.MustCompile("`[^`\n]+`")
+	reTag    = regexp.MustCompile(`<[^>\n]{1,200}>`)
+	// "(k tok/s)": values in thousands, not read (left unchecked).
+	reHeaderKilo = regexp.MustCompile(`(?i)\bk[ \t]*(?:tok|req)/s`)
+	reComment    = regexp.MustCompile(`(?s)<!--.*?-->`)
+	reLinkURL    = regexp.MustCompile(`\]\([^)\s]*\)`)
+	// A delimiter row: cells of three dashes or more anywhere (seed 000
+	// lost its line breaks), or of one or more on a line of their own
+	// ("|:--|--:|", as GFM allows).
+	reDelimRow = regexp.MustCompile(`\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+|(?m:^[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*$)`)
 	reUnit     = regexp.MustCompile(`^[ \t]*(?i:(tok(?:ens)?/s(?:ec)?(?:/user|[ \t]+per[ \t]+user)?|req(?:uests)?/s(?:ec)?|ms\b|tps\b))`)
 	reMult     = regexp.MustCompile(`^[ \t]*[x×][ \t]*(\d+)\b`)
 	rePct      = regexp.MustCompile(`^[ \t]*%`)
 	reTimes    = regexp.MustCompile(`^(?:x|×)`)
-	rePerGPU   = regexp.MustCompile(`^[ \t]*(?i:per[ \t]+GPU|/[ \t]*GPU)\b`)
+	// What follows a count of devices, not a factor: "8x H100", "2× A100
+	// 80GB", "4x GPUs", "2x NVIDIA RTX 4090".
+	reDevices = regexp.MustCompile(`^[ \t]*(?i:(?:nvidia|amd|intel)[ \t]+)?(?:[A-Za-z]{1,4}[0-9]{2,4}[A-Za-z]{0,3}\b|(?i:gpus?|cards?|nodes?|accelerators?|devices?|rtx|geforce|tesla|radeon|instinct)\b)`)
+	rePerGPU  = regexp.MustCompile(`^[ \t]*(?i:(?:per|each)[ \t]+(?:GPU|card|device|[A-Z]{1,4}[0-9]{2,4}[A-Z]{0,3})|/[ \t]*GPU)\b`)
 	// Metric labels that may stand before a number ("Total TPS: 2352.82",
 	// "Mean TPOT = 25.89 ms"), read backwards from the number.
 	reLabel       = regexp.MustCompile(`(?i)((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency|latency)|ttft|tpot|itl)[ \t]*(?:\((?:ms|s|tok/s|req/s)\))?[ \t]*[:=][ \t]*$`)
 	reHeaderLabel = regexp.MustCompile(`(?i)^[ \t*]*((?:total|output|request|peak output)?[ \t]*(?:token[ \t]+)?(?:tps|throughput)|(?:mean|median|p\d+(?:\.\d+)?)[ \t]*(?:ttft|tpot|itl|e2el|e2e latency)|ttft|tpot|itl)[ \t]*(?:\((tok/s|req/s|ms)\))?[ \t*]*$`)
-	reHeaderUnit  = regexp.MustCompile(`(?i)\((tok/s|req/s|ms)\)[ \t*]*$`)
-	reRatioLabel  = regexp.MustCompile(`(?i)(success|rate|share|accuracy|util\w*|hit|acceptance|of)[ \t]*[:=]?[ \t]*$`)
+	reHeaderUnit  = regexp.MustCompile(`(?i)(?:\(|\[|[ \t*]|^)(tok/s|req/s|ms)(?:[ \t]*/[ \t]*GPU)?[)\]]?[ \t*]*$`)
+	// A column of per-GPU values: "| Output throughput per GPU (tok/s) |",
+	// "| Total TPS (tok/s/GPU) |".
+	reHeaderPerGPU = regexp.MustCompile(`(?i)\bper[ \t]+GPU\b|/[ \t]*GPU\b`)
+	// Words of a share (a percentage of something, not a change) and of a
+	// change, for percentages in prose; what follows a share.
+	reShareWord  = regexp.MustCompile(`\b(?:util\w*|usage|occupancy|succe\w*|success|accuracy|hit rate|acceptance|memory)`)
+	reChangeWord = regexp.MustCompile(`\b(?:faster|slower|higher|lower|more|less|fewer|increas\w*|decreas\w*|improv\w*|gain\w*|reduc\w*|drop\w*|rise|rises|rose|fell|falls?|cuts?|speed\w*|better|worse|up|down|boost\w*|than|over|vs|versus|chang\w*|delta|differ\w*)\b`)
+	reShareAfter = regexp.MustCompile(`^[ \t]*(?i:of[ \t]+(?:the[ \t]+)?)?(?i:GPU[ \t]+memory|memory|of[ \t]+requests|utili[sz]ation|usage|success)`)
+	reRatioLabel = regexp.MustCompile(`(?i)(success|rate|share|accuracy|util\w*|hit|acceptance|of)[ \t]*[:=]?[ \t]*$`)
 )
 
 func newDoc(name string, text string) *doc {
@@ -177,6 +195,10 @@ func newDoc(name string, text string) *doc {
 	}
 	for _, loc := range reInline.FindAllStringIndex(string(m), -1) {
 		d.codes = append(d.codes, codeSpan{start: loc[0] + 1, end: loc[1] - 1})
+		blank(loc[0], loc[1])
+	}
+	// An HTML comment, one line or many, is not shown: no claim.
+	for _, loc := range reComment.FindAllStringIndex(string(m), -1) {
 		blank(loc[0], loc[1])
 	}
 	ms := string(m)
@@ -411,6 +433,9 @@ func (d *doc) findNumbers() {
 		n := &number{off: start, end: end, mult: 1, table: -1}
 		if m[2] < m[3] {
 			n.sign = s[m[2]]
+			if n.sign != '+' {
+				n.sign = '-' // '-' or U+2212
+			}
 		}
 		intPart := strings.ReplaceAll(s[m[4]:m[5]], ",", "")
 		txt := intPart
@@ -443,7 +468,7 @@ func (d *doc) findNumbers() {
 		if loc := rePct.FindStringIndex(rest); loc != nil {
 			n.pct = true
 			n.end += loc[1]
-		} else if loc := reTimes.FindStringIndex(rest); loc != nil && n.mult == 1 && scale == 1 && (len(rest) == loc[1] || !isLetter(rest[loc[1]]) && !isDigit(rest[loc[1]])) {
+		} else if loc := reTimes.FindStringIndex(rest); loc != nil && n.mult == 1 && scale == 1 && (len(rest) == loc[1] || !isLetter(rest[loc[1]]) && !isDigit(rest[loc[1]])) && !reDevices.MatchString(rest[loc[1]:]) {
 			n.times = true
 			n.end += loc[1]
 		} else if loc := reUnit.FindStringSubmatchIndex(rest); loc != nil {
@@ -468,8 +493,9 @@ func (d *doc) findNumbers() {
 			}
 			seenPct[key] = true
 		}
-		// Attached to the number right before it: "4068.16 (+10.7%)".
-		if n.rel() && prev != nil && !prev.rel() && strings.Trim(s[prev.end:start], " \t(") == "" && !strings.Contains(s[prev.end:start], "\n") {
+		// Attached to the number right before it: "4068.16 (+10.7%)",
+		// "**4068.16** (+10.7%)".
+		if n.rel() && prev != nil && !prev.rel() && strings.Trim(s[prev.end:start], " \t(*_") == "" && !strings.Contains(s[prev.end:start], "\n") {
 			n.attached = prev
 		}
 		n.table, n.row, n.col = locate(start)
@@ -482,13 +508,33 @@ func (d *doc) findNumbers() {
 				if l[2] != "" {
 					n.unit = normUnit(l[2])
 				}
-			} else if u := reHeaderUnit.FindStringSubmatch(s[h.start:h.end]); u != nil {
+			} else if u := reHeaderUnit.FindStringSubmatch(s[h.start:h.end]); u != nil && !reHeaderKilo.MatchString(s[h.start:h.end]) {
 				// "| vLLM (tok/s) |": the column gives the unit only.
 				n.unit = normUnit(u[1])
 				n.labelAs = strings.Trim(strings.TrimSpace(s[h.start:h.end]), "*")
 			}
+			if n.unit != "" && reHeaderPerGPU.MatchString(s[h.start:h.end]) {
+				n.perGPU = true
+			}
 		}
 		n.sentence = sentenceOf(start)
+		n.threshold = !n.rel() && isThreshold(s[max(0, start-48):start])
+		if n.pct && !n.ratio && n.table < 0 {
+			// A share in prose: "GPU utilization stayed at 95% while …",
+			// "succeeded (100%)", "90% GPU memory".
+			from := 0
+			if n.sentence > 0 {
+				from = bounds[n.sentence-1] + 1
+			}
+			before := strings.ToLower(s[from:start])
+			after := strings.ToLower(s[n.end:min(len(s), n.end+24)])
+			if loc := reShareWord.FindAllStringIndex(before, -1); loc != nil && !reChangeWord.MatchString(before[loc[len(loc)-1][1]:]) && !reChangeWord.MatchString(after) {
+				n.ratio = true // not "with more memory, 22.5% faster"
+			}
+			if reShareAfter.MatchString(s[n.end:]) {
+				n.ratio = true
+			}
+		}
 		n.metrics = claimMetrics(n)
 		d.nums = append(d.nums, n)
 		prev = n
@@ -497,7 +543,9 @@ func (d *doc) findNumbers() {
 	// the second.
 	for i := len(d.nums) - 2; i >= 0; i-- {
 		a, b := d.nums[i], d.nums[i+1]
-		if a.unit == "" && a.label == "" && !a.rel() && a.dec > 0 && b.unit != "" && a.table == b.table &&
+		// Integers only with a thousands separator ("from 2,469 to 3,025
+		// tok/s"): "from 64 to 128" may be any count.
+		if a.unit == "" && a.label == "" && !a.rel() && (a.dec > 0 || strings.Contains(s[a.off:a.end], ",")) && b.unit != "" && a.table == b.table &&
 			reUnitJoin.MatchString(s[a.end:b.off]) {
 			a.unit, a.perGPU = b.unit, b.perGPU
 			a.metrics = claimMetrics(a)
@@ -526,7 +574,37 @@ func normUnit(u string) string {
 
 // claim reports whether a number is presented as a result: a percentage,
 // or a number with a metric label or a unit.
-func (n *number) claim() bool { return n.rel() || n.label != "" || n.unit != "" }
+func (n *number) claim() bool {
+	return !n.threshold && (n.rel() || n.label != "" || n.unit != "")
+}
+
+var (
+	reBoundOp   = regexp.MustCompile(`(?:<=?|>=?|≤|≥|&lt;=?|&gt;=?)[ \t]*$`)
+	reBoundWord = regexp.MustCompile(`(?i)\b(?:under|below|at most|within|up to)[ \t]*$`)
+	reWordEnd   = regexp.MustCompile(`([A-Za-z][A-Za-z/]*)[ \t*]*$`)
+)
+
+// isThreshold says whether the text before a number makes it a bound (an
+// SLO, a target): "mean TTFT < 500 ms", "TPOT <= 50 ms", "under 400 ms";
+// not a ranking of two numbers, "3,024.68 tok/s > 2,468.90 tok/s".
+func isThreshold(back string) bool {
+	if reBoundWord.MatchString(back) {
+		return true
+	}
+	loc := reBoundOp.FindStringIndex(back)
+	if loc == nil {
+		return false
+	}
+	w := reWordEnd.FindStringSubmatch(back[:loc[0]])
+	if w == nil {
+		return false // after a number or a parenthesis: a ranking
+	}
+	switch normUnit(w[1]) {
+	case "tok/s", "req/s", "tok/s/user", "ms", "s":
+		return false // "… tok/s > …"
+	}
+	return true
+}
 
 // The scanners below replace regular expressions that were most of the
 // check's time (no literal prefix to search for); they return what
@@ -569,6 +647,8 @@ func scanNumbers(s string) [][]int {
 		start, sign := i, i
 		if i > 0 && (s[i-1] == '+' || s[i-1] == '-') {
 			start, sign = i-1, i-1
+		} else if strings.HasSuffix(s[:i], "−") {
+			start, sign = i-len("−"), i-len("−") // a typeset minus, "−35.0%"
 		}
 		j := i
 		for j < len(s) && isDigit(s[j]) {

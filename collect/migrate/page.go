@@ -45,8 +45,15 @@ func newPage(name, text string) *page {
 	}
 	if p.relined {
 		for _, pc := range relineText(text) {
-			p.lines = append(p.lines, pc.text)
-			p.orig = append(p.orig, strings.Count(text[:pc.off], "\n")+1)
+			// A piece can hold line breaks of its own (a source line that
+			// was already broken inside a collapsed page): one entry per
+			// line, so that line numbers counted in the page's text (as
+			// ingest counts them) index lines.
+			line := strings.Count(text[:pc.off], "\n") + 1
+			for k, l := range strings.Split(pc.text, "\n") {
+				p.lines = append(p.lines, l)
+				p.orig = append(p.orig, line+k)
+			}
 		}
 	} else {
 		for i, l := range src {

@@ -954,3 +954,14 @@ func TestLinkedFileEscaped(t *testing.T) {
 		t.Errorf("files %+v", files)
 	}
 }
+
+// TestCollapsedPageWithBrokenLines: a page that lost most of its line
+// breaks but kept some (the bundled Qwen3.5 source: the collapsed seed with
+// a "# perflab:" line before each output) indexes its lines as ingest counts
+// them. It panicked with an index out of range.
+func TestCollapsedPageWithBrokenLines(t *testing.T) {
+	pg := migrateFile(t, "../../results/qwen3.5-35b-a3b-h200/src/seed.md")
+	if len(pg.Results) != 13 {
+		t.Fatalf("%d results: %v", len(pg.Results), pairs(pg))
+	}
+}

@@ -92,6 +92,42 @@ func (p *Profile) RepeatCount() int {
 	return p.Repeats
 }
 
+// PointValues writes the sweep's values as perflab bench takes them:
+// "1", "8", "64", or "inf" for an unlimited rate; nil for no sweep.
+func (p *Profile) PointValues() []string {
+	if p.Sweep() == "" {
+		return nil
+	}
+	var vals []string
+	for _, pt := range p.Points() {
+		v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
+		if pt.Sweep == SweepRate && pt.Value == 0 {
+			v = "inf"
+		}
+		vals = append(vals, v)
+	}
+	return vals
+}
+
+// SweepArgs are the flags of vLLM's compiled client (and perflab bench)
+// that stand for the profile's points and repeats:
+// --sweep-max-concurrency 1,8,64 or --sweep-request-rate 1,10,inf, and
+// --num-runs N; none for a profile at one load run once.
+func (p *Profile) SweepArgs() []string {
+	var args []string
+	if vals := p.PointValues(); vals != nil {
+		flag := "--sweep-max-concurrency"
+		if p.Sweep() == SweepRate {
+			flag = "--sweep-request-rate"
+		}
+		args = append(args, flag, strings.Join(vals, ","))
+	}
+	if n := p.RepeatCount(); n > 1 {
+		args = append(args, "--num-runs", strconv.Itoa(n))
+	}
+	return args
+}
+
 // Slug is the point's part of a result file name: "c64" for concurrency
 // 64, "rate10", "rate0.5" or "rateinf" for rates; "" for no sweep.
 func (pt Point) Slug() string {

@@ -19,6 +19,11 @@ const MaxEventSize = 64 << 20
 // ErrEventTooLong is returned when one event exceeds MaxEventSize.
 var ErrEventTooLong = errors.New("sse: event longer than 64 MiB")
 
+// ErrWouldBlock is what a non-blocking source returns (with 0 bytes) when
+// it has no data yet. Next passes it on and keeps its state: call Next
+// again once the source has data. Any other error ends the stream.
+var ErrWouldBlock = errors.New("sse: no data yet")
+
 // Event is one dispatched event. Data and Type alias the Reader's buffer
 // and stay valid only until the next call to Next.
 type Event struct {
@@ -246,6 +251,12 @@ func (rd *Reader) fill() error {
 		if n > 0 {
 			rd.end += n
 			rd.reads++
+		}
+		if err == ErrWouldBlock {
+			if n > 0 {
+				return nil
+			}
+			return err // not sticky: the next fill reads again
 		}
 		if err != nil {
 			rd.eof = true

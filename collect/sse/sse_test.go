@@ -37,11 +37,28 @@ type got struct {
 	err  error
 }
 
+// wouldBlock says ErrWouldBlock before every read of r, as a
+// non-blocking source with nothing ready yet.
+type wouldBlock struct {
+	r       io.Reader
+	blocked bool
+}
+
+func (w *wouldBlock) Read(p []byte) (int, error) {
+	if w.blocked = !w.blocked; w.blocked {
+		return 0, ErrWouldBlock
+	}
+	return w.r.Read(p)
+}
+
 func readAll(r io.Reader, size int) got {
 	rd := NewReader(r, size)
 	var g got
 	for {
 		ev, err := rd.Next()
+		if err == ErrWouldBlock {
+			continue // the source has data again at the next call
+		}
 		if err != nil {
 			if err != io.EOF {
 				g.err = err
@@ -88,6 +105,9 @@ func TestReaderFraming(t *testing.T) {
 			"onebyte":  func() io.Reader { return iotest.OneByteReader(strings.NewReader(tc.in)) },
 			"dataerr":  func() io.Reader { return iotest.DataErrReader(strings.NewReader(tc.in)) },
 			"halfread": func() io.Reader { return iotest.HalfReader(strings.NewReader(tc.in)) },
+			// a non-blocking source: Next says ErrWouldBlock between
+			// bytes and picks up where it was
+			"wouldblock": func() io.Reader { return &wouldBlock{r: iotest.OneByteReader(strings.NewReader(tc.in))} },
 		}
 		for i := 0; i <= len(tc.in); i++ {
 			i := i

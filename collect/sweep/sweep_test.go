@@ -95,6 +95,18 @@ func TestWriteTableMarks(t *testing.T) {
 	}
 }
 
+// TestMeetsSLOFailedRequests: a point whose requests partly failed does
+// not meet the SLO, however fast the ones that succeeded were (an
+// overloaded server dropping requests would otherwise be "within SLO").
+func TestMeetsSLOFailedRequests(t *testing.T) {
+	fast := sum(3000, 10, 50, nil)
+	fast.Completed, fast.Failed = 60, 4
+	ok, why := Row{Point{Concurrency, 64}, []*schema.Summary{sum(2900, 10, 50, nil), fast}}.MeetsSLO(schema.SLO{"ttft_p99": 200})
+	if ok || why != "4 of 64 requests failed" {
+		t.Errorf("MeetsSLO = %v, %q; want false, \"4 of 64 requests failed\"", ok, why)
+	}
+}
+
 func TestWriteRepeats(t *testing.T) {
 	runs := []*schema.Summary{sum(90, 10, 50, nil), sum(100, 10, 50, nil), sum(110, 10, 50, nil)}
 	var b bytes.Buffer

@@ -45,12 +45,16 @@ type Marks struct {
 }
 
 // MeetsSLO reports whether every run of the row meets the SLO, with the
-// first broken limit when not.
+// first broken limit when not. A run with failed requests does not meet
+// it: the latencies cover only the requests that succeeded.
 func (r Row) MeetsSLO(slo schema.SLO) (bool, string) {
 	if len(r.Runs) == 0 {
 		return false, "no run"
 	}
 	for _, s := range r.Runs {
+		if s.Failed > 0 {
+			return false, fmt.Sprintf("%d of %d requests failed", s.Failed, s.Completed+s.Failed)
+		}
 		checks, ok := slo.Check(s)
 		if ok {
 			continue

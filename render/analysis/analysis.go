@@ -131,6 +131,9 @@ type CurvePoint struct {
 	TokPerJ float64
 	// Summaries are the repeats' summaries, for SLO checks.
 	Summaries []*schema.Summary
+	// Failed and Requests count the failed and all requests of those
+	// repeats (a point with failed requests does not meet an SLO).
+	Failed, Requests int
 }
 
 // Throughput returns the point's mean throughput per GPU: output tokens
@@ -173,6 +176,8 @@ func CurveOf(runs []Run, exp, prof string) Curve {
 			}
 			s := res.Summary
 			cp.Summaries = append(cp.Summaries, s)
+			cp.Failed += s.Failed
+			cp.Requests += max(s.Completed+s.Failed, res.Load.NumPrompts)
 			if v, found := s.Value(schema.SLOKey{Metric: "tpot", Stat: "median"}); found {
 				tpotMed = append(tpotMed, v)
 			}
@@ -279,6 +284,10 @@ type SLOAnswer struct {
 	TokPerJ float64
 	// Winner marks the answer with the most throughput per GPU.
 	Winner bool
+	// Failed and Requests are Point's failed and all requests (over its
+	// repeats): a point with failed requests does not meet the SLO, however
+	// fast the requests that succeeded were.
+	Failed, Requests int
 }
 
 // Check evaluates slo against the mean of each limit's statistic over
@@ -319,10 +328,13 @@ func SLOAnswers(curves []Curve, slo schema.SLO, cost *schema.Cost, output bool) 
 				continue
 			}
 			checks, met := Check(slo, p.Summaries)
+			met = met && p.Failed == 0
 			if met {
 				a.Best, a.Point, a.Checks = i, p.Point, checks
+				a.Failed, a.Requests = 0, p.Requests
 			} else if first && a.Best < 0 {
 				a.Point, a.Checks = p.Point, checks
+				a.Failed, a.Requests = p.Failed, p.Requests
 			}
 			first = false
 		}

@@ -116,3 +116,27 @@ func TestRateSweep(t *testing.T) {
 		t.Errorf("points %v %+v", got, cv.Points)
 	}
 }
+
+// TestSLOFailedRequests: a point whose requests partly failed does not
+// meet the SLO, however fast the requests that succeeded were (an
+// overloaded server that drops requests would otherwise win).
+func TestSLOFailedRequests(t *testing.T) {
+	runs := crossing()
+	// small at c4 (the tight SLO's answer) loses 5 of its 15 requests.
+	runs[1].Result.Summary.Failed = 5
+	small, big := CurveOf(runs, "small", "p"), CurveOf(runs, "big", "p")
+	ans := SLOAnswers([]Curve{small, big}, schema.SLO{"ttft_p99": 100}, nil, false)
+	if ans[0].Best != 0 || ans[0].Point.Value != 1 || ans[0].ThroughputPerGPU != 100 {
+		t.Errorf("small: want concurrency 1 (c4 lost requests), got %+v", ans[0])
+	}
+	if !ans[1].Winner || ans[1].Point.Value != 4 {
+		t.Errorf("big at c4 should win: %+v", ans[1])
+	}
+	// No point meets it: the lowest point's failures are reported.
+	runs[0].Result.Summary.Failed = 2
+	small = CurveOf(runs, "small", "p")
+	ans = SLOAnswers([]Curve{small}, schema.SLO{"ttft_p99": 100}, nil, false)
+	if ans[0].Best != -1 || ans[0].Failed != 2 || ans[0].Requests != 12 {
+		t.Errorf("small with every point failing requests: %+v", ans[0])
+	}
+}

@@ -1,0 +1,610 @@
+package bench
+
+import (
+	"bufio"
+	"container/heap"
+	"context"
+	"fmt"
+	"github.com/perflab/perflab/collect/schema"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The client-efficiency point of issue 12: 1,024 streams × 10 ms ITL
+// (about 100k token events/s), TTFT 50 ms, 256 tokens per stream, the
+// server in its own process on one core, the client on the other.
+const (
+	effStreams = 1024 // the point; streams=256 is a lighter one for busy machines
+	effTTFT    = 50 * time.Millisecond
+	effITL     = 10 * time.Millisecond
+	effTokens  = 256
+)
+
+// BenchmarkClientEfficiency runs the point above and reports what the
+// client costs and adds, with perflab bench's own client (client=h1) and
+// with net/http's (client=net-http, the client before h1Client):
+//
+//	cpu-us/event        client CPU (user+sys, this process, measured phase) ÷ SSE events
+//	cpu-us/read         the same ÷ network reads that returned stream data
+//	reads/event         1 when every event arrived alone; less when the server
+//	                    or the client fell behind and events shared a read
+//	ttft-excess-ms      mean client TTFT − the server's 50 ms
+//	ttft-excess-p99-ms  99th percentile of the same
+//	itl-p50-ms, itl-p99-ms  the client's ITL (want 10 and close to it)
+//	server-late-p50-ms, server-late-p99-ms  how late the server wrote events
+//	                    against its own schedule (excess that is not the client's)
+//	server-cpu-us/event the server's CPU per event
+//	deliver-p50-ms, deliver-p99-ms  how long after the server wrote an event
+//	                    the client stamped it (same machine, wall clocks)
+//	ttft-deliver-ms     the same for first events, mean: the client's share
+//	                    of ttft-excess (the rest is server-late)
+//
+// Each metric is the median over the iterations. The server is this test
+// binary in PERFLAB_PACED_SERVER mode, pinned with taskset to a CPU outside
+// this process's set; pin the client yourself:
+//
+//	go test -c -o /tmp/bench.test ./collect/bench
+//	taskset -c 0 /tmp/bench.test -test.run '^$' -test.bench ClientEfficiency -test.benchtime 3x
+//
+// One iteration is 1,024 warmup requests (they open the connections) and
+// the measured run of 1,024. On a shared machine the server falls behind
+// when other work lands on its core; read cpu-us/event with reads/event
+// and server-late, and compare runs taken in turn.
+func BenchmarkClientEfficiency(b *testing.B) {
+	if testing.Short() {
+		b.Skip("a 6 s load run")
+	}
+	srv := startPacedServer(b, effTTFT, effITL, effTokens)
+	for _, tc := range []struct {
+		name    string
+		client  func() *http.Client
+		streams int
+	}{
+		{"client=h1", nil, effStreams}, // what perflab bench uses
+		{"client=net-http", func() *http.Client { return newClient(effStreams, 0) }, effStreams},
+		{"client=h1", nil, 256},
+		{"client=net-http", func() *http.Client { return newClient(256, 0) }, 256},
+	} {
+		b.Run(fmt.Sprintf("streams=%d/%s", tc.streams, tc.name), func(b *testing.B) {
+			var deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
+			for b.Loop() {
+				cfg := Config{
+					BaseURL: srv.url, Model: "mock", Samples: samples(tc.streams, effTokens),
+					RequestTimeout: time.Minute,
+					// the warmups open the connections (dialing 1,024
+					// sockets at once is not what is measured); the
+					// server's lateness counts from the run's start
+					NumWarmups: tc.streams, RequestIDPrefix: "eff-",
+				}
+				var wall0 time.Time
+				cfg.onStart = func(t time.Time) { wall0 = t; srv.reset(b) }
+				var reads int64
+				cfg.onEnd = func(n int64) { reads = n }
+				if tc.client != nil {
+					cfg.Client = tc.client()
+				}
+				res, dur, err := measure(context.Background(), cfg)
+				if cfg.Client != nil {
+					cfg.Client.CloseIdleConnections()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				var ttfts, itls []float64
+				for _, r := range res.Requests {
+					if !r.Success || len(r.EventS) != effTokens {
+						b.Fatalf("request %d: %d events: %s", r.Index, len(r.EventS), r.Error)
+					}
+					ttfts = append(ttfts, (r.EventS[0]-r.SendS)*1000-effTTFT.Seconds()*1000)
+					for k := 1; k < len(r.EventS); k++ {
+						itls = append(itls, (r.EventS[k]-r.EventS[k-1])*1000)
+					}
+				}
+				events := res.Client.EventsPerS * dur
+				cpuS := res.Client.CPUPercent / 100 * dur
+				cpuPerEv = append(cpuPerEv, cpuS/events*1e6)
+				cpuPerRead = append(cpuPerRead, cpuS/float64(reads)*1e6)
+				readsPerEv = append(readsPerEv, float64(reads)/events)
+				ttftEx = append(ttftEx, mean(ttfts))
+				ttftEx99 = append(ttftEx99, pct(ttfts, 99))
+				itl50 = append(itl50, pct(itls, 50))
+				itl99 = append(itl99, pct(itls, 99))
+				// how long after the server wrote an event the client
+				// stamped it: the client's own share of TTFT and ITL
+				sent := srv.sentTimes(b)
+				var deliv, first []float64
+				for _, r := range res.Requests {
+					ts := sent["eff-"+strconv.Itoa(r.Index)]
+					if len(ts) != len(r.EventS) {
+						b.Fatalf("request %d: server wrote %d events, client stamped %d", r.Index, len(ts), len(r.EventS))
+					}
+					for k, e := range r.EventS {
+						d := float64(wall0.UnixNano()+int64(e*1e9)-ts[k]) / 1e6
+						deliv = append(deliv, d)
+						if k == 0 {
+							first = append(first, d)
+						}
+					}
+				}
+				deliv50, deliv99 = append(deliv50, pct(deliv, 50)), append(deliv99, pct(deliv, 99))
+				delivFirst = append(delivFirst, mean(first))
+				l50, l99, scpu := srv.lateness(b)
+				late50, late99, srvCPU = append(late50, l50), append(late99, l99), append(srvCPU, scpu)
+			}
+			// medians over the iterations (-benchtime Nx)
+			b.ReportMetric(median(cpuPerEv), "cpu-us/event")
+			b.ReportMetric(median(cpuPerRead), "cpu-us/read")
+			b.ReportMetric(median(readsPerEv), "reads/event")
+			b.ReportMetric(median(ttftEx), "ttft-excess-ms")
+			b.ReportMetric(median(ttftEx99), "ttft-excess-p99-ms")
+			b.ReportMetric(median(itl50), "itl-p50-ms")
+			b.ReportMetric(median(itl99), "itl-p99-ms")
+			b.ReportMetric(median(late50), "server-late-p50-ms")
+			b.ReportMetric(median(late99), "server-late-p99-ms")
+			b.ReportMetric(median(srvCPU), "server-cpu-us/event")
+			b.ReportMetric(median(deliv50), "deliver-p50-ms")
+			b.ReportMetric(median(deliv99), "deliver-p99-ms")
+			b.ReportMetric(median(delivFirst), "ttft-deliver-ms")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+func mean(s []float64) float64 {
+	t := 0.0
+	for _, v := range s {
+		t += v
+	}
+	return t / float64(len(s))
+}
+
+func median(s []float64) float64 { return pct(slices.Clone(s), 50) }
+
+// pacedServer streams vLLM-shaped completion events at exact times: TTFT,
+// then one event per ITL, each written on its own (one chunk, one write),
+// never merged. One goroutine writes every stream's due events, so the
+// server costs about a write(2) per event and holds its schedule on one
+// shared core at 100k events/s, which net/http (a goroutine wakeup,
+// chunked writer and flush per event) does not; it keeps how late each
+// event left against its schedule. HTTP/1.1 only, as much as the bench
+// client uses: keep-alive POSTs with a Content-Length body, chunked
+// answers.
+type pacedServer struct {
+	ttft, itl time.Duration
+	tokens    int
+
+	mu    sync.Mutex
+	wake  chan struct{}
+	queue pacedHeap // streams by next due time
+	late  []time.Duration
+	sent  map[string][]int64 // by x-request-id: wall-clock ns each event was written
+	cpu0  float64
+}
+
+type pacedStream struct {
+	conn  net.Conn
+	id    string
+	start time.Time
+	next  int // next token
+	n     int // tokens
+	due   time.Time
+	done  chan struct{}
+	buf   []byte
+	sent  []int64
+}
+
+type pacedHeap []*pacedStream
+
+func (h pacedHeap) Len() int             { return len(h) }
+func (h pacedHeap) Less(i, j int) bool   { return h[i].due.Before(h[j].due) }
+func (h pacedHeap) Swap(i, j int)        { h[i], h[j] = h[j], h[i] }
+func (h *pacedHeap) Push(x any)          { *h = append(*h, x.(*pacedStream)) }
+func (h *pacedHeap) Pop() any            { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
+func (h pacedHeap) peek() *pacedStream   { return h[0] }
+func (h *pacedHeap) fix()                { heap.Fix(h, 0) }
+func (h *pacedHeap) push(s *pacedStream) { heap.Push(h, s) }
+func (h *pacedHeap) pop()                { heap.Pop(h) }
+
+func (p *pacedServer) serve(l net.Listener) {
+	p.wake = make(chan struct{}, 1)
+	go p.pace()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go p.conn(c)
+	}
+}
+
+// conn reads requests one after the other and hands each to the pacer.
+func (p *pacedServer) conn(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, req.Body)
+		st := &pacedStream{conn: c, id: req.Header.Get("x-request-id"), start: time.Now(), n: p.tokens,
+			done: make(chan struct{}), buf: make([]byte, 0, 512)}
+		st.due = st.start.Add(p.ttft)
+		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"); err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.queue.push(st)
+		p.mu.Unlock()
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+		<-st.done
+	}
+}
+
+// pace sleeps to the earliest due event and writes every event due.
+func (p *pacedServer) pace() {
+	t := time.NewTimer(time.Hour)
+	for {
+		p.mu.Lock()
+		now := time.Now()
+		for len(p.queue) > 0 && !p.queue.peek().due.After(now) {
+			st := p.queue.peek()
+			p.send(st)
+			p.late = append(p.late, time.Since(st.due))
+			st.sent = append(st.sent, time.Now().UnixNano())
+			st.next++
+			if st.next == st.n {
+				p.sent[st.id] = st.sent
+				p.queue.pop()
+				close(st.done)
+				continue
+			}
+			st.due = st.start.Add(p.ttft + time.Duration(st.next)*p.itl)
+			p.queue.fix()
+			now = time.Now()
+		}
+		wait := time.Hour
+		if len(p.queue) > 0 {
+			wait = time.Until(p.queue.peek().due)
+		}
+		p.mu.Unlock()
+		t.Reset(wait)
+		select {
+		case <-t.C:
+		case <-p.wake:
+			t.Stop()
+		}
+	}
+}
+
+// send writes token st.next as one chunk (the last one with the usage
+// event, [DONE] and the chunked body's end).
+func (p *pacedServer) send(st *pacedStream) {
+	i := st.next
+	ev := append(st.buf[:0], `data: {"id":"cmpl-`...)
+	ev = append(ev, st.id...)
+	ev = append(ev, `","object":"text_completion","created":1795338779,"model":"mock","choices":[{"index":0,"text":" tok`...)
+	ev = strconv.AppendInt(ev, int64(i), 10)
+	last := i == st.n-1
+	if last {
+		ev = append(ev, `","logprobs":null,"finish_reason":"length","stop_reason":null}]}`+"\n\n"...)
+		ev = fmt.Appendf(ev, `data: {"id":"cmpl-x","object":"text_completion","created":1795338779,"model":"mock","choices":[],"usage":{"prompt_tokens":5,"total_tokens":%d,"completion_tokens":%d}}`+"\n\ndata: [DONE]\n\n", 5+st.n, st.n)
+	} else {
+		ev = append(ev, `","logprobs":null,"finish_reason":null,"stop_reason":null}]}`+"\n\n"...)
+	}
+	size := len(ev)
+	out := strconv.AppendInt(st.buf[len(ev):len(ev)], int64(size), 16)
+	out = append(out, "\r\n"...)
+	out = append(out, ev...)
+	out = append(out, "\r\n"...)
+	if last {
+		out = append(out, "0\r\n\r\n"...)
+	}
+	st.buf = ev[:0]
+	st.conn.Write(out)
+}
+
+// servePaced is TestMain's server mode: PERFLAB_PACED_SERVER=ttft_ms,itl_ms,tokens.
+// It prints its address, then answers stdin's commands: "reset" clears
+// the lateness samples, "late" prints their p50 and p99 in ms; EOF ends it.
+func servePaced(spec string) {
+	var ttft, itl, tokens int
+	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &ttft, &itl, &tokens); err != nil {
+		fmt.Fprintln(os.Stderr, "PERFLAB_PACED_SERVER:", err)
+		os.Exit(2)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	p := &pacedServer{ttft: time.Duration(ttft) * time.Millisecond, itl: time.Duration(itl) * time.Millisecond, tokens: tokens,
+		sent: map[string][]int64{}}
+	go p.serve(l)
+	fmt.Println(l.Addr().String())
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		p.mu.Lock()
+		switch sc.Text() {
+		case "sent":
+			w := bufio.NewWriter(os.Stdout)
+			for id, ts := range p.sent {
+				w.WriteString(id)
+				for _, t := range ts {
+					w.WriteByte(' ')
+					w.WriteString(strconv.FormatInt(t, 10))
+				}
+				w.WriteByte('\n')
+			}
+			w.WriteString("end\n")
+			w.Flush()
+		case "reset":
+			p.late = p.late[:0]
+			p.sent = map[string][]int64{}
+			p.cpu0 = cpuTime()
+			fmt.Println("ok")
+		case "late":
+			ms := make([]float64, len(p.late))
+			for i, d := range p.late {
+				ms[i] = float64(d.Microseconds()) / 1000
+			}
+			// lateness p50, p99 (ms); CPU per event (µs)
+			fmt.Println(pct(ms, 50), pct(ms, 99), (cpuTime()-p.cpu0)/float64(len(ms))*1e6)
+		}
+		p.mu.Unlock()
+	}
+	os.Exit(0)
+}
+
+// pacedProc is a running pacedServer process.
+type pacedProc struct {
+	url string
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// startPacedServer starts the paced server in its own process, pinned
+// with taskset to a CPU this process is not allowed on, when there is one.
+func startPacedServer(b *testing.B, ttft, itl time.Duration, tokens int) *pacedProc {
+	args := []string{os.Args[0]}
+	if cpu, ok := freeCPU(); ok {
+		if tp, err := exec.LookPath("taskset"); err == nil {
+			args = []string{tp, "-c", strconv.Itoa(cpu), os.Args[0]}
+		}
+	} else {
+		b.Logf("client not pinned (no CPU left for the server): run the benchmark under taskset -c 0")
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PERFLAB_PACED_SERVER=%d,%d,%d", ttft.Milliseconds(), itl.Milliseconds(), tokens))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	p := &pacedProc{in: in, out: bufio.NewReader(out)}
+	p.url = "http://" + p.line(b)
+	return p
+}
+
+func (p *pacedProc) line(b *testing.B) string {
+	s, err := p.out.ReadString('\n')
+	if err != nil {
+		b.Fatalf("paced server: %v", err)
+	}
+	return strings.TrimSpace(s)
+}
+
+func (p *pacedProc) reset(b *testing.B) {
+	fmt.Fprintln(p.in, "reset")
+	p.line(b)
+}
+
+// sentTimes returns when the server wrote each event (wall-clock ns), by
+// x-request-id.
+func (p *pacedProc) sentTimes(b *testing.B) map[string][]int64 {
+	fmt.Fprintln(p.in, "sent")
+	m := map[string][]int64{}
+	for {
+		f := strings.Fields(p.line(b))
+		if len(f) == 1 && f[0] == "end" {
+			return m
+		}
+		ts := make([]int64, len(f)-1)
+		for i, v := range f[1:] {
+			ts[i], _ = strconv.ParseInt(v, 10, 64)
+		}
+		m[f[0]] = ts
+	}
+}
+
+func (p *pacedProc) lateness(b *testing.B) (p50, p99, cpuUs float64) {
+	fmt.Fprintln(p.in, "late")
+	if _, err := fmt.Sscanf(p.line(b), "%g %g %g", &p50, &p99, &cpuUs); err != nil {
+		b.Fatalf("paced server: %v", err)
+	}
+	return p50, p99, cpuUs
+}
+
+// freeCPU is a CPU of the machine outside this process's affinity set
+// (from /proc/self/status), if there is one.
+func freeCPU() (int, bool) {
+	st, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	var allowed string
+	for _, l := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			allowed = strings.TrimSpace(v)
+		}
+	}
+	in := map[int]bool{}
+	for _, part := range strings.Split(allowed, ",") {
+		lo, hi, _ := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		z, err2 := strconv.Atoi(hi)
+		if err2 != nil {
+			z = a
+		}
+		if err1 != nil {
+			return 0, false
+		}
+		for c := a; c <= z; c++ {
+			in[c] = true
+		}
+	}
+	all, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return 0, false
+	}
+	for _, part := range strings.Split(strings.TrimSpace(string(all)), ",") {
+		lo, hi, _ := strings.Cut(part, "-")
+		a, _ := strconv.Atoi(lo)
+		z, err := strconv.Atoi(hi)
+		if err != nil {
+			z = a
+		}
+		for c := z; c >= a; c-- {
+			if !in[c] {
+				return c, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// pipeConn is an in-memory server connection for BenchmarkReadPath: each
+// request written to it is answered with a chunked event stream, one
+// chunk per Read, as a socket delivers events that arrive ITLs apart.
+type pipeConn struct {
+	net.Conn // nil: only the methods below are used
+	header   []byte
+	events   [][]byte // each a whole chunk: size line, data, CRLF
+	next     int      // -1: idle, waiting for a request
+	wake     chan struct{}
+	closed   chan struct{}
+}
+
+func newPipeConn(events [][]byte) *pipeConn {
+	p := &pipeConn{header: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"),
+		next: -1, wake: make(chan struct{}, 1), closed: make(chan struct{})}
+	for _, e := range events {
+		p.events = append(p.events, fmt.Appendf(nil, "%x\r\n%s\r\n", len(e), e))
+	}
+	p.events = append(p.events, []byte("0\r\n\r\n"))
+	return p
+}
+
+func (p *pipeConn) Write(b []byte) (int, error) {
+	if p.next == -1 {
+		p.next = -2 // the header comes first
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+	return len(b), nil
+}
+
+func (p *pipeConn) Read(b []byte) (int, error) {
+	if p.next == -1 {
+		select {
+		case <-p.wake:
+		case <-p.closed:
+			return 0, io.EOF
+		}
+	}
+	var src []byte
+	if p.next == -2 {
+		src, p.next = p.header, 0
+	} else {
+		src = p.events[p.next]
+		p.next++
+		if p.next == len(p.events) {
+			p.next = -1
+		}
+	}
+	if len(b) < len(src) {
+		panic("pipeConn: read buffer smaller than one chunk")
+	}
+	return copy(b, src), nil
+}
+
+func (p *pipeConn) Close() error {
+	select {
+	case <-p.closed:
+	default:
+		close(p.closed)
+	}
+	return nil
+}
+func (p *pipeConn) LocalAddr() net.Addr                { return &net.TCPAddr{} }
+func (p *pipeConn) RemoteAddr() net.Addr               { return &net.TCPAddr{} }
+func (p *pipeConn) SetDeadline(t time.Time) error      { return nil }
+func (p *pipeConn) SetReadDeadline(t time.Time) error  { return nil }
+func (p *pipeConn) SetWriteDeadline(t time.Time) error { return nil }
+
+// BenchmarkReadPath measures the client's user-space cost per event with
+// one event per read (the on-schedule case of BenchmarkClientEfficiency)
+// and no kernel: vLLM-shaped events, chunked, through perflab bench's own
+// HTTP/1.1 reader (client=h1) and through net/http's (client=net-http).
+// The difference is what h1Client saves on every event; the read(2),
+// wakeup and TCP costs come on top and are the same for both.
+func BenchmarkReadPath(b *testing.B) {
+	for _, tokens := range []int{256, 1} {
+		b.Run(fmt.Sprintf("tokens=%d", tokens), func(b *testing.B) { benchReadPath(b, tokens) })
+	}
+}
+
+func benchReadPath(b *testing.B, tokens int) {
+	var events [][]byte
+	for i := range tokens {
+		events = append(events, fmt.Appendf(nil, `data: {"id":"cmpl-perflab-bench-0a1b2c3d-0","object":"text_completion","created":1795338779,"model":"mock","choices":[{"index":0,"text":" tok%d","logprobs":null,"finish_reason":null,"stop_reason":null}]}`+"\n\n", i))
+	}
+	events = append(events, fmt.Appendf(nil, `data: {"id":"cmpl-x","object":"text_completion","created":1795338779,"model":"mock","choices":[],"usage":{"prompt_tokens":5,"total_tokens":%d,"completion_tokens":%d}}`+"\n\ndata: [DONE]\n\n", 5+tokens, tokens))
+	for _, name := range []string{"client=h1", "client=net-http"} {
+		b.Run(name, func(b *testing.B) {
+			conn := newPipeConn(events)
+			defer conn.Close()
+			dial := func(context.Context, string, string) (net.Conn, error) { return conn, nil }
+			r := &runner{
+				cfg:  Config{Backend: "openai", Model: "m", RequestTimeout: time.Hour, Samples: samples(1, tokens)},
+				url:  "http://bench.invalid/v1/completions",
+				base: time.Now(),
+			}
+			if name == "client=h1" {
+				r.h1, r.h1Header = leanClient(r.url, nil, 1)
+				r.h1.dial = dial
+			} else {
+				r.client = &http.Client{Transport: &http.Transport{DialContext: dial, DisableCompression: true,
+					MaxIdleConnsPerHost: 1, ReadBufferSize: 32 << 10, WriteBufferSize: 16 << 10}}
+			}
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				var rec schema.Request
+				r.request(context.Background(), 0, &rec, nil)
+				if !rec.Success || len(rec.EventS) != tokens {
+					b.Fatalf("%+v", rec)
+				}
+			}
+			// CPU time rather than wall time: steadier on a shared machine
+			b.ReportMetric((cpuTime()-cpu0)*1e9/float64(b.N*(tokens+1)), "cpu-ns/event")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
