@@ -169,7 +169,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 		return st, err
 	}
 	ok = true
-	s.cache.writeManifest(out, o.sums)
+	s.cache.writeManifest(out, o.sums, o.pages)
 	return st, nil
 }
 
@@ -295,7 +295,23 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 					results[i].err = ctx.Err()
 					continue
 				}
+				var lk [32]byte
+				if o := s.outputs; o != nil && s.cache != nil {
+					p := s.Pages[i]
+					key := s.cache.key(p)
+					lk = layoutKey(key, string(s.navHTML(&nav, p.URL)))
+					if s.cache.has(key) {
+						if mp, ok := o.reuse(p.URL, lk); ok {
+							s.cache.touch(key)
+							results[i] = result{files: len(mp.Paths), search: mp.Search}
+							continue
+						}
+					}
+				}
 				files, se, err := s.renderPage(s.Pages[i], t, &nav)
+				if err == nil && s.outputs != nil && s.cache != nil {
+					s.outputs.page(s.Pages[i].URL, lk, se, files)
+				}
 				if err == nil {
 					for _, f := range files {
 						if err = write(f); err != nil {

@@ -233,6 +233,24 @@ func (c *buildCache) get(key string) *cacheEntry {
 	return &e
 }
 
+// has reports whether the pack holds an entry under key.
+func (c *buildCache) has(key string) bool {
+	c.openPack()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.old[key]
+	return ok
+}
+
+// touch counts the entry under key as used and as a hit without reading
+// it (its page is already in the output directory, see outputs.reuse).
+func (c *buildCache) touch(key string) {
+	c.mu.Lock()
+	c.used[key] = true
+	c.hits++
+	c.mu.Unlock()
+}
+
 // hitCount is how many pages came from the cache.
 func (c *buildCache) hitCount() int {
 	if c == nil {

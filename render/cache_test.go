@@ -236,6 +236,17 @@ func TestRebuildUnchanged(t *testing.T) {
 	build("about.md edited", false)
 	build("unchanged after the edit", true)
 
+	// A new title shows in every page's navigation: pages laid out
+	// again, from the cache.
+	src, _ = os.ReadFile(about)
+	writeFile(t, about, strings.Replace(string(src), "# About this lab", "# About the lab", 1))
+	build("a title in the navigation edited", false)
+	demo := filepath.Join(opt.Out, "demo", "h100", "index.html")
+	if data, _ := os.ReadFile(demo); !strings.Contains(string(data), "About the lab") {
+		t.Errorf("%s: navigation does not show the new title", demo)
+	}
+	build("unchanged after the title", true)
+
 	os.RemoveAll(opt.CacheDir)
 	build("cache deleted", false)
 	build("unchanged with a new cache", true)

@@ -28,6 +28,28 @@ import (
 type manifest struct {
 	Out   string // the output directory, absolute
 	Files map[string]manifestFile
+	Pages map[string]manifestPage // by page URL
+}
+
+// manifestPage is what a build needs of a page that is already in Out:
+// the layout key it was written under (layoutKey), its search entry and
+// the paths of its files. A page whose key is unchanged and whose files
+// are all unchanged in Out is neither read from the cache nor laid out.
+type manifestPage struct {
+	Layout [32]byte
+	Search searchEntry
+	Paths  []string
+}
+
+// layoutKey determines a page's files: its cache key (its inputs, the
+// templates, perflab's build, the options) and its navigation, the one
+// part of its layout that depends on other pages.
+func layoutKey(cacheKey string, nav string) [32]byte {
+	h := sha256.New()
+	field(h, "layout", cacheKey, nav)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
 }
 
 type manifestFile struct {
@@ -60,11 +82,11 @@ func (c *buildCache) readManifest(out string) *manifest {
 
 // writeManifest records the files of out, whose contents hash to sums.
 // A file that cannot be read back is left out (it will be written again).
-func (c *buildCache) writeManifest(out string, sums map[string][32]byte) {
+func (c *buildCache) writeManifest(out string, sums map[string][32]byte, pages map[string]manifestPage) {
 	if c == nil {
 		return
 	}
-	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums))}
+	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: pages}
 	for p, sum := range sums {
 		st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
 		if err != nil || !st.Mode().IsRegular() {
@@ -97,10 +119,54 @@ type outputs struct {
 	mu      sync.Mutex
 	sums    map[string][32]byte
 	skipped []string // same bytes as the file in prev.Out: not written
+	pages   map[string]manifestPage
 }
 
 func newOutputs(prev *manifest) *outputs {
-	return &outputs{prev: prev, sums: map[string][32]byte{}}
+	return &outputs{prev: prev, sums: map[string][32]byte{}, pages: map[string]manifestPage{}}
+}
+
+// inOut reports whether the previous output directory still holds e at p.
+func (o *outputs) inOut(p string, e manifestFile) bool {
+	st, err := os.Lstat(filepath.Join(o.prev.Out, filepath.FromSlash(p)))
+	return err == nil && st.Mode().IsRegular() && st.Size() == e.Size && st.ModTime().UnixNano() == e.ModTime
+}
+
+// reuse returns the page at url's record when the last build wrote it
+// under layout key lk and Out still holds all its files, which it then
+// counts as skipped.
+func (o *outputs) reuse(url string, lk [32]byte) (manifestPage, bool) {
+	if o.prev == nil {
+		return manifestPage{}, false
+	}
+	mp, ok := o.prev.Pages[url]
+	if !ok || mp.Layout != lk {
+		return manifestPage{}, false
+	}
+	for _, p := range mp.Paths {
+		if e, ok := o.prev.Files[p]; !ok || !o.inOut(p, e) {
+			return manifestPage{}, false
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, p := range mp.Paths {
+		o.sums[p] = o.prev.Files[p].Sum
+		o.skipped = append(o.skipped, p)
+	}
+	o.pages[url] = mp
+	return mp, true
+}
+
+// page records the page at url, rendered under layout key lk.
+func (o *outputs) page(url string, lk [32]byte, se searchEntry, files []File) {
+	mp := manifestPage{Layout: lk, Search: se}
+	for _, f := range files {
+		mp.Paths = append(mp.Paths, f.Path)
+	}
+	o.mu.Lock()
+	o.pages[url] = mp
+	o.mu.Unlock()
 }
 
 // same records f and reports whether its copy in the previous output
@@ -110,8 +176,7 @@ func (o *outputs) same(f File) bool {
 	same := false
 	if o.prev != nil {
 		if e, ok := o.prev.Files[f.Path]; ok && e.Sum == sum && e.Size == int64(len(f.Data)) {
-			st, err := os.Lstat(filepath.Join(o.prev.Out, filepath.FromSlash(f.Path)))
-			same = err == nil && st.Mode().IsRegular() && st.Size() == e.Size && st.ModTime().UnixNano() == e.ModTime
+			same = o.inOut(f.Path, e)
 		}
 	}
 	o.mu.Lock()
