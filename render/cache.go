@@ -110,7 +110,7 @@ func field(h hash.Hash, ss ...string) {
 	for _, s := range ss {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
-		h.Write([]byte(s))
+		io.WriteString(h, s)
 	}
 }
 
@@ -458,7 +458,12 @@ func newInputHash(p *Page) inputHash {
 
 // add records an input file's name and bytes.
 func (ih inputHash) add(name string, data []byte) {
-	field(ih.h, name, string(data))
+	field(ih.h, name)
+	// As field(ih.h, data) would, without copying data into a string.
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(data)))
+	ih.h.Write(n[:])
+	ih.h.Write(data)
 }
 
 func (ih inputHash) sum(p *Page) { ih.h.Sum(p.inputs[:0]) }
