@@ -31,7 +31,8 @@
 //     at one load is copied as "<profile>-sweep"), the page curve blocks
 //     and a raw block per point.
 //   - Experiments: one per distinct serving command (environment
-//     assignments included); a flag label inside the fence ("#
+//     assignments included; a `docker run` of an engine image counts, its
+//     image tag the engine's version where the page gives none); a flag label inside the fence ("#
 //     --max-num-batched-tokens 32768") changes that flag of the command.
 //     Named from the plain line before the serving script ("vLLM", "TP4"),
 //     the flag label, or else the section heading. On generator pages the

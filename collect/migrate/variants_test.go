@@ -1057,3 +1057,37 @@ func TestVariantSweep(t *testing.T) {
 		})
 	}
 }
+
+// TestVariantDocker: serving commands run in containers (`docker run …
+// vllm/vllm-openai:v0.11.0 --model …`, `docker run … lmsysorg/sglang …
+// python3 -m sglang.launch_server …`) are experiments: engine from the
+// inner command or the image, model from --model / --model-path, engine
+// version from the image tag; no output is unassigned.
+func TestVariantDocker(t *testing.T) {
+	pg := migrateFile(t, "testdata/variants/docker.md")
+	if got := strings.Join(pairs(pg), " "); got != "vllm/random-512-128 sglang/random-512-128" {
+		t.Fatalf("pairs %s", got)
+	}
+	if pg.Unassigned != 0 {
+		t.Errorf("%d unassigned", pg.Unassigned)
+	}
+	for _, tc := range []struct{ exp, engine, image string }{{"vllm", "vllm", "vllm/vllm-openai:v0.11.0"}, {"sglang", "sglang", "lmsysorg/sglang:v0.5.4"}} {
+		x, ok := pg.Campaign.Experiment(tc.exp)
+		if !ok || x.Engine != tc.engine || !strings.HasPrefix(x.Command, "docker run") || !strings.Contains(x.Command, tc.image) {
+			t.Errorf("experiment %s: %+v", tc.exp, x)
+		}
+		r := result(t, pg, tc.exp, "random-512-128")
+		if r.Engine.Name != tc.engine || r.Model.ID != "meta-llama/Llama-3.1-8B-Instruct" || !strings.Contains(r.Engine.Command, tc.image) {
+			t.Errorf("result %s: engine %+v model %+v", r.ID, r.Engine, r.Model)
+		}
+	}
+	if pg.Campaign.Model.ID != "meta-llama/Llama-3.1-8B-Instruct" {
+		t.Errorf("model %+v", pg.Campaign.Model)
+	}
+	want := map[string]string{"vllm": "v0.11.0", "sglang": "v0.5.4"}
+	for _, e := range pg.Campaign.Engines {
+		if want[e.Name] != e.Version {
+			t.Errorf("engine %+v, want version %s", e, want[e.Name])
+		}
+	}
+}
