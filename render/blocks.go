@@ -157,8 +157,12 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 				}
 			}
 			if run == nil {
-				return "", fmt.Errorf("block raw: field point: experiment %q has no result at point %q on profile %q (points: %s)",
-					spec.Experiment, spec.Point, spec.Profile, strings.Join(pts, ", "))
+				have := "its points: " + strings.Join(pts, ", ")
+				if len(pts) == 0 {
+					have = "no sweep points"
+				}
+				return "", fmt.Errorf("block raw: field point: experiment %q has no result at point %q on profile %q (%s)",
+					spec.Experiment, spec.Point, spec.Profile, have)
 			}
 		}
 		if run == nil {
