@@ -235,6 +235,14 @@ func (m *migration) sweeps() {
 			break
 		}
 	}
+	// A crash marker says no load: in a sweep it is no point.
+	for i := range m.entries {
+		pl := &m.places[i]
+		if m.entries[i].Format == ingest.FormatCrash && pl.exp != nil && pl.reason == "" && kind[key{pl.exp, pl.profile}] != "" {
+			pl.reason = fmt.Sprintf("a crash marker among the outputs of experiment %s's sweep on profile %s, at no load it states", pl.exp.ID, pl.profile)
+			pl.profile = ""
+		}
+	}
 	for _, k := range order {
 		if kind[k] == "" {
 			continue
