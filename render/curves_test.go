@@ -205,7 +205,7 @@ func TestSweepSkippedPoint(t *testing.T) {
 func TestSweepOneRunPerProfileSamePoint(t *testing.T) {
 	content, results := sweepSite(t, 1, 0, "")
 	sk := &schema.Result{ID: "wide-64", Campaign: "sw", Experiment: "wide", Profile: "chat", Status: schema.StatusSkipped,
-		Error: "the sweep's early stop", Tool: schema.Tool{Name: "perflab bench"},
+		Error: "the sweep's early stop: at concurrency 8 throughput rose +1.0% over concurrency 1", Tool: schema.Tool{Name: "perflab bench"},
 		Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: 64, Sweep: schema.SweepConcurrency}}
 	if err := schema.WriteFile(filepath.Join(results, "sw", "wide--chat--c64.json"), sk); err != nil {
 		t.Fatal(err)
@@ -219,8 +219,13 @@ func TestSweepOneRunPerProfileSamePoint(t *testing.T) {
 	if strings.Contains(html, "Wide (3,000.00 tok/s)") || strings.Contains(html, "Wide (1,500.00 tok/s") {
 		t.Errorf("the step result ranks Wide's concurrency 8 against Fast's concurrency 64")
 	}
-	if !strings.Contains(html, "Fast (4,000.00 tok/s) &gt; Wide (not run)") {
-		t.Errorf("the step result should say Wide has no run at concurrency 64")
+	// It was skipped by the early stop, not forgotten: the result line and
+	// the cell say so, with the reason.
+	if !strings.Contains(html, "Fast (4,000.00 tok/s) &gt; Wide (skipped by the sweep&#39;s early stop: at concurrency 8 throughput rose &#43;1.0% over concurrency 1)") {
+		t.Errorf("the step result should say Wide's concurrency 64 was skipped by the early stop, and why")
+	}
+	if strings.Contains(html, "Wide (not run)") || !strings.Contains(html, `<span class="missing">skipped (early stop)</span>`) {
+		t.Errorf("the step table should mark Wide's cell skipped (early stop), not \"not run\"")
 	}
 }
 
