@@ -377,3 +377,30 @@ func TestSweepLatencyCurveMixedKinds(t *testing.T) {
 		t.Errorf("a rate of 640 req/s is drawn on the concurrency axis")
 	}
 }
+
+// TestSweepRawEveryRepeat: the "Benchmark result" block under each
+// experiment shows every repeat's raw output of the point it stands for,
+// each labelled "run k of N", not run 1's alone under the point's name.
+func TestSweepRawEveryRepeat(t *testing.T) {
+	content, results := sweepSite(t, 3, 0.01, "```perflab\nblock: step\nstep: s\n```\n\n```perflab\nblock: raw\nexperiment: fast\nprofile: chat\n```\n")
+	html := buildPage(t, content, results)
+	for k := 1; k <= 3; k++ {
+		if want := fmt.Sprintf(`<p class="raw-label">Chat @ concurrency 64, run %d of 3</p>`, k); strings.Count(html, want) != 2 { // Wide and Fast
+			t.Errorf("step block: %d × %q, want 2", strings.Count(html, want), want)
+		}
+		if want := fmt.Sprintf(`<p class="raw-label">run %d of 3</p>`, k); strings.Count(html, want) != 1 {
+			t.Errorf("raw block: %d × %q, want 1", strings.Count(html, want), want)
+		}
+	}
+	// Each repeat's own numbers: fast at c64 is 4000 × 0.99, 1, 1.01.
+	for _, want := range []string{"3960.00", "4000.00", "4040.00"} {
+		if !strings.Contains(html, "Total token throughput (tok/s):          "+want) {
+			t.Errorf("raw outputs lack fast's repeat with %s tok/s", want)
+		}
+	}
+	// One run per point: no "run 1 of 1".
+	content, results = sweepSite(t, 1, 0, "")
+	if html := buildPage(t, content, results); strings.Contains(html, "of 1</p>") || !strings.Contains(html, `<p class="raw-label">Chat @ concurrency 64</p>`) {
+		t.Errorf("one run per point: want the point's label alone")
+	}
+}

@@ -126,6 +126,22 @@ func (r *Report) Run(exp, prof string) *Run {
 	return best
 }
 
+// pointRuns returns the results of run's point (same experiment, profile
+// and load), every repeat but skipped ones, in repeat order.
+func (r *Report) pointRuns(run *Run) []*Run {
+	res := run.Result
+	pt := schema.PointOf(res.Load)
+	var out []*Run
+	for _, o := range r.all {
+		or := o.Result
+		if or.Experiment == res.Experiment && or.Profile == res.Profile && or.Status != schema.StatusSkipped && schema.PointOf(or.Load) == pt {
+			out = append(out, o)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Result.Repeat < out[j].Result.Repeat })
+	return out
+}
+
 // repeatOK says a run counts among its point's repeats: status ok with
 // completed requests (as the comparison and the curves count them).
 func repeatOK(res *schema.Result) bool {

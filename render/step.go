@@ -147,9 +147,7 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		}
 		ev.Raw.Title = "Benchmark result"
 		for _, p := range r.profilesOf(&e) {
-			if run := r.Run(e.ID, p.ID); run != nil {
-				ev.Raw.Raws = append(ev.Raw.Raws, c.raw(run, c.rep.pointLabel(p)))
-			}
+			ev.Raw.Raws = append(ev.Raw.Raws, c.pointRaws(r.Run(e.ID, p.ID), c.rep.pointLabel(p))...)
 		}
 		v.Experiments = append(v.Experiments, ev)
 	}
