@@ -404,3 +404,57 @@ func TestSweepRawEveryRepeat(t *testing.T) {
 		t.Errorf("one run per point: want the point's label alone")
 	}
 }
+
+// TestSweepCaveatMarkers: a point whose runs have warnings is marked in
+// the SLO table (a note reference and the note) and in the curves'
+// tooltips, failed requests named.
+func TestSweepCaveatMarkers(t *testing.T) {
+	body := "```perflab\nblock: slo\n```\n\n```perflab\nblock: curve\n```\n\n```perflab\nblock: latency-curve\n```\n"
+	content, results := sweepSite(t, 4, 0.01, body)
+	edit := func(name string, f func(*schema.Result)) {
+		t.Helper()
+		file := filepath.Join(results, "sw", name+".json")
+		res, err := schema.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(res)
+		if err := schema.WriteFile(file, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Wide's second run at c64 (its SLO answer) fell behind; two of Fast's
+	// requests at c64 failed.
+	lag := "the client fell behind the schedule: requests left up to 41.0 ms late (p99 30.2 ms, p50 0.40 ms); rates and latencies may be off"
+	edit("wide--chat--c64--r1", func(r *schema.Result) { r.Warnings = append(r.Warnings, lag) })
+	edit("fast--chat--c64--r2", func(r *schema.Result) { r.Summary.Completed, r.Summary.Failed = 8, 2 })
+	html := buildPage(t, content, results)
+	slo := html[strings.Index(html, `<table class="sortable slo">`):]
+	slo = slo[:strings.Index(slo, "SLO answer")]
+	for _, want := range []string{
+		`concurrency 64 <small>(4 runs)</small><sup class="fn" title="see note 1 below">[1]</sup>`,
+		`<strong>Wide / Chat @ concurrency 64 (run 2):</strong> ` + lag,
+	} {
+		if !strings.Contains(slo, want) {
+			t.Errorf("SLO table lacks %q:\n%s", want, slo)
+		}
+	}
+	for _, want := range []string{
+		// The curve's and the latency curve's tooltips.
+		`Wide @ concurrency 64 · `, `⚠ run 2: the client fell behind the schedule: requests left up to 41.0 ms late (p99 30.2 ms…`,
+		`✗ 2 of 40 requests failed`,
+		`says so in its tooltip with ⚠ or ✗`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(html, `✗ 2 of 40 requests failed`); n < 2 {
+		t.Errorf("failed requests named in %d tooltips, want the curve's and the latency curve's", n)
+	}
+	// Without warnings, no marks.
+	content, results = sweepSite(t, 4, 0.01, body)
+	if html := buildPage(t, content, results); strings.Contains(html, "⚠ run") || strings.Contains(html, `class="fn"`) {
+		t.Errorf("a sweep without warnings is marked")
+	}
+}

@@ -129,12 +129,16 @@ func (r *Report) Run(exp, prof string) *Run {
 // pointRuns returns the results of run's point (same experiment, profile
 // and load), every repeat but skipped ones, in repeat order.
 func (r *Report) pointRuns(run *Run) []*Run {
-	res := run.Result
-	pt := schema.PointOf(res.Load)
+	return r.runsAt(run.Result.Experiment, run.Result.Profile, schema.PointOf(run.Result.Load))
+}
+
+// runsAt returns the results of experiment exp on profile prof at point
+// pt, every repeat but skipped ones, in repeat order.
+func (r *Report) runsAt(exp, prof string, pt schema.Point) []*Run {
 	var out []*Run
 	for _, o := range r.all {
 		or := o.Result
-		if or.Experiment == res.Experiment && or.Profile == res.Profile && or.Status != schema.StatusSkipped && schema.PointOf(or.Load) == pt {
+		if or.Experiment == exp && or.Profile == prof && or.Status != schema.StatusSkipped && schema.PointOf(or.Load) == pt {
 			out = append(out, o)
 		}
 	}
