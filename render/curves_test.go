@@ -174,6 +174,11 @@ func TestSweepBlockErrors(t *testing.T) {
 // reason, kept out of the curves and marked skipped in curves.csv.
 func TestSweepSkippedPoint(t *testing.T) {
 	content, results := sweepSite(t, 1, 0, "")
+	// The early stop skips a point the campaign defines.
+	camp := filepath.Join(content, "sw", "campaign.yaml")
+	if err := os.WriteFile(camp, []byte(strings.Replace(readFile(t, camp), "concurrency: [1, 8, 64]", "concurrency: [1, 8, 64, 128]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sk := &schema.Result{ID: "fast-128", Campaign: "sw", Experiment: "fast", Profile: "chat", Status: schema.StatusSkipped,
 		Error: "the sweep's early stop: at concurrency 64 throughput rose +0.0% over concurrency 8", Tool: schema.Tool{Name: "perflab bench"},
 		Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: 128, Sweep: schema.SweepConcurrency}}
@@ -456,5 +461,53 @@ func TestSweepCaveatMarkers(t *testing.T) {
 	content, results = sweepSite(t, 4, 0.01, body)
 	if html := buildPage(t, content, results); strings.Contains(html, "⚠ run") || strings.Contains(html, `class="fn"`) {
 		t.Errorf("a sweep without warnings is marked")
+	}
+}
+
+// TestSweepStaleResults: after repeats went down (4 → 2) and a point was
+// taken out of the profile, the results the campaign no longer defines
+// are left out of every block, and the page and the build say so.
+func TestSweepStaleResults(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	camp := filepath.Join(content, "sw", "campaign.yaml")
+	y := strings.Replace(readFile(t, camp), "repeats: 4}", "repeats: 2}", 1)
+	y = strings.Replace(y, "concurrency: [1, 8, 64]", "concurrency: [1, 64]", 1)
+	if err := os.WriteFile(camp, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "site")
+	st, err := BuildStats(context.Background(), Options{Content: content, Results: results, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := readFile(t, filepath.Join(out, "sw", "index.html"))
+	// 2 experiments × (2 extra repeats at c1 and c64 + 4 runs at c8) = 16.
+	for _, want := range []string{
+		`<p class="admonition-title">16 results left out</p>`,
+		`wide--chat--c64--r2.json</code>: it is run 3, but profile chat has repeats: 2`,
+		`fast--chat--c8.json</code>: concurrency 8 is not among profile chat&#39;s points (1, 64)`,
+		"n=2+2", "mean of 2 runs",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"n=4+4", "mean of 4 runs", "Chat @ concurrency 8", "(4 runs)"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("page mixes in a result the campaign no longer defines: %q", bad)
+		}
+	}
+	csv := readFile(t, filepath.Join(out, "sw", "curves.csv"))
+	if strings.Contains(csv, ",8,") || !strings.Contains(csv, "wide,chat,max_concurrency,64,2,false,") {
+		t.Errorf("curves.csv should have 2 runs per point at concurrency 1 and 64 only:\n%s", csv)
+	}
+	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "16 result(s)") || !strings.Contains(st.Warnings[0], "left out of /sw/") {
+		t.Errorf("build warnings: %q", st.Warnings)
+	}
+	// The campaign as collected: no warning.
+	content, results = sweepSite(t, 4, 0.01, "")
+	st, err = BuildStats(context.Background(), Options{Content: content, Results: results, Out: out})
+	if err != nil || len(st.Warnings) > 0 || strings.Contains(readFile(t, filepath.Join(out, "sw", "index.html")), "left out</p>") {
+		t.Errorf("a complete campaign warns: %v %q", err, st.Warnings)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -79,6 +80,33 @@ type Report struct {
 	// all holds every result, sweep points and repeats included, in file
 	// order (see Analysis).
 	all []*Run
+	// Stale are the results the campaign no longer defines (a sweep point
+	// taken out of the profile, a repeat beyond its repeats), in file
+	// order: left out of every block, listed in a warning on the page and
+	// in the build's output.
+	Stale []StaleRun
+}
+
+// StaleRun is a result left out because the campaign no longer defines
+// its point or repeat, and why.
+type StaleRun struct {
+	Run *Run
+	Why string
+}
+
+// outsideCampaign says why result res, of profile prof, is one the
+// campaign no longer defines: its sweep point is not among the profile's
+// points (of the same kind: an imported sweep over another load stays), or
+// its repeat index is beyond the profile's repeats; "" when it is defined.
+func outsideCampaign(prof *schema.Profile, res *schema.Result) string {
+	pt := schema.PointOf(res.Load)
+	if sw := prof.Sweep(); sw != "" && pt.Sweep == sw && !slices.Contains(prof.Points(), pt) {
+		return fmt.Sprintf("%s is not among profile %s's points (%s)", pt, prof.ID, strings.Join(prof.PointValues(), ", "))
+	}
+	if n := prof.RepeatCount(); res.Repeat >= n {
+		return fmt.Sprintf("it is run %d, but profile %s has repeats: %d", res.Repeat+1, prof.ID, n)
+	}
+	return ""
 }
 
 type runKey struct{ exp, prof string }
@@ -456,7 +484,8 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		if _, ok := c.Experiment(res.Experiment); !ok {
 			return nil, fmt.Errorf("%s:1: field experiment: %q is not an experiment of %s", f, res.Experiment, file)
 		}
-		if _, ok := c.Profile(res.Profile); !ok {
+		prof, ok := c.Profile(res.Profile)
+		if !ok {
 			return nil, fmt.Errorf("%s:1: field profile: %q is not a profile of %s", f, res.Profile, file)
 		}
 		pk := pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}
@@ -472,11 +501,17 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		}
 		run := &Run{Result: res, File: f}
 		seen[pk] = run
+		p.Deps = append(p.Deps, f)
+		if why := outsideCampaign(prof, res); why != "" {
+			// Left out, not mixed in: n=5+5 against "× 2 runs" after
+			// repeats went from 5 to 2 (README, perflab build).
+			r.Stale = append(r.Stale, StaleRun{Run: run, Why: why})
+			continue
+		}
 		r.all = append(r.all, run)
 		if pk.pt.Sweep == "" && pk.repeat == 0 {
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
-		p.Deps = append(p.Deps, f)
 	}
 	return r, nil
 }
