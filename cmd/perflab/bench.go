@@ -352,6 +352,11 @@ func (f *benchFlags) validate() (*benchRun, error) {
 	switch {
 	case f.backend != "openai" && f.backend != "openai-chat" && f.backend != "vllm":
 		return nil, usageError("bench: --backend %q: want openai or openai-chat", f.backend)
+	case f.endpoint != "" && f.backend == "openai-chat" && !strings.HasSuffix(f.endpoint, "chat/completions"):
+		// vLLM's check too; a usage error before anything is sent
+		return nil, usageError("bench: --endpoint %s: the openai-chat backend needs a URL ending in chat/completions", f.endpoint)
+	case f.endpoint != "" && f.backend != "openai-chat" && !strings.HasSuffix(f.endpoint, "completions"):
+		return nil, usageError("bench: --endpoint %s: the %s backend needs a URL ending in completions", f.endpoint, f.backend)
 	case !slices.Contains(datasetNames, f.datasetName):
 		return nil, usageError("bench: --dataset-name %q: want one of %s", f.datasetName, strings.Join(datasetNames, ", "))
 	case (f.datasetName == "random" || f.datasetName == "prefix_repetition") && f.datasetPath != "":
@@ -363,6 +368,12 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --custom-output-len %d: want a positive number, or -1 for each line's output_tokens", f.customOutputLen)
 	case f.prefixLen < 0 || f.suffixLen < 0 || f.numPrefixes < 1 || f.prefixOutputLen < 1:
 		return nil, usageError("bench: --prefix-repetition-*: lengths must not be negative, prefixes and output at least 1")
+	case f.datasetName == "prefix_repetition" && f.prefixLen+f.suffixLen == 0:
+		return nil, usageError("bench: --prefix-repetition-prefix-len and --prefix-repetition-suffix-len are both 0: the prompts would be empty")
+	case f.datasetName == "random" && (f.randomInputLen == 0 || f.randomOutputLen == 0):
+		// the dataset reads 0 as its default (1024, 128): refuse rather than
+		// send other lengths than asked
+		return nil, usageError("bench: --random-input-len %d, --random-output-len %d: want at least 1 token each", f.randomInputLen, f.randomOutputLen)
 	case f.numPrompts <= 0 && f.datasetName != "custom": // custom: 0 takes every line
 		return nil, usageError("bench: --num-prompts %d: want at least 1", f.numPrompts)
 	case !(f.burstiness > 0):
@@ -456,9 +467,14 @@ func (f *benchFlags) validate() (*benchRun, error) {
 			return nil, usageError("bench: --ramp-up-strategy sets the rate: drop the request-rate sweep or search")
 		}
 	}
-	if f.rampStrategy != "" || f.given["ramp-up-start-rps"] || f.given["ramp-up-end-rps"] {
+	if f.rampStrategy == "" && (f.given["ramp-up-start-rps"] || f.given["ramp-up-end-rps"]) {
+		// vLLM reads the rates only under --ramp-up-strategy; a pasted
+		// line with them alone runs at --request-rate there
+		f.warnings = append(f.warnings, "--ramp-up-start-rps and --ramp-up-end-rps have no effect without --ramp-up-strategy (as in vLLM): the rate is --request-rate")
+	}
+	if f.rampStrategy != "" {
 		switch {
-		case f.rampStrategy == "" || !f.given["ramp-up-start-rps"] || !f.given["ramp-up-end-rps"]:
+		case !f.given["ramp-up-start-rps"] || !f.given["ramp-up-end-rps"]:
 			return nil, usageError("bench: ramp-up needs --ramp-up-strategy, --ramp-up-start-rps and --ramp-up-end-rps together")
 		case !math.IsInf(rate, 1):
 			return nil, usageError("bench: with --ramp-up-strategy leave --request-rate at inf: the ramp sets the rate (as vLLM)")
@@ -530,12 +546,14 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	f := r.f
 	var err error
 	aux := auxClient(r.cfg.Headers)
-	if f.readyTimeout > 0 {
+	// a dry run with a tokenizer of its own needs no server at all
+	offline := f.dryRun && f.tokenizer != "server" && f.tokenizer != ""
+	if f.readyTimeout > 0 && !offline {
 		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
 			return err
 		}
 	}
-	if r.cfg.Model == "" {
+	if r.cfg.Model == "" && !offline {
 		if r.cfg.Model, r.modelID, err = firstModel(ctx, aux, r.cfg.BaseURL); err != nil {
 			return err
 		}
@@ -622,16 +640,27 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	fmt.Fprintf(stderr, "Maximum request concurrency: %s\n", conc)
 
 	aux := auxClient(r.cfg.Headers)
-	if f.profile {
-		if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
-			return nil, err
+	// after the warmups, as vLLM: the profiler starts and the server's
+	// spec-decode counters are read (again after the run)
+	var specBefore *bench.SpecCounters
+	profiling := false
+	cfg := r.cfg
+	cfg.AfterWarmup = func(ctx context.Context) error {
+		if f.profile {
+			if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
+				return err
+			}
+			profiling = true
+			fmt.Fprintln(stderr, "Profiler started")
 		}
-		fmt.Fprintln(stderr, "Profiler started")
+		specBefore, _ = bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
+		return nil
 	}
-	// vLLM reads the server's spec-decode counters before and after
-	specBefore, _ := bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
 	start := time.Now()
-	res, runErr := bench.Run(ctx, r.cfg)
+	res, runErr := bench.Run(ctx, cfg)
+	if n := len(cfg.Conversations); res != nil && f.multiTurn && n < f.numPrompts {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("multi-turn: %s has only %d conversations of 2 or more turns: %d ran, not the %d of --num-prompts", f.datasetPath, n, n, f.numPrompts))
+	}
 	if specBefore != nil && res != nil && res.Summary != nil {
 		after, err := bench.ScrapeSpecDecode(context.WithoutCancel(ctx), aux, r.cfg.BaseURL)
 		if err != nil {
@@ -639,7 +668,7 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 		}
 		res.Summary.SpecDecode = bench.SpecDecodeDelta(specBefore, after)
 	}
-	if f.profile {
+	if profiling {
 		if err := profileCall(context.WithoutCancel(ctx), aux, r.cfg.BaseURL, "/stop_profile"); err != nil {
 			fmt.Fprintln(stderr, "perflab: warning:", err)
 		} else {
@@ -796,6 +825,9 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		})
 	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "dataset: ") { // it names the dataset already
+			return nil, fmt.Errorf("bench: %w", err)
+		}
 		return nil, fmt.Errorf("bench: dataset %s: %w", f.datasetName, err)
 	}
 	if len(s) == 0 {
@@ -848,6 +880,9 @@ func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]
 			Seed: f.seed})
 	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "dataset: ") {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
 		return nil, fmt.Errorf("bench: multi-turn %s: %w", f.datasetName, err)
 	}
 	return c, nil

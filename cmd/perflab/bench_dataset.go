@@ -42,7 +42,8 @@ func looksLikeHFID(s string) bool {
 }
 
 // hfCacheDirs are the hub caches huggingface_hub uses, in its order:
-// $HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub.
+// $HF_HUB_CACHE, $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub (its
+// HF_HOME default when XDG_CACHE_HOME is set), ~/.cache/huggingface/hub.
 func hfCacheDirs() []string {
 	var dirs []string
 	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
@@ -50,6 +51,9 @@ func hfCacheDirs() []string {
 	}
 	if d := os.Getenv("HF_HOME"); d != "" {
 		dirs = append(dirs, filepath.Join(d, "hub"))
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		dirs = append(dirs, filepath.Join(d, "huggingface", "hub"))
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		dirs = append(dirs, filepath.Join(home, ".cache", "huggingface", "hub"))

@@ -167,4 +167,18 @@ func TestTokenizerFromHFCache(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(home, "hub", "models--org--absent")) {
 		t.Fatalf("error %v does not say where it looked", err)
 	}
+	// without HF_HOME, huggingface_hub's cache is under $XDG_CACHE_HOME
+	// when that is set
+	xdg := t.TempDir()
+	t.Setenv("HF_HOME", "")
+	t.Setenv("XDG_CACHE_HOME", xdg)
+	if err := os.MkdirAll(filepath.Join(xdg, "huggingface"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(home, "hub"), filepath.Join(xdg, "huggingface", "hub")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openTokenizer("org/tiny", "", "", nil); err != nil {
+		t.Fatalf("$XDG_CACHE_HOME/huggingface/hub: %v", err)
+	}
 }

@@ -147,10 +147,14 @@ func TestBenchWorkloadsAgainstMock(t *testing.T) {
 		path := filepath.Join(dir, "sg.json")
 		os.WriteFile(path, data, 0o644)
 		st0 := eng.Stats()
-		res, _, _ := runWorkload(t, "--base-url", srv.URL, "--multi-turn", "--dataset-name", "sharegpt", "--dataset-path", path, "--num-prompts", "10")
+		res, _, stderr := runWorkload(t, "--base-url", srv.URL, "--multi-turn", "--dataset-name", "sharegpt", "--dataset-path", path, "--num-prompts", "10")
 		st := eng.Stats()
 		if len(res.Requests) != 2+3+4 || st.Sessions-st0.Sessions != 3 || st.HistoryMismatches != st0.HistoryMismatches {
 			t.Fatalf("%d requests, %d sessions", len(res.Requests), st.Sessions-st0.Sessions)
+		}
+		// 3 conversations for --num-prompts 10: said, not silent
+		if !strings.Contains(stderr, "has only 3 conversations of 2 or more turns: 3 ran, not the 10 of --num-prompts") {
+			t.Errorf("no warning that 3 of 10 conversations ran:\n%s", stderr)
 		}
 		if len(res.PerTurn) != 4 || res.PerTurn[3].Completed != 1 {
 			t.Fatalf("per turn %+v", res.PerTurn)
@@ -236,6 +240,11 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--dataset-name", "custom"},                                   // needs --dataset-path
 		{"--dataset-name", "prefix_repetition", "--dataset-path", "x"}, // reads no file
 		{"--custom-output-len", "0"},
+		{"--backend", "openai-chat", "--endpoint", "/v1/completions"}, // exited 1 after the header
+		{"--backend", "vllm", "--endpoint", "/v1/models"},
+		{"--dataset-name", "prefix_repetition", "--prefix-repetition-prefix-len", "0", "--prefix-repetition-suffix-len", "0"},
+		{"--random-input-len", "0"}, // the dataset would read 0 as 1024
+		{"--random-output-len", "0"},
 		{"--multi-turn", "--backend", "openai"},
 		{"--multi-turn", "--dataset-name", "custom", "--dataset-path", "x"},
 		{"--multi-turn-num-turns", "3"}, // needs --multi-turn
@@ -344,5 +353,102 @@ func TestBenchLogprobsBody(t *testing.T) {
 	_, _, stderr := runWorkload(t, append(common, "--backend", "openai-chat")...)
 	if !strings.Contains(stderr, "--logprobs has no effect with --backend openai-chat") || strings.Contains(bodies[1], "logprobs") {
 		t.Fatalf("chat: %s\n%s", stderr, bodies[1])
+	}
+}
+
+// TestBenchRampRatesWithoutStrategy: vLLM reads --ramp-up-start-rps and
+// --ramp-up-end-rps only under --ramp-up-strategy, so a pasted line with
+// the rates alone runs at --request-rate there; here too, with a warning,
+// not exit 2.
+func TestBenchRampRatesWithoutStrategy(t *testing.T) {
+	var errb bytes.Buffer
+	f, err := parseBenchFlags([]string{"--base-url", "http://127.0.0.1:1", "--model", "m", "--request-rate", "5",
+		"--ramp-up-start-rps", "1", "--ramp-up-end-rps", "20"}, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.validate()
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if r.cfg.RampUp != nil || r.cfg.RequestRate != 5 {
+		t.Fatalf("ramp %+v, rate %v: want no ramp-up at 5 req/s", r.cfg.RampUp, r.cfg.RequestRate)
+	}
+	n := 0
+	for _, w := range f.warnings {
+		if strings.Contains(w, "--ramp-up-start-rps and --ramp-up-end-rps have no effect without --ramp-up-strategy") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("warnings %q: want one about the ramp-up rates", f.warnings)
+	}
+}
+
+// TestBenchWarmupsOutsideProfileAndSpecDecode: as in vLLM, --num-warmups
+// requests go before the profiler starts and before the spec-decode
+// counters are read, so the Speculative Decoding section covers the
+// measured requests only: the same drafts with 4 warmups as with none
+// (the mock's drafts depend on the seed and the prompt only).
+func TestBenchWarmupsOutsideProfileAndSpecDecode(t *testing.T) {
+	drafts := map[int]int64{}
+	for _, warmups := range []int{0, 4} {
+		eng, err := mock.New(mock.Config{TTFT: time.Millisecond, ITL: 100 * time.Microsecond, Seed: 1,
+			SpecDecode: &mock.SpecDecode{NumSpecTokens: 2, AcceptRate: 0.5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		served, atStart := 0, -1
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			switch r.URL.Path {
+			case "/v1/completions":
+				served++
+			case "/start_profile":
+				atStart = served
+			}
+			mu.Unlock()
+			eng.ServeHTTP(w, r)
+		}))
+		res, _, stderr := runWorkload(t, "--base-url", srv.URL, "--random-input-len", "16", "--random-output-len", "12",
+			"--num-prompts", "3", "--num-warmups", fmt.Sprint(warmups), "--profile")
+		srv.Close()
+		if atStart != warmups {
+			t.Errorf("%d warmups: the profiler started after %d requests\n%s", warmups, atStart, stderr)
+		}
+		if res.Summary.SpecDecode == nil {
+			t.Fatalf("%d warmups: no spec decode\n%s", warmups, stderr)
+		}
+		drafts[warmups] = res.Summary.SpecDecode.Drafts
+	}
+	if drafts[0] == 0 || drafts[4] != drafts[0] {
+		t.Fatalf("drafts %d with 4 warmups, %d without: the warmups' drafts were counted", drafts[4], drafts[0])
+	}
+}
+
+// TestBenchCustomBadLine: a malformed JSONL line is named by file and
+// line, once ("bench: dataset custom: dataset: custom:" said it twice).
+func TestBenchCustomBadLine(t *testing.T) {
+	srv, _ := workloadMock(t)
+	path := filepath.Join(t.TempDir(), "p.jsonl")
+	os.WriteFile(path, []byte("{\"prompt\": \"fine\"}\n{\"prompt\": \"cut\n"), 0o644)
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", srv.URL, "--dataset-name", "custom", "--dataset-path", path,
+		"--skip-chat-template", "--num-prompts", "2", "--dry-run"}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "p.jsonl:2: not a JSON object") || strings.Count(err.Error(), "custom") != 1 {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestBenchDryRunOffline: --dry-run with a tokenizer file builds the
+// dataset with no server at all (no --model needed: nothing is sent).
+func TestBenchDryRunOffline(t *testing.T) {
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--tokenizer", tok,
+		"--num-prompts", "3", "--random-input-len", "8", "--random-output-len", "2", "--dry-run"}, &out, &errb)
+	if err != nil || !strings.Contains(out.String(), "Requests:                               3") {
+		t.Fatalf("%v\n%s%s", err, out.String(), errb.String())
 	}
 }

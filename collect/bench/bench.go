@@ -89,6 +89,12 @@ type Config struct {
 	SessionConcurrency int
 	TurnDelay          time.Duration
 
+	// AfterWarmup, when set, is called once the warmup requests are done,
+	// just before the measured requests start: where vLLM starts the
+	// profiler and reads the spec-decode counters, so that neither covers
+	// the warmups. An error stops the run.
+	AfterWarmup func(context.Context) error
+
 	// onStart, when set, receives the run's t=0 (tests and benchmarks
 	// compare it with a server's clock).
 	onStart func(time.Time)
@@ -256,6 +262,11 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	}
 	if err := r.warmup(ctx); err != nil {
 		return nil, 0, err
+	}
+	if cfg.AfterWarmup != nil {
+		if err := cfg.AfterWarmup(ctx); err != nil {
+			return nil, 0, err
+		}
 	}
 
 	res := &schema.Result{

@@ -66,6 +66,11 @@ func measureSessions(ctx context.Context, cfg Config) (*schema.Result, float64, 
 	if err := r.warmup(ctx); err != nil {
 		return nil, 0, err
 	}
+	if cfg.AfterWarmup != nil {
+		if err := cfg.AfterWarmup(ctx); err != nil {
+			return nil, 0, err
+		}
+	}
 	for i := range st.id {
 		// unique per run, as vllm-bench's request-id prefix + "conv-N"
 		st.id[i] = r.idPfx + st.id[i]

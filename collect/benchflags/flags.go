@@ -276,17 +276,25 @@ func isFlagLike(s string) bool {
 }
 
 func checkValue(f *Flag, val string) error {
+	if why := valueProblem(f, val); why != "" {
+		return errf("--%s %q: %s", f.Name, val, why)
+	}
+	return nil
+}
+
+// valueProblem says what is wrong with a value of f's kind, or "".
+func valueProblem(f *Flag, val string) string {
 	switch f.Kind {
 	case Int:
 		if _, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64); err != nil {
-			return errf("--%s %q: want an integer", f.Name, val)
+			return "want an integer"
 		}
 	case Float:
 		if _, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err != nil {
-			return errf("--%s %q: want a number", f.Name, val)
+			return "want a number"
 		}
 	}
-	return nil
+	return ""
 }
 
 // dottedValue is a dotted key's value: JSON when it parses as JSON
@@ -423,6 +431,10 @@ func (t Table) configArgs(path string) ([]string, error) {
 			if b {
 				out = append(out, "--"+name)
 			}
+		case val.Kind == yaml.SequenceNode && f.Kind != List:
+			// vLLM passes the items as separate arguments and argparse
+			// refuses the second; say so at the line
+			return nil, errf("--config %s:%d: %s: a list, but --%s takes one value (e.g. a comma-separated string)", path, val.Line, k.Value, f.Name)
 		case val.Kind == yaml.SequenceNode:
 			var items []string
 			if err := val.Decode(&items); err != nil {
@@ -441,6 +453,10 @@ func (t Table) configArgs(path string) ([]string, error) {
 			}
 			out = append(out, "--"+name+"="+string(b))
 		default:
+			// a bad value is reported at its line, not later as a flag's
+			if why := valueProblem(f, val.Value); why != "" {
+				return nil, errf("--config %s:%d: %s %q: %s", path, val.Line, k.Value, val.Value, why)
+			}
 			out = append(out, "--"+name+"="+val.Value)
 		}
 	}

@@ -144,11 +144,21 @@ func TestParseErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("num_prompts: 3\nnum_promts: 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	list := filepath.Join(t.TempDir(), "list.yaml")
+	if err := os.WriteFile(list, []byte("goodput: [\"ttft:500\"]\nmetric_percentiles: [25, 50, 99]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badVal := filepath.Join(t.TempDir(), "badval.yaml")
+	if err := os.WriteFile(badVal, []byte("backend: openai\nnum_prompts: lots\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--num-promts", "3"}, "did you mean --num-prompts"},
+		{[]string{"--config", badVal}, "badval.yaml:2: num_prompts \"lots\": want an integer"},
+		{[]string{"--config", list}, "list.yaml:2: metric_percentiles: a list, but --metric-percentiles takes one value"},
 		{[]string{"--num-prompts"}, "needs a value"},
 		{[]string{"--num-prompts", "x"}, "want an integer"},
 		{[]string{"--temperature", "hot"}, "want a number"},
@@ -187,5 +197,22 @@ func TestUsageAndMarkdown(t *testing.T) {
 	}
 	if !strings.Contains(u.String(), "no effect here: trust remote code") {
 		t.Errorf("-h does not mark ignored flags:\n%s", u.String())
+	}
+}
+
+// TestNoStreamIsADatasetFlag: vLLM's --no-stream means "do not load the
+// dataset in streaming mode" (Hugging Face datasets); its warning must
+// not say that perflab refuses non-streaming requests.
+func TestNoStreamIsADatasetFlag(t *testing.T) {
+	f := VLLM.Lookup("no-stream")
+	if f == nil || f.Group != "Dataset" || !strings.Contains(f.Help, "Hugging Face dataset") {
+		t.Fatalf("--no-stream: %+v", f)
+	}
+	v, err := VLLM.Parse([]string{"--no-stream"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Warnings) != 1 || strings.Contains(v.Warnings[0], "streams every request") {
+		t.Fatalf("warnings %q", v.Warnings)
 	}
 }

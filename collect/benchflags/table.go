@@ -43,7 +43,7 @@ var VLLM = join(
 		act("endpoint", String, "", "API path (default /v1/completions, or /v1/chat/completions for openai-chat)"),
 		act("model", String, "", "model id (default: the server's first /v1/models entry: its id is sent, its root recorded)"),
 		act("served-model-name", String, "", "model name sent in requests when it differs from --model"),
-		act("tokenizer", String, "server", "tokenizer.json path, model folder, Hugging Face id found in the local cache ($HF_HOME, ~/.cache/huggingface/hub), or \"server\" for the server's /tokenize"),
+		act("tokenizer", String, "server", "tokenizer.json path, model folder, Hugging Face id found in the local cache ($HF_HUB_CACHE, $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub, ~/.cache/huggingface/hub), or \"server\" for the server's /tokenize"),
 		warn("tokenizer-mode", String, "auto", "tokenizer implementation (auto, hf, slow, mistral)", "perflab reads tokenizer.json itself"),
 		warn("trust-remote-code", Bool, "", "trust remote code from Hugging Face", "perflab runs no model code"),
 		warn("skip-tokenizer-init", Bool, "", "skip loading the tokenizer", "perflab counts with the tokenizer or the server's /tokenize"),
@@ -90,6 +90,9 @@ var VLLM = join(
 		warn("sonnet-input-len", Int, "550", "sonnet: input tokens", noDataset),
 		warn("sonnet-output-len", Int, "150", "sonnet: output tokens", noDataset),
 		warn("sonnet-prefix-len", Int, "200", "sonnet: prefix tokens", noDataset),
+		// vLLM's --no-stream is a dataset flag (load a Hugging Face dataset
+		// without streaming), not non-streaming requests
+		warn("no-stream", Bool, "", "load the Hugging Face dataset without streaming", "perflab loads no Hugging Face datasets"),
 		warn("hf-name", String, "", "Hugging Face dataset name", noDataset),
 		warn("hf-split", String, "", "Hugging Face dataset split", noDataset),
 		warn("hf-subset", String, "", "Hugging Face dataset subset", noDataset),
@@ -133,7 +136,6 @@ var VLLM = join(
 		warn("chat-template-kwargs", JSON, "", "arguments of the chat template vLLM renders client-side (custom, speed_bench prompts)", "vLLM uses them only to render custom prompts, where perflab refuses them: it renders templates without arguments; server-side: --extra-body.chat_template_kwargs"),
 		act("request-id-prefix", String, "", "x-request-id prefix; the request's index follows (default perflab-bench-<8 hex>-)"),
 		warn("use-beam-search", Bool, "", "beam search", "a no-op in vLLM's client too"),
-		warn("no-stream", Bool, "", "non-streaming requests", "perflab streams every request: TTFT and ITL need the stream"),
 	),
 	group("Results", Serve,
 		act("percentile-metrics", String, "ttft,tpot,itl", "metrics to report percentiles of: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue"),

@@ -65,7 +65,11 @@ func Custom(ctx context.Context, tok Tokenizer, path string, cfg CustomConfig) (
 	if !cfg.SkipChatTemplate {
 		r, ok := tok.(ChatRenderer)
 		if !ok {
-			return nil, fmt.Errorf("dataset: custom: %T cannot render the chat template vLLM wraps custom prompts in: give --tokenizer PATH (a tokenizer.json with a known template) or --skip-chat-template", tok)
+			what := "this tokenizer"
+			if _, server := tok.(*ServerTokenizer); server {
+				what = "the server's /tokenize (--tokenizer server, the default)"
+			}
+			return nil, fmt.Errorf("dataset: custom: %s cannot render the chat template vLLM wraps custom prompts in: give --tokenizer PATH (a tokenizer.json with a known template) or --skip-chat-template", what)
 		}
 		render = r
 	}

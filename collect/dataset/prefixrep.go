@@ -6,13 +6,15 @@ import (
 )
 
 // PrefixRepetitionConfig mirrors vLLM's --prefix-repetition-* flags. Zero
-// values mean vLLM's defaults.
+// values mean vLLM's defaults, except for the two lengths: a prefix or a
+// suffix of 0 tokens is a workload of its own (all prompts of a group
+// the same, or no shared prefix).
 type PrefixRepetitionConfig struct {
 	// NumPrompts is --num-prompts (0: 1000); NumPrompts / NumPrefixes
 	// prompts are built per prefix (the remainder is not sent, as vLLM).
 	NumPrompts int
-	PrefixLen  int // --prefix-repetition-prefix-len (0: 256)
-	SuffixLen  int // --prefix-repetition-suffix-len (0: 256)
+	PrefixLen  int // --prefix-repetition-prefix-len (vLLM's default: 256)
+	SuffixLen  int // --prefix-repetition-suffix-len (vLLM's default: 256)
 	// NumPrefixes is --prefix-repetition-num-prefixes (0: 10).
 	NumPrefixes int
 	OutputLen   int // --prefix-repetition-output-len (0: 128)
@@ -41,13 +43,14 @@ func PrefixRepetition(ctx context.Context, tok Tokenizer, cfg PrefixRepetitionCo
 		}
 	}
 	def(&cfg.NumPrompts, 1000)
-	def(&cfg.PrefixLen, 256)
-	def(&cfg.SuffixLen, 256)
 	def(&cfg.NumPrefixes, 10)
 	def(&cfg.OutputLen, 128)
 	switch {
 	case cfg.NumPrompts < 0 || cfg.PrefixLen < 0 || cfg.SuffixLen < 0 || cfg.NumPrefixes < 0 || cfg.OutputLen < 0:
-		return nil, fmt.Errorf("dataset: prefix_repetition: negative value in %+v", cfg)
+		return nil, fmt.Errorf("dataset: prefix_repetition: --num-prompts %d, prefix len %d, suffix len %d, %d prefixes, output len %d: none may be negative",
+			cfg.NumPrompts, cfg.PrefixLen, cfg.SuffixLen, cfg.NumPrefixes, cfg.OutputLen)
+	case cfg.PrefixLen+cfg.SuffixLen == 0:
+		return nil, fmt.Errorf("dataset: prefix_repetition: prefix and suffix lengths are both 0: the prompts would be empty")
 	case cfg.NumPrompts/cfg.NumPrefixes == 0:
 		return nil, fmt.Errorf("dataset: prefix_repetition: --num-prompts %d must be at least --prefix-repetition-num-prefixes %d", cfg.NumPrompts, cfg.NumPrefixes)
 	case cfg.Seed < 0 || cfg.Seed > 1<<32-1:

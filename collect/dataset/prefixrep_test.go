@@ -108,6 +108,34 @@ func TestPrefixRepetitionGolden(t *testing.T) {
 	}
 }
 
+// TestPrefixRepetitionZeroLengths: a length of 0 is 0 tokens, not the
+// default 256. A suffix of 0: np.random.randint(0, 10, size=0) draws
+// nothing, so the prefixes take 5 0 and 3 3 and each group's prompts are
+// the same; a prefix of 0: the suffixes take 5, 0, 3, 3. The shuffle is
+// the one above (2, 0, 1, 3).
+func TestPrefixRepetitionZeroLengths(t *testing.T) {
+	for _, tc := range []struct {
+		prefix, suffix int
+		want           []Sample
+	}{
+		{2, 0, []Sample{{"<3><3>", 2, 9}, {"<5><0>", 2, 9}, {"<5><0>", 2, 9}, {"<3><3>", 2, 9}}},
+		{0, 1, []Sample{{"<3>", 1, 9}, {"<5>", 1, 9}, {"<0>", 1, 9}, {"<3>", 1, 9}}},
+	} {
+		cfg := PrefixRepetitionConfig{NumPrompts: 4, PrefixLen: tc.prefix, SuffixLen: tc.suffix, NumPrefixes: 2, OutputLen: 9}
+		got, err := PrefixRepetition(context.Background(), idTok{10}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("prefix %d suffix %d: got %v\nwant %v", tc.prefix, tc.suffix, got, tc.want)
+		}
+	}
+	cfg := PrefixRepetitionConfig{NumPrompts: 4, NumPrefixes: 2, OutputLen: 9}
+	if _, err := PrefixRepetition(context.Background(), idTok{10}, cfg); err == nil || !strings.Contains(err.Error(), "both 0") {
+		t.Errorf("prefix and suffix 0: %v", err)
+	}
+}
+
 // TestPrefixRepetitionSharesPrefixes: with a real tokenizer every prompt
 // has exactly prefix+suffix tokens and the prompts of a group start with
 // the same PrefixLen tokens.
@@ -213,7 +241,7 @@ func TestCustomErrors(t *testing.T) {
 	// a tokenizer that cannot render a chat template needs --skip-chat-template
 	path := filepath.Join(dir, "ok.jsonl")
 	os.WriteFile(path, []byte("{\"prompt\": \"hi\"}\n"), 0o644)
-	if _, err := Custom(context.Background(), NewServerTokenizer("http://127.0.0.1:1", "m", nil), path, CustomConfig{}); err == nil || !strings.Contains(err.Error(), "--skip-chat-template") {
+	if _, err := Custom(context.Background(), NewServerTokenizer("http://127.0.0.1:1", "m", nil), path, CustomConfig{}); err == nil || !strings.Contains(err.Error(), "the server's /tokenize (--tokenizer server, the default) cannot render") || !strings.Contains(err.Error(), "--skip-chat-template") {
 		t.Errorf("server tokenizer without --skip-chat-template: %v", err)
 	}
 }

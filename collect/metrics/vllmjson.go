@@ -315,7 +315,13 @@ func WriteVLLMJSON(w io.Writer, reqs []schema.Request, s *schema.Summary, h VLLM
 		o.int("spec_decode_num_drafts", int(sd.Drafts))
 		o.int("spec_decode_draft_tokens", int(sd.DraftTokens))
 		o.int("spec_decode_accepted_tokens", int(sd.AcceptedTokens))
-		o.list("spec_decode_per_position_acceptance_rates", len(sd.PerPositionPct), floatsOf(sd.PerPositionPct))
+		// vLLM stores fractions here (accepted at the position / drafts)
+		// and prints them ×100; perflab keeps percentages.
+		frac := make([]float64, len(sd.PerPositionPct))
+		for i, p := range sd.PerPositionPct {
+			frac[i] = p / 100
+		}
+		o.list("spec_decode_per_position_acceptance_rates", len(frac), floatsOf(frac))
 	}
 	if len(h.PerTurn) > 0 {
 		o.list("per_turn", len(h.PerTurn), func(b []byte, i int) []byte { return appendTurn(b, h.PerTurn[i]) })
