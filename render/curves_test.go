@@ -504,6 +504,22 @@ func TestSweepStaleResults(t *testing.T) {
 	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "16 result(s)") || !strings.Contains(st.Warnings[0], "left out of /sw/") {
 		t.Errorf("build warnings: %q", st.Warnings)
 	}
+	// Imported results (another tool's sweep and repeats) are kept as
+	// their tool ran them.
+	for _, f := range []string{"wide--chat--c64--r2", "fast--chat--c8"} {
+		file := filepath.Join(results, "sw", f+".json")
+		res, err := schema.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Tool.Name = "vllm bench serve"
+		if err := schema.WriteFile(file, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err = BuildStats(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil || len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "14 result(s)") {
+		t.Errorf("imported results should be kept: %v %q", err, st.Warnings)
+	}
 	// The campaign as collected: no warning.
 	content, results = sweepSite(t, 4, 0.01, "")
 	st, err = BuildStats(context.Background(), Options{Content: content, Results: results, Out: out})

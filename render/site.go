@@ -96,9 +96,14 @@ type StaleRun struct {
 
 // outsideCampaign says why result res, of profile prof, is one the
 // campaign no longer defines: its sweep point is not among the profile's
-// points (of the same kind: an imported sweep over another load stays), or
-// its repeat index is beyond the profile's repeats; "" when it is defined.
+// points, or its repeat index is beyond the profile's repeats; "" when it
+// is defined. Only results perflab collect wrote are judged (tool "perflab
+// bench", as collect.Imported tells them apart; render does not import
+// collect): an imported sweep keeps the points and repeats its tool ran.
 func outsideCampaign(prof *schema.Profile, res *schema.Result) string {
+	if res.Tool.Name != "" && res.Tool.Name != "perflab bench" {
+		return ""
+	}
 	pt := schema.PointOf(res.Load)
 	if sw := prof.Sweep(); sw != "" && pt.Sweep == sw && !slices.Contains(prof.Points(), pt) {
 		return fmt.Sprintf("%s is not among profile %s's points (%s)", pt, prof.ID, strings.Join(prof.PointValues(), ", "))
