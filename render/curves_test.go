@@ -403,6 +403,14 @@ func TestSweepRawEveryRepeat(t *testing.T) {
 			t.Errorf("raw outputs lack fast's repeat with %s tok/s", want)
 		}
 	}
+	// The skeleton's Other Benchmark Cases: baseline's and optimized's.
+	content, results = sweepSite(t, 3, 0.01, "")
+	html = buildPage(t, content, results)
+	for k := 1; k <= 3; k++ {
+		if want := fmt.Sprintf(`<p class="raw-label">run %d of 3</p>`, k); strings.Count(html, want) != 2 {
+			t.Errorf("cases: %d × %q, want 2", strings.Count(html, want), want)
+		}
+	}
 	// One run per point: no "run 1 of 1".
 	content, results = sweepSite(t, 1, 0, "")
 	if html := buildPage(t, content, results); strings.Contains(html, "of 1</p>") || !strings.Contains(html, `<p class="raw-label">Chat @ concurrency 64</p>`) {
