@@ -146,7 +146,7 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 		if title == "" {
 			title = "Benchmark result: " + e.Name + " / " + p.Name
 		}
-		return c.exec("raw", rawDetails{Title: title, Raws: []rawView{c.raw(run, "")}})
+		return c.exec("raw", rawDetails{Title: title, Raws: c.pointRaws(run, "")})
 	case "setup":
 		return c.setup(c.setupProse)
 	case "runs":
