@@ -178,7 +178,7 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 				title += " at " + schema.PointOf(run.Result.Load).String()
 			}
 		}
-		return c.exec("raw", rawDetails{Title: title, Raws: []rawView{c.raw(run, "")}})
+		return c.exec("raw", rawDetails{Title: title, Raws: c.pointRaws(run, "")})
 	case "setup":
 		return c.setup(c.setupProse)
 	case "runs":

@@ -93,7 +93,9 @@ package render
 // runs and deltas carry the Mann-Whitney verdict ("~" within noise, "too
 // few runs to test" below 4 per side, "1 run each"). The numbers of these
 // blocks come from render/analysis; a report with sweep points also gets
-// curves.csv and, in its skeleton, curve, slo and latency-curve.
+// curves.csv and, in its skeleton, curve, slo and latency-curve. Results
+// whose point or repeat the campaign no longer defines (Report.Stale) are
+// left out of every block; the page and BuildStats' Warnings list them.
 //
 // Metrics (metric:) are total_token_throughput (total_tps),
 // output_throughput, request_throughput, mean_ttft, median_ttft, p99_ttft,
