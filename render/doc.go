@@ -71,7 +71,8 @@ package render
 //	profile: sharegpt        #   cumulative deltas (default: the first profile)
 //	block: raw               # collapsible raw output (vLLM layout) of one run
 //	experiment: X            #   (the recorded text, or one written from the
-//	profile: Y               #   summary, labelled as such)
+//	profile: Y               #   summary, labelled as such); for a sweep
+//	point: c8                #   profile the point (default: the highest load)
 //	block: setup             # model, hardware + GPU inventory, engines, profiles,
 //	                         #   benchmark tool and commands
 //	block: runs              # every run in one sortable table with its caveats
