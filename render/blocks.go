@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -22,6 +23,9 @@ type BlockSpec struct {
 	Profile    string `yaml:"profile"`
 	Step       string `yaml:"step"`
 	Title      string `yaml:"title"`
+	// Point picks one load of a sweep profile for a raw block, as result
+	// files name it: c64, rate10, rateinf (default: the highest load).
+	Point string `yaml:"point"`
 }
 
 // blockTypes lists the block types, for error messages.
@@ -136,6 +140,31 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 			return "", fmt.Errorf("block raw: fields experiment and profile are both needed")
 		}
 		run := c.rep.Run(spec.Experiment, spec.Profile)
+		if spec.Point != "" {
+			var pts []string
+			run = nil
+			for _, r := range c.rep.all {
+				res := r.Result
+				if res.Experiment != spec.Experiment || res.Profile != spec.Profile {
+					continue
+				}
+				slug := schema.PointOf(res.Load).Slug()
+				if slug == spec.Point && (run == nil || res.Repeat < run.Result.Repeat) {
+					run = r
+				}
+				if slug != "" && !slices.Contains(pts, slug) {
+					pts = append(pts, slug)
+				}
+			}
+			if run == nil {
+				have := "its points: " + strings.Join(pts, ", ")
+				if len(pts) == 0 {
+					have = "no sweep points"
+				}
+				return "", fmt.Errorf("block raw: field point: experiment %q has no result at point %q on profile %q (%s)",
+					spec.Experiment, spec.Point, spec.Profile, have)
+			}
+		}
 		if run == nil {
 			return "", fmt.Errorf("block raw: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",
 				spec.Experiment, spec.Profile, c.rep.ResultsDir, spec.Experiment, spec.Profile)
@@ -145,8 +174,11 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 		title := spec.Title
 		if title == "" {
 			title = "Benchmark result: " + e.Name + " / " + p.Name
+			if spec.Point != "" {
+				title += " at " + schema.PointOf(run.Result.Load).String()
+			}
 		}
-		return c.exec("raw", rawDetails{Title: title, Raws: []rawView{c.raw(run, "")}})
+		return c.exec("raw", rawDetails{Title: title, Raws: c.pointRaws(run, "")})
 	case "setup":
 		return c.setup(c.setupProse)
 	case "runs":

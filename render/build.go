@@ -91,6 +91,9 @@ type Stats struct {
 	Reports int
 	Files   int // every file written
 	Cached  int // pages whose content came from the build cache
+	// Warnings are what the build left out and why (one line per report
+	// with results its campaign no longer defines); the pages say it too.
+	Warnings []string
 }
 
 // Build renders the whole site into a temporary directory and swaps it in
@@ -126,6 +129,12 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	st, err := site.renderInto(ctx, out, t, assets, site.cache.readManifest(out))
 	if err != nil {
 		return st, err
+	}
+	for _, r := range site.Reports {
+		if len(r.Stale) > 0 {
+			st.Warnings = append(st.Warnings, fmt.Sprintf("%s: %d result(s) in %s that the campaign no longer defines are left out of /%s (first: %s: %s)",
+				r.CampaignFile, len(r.Stale), r.ResultsDir, r.Page.URL, r.Stale[0].Run.File, r.Stale[0].Why))
+		}
 	}
 	site.cache.finish(true)
 	st.Cached = site.cache.hitCount()

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"path"
 	"strings"
@@ -101,4 +102,31 @@ type rawDetails struct {
 func (c *pageCtx) raw(run *Run, label string) rawView {
 	text, gen := RawText(run.Result)
 	return rawView{Label: label, Text: text, Generated: gen, Caveats: Caveats(run.Result)}
+}
+
+// pointRaws returns the raw output of every repeat of run's point (same
+// experiment, profile and load), in repeat order, each labelled "run k of
+// N" after label when the profile repeats; one run's alone otherwise. None
+// for a nil run.
+func (c *pageCtx) pointRaws(run *Run, label string) []rawView {
+	if run == nil {
+		return nil
+	}
+	group := c.rep.pointRuns(run)
+	n := len(group)
+	if p, ok := c.rep.Campaign.Profile(run.Result.Profile); ok {
+		n = max(n, p.RepeatCount())
+	}
+	if n < 2 || len(group) == 0 {
+		return []rawView{c.raw(run, label)}
+	}
+	out := make([]rawView, 0, len(group))
+	for _, g := range group {
+		l := fmt.Sprintf("run %d of %d", g.Result.Repeat+1, n)
+		if label != "" {
+			l = label + ", " + l
+		}
+		out = append(out, c.raw(g, l))
+	}
+	return out
 }

@@ -114,6 +114,43 @@ func (cs *curveSet) tputName() string {
 	return "Total token throughput per GPU"
 }
 
+// pointWarnings are the tooltip lines that mark a point whose runs have
+// caveats: its failed requests, then each run's warnings (client fell
+// behind, partial success, a crashed repeat), shortened; the runs table
+// and the raw outputs have them in full.
+func (c *pageCtx) pointWarnings(exp, prof string, p analysis.CurvePoint) []string {
+	var out []string
+	if p.Failed > 0 {
+		out = append(out, fmt.Sprintf("✗ %d of %d requests failed", p.Failed, p.Requests))
+	}
+	runs := c.rep.runsAt(exp, prof, p.Point)
+	for _, run := range runs {
+		for _, w := range Caveats(run.Result) {
+			if p.Failed > 0 && strings.Contains(w, "requests succeeded") {
+				continue // named above
+			}
+			if len(runs) > 1 {
+				w = fmt.Sprintf("run %d: %s", run.Result.Repeat+1, w)
+			}
+			out = append(out, "⚠ "+shorten(w, 90))
+		}
+	}
+	return out
+}
+
+// shorten cuts s to at most n runes at a word, with "…".
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndexByte(cut, ' '); r[n] != ' ' && i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "…"
+}
+
 // pointTip is a point's tooltip lines.
 func pointTip(name string, p analysis.CurvePoint, output bool) []string {
 	t := p.Total
@@ -156,13 +193,16 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 		return "", err
 	}
 	panel := charts.XYPanel{XName: "Interactivity (tok/s/user = 1000 / median TPOT)", YName: cs.tputName() + " (tok/s)"}
+	warned := false
 	for i, cv := range cs.Curves {
 		s := charts.XYSeries{Name: cs.Names[i], Color: cs.Colors[i]}
 		for _, p := range cv.Points {
 			if p.Runs == 0 {
 				continue
 			}
-			s.Points = append(s.Points, charts.XYPoint{X: p.Interactivity, Y: p.Throughput(cs.Output), Tip: pointTip(cs.Names[i], p, cs.Output)})
+			tip := append(pointTip(cs.Names[i], p, cs.Output), c.pointWarnings(cv.Experiment, cs.Profile.ID, p)...)
+			warned = warned || len(tip) > len(pointTip(cs.Names[i], p, cs.Output))
+			s.Points = append(s.Points, charts.XYPoint{X: p.Interactivity, Y: p.Throughput(cs.Output), Tip: tip})
 		}
 		panel.Series = append(panel.Series, s)
 	}
@@ -171,7 +211,8 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 	var holders []string
 	for _, f := range front {
 		p := cs.Curves[f.Curve].Points[f.Index]
-		fs.Points = append(fs.Points, charts.XYPoint{X: f.X, Y: f.Y, Tip: pointTip(cs.Names[f.Curve], p, cs.Output)})
+		tip := append(pointTip(cs.Names[f.Curve], p, cs.Output), c.pointWarnings(cs.Curves[f.Curve].Experiment, cs.Profile.ID, p)...)
+		fs.Points = append(fs.Points, charts.XYPoint{X: f.X, Y: f.Y, Tip: tip})
 	}
 	for i := len(front) - 1; i >= 0; i-- { // from the most interactive end
 		if n := cs.Names[front[i].Curve]; len(holders) == 0 || holders[len(holders)-1] != n {
@@ -188,6 +229,9 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 		caption += ", held from the most interactive end by " + strings.Join(holders, ", then ")
 	}
 	caption += ". Hover a point for its load and latency percentiles; every point's numbers are in curves.csv beside this page."
+	if warned {
+		caption += " A point whose runs have warnings (failed requests, a client that fell behind) says so in its tooltip with ⚠ or ✗; the runs table has them in full."
+	}
 	return c.chartHTML(charts.Lines(c.nextChartID("curve"), []charts.XYPanel{panel}), title, caption)
 }
 
@@ -243,7 +287,7 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 				if m.metric == "tpot" {
 					v50, v99 = p.TPOTP50, p.TPOTP99
 				}
-				tip := pointTip(cs.Names[i], p, cs.Output)
+				tip := append(pointTip(cs.Names[i], p, cs.Output), c.pointWarnings(cv.Experiment, cs.Profile.ID, p)...)
 				p50.Points = append(p50.Points, charts.XYPoint{X: p.Point.Value, Y: v50, Tip: tip})
 				p99.Points = append(p99.Points, charts.XYPoint{X: p.Point.Value, Y: v99, Tip: tip})
 			}
@@ -271,6 +315,8 @@ type sloView struct {
 	Rows                       []sloRow
 	Answer                     template.HTML
 	Energy, Cost               bool
+	// Notes are the caveats of the runs at each row's load.
+	Notes footnotes
 }
 
 type sloRow struct {
@@ -278,6 +324,10 @@ type sloRow struct {
 	TputSort                              string
 	Checks                                []string
 	Winner, None                          bool
+	// NoteIDs mark the row's load when its runs have caveats; Bad when
+	// one has failed requests or did not finish.
+	NoteIDs []int
+	Bad     bool
 }
 
 // slo renders each experiment's highest load meeting the campaign's SLO.
@@ -314,6 +364,14 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 		}
 		if a.Failed > 0 {
 			row.Checks = append(row.Checks, fmt.Sprintf("✗ %d of %d requests failed", a.Failed, a.Requests))
+		}
+		if a.Point.Sweep != "" {
+			for _, run := range r.runsAt(cs.Curves[i].Experiment, cs.Profile.ID, a.Point) {
+				if n := v.Notes.add(c, run); n > 0 {
+					row.NoteIDs = append(row.NoteIDs, n)
+					row.Bad = row.Bad || !successful(run.Result)
+				}
+			}
 		}
 		if a.Best < 0 {
 			row.Load = "none (lowest load: " + a.Point.String() + ")"

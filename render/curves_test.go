@@ -174,6 +174,11 @@ func TestSweepBlockErrors(t *testing.T) {
 // reason, kept out of the curves and marked skipped in curves.csv.
 func TestSweepSkippedPoint(t *testing.T) {
 	content, results := sweepSite(t, 1, 0, "")
+	// The early stop skips a point the campaign defines.
+	camp := filepath.Join(content, "sw", "campaign.yaml")
+	if err := os.WriteFile(camp, []byte(strings.Replace(readFile(t, camp), "concurrency: [1, 8, 64]", "concurrency: [1, 8, 64, 128]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sk := &schema.Result{ID: "fast-128", Campaign: "sw", Experiment: "fast", Profile: "chat", Status: schema.StatusSkipped,
 		Error: "the sweep's early stop: at concurrency 64 throughput rose +0.0% over concurrency 8", Tool: schema.Tool{Name: "perflab bench"},
 		Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: 128, Sweep: schema.SweepConcurrency}}
@@ -205,7 +210,7 @@ func TestSweepSkippedPoint(t *testing.T) {
 func TestSweepOneRunPerProfileSamePoint(t *testing.T) {
 	content, results := sweepSite(t, 1, 0, "")
 	sk := &schema.Result{ID: "wide-64", Campaign: "sw", Experiment: "wide", Profile: "chat", Status: schema.StatusSkipped,
-		Error: "the sweep's early stop", Tool: schema.Tool{Name: "perflab bench"},
+		Error: "the sweep's early stop: at concurrency 8 throughput rose +1.0% over concurrency 1", Tool: schema.Tool{Name: "perflab bench"},
 		Load: schema.Load{Dataset: "random", NumPrompts: 10, MaxConcurrency: 64, Sweep: schema.SweepConcurrency}}
 	if err := schema.WriteFile(filepath.Join(results, "sw", "wide--chat--c64.json"), sk); err != nil {
 		t.Fatal(err)
@@ -219,8 +224,13 @@ func TestSweepOneRunPerProfileSamePoint(t *testing.T) {
 	if strings.Contains(html, "Wide (3,000.00 tok/s)") || strings.Contains(html, "Wide (1,500.00 tok/s") {
 		t.Errorf("the step result ranks Wide's concurrency 8 against Fast's concurrency 64")
 	}
-	if !strings.Contains(html, "Fast (4,000.00 tok/s) &gt; Wide (not run)") {
-		t.Errorf("the step result should say Wide has no run at concurrency 64")
+	// It was skipped by the early stop, not forgotten: the result line and
+	// the cell say so, with the reason.
+	if !strings.Contains(html, "Fast (4,000.00 tok/s) &gt; Wide (skipped by the sweep&#39;s early stop: at concurrency 8 throughput rose &#43;1.0% over concurrency 1)") {
+		t.Errorf("the step result should say Wide's concurrency 64 was skipped by the early stop, and why")
+	}
+	if strings.Contains(html, "Wide (not run)") || !strings.Contains(html, `<span class="missing">skipped (early stop)</span>`) {
+		t.Errorf("the step table should mark Wide's cell skipped (early stop), not \"not run\"")
 	}
 }
 
@@ -370,5 +380,158 @@ func TestSweepLatencyCurveMixedKinds(t *testing.T) {
 	}
 	if strings.Contains(html, `"value":[640,`) || strings.Contains(html, `[640,`) {
 		t.Errorf("a rate of 640 req/s is drawn on the concurrency axis")
+	}
+}
+
+// TestSweepRawEveryRepeat: the "Benchmark result" block under each
+// experiment shows every repeat's raw output of the point it stands for,
+// each labelled "run k of N", not run 1's alone under the point's name.
+func TestSweepRawEveryRepeat(t *testing.T) {
+	content, results := sweepSite(t, 3, 0.01, "```perflab\nblock: step\nstep: s\n```\n\n```perflab\nblock: raw\nexperiment: fast\nprofile: chat\n```\n")
+	html := buildPage(t, content, results)
+	for k := 1; k <= 3; k++ {
+		if want := fmt.Sprintf(`<p class="raw-label">Chat @ concurrency 64, run %d of 3</p>`, k); strings.Count(html, want) != 2 { // Wide and Fast
+			t.Errorf("step block: %d × %q, want 2", strings.Count(html, want), want)
+		}
+		if want := fmt.Sprintf(`<p class="raw-label">run %d of 3</p>`, k); strings.Count(html, want) != 1 {
+			t.Errorf("raw block: %d × %q, want 1", strings.Count(html, want), want)
+		}
+	}
+	// Each repeat's own numbers: fast at c64 is 4000 × 0.99, 1, 1.01.
+	for _, want := range []string{"3960.00", "4000.00", "4040.00"} {
+		if !strings.Contains(html, "Total token throughput (tok/s):          "+want) {
+			t.Errorf("raw outputs lack fast's repeat with %s tok/s", want)
+		}
+	}
+	// The skeleton's Other Benchmark Cases: baseline's and optimized's.
+	content, results = sweepSite(t, 3, 0.01, "")
+	html = buildPage(t, content, results)
+	for k := 1; k <= 3; k++ {
+		if want := fmt.Sprintf(`<p class="raw-label">run %d of 3</p>`, k); strings.Count(html, want) != 2 {
+			t.Errorf("cases: %d × %q, want 2", strings.Count(html, want), want)
+		}
+	}
+	// One run per point: no "run 1 of 1".
+	content, results = sweepSite(t, 1, 0, "")
+	if html := buildPage(t, content, results); strings.Contains(html, "of 1</p>") || !strings.Contains(html, `<p class="raw-label">Chat @ concurrency 64</p>`) {
+		t.Errorf("one run per point: want the point's label alone")
+	}
+}
+
+// TestSweepCaveatMarkers: a point whose runs have warnings is marked in
+// the SLO table (a note reference and the note) and in the curves'
+// tooltips, failed requests named.
+func TestSweepCaveatMarkers(t *testing.T) {
+	body := "```perflab\nblock: slo\n```\n\n```perflab\nblock: curve\n```\n\n```perflab\nblock: latency-curve\n```\n"
+	content, results := sweepSite(t, 4, 0.01, body)
+	edit := func(name string, f func(*schema.Result)) {
+		t.Helper()
+		file := filepath.Join(results, "sw", name+".json")
+		res, err := schema.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(res)
+		if err := schema.WriteFile(file, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Wide's second run at c64 (its SLO answer) fell behind; two of Fast's
+	// requests at c64 failed.
+	lag := "the client fell behind the schedule: requests left up to 41.0 ms late (p99 30.2 ms, p50 0.40 ms); rates and latencies may be off"
+	edit("wide--chat--c64--r1", func(r *schema.Result) { r.Warnings = append(r.Warnings, lag) })
+	edit("fast--chat--c64--r2", func(r *schema.Result) { r.Summary.Completed, r.Summary.Failed = 8, 2 })
+	html := buildPage(t, content, results)
+	slo := html[strings.Index(html, `<table class="sortable slo">`):]
+	slo = slo[:strings.Index(slo, "SLO answer")]
+	for _, want := range []string{
+		`concurrency 64 <small>(4 runs)</small><sup class="fn" title="see note 1 below">[1]</sup>`,
+		`<strong>Wide / Chat @ concurrency 64 (run 2):</strong> ` + lag,
+	} {
+		if !strings.Contains(slo, want) {
+			t.Errorf("SLO table lacks %q:\n%s", want, slo)
+		}
+	}
+	for _, want := range []string{
+		// The curve's and the latency curve's tooltips.
+		`Wide @ concurrency 64 · `, `⚠ run 2: the client fell behind the schedule: requests left up to 41.0 ms late (p99 30.2 ms…`,
+		`✗ 2 of 40 requests failed`,
+		`says so in its tooltip with ⚠ or ✗`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(html, `✗ 2 of 40 requests failed`); n < 2 {
+		t.Errorf("failed requests named in %d tooltips, want the curve's and the latency curve's", n)
+	}
+	// Without warnings, no marks.
+	content, results = sweepSite(t, 4, 0.01, body)
+	if html := buildPage(t, content, results); strings.Contains(html, "⚠ run") || strings.Contains(html, `class="fn"`) {
+		t.Errorf("a sweep without warnings is marked")
+	}
+}
+
+// TestSweepStaleResults: after repeats went down (4 → 2) and a point was
+// taken out of the profile, the results the campaign no longer defines
+// are left out of every block, and the page and the build say so.
+func TestSweepStaleResults(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	camp := filepath.Join(content, "sw", "campaign.yaml")
+	y := strings.Replace(readFile(t, camp), "repeats: 4}", "repeats: 2}", 1)
+	y = strings.Replace(y, "concurrency: [1, 8, 64]", "concurrency: [1, 64]", 1)
+	if err := os.WriteFile(camp, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "site")
+	st, err := BuildStats(context.Background(), Options{Content: content, Results: results, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := readFile(t, filepath.Join(out, "sw", "index.html"))
+	// 2 experiments × (2 extra repeats at c1 and c64 + 4 runs at c8) = 16.
+	for _, want := range []string{
+		`<p class="admonition-title">16 results left out</p>`,
+		`wide--chat--c64--r2.json</code>: it is run 3, but profile chat has repeats: 2`,
+		`fast--chat--c8.json</code>: concurrency 8 is not among profile chat&#39;s points (1, 64)`,
+		"n=2+2", "mean of 2 runs",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"n=4+4", "mean of 4 runs", "Chat @ concurrency 8", "(4 runs)"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("page mixes in a result the campaign no longer defines: %q", bad)
+		}
+	}
+	csv := readFile(t, filepath.Join(out, "sw", "curves.csv"))
+	if strings.Contains(csv, ",8,") || !strings.Contains(csv, "wide,chat,max_concurrency,64,2,false,") {
+		t.Errorf("curves.csv should have 2 runs per point at concurrency 1 and 64 only:\n%s", csv)
+	}
+	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "16 result(s)") || !strings.Contains(st.Warnings[0], "left out of /sw/") {
+		t.Errorf("build warnings: %q", st.Warnings)
+	}
+	// Imported results (another tool's sweep and repeats) are kept as
+	// their tool ran them.
+	for _, f := range []string{"wide--chat--c64--r2", "fast--chat--c8"} {
+		file := filepath.Join(results, "sw", f+".json")
+		res, err := schema.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Tool.Name = "vllm bench serve"
+		if err := schema.WriteFile(file, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err = BuildStats(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil || len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "14 result(s)") {
+		t.Errorf("imported results should be kept: %v %q", err, st.Warnings)
+	}
+	// The campaign as collected: no warning.
+	content, results = sweepSite(t, 4, 0.01, "")
+	st, err = BuildStats(context.Background(), Options{Content: content, Results: results, Out: out})
+	if err != nil || len(st.Warnings) > 0 || strings.Contains(readFile(t, filepath.Join(out, "sw", "index.html")), "left out</p>") {
+		t.Errorf("a complete campaign warns: %v %q", err, st.Warnings)
 	}
 }

@@ -79,7 +79,8 @@ package render
 //	profile: sharegpt        #   cumulative deltas (default: the first profile)
 //	block: raw               # collapsible raw output (vLLM layout) of one run
 //	experiment: X            #   (the recorded text, or one written from the
-//	profile: Y               #   summary, labelled as such)
+//	profile: Y               #   summary, labelled as such); for a sweep
+//	point: c8                #   profile the point (default: the highest load)
 //	block: setup             # model, hardware + GPU inventory, engines, profiles,
 //	                         #   benchmark tool and commands
 //	block: runs              # every run in one sortable table with its caveats
@@ -100,7 +101,9 @@ package render
 // runs and deltas carry the Mann-Whitney verdict ("~" within noise, "too
 // few runs to test" below 4 per side, "1 run each"). The numbers of these
 // blocks come from render/analysis; a report with sweep points also gets
-// curves.csv and, in its skeleton, curve, slo and latency-curve.
+// curves.csv and, in its skeleton, curve, slo and latency-curve. Results
+// whose point or repeat the campaign no longer defines (Report.Stale) are
+// left out of every block; the page and BuildStats' Warnings list them.
 //
 // Metrics (metric:) are total_token_throughput (total_tps),
 // output_throughput, request_throughput, mean_ttft, median_ttft, p99_ttft,

@@ -98,8 +98,11 @@ func TestBuildErrors(t *testing.T) {
 			"content/demo/blocks/index.md:11: block command: field experiment: unknown experiment \"nope\""},
 		{"raw block without a result", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: raw\nexperiment: sglang-base\nprofile: nope\n```\n",
 			"content/demo/blocks/index.md:11: block raw: field profile: unknown profile \"nope\""},
+		// point: picks a sweep's load; a profile at one load has none.
+		{"raw block unknown point", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: raw\nexperiment: sglang-base\nprofile: long\npoint: c8\n```\n",
+			"content/demo/blocks/index.md:12: block raw: field point: experiment \"sglang-base\" has no result at point \"c8\" on profile \"long\" (no sweep points)"},
 		{"block unknown field", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: chart\ncolour: red\n```\n",
-			"content/demo/blocks/index.md:10: unknown field \"colour\" in perflab block (keys: block, metric, experiment, profile, step, title)"},
+			"content/demo/blocks/index.md:10: unknown field \"colour\" in perflab block (keys: block, metric, experiment, profile, step, title, point)"},
 		{"block malformed yaml", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: [chart\n```\n",
 			"content/demo/blocks/index.md:"},
 		{"block unknown metric", "content/demo/blocks/index.md", blocksPage + "```perflab\nblock: chart\nmetric: speed\n```\n",

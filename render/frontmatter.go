@@ -65,7 +65,7 @@ func yamlNoun(typ string) string {
 	case "render.FrontMatter":
 		return "front matter (keys: title, description, campaign, weight, draft)"
 	case "render.BlockSpec":
-		return "perflab block (keys: block, metric, experiment, profile, step, title)"
+		return "perflab block (keys: block, metric, experiment, profile, step, title, point)"
 	}
 	return campaignfile.Noun(typ)
 }

@@ -132,7 +132,7 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 	} else if err := conv.Render(&buf, doc, doc.Root); err != nil {
 		return nil, fmt.Errorf("%s: render: %w", p.Src, err)
 	}
-	out.Body = template.HTML(buf.String())
+	out.Body = template.HTML(staleWarning(p.Report) + buf.String())
 	out.Charts = ctx.charts > 0
 	return out, nil
 }
@@ -500,4 +500,27 @@ func plainText(body string, limit int) string {
 		}
 	}
 	return t
+}
+
+// staleWarning is the warning atop a report whose results directory holds
+// results the campaign no longer defines (Report.Stale): they are left out
+// of every block, and the page says which and why; "" when none.
+func staleWarning(r *Report) string {
+	if r == nil || len(r.Stale) == 0 {
+		return ""
+	}
+	esc := template.HTMLEscapeString
+	var b strings.Builder
+	noun := "results"
+	if len(r.Stale) == 1 {
+		noun = "result"
+	}
+	fmt.Fprintf(&b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
+		len(r.Stale), noun, esc(r.ResultsDir), len(r.Stale), noun, esc(r.CampaignFile))
+	b.WriteString(`<details class="info"><summary>Files left out</summary><ul>`)
+	for _, st := range r.Stale {
+		fmt.Fprintf(&b, "<li><code>%s</code>: %s</li>", esc(st.Run.File), esc(st.Why))
+	}
+	b.WriteString("</ul></details></div>\n")
+	return b.String()
 }

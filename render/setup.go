@@ -389,12 +389,8 @@ func (c *pageCtx) cases() (template.HTML, error) {
 			BaseCommand: c.bash(r.Command(be)), OptCommand: c.bash(r.Command(oe))}
 		cv.BaseRaw.Title = "Baseline benchmark result"
 		cv.OptRaw.Title = "Optimized benchmark result"
-		if base != nil {
-			cv.BaseRaw.Raws = []rawView{c.raw(base, "")}
-		}
-		if opt != nil {
-			cv.OptRaw.Raws = []rawView{c.raw(opt, "")}
-		}
+		// Every repeat of the point, as under each experiment.
+		cv.BaseRaw.Raws, cv.OptRaw.Raws = c.pointRaws(base, ""), c.pointRaws(opt, "")
 		v.Cases = append(v.Cases, cv)
 	}
 	return c.exec("cases", &v)

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -82,6 +83,38 @@ type Report struct {
 	// all holds every result, sweep points and repeats included, in file
 	// order (see Analysis).
 	all []*Run
+	// Stale are the results the campaign no longer defines (a sweep point
+	// taken out of the profile, a repeat beyond its repeats), in file
+	// order: left out of every block, listed in a warning on the page and
+	// in the build's output.
+	Stale []StaleRun
+}
+
+// StaleRun is a result left out because the campaign no longer defines
+// its point or repeat, and why.
+type StaleRun struct {
+	Run *Run
+	Why string
+}
+
+// outsideCampaign says why result res, of profile prof, is one the
+// campaign no longer defines: its sweep point is not among the profile's
+// points, or its repeat index is beyond the profile's repeats; "" when it
+// is defined. Only results perflab collect wrote are judged (tool "perflab
+// bench", as collect.Imported tells them apart; render does not import
+// collect): an imported sweep keeps the points and repeats its tool ran.
+func outsideCampaign(prof *schema.Profile, res *schema.Result) string {
+	if res.Tool.Name != "" && res.Tool.Name != "perflab bench" {
+		return ""
+	}
+	pt := schema.PointOf(res.Load)
+	if sw := prof.Sweep(); sw != "" && pt.Sweep == sw && !slices.Contains(prof.Points(), pt) {
+		return fmt.Sprintf("%s is not among profile %s's points (%s)", pt, prof.ID, strings.Join(prof.PointValues(), ", "))
+	}
+	if n := prof.RepeatCount(); res.Repeat >= n {
+		return fmt.Sprintf("it is run %d, but profile %s has repeats: %d", res.Repeat+1, prof.ID, n)
+	}
+	return ""
 }
 
 type runKey struct{ exp, prof string }
@@ -127,6 +160,26 @@ func (r *Report) Run(exp, prof string) *Run {
 		}
 	}
 	return best
+}
+
+// pointRuns returns the results of run's point (same experiment, profile
+// and load), every repeat but skipped ones, in repeat order.
+func (r *Report) pointRuns(run *Run) []*Run {
+	return r.runsAt(run.Result.Experiment, run.Result.Profile, schema.PointOf(run.Result.Load))
+}
+
+// runsAt returns the results of experiment exp on profile prof at point
+// pt, every repeat but skipped ones, in repeat order.
+func (r *Report) runsAt(exp, prof string, pt schema.Point) []*Run {
+	var out []*Run
+	for _, o := range r.all {
+		or := o.Result
+		if or.Experiment == exp && or.Profile == prof && or.Status != schema.StatusSkipped && schema.PointOf(or.Load) == pt {
+			out = append(out, o)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Result.Repeat < out[j].Result.Repeat })
+	return out
 }
 
 // repeatOK says a run counts among its point's repeats: status ok with
@@ -439,7 +492,8 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		if _, ok := c.Experiment(res.Experiment); !ok {
 			return nil, fmt.Errorf("%s:1: field experiment: %q is not an experiment of %s", f, res.Experiment, file)
 		}
-		if _, ok := c.Profile(res.Profile); !ok {
+		prof, ok := c.Profile(res.Profile)
+		if !ok {
 			return nil, fmt.Errorf("%s:1: field profile: %q is not a profile of %s", f, res.Profile, file)
 		}
 		pk := pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}
@@ -455,11 +509,17 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		}
 		run := &Run{Result: res, File: f}
 		seen[pk] = run
+		p.Deps = append(p.Deps, f)
+		if why := outsideCampaign(prof, res); why != "" {
+			// Left out, not mixed in: n=5+5 against "× 2 runs" after
+			// repeats went from 5 to 2 (README, perflab build).
+			r.Stale = append(r.Stale, StaleRun{Run: run, Why: why})
+			continue
+		}
 		r.all = append(r.all, run)
 		if pk.pt.Sweep == "" && pk.repeat == 0 {
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
-		p.Deps = append(p.Deps, f)
 	}
 	return r, nil
 }

@@ -110,7 +110,14 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 			if ref.ID != e.ID {
 				refRun = r.Run(ref.ID, p.ID)
 			}
-			row.Cells = append(row.Cells, c.cellOf(run, refRun, v.Metrics, r.GPUs(&e), r.GPUs(ref), &v.Notes))
+			cl := c.cellOf(run, refRun, v.Metrics, r.GPUs(&e), r.GPUs(ref), &v.Notes)
+			if sk := r.skippedAt(e.ID, p.ID); run == nil && sk != nil {
+				// Not "no result": the early stop chose not to run it, and
+				// the note says why.
+				cl.Missing = "skipped (early stop)"
+				cl.Notes = v.Notes.refs(c, sk)
+			}
+			row.Cells = append(row.Cells, cl)
 		}
 		v.Rows = append(v.Rows, row)
 		if len(profs) > 0 {
@@ -125,7 +132,11 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 				total := max(s.Completed+s.Failed, run.Result.Load.NumPrompts)
 				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, note: fmt.Sprintf(", only %d of %d requests succeeded", s.Completed, total)})
 			case run == nil:
-				ranks = append(ranks, ranked{name: e.Name, note: "not run"})
+				note := "not run"
+				if sk := r.skippedAt(e.ID, profs[0].ID); sk != nil {
+					note = skipNote(sk.Result)
+				}
+				ranks = append(ranks, ranked{name: e.Name, note: note})
 			default:
 				ranks = append(ranks, ranked{name: e.Name, note: string(run.Result.Status)})
 			}
@@ -136,9 +147,7 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		}
 		ev.Raw.Title = "Benchmark result"
 		for _, p := range r.profilesOf(&e) {
-			if run := r.Run(e.ID, p.ID); run != nil {
-				ev.Raw.Raws = append(ev.Raw.Raws, c.raw(run, c.rep.pointLabel(p)))
-			}
+			ev.Raw.Raws = append(ev.Raw.Raws, c.pointRaws(r.Run(e.ID, p.ID), c.rep.pointLabel(p))...)
 		}
 		v.Experiments = append(v.Experiments, ev)
 	}
@@ -174,6 +183,35 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		}
 	}
 	return c.exec("step", &v)
+}
+
+// skippedAt returns the result of experiment exp at the point Run(exp,
+// prof) stands for (the sweep profile's top point) when the sweep's early
+// stop skipped it there; nil otherwise.
+func (r *Report) skippedAt(exp, prof string) *Run {
+	pt, found := r.topPoint(prof)
+	if !found {
+		return nil
+	}
+	for _, run := range r.all {
+		res := run.Result
+		if res.Experiment == exp && res.Profile == prof && res.Status == schema.StatusSkipped && schema.PointOf(res.Load) == pt {
+			return run
+		}
+	}
+	return nil
+}
+
+// skipNote says in a step's result line that a point was skipped by the
+// sweep's early stop, and why (the result's error starts "the sweep's
+// early stop: …").
+func skipNote(res *schema.Result) string {
+	why := strings.TrimPrefix(res.Error, "the sweep's early stop")
+	why = strings.TrimPrefix(why, ": ")
+	if why == "" {
+		return "skipped by the sweep's early stop"
+	}
+	return "skipped by the sweep's early stop: " + why
 }
 
 // ---- summary of optimization options ----

@@ -56,6 +56,9 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
+	for _, w := range st.Warnings {
+		fmt.Fprintln(stderr, "perflab build: warning:", w)
+	}
 	cached := ""
 	if st.Cached > 0 {
 		cached = fmt.Sprintf(" (%d pages from the cache)", st.Cached)

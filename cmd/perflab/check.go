@@ -17,8 +17,11 @@ Reads Markdown pages (files, or folders searched for *.md; default:
 content/) and reports every number that disagrees with the page's own
 data, one line each: FILE:LINE: what. A page of pasted outputs is checked
 against the benchmark blocks on it; a perflab report page (a bundle with a
-campaign) against its campaign's results. Exit status 1 when anything is
-found, 0 when the pages are clean.
+campaign) against its campaign's results. A page that cannot be read (or
+its campaign or results) is reported on stderr as FILE:LINE: what, and the
+other pages are still checked. Exit status: 0 the pages are clean, 1
+findings, 3 a page, path or campaign could not be read (whether or not
+there are findings), 2 bad usage.
 
 flags:
 `
@@ -54,14 +57,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	files, err := check.Files(paths)
 	if err != nil {
-		return err
+		return inputError{err}
 	}
 	if len(files) == 0 {
 		// Checking nothing is no clean bill: a folder of .txt pages or the
 		// wrong folder must not pass.
-		return fmt.Errorf("check: no Markdown pages (*.md, *.markdown) in %s", strings.Join(paths, ", "))
+		return inputError{fmt.Errorf("check: no Markdown pages (*.md, *.markdown) in %s", strings.Join(paths, ", "))}
 	}
-	total, pages := 0, 0
+	total, pages, unread := 0, 0, 0
 	var counts check.Counts
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -69,7 +72,16 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		p, err := check.Load(f, *results)
 		if err != nil {
-			return err
+			// One unreadable page does not hide the others' findings.
+			var pe *check.PageError
+			if !errors.As(err, &pe) {
+				return err
+			}
+			for _, l := range pe.Lines() {
+				fmt.Fprintln(stderr, l)
+			}
+			unread++
+			continue
 		}
 		if p.Campaign != nil && len(p.Results) == 0 {
 			// Run from another folder, the default results/ is not the
@@ -88,10 +100,18 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// What was checked, so that a clean result can be told from one with
 	// nothing to check.
-	fmt.Fprintf(stderr, "perflab check: %d page(s), %d run(s); checked %d number(s), %d percentage(s), %d step table(s), %d model name(s)\n",
-		len(files), counts.Runs, counts.Numbers, counts.Percentages, counts.Steps, counts.Models)
+	unreadNote := ""
+	if unread > 0 {
+		unreadNote = fmt.Sprintf(" (%d could not be read)", unread)
+	}
+	fmt.Fprintf(stderr, "perflab check: %d page(s)%s, %d run(s); checked %d number(s), %d percentage(s), %d step table(s), %d model name(s)\n",
+		len(files), unreadNote, counts.Runs, counts.Numbers, counts.Percentages, counts.Steps, counts.Models)
+	found := fmt.Sprintf("%d finding(s) in %d of %d page(s)", total, pages, len(files))
+	if unread > 0 {
+		return inputError{fmt.Errorf("check: %d of %d page(s) could not be read; %s", unread, len(files), found)}
+	}
 	if total > 0 {
-		return fmt.Errorf("check: %d finding(s) in %d of %d page(s)", total, pages, len(files))
+		return fmt.Errorf("check: %s", found)
 	}
 	fmt.Fprintln(stderr, "perflab check: no findings")
 	return nil

@@ -103,3 +103,69 @@ func TestCheckMigrated(t *testing.T) {
 		t.Errorf("summary %q: want the 3 migrated reports and their 40 ok results", errb.String())
 	}
 }
+
+// TestCheckUnreadable: a page whose campaign or results cannot be read is
+// reported as FILE:LINE: what, the pages after it are still checked, the
+// summary is printed, and the exit status is 3 (not 1, findings).
+func TestCheckUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	camp, err := os.ReadFile("../../content/demo/mock-h100/campaign.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a/: a campaign with an unknown field (sorted before the seed page).
+	writeFile(t, filepath.Join(dir, "a", "index.md"), "# A\n")
+	writeFile(t, filepath.Join(dir, "a", "campaign.yaml"), strings.Replace(string(camp), "\nobjective:", "\nobjectiv:", 1))
+	// b/: a good campaign whose results hold malformed JSON.
+	writeFile(t, filepath.Join(dir, "b", "index.md"), "# B\n")
+	writeFile(t, filepath.Join(dir, "b", "campaign.yaml"), string(camp))
+	res := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(res, "demo-mock-h100"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(res, "demo-mock-h100", "x.json"), "{\n  \"schema_version\": 1,\n  \"id\": [\n")
+	seed, err := os.ReadFile("../../collect/check/testdata/seed002.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "c.md"), string(seed))
+
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		stderr   []string
+		wantCode int
+	}{
+		{"bad campaign, findings after it", []string{dir, "--results", res}, []string{
+			filepath.ToSlash(filepath.Join(dir, "a", "campaign.yaml")) + ":12: unknown field \"objectiv\" in the campaign",
+			"(the campaign of " + filepath.ToSlash(filepath.Join(dir, "a", "index.md")) + ")",
+			filepath.ToSlash(filepath.Join(res, "demo-mock-h100", "x.json")) + ":4:1: malformed JSON",
+			"(the results of " + filepath.ToSlash(filepath.Join(dir, "b", "index.md")) + ")",
+			"perflab check: 3 page(s) (2 could not be read), ",
+		}, 3},
+		{"findings only", []string{filepath.Join(dir, "c.md")}, []string{"perflab check: 1 page(s), "}, 1},
+		{"missing path", []string{filepath.Join(dir, "missing.md")}, nil, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), append([]string{"check"}, tc.args...), &out, &errb)
+			if got := exitCode(err, &errb); got != tc.wantCode {
+				t.Errorf("exit status %d (%v), want %d", got, err, tc.wantCode)
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(errb.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+				}
+			}
+			// The page after the unreadable ones is checked all the same.
+			if want := ":22: +10.7% is not the change from 2771.81 to 4068.16"; tc.name != "missing path" && !strings.Contains(out.String(), want) {
+				t.Errorf("stdout lacks %q:\n%s", want, out.String())
+			}
+		})
+	}
+}

@@ -21,6 +21,13 @@ func usageError(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
 }
 
+// inputError marks input that could not be read (perflab check: a page,
+// its campaign or its results): exit status 3, so that a CI job can tell
+// it from 1, a failure or findings.
+type inputError struct{ error }
+
+func (e inputError) Unwrap() error { return e.error }
+
 // command is one subcommand. Each lives in its own file.
 type command struct {
 	summary string
@@ -63,6 +70,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(stderr, "perflab:", err)
 		return 2
+	case errors.As(err, new(inputError)):
+		fmt.Fprintln(stderr, "perflab:", err)
+		return 3
 	default:
 		fmt.Fprintln(stderr, "perflab:", err)
 		return 1

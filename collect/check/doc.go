@@ -66,6 +66,11 @@
 // and model names checked), so that a clean page can be told from one with
 // nothing to check.
 //
+// Load fails with a *PageError when the page, its campaign or its results
+// cannot be read; its Lines name the file at fault (FILE:LINE: what, the
+// page it serves after it), so that a caller can report it and go on with
+// the other pages (perflab check does, with exit status 3).
+//
 // What is not checked, to keep findings real: percentages labelled as a
 // share ("Success rate: 51.6%", "GPU utilization stayed at 95%", "90% GPU
 // memory"), percentages repeating one printed earlier ("lower than

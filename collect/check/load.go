@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -23,7 +24,11 @@ var reFrontCampaign = regexp.MustCompile(`(?m)^campaign:[ \t]*["']?([^"'\n]+?)["
 func Load(path, resultsRoot string) (Page, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Page{}, fmt.Errorf("check: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is the page's, named by PageError
+		}
+		return Page{}, &PageError{Page: filepath.ToSlash(path), Err: fmt.Errorf("cannot read: %w", err)}
 	}
 	p := Page{Name: filepath.ToSlash(path), Text: data}
 	camp := ""
@@ -42,7 +47,7 @@ func Load(path, resultsRoot string) (Page, error) {
 	}
 	c, err := ingest.ReadCampaign(camp)
 	if err != nil {
-		return Page{}, fmt.Errorf("check: %s: %w", p.Name, err)
+		return Page{}, &PageError{Page: p.Name, Of: "campaign", Err: err}
 	}
 	if f, err := campaignfile.Read(camp); err == nil {
 		p.campaignLine = f.Line
@@ -58,10 +63,43 @@ func Load(path, resultsRoot string) (Page, error) {
 	}
 	res, err := schema.ReadDir(rdir)
 	if err != nil {
-		return Page{}, fmt.Errorf("check: %s: results: %w", p.Name, err)
+		return Page{}, &PageError{Page: p.Name, Of: "results", Err: err}
 	}
 	p.Results = res
 	return p, nil
+}
+
+// PageError is a page that could not be checked: the page itself, its
+// campaign or its results could not be read.
+type PageError struct {
+	Page string // the page, as given
+	Of   string // "" for the page itself, "campaign" or "results"
+	Err  error
+}
+
+func (e *PageError) Error() string {
+	if e.Of == "" {
+		return fmt.Sprintf("check: %s: %v", e.Page, e.Err)
+	}
+	return fmt.Sprintf("check: %s: %s: %v", e.Page, e.Of, e.Err)
+}
+
+func (e *PageError) Unwrap() error { return e.Err }
+
+// Lines reports the error one line each, as FILE:LINE: what (FILE: what
+// where no line applies), FILE being the file at fault: the page, or its
+// campaign file or result file, followed by the page it serves.
+func (e *PageError) Lines() []string {
+	if e.Of == "" {
+		return []string{e.Page + ": " + e.Err.Error()}
+	}
+	var out []string
+	for l := range strings.SplitSeq(e.Err.Error(), "\n") {
+		if l = strings.TrimPrefix(l, "schema: "); l != "" {
+			out = append(out, fmt.Sprintf("%s (the %s of %s)", l, e.Of, e.Page))
+		}
+	}
+	return out
 }
 
 func frontMatter(data []byte) string {

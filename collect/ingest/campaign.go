@@ -38,9 +38,20 @@ func checkCampaign(f *campaignfile.File) (*schema.Campaign, error) {
 }
 
 // EngineOf names the engine a serving command launches (vllm, sglang,
-// trtllm, llamacpp, mindie), or "" when it cannot tell.
+// trtllm, llamacpp, mindie), or "" when it cannot tell. A container run
+// (`docker run … IMAGE …`) launches the engine of its inner command, else
+// of its image.
 func EngineOf(command string) string {
 	_, rest := splitEnv(command)
+	if image, inner, ok := dockerInner(rest); ok {
+		// A container: its inner command, else its image.
+		if inner != "" {
+			if e := EngineOf(inner); e != "" {
+				return e
+			}
+		}
+		return imageEngine(image)
+	}
 	switch {
 	case strings.HasPrefix(rest, "vllm serve") || strings.HasPrefix(rest, "vllm\tserve") || strings.Contains(rest, "vllm.entrypoints.openai.api_server"):
 		return "vllm"
@@ -57,9 +68,16 @@ func EngineOf(command string) string {
 }
 
 // ModelOf returns the model a serving command serves: the first positional
-// argument of `vllm serve` / `trtllm-serve`, or --model-path / --model.
+// argument of `vllm serve` / `trtllm-serve`, or --model-path / --model;
+// in a container run, its inner command's.
 func ModelOf(command string) string {
 	_, rest := splitEnv(command)
+	if _, inner, ok := dockerInner(rest); ok {
+		// A container: the model its inner command names (--model, or the
+		// positional after the image of vllm/vllm-openai, whose
+		// entrypoint is vllm serve).
+		return ModelOf(inner)
+	}
 	f := strings.Fields(strings.ReplaceAll(rest, "\\\n", " "))
 	for i := 0; i < len(f); i++ {
 		if f[i] == "--model-path" || f[i] == "--model" || (f[0] == "llama-server" && f[i] == "-m") {

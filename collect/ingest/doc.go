@@ -30,7 +30,10 @@
 //
 //   - the serving command (`vllm serve …`, `python3 -m sglang.launch_server
 //     …`, `trtllm-serve …`, with leading VAR=value assignments and `\`
-//     continuation lines): the latest one before a block belongs to it;
+//     continuation lines, or a container running one: `docker run …
+//     vllm/vllm-openai …`, `docker run … lmsysorg/sglang … python3 -m
+//     sglang.launch_server …`, engine from the inner command or the image):
+//     the latest one before a block belongs to it;
 //   - crash markers: a comment line `# Crash…` records a crashed run;
 //   - directives: a comment line `# perflab: experiment=ID profile=ID` ties
 //     the next entry to a campaign's experiment and profile (keys:

@@ -67,7 +67,7 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 				continue
 			}
 			first := group[r.ID][0]
-			if !sweepable(first.entry, e) {
+			if !sweepable(first.entry, e) && sweepOf(opt.Campaign, prof) == "" {
 				return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[r.ID])
 			}
 			group[r.ID] = append(group[r.ID], sweepMember{r, e})
@@ -80,7 +80,7 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 	}
 	for _, g := range group {
 		if len(g) > 1 {
-			sweepPoints(g)
+			sweepPoints(g, sweepOf(opt.Campaign, g[0].r.Profile))
 		}
 	}
 	return out, nil
@@ -100,15 +100,30 @@ func sweepable(a, b *Entry) bool {
 	return a.File == b.File && json(a.Format) && json(b.Format)
 }
 
-// sweepPoints marks the results of one group as sweep points: the load
-// field with more distinct values among the records (max_concurrency on a
-// tie, when every record has a cap) is the swept one; records at the
+// sweepOf is the load field the campaign's profile prof sweeps, "" for
+// none (or no campaign). Outputs of one experiment and a sweep profile
+// are its points, wherever they come from (perflab migrate places the
+// outputs of one page at several loads so).
+func sweepOf(c *schema.Campaign, prof string) string {
+	if c == nil {
+		return ""
+	}
+	if p, ok := c.Profile(prof); ok {
+		return p.Sweep()
+	}
+	return ""
+}
+
+// sweepPoints marks the results of one group as sweep points: the field
+// the campaign's profile sweeps (kind), else the load field with more
+// distinct values among the records (max_concurrency on a tie, when every
+// record has a cap) is the swept one; records at the
 // same point are repeats, in file order. Each result's id becomes the
 // name collect gives the point:
 // <experiment>--<profile>--c64 or --rate10 (--rateinf), then --r1, --r2
 // for repeats. Records that all ran the same load are repeats without a
 // sweep.
-func sweepPoints(g []sweepMember) {
+func sweepPoints(g []sweepMember, kind string) {
 	conc, rate := map[int]bool{}, map[float64]bool{}
 	capped := true // a concurrency sweep caps every record
 	for _, m := range g {
@@ -116,8 +131,9 @@ func sweepPoints(g []sweepMember) {
 		rate[m.r.Load.RequestRate] = true
 		capped = capped && m.r.Load.MaxConcurrency > 0
 	}
-	sweep := ""
+	sweep := kind
 	switch {
+	case sweep != "":
 	case capped && len(conc) > 1 && len(conc) >= len(rate):
 		sweep = schema.SweepConcurrency
 	case len(rate) > 1:

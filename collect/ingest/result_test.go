@@ -259,10 +259,49 @@ func TestCommandHelpers(t *testing.T) {
 		{"llama-server -m tiny.gguf --port 8080", "llamacpp", "tiny.gguf"},
 		{"python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B -tp 2", "vllm", "Qwen/Qwen3-8B"},
 		{"curl localhost", "", ""},
+		// Containers: the engine from the inner command or the image, the
+		// model from --model or the positional after vllm/vllm-openai.
+		{"docker run --runtime nvidia --gpus all \\\n -v ~/.cache/huggingface:/root/.cache/huggingface \\\n -p 8000:8000 --ipc=host vllm/vllm-openai:v0.11.0 \\\n --model Qwen/Qwen3-8B -tp 2", "vllm", "Qwen/Qwen3-8B"},
+		{"docker run --gpus all -p 8000:8000 vllm/vllm-openai:latest Qwen/Qwen3-32B --max-model-len 8192", "vllm", "Qwen/Qwen3-32B"},
+		{"sudo docker run -it --rm --gpus all --shm-size 32g -e HF_TOKEN=x lmsysorg/sglang:v0.5.4 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2", "sglang", "Qwen/Qwen3-8B"},
+		{"podman run -d --name v -v /m:/m docker.io/vllm/vllm-openai vllm serve /m/Qwen3-8B", "vllm", "/m/Qwen3-8B"},
+		{"docker run -d -p 5432:5432 postgres:16", "", ""},
 	}
 	for _, tt := range tests {
 		if e, m := EngineOf(tt.cmd), ModelOf(tt.cmd); e != tt.engine || m != tt.model {
 			t.Errorf("%q: engine %q model %q, want %q %q", tt.cmd, e, m, tt.engine, tt.model)
 		}
+		if got, want := ServingCommand(tt.cmd), tt.engine != ""; got != want {
+			t.Errorf("%q: ServingCommand %v, want %v", tt.cmd, got, want)
+		}
 	}
 }
+
+// TestDockerServingCommand: a `docker run` of an engine image before an
+// output is the output's serving command (continuation lines joined);
+// a container that runs no engine is not.
+func TestDockerServingCommand(t *testing.T) {
+	block := "```\n" + cliBlockForDocker + "```\n"
+	page := "```bash\ndocker run --gpus all -p 8000:8000 \\\n  lmsysorg/sglang:latest \\\n  python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n```\n\n" + block +
+		"```bash\ndocker run -d redis:7\n```\n\n" + block
+	es := mustParse(t, "page.md", []byte(page))
+	if len(es) != 2 {
+		t.Fatalf("%d entries", len(es))
+	}
+	for i, e := range es {
+		if e.CommandLine != 2 || !strings.Contains(e.Command, "sglang.launch_server") || !strings.HasPrefix(e.Command, "docker run") {
+			t.Errorf("entry %d: command %q at line %d", i, e.Command, e.CommandLine)
+		}
+	}
+}
+
+const cliBlockForDocker = `============ Serving Benchmark Result ============
+Successful requests:                     10
+Benchmark duration (s):                  2.00
+Total input tokens:                      1000
+Total generated tokens:                  500
+Request throughput (req/s):              5.00
+Output token throughput (tok/s):         250.00
+Total Token throughput (tok/s):          750.00
+==================================================
+`

@@ -194,7 +194,7 @@ func (st *textState) context(name, text string, from, to int, out *[]Entry) erro
 		line := strings.TrimSpace(lines[i])
 		ln := first + i
 		// A shell prompt before a serving command ("$ vllm serve …").
-		if c, ok := strings.CutPrefix(line, "$ "); ok && reCommand.MatchString(strings.TrimSpace(c)) {
+		if c, ok := strings.CutPrefix(line, "$ "); ok && StartsServingCommand(strings.TrimSpace(c)) {
 			line = strings.TrimSpace(c)
 		}
 		switch {
@@ -215,15 +215,17 @@ func (st *textState) context(name, text string, from, to int, out *[]Entry) erro
 			e.Crash = reCrash.FindStringSubmatch(line)[1]
 			e.Raw = line
 			*out = append(*out, e)
-		case reCommand.MatchString(line):
+		case StartsServingCommand(line):
 			cmd := []string{line}
 			start := ln
 			for strings.HasSuffix(cmd[len(cmd)-1], `\`) && i+1 < len(lines) {
 				i++
 				cmd = append(cmd, strings.TrimSpace(lines[i]))
 			}
-			st.command, st.commandLine = strings.Join(cmd, "\n"), start
 			st.label = "" // a comment above a command is about the command
+			if c := strings.Join(cmd, "\n"); ServingCommand(c) {
+				st.command, st.commandLine = c, start
+			}
 		case strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "##") && reComment.MatchString(line):
 			st.label = strings.TrimSpace(reComment.FindStringSubmatch(line)[1])
 		default:

@@ -60,6 +60,12 @@ func (m *migration) campaign(id string) *schema.Campaign {
 			found = found || es.Name == x.Engine
 		}
 		if !found && x.Engine != "external" {
+			if v := ingest.ImageVersion(x.Command); v != "" {
+				// A container's image tag: vllm/vllm-openai:v0.11.0.
+				c.Engines = append(c.Engines, schema.EngineSpec{Name: x.Engine, Version: v})
+				m.note(x.firstIdx, "engine %s %s from the image tag of experiment %s's container", x.Engine, v, x.ID)
+				continue
+			}
 			c.Engines = append(c.Engines, schema.EngineSpec{Name: x.Engine})
 			m.ambiguous(x.firstIdx, "engine %s is used by experiment %s but the page gives no version for it", x.Engine, x.ID)
 		}

@@ -24,9 +24,15 @@
 //     block is placed in a profile by the label inside its fence ("# random
 //     32K input"), by a "Profile: `X`" line or "X Profile" heading, else by
 //     its input/output tokens per request matched against the profiles'
-//     lengths (ShareGPT when no random profile fits).
+//     lengths (ShareGPT when no random profile fits). Outputs of one
+//     serving command and profile at several loads (their max request
+//     concurrency or configured request rate) are the points of a sweep:
+//     the profile gets the list of values (a profile another command ran
+//     at one load is copied as "<profile>-sweep"), the page curve blocks
+//     and a raw block per point.
 //   - Experiments: one per distinct serving command (environment
-//     assignments included); a flag label inside the fence ("#
+//     assignments included; a `docker run` of an engine image counts, its
+//     image tag the engine's version where the page gives none); a flag label inside the fence ("#
 //     --max-num-batched-tokens 32768") changes that flag of the command.
 //     Named from the plain line before the serving script ("vLLM", "TP4"),
 //     the flag label, or else the section heading. On generator pages the

@@ -312,8 +312,6 @@ func (m *migration) reportJSONResults() {
 	}
 }
 
-var reServing = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+)*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server)|trtllm-serve|llama-server|mindie[ \t]+serve)(?:[ \t]|$)`)
-
 // servingAt reads the serving command starting at line i (continuations
 // joined), or "".
 func (p *page) servingAt(i int) string {
@@ -321,7 +319,7 @@ func (p *page) servingAt(i int) string {
 	if c, ok := strings.CutPrefix(l, "$ "); ok {
 		l = strings.TrimSpace(c) // a shell prompt
 	}
-	if !reServing.MatchString(l) {
+	if !ingest.StartsServingCommand(l) {
 		return ""
 	}
 	parts := []string{l}
@@ -329,7 +327,10 @@ func (p *page) servingAt(i int) string {
 		i++
 		parts = append(parts, strings.TrimSpace(p.lines[i]))
 	}
-	return strings.Join(parts, "\n")
+	if c := strings.Join(parts, "\n"); ingest.ServingCommand(c) {
+		return c
+	}
+	return "" // a container that runs no engine
 }
 
 // readRecommended finds the Conclusion's recommended serving command.

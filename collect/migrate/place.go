@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/perflab/perflab/collect/ingest"
@@ -76,10 +77,14 @@ func (m *migration) placeEntries() {
 				m.note(a.Line-1, "the output repeats the one of %s (same experiment %s, profile %s, same numbers): imported once", m.p.loc(b.Line-1), pi.exp.ID, pi.profile)
 				break
 			}
+			if loadDiffers(a, b) {
+				continue // another point of a sweep (sweeps below)
+			}
 			pi.reason = fmt.Sprintf("experiment %s and profile %s already have the output of %s, with different numbers", pi.exp.ID, pi.profile, m.p.loc(b.Line-1))
 			break
 		}
 	}
+	m.sweeps()
 	for i := range m.entries {
 		pi := &m.places[i]
 		e := &m.entries[i]
@@ -108,6 +113,160 @@ func (m *migration) placeEntries() {
 			pi.profile = "unassigned"
 		}
 	}
+}
+
+// loadDiffers: two outputs ran at another max concurrency or request
+// rate, as their outputs print them ("Maximum request concurrency: 64",
+// "Request rate configured (RPS): 10.00").
+func loadDiffers(a, b *ingest.Entry) bool {
+	return a.Load.MaxConcurrency != b.Load.MaxConcurrency || a.Load.RequestRate != b.Load.RequestRate
+}
+
+// sweeps turns the outputs of one serving command and profile at several
+// loads into the points of a sweep profile (max_concurrency: [1, 8, 64],
+// or request_rate: [..] when the caps do not vary), so that the page
+// becomes a curve page: the profile itself when every output of it is a
+// point of such a sweep, else a copy "<profile>-sweep" for the sweeping
+// experiments (the others keep the profile at one load).
+func (m *migration) sweeps() {
+	type key struct {
+		x    *exp
+		prof string
+	}
+	groups := map[key][]int{}
+	var order []key
+	for i := range m.entries {
+		pl := m.places[i]
+		if pl.exp == nil || pl.profile == "" || pl.reason != "" || m.entries[i].Format == ingest.FormatCrash {
+			continue
+		}
+		k := key{pl.exp, pl.profile}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	// The sweep of each group with outputs at two loads or more.
+	kind := map[key]string{}
+	vals := map[string]map[float64]bool{} // profile → swept values
+	profKind := map[string]string{}
+	for _, k := range order {
+		conc, rate := map[float64]bool{}, map[float64]bool{}
+		capped := true
+		for _, i := range groups[k] {
+			l := m.entries[i].Load
+			conc[float64(l.MaxConcurrency)] = true
+			r := l.RequestRate
+			if math.IsInf(r, 1) {
+				r = 0
+			}
+			rate[r] = true
+			capped = capped && l.MaxConcurrency > 0
+		}
+		var sw string
+		var v map[float64]bool
+		switch {
+		case capped && len(conc) > 1 && len(conc) >= len(rate):
+			sw, v = schema.SweepConcurrency, conc
+		case len(rate) > 1:
+			sw, v = schema.SweepRate, rate
+		default:
+			continue
+		}
+		if pk := profKind[k.prof]; pk != "" && pk != sw {
+			// One profile swept by concurrency here and by rate there: the
+			// later group stays as it is (its outputs are reported).
+			m.ambiguous(m.entries[groups[k][0]].Line-1, "experiment %s sweeps %s on profile %s, another experiment %s: not made a sweep", k.x.ID, sw, k.prof, pk)
+			continue
+		}
+		profKind[k.prof] = sw
+		kind[k] = sw
+		if vals[k.prof] == nil {
+			vals[k.prof] = map[float64]bool{}
+		}
+		for x := range v {
+			vals[k.prof][x] = true
+		}
+	}
+	if len(kind) == 0 {
+		return
+	}
+	// Profiles every group of which sweeps are made sweeps in place.
+	inPlace := map[string]bool{}
+	for prof := range profKind {
+		inPlace[prof] = true
+	}
+	for _, k := range order {
+		if profKind[k.prof] != "" && kind[k] == "" {
+			inPlace[k.prof] = false
+		}
+	}
+	for prof, sw := range profKind {
+		var list []float64
+		for x := range vals[prof] {
+			list = append(list, x)
+		}
+		sort.Float64s(list)
+		for pi := range m.profiles {
+			if m.profiles[pi].ID != prof {
+				continue
+			}
+			pr := m.profiles[pi] // a copy; Args shared but not changed
+			pr.MaxConcurrency, pr.RequestRate = 0, 0
+			pr.Concurrencies, pr.RequestRates = nil, nil
+			switch sw {
+			case schema.SweepConcurrency:
+				for _, x := range list {
+					pr.Concurrencies = append(pr.Concurrencies, int(x))
+				}
+			case schema.SweepRate:
+				if list[0] == 0 { // inf is the highest rate
+					list = append(list[1:], 0)
+				}
+				pr.RequestRates = list
+			}
+			if inPlace[prof] {
+				m.profiles[pi] = pr
+			} else {
+				pr.ID += "-sweep"
+				pr.Name += " (sweep)"
+				m.profiles = append(m.profiles, pr)
+			}
+			break
+		}
+	}
+	// A crash marker says no load: in a sweep it is no point.
+	for i := range m.entries {
+		pl := &m.places[i]
+		if m.entries[i].Format == ingest.FormatCrash && pl.exp != nil && pl.reason == "" && kind[key{pl.exp, pl.profile}] != "" {
+			pl.reason = fmt.Sprintf("a crash marker among the outputs of experiment %s's sweep on profile %s, at no load it states", pl.exp.ID, pl.profile)
+			pl.profile = ""
+		}
+	}
+	for _, k := range order {
+		if kind[k] == "" {
+			continue
+		}
+		prof := k.prof
+		if !inPlace[prof] {
+			prof += "-sweep"
+		}
+		var pts []string
+		for _, i := range groups[k] {
+			m.places[i].profile = prof
+			pt := entryPoint(&m.entries[i], kind[k])
+			pts = append(pts, pt.String()+" "+m.p.loc(m.entries[i].Line-1))
+		}
+		m.note(m.entries[groups[k][0]].Line-1, "experiment %s ran profile %s at %d loads: a sweep profile %s (%s)", k.x.ID, k.prof, len(groups[k]), prof, strings.Join(pts, ", "))
+	}
+}
+
+// entryPoint is the load point of an output in a sweep of kind
+// (schema.SweepConcurrency or SweepRate).
+func entryPoint(e *ingest.Entry, kind string) schema.Point {
+	l := e.Load
+	l.Sweep = kind
+	return schema.PointOf(l)
 }
 
 func reflect2(a, b *schema.Summary) bool {

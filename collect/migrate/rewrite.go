@@ -60,6 +60,7 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 		}
 		groups = append(groups, &group{open: open, close: close, entries: []int{i}})
 	}
+	curves := map[string]bool{} // sweep profiles whose curves are placed
 	for _, g := range groups {
 		from, to := g.open, g.close
 		ind := indentOf(p.lines[g.open])
@@ -75,7 +76,23 @@ func (m *migration) rewrite(c *schema.Campaign) []byte {
 			if k > 0 {
 				lines = append(lines, "")
 			}
-			lines = append(lines, block(ind, "block", "raw", "experiment", pl.exp.ID, "profile", pl.profile)...)
+			pr, _ := c.Profile(pl.profile)
+			if pr == nil || pr.Sweep() == "" {
+				lines = append(lines, block(ind, "block", "raw", "experiment", pl.exp.ID, "profile", pl.profile)...)
+				continue
+			}
+			// A sweep's outputs: its curves before the first, each output
+			// the raw block of its own point.
+			if !curves[pl.profile] {
+				curves[pl.profile] = true
+				lines = append(lines, block(ind, "block", "curve", "profile", pl.profile)...)
+				lines = append(lines, "")
+				lines = append(lines, block(ind, "block", "latency-curve", "profile", pl.profile)...)
+				lines = append(lines, "")
+				m.note(g.open, "the outputs of sweep profile %s: generated curve and latency-curve blocks before the first", pl.profile)
+			}
+			pt := entryPoint(&m.entries[ei], pr.Sweep())
+			lines = append(lines, block(ind, "block", "raw", "experiment", pl.exp.ID, "profile", pl.profile, "point", pt.Slug())...)
 		}
 		reps = append(reps, replacement{from, to, lines})
 	}

@@ -965,3 +965,133 @@ func TestCollapsedPageWithBrokenLines(t *testing.T) {
 		t.Fatalf("%d results: %v", len(pg.Results), pairs(pg))
 	}
 }
+
+// TestVariantSweep: outputs of one serving command at several max
+// concurrencies (or request rates) on one page are the points of a sweep
+// profile, named as collect names them (--c64), and the page renders as a
+// curve page with one raw block per point; a profile that another
+// experiment ran at one load gets a "-sweep" copy instead.
+func TestVariantSweep(t *testing.T) {
+	data, err := os.ReadFile("testdata/variants/sweep.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(pg *Page) string {
+		var out []string
+		for _, r := range pg.Results {
+			out = append(out, r.ID+"@"+r.Load.Sweep)
+		}
+		return strings.Join(out, " ")
+	}
+	rate := strings.NewReplacer("Maximum request concurrency:             1\n", "Request rate configured (RPS):           1.00\n",
+		"Maximum request concurrency:             8\n", "Request rate configured (RPS):           8.00\n",
+		"Maximum request concurrency:             64\n", "").Replace(string(data))
+	// vLLM prints no rate line for an unlimited rate (inf).
+	// A second serving command on the same profile, run at one load.
+	mixed := string(data) + "\n## SGLang\n\n```bash\npython3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n```\n\n" +
+		string(data[strings.Index(string(data), "```\n====="):strings.Index(string(data), "Max concurrency 8:")])
+	for _, tc := range []struct {
+		name, page, ids, profile string
+		points                   []string
+	}{
+		{"concurrency", string(data), "benchmark--random-1024-256--c1@max_concurrency benchmark--random-1024-256--c8@max_concurrency benchmark--random-1024-256--c64@max_concurrency",
+			"random-1024-256", []string{"1", "8", "64"}},
+		{"rate", rate, "benchmark--random-1024-256--rate1@request_rate benchmark--random-1024-256--rate8@request_rate benchmark--random-1024-256--rateinf@request_rate",
+			"random-1024-256", []string{"1", "8", "inf"}},
+		// A crash marker states no load: it is no point of the sweep.
+		{"crash", string(data) + "\nMax concurrency 256:\n\n```\n# Crash: out of memory\n```\n",
+			"benchmark--random-1024-256--c1@max_concurrency benchmark--random-1024-256--c8@max_concurrency benchmark--random-1024-256--c64@max_concurrency unassigned-1--unassigned@",
+			"random-1024-256", []string{"1", "8", "64"}},
+		{"mixed", mixed, "benchmark--random-1024-256-sweep--c1@max_concurrency benchmark--random-1024-256-sweep--c8@max_concurrency benchmark--random-1024-256-sweep--c64@max_concurrency sglang--random-1024-256@",
+			"random-1024-256-sweep", []string{"1", "8", "64"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg, err := Migrate("sweep.md", []byte(tc.page), "sweep", "results/sweep/src/sweep.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(pg); got != tc.ids {
+				t.Errorf("results %s\nwant %s", got, tc.ids)
+			}
+			for _, a := range pg.Ambiguities {
+				if strings.Contains(a.Msg, "not placed") && (tc.name != "crash" || !strings.Contains(a.Msg, "a crash marker among the outputs of experiment benchmark's sweep")) {
+					t.Errorf("ambiguity %s", a)
+				}
+			}
+			pr, ok := pg.Campaign.Profile(tc.profile)
+			if !ok || strings.Join(pr.PointValues(), ",") != strings.Join(tc.points, ",") {
+				t.Fatalf("profile %s: %+v", tc.profile, pr)
+			}
+			if tc.name == "mixed" {
+				if one, _ := pg.Campaign.Profile("random-1024-256"); one == nil || one.Sweep() != "" {
+					t.Errorf("the profile at one load: %+v", one)
+				}
+			}
+			// Built: the curve blocks and one raw output per point.
+			out := t.TempDir()
+			files, err := pg.Files("sweep.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				p := filepath.Join(out, filepath.FromSlash(f.Path))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := render.Build(context.Background(), render.Options{
+				Content: filepath.Join(out, "content"), Results: filepath.Join(out, "results"), Out: filepath.Join(out, "site")}); err != nil {
+				t.Fatal(err)
+			}
+			html, err := os.ReadFile(filepath.Join(out, "site", "sweep", "index.html"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := bytes.Count(html, []byte(`<figure class="chart-figure">`)); n != 2 {
+				t.Errorf("%d charts, want the curve and the latency curve", n)
+			}
+			for _, pt := range []string{"Total Token throughput (tok/s):          1280.00", "Total Token throughput (tok/s):          8000.00", "Total Token throughput (tok/s):          32000.00"} {
+				if !bytes.Contains(html, []byte(pt)) {
+					t.Errorf("built page lacks the raw output with %q", pt)
+				}
+			}
+		})
+	}
+}
+
+// TestVariantDocker: serving commands run in containers (`docker run …
+// vllm/vllm-openai:v0.11.0 --model …`, `docker run … lmsysorg/sglang …
+// python3 -m sglang.launch_server …`) are experiments: engine from the
+// inner command or the image, model from --model / --model-path, engine
+// version from the image tag; no output is unassigned.
+func TestVariantDocker(t *testing.T) {
+	pg := migrateFile(t, "testdata/variants/docker.md")
+	if got := strings.Join(pairs(pg), " "); got != "vllm/random-512-128 sglang/random-512-128" {
+		t.Fatalf("pairs %s", got)
+	}
+	if pg.Unassigned != 0 {
+		t.Errorf("%d unassigned", pg.Unassigned)
+	}
+	for _, tc := range []struct{ exp, engine, image string }{{"vllm", "vllm", "vllm/vllm-openai:v0.11.0"}, {"sglang", "sglang", "lmsysorg/sglang:v0.5.4"}} {
+		x, ok := pg.Campaign.Experiment(tc.exp)
+		if !ok || x.Engine != tc.engine || !strings.HasPrefix(x.Command, "docker run") || !strings.Contains(x.Command, tc.image) {
+			t.Errorf("experiment %s: %+v", tc.exp, x)
+		}
+		r := result(t, pg, tc.exp, "random-512-128")
+		if r.Engine.Name != tc.engine || r.Model.ID != "meta-llama/Llama-3.1-8B-Instruct" || !strings.Contains(r.Engine.Command, tc.image) {
+			t.Errorf("result %s: engine %+v model %+v", r.ID, r.Engine, r.Model)
+		}
+	}
+	if pg.Campaign.Model.ID != "meta-llama/Llama-3.1-8B-Instruct" {
+		t.Errorf("model %+v", pg.Campaign.Model)
+	}
+	want := map[string]string{"vllm": "v0.11.0", "sglang": "v0.5.4"}
+	for _, e := range pg.Campaign.Engines {
+		if want[e.Name] != e.Version {
+			t.Errorf("engine %+v, want version %s", e, want[e.Name])
+		}
+	}
+}
