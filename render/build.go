@@ -117,22 +117,16 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
+	defer site.cache.finish(false) // after a failure; a no-op after success
 	out := filepath.Clean(opt.Out)
+	if abs, err := filepath.Abs(out); err == nil {
+		out = abs
+	}
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".build-*")
-	if err != nil {
-		return Stats{}, fmt.Errorf("render: %w", err)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			os.RemoveAll(tmp)
-		}
-	}()
-	st, err := site.Render(ctx, tmp, t, assets)
+	st, err := site.renderInto(ctx, out, t, assets, site.cache.readManifest(out))
 	if err != nil {
 		return st, err
 	}
@@ -142,12 +136,49 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 				r.CampaignFile, len(r.Stale), r.ResultsDir, r.Page.URL, r.Stale[0].Run.File, r.Stale[0].Why))
 		}
 	}
+	site.cache.finish(true)
+	st.Cached = site.cache.hitCount()
+	return st, nil
+}
+
+// renderInto renders the site into a temporary directory beside out and
+// swaps it in; with prev (the manifest of out's last build) files that
+// are already in out are not written again, and out is not touched at
+// all when nothing in it would change.
+func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *manifest) (Stats, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
+	if err != nil {
+		return Stats{}, fmt.Errorf("render: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	s.outputs = newOutputs(prev)
+	defer func() { s.outputs = nil }()
+	st, err := s.Render(ctx, tmp, t, assets)
+	if err != nil {
+		return st, err
+	}
+	o := s.outputs
+	if o.unchanged(out) {
+		return st, nil // the deferred RemoveAll drops tmp's empty directories
+	}
+	if len(o.skipped) > 0 {
+		if err := o.fill(tmp); err != nil {
+			// out changed under us: render everything afresh.
+			os.RemoveAll(tmp)
+			ok = true
+			return s.renderInto(ctx, out, t, assets, nil)
+		}
+	}
 	if err := swap(tmp, out); err != nil {
 		return st, err
 	}
 	ok = true
-	site.cache.prune()
-	st.Cached = site.cache.hitCount()
+	s.cache.writeManifest(out, o.sums, o.pages)
 	return st, nil
 }
 
@@ -237,6 +268,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	// file was a tenth of a 924-page build's system time.
 	var made sync.Map
 	write := func(f File) error {
+		if s.outputs != nil && s.outputs.same(f) {
+			return nil
+		}
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if d := filepath.Dir(p); d != dir {
 			if _, ok := made.Load(d); !ok {
@@ -270,7 +304,23 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 					results[i].err = ctx.Err()
 					continue
 				}
+				var lk [32]byte
+				if o := s.outputs; o != nil && s.cache != nil {
+					p := s.Pages[i]
+					key := s.cache.key(p)
+					lk = layoutKey(key, string(s.navHTML(&nav, p.URL)))
+					if s.cache.has(key) {
+						if mp, ok := o.reuse(p.URL, lk); ok {
+							s.cache.touch(key)
+							results[i] = result{files: len(mp.Paths), search: mp.Search}
+							continue
+						}
+					}
+				}
 				files, se, err := s.renderPage(s.Pages[i], t, &nav)
+				if err == nil && s.outputs != nil && s.cache != nil {
+					s.outputs.page(s.Pages[i].URL, lk, se, files)
+				}
 				if err == nil {
 					for _, f := range files {
 						if err = write(f); err != nil {

@@ -3,15 +3,16 @@ package render
 import (
 	"bytes"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -24,13 +25,14 @@ import (
 // and bytes), the templates, perflab's own build, and the options that
 // show in a page (base URL, live reload, the content and results
 // directories). An unchanged page is therefore not rendered again, and
-// any change to what it is made from misses. Entries are files named by
-// their key in Options.CacheDir; the directory can be deleted at any
-// time and the next build writes the same site, only slower.
+// any change to what it is made from misses. Entries are kept under
+// their key in one pack file in Options.CacheDir (see packName); the
+// directory can be deleted at any time and the next build writes the same
+// site, only slower.
 
 // cacheFormat changes when the entry format or the way keys are made
 // does, so that an old cache is not read by a new perflab.
-const cacheFormat = "perflab-build-cache-1"
+const cacheFormat = "perflab-build-cache-3"
 
 // DefaultCacheDir is where a build keeps its cache when Options.CacheDir
 // is empty: .cache/perflab-build beside the output directory.
@@ -57,6 +59,17 @@ type buildCache struct {
 	mu   sync.Mutex
 	used map[string]bool
 	hits int
+
+	packOnce sync.Once
+	pack     *os.File              // the old pack, or nil
+	old      map[string]packRecord // its index
+
+	next    *os.File // the new pack being written, or nil
+	nextLen int64
+	index   []packRecord // of next
+	fresh   map[string]bool
+	broken  bool // writing next failed: keep the old pack
+	done    bool
 }
 
 // openCache returns the cache for a build with opt and the templates in
@@ -85,7 +98,7 @@ func openCache(opt Options, tmpl fs.FS) (*buildCache, error) {
 		}
 		field(h, n, string(data))
 	}
-	c := &buildCache{dir: dir, used: map[string]bool{}}
+	c := &buildCache{dir: dir, used: map[string]bool{}, fresh: map[string]bool{}}
 	h.Sum(c.salt[:0])
 	return c, nil
 }
@@ -97,7 +110,7 @@ func field(h hash.Hash, ss ...string) {
 	for _, s := range ss {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
-		h.Write([]byte(s))
+		io.WriteString(h, s)
 	}
 }
 
@@ -106,38 +119,79 @@ var (
 	self     string
 )
 
-// selfVersion identifies the perflab build that renders: the commit of a
-// clean release build, else the executable's path, size and modification
-// time (go run, go test and a dirty tree rebuild it, which then misses).
+// selfVersion identifies the perflab build that renders: the Go build ID
+// of the running executable (it hashes the link's inputs and its output,
+// so two builds of the same source with the same toolchain and flags,
+// such as two `go run ./cmd/perflab` or `make build`, share it, and any
+// change to the code changes it), else the SHA-256 of the executable's
+// bytes. It is computed once a process.
 func selfVersion() string {
 	selfOnce.Do(func() {
-		if bi, ok := debug.ReadBuildInfo(); ok {
-			var rev, modified string
-			for _, s := range bi.Settings {
-				switch s.Key {
-				case "vcs.revision":
-					rev = s.Value
-				case "vcs.modified":
-					modified = s.Value
-				}
-			}
-			if rev != "" && modified == "false" {
-				self = "rev " + rev + " " + bi.GoVersion
-				return
-			}
-		}
 		exe, err := os.Executable()
 		if err == nil {
-			var st os.FileInfo
-			if st, err = os.Stat(exe); err == nil {
-				self = fmt.Sprintf("exe %s %d %d", exe, st.Size(), st.ModTime().UnixNano())
+			if id := exeBuildID(exe); id != "" {
+				self = "buildid " + id
 				return
+			}
+			if f, err := os.Open(exe); err == nil {
+				h := sha256.New()
+				_, err = io.Copy(h, f)
+				f.Close()
+				if err == nil {
+					self = "sha256 " + hex.EncodeToString(h.Sum(nil))
+					return
+				}
 			}
 		}
 		// Nothing identifies this build: a key no other process makes.
 		self = fmt.Sprintf("pid %d %p", os.Getpid(), &self)
 	})
 	return self
+}
+
+// exeBuildID returns the Go build ID recorded in the executable at path,
+// or "" when it has none (built with -buildid=) or cannot be read. The
+// standard library has no reader for it (cmd/internal/buildid is
+// internal), so this reads the two places the Go linker puts it: an ELF
+// note named "Go\x00\x00" of type 4 in the section .note.go.buildid, and, on
+// other formats, a `\xff Go build ID: "…"` line near the start of the
+// text segment.
+func exeBuildID(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if ef, err := elf.NewFile(f); err == nil {
+		s := ef.Section(".note.go.buildid")
+		if s == nil {
+			return ""
+		}
+		data, err := s.Data()
+		if err != nil || len(data) < 16 {
+			return ""
+		}
+		bo := ef.ByteOrder
+		namesz, descsz, typ := bo.Uint32(data), bo.Uint32(data[4:]), bo.Uint32(data[8:])
+		if namesz != 4 || typ != 4 || uint64(len(data)) < 16+uint64(descsz) || string(data[12:16]) != "Go\x00\x00" {
+			return ""
+		}
+		return string(data[16 : 16+descsz])
+	}
+	head := make([]byte, 32<<10)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	const prefix = "\xff Go build ID: \""
+	i := bytes.Index(head, []byte(prefix))
+	if i < 0 {
+		return ""
+	}
+	rest := head[i+len(prefix):]
+	j := bytes.IndexByte(rest, '"')
+	if j <= 0 {
+		return ""
+	}
+	return string(rest[:j])
 }
 
 // key is the page's entry name: the salt and the page's inputs.
@@ -157,8 +211,15 @@ func (c *buildCache) get(key string) *cacheEntry {
 	if c == nil {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(c.dir, key))
-	if err != nil {
+	c.openPack()
+	c.mu.Lock()
+	rec, ok := c.old[key]
+	c.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	data := make([]byte, rec.n)
+	if _, err := c.pack.ReadAt(data, rec.off); err != nil {
 		return nil
 	}
 	var e cacheEntry
@@ -172,6 +233,24 @@ func (c *buildCache) get(key string) *cacheEntry {
 	return &e
 }
 
+// has reports whether the pack holds an entry under key.
+func (c *buildCache) has(key string) bool {
+	c.openPack()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.old[key]
+	return ok
+}
+
+// touch counts the entry under key as used and as a hit without reading
+// it (its page is already in the output directory, see outputs.reuse).
+func (c *buildCache) touch(key string) {
+	c.mu.Lock()
+	c.used[key] = true
+	c.hits++
+	c.mu.Unlock()
+}
+
 // hitCount is how many pages came from the cache.
 func (c *buildCache) hitCount() int {
 	if c == nil {
@@ -182,52 +261,188 @@ func (c *buildCache) hitCount() int {
 	return c.hits
 }
 
-func (c *buildCache) mark(key string) {
-	c.mu.Lock()
-	c.used[key] = true
-	c.mu.Unlock()
-}
-
-// put stores e under key through a temporary file and a rename. The cache
-// only saves work: a failure to store is not the build's.
+// put appends e under key to the pack the build is writing. The cache
+// only saves work: a failure to store is not the build's (the entry is
+// then missing next time).
 func (c *buildCache) put(key string, e *cacheEntry) {
 	if c == nil {
 		return
 	}
-	c.mark(key)
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(e) != nil {
 		return
 	}
-	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
-	if c.mkerr != nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken {
 		return
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
-	if err != nil {
+	if c.next == nil {
+		c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+		f, err := os.CreateTemp(c.dir, ".tmp-pack-*")
+		if c.mkerr != nil || err != nil {
+			c.broken = true
+			return
+		}
+		c.next = f
+	}
+	if _, err := c.next.Write(buf.Bytes()); err != nil {
+		c.broken = true
 		return
 	}
-	_, werr := tmp.Write(buf.Bytes())
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(c.dir, key)) != nil {
-		os.Remove(tmp.Name())
-	}
+	c.index = append(c.index, packRecord{Key: key, off: c.nextLen, n: int64(buf.Len())})
+	c.nextLen += int64(buf.Len())
+	c.fresh[key] = true
 }
 
-// prune removes the entries this build did not use (pages changed or
-// gone), and temporaries of interrupted builds.
-func (c *buildCache) prune() {
+// The entries live in one pack file (creating a file per page was a
+// fifth of a 924-page cold build, and opening one per page most of a
+// rebuild): the entries' gob encodings one after another, then the index
+// (gob: key, offset, length of each), then the index's offset as 8
+// little-endian bytes. A build reads entries from the pack with ReadAt
+// and writes a new pack (the entries it rendered, then those it took
+// from the old pack) only when something changed; entries the build did
+// not use are thereby dropped.
+const packName = "pack"
+
+type packRecord struct {
+	Key    string
+	Off, N int64
+	off, n int64 // while writing (gob needs exported fields; see finish)
+}
+
+// openPack reads the pack's index once; a missing or broken pack is empty.
+func (c *buildCache) openPack() {
+	c.packOnce.Do(func() {
+		f, err := os.Open(filepath.Join(c.dir, packName))
+		if err != nil {
+			return
+		}
+		st, err := f.Stat()
+		var tail [8]byte
+		if err != nil || st.Size() < 8 {
+			f.Close()
+			return
+		}
+		if _, err := f.ReadAt(tail[:], st.Size()-8); err != nil {
+			f.Close()
+			return
+		}
+		at := int64(binary.LittleEndian.Uint64(tail[:]))
+		if at < 0 || at > st.Size()-8 {
+			f.Close()
+			return
+		}
+		var recs []packRecord
+		if gob.NewDecoder(io.NewSectionReader(f, at, st.Size()-8-at)).Decode(&recs) != nil {
+			f.Close()
+			return
+		}
+		old := make(map[string]packRecord, len(recs))
+		for _, r := range recs {
+			if r.Off < 0 || r.N < 0 || r.Off+r.N > at {
+				f.Close()
+				return
+			}
+			old[r.Key] = packRecord{Key: r.Key, off: r.Off, n: r.N}
+		}
+		c.mu.Lock()
+		c.pack, c.old = f, old
+		c.mu.Unlock()
+	})
+}
+
+// finish ends the build's use of the cache. After a successful build
+// (ok), a new pack replaces the old one if the build rendered an entry or
+// left one unused; old per-page entry files and temporaries of
+// interrupted builds are removed. After a failed one the new pack is
+// dropped.
+func (c *buildCache) finish(ok bool) {
 	if c == nil {
 		return
 	}
-	entries, err := os.ReadDir(c.dir)
-	if err != nil {
-		return
-	}
+	c.openPack()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, e := range entries {
-		if n := e.Name(); !c.used[n] && (len(n) == 64 || strings.HasPrefix(n, ".tmp-")) {
-			os.Remove(filepath.Join(c.dir, n))
+	if c.done {
+		return
+	}
+	c.done = true
+	defer func() {
+		if c.pack != nil {
+			c.pack.Close()
+		}
+	}()
+	stale := len(c.fresh) > 0
+	for k := range c.old {
+		if !c.used[k] || c.fresh[k] {
+			stale = true
+		}
+	}
+	if !ok || c.broken || !stale {
+		if c.next != nil {
+			c.next.Close()
+			os.Remove(c.next.Name())
+		}
+		return
+	}
+	if c.next == nil {
+		c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+		f, err := os.CreateTemp(c.dir, ".tmp-pack-*")
+		if c.mkerr != nil || err != nil {
+			return
+		}
+		c.next = f
+	}
+	tmp := c.next
+	fail := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	keys := make([]string, 0, len(c.old))
+	for k := range c.old {
+		if c.used[k] && !c.fresh[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r := c.old[k]
+		if _, err := io.Copy(tmp, io.NewSectionReader(c.pack, r.off, r.n)); err != nil {
+			fail()
+			return
+		}
+		c.index = append(c.index, packRecord{Key: k, off: c.nextLen, n: r.n})
+		c.nextLen += r.n
+	}
+	recs := make([]packRecord, len(c.index))
+	for i, r := range c.index {
+		recs[i] = packRecord{Key: r.Key, Off: r.off, N: r.n}
+	}
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(recs) != nil {
+		fail()
+		return
+	}
+	var tail [8]byte
+	binary.LittleEndian.PutUint64(tail[:], uint64(c.nextLen))
+	buf.Write(tail[:])
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		fail()
+		return
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if os.Rename(tmp.Name(), filepath.Join(c.dir, packName)) != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	// Per-page entry files of perflab-build-cache-1, and temporaries
+	// of interrupted builds.
+	if entries, err := os.ReadDir(c.dir); err == nil {
+		for _, e := range entries {
+			if n := e.Name(); len(n) == 64 || (strings.HasPrefix(n, ".tmp-") && n != filepath.Base(tmp.Name())) {
+				os.Remove(filepath.Join(c.dir, n))
+			}
 		}
 	}
 }
@@ -243,7 +458,12 @@ func newInputHash(p *Page) inputHash {
 
 // add records an input file's name and bytes.
 func (ih inputHash) add(name string, data []byte) {
-	field(ih.h, name, string(data))
+	field(ih.h, name)
+	// As field(ih.h, data) would, without copying data into a string.
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(data)))
+	ih.h.Write(n[:])
+	ih.h.Write(data)
 }
 
 func (ih inputHash) sum(p *Page) { ih.h.Sum(p.inputs[:0]) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,4 +153,101 @@ func TestBuildCacheSweep(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(opt.Out, "sw", "curves.csv")); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestExeBuildID: the build ID read from the test binary is the one the
+// go tool reports, and a file that is no Go executable has none.
+func TestExeBuildID(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	want, err := exec.Command("go", "tool", "buildid", exe).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	if got := exeBuildID(exe); got != strings.TrimSpace(string(want)) {
+		t.Errorf("exeBuildID = %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(selfVersion(), "buildid ") {
+		t.Errorf("selfVersion = %q, want the build ID", selfVersion())
+	}
+	other := filepath.Join(t.TempDir(), "x")
+	os.WriteFile(other, []byte("#!/bin/sh\necho hi\n"), 0o755)
+	if got := exeBuildID(other); got != "" {
+		t.Errorf("exeBuildID(shell script) = %q, want none", got)
+	}
+}
+
+// TestRebuildUnchanged: a rebuild that would write the same site leaves
+// the output directory untouched (no new directory swapped in, no file
+// rewritten); a file edited, deleted or added in the output, or a page
+// changed, makes the build write a site byte-identical to a build
+// without the cache.
+func TestRebuildUnchanged(t *testing.T) {
+	dir := copyFixture(t)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "site")}
+	ref := func() string {
+		o := opt
+		o.NoCache, o.Out = true, filepath.Join(t.TempDir(), "site")
+		if err := Build(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		return o.Out
+	}
+	build := func(what string, wantKept bool) {
+		t.Helper()
+		before, _ := os.Stat(opt.Out)
+		page := filepath.Join(opt.Out, "about", "index.html")
+		pageBefore, _ := os.Stat(page)
+		if err := Build(context.Background(), opt); err != nil {
+			t.Fatal(err)
+		}
+		after, _ := os.Stat(opt.Out)
+		pageAfter, _ := os.Stat(page)
+		kept := before != nil && os.SameFile(before, after) && pageBefore != nil && pageAfter.ModTime().Equal(pageBefore.ModTime())
+		if kept != wantKept {
+			t.Errorf("%s: output directory left as it was = %v, want %v", what, kept, wantKept)
+		}
+		sameTree(t, what, opt.Out, ref())
+		if left, _ := filepath.Glob(filepath.Join(dir, ".site.build-*")); len(left) != 0 {
+			t.Errorf("%s: temporary directories left: %v", what, left)
+		}
+	}
+	build("cold", false)
+	build("unchanged", true)
+	build("unchanged again", true)
+
+	page := filepath.Join(opt.Out, "demo", "h100", "index.html")
+	writeFile(t, page, "edited by hand")
+	build("a page edited in the output", false)
+	build("unchanged after the repair", true)
+
+	os.Remove(filepath.Join(opt.Out, "assets", "site.css"))
+	build("a file deleted from the output", false)
+	writeFile(t, filepath.Join(opt.Out, "stray.html"), "x")
+	build("a file added to the output", false)
+	os.MkdirAll(filepath.Join(opt.Out, "empty"), 0o755)
+	build("a directory added to the output", false)
+
+	about := filepath.Join(dir, "content", "about.md")
+	src, _ := os.ReadFile(about)
+	writeFile(t, about, string(src)+"\nOne more line.\n")
+	build("about.md edited", false)
+	build("unchanged after the edit", true)
+
+	// A new title shows in every page's navigation: pages laid out
+	// again, from the cache.
+	src, _ = os.ReadFile(about)
+	writeFile(t, about, strings.Replace(string(src), "# About this lab", "# About the lab", 1))
+	build("a title in the navigation edited", false)
+	demo := filepath.Join(opt.Out, "demo", "h100", "index.html")
+	if data, _ := os.ReadFile(demo); !strings.Contains(string(data), "About the lab") {
+		t.Errorf("%s: navigation does not show the new title", demo)
+	}
+	build("unchanged after the title", true)
+
+	os.RemoveAll(opt.CacheDir)
+	build("cache deleted", false)
+	build("unchanged with a new cache", true)
 }

@@ -14,10 +14,14 @@
 //	        default) keeps each page's rendered content under a hash of
 //	        its inputs, the templates, perflab's build and the options,
 //	        so an unchanged page is not rendered again; output is the
-//	        same with, without or after deleting it.
+//	        same with, without or after deleting it. Entries live in one
+//	        pack file, rewritten only when something changed.
 //	site    the home page, search index and assets.
 //	swap    Build writes into a temporary directory beside Out and swaps it
-//	        in with renames, so a failed build leaves Out as it was.
+//	        in with renames, so a failed build leaves Out as it was. A
+//	        manifest of Out in the cache (manifest.go) lets it skip the
+//	        files Out already holds, and Out altogether when nothing
+//	        would change.
 //
 // Navigation (nav.go) is a tree (report objectives, models, GPUs; plain
 // pages by directory); a page carries its own branch expanded and every
@@ -33,11 +37,15 @@
 // pages, each with the whole navigation, most of the rest. Now each
 // distinct block is highlighted once a build (markdown's code memo;
 // labs repeat their commands), pages carry one navigation branch, and
-// what remains of a cold build is chroma on the distinct blocks (about
-// 40 %), writing pages and cache entries (about 25 %, system time),
-// goldmark parsing and the layout. A rebuild reads every input (to
-// hash it) and every cache entry and writes every page; for reports,
-// parsing their results JSON in Load is most of it.
+// benchmark result blocks tagged bash skip the lexer (markdown's
+// plaincode.go; they were most of the remaining chroma time, and 87 % of
+// the allocations). What remains of a cold build is mostly system time
+// creating and writing the pages, then goldmark parsing and the layout
+// template; the cache is one pack file rather than a file per page. A
+// rebuild reads and hashes every input, reads every cache entry, applies
+// the layout to every page and hashes the result, and writes nothing when
+// Out already holds it; for reports, parsing their results JSON in Load
+// is most of a build.
 //
 // Output is deterministic: collections are sorted, ids are derived from
 // content, nothing depends on time or map order.

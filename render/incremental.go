@@ -120,6 +120,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if site.cache, err = openCache(b.opt, assets); err != nil {
 		return inc, err
 	}
+	defer site.cache.finish(false) // after a failure; a no-op after success
 	out := filepath.Clean(b.opt.Out)
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return inc, fmt.Errorf("render: %w", err)
@@ -152,7 +153,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		os.RemoveAll(tmp)
 		return inc, err
 	}
-	site.cache.prune()
+	site.cache.finish(true)
 	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}

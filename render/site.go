@@ -36,6 +36,9 @@ type Site struct {
 	Static []string
 	// cache keeps rendered pages between builds; nil renders every page.
 	cache *buildCache
+	// outputs, when set, skips writing the files the last build left
+	// unchanged in the output directory (manifest.go).
+	outputs *outputs
 }
 
 // Page is one Markdown page.

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -55,6 +57,33 @@ func TestBuildCommandErrors(t *testing.T) {
 		err := run(context.Background(), tt.args, &stdout, &stderr)
 		if code := exitCode(err, &stderr); code != tt.code || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%v: exit %d stderr %q; want exit %d and %q", tt.args, code, stderr.String(), tt.code, tt.want)
+		}
+	}
+}
+
+// TestBuildCacheAcrossBinaries: `make build` runs `go run`, which links
+// perflab afresh at another path each time; two binaries of the same
+// source must share the build cache, so the second build renders no page.
+func TestBuildCacheAcrossBinaries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary twice")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "site")
+	args := []string{"build", "--content", "../../render/testdata/site/content", "--results", "../../render/testdata/site/results", "--out", out, "--cache-dir", filepath.Join(dir, "cache")}
+	for i, want := range []string{"", " (3 pages from the cache)"} { // the home page is not cached
+		bin := filepath.Join(dir, fmt.Sprintf("bin%d", i), "perflab")
+		if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, b)
+		}
+		var stderr bytes.Buffer
+		cmd := exec.Command(bin, args...)
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\n%s", bin, err, stderr.String())
+		}
+		if got := regexp.MustCompile(`files in .*site(.*), \d`).FindStringSubmatch(stderr.String()); got == nil || got[1] != want {
+			t.Errorf("build %d: summary %q, want %q after the site path", i+1, stderr.String(), want)
 		}
 	}
 }

@@ -15,13 +15,8 @@ import (
 // whitespace (newlines included) between tokens, so a block whose line
 // breaks were lost reads like one that kept them.
 var (
-	reHeaderAny = regexp.MustCompile(`=+[ \t]*Serving Benchmark Result[ \t]*=+`)
-	// A block printed without its header starts at its first row, at the
-	// start of a line and with a count (prose that mentions the words is
-	// not a block).
-	reFirstRow = regexp.MustCompile(`(?m)^[ \t]*(Successful requests:[ \t]+[0-9])`)
-	reHeader   = regexp.MustCompile(`^=+[ \t]*Serving Benchmark Result[ \t]*=+`)
-	reClose    = regexp.MustCompile(`^={10,}`)
+	reHeader = regexp.MustCompile(`^=+[ \t]*Serving Benchmark Result[ \t]*=+`)
+	reClose  = regexp.MustCompile(`^={10,}`)
 	// A section header: dashes, a title on one line that does not start
 	// or end with a dash, dashes ("End-to-end Latency" has single dashes
 	// inside, which the lazy title skips).
@@ -100,16 +95,10 @@ type textBlock struct {
 // nextBlockStart finds the next text block at or after pos: a header line
 // or, for blocks printed without their header, the first row.
 func nextBlockStart(text string, pos int) int {
-	best := -1
-	if loc := reHeaderAny.FindStringIndex(text[pos:]); loc != nil {
-		best = pos + loc[0]
+	if s := schema.BenchmarkTextStart(text[pos:]); s >= 0 {
+		return pos + s
 	}
-	if loc := reFirstRow.FindStringSubmatchIndex(text[pos:]); loc != nil {
-		if s := pos + loc[2]; best < 0 || s < best {
-			best = s
-		}
-	}
-	return best
+	return -1
 }
 
 // scanBlock reads the block starting at start. name is the file name for

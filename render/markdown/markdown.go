@@ -58,11 +58,12 @@ func New(opt Options) *Converter {
 	if style == "" {
 		style = "github"
 	}
+	formatOpts := []chromahtml.Option{chromahtml.WithClasses(true)}
 	memo := newCodeMemo(highlighting.NewHTMLRenderer(
 		highlighting.WithStyle(style),
-		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+		highlighting.WithFormatOptions(formatOpts...),
 		highlighting.WithWrapperRenderer(codeWrapper),
-	))
+	), newPlainCode(style, formatOpts...))
 	md := goldmark.New(
 		goldmark.WithExtensions(
 			extension.GFM,

@@ -19,6 +19,7 @@ import (
 // the same with or without the memo.
 type codeMemo struct {
 	render renderer.NodeRendererFunc // goldmark-highlighting's
+	plain  plainCode
 
 	mu    sync.Mutex
 	html  map[string][]byte
@@ -29,8 +30,8 @@ type codeMemo struct {
 const memoLimit = 64 << 20
 
 // newCodeMemo wraps the fenced code renderer of r.
-func newCodeMemo(r renderer.NodeRenderer) *codeMemo {
-	m := &codeMemo{html: map[string][]byte{}}
+func newCodeMemo(r renderer.NodeRenderer, plain plainCode) *codeMemo {
+	m := &codeMemo{html: map[string][]byte{}, plain: plain}
 	r.RegisterFuncs(funcCatcher(func(k ast.NodeKind, f renderer.NodeRendererFunc) {
 		if k == ast.KindFencedCodeBlock {
 			m.render = f
@@ -58,6 +59,7 @@ func (m *codeMemo) renderFencedCodeBlock(w util.BufWriter, source []byte, node a
 		key.Write(n.Info.Segment.Value(source))
 	}
 	key.WriteByte(0)
+	textStart := key.Len()
 	for i := 0; i < n.Lines().Len(); i++ {
 		line := n.Lines().At(i)
 		key.Write(line.Value(source))
@@ -71,7 +73,13 @@ func (m *codeMemo) renderFencedCodeBlock(w util.BufWriter, source []byte, node a
 	}
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
-	st, err := m.render(bw, source, node, entering)
+	var st ast.WalkStatus
+	var err error
+	if code := key.Bytes()[textStart:]; isBenchmarkOutput(n, source, code) {
+		st, err = ast.WalkContinue, m.plain.render(bw, n.Language(source), code)
+	} else {
+		st, err = m.render(bw, source, node, entering)
+	}
 	if err != nil {
 		return st, err
 	}

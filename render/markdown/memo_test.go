@@ -48,3 +48,55 @@ func TestCodeMemo(t *testing.T) {
 		t.Errorf("memo holds %d blocks, want 5", n)
 	}
 }
+
+// TestBenchmarkOutputPlain: a benchmark result pasted in a block tagged
+// bash is not lexed: it renders exactly as goldmark-highlighting renders
+// it as plain text (same wrapper, copy button, line spans), keeping the
+// bash language class; shell code and an attributed block are still lexed.
+func TestBenchmarkOutputPlain(t *testing.T) {
+	const result = "# perflab: experiment=vllm profile=very-long\n" +
+		"============ Serving Benchmark Result ============\n" +
+		"Successful requests:                     984\n" +
+		"Benchmark duration (s):                  48.28\n" +
+		"Mean TTFT (ms):                          <12.5> & 3\n" +
+		"==================================================\n"
+	headless := "Successful requests:                     984\nRequest throughput (req/s):              20.38\n"
+	block := func(info, code string) string { return "```" + info + "\n" + code + "```\n" }
+	plain := goldmark.New(goldmark.WithExtensions(highlighting.NewHighlighting(
+		highlighting.WithStyle("github"),
+		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+		highlighting.WithWrapperRenderer(codeWrapper),
+	)))
+	convert := func(conv func(src []byte, w *bytes.Buffer) error, src string) string {
+		var b bytes.Buffer
+		if err := conv([]byte(src), &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	reference := func(src []byte, w *bytes.Buffer) error { return plain.Convert(src, w) }
+	c := New(Options{})
+	ours := func(src []byte, w *bytes.Buffer) error { return c.Convert(w, src) }
+	tests := []struct {
+		name, src, want string
+	}{
+		{"result tagged bash", block("bash", result),
+			strings.Replace(convert(reference, block("text", result)), "language-text", "language-bash", 1)},
+		{"result without header tagged sh", block("sh", headless),
+			strings.Replace(convert(reference, block("text", headless)), "language-text", "language-sh", 1)},
+		{"shell code", block("bash", "echo \"$HOME\" | tee out.txt\n"), convert(reference, block("bash", "echo \"$HOME\" | tee out.txt\n"))},
+		{"with attributes", block("bash {hl_lines=[2]}", result), convert(reference, block("bash {hl_lines=[2]}", result))},
+		{"untagged", block("", result), convert(reference, block("", result))},
+	}
+	for _, tt := range tests {
+		for i := 0; i < 2; i++ { // rendered, then from the memo
+			if got := convert(ours, tt.src); got != tt.want {
+				t.Errorf("%s (render %d):\n%s\nwant:\n%s", tt.name, i+1, got, tt.want)
+			}
+		}
+	}
+	if got := convert(ours, block("bash", result)); !strings.Contains(got, `<span class="line"><span class="cl">Mean TTFT (ms):                          &lt;12.5&gt; &amp; 3
+</span></span>`) {
+		t.Errorf("result block not one escaped text span a line:\n%s", got)
+	}
+}

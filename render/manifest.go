@@ -1,0 +1,261 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// A rebuild with nothing changed should cost little more than reading
+// and hashing the inputs, but writing every page into a fresh directory
+// and swapping it in (so that a failed build leaves --out as it was)
+// writes and deletes the whole site. The build therefore keeps, in its
+// cache directory, a manifest of the site it last swapped into --out:
+// every file's SHA-256, size and modification time. A file the new build
+// renders to the same bytes, whose copy in --out still has that size and
+// time, is not written; when no file differs and --out holds nothing
+// else, --out is left alone. Otherwise the unwritten files are linked (or
+// copied) from --out into the new directory, which is swapped in as
+// before. Deleting the cache, or touching --out, only costs the writes.
+
+// manifest is the site a build left in out.
+type manifest struct {
+	Out   string // the output directory, absolute
+	Files map[string]manifestFile
+	Pages map[string]manifestPage // by page URL
+}
+
+// manifestPage is what a build needs of a page that is already in Out:
+// the layout key it was written under (layoutKey), its search entry and
+// the paths of its files. A page whose key is unchanged and whose files
+// are all unchanged in Out is neither read from the cache nor laid out.
+type manifestPage struct {
+	Layout [32]byte
+	Search searchEntry
+	Paths  []string
+}
+
+// layoutKey determines a page's files: its cache key (its inputs, the
+// templates, perflab's build, the options) and its navigation, the one
+// part of its layout that depends on other pages.
+func layoutKey(cacheKey string, nav string) [32]byte {
+	h := sha256.New()
+	field(h, "layout", cacheKey, nav)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+type manifestFile struct {
+	Sum     [32]byte
+	Size    int64
+	ModTime int64 // nanoseconds
+}
+
+// manifestPath is where the cache keeps the manifest of out.
+func (c *buildCache) manifestPath(out string) string {
+	sum := sha256.Sum256([]byte(out))
+	return filepath.Join(c.dir, "manifest-"+hex.EncodeToString(sum[:8]))
+}
+
+// readManifest returns the manifest of out, or nil.
+func (c *buildCache) readManifest(out string) *manifest {
+	if c == nil {
+		return nil
+	}
+	data, err := os.ReadFile(c.manifestPath(out))
+	if err != nil {
+		return nil
+	}
+	var m manifest
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&m) != nil || m.Out != out {
+		return nil
+	}
+	return &m
+}
+
+// writeManifest records the files of out, whose contents hash to sums.
+// A file that cannot be read back is left out (it will be written again).
+func (c *buildCache) writeManifest(out string, sums map[string][32]byte, pages map[string]manifestPage) {
+	if c == nil {
+		return
+	}
+	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: pages}
+	for p, sum := range sums {
+		st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		m.Files[p] = manifestFile{Sum: sum, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+	}
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(&m) != nil {
+		return
+	}
+	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+	if c.mkerr != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestPath(out)) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// outputs tracks one build's files against the previous manifest.
+type outputs struct {
+	prev *manifest // nil: write everything
+
+	mu      sync.Mutex
+	sums    map[string][32]byte
+	skipped []string // same bytes as the file in prev.Out: not written
+	pages   map[string]manifestPage
+}
+
+func newOutputs(prev *manifest) *outputs {
+	return &outputs{prev: prev, sums: map[string][32]byte{}, pages: map[string]manifestPage{}}
+}
+
+// inOut reports whether the previous output directory still holds e at p.
+func (o *outputs) inOut(p string, e manifestFile) bool {
+	st, err := os.Lstat(filepath.Join(o.prev.Out, filepath.FromSlash(p)))
+	return err == nil && st.Mode().IsRegular() && st.Size() == e.Size && st.ModTime().UnixNano() == e.ModTime
+}
+
+// reuse returns the page at url's record when the last build wrote it
+// under layout key lk and Out still holds all its files, which it then
+// counts as skipped.
+func (o *outputs) reuse(url string, lk [32]byte) (manifestPage, bool) {
+	if o.prev == nil {
+		return manifestPage{}, false
+	}
+	mp, ok := o.prev.Pages[url]
+	if !ok || mp.Layout != lk {
+		return manifestPage{}, false
+	}
+	for _, p := range mp.Paths {
+		if e, ok := o.prev.Files[p]; !ok || !o.inOut(p, e) {
+			return manifestPage{}, false
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, p := range mp.Paths {
+		o.sums[p] = o.prev.Files[p].Sum
+		o.skipped = append(o.skipped, p)
+	}
+	o.pages[url] = mp
+	return mp, true
+}
+
+// page records the page at url, rendered under layout key lk.
+func (o *outputs) page(url string, lk [32]byte, se searchEntry, files []File) {
+	mp := manifestPage{Layout: lk, Search: se}
+	for _, f := range files {
+		mp.Paths = append(mp.Paths, f.Path)
+	}
+	o.mu.Lock()
+	o.pages[url] = mp
+	o.mu.Unlock()
+}
+
+// same records f and reports whether its copy in the previous output
+// directory already holds its bytes, so that it need not be written.
+func (o *outputs) same(f File) bool {
+	sum := sha256.Sum256(f.Data)
+	same := false
+	if o.prev != nil {
+		if e, ok := o.prev.Files[f.Path]; ok && e.Sum == sum && e.Size == int64(len(f.Data)) {
+			same = o.inOut(f.Path, e)
+		}
+	}
+	o.mu.Lock()
+	o.sums[f.Path] = sum
+	if same {
+		o.skipped = append(o.skipped, f.Path)
+	}
+	o.mu.Unlock()
+	return same
+}
+
+// unchanged reports whether out holds exactly this build's files: every
+// one was skipped, and out has no other file or directory.
+func (o *outputs) unchanged(out string) bool {
+	if o.prev == nil || len(o.skipped) != len(o.sums) || len(o.sums) != len(o.prev.Files) {
+		return false
+	}
+	dirs := map[string]bool{}
+	for p := range o.sums {
+		for d := filepath.Dir(filepath.FromSlash(p)); d != "."; d = filepath.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	files := 0
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(out, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		if d.IsDir() {
+			if !dirs[rel] {
+				return fs.ErrExist
+			}
+			return nil
+		}
+		if _, ok := o.sums[filepath.ToSlash(rel)]; !ok || !d.Type().IsRegular() {
+			return fs.ErrExist
+		}
+		files++
+		return nil
+	})
+	return err == nil && files == len(o.sums)
+}
+
+// fill links (or copies) the skipped files from the previous output
+// directory into dir, where the build wrote the others.
+func (o *outputs) fill(dir string) error {
+	for _, p := range o.skipped {
+		src := filepath.Join(o.prev.Out, filepath.FromSlash(p))
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if os.Link(src, dst) == nil {
+			continue
+		}
+		if err := copyFile(src, dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
