@@ -127,18 +127,10 @@ func (p *page) loc(idx int) string {
 // heading whose title matches (case-insensitive, after a leading "N. "),
 // or -1, -1.
 func (p *page) section(match func(title string) bool) (int, int) {
-	for k, h := range p.heads {
-		if !match(cleanTitle(h.title)) {
-			continue
+	for k := range p.heads {
+		if match(cleanTitle(p.heads[k].title)) {
+			return p.sectionAt(&p.heads[k])
 		}
-		end := len(p.lines)
-		for _, n := range p.heads[k+1:] {
-			if n.level <= h.level {
-				end = n.idx
-				break
-			}
-		}
-		return h.idx + 1, end
 	}
 	return -1, -1
 }
