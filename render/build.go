@@ -264,6 +264,7 @@ func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	var st Stats
 	nav := s.nav()
+	navKey := nav.digest(s.opt.BaseURL)
 	// made holds the directories already created: MkdirAll's stat per
 	// file was a tenth of a 924-page build's system time.
 	var made sync.Map
@@ -308,7 +309,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 				if o := s.outputs; o != nil && s.cache != nil {
 					p := s.Pages[i]
 					key := s.cache.key(p)
-					lk = layoutKey(key, string(s.navHTML(&nav, p.URL)))
+					lk = layoutKey(key, navKey+p.URL)
 					if s.cache.has(key) {
 						if mp, ok := o.reuse(p.URL, lk); ok {
 							s.cache.touch(key)
