@@ -91,6 +91,9 @@ type Stats struct {
 	Reports int
 	Files   int // every file written
 	Cached  int // pages whose content came from the build cache
+	// LaidOut counts the pages laid out again (the home page aside); an
+	// unchanged rebuild takes every other page as it is in Out.
+	LaidOut int
 	// Warnings are what the build left out and why (one line per report
 	// with results its campaign no longer defines); the pages say it too.
 	Warnings []string
@@ -164,6 +167,9 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	}
 	o := s.outputs
 	if o.unchanged(out) {
+		if o.relaid {
+			s.cache.writeManifest(out, o.sums, o.pages)
+		}
 		return st, nil // the deferred RemoveAll drops tmp's empty directories
 	}
 	if len(o.skipped) > 0 {
@@ -289,9 +295,10 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	// Pages are independent: render them in parallel, report the first
 	// error in page order so that the message does not depend on timing.
 	type result struct {
-		files  int
-		search searchEntry
-		err    error
+		files   int
+		search  searchEntry
+		err     error
+		laidOut bool
 	}
 	results := make([]result, len(s.Pages))
 	work := make(chan int)
@@ -329,7 +336,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 						}
 					}
 				}
-				results[i] = result{files: len(files), search: se, err: err}
+				results[i] = result{files: len(files), search: se, err: err, laidOut: true}
 			}
 		}()
 	}
@@ -345,6 +352,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		}
 		st.Files += r.files
 		st.Pages++
+		if r.laidOut {
+			st.LaidOut++
+		}
 		if s.Pages[i].Report != nil {
 			st.Reports++
 		}

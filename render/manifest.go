@@ -120,6 +120,11 @@ type outputs struct {
 	sums    map[string][32]byte
 	skipped []string // same bytes as the file in prev.Out: not written
 	pages   map[string]manifestPage
+	// relaid is set when a page was laid out again (its layout key was
+	// not the one recorded): even when its bytes come out the same and
+	// out is left untouched, the manifest must record the new key, or
+	// every later build lays the page out again.
+	relaid bool
 }
 
 func newOutputs(prev *manifest) *outputs {
@@ -161,10 +166,12 @@ func (o *outputs) reuse(url string, lk [32]byte) (manifestPage, bool) {
 // page records the page at url, rendered under layout key lk.
 func (o *outputs) page(url string, lk [32]byte, se searchEntry, files []File) {
 	mp := manifestPage{Layout: lk, Search: se}
+	relaid := o.prev == nil || o.prev.Pages[url].Layout != lk
 	for _, f := range files {
 		mp.Paths = append(mp.Paths, f.Path)
 	}
 	o.mu.Lock()
+	o.relaid = o.relaid || relaid
 	o.pages[url] = mp
 	o.mu.Unlock()
 }
