@@ -229,6 +229,10 @@ func TestRebuildUnchanged(t *testing.T) {
 
 	os.Remove(filepath.Join(opt.Out, "assets", "site.css"))
 	build("a file deleted from the output", false)
+	os.Remove(filepath.Join(opt.Out, "search.js"))
+	build("the search index deleted from the output", false)
+	writeFile(t, filepath.Join(opt.Out, "search.json"), "[]")
+	build("the search index edited in the output", false)
 	writeFile(t, filepath.Join(opt.Out, "stray.html"), "x")
 	build("a file added to the output", false)
 	os.MkdirAll(filepath.Join(opt.Out, "empty"), 0o755)

@@ -29,6 +29,9 @@ type manifest struct {
 	Out   string // the output directory, absolute
 	Files map[string]manifestFile
 	Pages map[string]manifestPage // by page URL
+	// Search is the digest of the search index's entries (searchDigest)
+	// that search.json and search.js were written from.
+	Search [32]byte
 }
 
 // manifestPage is what a build needs of a page that is already in Out:
@@ -82,11 +85,12 @@ func (c *buildCache) readManifest(out string) *manifest {
 
 // writeManifest records the files of out, whose contents hash to sums.
 // A file that cannot be read back is left out (it will be written again).
-func (c *buildCache) writeManifest(out string, sums map[string][32]byte, pages map[string]manifestPage) {
+func (c *buildCache) writeManifest(out string, o *outputs) {
 	if c == nil {
 		return
 	}
-	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: pages}
+	sums := o.sums
+	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: o.pages, Search: o.search}
 	for p, sum := range sums {
 		st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
 		if err != nil || !st.Mode().IsRegular() {
@@ -125,6 +129,7 @@ type outputs struct {
 	// out is left untouched, the manifest must record the new key, or
 	// every later build lays the page out again.
 	relaid bool
+	search [32]byte // the search index's digest
 }
 
 func newOutputs(prev *manifest) *outputs {
@@ -161,6 +166,40 @@ func (o *outputs) reuse(url string, lk [32]byte) (manifestPage, bool) {
 	}
 	o.pages[url] = mp
 	return mp, true
+}
+
+// reuseFiles counts the files at paths as skipped when the last build
+// wrote them and Out still holds them.
+func (o *outputs) reuseFiles(paths ...string) bool {
+	if o.prev == nil {
+		return false
+	}
+	for _, p := range paths {
+		if e, ok := o.prev.Files[p]; !ok || !o.inOut(p, e) {
+			return false
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, p := range paths {
+		o.sums[p] = o.prev.Files[p].Sum
+		o.skipped = append(o.skipped, p)
+	}
+	return true
+}
+
+// searchDigest identifies the search index's entries: search.json and
+// search.js are a function of it (and of perflab's build, which keys the
+// whole cache directory's manifest through the pages' layout keys).
+func searchDigest(index []searchEntry) [32]byte {
+	h := sha256.New()
+	field(h, "search", selfVersion())
+	for _, e := range index {
+		field(h, e.Title, e.URL, e.Tags, e.Text)
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
 }
 
 // page records the page at url, rendered under layout key lk.
