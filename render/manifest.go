@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // A rebuild with nothing changed should cost little more than reading
@@ -246,15 +248,16 @@ func (o *outputs) unchanged(out string) bool {
 			dirs[d] = true
 		}
 	}
-	files := 0
-	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(out, p)
-		if err != nil || rel == "." {
-			return err
-		}
+	// Each top-level entry is walked on its own worker: reading 900
+	// directories was an eighth of an unchanged 924-page rebuild, all of
+	// it on one core.
+	top, err := os.ReadDir(out)
+	if err != nil {
+		return false
+	}
+	var files atomic.Int64
+	var stray atomic.Bool
+	check := func(rel string, d fs.DirEntry) error {
 		if d.IsDir() {
 			if !dirs[rel] {
 				return fs.ErrExist
@@ -264,10 +267,43 @@ func (o *outputs) unchanged(out string) bool {
 		if _, ok := o.sums[filepath.ToSlash(rel)]; !ok || !d.Type().IsRegular() {
 			return fs.ErrExist
 		}
-		files++
+		files.Add(1)
 		return nil
-	})
-	return err == nil && files == len(o.sums)
+	}
+	work := make(chan fs.DirEntry)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range work {
+				if stray.Load() {
+					continue
+				}
+				var err error
+				if !d.IsDir() {
+					err = check(d.Name(), d)
+				} else {
+					root := filepath.Join(out, d.Name())
+					err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+						if err != nil {
+							return err
+						}
+						return check(filepath.Join(d.Name(), p[len(root):]), e)
+					})
+				}
+				if err != nil {
+					stray.Store(true)
+				}
+			}
+		}()
+	}
+	for _, d := range top {
+		work <- d
+	}
+	close(work)
+	wg.Wait()
+	return !stray.Load() && files.Load() == int64(len(o.sums))
 }
 
 // fill links (or copies) the skipped files from the previous output
