@@ -91,6 +91,9 @@ type Stats struct {
 	Reports int
 	Files   int // every file written
 	Cached  int // pages whose content came from the build cache
+	// LaidOut counts the pages laid out again (the home page aside); an
+	// unchanged rebuild takes every other page as it is in Out.
+	LaidOut int
 	// Warnings are what the build left out and why (one line per report
 	// with results its campaign no longer defines); the pages say it too.
 	Warnings []string
@@ -164,6 +167,9 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	}
 	o := s.outputs
 	if o.unchanged(out) {
+		if o.relaid {
+			s.cache.writeManifest(out, o)
+		}
 		return st, nil // the deferred RemoveAll drops tmp's empty directories
 	}
 	if len(o.skipped) > 0 {
@@ -178,7 +184,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 		return st, err
 	}
 	ok = true
-	s.cache.writeManifest(out, o.sums, o.pages)
+	s.cache.writeManifest(out, o)
 	return st, nil
 }
 
@@ -264,6 +270,7 @@ func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	var st Stats
 	nav := s.nav()
+	navKey := nav.digest(s.opt.BaseURL)
 	// made holds the directories already created: MkdirAll's stat per
 	// file was a tenth of a 924-page build's system time.
 	var made sync.Map
@@ -288,9 +295,10 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	// Pages are independent: render them in parallel, report the first
 	// error in page order so that the message does not depend on timing.
 	type result struct {
-		files  int
-		search searchEntry
-		err    error
+		files   int
+		search  searchEntry
+		err     error
+		laidOut bool
 	}
 	results := make([]result, len(s.Pages))
 	work := make(chan int)
@@ -308,7 +316,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 				if o := s.outputs; o != nil && s.cache != nil {
 					p := s.Pages[i]
 					key := s.cache.key(p)
-					lk = layoutKey(key, string(s.navHTML(&nav, p.URL)))
+					lk = layoutKey(key, navKey+p.URL)
 					if s.cache.has(key) {
 						if mp, ok := o.reuse(p.URL, lk); ok {
 							s.cache.touch(key)
@@ -328,7 +336,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 						}
 					}
 				}
-				results[i] = result{files: len(files), search: se, err: err}
+				results[i] = result{files: len(files), search: se, err: err, laidOut: true}
 			}
 		}()
 	}
@@ -344,6 +352,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		}
 		st.Files += r.files
 		st.Pages++
+		if r.laidOut {
+			st.LaidOut++
+		}
 		if s.Pages[i].Report != nil {
 			st.Reports++
 		}
@@ -359,9 +370,24 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	}
 	st.Pages++
 	st.Files++
-	extra, err := searchFiles(index)
-	if err != nil {
-		return st, err
+	// The search index is rewritten only when an entry changed:
+	// encoding and hashing its megabytes was a tenth of an unchanged
+	// rebuild.
+	var extra []File
+	o := s.outputs
+	var sd [32]byte
+	if o != nil {
+		sd = searchDigest(index)
+		o.search = sd
+	}
+	if o != nil && o.prev != nil && o.prev.Search == sd && o.reuseFiles("search.json", "search.js") {
+		st.Files += 2
+	} else {
+		sf, err := searchFiles(index)
+		if err != nil {
+			return st, err
+		}
+		extra = sf
 	}
 	css, err := chromaCSS()
 	if err != nil {

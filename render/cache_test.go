@@ -195,12 +195,13 @@ func TestRebuildUnchanged(t *testing.T) {
 		}
 		return o.Out
 	}
-	build := func(what string, wantKept bool) {
+	build := func(what string, wantKept bool) Stats {
 		t.Helper()
 		before, _ := os.Stat(opt.Out)
 		page := filepath.Join(opt.Out, "about", "index.html")
 		pageBefore, _ := os.Stat(page)
-		if err := Build(context.Background(), opt); err != nil {
+		st, err := BuildStats(context.Background(), opt)
+		if err != nil {
 			t.Fatal(err)
 		}
 		after, _ := os.Stat(opt.Out)
@@ -213,9 +214,12 @@ func TestRebuildUnchanged(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(dir, ".site.build-*")); len(left) != 0 {
 			t.Errorf("%s: temporary directories left: %v", what, left)
 		}
+		return st
 	}
 	build("cold", false)
-	build("unchanged", true)
+	if st := build("unchanged", true); st.LaidOut != 0 {
+		t.Errorf("unchanged: %d pages laid out again, want 0", st.LaidOut)
+	}
 	build("unchanged again", true)
 
 	page := filepath.Join(opt.Out, "demo", "h100", "index.html")
@@ -225,6 +229,10 @@ func TestRebuildUnchanged(t *testing.T) {
 
 	os.Remove(filepath.Join(opt.Out, "assets", "site.css"))
 	build("a file deleted from the output", false)
+	os.Remove(filepath.Join(opt.Out, "search.js"))
+	build("the search index deleted from the output", false)
+	writeFile(t, filepath.Join(opt.Out, "search.json"), "[]")
+	build("the search index edited in the output", false)
 	writeFile(t, filepath.Join(opt.Out, "stray.html"), "x")
 	build("a file added to the output", false)
 	os.MkdirAll(filepath.Join(opt.Out, "empty"), 0o755)
@@ -235,6 +243,19 @@ func TestRebuildUnchanged(t *testing.T) {
 	writeFile(t, about, string(src)+"\nOne more line.\n")
 	build("about.md edited", false)
 	build("unchanged after the edit", true)
+
+	// An edit that leaves the page's bytes as they were (a trailing blank
+	// line): the page is laid out again under its new key and Out is left
+	// alone, but the manifest records the new key, so the next build
+	// takes the page as it is.
+	src, _ = os.ReadFile(about)
+	writeFile(t, about, string(src)+"\n")
+	if st := build("a blank line added", true); st.LaidOut == 0 {
+		t.Errorf("a blank line added: no page laid out again")
+	}
+	if st := build("unchanged after the blank line", true); st.LaidOut != 0 {
+		t.Errorf("unchanged after the blank line: %d pages laid out again, want 0", st.LaidOut)
+	}
 
 	// A new title shows in every page's navigation: pages laid out
 	// again, from the cache.

@@ -42,10 +42,14 @@
 // the allocations). What remains of a cold build is mostly system time
 // creating and writing the pages, then goldmark parsing and the layout
 // template; the cache is one pack file rather than a file per page. A
-// rebuild reads and hashes every input, reads every cache entry, applies
-// the layout to every page and hashes the result, and writes nothing when
-// Out already holds it; for reports, parsing their results JSON in Load
-// is most of a build.
+// rebuild reads and hashes every input (about half of an unchanged
+// 924-page rebuild), then takes each page whose layout key (its cache key
+// and one digest of the navigation) and files in Out are as the manifest
+// recorded without reading its cache entry or laying it out; the search
+// index likewise when its entries' digest is unchanged. What remains is
+// walking Out to find stray files, decoding the manifest and the home
+// page; for reports, parsing their results JSON in Load is most of a
+// build.
 //
 // Output is deterministic: collections are sorted, ids are derived from
 // content, nothing depends on time or map order.

@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // A rebuild with nothing changed should cost little more than reading
@@ -29,6 +31,9 @@ type manifest struct {
 	Out   string // the output directory, absolute
 	Files map[string]manifestFile
 	Pages map[string]manifestPage // by page URL
+	// Search is the digest of the search index's entries (searchDigest)
+	// that search.json and search.js were written from.
+	Search [32]byte
 }
 
 // manifestPage is what a build needs of a page that is already in Out:
@@ -82,11 +87,12 @@ func (c *buildCache) readManifest(out string) *manifest {
 
 // writeManifest records the files of out, whose contents hash to sums.
 // A file that cannot be read back is left out (it will be written again).
-func (c *buildCache) writeManifest(out string, sums map[string][32]byte, pages map[string]manifestPage) {
+func (c *buildCache) writeManifest(out string, o *outputs) {
 	if c == nil {
 		return
 	}
-	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: pages}
+	sums := o.sums
+	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: o.pages, Search: o.search}
 	for p, sum := range sums {
 		st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
 		if err != nil || !st.Mode().IsRegular() {
@@ -120,6 +126,12 @@ type outputs struct {
 	sums    map[string][32]byte
 	skipped []string // same bytes as the file in prev.Out: not written
 	pages   map[string]manifestPage
+	// relaid is set when a page was laid out again (its layout key was
+	// not the one recorded): even when its bytes come out the same and
+	// out is left untouched, the manifest must record the new key, or
+	// every later build lays the page out again.
+	relaid bool
+	search [32]byte // the search index's digest
 }
 
 func newOutputs(prev *manifest) *outputs {
@@ -158,13 +170,49 @@ func (o *outputs) reuse(url string, lk [32]byte) (manifestPage, bool) {
 	return mp, true
 }
 
+// reuseFiles counts the files at paths as skipped when the last build
+// wrote them and Out still holds them.
+func (o *outputs) reuseFiles(paths ...string) bool {
+	if o.prev == nil {
+		return false
+	}
+	for _, p := range paths {
+		if e, ok := o.prev.Files[p]; !ok || !o.inOut(p, e) {
+			return false
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, p := range paths {
+		o.sums[p] = o.prev.Files[p].Sum
+		o.skipped = append(o.skipped, p)
+	}
+	return true
+}
+
+// searchDigest identifies the search index's entries: search.json and
+// search.js are a function of it (and of perflab's build, which keys the
+// whole cache directory's manifest through the pages' layout keys).
+func searchDigest(index []searchEntry) [32]byte {
+	h := sha256.New()
+	field(h, "search", selfVersion())
+	for _, e := range index {
+		field(h, e.Title, e.URL, e.Tags, e.Text)
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
 // page records the page at url, rendered under layout key lk.
 func (o *outputs) page(url string, lk [32]byte, se searchEntry, files []File) {
 	mp := manifestPage{Layout: lk, Search: se}
+	relaid := o.prev == nil || o.prev.Pages[url].Layout != lk
 	for _, f := range files {
 		mp.Paths = append(mp.Paths, f.Path)
 	}
 	o.mu.Lock()
+	o.relaid = o.relaid || relaid
 	o.pages[url] = mp
 	o.mu.Unlock()
 }
@@ -200,15 +248,16 @@ func (o *outputs) unchanged(out string) bool {
 			dirs[d] = true
 		}
 	}
-	files := 0
-	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(out, p)
-		if err != nil || rel == "." {
-			return err
-		}
+	// Each top-level entry is walked on its own worker: reading 900
+	// directories was an eighth of an unchanged 924-page rebuild, all of
+	// it on one core.
+	top, err := os.ReadDir(out)
+	if err != nil {
+		return false
+	}
+	var files atomic.Int64
+	var stray atomic.Bool
+	check := func(rel string, d fs.DirEntry) error {
 		if d.IsDir() {
 			if !dirs[rel] {
 				return fs.ErrExist
@@ -218,10 +267,43 @@ func (o *outputs) unchanged(out string) bool {
 		if _, ok := o.sums[filepath.ToSlash(rel)]; !ok || !d.Type().IsRegular() {
 			return fs.ErrExist
 		}
-		files++
+		files.Add(1)
 		return nil
-	})
-	return err == nil && files == len(o.sums)
+	}
+	work := make(chan fs.DirEntry)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range work {
+				if stray.Load() {
+					continue
+				}
+				var err error
+				if !d.IsDir() {
+					err = check(d.Name(), d)
+				} else {
+					root := filepath.Join(out, d.Name())
+					err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+						if err != nil {
+							return err
+						}
+						return check(filepath.Join(d.Name(), p[len(root):]), e)
+					})
+				}
+				if err != nil {
+					stray.Store(true)
+				}
+			}
+		}()
+	}
+	for _, d := range top {
+		work <- d
+	}
+	close(work)
+	wg.Wait()
+	return !stray.Load() && files.Load() == int64(len(o.sums))
 }
 
 // fill links (or copies) the skipped files from the previous output
