@@ -369,26 +369,12 @@ func TestRelativeLinksFollowThePage(t *testing.T) {
 	page := strings.Replace(string(simple), "A quick comparison on one L4, run by hand.",
 		"A quick comparison on one L4 ([lab](../index.md), [method](./method.md#setup), [vendor](https://example.com/a.md), [top](#vllm)).\n\n"+
 			"<a href=\"method.md\">the method</a>, [see][m].\n\n[m]: method.md", 1)
-	for name, data := range map[string]string{
+	writeTree(t, src, map[string]string{
 		"index.md":          "# Lab\n\n[Llama](engines/simple.md)\n",
 		"engines/method.md": "# Method\n\n## Setup\n\nBy hand.\n",
 		"engines/simple.md": page,
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srcs, err := Sources([]string{src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, files, err := Plan(context.Background(), srcs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	rep, files := planDir(t, src)
 	out := t.TempDir()
 	if err := Write(out, rep, files); err != nil {
 		t.Fatal(err)
@@ -495,29 +481,15 @@ func TestLinkedFilesCopied(t *testing.T) {
 	src := filepath.Join(top, "lab")
 	page := strings.Replace(mustRead(t, "testdata/variants/simple.md"), "A quick comparison on one L4, run by hand.",
 		"A quick comparison on one L4, run by hand.\n\n<img src=\"../img/rack.jpg\" alt=\"rack\"> [Notes](../files/notes.txt#top) [elsewhere](../../outside.png)", 1)
-	for name, data := range map[string]string{
+	writeTree(t, src, map[string]string{
 		"index.md":          "# Lab\n\n![Rack](img/rack.jpg)\n\n[Llama](engines/simple.md) [gone](img/missing.png)\n",
 		"engines/simple.md": page,
 		"img/rack.jpg":      "JPEG",
 		"files/notes.txt":   "notes",
 		"files/unused.txt":  "not linked",
 		"../outside.png":    "PNG",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srcs, err := Sources([]string{src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, files, err := Plan(context.Background(), srcs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	rep, files := planDir(t, src)
 	var got []string
 	for _, f := range files {
 		if strings.HasPrefix(f.Path, "content/img/") || strings.HasPrefix(f.Path, "content/files/") || strings.Contains(f.Path, "outside") {
@@ -860,26 +832,12 @@ func TestByteOrderMark(t *testing.T) {
 func TestFrontMatter(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "lab")
 	report := "---\n# shown in the nav\ntitle: Llama vs llama.cpp on L4\ndescription: By hand.\ntags:\n  - l4\n---\n\n" + mustRead(t, "testdata/variants/simple.md")
-	for name, data := range map[string]string{
+	writeTree(t, src, map[string]string{
 		"about.md":  "---\ntitle: About\nhide:\n  - navigation\n---\n\n# About\n\nProse.\n",
 		"plain.md":  "---\ntitle: Plain\n---\n\nAs it was.\n",
 		"simple.md": report,
-	} {
-		if err := os.MkdirAll(src, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srcs, err := Sources([]string{src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, files, err := Plan(context.Background(), srcs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	rep, files := planDir(t, src)
 	got := map[string]string{}
 	for _, f := range files {
 		got[f.Path] = string(f.Data)
@@ -907,7 +865,7 @@ func TestFrontMatter(t *testing.T) {
 		Content: filepath.Join(out, "content"), Results: filepath.Join(out, "results"), Out: filepath.Join(out, "site")}); err != nil {
 		t.Fatalf("the migrated project does not build: %v", err)
 	}
-	_, err = Migrate("bad.md", []byte("---\ntitle: [unclosed\n---\n\n# Bad\n"), "bad", "results/bad/src/bad.md")
+	_, err := Migrate("bad.md", []byte("---\ntitle: [unclosed\n---\n\n# Bad\n"), "bad", "results/bad/src/bad.md")
 	if err == nil || !strings.Contains(err.Error(), "bad.md:1: front matter:") {
 		t.Errorf("err = %v", err)
 	}
@@ -942,14 +900,7 @@ func TestLinkedFileEscaped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	srcs, err := Sources([]string{src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, files, err := Plan(context.Background(), srcs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, files := planDir(t, src)
 	if len(files) != 2 || files[1].Path != "content/img/my rack.jpg" || string(files[1].Data) != "JPEG" {
 		t.Errorf("files %+v", files)
 	}
@@ -1094,4 +1045,31 @@ func TestVariantDocker(t *testing.T) {
 			t.Errorf("engine %+v, want version %s", e, want[e.Name])
 		}
 	}
+}
+
+// writeTree writes files (path → content) below dir, making folders.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// planDir plans the migration of the folder dir.
+func planDir(t *testing.T, dir string) (*Report, []File) {
+	t.Helper()
+	srcs, err := Sources([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, files
 }
