@@ -70,6 +70,8 @@ type buildCache struct {
 	fresh   map[string]bool
 	broken  bool // writing next failed: keep the old pack
 	done    bool
+
+	bufs buffers // for encoding entries
 }
 
 // openCache returns the cache for a build with opt and the templates in
@@ -268,8 +270,9 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 	if c == nil {
 		return
 	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(e) != nil {
+	buf := c.bufs.get()
+	defer c.bufs.put(buf)
+	if gob.NewEncoder(buf).Encode(e) != nil {
 		return
 	}
 	c.mu.Lock()

@@ -124,12 +124,13 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 		}
 		b.HTML = []byte(h)
 	}
-	var buf bytes.Buffer
+	buf := s.bufs.get()
+	defer s.bufs.put(buf)
 	if p.Report != nil && len(blocks) == 0 {
-		if err := s.skeleton(&buf, ctx, conv, doc); err != nil {
+		if err := s.skeleton(buf, ctx, conv, doc); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Src, err)
 		}
-	} else if err := conv.Render(&buf, doc, doc.Root); err != nil {
+	} else if err := conv.Render(buf, doc, doc.Root); err != nil {
 		return nil, fmt.Errorf("%s: render: %w", p.Src, err)
 	}
 	out.Body = template.HTML(staleWarning(p.Report) + buf.String())
