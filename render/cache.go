@@ -32,7 +32,7 @@ import (
 
 // cacheFormat changes when the entry format or the way keys are made
 // does, so that an old cache is not read by a new perflab.
-const cacheFormat = "perflab-build-cache-3"
+const cacheFormat = "perflab-build-cache-4"
 
 // DefaultCacheDir is where a build keeps its cache when Options.CacheDir
 // is empty: .cache/perflab-build beside the output directory.
@@ -224,15 +224,15 @@ func (c *buildCache) get(key string) *cacheEntry {
 	if _, err := c.pack.ReadAt(data, rec.off); err != nil {
 		return nil
 	}
-	var e cacheEntry
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&e) != nil {
+	e, err := decodeEntry(data)
+	if err != nil {
 		return nil
 	}
 	c.mu.Lock()
 	c.used[key] = true
 	c.hits++
 	c.mu.Unlock()
-	return &e
+	return e
 }
 
 // has reports whether the pack holds an entry under key.
@@ -272,9 +272,7 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 	}
 	buf := c.bufs.get()
 	defer c.bufs.put(buf)
-	if gob.NewEncoder(buf).Encode(e) != nil {
-		return
-	}
+	encodeEntry(buf, e) // cacheentry.go
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.broken {
