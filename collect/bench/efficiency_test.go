@@ -46,7 +46,12 @@ const (
 //	deliver-p50-ms, deliver-p99-ms  how long after the server wrote an event
 //	                    the client stamped it (same machine, wall clocks)
 //	ttft-deliver-ms     the same for first events, mean: the client's share
-//	                    of ttft-excess (the rest is server-late)
+//	                    of ttft-excess after the server's schedule
+//	ttft-server-read-ms mean time from the client's send stamp to the server's
+//	                    first read of the request's bytes
+//	ttft-server-start-ms  the same to the request parsed, when the server's
+//	                    schedule (TTFT 50 ms) starts: ttft-excess ≈ this +
+//	                    server-late + ttft-deliver
 //
 // Each metric is the median over the iterations. The server is this test
 // binary in PERFLAB_PACED_SERVER mode, pinned with taskset to a CPU outside
@@ -75,7 +80,7 @@ func BenchmarkClientEfficiency(b *testing.B) {
 		{"client=net-http", func() *http.Client { return newClient(256, 0) }, 256},
 	} {
 		b.Run(fmt.Sprintf("streams=%d/%s", tc.streams, tc.name), func(b *testing.B) {
-			var deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
+			var ttftRead, ttftStart, deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
 			for b.Loop() {
 				cfg := Config{
 					BaseURL: srv.url, Model: "mock", Samples: samples(tc.streams, effTokens),
@@ -121,12 +126,19 @@ func BenchmarkClientEfficiency(b *testing.B) {
 				// how long after the server wrote an event the client
 				// stamped it: the client's own share of TTFT and ITL
 				sent := srv.sentTimes(b)
-				var deliv, first []float64
+				var deliv, first, srvRead, srvStart []float64
 				for _, r := range res.Requests {
 					ts := sent["eff-"+strconv.Itoa(r.Index)]
-					if len(ts) != len(r.EventS) {
-						b.Fatalf("request %d: server wrote %d events, client stamped %d", r.Index, len(ts), len(r.EventS))
+					if len(ts) != 2+len(r.EventS) {
+						b.Fatalf("request %d: server wrote %d events, client stamped %d", r.Index, len(ts)-2, len(r.EventS))
 					}
+					// TTFT's parts before the server's schedule starts:
+					// the client's send stamp → the server's first read of
+					// the request → the request parsed (schedule's t=0)
+					send := wall0.UnixNano() + int64(r.SendS*1e9)
+					srvRead = append(srvRead, float64(ts[0]-send)/1e6)
+					srvStart = append(srvStart, float64(ts[1]-send)/1e6)
+					ts = ts[2:]
 					for k, e := range r.EventS {
 						d := float64(wall0.UnixNano()+int64(e*1e9)-ts[k]) / 1e6
 						deliv = append(deliv, d)
@@ -137,6 +149,7 @@ func BenchmarkClientEfficiency(b *testing.B) {
 				}
 				deliv50, deliv99 = append(deliv50, pct(deliv, 50)), append(deliv99, pct(deliv, 99))
 				delivFirst = append(delivFirst, mean(first))
+				ttftRead, ttftStart = append(ttftRead, mean(srvRead)), append(ttftStart, mean(srvStart))
 				l50, l99, scpu := srv.lateness(b)
 				late50, late99, srvCPU = append(late50, l50), append(late99, l99), append(srvCPU, scpu)
 			}
@@ -154,6 +167,8 @@ func BenchmarkClientEfficiency(b *testing.B) {
 			b.ReportMetric(median(deliv50), "deliver-p50-ms")
 			b.ReportMetric(median(deliv99), "deliver-p99-ms")
 			b.ReportMetric(median(delivFirst), "ttft-deliver-ms")
+			b.ReportMetric(median(ttftRead), "ttft-server-read-ms")
+			b.ReportMetric(median(ttftStart), "ttft-server-start-ms")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
@@ -186,8 +201,23 @@ type pacedServer struct {
 	wake  chan struct{}
 	queue pacedHeap // streams by next due time
 	late  []time.Duration
-	sent  map[string][]int64 // by x-request-id: wall-clock ns each event was written
+	sent  map[string][]int64 // by x-request-id: wall-clock ns of the request's first read, its parse, each event written
 	cpu0  float64
+}
+
+// stampConn notes when a Read first returned bytes since the last clear:
+// when the server's connection goroutine got a request's first bytes.
+type stampConn struct {
+	net.Conn
+	first int64
+}
+
+func (c *stampConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.first == 0 {
+		c.first = time.Now().UnixNano()
+	}
+	return n, err
 }
 
 type pacedStream struct {
@@ -229,8 +259,10 @@ func (p *pacedServer) serve(l net.Listener) {
 // conn reads requests one after the other and hands each to the pacer.
 func (p *pacedServer) conn(c net.Conn) {
 	defer c.Close()
-	br := bufio.NewReader(c)
+	sc := &stampConn{Conn: c}
+	br := bufio.NewReader(sc)
 	for {
+		sc.first = 0
 		req, err := http.ReadRequest(br)
 		if err != nil {
 			return
@@ -238,6 +270,7 @@ func (p *pacedServer) conn(c net.Conn) {
 		io.Copy(io.Discard, req.Body)
 		st := &pacedStream{conn: c, id: req.Header.Get("x-request-id"), start: time.Now(), n: p.tokens,
 			done: make(chan struct{}), buf: make([]byte, 0, 512)}
+		st.sent = append(st.sent, sc.first, st.start.UnixNano())
 		st.due = st.start.Add(p.ttft)
 		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"); err != nil {
 			return
@@ -334,7 +367,7 @@ func servePaced(spec string) {
 		sent: map[string][]int64{}}
 	go p.serve(l)
 	fmt.Println(l.Addr().String())
-	sc := bufio.NewScanner(os.Stdin)
+	sc := bufio.NewScanner(pollableStdin())
 	for sc.Scan() {
 		p.mu.Lock()
 		switch sc.Text() {

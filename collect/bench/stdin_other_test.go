@@ -1,0 +1,10 @@
+//go:build !unix
+
+package bench
+
+import (
+	"io"
+	"os"
+)
+
+func pollableStdin() io.Reader { return os.Stdin }
