@@ -31,7 +31,14 @@ const (
 
 // BenchmarkClientEfficiency runs the point above and reports what the
 // client costs and adds, with perflab bench's own client (client=h1) and
-// with net/http's (client=net-http, the client before h1Client):
+// with net/http's (client=net-http, the client before h1Client), and the
+// floor (client=floor, Linux): the cheapest reader of the same streams,
+// one goroutine in epoll_wait reading each ready socket once, counting
+// events and stamping them with one clock read per read(2), no HTTP or
+// JSON parsing. The floor's CPU per event is what the kernel's read path
+// (the copy, and the ACK each read sends, which loopback delivers into
+// the server's socket on the client's CPU) and the wakeups cost here:
+// what no client can save.
 //
 //	cpu-us/event        client CPU (user+sys, this process, measured phase) ÷ SSE events
 //	cpu-us/read         the same ÷ network reads that returned stream data
@@ -76,33 +83,54 @@ func BenchmarkClientEfficiency(b *testing.B) {
 	}{
 		{"client=h1", nil, effStreams}, // what perflab bench uses
 		{"client=net-http", func() *http.Client { return newClient(effStreams, 0) }, effStreams},
+		{"client=floor", nil, effStreams},
 		{"client=h1", nil, 256},
 		{"client=net-http", func() *http.Client { return newClient(256, 0) }, 256},
+		{"client=floor", nil, 256},
 	} {
 		b.Run(fmt.Sprintf("streams=%d/%s", tc.streams, tc.name), func(b *testing.B) {
 			var ttftRead, ttftStart, deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
 			for b.Loop() {
-				cfg := Config{
-					BaseURL: srv.url, Model: "mock", Samples: samples(tc.streams, effTokens),
-					RequestTimeout: time.Minute,
-					// the warmups open the connections (dialing 1,024
-					// sockets at once is not what is measured); the
-					// server's lateness counts from the run's start
-					NumWarmups: tc.streams, RequestIDPrefix: "eff-",
-				}
-				var wall0 time.Time
-				cfg.onStart = func(t time.Time) { wall0 = t; srv.reset(b) }
-				var reads int64
-				cfg.onEnd = func(n int64) { reads = n }
-				if tc.client != nil {
-					cfg.Client = tc.client()
-				}
-				res, dur, err := measure(context.Background(), cfg)
-				if cfg.Client != nil {
-					cfg.Client.CloseIdleConnections()
-				}
-				if err != nil {
-					b.Fatal(err)
+				var (
+					wall0   time.Time
+					reads   int64
+					res     *schema.Result
+					dur     float64
+					events  float64
+					cpuS    float64
+					onStart = func(t time.Time) { wall0 = t; srv.reset(b) }
+				)
+				if tc.name == "client=floor" {
+					fr, err := floorRun(srv.url, tc.streams, effTokens, onStart)
+					if err != nil {
+						b.Skip(err)
+					}
+					res = &schema.Result{Requests: fr.recs}
+					dur, events, cpuS, reads = fr.dur, float64(fr.events), fr.cpuS, fr.reads
+				} else {
+					cfg := Config{
+						BaseURL: srv.url, Model: "mock", Samples: samples(tc.streams, effTokens),
+						RequestTimeout: time.Minute,
+						// the warmups open the connections (dialing 1,024
+						// sockets at once is not what is measured); the
+						// server's lateness counts from the run's start
+						NumWarmups: tc.streams, RequestIDPrefix: "eff-",
+					}
+					cfg.onStart = onStart
+					cfg.onEnd = func(n int64) { reads = n }
+					if tc.client != nil {
+						cfg.Client = tc.client()
+					}
+					var err error
+					res, dur, err = measure(context.Background(), cfg)
+					if cfg.Client != nil {
+						cfg.Client.CloseIdleConnections()
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					events = res.Client.EventsPerS * dur
+					cpuS = res.Client.CPUPercent / 100 * dur
 				}
 				var ttfts, itls []float64
 				for _, r := range res.Requests {
@@ -114,8 +142,6 @@ func BenchmarkClientEfficiency(b *testing.B) {
 						itls = append(itls, (r.EventS[k]-r.EventS[k-1])*1000)
 					}
 				}
-				events := res.Client.EventsPerS * dur
-				cpuS := res.Client.CPUPercent / 100 * dur
 				cpuPerEv = append(cpuPerEv, cpuS/events*1e6)
 				cpuPerRead = append(cpuPerRead, cpuS/float64(reads)*1e6)
 				readsPerEv = append(readsPerEv, float64(reads)/events)
