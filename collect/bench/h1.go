@@ -156,6 +156,11 @@ func (cl *h1Client) get(ctx context.Context) (hc *h1Conn, reused bool, err error
 	if err != nil {
 		return nil, false, err
 	}
+	if h1Poll {
+		if c, err = detach(c); err != nil {
+			return nil, false, err
+		}
+	}
 	hc = &h1Conn{c: c, cl: cl, hdr: make([]byte, 0, 4096)}
 	if tc, ok := c.(*net.TCPConn); ok {
 		hc.raw, _ = tc.SyscallConn()
@@ -176,7 +181,13 @@ func (cl *h1Client) closeIdle() {
 // roundTrip writes the request and reads the answer's header block.
 func (hc *h1Conn) roundTrip(ctx context.Context, header, body []byte, reused bool) (*http.Response, error) {
 	// Cancelling closes the connection, which ends a blocked read or write.
-	hc.stop = context.AfterFunc(ctx, func() { hc.c.Close() })
+	hc.stop = context.AfterFunc(ctx, func() {
+		if a, ok := hc.c.(interface{ abort() }); ok {
+			a.abort() // an fdConn is closed by its owner only
+		} else {
+			hc.c.Close()
+		}
+	})
 	req := hc.hdr[:0]
 	req = append(req, "POST "...)
 	req = append(req, hc.cl.path...)
@@ -188,8 +199,13 @@ func (hc *h1Conn) roundTrip(ctx context.Context, header, body []byte, reused boo
 	req = append(req, header...)
 	req = append(req, "\r\n"...)
 	// one writev(2) for the head and the body, without copying the body
-	bufs := net.Buffers{req, body}
-	_, err := bufs.WriteTo(hc.c)
+	var err error
+	if _, ok := hc.c.(polledConn); ok {
+		_, err = hc.c.Write(append(req, body...)) // one send(2)
+	} else {
+		bufs := net.Buffers{req, body}
+		_, err = bufs.WriteTo(hc.c)
+	}
 	hc.hdr = req[:0]
 	if err != nil {
 		if reused {
@@ -329,6 +345,9 @@ func (hc *h1Conn) Read(p []byte) (int, error) {
 // arrived with the data): after h1Recheck without data, stream reads for
 // real once, so a cut stream is seen at most that late.
 func (hc *h1Conn) stream(rd *sse.Reader, fn func(sse.Event) bool) error {
+	if pc, ok := hc.c.(polledConn); ok {
+		return pc.stream(hc, rd, fn)
+	}
 	if hc.raw == nil {
 		for {
 			ev, err := rd.Next()
@@ -392,6 +411,16 @@ func (hc *h1Conn) stream(rd *sse.Reader, fn func(sse.Event) bool) error {
 		return serr
 	}
 }
+
+// polledConn is a connection read by a poller loop (Linux: fdConn in
+// h1_linux.go): stream hands the body's events to fn from there.
+type polledConn interface {
+	net.Conn
+	stream(hc *h1Conn, rd *sse.Reader, fn func(sse.Event) bool) error
+}
+
+// errNoDeadline: an fdConn's timeouts are its request context's.
+var errNoDeadline = errors.New("deadlines are not supported: cancel the request's context")
 
 // h1Recheck bounds how long stream trusts that a short read left nothing
 // behind: a stream cut right after its last data is seen within it.

@@ -1,0 +1,325 @@
+package bench
+
+import (
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/perflab/perflab/collect/sse"
+)
+
+// On Linux h1Client's TCP connections are read by pollers: one goroutine
+// per P waiting in its own epoll_wait on the sockets of the streams being
+// read, reading each ready socket once and handing that read's events to
+// the stream's callback (parse and stamp) right there, so that an event
+// costs a read(2) and, when it came alone, its share of one epoll_wait:
+// no goroutine wakeup and switch per event, no second read that fails
+// with EAGAIN, no read deadline per read. A socket is taken out of Go's
+// poller (a dup of it is kept and the net.Conn closed): left in both,
+// every arrival would wake Go's poller too. Request writes and header
+// reads happen in the request's goroutine, which waits for readiness on a
+// one-shot registration in the same epoll. The epoll is level-triggered
+// while a stream is read: a socket with bytes left (or a FIN or RST that
+// came with the data) is reported again, so one read per readiness loses
+// nothing. Timeouts and cancels come from the request's context: its
+// AfterFunc shuts the socket down, which the poller sees as readable and
+// ends the stream with a closed-connection error.
+
+// h1Poll: h1Client uses fdConn and the pollers.
+const h1Poll = true
+
+type h1Poller struct {
+	ep    int
+	mu    sync.Mutex // slots, and everything a registered stream's step touches
+	slots map[int32]*fdConn
+}
+
+var (
+	pollersOnce sync.Once
+	pollers     []*h1Poller
+	pollersErr  error
+)
+
+// pollerFor returns the poller of fd, starting the pollers on first use.
+func pollerFor(fd int) (*h1Poller, error) {
+	pollersOnce.Do(func() {
+		for range max(1, runtime.GOMAXPROCS(0)) {
+			ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+			if err != nil {
+				pollersErr = os.NewSyscallError("epoll_create1", err)
+				return
+			}
+			p := &h1Poller{ep: ep, slots: map[int32]*fdConn{}}
+			pollers = append(pollers, p)
+			go p.loop()
+		}
+	})
+	if pollersErr != nil {
+		return nil, pollersErr
+	}
+	return pollers[fd%len(pollers)], nil
+}
+
+// loop waits for ready sockets and serves them: a waiting goroutine is
+// woken, a stream is stepped (read once, events handed out) and, when it
+// ended, disarmed and its goroutine woken.
+func (p *h1Poller) loop() {
+	evs := make([]syscall.EpollEvent, 128)
+	for {
+		n, err := syscall.EpollWait(p.ep, evs, -1)
+		if err != nil {
+			if err == syscall.EINTR {
+				continue
+			}
+			// cannot happen with a valid epoll fd and buffer; never spin
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		p.mu.Lock()
+		for _, ev := range evs[:n] {
+			c := p.slots[ev.Fd]
+			if c == nil {
+				continue // disarmed or closed since
+			}
+			if c.step != nil && !c.step() {
+				continue // the stream goes on
+			}
+			// a one-shot wait fired or the stream ended
+			delete(p.slots, ev.Fd)
+			if c.step != nil {
+				c.step, c.ended = nil, true
+				p.ctl(c, syscall.EPOLLONESHOT) // disarmed: reports nothing
+			}
+			select {
+			case c.wake <- struct{}{}:
+			default:
+			}
+		}
+		p.mu.Unlock()
+	}
+}
+
+// ctl registers c with events (p.mu held).
+func (p *h1Poller) ctl(c *fdConn, events uint32) error {
+	op := syscall.EPOLL_CTL_MOD
+	if !c.added {
+		op = syscall.EPOLL_CTL_ADD
+	}
+	if err := syscall.EpollCtl(p.ep, op, c.fd, &syscall.EpollEvent{Events: events, Fd: int32(c.fd)}); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	c.added = true
+	return nil
+}
+
+// fdConn is a TCP connection read and written with raw syscalls on its
+// own file descriptor (out of Go's poller), waiting through a h1Poller.
+type fdConn struct {
+	fd         int
+	p          *h1Poller
+	local, rem net.Addr
+	wake       chan struct{} // the poller's signal (buffered: a stale one makes a waiter look again)
+
+	// under p.mu
+	added bool        // fd is in the epoll set
+	step  func() bool // the stream being read: read once, hand out events; true: ended
+	ended bool        // the last stream ended (step cleared by the poller)
+
+	mu     sync.Mutex // shut and closed: abort runs concurrently with the owner
+	shut   atomic.Bool
+	closed bool
+}
+
+// detach takes a TCP connection out of Go's poller into an fdConn; other
+// connections (tests' pipes) stay as they are.
+func detach(c net.Conn) (net.Conn, error) {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return c, nil
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return c, nil
+	}
+	fd := -1
+	var derr error
+	if err := raw.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) }); err != nil {
+		derr = err
+	}
+	fc := &fdConn{fd: fd, local: tc.LocalAddr(), rem: tc.RemoteAddr(), wake: make(chan struct{}, 1)}
+	tc.Close() // the dup holds the socket; Go's poller forgets it
+	if derr != nil {
+		return nil, os.NewSyscallError("dup", derr)
+	}
+	syscall.CloseOnExec(fd)
+	if fc.p, err = pollerFor(fd); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	return fc, nil
+}
+
+// wait blocks until fd is ready for events (or shut, or hung up).
+func (c *fdConn) wait(events uint32) error {
+	c.p.mu.Lock()
+	c.p.slots[int32(c.fd)] = c
+	err := c.p.ctl(c, events|syscall.EPOLLONESHOT|syscall.EPOLLRDHUP)
+	c.p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	<-c.wake
+	return nil
+}
+
+func (c *fdConn) opErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if c.shut.Load() {
+		err = net.ErrClosed
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.rem, Err: err}
+}
+
+// Read reads what is there, waiting until something is.
+func (c *fdConn) Read(p []byte) (int, error) {
+	for {
+		if c.shut.Load() {
+			return 0, c.opErr("read", net.ErrClosed)
+		}
+		n, err := rawRead(c.fd, p)
+		switch {
+		case err == sse.ErrWouldBlock:
+			if err := c.wait(syscall.EPOLLIN); err != nil {
+				return 0, err
+			}
+		case err != nil:
+			return 0, c.opErr("read", err.(*os.SyscallError).Err)
+		case n == 0:
+			if c.shut.Load() {
+				return 0, c.opErr("read", net.ErrClosed)
+			}
+			return 0, io.EOF
+		default:
+			return n, nil
+		}
+	}
+}
+
+// Write writes all of b (one send(2) when the socket has room).
+func (c *fdConn) Write(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		if c.shut.Load() {
+			return done, c.opErr("write", net.ErrClosed)
+		}
+		n, err := syscall.SendmsgN(c.fd, b[done:], nil, nil, syscall.MSG_NOSIGNAL)
+		switch err {
+		case nil:
+			done += n
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			if err := c.wait(syscall.EPOLLOUT); err != nil {
+				return done, err
+			}
+		default:
+			return done, c.opErr("write", os.NewSyscallError("write", err))
+		}
+	}
+	return done, nil
+}
+
+// abort shuts the socket down (a cancel, from any goroutine): a waiting
+// or streaming read ends with a closed-connection error.
+func (c *fdConn) abort() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed && !c.shut.Swap(true) {
+		syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+	}
+}
+
+// Close closes the connection; only its owner calls it, with no wait or
+// stream in progress.
+func (c *fdConn) Close() error {
+	c.p.mu.Lock()
+	if c.p.slots[int32(c.fd)] == c {
+		delete(c.p.slots, int32(c.fd))
+	}
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		if c.added {
+			syscall.EpollCtl(c.p.ep, syscall.EPOLL_CTL_DEL, c.fd, nil)
+		}
+		syscall.Close(c.fd)
+	}
+	c.mu.Unlock()
+	c.p.mu.Unlock()
+	return nil
+}
+
+func (c *fdConn) LocalAddr() net.Addr              { return c.local }
+func (c *fdConn) RemoteAddr() net.Addr             { return c.rem }
+func (c *fdConn) SetDeadline(time.Time) error      { return errNoDeadline }
+func (c *fdConn) SetReadDeadline(time.Time) error  { return errNoDeadline }
+func (c *fdConn) SetWriteDeadline(time.Time) error { return errNoDeadline }
+
+// stream reads hc's body with the poller: whatever is already there is
+// handed out here, the rest by the poller's loop as it arrives.
+func (c *fdConn) stream(hc *h1Conn, rd *sse.Reader, fn func(sse.Event) bool) error {
+	var serr error
+	hc.push, hc.fd = true, c.fd
+	defer func() { hc.push = false }()
+	step := func() bool {
+		hc.drained = false // readiness was reported: read (once, if it comes short)
+		for {
+			ev, err := rd.Next()
+			if err == sse.ErrWouldBlock {
+				return false
+			}
+			if err != nil {
+				if err != io.EOF {
+					serr = err
+				}
+				return true
+			}
+			if !fn(ev) {
+				return true
+			}
+		}
+	}
+	if !step() {
+		c.p.mu.Lock()
+		c.step, c.ended = step, false
+		c.p.slots[int32(c.fd)] = c
+		err := c.p.ctl(c, syscall.EPOLLIN|syscall.EPOLLRDHUP)
+		c.p.mu.Unlock()
+		if err != nil {
+			c.p.mu.Lock()
+			c.step = nil
+			delete(c.p.slots, int32(c.fd))
+			c.p.mu.Unlock()
+			return err
+		}
+		for ended := false; !ended; {
+			<-c.wake
+			c.p.mu.Lock()
+			ended = c.ended
+			c.p.mu.Unlock()
+		}
+	}
+	if c.shut.Load() {
+		// cancelled: the shutdown ended the stream, whatever it read
+		err := c.opErr("read", net.ErrClosed)
+		hc.err = err
+		return err
+	}
+	return serr
+}
