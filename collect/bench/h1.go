@@ -44,6 +44,7 @@ type h1Client struct {
 	url     string // for error messages, as net/http's url.Error
 	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxIdle int
+	poll    bool // TCP connections become fdConns read by the pollers (Linux)
 
 	mu   sync.Mutex
 	idle []*h1Conn
@@ -63,7 +64,7 @@ func newH1Client(u *url.URL, maxIdle int) *h1Client {
 	return &h1Client{
 		addr: addr, host: u.Host, path: u.RequestURI(), url: u.String(),
 		dial:    (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		maxIdle: max(maxIdle, 1),
+		maxIdle: max(maxIdle, 1), poll: h1Poll,
 	}
 }
 
@@ -156,7 +157,7 @@ func (cl *h1Client) get(ctx context.Context) (hc *h1Conn, reused bool, err error
 	if err != nil {
 		return nil, false, err
 	}
-	if h1Poll {
+	if cl.poll {
 		if c, err = detach(c); err != nil {
 			return nil, false, err
 		}

@@ -309,13 +309,27 @@ func TestLeanClientFallsBack(t *testing.T) {
 	// proxy is not tested here with a changed environment)
 }
 
-// TestH1StreamOneReadPerArrival: events written one at a time, a few ms
-// apart, cost one read(2) each, not two (the second failing with EAGAIN),
-// and all of them arrive.
-func TestH1StreamOneReadPerArrival(t *testing.T) {
+// streamModes runs f with the pollers (Linux) and with RawConn.Read
+// (elsewhere, and on Linux too so that the fallback stays tested).
+func streamModes(t *testing.T, f func(t *testing.T, poll bool)) {
 	if !h1Supported {
 		t.Skip("h1Client is unix-only")
 	}
+	modes := []bool{false}
+	if h1Poll {
+		modes = []bool{true, false}
+	}
+	for _, poll := range modes {
+		t.Run(fmt.Sprintf("poll=%v", poll), func(t *testing.T) { f(t, poll) })
+	}
+}
+
+// TestH1StreamOneReadPerArrival: events written one at a time, a few ms
+// apart, cost one read(2) each, not two (the second failing with EAGAIN),
+// and all of them arrive.
+func TestH1StreamOneReadPerArrival(t *testing.T) { streamModes(t, testH1StreamOneReadPerArrival) }
+
+func testH1StreamOneReadPerArrival(t *testing.T, poll bool) {
 	const n = 20
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -327,14 +341,15 @@ func TestH1StreamOneReadPerArrival(t *testing.T) {
 	}))
 	defer srv.Close()
 	cl, hdr := leanClient(srv.URL+"/v1/completions", nil, 1)
+	cl.poll = poll
 	defer cl.closeIdle()
 	_, hc, err := cl.do(context.Background(), hdr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hc.release()
-	if _, polled := hc.c.(polledConn); polled != h1Poll || (!polled && hc.raw == nil) {
-		t.Fatalf("connection %T (poller: %v): stream's one-read path would not be tested", hc.c, h1Poll)
+	if _, polled := hc.c.(polledConn); polled != poll || (!polled && hc.raw == nil) {
+		t.Fatalf("connection %T (poller: %v): stream's one-read path would not be tested", hc.c, poll)
 	}
 	rd := sse.NewReader(hc, 0)
 	var got []string
@@ -355,10 +370,9 @@ func TestH1StreamOneReadPerArrival(t *testing.T) {
 // TestH1StreamCutWithData: a server that writes an event and closes the
 // connection at once (the FIN arriving with the data, one wakeup for both)
 // is seen as a cut stream, not waited on until the request's timeout.
-func TestH1StreamCutWithData(t *testing.T) {
-	if !h1Supported {
-		t.Skip("h1Client is unix-only")
-	}
+func TestH1StreamCutWithData(t *testing.T) { streamModes(t, testH1StreamCutWithData) }
+
+func testH1StreamCutWithData(t *testing.T, poll bool) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -385,6 +399,7 @@ func TestH1StreamCutWithData(t *testing.T) {
 		}
 	}()
 	cl, hdr := leanClient("http://"+l.Addr().String()+"/v1/completions", nil, 1)
+	cl.poll = poll
 	for i := range 5 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, hc, err := cl.do(ctx, hdr, nil)
@@ -405,7 +420,9 @@ func TestH1StreamCutWithData(t *testing.T) {
 // TestH1StreamCancel: cancelling a request whose stream is being read
 // (by the poller, on Linux) ends it at once with an error, and the
 // connection is not reused.
-func TestH1StreamCancel(t *testing.T) {
+func TestH1StreamCancel(t *testing.T) { streamModes(t, testH1StreamCancel) }
+
+func testH1StreamCancel(t *testing.T, poll bool) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\n")
@@ -414,6 +431,7 @@ func TestH1StreamCancel(t *testing.T) {
 	}))
 	defer srv.Close()
 	cl, hdr := leanClient(srv.URL+"/v1/completions", nil, 1)
+	cl.poll = poll
 	defer cl.closeIdle()
 	ctx, cancel := context.WithCancel(context.Background())
 	_, hc, err := cl.do(ctx, hdr, nil)
@@ -435,7 +453,9 @@ func TestH1StreamCancel(t *testing.T) {
 
 // TestH1ManyStreams: many streams at once, interleaved on the pollers,
 // each gets its own events in order, and the connections are reused.
-func TestH1ManyStreams(t *testing.T) {
+func TestH1ManyStreams(t *testing.T) { streamModes(t, testH1ManyStreams) }
+
+func testH1ManyStreams(t *testing.T, poll bool) {
 	const streams, events = 64, 30
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -448,6 +468,7 @@ func TestH1ManyStreams(t *testing.T) {
 	}))
 	defer srv.Close()
 	cl, hdr := leanClient(srv.URL+"/v1/completions", nil, streams)
+	cl.poll = poll
 	defer cl.closeIdle()
 	for round := range 2 {
 		errs := make(chan error, streams)
