@@ -31,6 +31,8 @@ const (
 
 // BenchmarkClientEfficiency runs the point above and reports what the
 // client costs and adds, with perflab bench's own client (client=h1) and
+// with its read path before the pollers (client=h1-rawconn: one goroutine
+// per stream reading inside RawConn.Read, as on systems other than Linux),
 // with net/http's (client=net-http, the client before h1Client), and the
 // floor (client=floor, Linux): the cheapest reader of the same streams,
 // one goroutine in epoll_wait reading each ready socket once, counting
@@ -44,6 +46,10 @@ const (
 //	cpu-us/read         the same ÷ network reads that returned stream data
 //	reads/event         1 when every event arrived alone; less when the server
 //	                    or the client fell behind and events shared a read
+//	sleeps/event        the client's voluntary context switches (a thread went
+//	                    to sleep to wait) per event: the wakeups it pays for,
+//	                    counted by the kernel, so steadier than CPU time when
+//	                    other work shares the machine
 //	ttft-excess-ms      mean client TTFT − the server's 50 ms
 //	ttft-excess-p99-ms  99th percentile of the same
 //	itl-p50-ms, itl-p99-ms  the client's ITL (want 10 and close to it)
@@ -82,23 +88,26 @@ func BenchmarkClientEfficiency(b *testing.B) {
 		streams int
 	}{
 		{"client=h1", nil, effStreams}, // what perflab bench uses
+		{"client=h1-rawconn", nil, effStreams},
 		{"client=net-http", func() *http.Client { return newClient(effStreams, 0) }, effStreams},
 		{"client=floor", nil, effStreams},
 		{"client=h1", nil, 256},
+		{"client=h1-rawconn", nil, 256},
 		{"client=net-http", func() *http.Client { return newClient(256, 0) }, 256},
 		{"client=floor", nil, 256},
 	} {
 		b.Run(fmt.Sprintf("streams=%d/%s", tc.streams, tc.name), func(b *testing.B) {
-			var ttftRead, ttftStart, deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
+			var cswPerEv, ttftRead, ttftStart, deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
 			for b.Loop() {
 				var (
-					wall0   time.Time
-					reads   int64
-					res     *schema.Result
-					dur     float64
-					events  float64
-					cpuS    float64
-					onStart = func(t time.Time) { wall0 = t; srv.reset(b) }
+					wall0      time.Time
+					reads      int64
+					res        *schema.Result
+					dur        float64
+					events     float64
+					cpuS       float64
+					csw0, csw1 int64
+					onStart    = func(t time.Time) { wall0 = t; srv.reset(b); csw0 = voluntaryCSW() }
 				)
 				if tc.name == "client=floor" {
 					fr, err := floorRun(srv.url, tc.streams, effTokens, onStart)
@@ -107,6 +116,7 @@ func BenchmarkClientEfficiency(b *testing.B) {
 					}
 					res = &schema.Result{Requests: fr.recs}
 					dur, events, cpuS, reads = fr.dur, float64(fr.events), fr.cpuS, fr.reads
+					csw1 = csw0 + fr.csw
 				} else {
 					cfg := Config{
 						BaseURL: srv.url, Model: "mock", Samples: samples(tc.streams, effTokens),
@@ -117,7 +127,8 @@ func BenchmarkClientEfficiency(b *testing.B) {
 						NumWarmups: tc.streams, RequestIDPrefix: "eff-",
 					}
 					cfg.onStart = onStart
-					cfg.onEnd = func(n int64) { reads = n }
+					cfg.noPoll = tc.name == "client=h1-rawconn"
+					cfg.onEnd = func(n int64) { reads, csw1 = n, voluntaryCSW() }
 					if tc.client != nil {
 						cfg.Client = tc.client()
 					}
@@ -143,6 +154,7 @@ func BenchmarkClientEfficiency(b *testing.B) {
 					}
 				}
 				cpuPerEv = append(cpuPerEv, cpuS/events*1e6)
+				cswPerEv = append(cswPerEv, float64(csw1-csw0)/events)
 				cpuPerRead = append(cpuPerRead, cpuS/float64(reads)*1e6)
 				readsPerEv = append(readsPerEv, float64(reads)/events)
 				ttftEx = append(ttftEx, mean(ttfts))
@@ -183,6 +195,7 @@ func BenchmarkClientEfficiency(b *testing.B) {
 			b.ReportMetric(median(cpuPerEv), "cpu-us/event")
 			b.ReportMetric(median(cpuPerRead), "cpu-us/read")
 			b.ReportMetric(median(readsPerEv), "reads/event")
+			b.ReportMetric(median(cswPerEv), "sleeps/event")
 			b.ReportMetric(median(ttftEx), "ttft-excess-ms")
 			b.ReportMetric(median(ttftEx99), "ttft-excess-p99-ms")
 			b.ReportMetric(median(itl50), "itl-p50-ms")

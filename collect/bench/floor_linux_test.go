@@ -18,6 +18,7 @@ type floorResult struct {
 	cpuS   float64          // process CPU in that time
 	events int64            // SSE events (tokens, usage, [DONE]), as the client counts them
 	reads  int64            // read(2) calls that returned stream data
+	csw    int64            // voluntary context switches in that time
 }
 
 // floorRun is BenchmarkClientEfficiency's floor: streams connections to
@@ -94,7 +95,7 @@ func floorRound(ep int, fds []int, tokens int, onStart func(time.Time)) (floorRe
 	if onStart != nil {
 		onStart(base)
 	}
-	cpu0 := cpuTime()
+	cpu0, csw0 := cpuTime(), voluntaryCSW()
 	for i, fd := range fds {
 		res.recs[i].SendS = time.Since(base).Seconds()
 		if n, err := syscall.Write(fd, reqs[i]); err != nil || n != len(reqs[i]) {
@@ -162,5 +163,6 @@ func floorRound(ep int, fds []int, tokens int, onStart func(time.Time)) (floorRe
 	}
 	res.dur = time.Since(base).Seconds()
 	res.cpuS = cpuTime() - cpu0
+	res.csw = voluntaryCSW() - csw0
 	return res, nil
 }

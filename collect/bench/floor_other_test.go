@@ -10,9 +10,9 @@ import (
 )
 
 type floorResult struct {
-	recs          []schema.Request
-	dur, cpuS     float64
-	events, reads int64
+	recs               []schema.Request
+	dur, cpuS          float64
+	events, reads, csw int64
 }
 
 func floorRun(string, int, int, func(time.Time)) (floorResult, error) {

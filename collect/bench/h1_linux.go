@@ -14,12 +14,12 @@ import (
 )
 
 // On Linux h1Client's TCP connections are read by pollers: one goroutine
-// per P waiting in its own epoll_wait on the sockets of the streams being
-// read, reading each ready socket once and handing that read's events to
-// the stream's callback (parse and stamp) right there, so that an event
-// costs a read(2) and, when it came alone, its share of one epoll_wait:
-// no goroutine wakeup and switch per event, no second read that fails
-// with EAGAIN, no read deadline per read. A socket is taken out of Go's
+// per P with its own epoll set of the sockets of the streams being read,
+// reading each ready socket once and handing that read's events to the
+// stream's callback (parse and stamp) right there, so that an event costs
+// a read(2) and its share of a wakeup: no goroutine wakeup and switch per
+// event, no second read that fails with EAGAIN, no read deadline per
+// read; when many sockets are ready at once, one wakeup serves them all. A socket is taken out of Go's
 // poller (a dup of it is kept and the net.Conn closed): left in both,
 // every arrival would wake Go's poller too. Request writes and header
 // reads happen in the request's goroutine, which waits for readiness on a
@@ -35,7 +35,8 @@ const h1Poll = true
 
 type h1Poller struct {
 	ep    int
-	mu    sync.Mutex // slots, and everything a registered stream's step touches
+	rc    syscall.RawConn // ep in Go's poller; nil: loop blocks in epoll_wait
+	mu    sync.Mutex      // slots, and everything a registered stream's step touches
 	slots map[int32]*fdConn
 }
 
@@ -55,6 +56,11 @@ func pollerFor(fd int) (*h1Poller, error) {
 				return
 			}
 			p := &h1Poller{ep: ep, slots: map[int32]*fdConn{}}
+			if syscall.SetNonblock(ep, true) == nil {
+				if rc, err := os.NewFile(uintptr(ep), "epoll").SyscallConn(); err == nil {
+					p.rc = rc
+				}
+			}
 			pollers = append(pollers, p)
 			go p.loop()
 		}
@@ -68,20 +74,20 @@ func pollerFor(fd int) (*h1Poller, error) {
 // loop waits for ready sockets and serves them: a waiting goroutine is
 // woken, a stream is stepped (read once, events handed out) and, when it
 // ended, disarmed and its goroutine woken.
+//
+// The loop does not block in epoll_wait itself: a goroutine blocked in a
+// system call keeps its P in the syscall state, which sysmon takes back
+// after 20 µs when no other P is idle (GOMAXPROCS 1, a pinned client),
+// waking a thread to poll Go's network and keeping sysmon from sleeping:
+// two more thread wakeups per event when events come tens of µs apart.
+// Instead the epoll fd sits in Go's own poller (an epoll fd is readable
+// while it has ready sockets), the loop parks there, and epoll_wait is
+// called with a zero timeout until it returns nothing.
 func (p *h1Poller) loop() {
 	evs := make([]syscall.EpollEvent, 128)
-	for {
-		n, err := syscall.EpollWait(p.ep, evs, -1)
-		if err != nil {
-			if err == syscall.EINTR {
-				continue
-			}
-			// cannot happen with a valid epoll fd and buffer; never spin
-			time.Sleep(time.Millisecond)
-			continue
-		}
+	serve := func(evs []syscall.EpollEvent) {
 		p.mu.Lock()
-		for _, ev := range evs[:n] {
+		for _, ev := range evs {
 			c := p.slots[ev.Fd]
 			if c == nil {
 				continue // disarmed or closed since
@@ -101,6 +107,34 @@ func (p *h1Poller) loop() {
 			}
 		}
 		p.mu.Unlock()
+	}
+	drain := func(uintptr) bool {
+		for {
+			n, err := syscall.EpollWait(p.ep, evs, 0)
+			if err == syscall.EINTR {
+				continue
+			}
+			if n <= 0 {
+				return false // park until the epoll fd is readable
+			}
+			serve(evs[:n])
+		}
+	}
+	if p.rc != nil {
+		for {
+			p.rc.Read(drain) // returns only if the poller fails
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for { // the epoll fd could not join Go's poller: block in epoll_wait
+		n, err := syscall.EpollWait(p.ep, evs, -1)
+		if err != nil {
+			if err != syscall.EINTR {
+				time.Sleep(time.Millisecond) // never spin
+			}
+			continue
+		}
+		serve(evs[:n])
 	}
 }
 

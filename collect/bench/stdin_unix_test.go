@@ -19,3 +19,14 @@ func pollableStdin() io.Reader {
 	}
 	return os.NewFile(0, "stdin")
 }
+
+// voluntaryCSW is how many times this process's threads have gone to
+// sleep (voluntary context switches): the wakeups a client pays for,
+// counted by the kernel, unlike CPU time unmoved by other load.
+func voluntaryCSW() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return int64(ru.Nvcsw)
+}
