@@ -92,7 +92,7 @@ func (p *h1Poller) loop() {
 			if c == nil {
 				continue // disarmed or closed since
 			}
-			if c.step != nil && !c.step() {
+			if c.step != nil && !c.step(ev.Events&(syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0) {
 				continue // the stream goes on
 			}
 			// a one-shot wait fired or the stream ended
@@ -118,6 +118,15 @@ func (p *h1Poller) loop() {
 				return false // park until the epoll fd is readable
 			}
 			serve(evs[:n])
+			if n < len(evs) {
+				// Every socket served is empty now (a stream steps until
+				// a short read or EAGAIN, and to the end when the peer's
+				// FIN was already reported) or disarmed, so anything
+				// ready from here on arrived since, and its arrival makes
+				// the epoll fd readable again for Go's poller: park
+				// without the epoll_wait that would return nothing.
+				return false
+			}
 		}
 	}
 	if p.rc != nil {
@@ -160,9 +169,9 @@ type fdConn struct {
 	wake       chan struct{} // the poller's signal (buffered: a stale one makes a waiter look again)
 
 	// under p.mu
-	added bool        // fd is in the epoll set
-	step  func() bool // the stream being read: read once, hand out events; true: ended
-	ended bool        // the last stream ended (step cleared by the poller)
+	added bool                // fd is in the epoll set
+	step  func(hup bool) bool // the stream being read: read once, hand out events; true: ended
+	ended bool                // the last stream ended (step cleared by the poller)
 
 	mu     sync.Mutex // shut and closed: abort runs concurrently with the owner
 	shut   atomic.Bool
@@ -311,11 +320,19 @@ func (c *fdConn) stream(hc *h1Conn, rd *sse.Reader, fn func(sse.Event) bool) err
 	var serr error
 	hc.push, hc.fd = true, c.fd
 	defer func() { hc.push = false }()
-	step := func() bool {
-		hc.drained = false // readiness was reported: read (once, if it comes short)
+	// hup: the peer's FIN (or an error) was there when readiness was
+	// reported. A short read does not consume it, and with it nothing new
+	// will arrive to report the socket again (see loop): read on to it.
+	step := func(hup bool) bool {
+		// readiness was reported: read (once, if it comes short)
+		hc.drained, hc.skipped = false, false
 		for {
 			ev, err := rd.Next()
 			if err == sse.ErrWouldBlock {
+				if hup && hc.skipped { // a short read skipped the FIN: read it
+					hc.skipped = false
+					continue
+				}
 				return false
 			}
 			if err != nil {
@@ -329,7 +346,7 @@ func (c *fdConn) stream(hc *h1Conn, rd *sse.Reader, fn func(sse.Event) bool) err
 			}
 		}
 	}
-	if !step() {
+	if !step(false) {
 		c.p.mu.Lock()
 		c.step, c.ended = step, false
 		c.p.slots[int32(c.fd)] = c
