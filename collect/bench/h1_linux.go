@@ -191,7 +191,14 @@ func detach(c net.Conn) (net.Conn, error) {
 	}
 	fd := -1
 	var derr error
-	if err := raw.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) }); err != nil {
+	dup := func(s uintptr) {
+		// close-on-exec from the start: no exec'd child inherits it
+		r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, s, syscall.F_DUPFD_CLOEXEC, 0)
+		if fd = int(r); errno != 0 {
+			fd, derr = -1, errno
+		}
+	}
+	if err := raw.Control(dup); err != nil {
 		derr = err
 	}
 	fc := &fdConn{fd: fd, local: tc.LocalAddr(), rem: tc.RemoteAddr(), wake: make(chan struct{}, 1)}
@@ -199,7 +206,6 @@ func detach(c net.Conn) (net.Conn, error) {
 	if derr != nil {
 		return nil, os.NewSyscallError("dup", derr)
 	}
-	syscall.CloseOnExec(fd)
 	if fc.p, err = pollerFor(fd); err != nil {
 		syscall.Close(fd)
 		return nil, err
