@@ -19,16 +19,18 @@ import (
 // stream's callback (parse and stamp) right there, so that an event costs
 // a read(2) and its share of a wakeup: no goroutine wakeup and switch per
 // event, no second read that fails with EAGAIN, no read deadline per
-// read; when many sockets are ready at once, one wakeup serves them all. A socket is taken out of Go's
-// poller (a dup of it is kept and the net.Conn closed): left in both,
-// every arrival would wake Go's poller too. Request writes and header
-// reads happen in the request's goroutine, which waits for readiness on a
-// one-shot registration in the same epoll. The epoll is level-triggered
-// while a stream is read: a socket with bytes left (or a FIN or RST that
-// came with the data) is reported again, so one read per readiness loses
-// nothing. Timeouts and cancels come from the request's context: its
-// AfterFunc shuts the socket down, which the poller sees as readable and
-// ends the stream with a closed-connection error.
+// read; when many sockets are ready at once, one wakeup serves them all.
+//
+// A socket is taken out of Go's poller (a dup of it is kept and the
+// net.Conn closed): left in both, every arrival would wake Go's poller
+// too. Request writes and header reads happen in the request's goroutine,
+// which waits for readiness on a one-shot registration in the same epoll.
+// While a stream is read its registration is level-triggered: a socket
+// with bytes left is reported again, so one read per readiness loses
+// nothing, and a FIN reported with the data is read at once (step).
+// Timeouts and cancels come from the request's context: its AfterFunc
+// shuts the socket down, which the poller sees as readable and ends the
+// stream with a closed-connection error.
 
 // h1Poll: h1Client uses fdConn and the pollers.
 const h1Poll = true
