@@ -199,10 +199,13 @@ func (hc *h1Conn) roundTrip(ctx context.Context, header, body []byte, reused boo
 	req = append(req, "\r\n"...)
 	req = append(req, header...)
 	req = append(req, "\r\n"...)
-	// one writev(2) for the head and the body, without copying the body
+	// one system call for the head and the body: writev(2), without
+	// copying the body, or for an fdConn one send(2) of both (the buffer
+	// kept for the next request)
 	var err error
 	if _, ok := hc.c.(polledConn); ok {
-		_, err = hc.c.Write(append(req, body...)) // one send(2)
+		req = append(req, body...)
+		_, err = hc.c.Write(req)
 	} else {
 		bufs := net.Buffers{req, body}
 		_, err = bufs.WriteTo(hc.c)
@@ -345,6 +348,9 @@ func (hc *h1Conn) Read(p []byte) (int, error) {
 // behind without a new edge is the end of the stream (a FIN or RST that
 // arrived with the data): after h1Recheck without data, stream reads for
 // real once, so a cut stream is seen at most that late.
+//
+// On Linux a connection is an fdConn, and its poller reads the stream
+// instead (h1_linux.go).
 func (hc *h1Conn) stream(rd *sse.Reader, fn func(sse.Event) bool) error {
 	if pc, ok := hc.c.(polledConn); ok {
 		return pc.stream(hc, rd, fn)
