@@ -251,7 +251,7 @@ func (c *fdConn) Read(p []byte) (int, error) {
 				return 0, err
 			}
 		case err != nil:
-			return 0, c.opErr("read", err.(*os.SyscallError).Err)
+			return 0, c.opErr("read", err) // an *os.SyscallError, as net wraps them
 		case n == 0:
 			if c.shut.Load() {
 				return 0, c.opErr("read", net.ErrClosed)
