@@ -312,6 +312,8 @@ type benchRun struct {
 	idsByN   map[int][][]int
 	timesByN map[int][]float64
 	tok      dataset.Tokenizer
+	// readyChecked: a run of this command has had its ready check.
+	readyChecked bool
 	// series is the state of a sweep, repeats or search (bench_sweep.go).
 	series seriesState
 }
@@ -548,7 +550,10 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	aux := auxClient(r.cfg.Headers)
 	// a dry run with a tokenizer of its own needs no server at all
 	offline := f.dryRun && f.tokenizer != "server" && f.tokenizer != ""
-	if f.readyTimeout > 0 && !offline {
+	// the model list and the server's tokenizer are needed before the
+	// test request can be built: wait for them first (vllm-bench does too)
+	needServer := r.cfg.Model == "" || f.tokenizer == "server" || f.tokenizer == ""
+	if f.readyTimeout > 0 && !offline && needServer {
 		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
 			return err
 		}
@@ -620,39 +625,29 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	if err := r.load(ctx); err != nil {
 		return nil, err
 	}
-	if r.cfg.Times != nil {
-		fmt.Fprintf(stderr, "Traffic: self-timed, at the trace's timestamps (%.3f s from the first to the last)\n", r.cfg.Times[len(r.cfg.Times)-1])
-	} else if ru := r.cfg.RampUp; ru != nil {
-		fmt.Fprintf(stderr, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
-		fmt.Fprintf(stderr, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", ru.StartRPS, ru.EndRPS)
-	} else {
-		fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
-	}
-	proc := "(Poisson process)"
-	if f.burstiness != 1 {
-		proc = "(Gamma distribution)"
-	}
-	fmt.Fprintf(stderr, "Burstiness factor: %s %s\n", pyFloat(f.burstiness), proc)
-	conc := "None"
-	if f.maxConcurrency > 0 {
-		conc = strconv.Itoa(f.maxConcurrency)
-	}
-	fmt.Fprintf(stderr, "Maximum request concurrency: %s\n", conc)
-
 	aux := auxClient(r.cfg.Headers)
 	// after the warmups, as vLLM: the profiler starts and the server's
 	// spec-decode counters are read (again after the run)
 	var specBefore *bench.SpecCounters
 	profiling := false
 	cfg := r.cfg
+	cfg.Log = stderr
+	if !r.readyChecked {
+		// vLLM's initial test run, once per command (not per sweep point)
+		cfg.ReadyTimeout = time.Duration(f.readyTimeout) * time.Second
+		r.readyChecked = true
+	}
 	cfg.AfterWarmup = func(ctx context.Context) error {
+		fmt.Fprintln(stderr, "Starting main benchmark run...")
 		if f.profile {
+			fmt.Fprintln(stderr, "Starting profiler...")
 			if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
 				return err
 			}
 			profiling = true
 			fmt.Fprintln(stderr, "Profiler started")
 		}
+		r.writeTraffic(stderr) // after the warmups and the profiler, as vLLM
 		specBefore, _ = bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
 		return nil
 	}
@@ -729,6 +724,31 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 		}
 	}
 	return res, nil
+}
+
+// writeTraffic prints vLLM's traffic lines: the rate (or the ramp, or the
+// trace's timestamps), the burstiness and the concurrency cap.
+func (r *benchRun) writeTraffic(w io.Writer) {
+	f := r.f
+	if r.cfg.Times != nil {
+		fmt.Fprintln(w, "Self timing is set, using the timestamps from the trace file.")
+		return
+	} else if ru := r.cfg.RampUp; ru != nil {
+		fmt.Fprintf(w, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
+		fmt.Fprintf(w, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", ru.StartRPS, ru.EndRPS)
+	} else {
+		fmt.Fprintf(w, "Traffic request rate: %s\n", pyFloat(r.rate))
+	}
+	proc := "(Poisson process)"
+	if f.burstiness != 1 {
+		proc = "(Gamma distribution)"
+	}
+	fmt.Fprintf(w, "Burstiness factor: %s %s\n", pyFloat(f.burstiness), proc)
+	conc := "None"
+	if f.maxConcurrency > 0 {
+		conc = strconv.Itoa(f.maxConcurrency)
+	}
+	fmt.Fprintf(w, "Maximum request concurrency: %s\n", conc)
 }
 
 // profileCall POSTs base+route (vLLM's /start_profile, /stop_profile):
@@ -825,10 +845,7 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		})
 	}
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "dataset: ") { // it names the dataset already
-			return nil, fmt.Errorf("bench: %w", err)
-		}
-		return nil, fmt.Errorf("bench: dataset %s: %w", f.datasetName, err)
+		return nil, datasetError(f.datasetName, err)
 	}
 	if len(s) == 0 {
 		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
@@ -845,6 +862,20 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		r.setIDs(ids)
 	}
 	return s, nil
+}
+
+// datasetError is err from building dataset name: a usage error (exit
+// 2) when the dataset file is at fault (missing, bad JSON, a bad line),
+// as vLLM fails before sending anything; else a failure (the tokenizer,
+// the server).
+func datasetError(name string, err error) error {
+	if !strings.HasPrefix(err.Error(), "dataset: ") { // else it names the dataset already
+		err = fmt.Errorf("dataset %s: %w", name, err)
+	}
+	if errors.As(err, new(*dataset.FileError)) {
+		return fmt.Errorf("%w: bench: %w", errUsage, err)
+	}
+	return fmt.Errorf("bench: %w", err)
 }
 
 // setIDs records the prompt token ids of the dataset for the current
@@ -880,10 +911,7 @@ func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]
 			Seed: f.seed})
 	}
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "dataset: ") {
-			return nil, fmt.Errorf("bench: %w", err)
-		}
-		return nil, fmt.Errorf("bench: multi-turn %s: %w", f.datasetName, err)
+		return nil, datasetError("multi-turn "+f.datasetName, err)
 	}
 	return c, nil
 }
@@ -1077,10 +1105,12 @@ func auxClient(headers map[string]string) *http.Client {
 
 // waitReady polls GET base/v1/models every poll until it answers 200 (an
 // engine still loading answers 503 or refuses connections), for at most
-// timeout: --ready-check-timeout-sec, for scripts that start the server
-// and the benchmark together.
+// timeout: with --ready-check-timeout-sec, before the model list and the
+// server's /tokenize are needed (the test request then gets its own
+// timeout, as vLLM's); for scripts that start the server and the
+// benchmark together.
 func waitReady(ctx context.Context, client *http.Client, base string, timeout, poll time.Duration, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "Waiting for %s to become ready (up to %v)...\n", base, timeout)
+	fmt.Fprintf(stderr, "Waiting for %s/v1/models to answer (up to %v)...\n", base, timeout)
 	deadline := time.Now().Add(timeout)
 	var last string
 	for {
@@ -1096,7 +1126,7 @@ func waitReady(ctx context.Context, client *http.Client, base string, timeout, p
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				cancel()
-				fmt.Fprintln(stderr, "Endpoint is ready.")
+				fmt.Fprintln(stderr, "Model list is up.")
 				return nil
 			}
 			last = resp.Status

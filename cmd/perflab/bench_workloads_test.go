@@ -452,3 +452,41 @@ func TestBenchDryRunOffline(t *testing.T) {
 		t.Fatalf("%v\n%s%s", err, out.String(), errb.String())
 	}
 }
+
+// TestBenchDatasetFileErrors: a dataset file that cannot be read or holds
+// a bad line is a usage error (exit 2, before anything is sent), and the
+// message names the file and line; a good file with an unreachable
+// tokenizer is a failure (exit 1).
+func TestBenchDatasetFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badLine := write("bad.jsonl", "{\"prompt\": \"ok\"}\n{\"prompt\": \n")
+	noPrompt := write("noprompt.jsonl", "{\"prompt\": \"ok\"}\n{\"text\": \"x\"}\n")
+	badJSON := write("bad.json", `[{"conversations": [`)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--dataset-name", "custom", "--dataset-path", filepath.Join(dir, "missing.jsonl"), "--skip-chat-template"}, 2, "missing.jsonl: no such file"},
+		{[]string{"--dataset-name", "custom", "--dataset-path", badLine, "--skip-chat-template"}, 2, "bad.jsonl:2: not a JSON object"},
+		{[]string{"--dataset-name", "custom", "--dataset-path", noPrompt, "--skip-chat-template"}, 2, `noprompt.jsonl:2: no "prompt" field`},
+		{[]string{"--dataset-name", "sharegpt", "--dataset-path", badJSON}, 2, "bad.json"},
+		{[]string{"--dataset-name", "sharegpt", "--dataset-path", filepath.Join(dir, "none.json"), "--multi-turn"}, 2, "none.json: no such file"},
+		// the file is fine; the server's /tokenize is not there: exit 1
+		{[]string{"--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 3)}, 1, "tokenize"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"bench", "--base-url", "http://127.0.0.1:1", "--model", "m", "--num-prompts", "2"}, tt.args...), &out, &errb)
+		if code := exitCode(err, &errb); code != tt.code || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%q: exit %d, want %d with %q; stderr:\n%s", tt.args, code, tt.code, tt.want, errb.String())
+		}
+	}
+}

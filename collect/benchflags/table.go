@@ -51,7 +51,7 @@ var VLLM = join(
 		warn("lora-modules", List, "", "LoRA adapters to spread requests over", "perflab sends --model (or --served-model-name) on every request"),
 		warn("lora-assignment", String, "random", "how requests pick a LoRA adapter", "no --lora-modules here"),
 		act("header", List, "", "KEY=VALUE headers sent with every request, e.g. x-tenant=a (override OPENAI_API_KEY's Authorization)"),
-		act("ready-check-timeout-sec", Int, "0", "wait up to this many seconds for GET /v1/models to answer 200 before starting (0: no wait)"),
+		act("ready-check-timeout-sec", Int, "0", "send the first prompt as a test request before the run, again every 5 s until it succeeds, for at most this many seconds (0: no test request, vLLM's default)"),
 	),
 	group("Dataset", Serve,
 		act("dataset-name", String, "random", "random, sharegpt, custom, prefix_repetition or timed_trace"),

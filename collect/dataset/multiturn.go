@@ -114,12 +114,12 @@ func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg Mult
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %w", err)
+		return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %w", err))
 	}
 	defer f.Close()
 	offsets, err := scanShareGPT(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err))
+		return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err)))
 	}
 	if !cfg.DisableShuffle {
 		newPyRandom(cfg.Seed).shuffle(len(offsets), func(i, j int) { offsets[i], offsets[j] = offsets[j], offsets[i] })
@@ -134,7 +134,7 @@ func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg Mult
 		}
 		msgs, err := readShareGPTMessages(f, off)
 		if err != nil {
-			return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err))
+			return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err)))
 		}
 		if len(msgs) < 4 {
 			continue
@@ -168,7 +168,7 @@ func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg Mult
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: no conversation with 2 or more human turns", path)
+		return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %s: no conversation with 2 or more human turns", path))
 	}
 	return out, nil
 }
