@@ -251,6 +251,7 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1"},
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"},
 		{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"},
+		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"}, // sent its first request at once
 		{"--self-timed"}, // only timed_trace has timestamps
 		{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--chat-template-kwargs", `{"enable_thinking":false}`},
 		{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--request-rate", "5"},
