@@ -580,9 +580,32 @@ func (r *benchRun) dryRun(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := r.load(ctx); err != nil {
 		return err
 	}
-	writeDatasetStats(stdout, r.f.datasetName, r.cfg.Samples)
+	samples := r.cfg.Samples
+	if r.f.multiTurn {
+		samples = withHistory(r.cfg.Conversations)
+	}
+	writeDatasetStats(stdout, r.f.datasetName, samples)
+	if r.f.multiTurn {
+		fmt.Fprintln(stderr, "perflab: --dry-run --multi-turn: a turn's input is its whole history (earlier messages, each reply counted at its max_tokens) and its message, without the chat template's tokens")
+	}
 	fmt.Fprintln(stderr, "perflab: --dry-run: nothing sent")
 	return nil
+}
+
+// withHistory is the conversations' turns as samples whose input is what
+// the turn sends: every earlier user message and reply (a reply counted
+// at its max_tokens, what the server returns with ignore_eos) and its own
+// message.
+func withHistory(convs []dataset.Conversation) []dataset.Sample {
+	var out []dataset.Sample
+	for _, c := range convs {
+		hist := 0
+		for _, t := range c.Turns {
+			out = append(out, dataset.Sample{Prompt: t.Content, PromptLen: hist + t.ContentLen, OutputLen: t.OutputLen})
+			hist += t.ContentLen + t.OutputLen
+		}
+	}
+	return out
 }
 
 // load builds what the next run sends: the samples for the current

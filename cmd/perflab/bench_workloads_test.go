@@ -491,3 +491,24 @@ func TestBenchDatasetFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchDryRunMultiTurnHistory: a multi-turn dry run counts what each
+// turn sends: turn 1 its 8-token message; turn 2 that, the 2-token reply
+// and its 4-token message (14); turn 3 20. Two conversations: 84 in all
+// (the messages alone are 32).
+func TestBenchDryRunMultiTurnHistory(t *testing.T) {
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--tokenizer", tok, "--multi-turn",
+		"--multi-turn-num-turns", "3", "--random-input-len", "8", "--per-turn-input-len", "4", "--random-output-len", "2",
+		"--num-prompts", "2", "--dry-run"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"Requests:                               6 ", "Total input tokens:                     84 ",
+		"Input tokens min / mean / max:          8 / 14.00 / 20"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+}
