@@ -93,6 +93,7 @@ type benchFlags struct {
 	mtTurns, mtMinTurns          int
 	mtMaxTurns, mtConcurrency    int
 	mtDelayMs, perTurnInputLen   int
+	mtGlobalRatio, mtConvRatio   float64
 	dryRun, promptTokenIDs       bool
 	// warnings are the flags given that have no effect here, one line each.
 	warnings []string
@@ -162,6 +163,7 @@ func (f *benchFlags) binds() map[string]any {
 		"multi-turn": &f.multiTurn, "multi-turn-num-turns": &f.mtTurns, "multi-turn-min-turns": &f.mtMinTurns,
 		"multi-turn-max-turns": &f.mtMaxTurns, "multi-turn-concurrency": &f.mtConcurrency,
 		"multi-turn-delay-ms": &f.mtDelayMs, "per-turn-input-len": &f.perTurnInputLen,
+		"multi-turn-prefix-global-ratio": &f.mtGlobalRatio, "multi-turn-prefix-conversation-ratio": &f.mtConvRatio,
 		"dry-run": &f.dryRun, "prompt-token-ids": &f.promptTokenIDs,
 	}
 	f.series.binds(m)
@@ -343,9 +345,17 @@ func (f *benchFlags) validate() (*benchRun, error) {
 			return nil, usageError("bench: --multi-turn paces turns by the replies (and --multi-turn-delay-ms), not by --request-rate or --burstiness")
 		case f.mtTurns < 1 || f.mtMinTurns < 0 || f.mtMaxTurns < 0 || f.mtDelayMs < 0 || f.mtConcurrency < 0 || f.perTurnInputLen < 0:
 			return nil, usageError("bench: --multi-turn-*: turns at least 1, the rest not negative")
+		case !(f.mtGlobalRatio >= 0 && f.mtGlobalRatio <= 1) || !(f.mtConvRatio >= 0 && f.mtConvRatio <= 1):
+			// vllm-bench's checks and words
+			return nil, usageError("bench: --multi-turn-prefix-global-ratio %v, --multi-turn-prefix-conversation-ratio %v: each must be in [0.0, 1.0]", f.mtGlobalRatio, f.mtConvRatio)
+		case f.mtGlobalRatio+f.mtConvRatio >= 1:
+			return nil, usageError("bench: --multi-turn-prefix-global-ratio + --multi-turn-prefix-conversation-ratio must be < 1.0 (unique suffix required)")
+		case (f.mtGlobalRatio > 0 || f.mtConvRatio > 0) && f.datasetName != "random":
+			return nil, usageError("bench: the multi-turn prefix ratios work with --dataset-name random only (as in vllm-bench)")
 		}
 	} else {
-		for _, name := range []string{"multi-turn-num-turns", "multi-turn-min-turns", "multi-turn-max-turns", "multi-turn-concurrency", "multi-turn-delay-ms", "per-turn-input-len"} {
+		for _, name := range []string{"multi-turn-num-turns", "multi-turn-min-turns", "multi-turn-max-turns", "multi-turn-concurrency", "multi-turn-delay-ms", "per-turn-input-len",
+			"multi-turn-prefix-global-ratio", "multi-turn-prefix-conversation-ratio"} {
 			if f.given[name] {
 				return nil, usageError("bench: --%s needs --multi-turn", name)
 			}
@@ -602,7 +612,9 @@ func withHistory(convs []dataset.Conversation) []dataset.Sample {
 		hist := 0
 		for _, t := range c.Turns {
 			out = append(out, dataset.Sample{Prompt: t.Content, PromptLen: hist + t.ContentLen, OutputLen: t.OutputLen})
-			hist += t.ContentLen + t.OutputLen
+			if !c.NoHistory {
+				hist += t.ContentLen + t.OutputLen
+			}
 		}
 	}
 	return out
@@ -931,7 +943,7 @@ func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]
 		}
 		c, err = dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: f.numPrompts, MinTurns: lo, MaxTurns: hi,
 			InputLen: f.randomInputLen, PerTurnInputLen: f.perTurnInputLen, OutputLen: f.randomOutputLen, PrefixLen: f.randomPrefixLen,
-			Seed: f.seed})
+			Seed: f.seed, GlobalRatio: f.mtGlobalRatio, ConversationRatio: f.mtConvRatio})
 	}
 	if err != nil {
 		return nil, datasetError("multi-turn "+f.datasetName, err)
@@ -1000,6 +1012,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.modelID,
 			TokenizerID: tokID, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
 			PerTurn: res.PerTurn, RPSChanges: res.Load.RPSChanges,
+			PrefixGlobalRatio: f.mtGlobalRatio, PrefixConversationRatio: f.mtConvRatio,
 			RampUpStrategy: res.Load.RampUpStrategy, RampUpStartRPS: res.Load.RampUpStartRPS, RampUpEndRPS: res.Load.RampUpEndRPS,
 		}
 		if h.Backend == "" {

@@ -132,6 +132,42 @@ func TestBenchWorkloadsAgainstMock(t *testing.T) {
 		}
 	})
 
+	t.Run("multi-turn prefix sharing", func(t *testing.T) {
+		// vllm-bench's prefix-ratio flags: every turn a single message
+		// (the mock counts each later turn as lacking its history), the
+		// shared parts found in the mock's prefix cache
+		st0 := eng.Stats()
+		res, _, _ := runWorkload(t, "--base-url", srv.URL, "--multi-turn", "--multi-turn-num-turns", "3", "--num-prompts", "4",
+			"--random-input-len", "64", "--per-turn-input-len", "64", "--random-output-len", "4", "--max-concurrency", "2",
+			"--multi-turn-prefix-global-ratio", "0.25", "--multi-turn-prefix-conversation-ratio", "0.5",
+			"--save-result", "--result-dir", dir, "--result-filename", "prefix-sharing.json")
+		st := eng.Stats()
+		data, err := os.ReadFile(filepath.Join(dir, "prefix-sharing.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{`"prefix_global_ratio": 0.25`, `"prefix_conversation_ratio": 0.5`, `"prefix_unique_ratio": 0.25`, `"no_history_accumulation": true`} {
+			if !strings.Contains(string(data), key) {
+				t.Errorf("vLLM JSON lacks %s (vllm-bench's keys)", key)
+			}
+		}
+		if st.Sessions-st0.Sessions != 4 || st.SessionTurns-st0.SessionTurns != 12 || st.HistoryMismatches-st0.HistoryMismatches != 8 {
+			t.Fatalf("server saw %d sessions, %d turns, %d turns without history (want 4, 12, 8)", st.Sessions-st0.Sessions,
+				st.SessionTurns-st0.SessionTurns, st.HistoryMismatches-st0.HistoryMismatches)
+		}
+		// 16 global tokens shared by all 12 turns, 32 more by a
+		// conversation's 3: at least 11×16 + 4×2×32 = 432 cached tokens
+		// (the mock caches whole blocks, so somewhat fewer may hit)
+		if c := st.CachedTokens - st0.CachedTokens; c < 200 {
+			t.Errorf("%d prompt tokens found in the prefix cache: the turns should share prefixes", c)
+		}
+		for _, r := range res.Requests {
+			if r.PromptTokens > 66 {
+				t.Fatalf("turn %d of %s: %d prompt tokens: a turn carries its own message only", r.Turn, r.Session, r.PromptTokens)
+			}
+		}
+	})
+
 	t.Run("multi-turn sharegpt", func(t *testing.T) {
 		var convs []map[string]any
 		for i := range 3 {
@@ -248,6 +284,10 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--multi-turn", "--backend", "openai"},
 		{"--multi-turn", "--dataset-name", "custom", "--dataset-path", "x"},
 		{"--multi-turn-num-turns", "3"}, // needs --multi-turn
+		{"--multi-turn-prefix-global-ratio", "0.2"}, // needs --multi-turn
+		{"--multi-turn", "--multi-turn-prefix-global-ratio", "0.6", "--multi-turn-prefix-conversation-ratio", "0.4"}, // no own part left
+		{"--multi-turn", "--multi-turn-prefix-conversation-ratio", "1.5"},
+		{"--multi-turn", "--dataset-name", "sharegpt", "--dataset-path", "x", "--multi-turn-prefix-global-ratio", "0.2"}, // random only
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1"},
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"},
 		{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"},

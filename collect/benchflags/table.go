@@ -160,6 +160,8 @@ var VLLM = join(
 		act("multi-turn-concurrency", Int, "", "conversations in flight (default --max-concurrency, else all)"),
 		act("multi-turn-delay-ms", Int, "0", "user think time between a reply and the next turn"),
 		act("per-turn-input-len", Int, "0", "random: input tokens of turns 2+ (0: --random-input-len)"),
+		act("multi-turn-prefix-global-ratio", Float, "0.0", "random: share of the first turn's input every turn of every conversation starts with; above 0 (or the next), turns send no history (prefix-sharing mode)"),
+		act("multi-turn-prefix-conversation-ratio", Float, "0.0", "random: share of the first turn's input every turn of one conversation starts with (after the global part); the two sum below 1"),
 		act("dry-run", Bool, "", "build the dataset, print its statistics, send nothing"),
 		act("prompt-token-ids", Bool, "", "completions: send each prompt as its token ids"),
 	),
