@@ -283,7 +283,7 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--random-output-len", "0"},
 		{"--multi-turn", "--backend", "openai"},
 		{"--multi-turn", "--dataset-name", "custom", "--dataset-path", "x"},
-		{"--multi-turn-num-turns", "3"}, // needs --multi-turn
+		{"--multi-turn-num-turns", "3"},             // needs --multi-turn
 		{"--multi-turn-prefix-global-ratio", "0.2"}, // needs --multi-turn
 		{"--multi-turn", "--multi-turn-prefix-global-ratio", "0.6", "--multi-turn-prefix-conversation-ratio", "0.4"}, // no own part left
 		{"--multi-turn", "--multi-turn-prefix-conversation-ratio", "1.5"},
