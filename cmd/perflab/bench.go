@@ -316,6 +316,10 @@ type benchRun struct {
 	tok      dataset.Tokenizer
 	// readyChecked: a run of this command has had its ready check.
 	readyChecked bool
+	// offline: a dry run with a tokenizer of its own (no server at all);
+	// log takes the notes printed while the dataset is built.
+	offline bool
+	log     io.Writer
 	// series is the state of a sweep, repeats or search (bench_sweep.go).
 	series seriesState
 }
@@ -560,6 +564,7 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	aux := auxClient(r.cfg.Headers)
 	// a dry run with a tokenizer of its own needs no server at all
 	offline := f.dryRun && f.tokenizer != "server" && f.tokenizer != ""
+	r.offline, r.log = offline, stderr
 	// the model list and the server's tokenizer are needed before the
 	// test request can be built: wait for them first (vllm-bench does too)
 	needServer := r.cfg.Model == "" || f.tokenizer == "server" || f.tokenizer == ""
@@ -884,6 +889,20 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	}
 	if len(s) == 0 {
 		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
+	}
+	if _, server := tok.(*dataset.ServerTokenizer); !server && !r.offline && !f.promptTokenIDs &&
+		(f.datasetName == "random" || f.datasetName == "prefix_repetition") {
+		// vLLM (after 0.28) checks the prompts against the server's own
+		// tokenizer and cuts those it finds longer
+		log := r.log
+		if log == nil {
+			log = io.Discard
+		}
+		var n int
+		s, n = dataset.AlignToServer(ctx, dataset.NewServerTokenizer(r.cfg.BaseURL, r.cfg.Model, auxClient(r.cfg.Headers)), s, log)
+		if n > 0 {
+			fmt.Fprintf(log, "perflab: %d of %d prompts were longer by the server's tokenizer: cut to their length with its /detokenize\n", n, len(s))
+		}
 	}
 	if f.promptTokenIDs && f.datasetName != "timed_trace" {
 		// the ids the server would tokenize the text into (no special

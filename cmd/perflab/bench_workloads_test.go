@@ -552,3 +552,42 @@ func TestBenchDryRunMultiTurnHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchAlignsPromptsToServer: with a tokenizer other than the
+// server's, the random and prefix_repetition prompts are checked against
+// the server's /tokenize and cut to their length (vLLM after 0.28), so the
+// server sees no more tokens than the dataset counts; with the server's
+// own tokenizer nothing is checked.
+func TestBenchAlignsPromptsToServer(t *testing.T) {
+	srv, _ := workloadMock(t)
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	for _, ds := range [][]string{
+		{"--dataset-name", "random", "--random-input-len", "24", "--random-output-len", "2"},
+		{"--dataset-name", "prefix_repetition", "--prefix-repetition-prefix-len", "16", "--prefix-repetition-suffix-len", "8",
+			"--prefix-repetition-num-prefixes", "2", "--prefix-repetition-output-len", "2"},
+	} {
+		res, _, stderr := runWorkload(t, append([]string{"--base-url", srv.URL, "--model", "mock", "--tokenizer", tok, "--num-prompts", "6"}, ds...)...)
+		if !strings.Contains(stderr, "tokenizer mismatch (server=") || !strings.Contains(stderr, "re-aligning prompts.") {
+			t.Fatalf("%s: no alignment:\n%s", ds[1], stderr)
+		}
+		for _, r := range res.Requests {
+			// the mock adds one BOS on completions, and the text decoded
+			// from the cut ids may encode a token or two longer at the cut
+			// (vLLM cuts once too); unaligned, the mock counts 3× more (72 for 24)
+			if r.UsagePromptTokens == nil || *r.UsagePromptTokens > r.PromptTokens+3 {
+				t.Errorf("%s request %d: the server counted %d prompt tokens, the dataset %d", ds[1], r.Index, deref(r.UsagePromptTokens), r.PromptTokens)
+			}
+		}
+	}
+	_, _, stderr := runWorkload(t, "--base-url", srv.URL, "--model", "mock", "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2")
+	if strings.Contains(stderr, "re-aligning") || strings.Contains(stderr, "/tokenize unavailable") {
+		t.Errorf("the server's own tokenizer was checked against itself:\n%s", stderr)
+	}
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
