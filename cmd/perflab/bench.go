@@ -565,9 +565,10 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	// a dry run with a tokenizer of its own needs no server at all
 	offline := f.dryRun && f.tokenizer != "server" && f.tokenizer != ""
 	r.offline, r.log = offline, stderr
-	// the model list and the server's tokenizer are needed before the
-	// test request can be built: wait for them first (vllm-bench does too)
-	needServer := r.cfg.Model == "" || f.tokenizer == "server" || f.tokenizer == ""
+	// the model list and the server's tokenizer (or its /tokenize for
+	// the alignment, see samples) are needed before the test request can
+	// be built: wait for them first (vllm-bench does too)
+	needServer := r.cfg.Model == "" || f.tokenizer == "server" || f.tokenizer == "" || r.aligns()
 	if f.readyTimeout > 0 && !offline && needServer {
 		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
 			return err
@@ -890,8 +891,7 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 	if len(s) == 0 {
 		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
 	}
-	if _, server := tok.(*dataset.ServerTokenizer); !server && !r.offline && !f.promptTokenIDs &&
-		(f.datasetName == "random" || f.datasetName == "prefix_repetition") {
+	if _, server := tok.(*dataset.ServerTokenizer); !server && r.aligns() {
 		// vLLM (after 0.28) checks the prompts against the server's own
 		// tokenizer and cuts those it finds longer
 		log := r.log
@@ -916,6 +916,15 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		r.setIDs(ids)
 	}
 	return s, nil
+}
+
+// aligns reports whether the dataset's prompts are checked against the
+// server's tokenizer (vLLM's random and prefix_repetition, text prompts,
+// a tokenizer of our own, a server to ask).
+func (r *benchRun) aligns() bool {
+	f := r.f
+	own := f.tokenizer != "server" && f.tokenizer != ""
+	return own && !r.offline && !f.promptTokenIDs && !f.multiTurn && (f.datasetName == "random" || f.datasetName == "prefix_repetition")
 }
 
 // datasetError is err from building dataset name: a usage error (exit
