@@ -504,11 +504,12 @@ func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
 	v.SiteTitle = SiteTitle
 	v.LiveReload = s.opt.LiveReload
 	v.ReloadURL = v.Base + ReloadPath
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+	buf := s.bufs.get()
+	defer s.bufs.put(buf)
+	if err := t.ExecuteTemplate(buf, "layout", v); err != nil {
 		return nil, fmt.Errorf("render: template layout: %w", err)
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 type searchEntry struct {

@@ -32,7 +32,7 @@ import (
 
 // cacheFormat changes when the entry format or the way keys are made
 // does, so that an old cache is not read by a new perflab.
-const cacheFormat = "perflab-build-cache-3"
+const cacheFormat = "perflab-build-cache-4"
 
 // DefaultCacheDir is where a build keeps its cache when Options.CacheDir
 // is empty: .cache/perflab-build beside the output directory.
@@ -70,6 +70,8 @@ type buildCache struct {
 	fresh   map[string]bool
 	broken  bool // writing next failed: keep the old pack
 	done    bool
+
+	bufs buffers // for encoding entries
 }
 
 // openCache returns the cache for a build with opt and the templates in
@@ -222,15 +224,15 @@ func (c *buildCache) get(key string) *cacheEntry {
 	if _, err := c.pack.ReadAt(data, rec.off); err != nil {
 		return nil
 	}
-	var e cacheEntry
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&e) != nil {
+	e, err := decodeEntry(data)
+	if err != nil {
 		return nil
 	}
 	c.mu.Lock()
 	c.used[key] = true
 	c.hits++
 	c.mu.Unlock()
-	return &e
+	return e
 }
 
 // has reports whether the pack holds an entry under key.
@@ -268,10 +270,9 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 	if c == nil {
 		return
 	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(e) != nil {
-		return
-	}
+	buf := c.bufs.get()
+	defer c.bufs.put(buf)
+	encodeEntry(buf, e) // cacheentry.go
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.broken {

@@ -39,6 +39,7 @@ type Site struct {
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (manifest.go).
 	outputs *outputs
+	bufs    *buffers
 }
 
 // Page is one Markdown page.
@@ -283,7 +284,7 @@ func skippedName(name string) bool {
 // Load reads and checks content and results.
 func Load(ctx context.Context, opt Options) (*Site, error) {
 	opt = opt.withDefaults()
-	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true))}
+	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}}
 	if _, err := os.Stat(opt.Content); err != nil {
 		if os.IsNotExist(err) {
 			return s, nil // no content yet: the build still produces an index

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -22,7 +23,31 @@ type File struct {
 	// Path is the file's name as given (errors start with it).
 	Path     string
 	Campaign schema.Campaign
-	root     *yaml.Node
+	pos      *positions
+}
+
+// positions is the file's YAML node tree, parsed the first time an error
+// needs a line: a campaign that decodes cleanly is parsed once, not twice
+// (the second parse was half of reading 1,000 campaigns in a build).
+type positions struct {
+	once sync.Once
+	data []byte
+	root *yaml.Node
+}
+
+// node returns the file's top-level node, or nil.
+func (f *File) node() *yaml.Node {
+	if f.pos == nil {
+		return nil
+	}
+	f.pos.once.Do(func() {
+		var root yaml.Node
+		if yaml.Unmarshal(f.pos.data, &root) == nil && len(root.Content) > 0 {
+			f.pos.root = root.Content[0]
+		}
+		f.pos.data = nil
+	})
+	return f.pos.root
 }
 
 // Read reads and decodes a campaign file (see Parse). It does not check
@@ -37,9 +62,18 @@ func Read(path string) (*File, error) {
 
 // Parse decodes a campaign from data; name prefixes errors. Unknown
 // fields, wrong types and malformed YAML are errors naming name:line; an
-// empty document is an error too.
+// empty document is an error too. The File keeps data for its positions
+// (Line, Has): data must not change afterwards.
 func Parse(name string, data []byte) (*File, error) {
-	f := &File{Path: name}
+	f := &File{Path: name, pos: &positions{data: data}}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if dec.Decode(&f.Campaign) == nil {
+		return f, nil
+	}
+	// An empty document or an error: decide and word it as always, with
+	// the node tree at hand.
+	f.Campaign = schema.Campaign{}
 	var root yaml.Node
 	lines := countLines(data)
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -48,9 +82,10 @@ func Parse(name string, data []byte) (*File, error) {
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty campaign file", name)
 	}
-	f.root = root.Content[0]
+	f.pos = &positions{root: root.Content[0]}
+	f.pos.once.Do(func() {})
 	if err := DecodeStrict(data, &f.Campaign); err != nil {
-		return nil, decodeError(name, 0, f.root, lines, err, nil)
+		return nil, decodeError(name, 0, f.pos.root, lines, err, nil)
 	}
 	return f, nil
 }
@@ -217,7 +252,7 @@ func Noun(typ string) string {
 // Has reports whether the file spells the mapping key at path (map keys
 // and sequence indexes, as Line takes them).
 func (f *File) Has(path ...any) bool {
-	n := f.root
+	n := f.node()
 	for _, p := range path {
 		if n == nil {
 			return false
@@ -248,7 +283,8 @@ func (f *File) Has(path ...any) bool {
 // nearest ancestor that exists; 0 when the file has no positions or a
 // top-level key is missing.
 func (f *File) Line(path ...any) int {
-	n := f.root
+	root := f.node()
+	n := root
 	if n == nil {
 		return 0
 	}
@@ -273,7 +309,7 @@ func (f *File) Line(path ...any) int {
 			}
 		}
 		if next == nil {
-			if n == f.root {
+			if n == root {
 				return 0 // a missing top-level key: no line to point at
 			}
 			return line
