@@ -230,6 +230,11 @@ func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("render: templates: %w", err)
 	}
+	if dir == "" {
+		if _, err := t.New(builtinMarker).Parse(""); err != nil {
+			return nil, nil, fmt.Errorf("render: templates: %w", err)
+		}
+	}
 	return t, fsys, nil
 }
 

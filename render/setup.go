@@ -306,6 +306,9 @@ func (c *pageCtx) runs() (template.HTML, error) {
 		p, _ := r.Campaign.Profile(run.Result.Profile)
 		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))
 	}
+	if c.builtin() {
+		return c.writeRuns(&v)
+	}
 	return c.exec("runs", &v)
 }
 
