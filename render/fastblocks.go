@@ -120,3 +120,168 @@ func (c *pageCtx) writeRuns(v *runsView) (template.HTML, error) {
 	b.WriteString("\n")
 	return template.HTML(b.String()), nil
 }
+
+// writeCell is the "cell" template.
+func writeCell(b *bytes.Buffer, cl *cell) {
+	b.WriteString(`<td class="num`)
+	if cl.Bad {
+		b.WriteString(" bad")
+	}
+	b.WriteString(`" data-sort="`)
+	escapeText(b, cl.Sort)
+	b.WriteString(`">`)
+	if cl.Missing != "" {
+		b.WriteString(`<span class="missing">`)
+		escapeText(b, cl.Missing)
+		b.WriteString("</span>")
+	}
+	for i := range cl.Lines {
+		l := &cl.Lines[i]
+		if i > 0 {
+			b.WriteString("<br>")
+		}
+		b.WriteString(`<span class="ln"><span class="k">`)
+		escapeText(b, l.Label)
+		b.WriteString(`:</span> <span class="v">`)
+		escapeText(b, l.Value)
+		b.WriteString("</span>")
+		if l.Delta != "" {
+			b.WriteString(` <span class="`)
+			escapeText(b, l.DeltaClass)
+			b.WriteString(`"`)
+			if l.DeltaClass == "delta na" {
+				b.WriteString(` title="not a fair comparison: a smaller share of this run's requests succeeded than of the reference's"`)
+			}
+			b.WriteString(">(")
+			b.WriteString(string(l.Delta)) // template.HTML: as is
+			b.WriteString(")</span>")
+		}
+		b.WriteString("</span>")
+		if l.PerGPU != "" {
+			b.WriteString(` <small class="pergpu">(`)
+			escapeText(b, l.PerGPU)
+			b.WriteString(")</small>")
+		}
+	}
+	writeNoteRefs(b, cl.Notes)
+	b.WriteString("</td>")
+}
+
+// writeRawBody is the "rawbody" template.
+func writeRawBody(b *bytes.Buffer, d *rawDetails) {
+	for i := range d.Raws {
+		r := &d.Raws[i]
+		if r.Label != "" {
+			b.WriteString(`<p class="raw-label">`)
+			escapeText(b, r.Label)
+			b.WriteString("</p>")
+		}
+		if len(r.Caveats) > 0 {
+			b.WriteString(`<ul class="caveats">`)
+			for _, cv := range r.Caveats {
+				b.WriteString("<li>⚠ ")
+				escapeText(b, cv)
+				b.WriteString("</li>")
+			}
+			b.WriteString("</ul>")
+		}
+		if r.Generated {
+			b.WriteString(`<p class="raw-note">No raw output was recorded for this run; this block is written from its recorded summary in the <code>vllm bench serve</code> layout.</p>`)
+		}
+		b.WriteString("\n" + `<div class="highlight raw"><button class="copy" type="button" title="Copy to clipboard" aria-label="Copy to clipboard">Copy</button><pre><code>`)
+		escapeText(b, r.Text)
+		b.WriteString("</code></pre></div>")
+	}
+	if len(d.Raws) == 0 {
+		b.WriteString(`<p class="missing">No result recorded.</p>`)
+	}
+}
+
+const stepHead = "\n" + `<div class="table-wrap">
+<table class="sortable step">
+<thead><tr><th>Experiment</th><th>Engine</th><th data-sort-type="number">GPUs</th>`
+
+// writeStep is the "step" template.
+func (c *pageCtx) writeStep(v *stepView) (template.HTML, error) {
+	b := c.site.bufs.get()
+	defer c.site.bufs.put(b)
+	b.WriteString(string(v.Heading))
+	if len(v.Rows) > 0 {
+		b.WriteString(stepHead)
+		for _, p := range v.Profiles {
+			b.WriteString(`<th data-sort-type="number">`)
+			escapeText(b, p)
+			b.WriteString("</th>")
+		}
+		b.WriteString("</tr></thead>\n<tbody>")
+		for i := range v.Rows {
+			r := &v.Rows[i]
+			b.WriteString("\n<tr")
+			if r.Chosen {
+				b.WriteString(` class="chosen"`)
+			}
+			b.WriteString("><td>")
+			escapeText(b, r.Name)
+			if r.Chosen {
+				b.WriteString(` <span class="badge">chosen</span>`)
+			}
+			b.WriteString("</td><td>")
+			escapeText(b, r.Engine)
+			g := strconv.Itoa(r.GPUs)
+			b.WriteString(`</td><td class="num" data-sort="`)
+			b.WriteString(g)
+			b.WriteString(`">`)
+			b.WriteString(g)
+			b.WriteString("</td>")
+			for j := range r.Cells {
+				writeCell(b, &r.Cells[j])
+			}
+			b.WriteString("</tr>")
+		}
+		b.WriteString("\n</tbody>\n</table>\n</div>\n" + `<p class="legend">Deltas compare with the configuration carried into this step: `)
+		escapeText(b, v.Reference)
+		b.WriteString(".")
+		if v.Unfair {
+			b.WriteString(` <span class="delta na">Struck out</span>: not a fair comparison, a smaller share of the run's requests succeeded than of the reference's.`)
+		}
+		b.WriteString("</p>\n")
+		if len(v.Notes.List) > 0 {
+			if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
+				return "", fmt.Errorf("template notes: %w", err)
+			}
+		}
+	}
+	if v.Ranking != "" {
+		b.WriteString(`<p class="ranking"><strong>Result:</strong> `)
+		escapeText(b, v.Ranking)
+		b.WriteString("</p>")
+	}
+	for i := range v.Experiments {
+		e := &v.Experiments[i]
+		b.WriteString("\n")
+		b.WriteString(string(e.Heading))
+		if e.Heading == "" {
+			b.WriteString(`<p class="exp-name"><strong>`)
+			escapeText(b, e.Name)
+			b.WriteString("</strong>")
+			if e.Chosen {
+				b.WriteString(` <span class="badge">chosen</span>`)
+			}
+			b.WriteString("</p>")
+		}
+		if e.Note != "" {
+			b.WriteString("<p>")
+			escapeText(b, e.Note)
+			b.WriteString("</p>")
+		}
+		b.WriteString("\n<details class=\"info\">\n<summary>Serving script</summary>\n")
+		b.WriteString(string(e.Command))
+		b.WriteString("</details>\n<details class=\"info\">\n<summary>")
+		escapeText(b, e.Raw.Title)
+		b.WriteString("</summary>\n")
+		writeRawBody(b, &e.Raw)
+		b.WriteString("\n</details>")
+	}
+	b.WriteString("\n")
+	return template.HTML(b.String()), nil
+}

@@ -182,6 +182,9 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 			}
 		}
 	}
+	if c.builtin() {
+		return c.writeStep(&v)
+	}
 	return c.exec("step", &v)
 }
 
