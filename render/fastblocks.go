@@ -285,3 +285,108 @@ func (c *pageCtx) writeStep(v *stepView) (template.HTML, error) {
 	b.WriteString("\n")
 	return template.HTML(b.String()), nil
 }
+
+const (
+	comparisonRuleA         = `<p class="rule"><strong>Per-GPU normalisation:</strong> the baseline uses `
+	comparisonRuleB         = ` and the optimized configuration `
+	comparisonRuleC         = `, so throughput deltas compare throughput per GPU (total ÷ GPU count); the totals are shown as measured. Latencies are compared as measured.</p>`
+	comparisonLegendRepeats = `<p class="legend">Values are means over each point's repeated runs ± their coefficient of variation (CV = standard deviation ÷ mean). Deltas compare the means with the baseline's and are tested with the two-sided Mann-Whitney U test at α = 0.05 (benchstat's test): <span class="delta better">green</span> is a significant improvement, <span class="delta worse">red</span> a significant regression, <span class="delta same">~</span> a difference within noise (p &gt; 0.05), with (p=… n=old+new); <span class="delta untested">grey</span>: too few runs to test (the test needs at least 4 per side, or unequal counts such as 3+5, to reach p ≤ 0.05), or 1 run each.</p>`
+	comparisonLegendSingle  = `<p class="legend">1 run each: deltas are relative to the baseline's single run and are not tested for noise. <span class="delta better">green</span> is better (higher throughput, lower latency), <span class="delta worse">red</span> is worse, <span class="delta same">~</span> unchanged at one decimal; <span class="delta na">struck out</span>: not a fair comparison, a smaller share of the run's requests succeeded.</p>`
+)
+
+// writeComparison is the "comparison" template.
+func (c *pageCtx) writeComparison(v *comparisonView) (template.HTML, error) {
+	b := c.site.bufs.get()
+	defer c.site.bufs.put(b)
+	b.WriteString("<div class=\"table-wrap\">\n<table class=\"sortable comparison\">\n<thead><tr><th>Benchmark Case</th><th data-sort-type=\"number\">Baseline: ")
+	escapeText(b, v.Baseline)
+	if v.Normalized {
+		b.WriteString(" (")
+		escapeText(b, gpuCount(v.BaseGPUs))
+		b.WriteString(")")
+	}
+	b.WriteString(`</th><th data-sort-type="number">Optimized: `)
+	escapeText(b, v.Optimized)
+	if v.Normalized {
+		b.WriteString(" (")
+		escapeText(b, gpuCount(v.OptGPUs))
+		b.WriteString(")")
+	}
+	b.WriteString("</th></tr></thead>\n<tbody>")
+	for i := range v.Rows {
+		r := &v.Rows[i]
+		b.WriteString("\n<tr><td><strong>")
+		escapeText(b, r.Profile)
+		b.WriteString("</strong>")
+		if r.Description != "" {
+			b.WriteString("<br><small>")
+			escapeText(b, r.Description)
+			b.WriteString("</small>")
+		}
+		b.WriteString("</td>")
+		writeCell(b, &r.Base)
+		writeCell(b, &r.Opt)
+		b.WriteString("</tr>")
+	}
+	if len(v.Rows) == 0 {
+		b.WriteString("\n" + `<tr><td colspan="3" class="missing">No results for the baseline or the optimized configuration yet.</td></tr>`)
+	}
+	b.WriteString("\n</tbody>\n</table>\n</div>")
+	if v.Normalized {
+		b.WriteString("\n" + comparisonRuleA)
+		escapeText(b, gpuCount(v.BaseGPUs))
+		b.WriteString(comparisonRuleB)
+		escapeText(b, gpuCount(v.OptGPUs))
+		b.WriteString(comparisonRuleC)
+	}
+	if v.Repeats {
+		b.WriteString("\n" + comparisonLegendRepeats)
+	} else {
+		b.WriteString("\n" + comparisonLegendSingle)
+	}
+	b.WriteString("\n")
+	if len(v.Notes.List) > 0 {
+		if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
+			return "", fmt.Errorf("template notes: %w", err)
+		}
+	}
+	b.WriteString("\n")
+	return template.HTML(b.String()), nil
+}
+
+// writeCases is the "cases" template.
+func (c *pageCtx) writeCases(v *casesView) (template.HTML, error) {
+	b := c.site.bufs.get()
+	defer c.site.bufs.put(b)
+	for i := range v.Cases {
+		cv := &v.Cases[i]
+		b.WriteString(string(cv.Heading))
+		if cv.Description != "" {
+			b.WriteString("<p><small>")
+			escapeText(b, cv.Description)
+			b.WriteString("</small></p>")
+		}
+		b.WriteString("\n<details class=\"info\"><summary>Baseline serving script (")
+		escapeText(b, cv.BaseName)
+		b.WriteString(")</summary>\n")
+		b.WriteString(string(cv.BaseCommand))
+		b.WriteString("</details>\n<details class=\"info\"><summary>")
+		escapeText(b, cv.BaseRaw.Title)
+		b.WriteString("</summary>\n")
+		writeRawBody(b, &cv.BaseRaw)
+		b.WriteString("</details>\n<details class=\"info\"><summary>Optimized serving script (")
+		escapeText(b, cv.OptName)
+		b.WriteString(")</summary>\n")
+		b.WriteString(string(cv.OptCommand))
+		b.WriteString("</details>\n<details class=\"info\"><summary>")
+		escapeText(b, cv.OptRaw.Title)
+		b.WriteString("</summary>\n")
+		writeRawBody(b, &cv.OptRaw)
+		b.WriteString("</details>")
+	}
+	if len(v.Cases) == 0 {
+		b.WriteString(`<p class="missing">No results yet.</p>`)
+	}
+	b.WriteString("\n")
+	return template.HTML(b.String()), nil
+}

@@ -61,7 +61,8 @@ func TestFastBlocks(t *testing.T) {
 	// What the Go-written blocks put on the pages compared, to show that
 	// the comparison covers them: their tables and their rarer branches.
 	markers := []string{`<table class="sortable runs">`, `<table class="sortable step">`, `<tr class="bad">`, `class="delta na"`,
-		`<span class="missing">`, `<sup class="fn"`, `<p class="exp-name">`, `<p class="raw-note">`, `<ul class="caveats">`, `<p class="raw-label">`}
+		`<span class="missing">`, `<sup class="fn"`, `<p class="exp-name">`, `<p class="raw-note">`, `<ul class="caveats">`, `<p class="raw-label">`,
+		`<table class="sortable comparison">`, `<p class="rule">`, `<p class="legend">Values are means`, `<p class="legend">1 run each`, `Baseline serving script (`}
 	seen := map[string]int{}
 	for _, s := range sites {
 		t.Run(s.name, func(t *testing.T) {

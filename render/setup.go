@@ -396,5 +396,8 @@ func (c *pageCtx) cases() (template.HTML, error) {
 		cv.BaseRaw.Raws, cv.OptRaw.Raws = c.pointRaws(base, ""), c.pointRaws(opt, "")
 		v.Cases = append(v.Cases, cv)
 	}
+	if c.builtin() {
+		return c.writeCases(&v)
+	}
 	return c.exec("cases", &v)
 }
