@@ -390,3 +390,103 @@ func (c *pageCtx) writeCases(v *casesView) (template.HTML, error) {
 	b.WriteString("\n")
 	return template.HTML(b.String()), nil
 }
+
+const naTitle = ` title="not a fair comparison: a smaller share of this run's requests succeeded than of the reference's"`
+
+// writeSummaryDelta is a delta cell of the "summary" template.
+func writeSummaryDelta(b *bytes.Buffer, d Delta) {
+	b.WriteString(`<td class="num" data-sort="`)
+	if d.OK {
+		escapeText(b, strconv.FormatFloat(d.Pct, 'f', 4, 64))
+	}
+	b.WriteString(`">`)
+	if d.OK {
+		b.WriteString(`<span class="`)
+		escapeText(b, d.Class())
+		b.WriteString(`"`)
+		if d.NA {
+			b.WriteString(naTitle)
+		}
+		b.WriteString(">")
+		b.WriteString(string(d.HTML()))
+		b.WriteString("</span>")
+	} else {
+		b.WriteString("–")
+	}
+	b.WriteString("</td>")
+}
+
+// writeSummary is the "summary" template.
+func (c *pageCtx) writeSummary(v *summaryView) (template.HTML, error) {
+	b := c.site.bufs.get()
+	defer c.site.bufs.put(b)
+	b.WriteString("<div class=\"table-wrap\">\n<table class=\"sortable summary\">\n" + `<thead><tr><th>Optimization Option</th><th>Configuration</th><th data-sort-type="number">`)
+	escapeText(b, v.Metric.Label)
+	if v.Normalized {
+		b.WriteString(" per GPU")
+	}
+	b.WriteString(" (")
+	escapeText(b, v.Profile)
+	b.WriteString(`)</th><th data-sort-type="number">Incremental</th><th data-sort-type="number">Cumulative (vs baseline)</th></tr></thead>` + "\n<tbody>")
+	for i := range v.Rows {
+		r := &v.Rows[i]
+		b.WriteString("\n<tr class=\"")
+		if r.Bad {
+			b.WriteString("bad ")
+		}
+		if r.Skipped {
+			b.WriteString("skipped")
+		}
+		b.WriteString(`"><td>`)
+		escapeText(b, r.Option)
+		b.WriteString("</td><td>")
+		escapeText(b, r.Chosen)
+		if r.Remark != "" {
+			b.WriteString("<br><small>")
+			escapeText(b, r.Remark)
+			b.WriteString("</small>")
+		}
+		b.WriteString(`</td><td class="num" data-sort="`)
+		escapeText(b, r.Sort)
+		b.WriteString(`">`)
+		escapeText(b, r.Value)
+		writeNoteRefs(b, r.NoteIDs)
+		b.WriteString("</td>")
+		writeSummaryDelta(b, r.Inc)
+		writeSummaryDelta(b, r.Cum)
+		b.WriteString("</tr>")
+	}
+	b.WriteString("\n</tbody>")
+	if t := v.Total; t != nil {
+		b.WriteString("\n<tfoot><tr><th>")
+		escapeText(b, t.Option)
+		b.WriteString("</th><td>")
+		escapeText(b, t.Chosen)
+		b.WriteString(`</td><td class="num">`)
+		escapeText(b, t.Value)
+		b.WriteString(`</td><td></td><td class="num"><span class="`)
+		escapeText(b, t.Cum.Class())
+		b.WriteString(`">`)
+		b.WriteString(string(t.Cum.HTML()))
+		b.WriteString("</span></td></tr></tfoot>")
+	}
+	b.WriteString("\n</table>\n</div>\n<p class=\"legend\">")
+	escapeText(b, v.Metric.Name)
+	b.WriteString(" on ")
+	escapeText(b, v.Profile)
+	if v.Normalized {
+		b.WriteString(", per GPU because the configurations use different GPU counts")
+	}
+	b.WriteString(". Incremental: against the configuration carried forward from the previous step; cumulative: against the baseline.")
+	if v.Unfair {
+		b.WriteString(` <span class="delta na">Struck out</span>: not a fair comparison, a smaller share of the run's requests succeeded than of the reference's.`)
+	}
+	b.WriteString("</p>\n")
+	if len(v.Notes.List) > 0 {
+		if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
+			return "", fmt.Errorf("template notes: %w", err)
+		}
+	}
+	b.WriteString("\n")
+	return template.HTML(b.String()), nil
+}

@@ -62,7 +62,8 @@ func TestFastBlocks(t *testing.T) {
 	// the comparison covers them: their tables and their rarer branches.
 	markers := []string{`<table class="sortable runs">`, `<table class="sortable step">`, `<tr class="bad">`, `class="delta na"`,
 		`<span class="missing">`, `<sup class="fn"`, `<p class="exp-name">`, `<p class="raw-note">`, `<ul class="caveats">`, `<p class="raw-label">`,
-		`<table class="sortable comparison">`, `<p class="rule">`, `<p class="legend">Values are means`, `<p class="legend">1 run each`, `Baseline serving script (`}
+		`<table class="sortable comparison">`, `<p class="rule">`, `<p class="legend">Values are means`, `<p class="legend">1 run each`, `Baseline serving script (`,
+		`<table class="sortable summary">`, `<tfoot>`, `<tr class="bad `, `skipped"><td>`, `<br><small>`}
 	seen := map[string]int{}
 	for _, s := range sites {
 		t.Run(s.name, func(t *testing.T) {

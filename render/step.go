@@ -333,6 +333,9 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 	for _, row := range v.Rows {
 		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
 	}
+	if c.builtin() {
+		return c.writeSummary(&v)
+	}
 	return c.exec("summary", &v)
 }
 
