@@ -169,6 +169,7 @@ type fdConn struct {
 	p          *h1Poller
 	local, rem net.Addr
 	wake       chan struct{} // the poller's signal (buffered: a stale one makes a waiter look again)
+	waits      int           // wait calls (tests)
 
 	// under p.mu
 	added bool                // fd is in the epoll set
@@ -215,11 +216,16 @@ func detach(c net.Conn) (net.Conn, error) {
 	return fc, nil
 }
 
-// wait blocks until fd is ready for events (or shut, or hung up).
+// wait blocks until fd is ready for events (or shut, or in error: the
+// kernel always reports EPOLLHUP and EPOLLERR). A read waits with
+// EPOLLRDHUP too; a write must not: the peer's FIN stays reported while
+// the send buffer is full, and a writer woken by it would find EAGAIN and
+// wait again at once, spinning until the request times out.
 func (c *fdConn) wait(events uint32) error {
+	c.waits++
 	c.p.mu.Lock()
 	c.p.slots[int32(c.fd)] = c
-	err := c.p.ctl(c, events|syscall.EPOLLONESHOT|syscall.EPOLLRDHUP)
+	err := c.p.ctl(c, events|syscall.EPOLLONESHOT)
 	c.p.mu.Unlock()
 	if err != nil {
 		return err
@@ -247,7 +253,7 @@ func (c *fdConn) Read(p []byte) (int, error) {
 		n, err := rawRead(c.fd, p)
 		switch {
 		case err == sse.ErrWouldBlock:
-			if err := c.wait(syscall.EPOLLIN); err != nil {
+			if err := c.wait(syscall.EPOLLIN | syscall.EPOLLRDHUP); err != nil {
 				return 0, err
 			}
 		case err != nil:

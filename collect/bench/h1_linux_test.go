@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestFdConnWriteWaitsOnHalfClosedPeer: a request body that does not fit
+// the socket buffers, sent to a server that closed its side for writing
+// (answered early) and reads nothing, waits for room without spinning:
+// the peer's FIN must not count as writability.
+func TestFdConnWriteWaitsOnHalfClosedPeer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.(*net.TCPConn).SetReadBuffer(4096)
+		c.(*net.TCPConn).CloseWrite() // FIN, and never a read
+		accepted <- c
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := <-accepted
+	defer srv.Close()
+	c, err := detach(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := c.(*fdConn)
+	defer fc.Close()
+	time.Sleep(20 * time.Millisecond) // the FIN is in
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer context.AfterFunc(ctx, fc.abort)()
+	done := make(chan error, 1)
+	go func() {
+		_, err := fc.Write(make([]byte, 64<<20)) // more than any socket buffer
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // blocked by now
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("write after cancel: %v, want a closed-connection error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("write still blocked 5 s after cancel")
+	}
+	// A blocked write is woken when the kernel makes room, a handful of
+	// times as the window closes; a spin wakes it hundreds of thousands.
+	if fc.waits > 100 {
+		t.Fatalf("a blocked write waited %d times in 300 ms: it spins", fc.waits)
+	}
+}
