@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -64,5 +66,44 @@ func TestFdConnWriteWaitsOnHalfClosedPeer(t *testing.T) {
 	// times as the window closes; a spin wakes it hundreds of thousands.
 	if fc.waits > 100 {
 		t.Fatalf("a blocked write waited %d times in 300 ms: it spins", fc.waits)
+	}
+}
+
+// openFDs counts this process's open file descriptors.
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip(err)
+	}
+	return len(ents) - 1 // the directory's own fd
+}
+
+// TestStartPollersOutOfFDs: when the file descriptors run out part way
+// through creating the pollers, the error says so, the epoll fds already
+// made are closed, and a later call (fds free again) starts them.
+func TestStartPollersOutOfFDs(t *testing.T) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	before := openFDs(t)
+	low := lim
+	low.Cur = uint64(before + 2) // room for two epoll fds, not four
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip(err)
+	}
+	ps, err := startPollers(4)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if err == nil || !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("startPollers with 2 fds left: %v, %d pollers; want EMFILE", err, len(ps))
+	}
+	if n := openFDs(t); n != before {
+		t.Fatalf("%d open fds after the failure, %d before: the epoll fds made leaked", n, before)
+	}
+	ps, err = startPollers(1) // (its loop stays parked for the test binary's life)
+	if err != nil || len(ps) != 1 {
+		t.Fatalf("startPollers with fds free: %v, %d pollers", err, len(ps))
 	}
 }
