@@ -601,7 +601,10 @@ func (r *benchRun) dryRun(ctx context.Context, stdout, stderr io.Writer) error {
 		samples = withHistory(r.cfg.Conversations)
 	}
 	writeDatasetStats(stdout, r.f.datasetName, samples)
-	if r.f.multiTurn {
+	switch {
+	case r.f.multiTurn && len(r.cfg.Conversations) > 0 && r.cfg.Conversations[0].NoHistory:
+		fmt.Fprintln(stderr, "perflab: --dry-run --multi-turn: prefix-sharing mode sends no history: a turn's input is its own message (shared parts included), without the chat template's tokens")
+	case r.f.multiTurn:
 		fmt.Fprintln(stderr, "perflab: --dry-run --multi-turn: a turn's input is its whole history (earlier messages, each reply counted at its max_tokens) and its message, without the chat template's tokens")
 	}
 	fmt.Fprintln(stderr, "perflab: --dry-run: nothing sent")
