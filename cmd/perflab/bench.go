@@ -931,14 +931,15 @@ func (r *benchRun) aligns() bool {
 }
 
 // datasetError is err from building dataset name: a usage error (exit
-// 2) when the dataset file is at fault (missing, bad JSON, a bad line),
+// 2) when the dataset file is at fault (missing, bad JSON, a bad line) or
+// its settings cannot build it,
 // as vLLM fails before sending anything; else a failure (the tokenizer,
 // the server).
 func datasetError(name string, err error) error {
 	if !strings.HasPrefix(err.Error(), "dataset: ") { // else it names the dataset already
 		err = fmt.Errorf("dataset %s: %w", name, err)
 	}
-	if errors.As(err, new(*dataset.FileError)) {
+	if errors.As(err, new(*dataset.FileError)) || errors.As(err, new(*dataset.SettingsError)) {
 		return fmt.Errorf("%w: bench: %w", errUsage, err)
 	}
 	return fmt.Errorf("bench: %w", err)

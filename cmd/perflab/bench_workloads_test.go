@@ -575,6 +575,21 @@ func TestBenchDryRunMultiTurnPrefixSharing(t *testing.T) {
 	}
 }
 
+// TestBenchPrefixSharingNoRoomIsUsage: prefix ratios that leave the
+// later turns no part of their own are found once the tokenizer is open
+// (vllm-bench's config error), still before anything is sent: exit 2,
+// as the ratio checks found from the flags alone.
+func TestBenchPrefixSharingNoRoomIsUsage(t *testing.T) {
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--tokenizer", tok, "--multi-turn",
+		"--random-input-len", "10", "--per-turn-input-len", "5", "--multi-turn-prefix-global-ratio", "0.5",
+		"--num-prompts", "2", "--dry-run"}, &out, &errb)
+	if code := exitCode(err, &errb); code != 2 || !strings.Contains(err.Error(), "raise --per-turn-input-len") {
+		t.Errorf("exit %d, err %v, want 2 and the per-turn length named", code, err)
+	}
+}
+
 // TestBenchAlignsPromptsToServer: with a tokenizer other than the
 // server's, the random and prefix_repetition prompts are checked against
 // the server's /tokenize and cut to their length (vLLM after 0.28), so the
