@@ -110,6 +110,9 @@ type Config struct {
 	// onEnd, when set, receives how many network reads returned stream
 	// data in the measured phase (benchmarks: the client's cost per read).
 	onEnd func(reads int64)
+	// noPoll, when set, keeps h1Client's streams off the pollers (the
+	// RawConn.Read path other systems use): benchmarks compare the two.
+	noPoll bool
 }
 
 // Scheduling lag above which the result warns that the client fell behind.
@@ -263,6 +266,7 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 		if r.h1, r.h1Header = leanClient(r.url, cfg.Headers, conns); r.h1 != nil && !validHeader("X-Request-Id", r.idPfx) {
 			r.h1 = nil // net/http reports the bad header
 		} else if r.h1 != nil {
+			r.h1.poll = r.h1.poll && !cfg.noPoll
 			defer r.h1.closeIdle()
 		}
 	}
