@@ -70,7 +70,7 @@ func Parse(name string, data []byte) (*File, error) {
 	f := &File{Path: name, pos: &positions{data: data}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if dec.Decode(&f.Campaign) == nil {
+	if dec.Decode(&f.Campaign) == nil && !mayHoldFraction(data) {
 		return f, nil
 	}
 	// An empty document or an error: decide and word it as always, with
@@ -91,6 +91,34 @@ func Parse(name string, data []byte) (*File, error) {
 	}
 	return f, nil
 }
+
+// mayHoldFraction reports whether data has a word that YAML could read as
+// a float with a fractional part or an exponent (1.5, .5, 2e-1): only then
+// can yaml.v3 have truncated a value into an integer field without an
+// error, so only then does Parse need DecodeStrict's check over the node
+// tree. Words are split at YAML's flow and blank characters; a false
+// positive (a comment, a quoted string, a float field such as
+// request_rate: 0.5) only costs the slower path.
+func mayHoldFraction(data []byte) bool {
+	start := -1
+	for i := 0; i <= len(data); i++ {
+		if i < len(data) && !strings.ContainsRune(" \t\r\n,[]{}:#\"'", rune(data[i])) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		// yaml.v3 drops underscores before it tries a number (1_0.5 is 10.5)
+		if start >= 0 && floatWord.Match(bytes.ReplaceAll(data[start:i], []byte("_"), nil)) {
+			return true
+		}
+		start = -1
+	}
+	return false
+}
+
+// floatWord is yaml.v3's float syntax with a fraction or an exponent.
+var floatWord = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+\.[0-9]*|[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+)([eE][-+]?[0-9]+)?$`)
 
 // DecodeStrict decodes YAML into v with unknown fields rejected. An empty
 // document leaves v as it is.

@@ -164,3 +164,27 @@ func TestParseWholeFloats(t *testing.T) {
 		t.Errorf("profiles %+v", p)
 	}
 }
+
+// Parse decodes a clean file without the node tree unless a word could be
+// a fractional float; every spelling yaml.v3 reads as one must take the
+// checked path.
+func TestMayHoldFraction(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"num_prompts: 2.5", true}, {"n: .5", true}, {"n: -1.5\n", true}, {"n: 2e-1", true}, {"n: 1_0.5", true},
+		{"l: [1, 2.5]", true}, {"m: {a: 1.5}", true},
+		{"num_prompts: 10", false}, {"image: vllm/vllm-openai:v0.11.0", false}, {"version: 0.11.0", false}, {"id: x", false},
+	} {
+		if got := mayHoldFraction([]byte(tt.in)); got != tt.want {
+			t.Errorf("mayHoldFraction(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	for _, in := range []string{"n: .5", "n: 2e-1", "n: 1_0.5"} {
+		var v struct{ N int }
+		if err := DecodeStrict([]byte(in), &v); err == nil {
+			t.Errorf("DecodeStrict(%q) = nil (N = %d), want a type error", in, v.N)
+		}
+	}
+}
