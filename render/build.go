@@ -117,6 +117,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
+	defer site.inputStats.abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
@@ -140,6 +141,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 		}
 	}
 	site.cache.finish(true)
+	site.inputStats.save()
 	st.Cached = site.cache.hitCount()
 	return st, nil
 }
@@ -167,7 +169,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	}
 	o := s.outputs
 	if o.unchanged(out) {
-		if o.relaid {
+		if o.relaid || o.reverified {
 			s.cache.writeManifest(out, o)
 		}
 		return st, nil // the deferred RemoveAll drops tmp's empty directories

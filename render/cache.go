@@ -32,7 +32,7 @@ import (
 
 // cacheFormat changes when the entry format or the way keys are made
 // does, so that an old cache is not read by a new perflab.
-const cacheFormat = "perflab-build-cache-3"
+const cacheFormat = "perflab-build-cache-4"
 
 // DefaultCacheDir is where a build keeps its cache when Options.CacheDir
 // is empty: .cache/perflab-build beside the output directory.
@@ -78,10 +78,7 @@ func openCache(opt Options, tmpl fs.FS) (*buildCache, error) {
 	if opt.NoCache {
 		return nil, nil
 	}
-	dir := opt.CacheDir
-	if dir == "" {
-		dir = DefaultCacheDir(opt.Out)
-	}
+	dir := opt.cacheDir()
 	h := sha256.New()
 	field(h, cacheFormat)
 	field(h, selfVersion())
@@ -101,6 +98,14 @@ func openCache(opt Options, tmpl fs.FS) (*buildCache, error) {
 	c := &buildCache{dir: dir, used: map[string]bool{}, fresh: map[string]bool{}}
 	h.Sum(c.salt[:0])
 	return c, nil
+}
+
+// cacheDir is the build cache's directory for opt.
+func (o Options) cacheDir() string {
+	if o.CacheDir != "" {
+		return o.CacheDir
+	}
+	return DefaultCacheDir(o.Out)
 }
 
 // field writes length-prefixed strings into h, so that no two lists of
@@ -458,12 +463,14 @@ func newInputHash(p *Page) inputHash {
 
 // add records an input file's name and bytes.
 func (ih inputHash) add(name string, data []byte) {
+	ih.addSum(name, sha256.Sum256(data))
+}
+
+// addSum records an input file's name and the SHA-256 of its bytes
+// (Site.readInput's, which the input stat cache spares recomputing).
+func (ih inputHash) addSum(name string, sum [32]byte) {
 	field(ih.h, name)
-	// As field(ih.h, data) would, without copying data into a string.
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(data)))
-	ih.h.Write(n[:])
-	ih.h.Write(data)
+	ih.h.Write(sum[:])
 }
 
 func (ih inputHash) sum(p *Page) { ih.h.Sum(p.inputs[:0]) }

@@ -34,6 +34,9 @@ type manifest struct {
 	// Search is the digest of the search index's entries (searchDigest)
 	// that search.json and search.js were written from.
 	Search [32]byte
+	// Dirs are the directories below Out (slash-separated, relative);
+	// nil where statID reports nothing.
+	Dirs map[string]manifestDir
 }
 
 // manifestPage is what a build needs of a page that is already in Out:
@@ -57,10 +60,33 @@ func layoutKey(cacheKey string, nav string) [32]byte {
 	return k
 }
 
+// manifestFile is a file the last build left in Out: its bytes' SHA-256
+// and its identity when the manifest was written (statID: the change
+// time and inode too, which no touch -d can put back; zero where the
+// platform does not report them).
 type manifestFile struct {
 	Sum     [32]byte
 	Size    int64
 	ModTime int64 // nanoseconds
+	CTime   int64 // nanoseconds
+	Ino     uint64
+	// Racy is set when the file changed at or after the moment the
+	// manifest began to be written (as the file system stamps it): a
+	// change made then, in the same timestamp tick, would leave its
+	// identity as recorded, so the next build compares its bytes.
+	Racy bool
+}
+
+// manifestDir is a directory below Out as the last build left it. Adding,
+// removing or renaming an entry in a directory sets its modification and
+// change times, so a directory whose identity is unchanged holds what it
+// held: an unchanged rebuild need not read it to look for stray files
+// (statcache.go tells why change times can be trusted, and Racy is as
+// for manifestFile: such a directory is read).
+type manifestDir struct {
+	ModTime, CTime int64
+	Ino            uint64
+	Racy           bool
 }
 
 // manifestPath is where the cache keeps the manifest of out.
@@ -85,11 +111,29 @@ func (c *buildCache) readManifest(out string) *manifest {
 	return &m
 }
 
-// writeManifest records the files of out, whose contents hash to sums.
-// A file that cannot be read back is left out (it will be written again).
+// writeManifest records the files of out, whose contents hash to sums,
+// and its directories. A file that cannot be read back is left out (it
+// will be written again).
 func (c *buildCache) writeManifest(out string, o *outputs) {
 	if c == nil {
 		return
+	}
+	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+	if c.mkerr != nil {
+		return
+	}
+	// The temporary file is made first: its change time is the moment
+	// from which a change to out might go unseen (Racy).
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	fail := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	ref, refOK := int64(0), false
+	if st, err := tmp.Stat(); err == nil {
+		var id fileID
+		id, refOK = statID(st)
+		ref = id.CTime
 	}
 	sums := o.sums
 	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: o.pages, Search: o.search}
@@ -98,24 +142,45 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		m.Files[p] = manifestFile{Sum: sum, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+		e := manifestFile{Sum: sum, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+		if id, ok := statID(st); ok && refOK {
+			e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, id.CTime >= ref
+		}
+		m.Files[p] = e
+	}
+	if refOK {
+		m.Dirs = map[string]manifestDir{}
+		for d := range outDirs(sums) {
+			st, err := os.Lstat(filepath.Join(out, d))
+			if err != nil || !st.IsDir() {
+				m.Dirs = nil // walk next time
+				break
+			}
+			id, _ := statID(st)
+			m.Dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: id.CTime >= ref}
+		}
 	}
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(&m) != nil {
-		return
-	}
-	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
-	if c.mkerr != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
-	if err != nil {
+		fail()
 		return
 	}
 	_, werr := tmp.Write(buf.Bytes())
 	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestPath(out)) != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// outDirs are the directories below the output directory that hold the
+// files at paths (OS-separated, relative).
+func outDirs[V any](paths map[string]V) map[string]bool {
+	dirs := map[string]bool{}
+	for p := range paths {
+		for d := filepath.Dir(filepath.FromSlash(p)); d != "." && !dirs[d]; d = filepath.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	return dirs
 }
 
 // outputs tracks one build's files against the previous manifest.
@@ -131,17 +196,41 @@ type outputs struct {
 	// out is left untouched, the manifest must record the new key, or
 	// every later build lays the page out again.
 	relaid bool
-	search [32]byte // the search index's digest
+	// reverified is set when a file or directory recorded as Racy was
+	// found as recorded: the manifest is rewritten so that the next
+	// build need not check it again.
+	reverified bool
+	search     [32]byte // the search index's digest
 }
 
 func newOutputs(prev *manifest) *outputs {
 	return &outputs{prev: prev, sums: map[string][32]byte{}, pages: map[string]manifestPage{}}
 }
 
-// inOut reports whether the previous output directory still holds e at p.
+// inOut reports whether the previous output directory still holds e at
+// p: the same size and modification time, and where the platform reports
+// them the same change time and inode (a file rewritten with its size
+// and time put back has a new change time); a Racy entry's bytes are
+// compared too.
 func (o *outputs) inOut(p string, e manifestFile) bool {
-	st, err := os.Lstat(filepath.Join(o.prev.Out, filepath.FromSlash(p)))
-	return err == nil && st.Mode().IsRegular() && st.Size() == e.Size && st.ModTime().UnixNano() == e.ModTime
+	name := filepath.Join(o.prev.Out, filepath.FromSlash(p))
+	st, err := os.Lstat(name)
+	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size || st.ModTime().UnixNano() != e.ModTime {
+		return false
+	}
+	if id, ok := statID(st); ok && (id.CTime != e.CTime || id.Ino != e.Ino) {
+		return false
+	}
+	if e.Racy {
+		data, err := os.ReadFile(name)
+		if err != nil || sha256.Sum256(data) != e.Sum {
+			return false
+		}
+		o.mu.Lock()
+		o.reverified = true
+		o.mu.Unlock()
+	}
+	return true
 }
 
 // reuse returns the page at url's record when the last build wrote it
@@ -242,11 +331,9 @@ func (o *outputs) unchanged(out string) bool {
 	if o.prev == nil || len(o.skipped) != len(o.sums) || len(o.sums) != len(o.prev.Files) {
 		return false
 	}
-	dirs := map[string]bool{}
-	for p := range o.sums {
-		for d := filepath.Dir(filepath.FromSlash(p)); d != "."; d = filepath.Dir(d) {
-			dirs[d] = true
-		}
+	dirs := outDirs(o.sums)
+	if o.prev.Dirs != nil && len(o.prev.Dirs) == len(dirs) {
+		return o.unchangedDirs(out, dirs)
 	}
 	// Each top-level entry is walked on its own worker: reading 900
 	// directories was an eighth of an unchanged 924-page rebuild, all of
@@ -304,6 +391,87 @@ func (o *outputs) unchanged(out string) bool {
 	close(work)
 	wg.Wait()
 	return !stray.Load() && files.Load() == int64(len(o.sums))
+}
+
+// unchangedDirs is unchanged's check for stray files when the manifest
+// recorded out's directories (and every file of this build was found in
+// out as recorded): out's own entries are read; a directory below it
+// whose identity is as recorded holds what it held and is not read, any
+// other is. The directories are checked on every core.
+func (o *outputs) unchangedDirs(out string, dirs map[string]bool) bool {
+	// entryOK reports whether rel, found in out, is one of the build's
+	// files or directories.
+	entryOK := func(rel string, d fs.DirEntry) bool {
+		if d.IsDir() {
+			return dirs[rel]
+		}
+		_, ok := o.sums[filepath.ToSlash(rel)]
+		return ok && d.Type().IsRegular()
+	}
+	top, err := os.ReadDir(out)
+	if err != nil {
+		return false
+	}
+	for _, d := range top {
+		if !entryOK(d.Name(), d) {
+			return false
+		}
+	}
+	var stray, reverified atomic.Bool
+	check := func(d string) {
+		md, ok := o.prev.Dirs[filepath.ToSlash(d)]
+		if !ok {
+			stray.Store(true)
+			return
+		}
+		st, err := os.Lstat(filepath.Join(out, d))
+		if err != nil || !st.IsDir() {
+			stray.Store(true)
+			return
+		}
+		if id, ok := statID(st); ok && !md.Racy && id.MTime == md.ModTime && id.CTime == md.CTime && id.Ino == md.Ino {
+			return
+		}
+		entries, err := os.ReadDir(filepath.Join(out, d))
+		if err != nil {
+			stray.Store(true)
+			return
+		}
+		for _, e := range entries {
+			if !entryOK(filepath.Join(d, e.Name()), e) {
+				stray.Store(true)
+				return
+			}
+		}
+		reverified.Store(true) // read and found as it should be: record it
+	}
+	work := make(chan string, 64)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range work {
+				if !stray.Load() {
+					check(d)
+				}
+			}
+		}()
+	}
+	for d := range dirs {
+		work <- d
+	}
+	close(work)
+	wg.Wait()
+	if stray.Load() {
+		return false
+	}
+	if reverified.Load() {
+		o.mu.Lock()
+		o.reverified = true
+		o.mu.Unlock()
+	}
+	return true
 }
 
 // fill links (or copies) the skipped files from the previous output

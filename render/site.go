@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"math"
@@ -36,6 +37,9 @@ type Site struct {
 	Static []string
 	// cache keeps rendered pages between builds; nil renders every page.
 	cache *buildCache
+	// inputStats spares hashing the inputs unchanged since the last
+	// build (statcache.go); nil hashes every one.
+	inputStats *inputStats
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (manifest.go).
 	outputs *outputs
@@ -290,6 +294,15 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 		}
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	if !opt.NoCache {
+		s.inputStats = openInputStats(opt.cacheDir())
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.inputStats.abandon()
+		}
+	}()
 	var mds []string
 	err := filepath.WalkDir(opt.Content, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -387,6 +400,7 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 	}
 	sort.Slice(s.Pages, func(i, j int) bool { return s.Pages[i].URL < s.Pages[j].URL })
 	sortReports(s.Reports)
+	ok = true
 	return s, nil
 }
 
@@ -405,16 +419,16 @@ func pageURL(rel string) string {
 
 func (s *Site) loadPage(rel string) (*Page, error) {
 	src := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
-	data, err := os.ReadFile(src)
+	data, sum, err := s.readInput(src)
 	if os.IsNotExist(err) && path.Base(rel) == "index.md" {
-		data, err = nil, nil // a campaign bundle without narrative
+		data, sum, err = nil, sha256.Sum256(nil), nil // a campaign bundle without narrative
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: pageURL(rel)}
 	ih := newInputHash(p)
-	ih.add(p.Src, data)
+	ih.addSum(p.Src, sum)
 	fm, body, lines, has, err := parseFrontMatter(p.Src, data)
 	if err != nil {
 		return nil, err
@@ -446,7 +460,7 @@ func (s *Site) loadPage(rel string) (*Page, error) {
 }
 
 func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
-	data, err := os.ReadFile(file)
+	data, sum, err := s.readInput(file)
 	if err != nil {
 		line := 1
 		if p.FrontMatter.Campaign != "" {
@@ -461,7 +475,7 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	}
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	p.Deps = append(p.Deps, file)
-	ih.add(file, data)
+	ih.addSum(file, sum)
 	dir := c.Results
 	if dir == "" {
 		dir = c.ID
