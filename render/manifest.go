@@ -45,8 +45,12 @@ type manifest struct {
 // are all unchanged in Out is neither read from the cache nor laid out.
 type manifestPage struct {
 	Layout [32]byte
-	Search searchEntry
-	Paths  []string
+	// SearchSum is searchEntrySum of its search entry; the entry itself
+	// is in the manifest's search file (manifestSearch), read only when
+	// the search index is written again: decoding every page's text was
+	// most of reading the manifest.
+	SearchSum [32]byte
+	Paths     []string
 }
 
 // layoutKey determines a page's files: its cache key (its inputs, the
@@ -160,6 +164,9 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 			m.Dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: id.CTime >= ref}
 		}
 	}
+	if o.searchEntries != nil {
+		c.writeManifestSearch(out, o.searchEntries)
+	}
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(&m) != nil {
 		fail()
@@ -201,6 +208,11 @@ type outputs struct {
 	// build need not check it again.
 	reverified bool
 	search     [32]byte // the search index's digest
+	// searchEntries are the search index's entries by page URL when this
+	// build wrote it (the manifest's search file is then written too).
+	searchEntries  map[string]searchEntry
+	prevSearchOnce sync.Once
+	prevSearchMap  map[string]searchEntry
 }
 
 func newOutputs(prev *manifest) *outputs {
@@ -279,23 +291,75 @@ func (o *outputs) reuseFiles(paths ...string) bool {
 	return true
 }
 
-// searchDigest identifies the search index's entries: search.json and
-// search.js are a function of it (and of perflab's build, which keys the
-// whole cache directory's manifest through the pages' layout keys).
-func searchDigest(index []searchEntry) [32]byte {
+// searchEntrySum identifies one search entry.
+func searchEntrySum(e searchEntry) [32]byte {
+	h := sha256.New()
+	field(h, e.Title, e.URL, e.Tags, e.Text)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// searchDigest identifies the search index's entries by their sums
+// (searchEntrySum, in index order): search.json and search.js are a
+// function of it (and of perflab's build).
+func searchDigest(sums [][32]byte) [32]byte {
 	h := sha256.New()
 	field(h, "search", selfVersion())
-	for _, e := range index {
-		field(h, e.Title, e.URL, e.Tags, e.Text)
+	for _, s := range sums {
+		h.Write(s[:])
 	}
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
 }
 
+// manifestSearchPath is where the manifest's search entries are kept.
+func (c *buildCache) manifestSearchPath(out string) string { return c.manifestPath(out) + ".search" }
+
+// prevSearch returns the search entries (by page URL) the last build
+// wrote its search index from, read once; nil when there are none.
+func (o *outputs) prevSearch(c *buildCache) map[string]searchEntry {
+	o.prevSearchOnce.Do(func() {
+		if c == nil || o.prev == nil {
+			return
+		}
+		data, err := os.ReadFile(c.manifestSearchPath(o.prev.Out))
+		if err != nil {
+			return
+		}
+		var m map[string]searchEntry
+		if gob.NewDecoder(bytes.NewReader(data)).Decode(&m) == nil {
+			o.prevSearchMap = m
+		}
+	})
+	return o.prevSearchMap
+}
+
+// writeManifestSearch keeps the entries (by page URL) that this build
+// wrote the search index from, for a later build that reuses the pages.
+func (c *buildCache) writeManifestSearch(out string, entries map[string]searchEntry) {
+	var buf bytes.Buffer
+	if c == nil || gob.NewEncoder(&buf).Encode(entries) != nil {
+		return
+	}
+	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+	if c.mkerr != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestSearchPath(out)) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
 // page records the page at url, rendered under layout key lk.
 func (o *outputs) page(url string, lk [32]byte, se searchEntry, files []File) {
-	mp := manifestPage{Layout: lk, Search: se}
+	mp := manifestPage{Layout: lk, SearchSum: searchEntrySum(se)}
 	relaid := o.prev == nil || o.prev.Pages[url].Layout != lk
 	for _, f := range files {
 		mp.Paths = append(mp.Paths, f.Path)

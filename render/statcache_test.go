@@ -3,6 +3,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/gob"
@@ -339,5 +340,38 @@ func TestOutputManifestStat(t *testing.T) {
 	out, _ := filepath.Abs(f.opt.Out)
 	if m := (&buildCache{dir: f.opt.CacheDir}).readManifest(out); m == nil || m.Dirs["demo"].Racy {
 		t.Error("the racy directory was not recorded again")
+	}
+}
+
+// TestManifestSearchFile: the search entries of the pages a build takes
+// as they are come from the manifest's search file when another page's
+// entry changes; a missing or stale file costs rendering those pages
+// again, never a wrong index.
+func TestManifestSearchFile(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.build("cold")
+	out, _ := filepath.Abs(f.opt.Out)
+	c := &buildCache{dir: f.opt.CacheDir}
+	if _, err := os.Stat(c.manifestSearchPath(out)); err != nil {
+		t.Fatalf("no search file: %v", err)
+	}
+	about := filepath.Join(f.opt.Content, "about.md")
+	edit := func(what, line string) {
+		src, _ := os.ReadFile(about)
+		writeFile(t, about, string(src)+"\n"+line+"\n")
+		if st := f.build(what); st.LaidOut != 1 {
+			t.Errorf("%s: %d pages laid out, want 1", what, st.LaidOut)
+		}
+	}
+	edit("about.md edited", "First added line.")
+	os.Remove(c.manifestSearchPath(out))
+	edit("about.md edited, search file deleted", "Second added line.")
+	// A search file whose entries are not those the manifest recorded.
+	var buf bytes.Buffer
+	gob.NewEncoder(&buf).Encode(map[string]searchEntry{"demo/h100/": {Title: "stale", URL: "demo/h100/index.html", Text: "stale"}})
+	os.WriteFile(c.manifestSearchPath(out), buf.Bytes(), 0o644)
+	edit("about.md edited, search file stale", "Third added line.")
+	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "search.json")); strings.Contains(string(data), "stale") {
+		t.Error("the stale entry is in the search index")
 	}
 }
