@@ -696,10 +696,8 @@ func (p *Page) navTitleReport() string {
 	if p.Report.Campaign.Title != "" {
 		return p.Report.Campaign.Title
 	}
-	for _, l := range strings.Split(string(p.body), "\n") {
-		if t, ok := strings.CutPrefix(l, "# "); ok {
-			return strings.TrimSpace(t)
-		}
+	if h, ok := p.headingLine(); ok {
+		return h
 	}
 	return p.Report.Title()
 }

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"math"
@@ -62,8 +61,11 @@ type Page struct {
 	FrontMatter FrontMatter
 	// HasFrontMatter is false for plain MkDocs-style pages.
 	HasFrontMatter bool
-	body           []byte
-	bodyLine       int // lines before the body (front matter)
+	body           []byte // nil until read when lazy is set (markdownBody)
+	bodyLine       int    // lines before the body (front matter)
+	// lazy is set when Load took the page's front matter and heading from
+	// the input stat cache without reading the file (statcache.go).
+	lazy *lazyBody
 
 	// Report is set for a page bundle with a campaign.
 	Report *Report
@@ -419,24 +421,16 @@ func pageURL(rel string) string {
 
 func (s *Site) loadPage(rel string) (*Page, error) {
 	src := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
-	data, sum, err := s.readInput(src)
-	if os.IsNotExist(err) && path.Base(rel) == "index.md" {
-		data, sum, err = nil, sha256.Sum256(nil), nil // a campaign bundle without narrative
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
-	}
 	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: pageURL(rel)}
 	ih := newInputHash(p)
-	ih.addSum(p.Src, sum)
-	fm, body, lines, has, err := parseFrontMatter(p.Src, data)
+	fm, has, lines, err := s.readPage(p, src, ih) // statcache.go
 	if err != nil {
 		return nil, err
 	}
 	if fm.Draft {
 		return nil, nil
 	}
-	p.FrontMatter, p.HasFrontMatter, p.body, p.bodyLine = fm, has, body, lines
+	p.FrontMatter, p.HasFrontMatter, p.bodyLine = fm, has, lines
 	p.Deps = []string{p.Src} // listed even when absent: creating it changes the page
 
 	// A bundle (…/index.md) with a campaign is a report.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ import (
 const inputsName = "inputs"
 
 // inputsFormat heads the file; it changes with the encoding.
-const inputsFormat = "perflab-inputs-1\n"
+const inputsFormat = "perflab-inputs-2\n"
 
 // fileID is a file's identity as stat reports it.
 type fileID struct {
@@ -52,6 +53,31 @@ type fileID struct {
 type statEntry struct {
 	id  fileID
 	sum [32]byte
+	// page is set for a Markdown page: what Load needs of it besides
+	// its body, so that an unchanged page is not even read (readPage).
+	page *pageMeta
+}
+
+// pageMeta is what Load takes from a page's file: its front matter and
+// the text of its first "# " line (its title in the navigation).
+type pageMeta struct {
+	fm         FrontMatter
+	has        bool // HasFrontMatter
+	lines      int  // bodyLine
+	heading    string
+	hasHeading bool
+}
+
+// lazyBody is a page whose body Load did not read: markdownBody reads it
+// when the page is rendered and checks that its bytes are still those
+// the page's cache key was made from.
+type lazyBody struct {
+	sum        [32]byte
+	heading    string
+	hasHeading bool
+	once       sync.Once
+	body       []byte
+	err        error
 }
 
 // inputStats is one build's view of the input stat cache. Its methods are
@@ -125,6 +151,93 @@ func (s *inputStats) sum(name string, fi os.FileInfo, data []byte) [32]byte {
 	return sum
 }
 
+// page returns the recorded entry of the page at name when the file's
+// identity (stat, without opening it) is the recorded one.
+func (s *inputStats) page(name string) (statEntry, bool) {
+	if s == nil {
+		return statEntry{}, false
+	}
+	e, ok := s.old[name]
+	if !ok || e.page == nil {
+		return statEntry{}, false
+	}
+	fi, err := os.Stat(name)
+	if err != nil || fi.IsDir() {
+		return statEntry{}, false
+	}
+	if id, ok := statID(fi); !ok || id != e.id {
+		return statEntry{}, false
+	}
+	s.mu.Lock()
+	s.next[name] = e
+	s.mu.Unlock()
+	return e, true
+}
+
+// setPage adds m to name's entry if this build recorded one with sum.
+func (s *inputStats) setPage(name string, sum [32]byte, m pageMeta) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.next[name]; ok && e.sum == sum && e.page == nil {
+		e.page = &m
+		s.next[name] = e
+		s.unstable = true
+	}
+}
+
+// readPage reads the page p at src (or takes what Load needs of it from
+// the input stat cache, leaving the body to be read when it is rendered)
+// and adds it to p's input hash.
+func (s *Site) readPage(p *Page, src string, ih inputHash) (FrontMatter, bool, int, error) {
+	if e, ok := s.inputStats.page(src); ok {
+		ih.addSum(p.Src, e.sum)
+		m := e.page
+		p.lazy = &lazyBody{sum: e.sum, heading: m.heading, hasHeading: m.hasHeading}
+		return m.fm, m.has, m.lines, nil
+	}
+	data, sum, err := s.readInput(src)
+	if os.IsNotExist(err) && filepath.Base(src) == "index.md" {
+		data, sum, err = nil, sha256.Sum256(nil), nil // a campaign bundle without narrative
+	}
+	if err != nil {
+		return FrontMatter{}, false, 0, fmt.Errorf("load: %w", err)
+	}
+	ih.addSum(p.Src, sum)
+	fm, body, lines, has, err := parseFrontMatter(p.Src, data)
+	if err != nil {
+		return fm, false, 0, err
+	}
+	p.body = body
+	if data != nil {
+		h, hasH := headingLineOf(body)
+		s.inputStats.setPage(src, sum, pageMeta{fm: fm, has: has, lines: lines, heading: h, hasHeading: hasH})
+	}
+	return fm, has, lines, nil
+}
+
+// markdownBody is the page's Markdown after its front matter.
+func (p *Page) markdownBody() ([]byte, error) {
+	l := p.lazy
+	if l == nil {
+		return p.body, nil
+	}
+	l.once.Do(func() {
+		data, err := os.ReadFile(p.Src)
+		if err == nil && sha256.Sum256(data) != l.sum {
+			err = errors.New("changed during the build; build again")
+		}
+		if err != nil {
+			l.err = fmt.Errorf("load: %s: %w", p.Src, err)
+			return
+		}
+		_, l.body, _, _, l.err = parseFrontMatter(p.Src, data)
+	})
+	return l.body, l.err
+}
+
 // save writes the entries this build used (when they differ from the
 // file's) after a successful build, and drops the marker.
 func (s *inputStats) save() {
@@ -196,7 +309,9 @@ func (s *Site) readInput(name string) ([]byte, [32]byte, error) {
 
 // The file: inputsFormat, then per entry the name (uvarint length and
 // bytes), size, mtime, ctime, inode, device (8 bytes each, little
-// endian) and the SHA-256.
+// endian), the SHA-256, and a byte 1 followed by the page's meta (title,
+// description, campaign, heading as strings, weight, lines and the flags
+// draft, has front matter, has heading as uvarints) or 0.
 
 func encodeInputStats(m map[string]statEntry) []byte {
 	var b []byte
@@ -208,8 +323,75 @@ func encodeInputStats(m map[string]statEntry) []byte {
 			b = binary.LittleEndian.AppendUint64(b, v)
 		}
 		b = append(b, e.sum[:]...)
+		if m := e.page; m != nil {
+			b = append(b, 1)
+			for _, s := range []string{m.fm.Title, m.fm.Description, m.fm.Campaign, m.heading} {
+				b = binary.AppendUvarint(b, uint64(len(s)))
+				b = append(b, s...)
+			}
+			b = binary.AppendVarint(b, int64(m.fm.Weight))
+			b = binary.AppendUvarint(b, uint64(m.lines))
+			b = binary.AppendUvarint(b, flags(m.fm.Draft, m.has, m.hasHeading))
+		} else {
+			b = append(b, 0)
+		}
 	}
 	return b
+}
+
+func flags(bs ...bool) uint64 {
+	var f uint64
+	for i, b := range bs {
+		if b {
+			f |= 1 << i
+		}
+	}
+	return f
+}
+
+// reader decodes the file; a short or malformed one sets bad.
+type reader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *reader) bytes(n uint64) []byte {
+	if r.bad || n > uint64(len(r.b)) {
+		r.bad = true
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) uvarint() uint64 {
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, k := binary.Varint(r.b)
+	if k <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+func (r *reader) string() string { return string(r.bytes(r.uvarint())) }
+
+func (r *reader) uint64() uint64 {
+	if b := r.bytes(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
 }
 
 func decodeInputStats(b []byte) map[string]statEntry {
@@ -217,23 +399,30 @@ func decodeInputStats(b []byte) map[string]statEntry {
 	if !ok {
 		return nil
 	}
+	r := &reader{b: rest}
 	m := map[string]statEntry{}
-	for len(rest) > 0 {
-		n, k := binary.Uvarint(rest)
-		if k <= 0 || n > uint64(len(rest)-k) || uint64(len(rest)-k)-n < 5*8+32 {
-			return nil
+	for len(r.b) > 0 && !r.bad {
+		name := r.string()
+		var e statEntry
+		e.id = fileID{Size: int64(r.uint64()), MTime: int64(r.uint64()), CTime: int64(r.uint64()), Ino: r.uint64(), Dev: r.uint64()}
+		copy(e.sum[:], r.bytes(32))
+		switch kind := r.bytes(1); {
+		case kind == nil:
+		case kind[0] == 1:
+			pm := &pageMeta{}
+			pm.fm.Title, pm.fm.Description, pm.fm.Campaign, pm.heading = r.string(), r.string(), r.string(), r.string()
+			pm.fm.Weight = int(r.varint())
+			pm.lines = int(r.uvarint())
+			f := r.uvarint()
+			pm.fm.Draft, pm.has, pm.hasHeading = f&1 != 0, f&2 != 0, f&4 != 0
+			e.page = pm
+		case kind[0] != 0:
+			r.bad = true
 		}
-		name := string(rest[k : k+int(n)])
-		rest = rest[k+int(n):]
-		var v [5]uint64
-		for i := range v {
-			v[i] = binary.LittleEndian.Uint64(rest)
-			rest = rest[8:]
-		}
-		e := statEntry{id: fileID{Size: int64(v[0]), MTime: int64(v[1]), CTime: int64(v[2]), Ino: v[3], Dev: v[4]}}
-		copy(e.sum[:], rest)
-		rest = rest[32:]
 		m[name] = e
+	}
+	if r.bad {
+		return nil
 	}
 	return m
 }

@@ -143,6 +143,14 @@ func TestInputStatCache(t *testing.T) {
 		}, "About thix lab"},
 		{"campaign edited, size and mtime kept", func() { sameSizeEdit(t, campaign, "high throughput", "high thruput!!!", false) }, ""},
 		{"a page added", func() { writeFile(t, filepath.Join(f.opt.Content, "new.md"), "# New page\n\nText.\n") }, ""},
+		{"a draft added", func() { writeFile(t, filepath.Join(f.opt.Content, "draft.md"), "---\ndraft: true\n---\n# Draft\n") }, ""},
+		{"a title in front matter", func() {
+			writeFile(t, filepath.Join(f.opt.Content, "new.md"), "---\ntitle: Front\nweight: -1\n---\n# New page\n\nText.\n")
+		}, ""},
+		// Another base URL keys every page anew: each is rendered from
+		// its body, read then (Load took it from the input stat cache).
+		{"another base URL", func() { f.opt.BaseURL = "/perflab/" }, ""},
+		{"the base URL back", func() { f.opt.BaseURL = "" }, ""},
 		{"a page deleted", func() { os.Remove(filepath.Join(f.opt.Content, "new.md")) }, ""},
 	}
 	for _, s := range steps {
@@ -157,6 +165,21 @@ func TestInputStatCache(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.opt.Out, "new")); err == nil {
 		t.Error("the deleted page is still in the site")
+	}
+	if _, err := os.Stat(filepath.Join(f.opt.Out, "draft")); err == nil {
+		t.Error("the draft is in the site")
+	}
+	// Settled, Load reads no page: each one's front matter and heading
+	// come from the input stat cache.
+	s, err := Load(context.Background(), f.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.inputStats.abandon()
+	for _, p := range append(s.Pages, s.Home) {
+		if p.lazy == nil || p.body != nil {
+			t.Errorf("%s was read", p.Src)
+		}
 	}
 }
 
@@ -223,7 +246,7 @@ func TestInputStatsRacy(t *testing.T) {
 // TestInputStatsBroken: a broken or foreign file hashes every input.
 func TestInputStatsBroken(t *testing.T) {
 	dir := t.TempDir()
-	for _, data := range []string{"", "perflab-inputs-1\n\x05ab", "other\n"} {
+	for _, data := range []string{"", inputsFormat + "\x05ab", inputsFormat + "\x01a" + strings.Repeat("\x00", 72) + "\x02", "other\n"} {
 		os.WriteFile(filepath.Join(dir, inputsName), []byte(data), 0o644)
 		s := openInputStats(dir)
 		if len(s.old) != 0 {
@@ -231,9 +254,9 @@ func TestInputStatsBroken(t *testing.T) {
 		}
 		s.abandon()
 	}
-	m := map[string]statEntry{"a": {id: fileID{1, 2, 3, 4, 5}, sum: sha256.Sum256([]byte("a"))}, "b/c.md": {}}
+	m := map[string]statEntry{"a": {id: fileID{1, 2, 3, 4, 5}, sum: sha256.Sum256([]byte("a"))}, "b/c.md": {page: &pageMeta{fm: FrontMatter{Title: "T", Campaign: "c.yaml", Weight: -3, Draft: true}, lines: 4, has: true, heading: "H"}}}
 	got := decodeInputStats(encodeInputStats(m))
-	if len(got) != 2 || got["a"] != m["a"] || got["b/c.md"] != m["b/c.md"] {
+	if len(got) != 2 || got["a"] != m["a"] || got["b/c.md"].id != m["b/c.md"].id || got["b/c.md"].page == nil || *got["b/c.md"].page != *m["b/c.md"].page {
 		t.Errorf("round trip: %v", got)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".inputs-*")); len(left) != 0 {
@@ -373,5 +396,36 @@ func TestManifestSearchFile(t *testing.T) {
 	edit("about.md edited, search file stale", "Third added line.")
 	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "search.json")); strings.Contains(string(data), "stale") {
 		t.Error("the stale entry is in the search index")
+	}
+}
+
+// TestLazyBodyChanged: a page Load took from the input stat cache that
+// changes before it is rendered fails the build (its cache key was made
+// from the bytes it had), and the next build renders the new text.
+func TestLazyBodyChanged(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	s, err := Load(context.Background(), f.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.inputStats.abandon()
+	var about *Page
+	for _, p := range s.Pages {
+		if p.Rel == "about.md" {
+			about = p
+		}
+	}
+	if about == nil || about.lazy == nil {
+		t.Fatal("about.md was read by Load")
+	}
+	src, _ := os.ReadFile(about.Src)
+	writeFile(t, about.Src, string(src)+"\nLate line.\n")
+	if _, err := s.renderBody(about, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
+		t.Errorf("render after a change: %v", err)
+	}
+	f.build("after the change")
+	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "about", "index.html")); !strings.Contains(string(data), "Late line.") {
+		t.Error("the new text is not in the page")
 	}
 }
