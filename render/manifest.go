@@ -108,11 +108,11 @@ func (c *buildCache) readManifest(out string) *manifest {
 	if err != nil {
 		return nil
 	}
-	var m manifest
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&m) != nil || m.Out != out {
+	m := decodeManifest(data)
+	if m == nil || m.Out != out {
 		return nil
 	}
-	return &m
+	return m
 }
 
 // writeManifest records the files of out, whose contents hash to sums,
@@ -132,7 +132,6 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 	if err != nil {
 		return
 	}
-	fail := func() { tmp.Close(); os.Remove(tmp.Name()) }
 	ref, refOK := int64(0), false
 	if st, err := tmp.Stat(); err == nil {
 		var id fileID
@@ -167,12 +166,7 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 	if o.searchEntries != nil {
 		c.writeManifestSearch(out, o.searchEntries)
 	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(&m) != nil {
-		fail()
-		return
-	}
-	_, werr := tmp.Write(buf.Bytes())
+	_, werr := tmp.Write(encodeManifest(&m))
 	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestPath(out)) != nil {
 		os.Remove(tmp.Name())
 	}

@@ -279,7 +279,7 @@ func (f *statCacheFixture) editManifest(edit func(m *manifest)) {
 		f.t.Fatal(err)
 	}
 	defer fh.Close()
-	if err := gob.NewEncoder(fh).Encode(m); err != nil {
+	if _, err := fh.Write(encodeManifest(m)); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -427,5 +427,37 @@ func TestLazyBodyChanged(t *testing.T) {
 	f.build("after the change")
 	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "about", "index.html")); !strings.Contains(string(data), "Late line.") {
 		t.Error("the new text is not in the page")
+	}
+}
+
+// TestManifestCodec: a manifest reads back as written; a truncated or
+// foreign one reads as none.
+func TestManifestCodec(t *testing.T) {
+	m := &manifest{Out: "/x/site", Search: sha256.Sum256([]byte("s")),
+		Files: map[string]manifestFile{"a/index.html": {Sum: sha256.Sum256([]byte("a")), Size: 3, ModTime: -4, CTime: 5, Ino: 6, Racy: true}, "b.css": {Size: 1}},
+		Pages: map[string]manifestPage{"a/": {Layout: sha256.Sum256([]byte("l")), SearchSum: sha256.Sum256([]byte("e")), Paths: []string{"a/index.html", "a/data.json"}}, "c/": {}},
+		Dirs:  map[string]manifestDir{"a": {ModTime: 1, CTime: 2, Ino: 3, Racy: true}, "a/b": {}},
+	}
+	data := encodeManifest(m)
+	got := decodeManifest(data)
+	if got == nil || got.Out != m.Out || got.Search != m.Search || len(got.Files) != 2 || got.Files["a/index.html"] != m.Files["a/index.html"] ||
+		len(got.Pages) != 2 || got.Pages["a/"].Layout != m.Pages["a/"].Layout || got.Pages["a/"].SearchSum != m.Pages["a/"].SearchSum ||
+		strings.Join(got.Pages["a/"].Paths, ",") != "a/index.html,a/data.json" || len(got.Dirs) != 2 || got.Dirs["a"] != m.Dirs["a"] {
+		t.Errorf("round trip: %+v", got)
+	}
+	if string(encodeManifest(got)) != string(data) {
+		t.Error("encoding is not deterministic")
+	}
+	m.Dirs = nil
+	if got := decodeManifest(encodeManifest(m)); got == nil || got.Dirs != nil {
+		t.Errorf("no directories: %+v", got)
+	}
+	for n := 0; n < len(data); n += 7 {
+		if decodeManifest(data[:n]) != nil {
+			t.Errorf("truncated to %d bytes: decoded", n)
+		}
+	}
+	if decodeManifest(append(data, 0)) != nil {
+		t.Error("trailing byte: decoded")
 	}
 }
