@@ -113,7 +113,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	site, err := Load(ctx, opt)
+	site, err := loadForBuild(ctx, opt)
 	if err != nil {
 		return Stats{}, err
 	}

@@ -113,7 +113,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
-	site, err := Load(ctx, b.opt)
+	site, err := loadForBuild(ctx, b.opt)
 	if err != nil {
 		return inc, err
 	}

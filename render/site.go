@@ -287,7 +287,14 @@ func skippedName(name string) bool {
 }
 
 // Load reads and checks content and results.
-func Load(ctx context.Context, opt Options) (*Site, error) {
+func Load(ctx context.Context, opt Options) (*Site, error) { return load(ctx, opt, false) }
+
+// loadForBuild is Load for a build that saves the input stat cache
+// (statcache.go) when it succeeds (inputStats.save; abandon otherwise):
+// unchanged inputs are neither hashed nor, for pages, read.
+func loadForBuild(ctx context.Context, opt Options) (*Site, error) { return load(ctx, opt, !opt.NoCache) }
+
+func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	opt = opt.withDefaults()
 	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true))}
 	if _, err := os.Stat(opt.Content); err != nil {
@@ -296,7 +303,7 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 		}
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	if !opt.NoCache {
+	if stats {
 		s.inputStats = openInputStats(opt.cacheDir())
 	}
 	ok := false

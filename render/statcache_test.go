@@ -50,7 +50,7 @@ func (f *statCacheFixture) build(what string) Stats {
 // stat cache.
 func (f *statCacheFixture) hashed() int {
 	f.t.Helper()
-	s, err := Load(context.Background(), f.opt)
+	s, err := loadForBuild(context.Background(), f.opt)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestInputStatCache(t *testing.T) {
 	}
 	// Settled, Load reads no page: each one's front matter and heading
 	// come from the input stat cache.
-	s, err := Load(context.Background(), f.opt)
+	s, err := loadForBuild(context.Background(), f.opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +405,7 @@ func TestManifestSearchFile(t *testing.T) {
 func TestLazyBodyChanged(t *testing.T) {
 	f := newStatCacheFixture(t)
 	f.settle("cold")
-	s, err := Load(context.Background(), f.opt)
+	s, err := loadForBuild(context.Background(), f.opt)
 	if err != nil {
 		t.Fatal(err)
 	}
