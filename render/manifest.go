@@ -147,7 +147,7 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 		}
 		e := manifestFile{Sum: sum, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
 		if id, ok := statID(st); ok && refOK {
-			e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, id.CTime >= ref
+			e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, racy(id.CTime, ref)
 		}
 		m.Files[p] = e
 	}
@@ -160,7 +160,7 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 				break
 			}
 			id, _ := statID(st)
-			m.Dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: id.CTime >= ref}
+			m.Dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: racy(id.CTime, ref)}
 		}
 	}
 	if o.searchEntries != nil {

@@ -292,7 +292,9 @@ func Load(ctx context.Context, opt Options) (*Site, error) { return load(ctx, op
 // loadForBuild is Load for a build that saves the input stat cache
 // (statcache.go) when it succeeds (inputStats.save; abandon otherwise):
 // unchanged inputs are neither hashed nor, for pages, read.
-func loadForBuild(ctx context.Context, opt Options) (*Site, error) { return load(ctx, opt, !opt.NoCache) }
+func loadForBuild(ctx context.Context, opt Options) (*Site, error) {
+	return load(ctx, opt, !opt.NoCache)
+}
 
 func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	opt = opt.withDefaults()

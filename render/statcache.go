@@ -145,7 +145,7 @@ func (s *inputStats) sum(name string, fi os.FileInfo, data []byte) [32]byte {
 	defer s.mu.Unlock()
 	s.unstable = true
 	s.hashed++
-	if ok && id.CTime < s.horizon {
+	if ok && !racy(id.CTime, s.horizon) {
 		s.next[name] = statEntry{id: id, sum: sum}
 	}
 	return sum
@@ -282,6 +282,19 @@ func (s *inputStats) abandon() {
 		s.marker.Close()
 		os.Remove(s.marker.Name())
 	}
+}
+
+// racy reports whether a change made after the moment ref could leave a
+// file whose change time is ctime with that change time: ctime is not
+// older than ref. A change time in whole seconds comes from a file system
+// with coarse timestamps (FAT's are 2 s), where a later change in the
+// same second or two keeps it although ref, stamped by the cache
+// directory's file system, may be finer: it must be 2 s older.
+func racy(ctime, ref int64) bool {
+	if ctime%1e9 == 0 {
+		return ctime >= ref-2e9
+	}
+	return ctime >= ref
 }
 
 // readInput reads the input file name and returns its bytes and their

@@ -216,30 +216,46 @@ func TestInputStatsRacy(t *testing.T) {
 	a, b := []byte("version A"), []byte("version B")
 	s := open()
 	h := s.horizon
-	racy := statAt(9, h, h, 7)        // changed in the tick the build began
+	if h%1e9 == 0 {
+		h++ // the horizon's own file system has whole-second times: keep the rows below apart
+		s.horizon = h
+	}
+	racyStat := statAt(9, h, h, 7)    // changed in the tick the build began
 	settled := statAt(9, h-1, h-1, 8) // changed before
-	if got := s.sum("racy.md", racy, a); got != sha256.Sum256(a) {
+	// A file system with whole-second times: changed a second before the
+	// build began, yet a later change in that second would keep it.
+	coarse := statAt(9, h/1e9*1e9-1e9, h/1e9*1e9-1e9, 10)
+	oldCoarse := statAt(9, h/1e9*1e9-3e9, h/1e9*1e9-3e9, 11)
+	if got := s.sum("racy.md", racyStat, a); got != sha256.Sum256(a) {
 		t.Fatal("sum of a new file is not its SHA-256")
 	}
 	s.sum("settled.md", settled, a)
+	s.sum("coarse.md", coarse, a)
+	s.sum("oldcoarse.md", oldCoarse, a)
 	s.save()
 
 	s = open()
 	defer s.abandon()
 	// Both files now hold B with the stat recorded before.
-	if got := s.sum("racy.md", racy, b); got != sha256.Sum256(b) {
+	if got := s.sum("racy.md", racyStat, b); got != sha256.Sum256(b) {
 		t.Error("racy file: the old hash was taken for its new bytes")
 	}
 	if got := s.sum("settled.md", settled, b); got != sha256.Sum256(a) {
 		t.Error("settled file: hashed again although its identity is unchanged (the cache saves nothing)")
+	}
+	if got := s.sum("coarse.md", coarse, b); got != sha256.Sum256(b) {
+		t.Error("whole-second file changed within 2 s of the build: the old hash was taken")
+	}
+	if got := s.sum("oldcoarse.md", oldCoarse, b); got != sha256.Sum256(a) {
+		t.Error("whole-second file 3 s older than the build: hashed again")
 	}
 	for _, st := range []os.FileInfo{statAt(9, h-1, h, 8), statAt(9, h-1, h-1, 9), statAt(10, h-1, h-1, 8), statAt(9, h-2, h-1, 8)} {
 		if got := s.sum("settled.md", st, b); got != sha256.Sum256(b) {
 			t.Errorf("identity %+v: old hash taken", st.Sys())
 		}
 	}
-	if s.hashed != 5 {
-		t.Errorf("%d files hashed, want 5", s.hashed)
+	if s.hashed != 6 {
+		t.Errorf("%d files hashed, want 6", s.hashed)
 	}
 }
 
