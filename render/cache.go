@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"debug/elf"
@@ -32,7 +33,7 @@ import (
 
 // cacheFormat changes when the entry format or the way keys are made
 // does, so that an old cache is not read by a new perflab.
-const cacheFormat = "perflab-build-cache-4"
+const cacheFormat = "perflab-build-cache-5"
 
 // DefaultCacheDir is where a build keeps its cache when Options.CacheDir
 // is empty: .cache/perflab-build beside the output directory.
@@ -64,7 +65,8 @@ type buildCache struct {
 	pack     *os.File              // the old pack, or nil
 	old      map[string]packRecord // its index
 
-	next    *os.File // the new pack being written, or nil
+	next    *os.File      // the new pack being written, or nil
+	nextW   *bufio.Writer // put's buffer in front of next
 	nextLen int64
 	index   []packRecord // of next
 	fresh   map[string]bool
@@ -227,15 +229,15 @@ func (c *buildCache) get(key string) *cacheEntry {
 	if _, err := c.pack.ReadAt(data, rec.off); err != nil {
 		return nil
 	}
-	var e cacheEntry
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&e) != nil {
+	e := decodeCacheEntry(data)
+	if e == nil {
 		return nil
 	}
 	c.mu.Lock()
 	c.used[key] = true
 	c.hits++
 	c.mu.Unlock()
-	return &e
+	return e
 }
 
 // has reports whether the pack holds an entry under key.
@@ -273,10 +275,7 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 	if c == nil {
 		return
 	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(e) != nil {
-		return
-	}
+	data := encodeCacheEntry(e)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.broken {
@@ -290,19 +289,21 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 			return
 		}
 		c.next = f
+		// Buffered: a write per entry was most of storing it.
+		c.nextW = bufio.NewWriterSize(f, 1<<20)
 	}
-	if _, err := c.next.Write(buf.Bytes()); err != nil {
+	if _, err := c.nextW.Write(data); err != nil {
 		c.broken = true
 		return
 	}
-	c.index = append(c.index, packRecord{Key: key, off: c.nextLen, n: int64(buf.Len())})
-	c.nextLen += int64(buf.Len())
+	c.index = append(c.index, packRecord{Key: key, off: c.nextLen, n: int64(len(data))})
+	c.nextLen += int64(len(data))
 	c.fresh[key] = true
 }
 
 // The entries live in one pack file (creating a file per page was a
 // fifth of a 924-page cold build, and opening one per page most of a
-// rebuild): the entries' gob encodings one after another, then the index
+// rebuild): the entries (encodeCacheEntry) one after another, then the index
 // (gob: key, offset, length of each), then the index's offset as 8
 // little-endian bytes. A build reads entries from the pack with ReadAt
 // and writes a new pack (the entries it rendered, then those it took
@@ -401,6 +402,10 @@ func (c *buildCache) finish(ok bool) {
 	}
 	tmp := c.next
 	fail := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if c.nextW != nil && c.nextW.Flush() != nil {
+		fail()
+		return
+	}
 	keys := make([]string, 0, len(c.old))
 	for k := range c.old {
 		if c.used[k] && !c.fresh[k] {

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/binary"
+	"html/template"
 	"sort"
 )
 
@@ -138,4 +139,64 @@ func decodeManifest(data []byte) *manifest {
 		return nil
 	}
 	return m
+}
+
+// A cache entry in the pack (cache.go) is encoded the same way, without
+// gob's per-value type descriptions (encoding the entries was a twentieth
+// of a cold 924-page build): the title, description, body, then the
+// search entry's title, URL, tags and text, as strings; the charts flag;
+// the number of files and each one's path and bytes.
+func encodeCacheEntry(e *cacheEntry) []byte {
+	n := len(e.Page.Title) + len(e.Page.Description) + len(e.Page.Body) + len(e.Search.Title) + len(e.Search.URL) + len(e.Search.Tags) + len(e.Search.Text) + 64
+	for _, f := range e.Files {
+		n += len(f.Path) + len(f.Data) + 16
+	}
+	b := make([]byte, 0, n)
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	str(e.Page.Title)
+	str(e.Page.Description)
+	str(string(e.Page.Body))
+	str(e.Search.Title)
+	str(e.Search.URL)
+	str(e.Search.Tags)
+	str(e.Search.Text)
+	if e.Page.Charts {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(e.Files)))
+	for _, f := range e.Files {
+		str(f.Path)
+		b = binary.AppendUvarint(b, uint64(len(f.Data)))
+		b = append(b, f.Data...)
+	}
+	return b
+}
+
+// decodeCacheEntry returns the entry encoded in data, or nil.
+func decodeCacheEntry(data []byte) *cacheEntry {
+	r := &reader{b: data}
+	e := &cacheEntry{}
+	e.Page.Title, e.Page.Description = r.string(), r.string()
+	e.Page.Body = template.HTML(r.string())
+	e.Search = searchEntry{Title: r.string(), URL: r.string(), Tags: r.string(), Text: r.string()}
+	charts := r.bytes(1)
+	e.Page.Charts = charts != nil && charts[0] == 1
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		return nil
+	}
+	for i := uint64(0); i < n && !r.bad; i++ {
+		p := r.string()
+		d := r.bytes(r.uvarint())
+		e.Files = append(e.Files, File{Path: p, Data: d}) // data is the caller's, read for this entry alone
+	}
+	if r.bad || len(r.b) != 0 || charts == nil || charts[0] > 1 {
+		return nil
+	}
+	return e
 }
