@@ -1,9 +1,7 @@
 package render
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"io"
 	"io/fs"
@@ -140,32 +138,61 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 	}
 	sums := o.sums
 	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: o.pages, Search: o.search}
-	for p, sum := range sums {
-		st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
-		if err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		e := manifestFile{Sum: sum, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
-		if id, ok := statID(st); ok && refOK {
-			e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, racy(id.CTime, ref)
-		}
-		m.Files[p] = e
+	// The files and directories are stat'ed on every core, the search
+	// entries written meanwhile: this was serial at the end of a cold
+	// build.
+	var mu sync.Mutex
+	paths := make(chan string, 64)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range paths {
+				st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
+				if err != nil || !st.Mode().IsRegular() {
+					continue
+				}
+				e := manifestFile{Sum: sums[p], Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+				if id, ok := statID(st); ok && refOK {
+					e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, racy(id.CTime, ref)
+				}
+				mu.Lock()
+				m.Files[p] = e
+				mu.Unlock()
+			}
+		}()
 	}
 	if refOK {
-		m.Dirs = map[string]manifestDir{}
-		for d := range outDirs(sums) {
-			st, err := os.Lstat(filepath.Join(out, d))
-			if err != nil || !st.IsDir() {
-				m.Dirs = nil // walk next time
-				break
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dirs := map[string]manifestDir{}
+			for d := range outDirs(sums) {
+				st, err := os.Lstat(filepath.Join(out, d))
+				if err != nil || !st.IsDir() {
+					return // m.Dirs stays nil: walk next time
+				}
+				id, _ := statID(st)
+				dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: racy(id.CTime, ref)}
 			}
-			id, _ := statID(st)
-			m.Dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: racy(id.CTime, ref)}
-		}
+			mu.Lock()
+			m.Dirs = dirs
+			mu.Unlock()
+		}()
 	}
 	if o.searchEntries != nil {
-		c.writeManifestSearch(out, o.searchEntries)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.writeManifestSearch(out, o.searchEntries)
+		}()
 	}
+	for p := range sums {
+		paths <- p
+	}
+	close(paths)
+	wg.Wait()
 	_, werr := tmp.Write(encodeManifest(&m))
 	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestPath(out)) != nil {
 		os.Remove(tmp.Name())
@@ -322,10 +349,7 @@ func (o *outputs) prevSearch(c *buildCache) map[string]searchEntry {
 		if err != nil {
 			return
 		}
-		var m map[string]searchEntry
-		if gob.NewDecoder(bytes.NewReader(data)).Decode(&m) == nil {
-			o.prevSearchMap = m
-		}
+		o.prevSearchMap = decodeSearchEntries(data)
 	})
 	return o.prevSearchMap
 }
@@ -333,10 +357,10 @@ func (o *outputs) prevSearch(c *buildCache) map[string]searchEntry {
 // writeManifestSearch keeps the entries (by page URL) that this build
 // wrote the search index from, for a later build that reuses the pages.
 func (c *buildCache) writeManifestSearch(out string, entries map[string]searchEntry) {
-	var buf bytes.Buffer
-	if c == nil || gob.NewEncoder(&buf).Encode(entries) != nil {
+	if c == nil {
 		return
 	}
+	data := encodeSearchEntries(entries)
 	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
 	if c.mkerr != nil {
 		return
@@ -345,7 +369,7 @@ func (c *buildCache) writeManifestSearch(out string, entries map[string]searchEn
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(buf.Bytes())
+	_, werr := tmp.Write(data)
 	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestSearchPath(out)) != nil {
 		os.Remove(tmp.Name())
 	}

@@ -200,3 +200,40 @@ func decodeCacheEntry(data []byte) *cacheEntry {
 	}
 	return e
 }
+
+// The manifest's search file (manifestSearchPath): the number of entries,
+// then each one's page URL, title, URL, tags and text as strings.
+func encodeSearchEntries(m map[string]searchEntry) []byte {
+	n := 8
+	for u, e := range m {
+		n += len(u) + len(e.Title) + len(e.URL) + len(e.Tags) + len(e.Text) + 5*binary.MaxVarintLen32
+	}
+	b := make([]byte, 0, n)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(m)))
+	for _, u := range manifestKeys(m) {
+		e := m[u]
+		for _, s := range []string{u, e.Title, e.URL, e.Tags, e.Text} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
+	return b
+}
+
+// decodeSearchEntries returns the entries encoded in data, or nil.
+func decodeSearchEntries(data []byte) map[string]searchEntry {
+	r := &reader{b: data}
+	n := r.uint64()
+	if n > uint64(len(r.b))/5 {
+		return nil
+	}
+	m := make(map[string]searchEntry, n)
+	for i := uint64(0); i < n && !r.bad; i++ {
+		u := r.string()
+		m[u] = searchEntry{Title: r.string(), URL: r.string(), Tags: r.string(), Text: r.string()}
+	}
+	if r.bad || len(r.b) != 0 {
+		return nil
+	}
+	return m
+}

@@ -3,10 +3,8 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
 	"os"
 	"path/filepath"
 	"strings"
@@ -406,9 +404,7 @@ func TestManifestSearchFile(t *testing.T) {
 	os.Remove(c.manifestSearchPath(out))
 	edit("about.md edited, search file deleted", "Second added line.")
 	// A search file whose entries are not those the manifest recorded.
-	var buf bytes.Buffer
-	gob.NewEncoder(&buf).Encode(map[string]searchEntry{"demo/h100/": {Title: "stale", URL: "demo/h100/index.html", Text: "stale"}})
-	os.WriteFile(c.manifestSearchPath(out), buf.Bytes(), 0o644)
+	os.WriteFile(c.manifestSearchPath(out), encodeSearchEntries(map[string]searchEntry{"demo/h100/": {Title: "stale", URL: "demo/h100/index.html", Text: "stale"}}), 0o644)
 	edit("about.md edited, search file stale", "Third added line.")
 	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "search.json")); strings.Contains(string(data), "stale") {
 		t.Error("the stale entry is in the search index")
