@@ -17,7 +17,11 @@ import (
 // directory, each input file's identity as stat reports it (size,
 // modification and change times in nanoseconds, inode and device) with
 // the SHA-256 of its bytes, as git's index does; a file whose identity is
-// unchanged is not hashed again (it is still read: Load parses it).
+// unchanged is not hashed again. For a page it also keeps the front matter
+// and first heading, so that an unchanged page is not even read unless it
+// has to be rendered (reading 924 pages was most of what remained). No
+// library does this for us (git's index is git's own format); the file
+// is a few lines of binary encoding below.
 //
 // What makes this safe:
 //   - The change time (ctime) cannot be set by a user: writing, touch,
@@ -34,6 +38,12 @@ import (
 //     then.
 //   - The identity is taken (fstat) before the bytes are read, so a change
 //     in between only makes the next build hash the file again.
+//   - A page taken without reading it is read when it is rendered, and its
+//     bytes must still hash to the recorded sum (its cache key was made
+//     from it): otherwise the build fails, saying the page changed during
+//     the build.
+//   - A change time in whole seconds (a file system with coarse times)
+//     must be 2 s older than the build's start (racy).
 //
 // Platforms without ctime and inode in stat (statID returns false) hash
 // every input, as before.
