@@ -56,6 +56,58 @@ func BenchArgs(c *schema.Campaign, p *schema.Profile, model string) []string {
 		if p.OutputLen > 0 {
 			args = append(args, "--sharegpt-output-len", itoa(p.OutputLen))
 		}
+	case "custom":
+		if p.CustomOutputLen != 0 {
+			args = append(args, "--custom-output-len", itoa(p.CustomOutputLen))
+		}
+		if p.SkipChatTemplate {
+			args = append(args, "--skip-chat-template")
+		}
+	case "prefix_repetition":
+		if v := p.PrefixRepetitionPrefixLen; v != nil {
+			args = append(args, "--prefix-repetition-prefix-len", itoa(*v))
+		}
+		if v := p.PrefixRepetitionSuffixLen; v != nil {
+			args = append(args, "--prefix-repetition-suffix-len", itoa(*v))
+		}
+		if v := p.PrefixRepetitionNumPrefixes; v != 0 {
+			args = append(args, "--prefix-repetition-num-prefixes", itoa(v))
+		}
+		if v := p.PrefixRepetitionOutputLen; v != 0 {
+			args = append(args, "--prefix-repetition-output-len", itoa(v))
+		}
+	case "timed_trace":
+		if v := p.TimedTraceChunkHashSize; v != 0 {
+			args = append(args, "--timed-trace-chunk-hash-size", itoa(v))
+		}
+		if v := p.TimedTraceSecMultiplier; v != 0 {
+			args = append(args, "--timed-trace-sec-multiplier", ftoa(v))
+		}
+		if p.SelfTimed != nil && !*p.SelfTimed {
+			args = append(args, "--no-self-timed")
+		}
+	}
+	if p.MultiTurn {
+		args = append(args, "--multi-turn")
+		for _, f := range []struct {
+			flag string
+			v    int
+		}{{"--multi-turn-num-turns", p.MultiTurnNumTurns}, {"--multi-turn-min-turns", p.MultiTurnMinTurns},
+			{"--multi-turn-max-turns", p.MultiTurnMaxTurns}, {"--multi-turn-concurrency", p.MultiTurnConcurrency},
+			{"--multi-turn-delay-ms", p.MultiTurnDelayMs}, {"--per-turn-input-len", p.PerTurnInputLen}} {
+			if f.v != 0 {
+				args = append(args, f.flag, itoa(f.v))
+			}
+		}
+		if v := p.MultiTurnPrefixGlobalRatio; v != 0 {
+			args = append(args, "--multi-turn-prefix-global-ratio", ftoa(v))
+		}
+		if v := p.MultiTurnPrefixConversationRatio; v != 0 {
+			args = append(args, "--multi-turn-prefix-conversation-ratio", ftoa(v))
+		}
+	}
+	if p.RampUpStrategy != "" {
+		args = append(args, "--ramp-up-strategy", p.RampUpStrategy, "--ramp-up-start-rps", itoa(p.RampUpStartRPS), "--ramp-up-end-rps", itoa(p.RampUpEndRPS))
 	}
 	args = append(args, "--num-prompts", itoa(p.NumPrompts))
 	if p.RequestRate > 0 {

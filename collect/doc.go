@@ -39,6 +39,12 @@
 //     directory), or "server" (the engine's /tokenize), or, when empty,
 //     the model's tokenizer.json in the Hugging Face cache, else the
 //     engine's /tokenize.
+//   - A profile's dataset is any of perflab bench's (random, sharegpt,
+//     custom, prefix_repetition, timed_trace), multi_turn makes random or
+//     sharegpt chat sessions and ramp_up_* replaces request_rate; their
+//     fields are bench's flags with underscores, each checked for its
+//     dataset (validateDataset) and built as bench builds it
+//     (buildWorkload).
 //   - A profile's args pass vllm bench serve flags without a field of
 //     their own: --ignore-eos, --num-warmups N (the warm-up),
 //     --random-prefix-len N, --percentile-metrics, --metric-percentiles,

@@ -115,29 +115,24 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: tokenizer: %w", p.ID, err)
 	}
-	var samples []dataset.Sample
-	switch p.Dataset {
-	case "random":
-		samples, err = dataset.Random(tok, dataset.RandomConfig{NumPrompts: p.NumPrompts, InputLen: p.InputLen,
-			OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, PrefixLen: x.prefixLen, Seed: p.Seed})
-	case "sharegpt":
-		path := t.DatasetPath
-		if path == "" {
-			path = p.DatasetPath
-		}
-		samples, err = dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: p.NumPrompts,
-			OutputLen: p.OutputLen, Seed: p.Seed})
-	default:
-		err = fmt.Errorf("unknown dataset %q", p.Dataset)
+	path := t.DatasetPath
+	if path == "" {
+		path = p.DatasetPath
 	}
+	w, err := buildWorkload(ctx, tok, p, path, x.prefixLen)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.ID, err)
 	}
 	backend, endpoint := backendEndpoint(c.Bench)
 	mo := metrics.Options{Metrics: x.metrics, Percentiles: x.percentiles, Goodput: x.goodput}
-	cfg := bench.Config{BaseURL: t.BaseURL, Endpoint: endpoint, Backend: backend, Model: t.Model, Samples: samples,
+	cfg := bench.Config{BaseURL: t.BaseURL, Endpoint: endpoint, Backend: backend, Model: t.Model, Samples: w.samples,
 		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed,
-		IgnoreEOS: x.ignoreEOS, NumWarmups: x.warmups, Metrics: mo, Progress: t.Progress}
+		IgnoreEOS: x.ignoreEOS || w.ignoreEOS, NumWarmups: x.warmups, Metrics: mo, Progress: t.Progress,
+		PromptIDs: w.ids, Times: w.times, Conversations: w.convs, RampUp: w.ramp}
+	if p.MultiTurn {
+		cfg.SessionConcurrency = p.MultiTurnConcurrency
+		cfg.TurnDelay = time.Duration(p.MultiTurnDelayMs) * time.Millisecond
+	}
 	if t.APIKey != "" {
 		cfg.Headers = map[string]string{"Authorization": "Bearer " + t.APIKey}
 	}
@@ -157,8 +152,14 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 			res.RawOutput = buf.String()
 		}
 	}
+	ran := res.Load // what the run itself recorded: ramp-up, conversations
 	res.Load = loadOf(c, p)
-	res.Load.PrefixLen, res.Load.IgnoreEOS, res.Load.NumWarmups = x.prefixLen, x.ignoreEOS, x.warmups
+	res.Load.PrefixLen, res.Load.IgnoreEOS, res.Load.NumWarmups = x.prefixLen, cfg.IgnoreEOS, x.warmups
+	res.Load.RampUpStrategy, res.Load.RampUpStartRPS, res.Load.RampUpEndRPS = ran.RampUpStrategy, ran.RampUpStartRPS, ran.RampUpEndRPS
+	res.Load.RPSChanges, res.Load.Conversations = ran.RPSChanges, ran.Conversations
+	if p.MultiTurn {
+		res.Load.NumPrompts = ran.NumPrompts // the turns sent; num_prompts counts conversations
+	}
 	perflab := *c
 	perflab.Bench.Tool = ""
 	res.Load.Command = BenchCommand(&perflab, p, t.Model, t.BaseURL)
@@ -167,6 +168,82 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 		res.Tool.Name = ToolPerflab
 	}
 	return res, nil
+}
+
+// workload is what a profile's run sends: the samples, or the
+// conversations, with the prompt token ids and release times where the
+// dataset has them, and the ramp-up.
+type workload struct {
+	samples   []dataset.Sample
+	ids       [][]int
+	times     []float64
+	convs     []dataset.Conversation
+	ramp      *bench.RampUp
+	ignoreEOS bool
+}
+
+// buildWorkload builds profile p's dataset as perflab bench builds it from
+// the same flags (the profile's fields are named after them); path is the
+// dataset file found by Preflight. Validate has checked the fields.
+func buildWorkload(ctx context.Context, tok dataset.Tokenizer, p *schema.Profile, path string, prefixLen int) (workload, error) {
+	var w workload
+	var err error
+	orDefault := func(v *int, d int) int {
+		if v == nil {
+			return d
+		}
+		return *v
+	}
+	switch {
+	case p.MultiTurn && p.Dataset == "sharegpt":
+		w.convs, err = dataset.MultiTurnShareGPT(ctx, tok, path, dataset.MultiTurnShareGPTConfig{NumConversations: p.NumPrompts,
+			MaxTurns: p.MultiTurnMaxTurns, OutputLen: p.OutputLen, Seed: p.Seed})
+	case p.MultiTurn:
+		lo, hi := turnRange(p)
+		w.convs, err = dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: p.NumPrompts,
+			MinTurns: lo, MaxTurns: hi, InputLen: p.InputLen, PerTurnInputLen: p.PerTurnInputLen, OutputLen: p.OutputLen,
+			PrefixLen: prefixLen, Seed: p.Seed, GlobalRatio: p.MultiTurnPrefixGlobalRatio, ConversationRatio: p.MultiTurnPrefixConversationRatio})
+	case p.Dataset == "random":
+		w.samples, err = dataset.RandomContext(ctx, tok, dataset.RandomConfig{NumPrompts: p.NumPrompts, InputLen: p.InputLen,
+			OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, PrefixLen: prefixLen, Seed: p.Seed})
+	case p.Dataset == "sharegpt":
+		w.samples, err = dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: p.NumPrompts,
+			OutputLen: p.OutputLen, Seed: p.Seed})
+	case p.Dataset == "custom":
+		w.samples, err = dataset.Custom(ctx, tok, path, dataset.CustomConfig{NumPrompts: p.NumPrompts,
+			OutputLen: p.CustomOutputLen, SkipChatTemplate: p.SkipChatTemplate, Seed: p.Seed})
+	case p.Dataset == "prefix_repetition":
+		w.samples, err = dataset.PrefixRepetition(ctx, tok, dataset.PrefixRepetitionConfig{NumPrompts: p.NumPrompts,
+			PrefixLen: orDefault(p.PrefixRepetitionPrefixLen, 256), SuffixLen: orDefault(p.PrefixRepetitionSuffixLen, 256),
+			NumPrefixes: p.PrefixRepetitionNumPrefixes, OutputLen: p.PrefixRepetitionOutputLen, Seed: p.Seed})
+	case p.Dataset == "timed_trace":
+		block, mul := p.TimedTraceChunkHashSize, p.TimedTraceSecMultiplier
+		if block == 0 {
+			block = 16
+		}
+		if mul == 0 {
+			mul = 1
+		}
+		var tr *dataset.Trace
+		tr, err = dataset.TimedTrace(ctx, tok, path, dataset.TimedTraceConfig{NumPrompts: p.NumPrompts, BlockTokens: block,
+			SecMultiplier: mul})
+		if err == nil {
+			w.samples, w.ids = tr.Samples, tr.IDs
+			if p.SelfTimed == nil || *p.SelfTimed {
+				w.times = tr.AtS
+			}
+			w.ignoreEOS = true // vLLM forces it for timed_trace
+		}
+	default:
+		err = fmt.Errorf("unknown dataset %q", p.Dataset)
+	}
+	if err != nil {
+		return w, err
+	}
+	if p.RampUpStrategy != "" {
+		w.ramp = &bench.RampUp{Strategy: p.RampUpStrategy, StartRPS: p.RampUpStartRPS, EndRPS: p.RampUpEndRPS}
+	}
+	return w, nil
 }
 
 // tokenizer returns the tokenizer that sizes prompts:

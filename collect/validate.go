@@ -56,23 +56,7 @@ func (f *File) Validate() error {
 			ps.add(path("id"), "duplicate profile id %q", p.ID)
 		}
 		profiles[p.ID] = true
-		switch p.Dataset {
-		case "random":
-			if p.InputLen <= 0 {
-				ps.add(path("input_len"), "must be > 0 for the random dataset")
-			}
-			if p.OutputLen <= 0 {
-				ps.add(path("output_len"), "must be > 0 for the random dataset")
-			}
-		case "sharegpt":
-			if p.DatasetPath == "" {
-				ps.add(path("dataset_path"), "missing: the ShareGPT JSON file")
-			}
-		case "":
-			ps.add(path("dataset"), "missing: random or sharegpt")
-		default:
-			ps.add(path("dataset"), "unknown dataset %q (random or sharegpt)", p.Dataset)
-		}
+		validateDataset(ps, c, i, &p)
 		if p.NumPrompts <= 0 {
 			ps.add(path("num_prompts"), "must be > 0")
 		}
@@ -374,4 +358,180 @@ func validateSweep(ps *problems, f *File, i int, p *schema.Profile) {
 	if p.Repeats < 0 || p.Repeats > 100 {
 		ps.add(at("profiles", i, "repeats"), "must be in [1, 100]")
 	}
+}
+
+// campaignDatasets are the datasets a profile may name: perflab bench's.
+var campaignDatasets = []string{"random", "sharegpt", "custom", "prefix_repetition", "timed_trace"}
+
+// validateDataset checks profile i's dataset and its own settings (named
+// as perflab bench's flags): each setting belongs to one dataset or mode,
+// and the values are those perflab bench accepts.
+func validateDataset(ps *problems, c *schema.Campaign, i int, p *schema.Profile) {
+	path := func(k string) []any { return at("profiles", i, k) }
+	// settings given for another dataset than the profile's
+	only := func(dataset string, given bool, field string) {
+		if given && p.Dataset != dataset {
+			ps.add(path(field), "applies to the %s dataset only (this profile's is %q)", dataset, p.Dataset)
+		}
+	}
+	only("custom", p.CustomOutputLen != 0, "custom_output_len")
+	only("custom", p.SkipChatTemplate, "skip_chat_template")
+	only("prefix_repetition", p.PrefixRepetitionPrefixLen != nil, "prefix_repetition_prefix_len")
+	only("prefix_repetition", p.PrefixRepetitionSuffixLen != nil, "prefix_repetition_suffix_len")
+	only("prefix_repetition", p.PrefixRepetitionNumPrefixes != 0, "prefix_repetition_num_prefixes")
+	only("prefix_repetition", p.PrefixRepetitionOutputLen != 0, "prefix_repetition_output_len")
+	only("timed_trace", p.TimedTraceChunkHashSize != 0, "timed_trace_chunk_hash_size")
+	only("timed_trace", p.TimedTraceSecMultiplier != 0, "timed_trace_sec_multiplier")
+	only("timed_trace", p.SelfTimed != nil, "self_timed")
+	switch p.Dataset {
+	case "random":
+		if p.InputLen <= 0 {
+			ps.add(path("input_len"), "must be > 0 for the random dataset")
+		}
+		if p.OutputLen <= 0 {
+			ps.add(path("output_len"), "must be > 0 for the random dataset")
+		}
+	case "sharegpt", "custom", "timed_trace":
+		if p.DatasetPath == "" {
+			what := map[string]string{"sharegpt": "the ShareGPT JSON file", "custom": `the JSONL file of {"prompt": …} lines`,
+				"timed_trace": "the trace's JSONL file"}[p.Dataset]
+			ps.add(path("dataset_path"), "missing: %s", what)
+		}
+	case "prefix_repetition":
+		if p.DatasetPath != "" {
+			ps.add(path("dataset_path"), "the prefix_repetition dataset reads no file")
+		}
+	case "":
+		ps.add(path("dataset"), "missing: one of %s", strings.Join(campaignDatasets, ", "))
+	default:
+		ps.add(path("dataset"), "unknown dataset %q (%s)", p.Dataset, strings.Join(campaignDatasets, ", "))
+	}
+	switch p.Dataset {
+	case "custom":
+		if p.CustomOutputLen < -1 {
+			ps.add(path("custom_output_len"), "want a positive number, or -1 for each line's output_tokens")
+		}
+	case "prefix_repetition":
+		pre, suf := 256, 256
+		if p.PrefixRepetitionPrefixLen != nil {
+			pre = *p.PrefixRepetitionPrefixLen
+		}
+		if p.PrefixRepetitionSuffixLen != nil {
+			suf = *p.PrefixRepetitionSuffixLen
+		}
+		switch {
+		case pre < 0:
+			ps.add(path("prefix_repetition_prefix_len"), "must be ≥ 0")
+		case suf < 0:
+			ps.add(path("prefix_repetition_suffix_len"), "must be ≥ 0")
+		case pre+suf == 0:
+			ps.add(path("prefix_repetition_suffix_len"), "prefix and suffix lengths are both 0: the prompts would be empty")
+		}
+		if p.PrefixRepetitionNumPrefixes < 0 {
+			ps.add(path("prefix_repetition_num_prefixes"), "must be ≥ 1 (absent: 10)")
+		}
+		if p.PrefixRepetitionOutputLen < 0 {
+			ps.add(path("prefix_repetition_output_len"), "must be ≥ 1 (absent: 128)")
+		}
+	case "timed_trace":
+		if p.TimedTraceChunkHashSize < 0 {
+			ps.add(path("timed_trace_chunk_hash_size"), "must be ≥ 1 (absent: 16)")
+		}
+		if p.TimedTraceSecMultiplier < 0 {
+			ps.add(path("timed_trace_sec_multiplier"), "must be > 0 (absent: 1)")
+		}
+		if backend, _ := backendEndpoint(c.Bench); backend == "openai-chat" {
+			ps.add(path("dataset"), "timed_trace prompts are token ids: the campaign's bench.backend must be openai (completions)")
+		}
+		if (p.SelfTimed == nil || *p.SelfTimed) && (p.RequestRate > 0 || len(p.RequestRates) > 0) {
+			ps.add(path("request_rate"), "timed_trace sends at the trace's timestamps: drop request_rate, or set self_timed: false")
+		}
+	}
+
+	// multi-turn sessions
+	mt := map[string]bool{"multi_turn_num_turns": p.MultiTurnNumTurns != 0, "multi_turn_min_turns": p.MultiTurnMinTurns != 0,
+		"multi_turn_max_turns": p.MultiTurnMaxTurns != 0, "multi_turn_concurrency": p.MultiTurnConcurrency != 0,
+		"multi_turn_delay_ms": p.MultiTurnDelayMs != 0, "per_turn_input_len": p.PerTurnInputLen != 0,
+		"multi_turn_prefix_global_ratio": p.MultiTurnPrefixGlobalRatio != 0, "multi_turn_prefix_conversation_ratio": p.MultiTurnPrefixConversationRatio != 0}
+	if !p.MultiTurn {
+		for _, k := range []string{"multi_turn_num_turns", "multi_turn_min_turns", "multi_turn_max_turns", "multi_turn_concurrency",
+			"multi_turn_delay_ms", "per_turn_input_len", "multi_turn_prefix_global_ratio", "multi_turn_prefix_conversation_ratio"} {
+			if mt[k] {
+				ps.add(path(k), "needs multi_turn: true")
+			}
+		}
+	} else {
+		if p.Dataset != "random" && p.Dataset != "sharegpt" {
+			ps.add(path("multi_turn"), "builds conversations from the random or sharegpt dataset, not %q", p.Dataset)
+		}
+		if backend, _ := backendEndpoint(c.Bench); backend != "openai-chat" {
+			ps.add(path("multi_turn"), "sends chat messages: the campaign's bench.backend must be openai-chat")
+		}
+		if p.RequestRate > 0 || len(p.RequestRates) > 0 || p.Burstiness != 0 {
+			ps.add(path("multi_turn"), "paces turns by the replies (and multi_turn_delay_ms): drop request_rate and burstiness")
+		}
+		for _, kv := range []struct {
+			k string
+			v int
+		}{{"multi_turn_num_turns", p.MultiTurnNumTurns}, {"multi_turn_min_turns", p.MultiTurnMinTurns},
+			{"multi_turn_max_turns", p.MultiTurnMaxTurns}, {"multi_turn_concurrency", p.MultiTurnConcurrency},
+			{"multi_turn_delay_ms", p.MultiTurnDelayMs}, {"per_turn_input_len", p.PerTurnInputLen}} {
+			if kv.v < 0 {
+				ps.add(path(kv.k), "must be ≥ 0")
+			}
+		}
+		g, cr := p.MultiTurnPrefixGlobalRatio, p.MultiTurnPrefixConversationRatio
+		switch {
+		case !(g >= 0 && g <= 1):
+			ps.add(path("multi_turn_prefix_global_ratio"), "must be in [0.0, 1.0]")
+		case !(cr >= 0 && cr <= 1):
+			ps.add(path("multi_turn_prefix_conversation_ratio"), "must be in [0.0, 1.0]")
+		case g+cr >= 1:
+			ps.add(path("multi_turn_prefix_conversation_ratio"), "the two prefix ratios must sum below 1.0 (each turn needs a part of its own)")
+		case (g > 0 || cr > 0) && p.Dataset != "random":
+			ps.add(path("multi_turn_prefix_global_ratio"), "the prefix ratios work with the random dataset only")
+		}
+		if lo, hi := turnRange(p); hi < lo && p.Dataset == "random" {
+			ps.add(path("multi_turn_max_turns"), "%d is below the fewest turns %d", hi, lo)
+		}
+	}
+
+	// ramp-up
+	given := p.RampUpStartRPS != 0 || p.RampUpEndRPS != 0
+	switch {
+	case p.RampUpStrategy == "" && given:
+		ps.add(path("ramp_up_start_rps"), "needs ramp_up_strategy (linear or exponential)")
+	case p.RampUpStrategy == "":
+	case p.RampUpStrategy != "linear" && p.RampUpStrategy != "exponential":
+		ps.add(path("ramp_up_strategy"), "unknown strategy %q (linear or exponential)", p.RampUpStrategy)
+	case p.RampUpStartRPS < 1:
+		// vLLM's first request would have rate 0 (its get_request asserts)
+		ps.add(path("ramp_up_start_rps"), "must be ≥ 1 (the first request's rate)")
+	case p.RampUpEndRPS < p.RampUpStartRPS:
+		ps.add(path("ramp_up_end_rps"), "must be ≥ ramp_up_start_rps %d", p.RampUpStartRPS)
+	case p.RequestRate > 0 || len(p.RequestRates) > 0:
+		ps.add(path("request_rate"), "the ramp sets the rate: drop request_rate")
+	case p.MultiTurn:
+		ps.add(path("ramp_up_strategy"), "multi-turn sessions have no request rate to ramp up")
+	case p.Dataset == "timed_trace" && (p.SelfTimed == nil || *p.SelfTimed):
+		ps.add(path("ramp_up_strategy"), "timed_trace sends at the trace's timestamps: set self_timed: false to ramp")
+	}
+}
+
+// turnRange is a multi-turn random profile's fewest and most turns, as
+// perflab bench reads --multi-turn-num-turns (default 3), -min-turns and
+// -max-turns.
+func turnRange(p *schema.Profile) (lo, hi int) {
+	n := p.MultiTurnNumTurns
+	if n == 0 {
+		n = 3
+	}
+	lo, hi = n, n
+	if p.MultiTurnMinTurns > 0 {
+		lo = p.MultiTurnMinTurns
+	}
+	if p.MultiTurnMaxTurns > 0 {
+		hi = p.MultiTurnMaxTurns
+	}
+	return lo, hi
 }

@@ -93,6 +93,7 @@ type benchFlags struct {
 	mtTurns, mtMinTurns          int
 	mtMaxTurns, mtConcurrency    int
 	mtDelayMs, perTurnInputLen   int
+	mtGlobalRatio, mtConvRatio   float64
 	dryRun, promptTokenIDs       bool
 	// warnings are the flags given that have no effect here, one line each.
 	warnings []string
@@ -162,6 +163,7 @@ func (f *benchFlags) binds() map[string]any {
 		"multi-turn": &f.multiTurn, "multi-turn-num-turns": &f.mtTurns, "multi-turn-min-turns": &f.mtMinTurns,
 		"multi-turn-max-turns": &f.mtMaxTurns, "multi-turn-concurrency": &f.mtConcurrency,
 		"multi-turn-delay-ms": &f.mtDelayMs, "per-turn-input-len": &f.perTurnInputLen,
+		"multi-turn-prefix-global-ratio": &f.mtGlobalRatio, "multi-turn-prefix-conversation-ratio": &f.mtConvRatio,
 		"dry-run": &f.dryRun, "prompt-token-ids": &f.promptTokenIDs,
 	}
 	f.series.binds(m)
@@ -312,6 +314,12 @@ type benchRun struct {
 	idsByN   map[int][][]int
 	timesByN map[int][]float64
 	tok      dataset.Tokenizer
+	// readyChecked: a run of this command has had its ready check.
+	readyChecked bool
+	// offline: a dry run with a tokenizer of its own (no server at all);
+	// log takes the notes printed while the dataset is built.
+	offline bool
+	log     io.Writer
 	// series is the state of a sweep, repeats or search (bench_sweep.go).
 	series seriesState
 }
@@ -341,9 +349,17 @@ func (f *benchFlags) validate() (*benchRun, error) {
 			return nil, usageError("bench: --multi-turn paces turns by the replies (and --multi-turn-delay-ms), not by --request-rate or --burstiness")
 		case f.mtTurns < 1 || f.mtMinTurns < 0 || f.mtMaxTurns < 0 || f.mtDelayMs < 0 || f.mtConcurrency < 0 || f.perTurnInputLen < 0:
 			return nil, usageError("bench: --multi-turn-*: turns at least 1, the rest not negative")
+		case !(f.mtGlobalRatio >= 0 && f.mtGlobalRatio <= 1) || !(f.mtConvRatio >= 0 && f.mtConvRatio <= 1):
+			// vllm-bench's checks and words
+			return nil, usageError("bench: --multi-turn-prefix-global-ratio %v, --multi-turn-prefix-conversation-ratio %v: each must be in [0.0, 1.0]", f.mtGlobalRatio, f.mtConvRatio)
+		case f.mtGlobalRatio+f.mtConvRatio >= 1:
+			return nil, usageError("bench: --multi-turn-prefix-global-ratio + --multi-turn-prefix-conversation-ratio must be < 1.0 (unique suffix required)")
+		case (f.mtGlobalRatio > 0 || f.mtConvRatio > 0) && f.datasetName != "random":
+			return nil, usageError("bench: the multi-turn prefix ratios work with --dataset-name random only (as in vllm-bench)")
 		}
 	} else {
-		for _, name := range []string{"multi-turn-num-turns", "multi-turn-min-turns", "multi-turn-max-turns", "multi-turn-concurrency", "multi-turn-delay-ms", "per-turn-input-len"} {
+		for _, name := range []string{"multi-turn-num-turns", "multi-turn-min-turns", "multi-turn-max-turns", "multi-turn-concurrency", "multi-turn-delay-ms", "per-turn-input-len",
+			"multi-turn-prefix-global-ratio", "multi-turn-prefix-conversation-ratio"} {
 			if f.given[name] {
 				return nil, usageError("bench: --%s needs --multi-turn", name)
 			}
@@ -548,7 +564,12 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	aux := auxClient(r.cfg.Headers)
 	// a dry run with a tokenizer of its own needs no server at all
 	offline := f.dryRun && f.tokenizer != "server" && f.tokenizer != ""
-	if f.readyTimeout > 0 && !offline {
+	r.offline, r.log = offline, stderr
+	// the model list and the server's tokenizer (or its /tokenize for
+	// the alignment, see samples) are needed before the test request can
+	// be built: wait for them first (vllm-bench does too)
+	needServer := r.cfg.Model == "" || f.tokenizer == "server" || f.tokenizer == "" || r.aligns()
+	if f.readyTimeout > 0 && !offline && needServer {
 		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
 			return err
 		}
@@ -575,9 +596,34 @@ func (r *benchRun) dryRun(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := r.load(ctx); err != nil {
 		return err
 	}
-	writeDatasetStats(stdout, r.f.datasetName, r.cfg.Samples)
+	samples := r.cfg.Samples
+	if r.f.multiTurn {
+		samples = withHistory(r.cfg.Conversations)
+	}
+	writeDatasetStats(stdout, r.f.datasetName, samples)
+	if r.f.multiTurn {
+		fmt.Fprintln(stderr, "perflab: --dry-run --multi-turn: a turn's input is its whole history (earlier messages, each reply counted at its max_tokens) and its message, without the chat template's tokens")
+	}
 	fmt.Fprintln(stderr, "perflab: --dry-run: nothing sent")
 	return nil
+}
+
+// withHistory is the conversations' turns as samples whose input is what
+// the turn sends: every earlier user message and reply (a reply counted
+// at its max_tokens, what the server returns with ignore_eos) and its own
+// message.
+func withHistory(convs []dataset.Conversation) []dataset.Sample {
+	var out []dataset.Sample
+	for _, c := range convs {
+		hist := 0
+		for _, t := range c.Turns {
+			out = append(out, dataset.Sample{Prompt: t.Content, PromptLen: hist + t.ContentLen, OutputLen: t.OutputLen})
+			if !c.NoHistory {
+				hist += t.ContentLen + t.OutputLen
+			}
+		}
+	}
+	return out
 }
 
 // load builds what the next run sends: the samples for the current
@@ -620,39 +666,29 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	if err := r.load(ctx); err != nil {
 		return nil, err
 	}
-	if r.cfg.Times != nil {
-		fmt.Fprintf(stderr, "Traffic: self-timed, at the trace's timestamps (%.3f s from the first to the last)\n", r.cfg.Times[len(r.cfg.Times)-1])
-	} else if ru := r.cfg.RampUp; ru != nil {
-		fmt.Fprintf(stderr, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
-		fmt.Fprintf(stderr, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", ru.StartRPS, ru.EndRPS)
-	} else {
-		fmt.Fprintf(stderr, "Traffic request rate: %s\n", pyFloat(r.rate))
-	}
-	proc := "(Poisson process)"
-	if f.burstiness != 1 {
-		proc = "(Gamma distribution)"
-	}
-	fmt.Fprintf(stderr, "Burstiness factor: %s %s\n", pyFloat(f.burstiness), proc)
-	conc := "None"
-	if f.maxConcurrency > 0 {
-		conc = strconv.Itoa(f.maxConcurrency)
-	}
-	fmt.Fprintf(stderr, "Maximum request concurrency: %s\n", conc)
-
 	aux := auxClient(r.cfg.Headers)
 	// after the warmups, as vLLM: the profiler starts and the server's
 	// spec-decode counters are read (again after the run)
 	var specBefore *bench.SpecCounters
 	profiling := false
 	cfg := r.cfg
+	cfg.Log = stderr
+	if !r.readyChecked {
+		// vLLM's initial test run, once per command (not per sweep point)
+		cfg.ReadyTimeout = time.Duration(f.readyTimeout) * time.Second
+		r.readyChecked = true
+	}
 	cfg.AfterWarmup = func(ctx context.Context) error {
+		fmt.Fprintln(stderr, "Starting main benchmark run...")
 		if f.profile {
+			fmt.Fprintln(stderr, "Starting profiler...")
 			if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
 				return err
 			}
 			profiling = true
 			fmt.Fprintln(stderr, "Profiler started")
 		}
+		r.writeTraffic(stderr) // after the warmups and the profiler, as vLLM
 		specBefore, _ = bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
 		return nil
 	}
@@ -729,6 +765,31 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 		}
 	}
 	return res, nil
+}
+
+// writeTraffic prints vLLM's traffic lines: the rate (or the ramp, or the
+// trace's timestamps), the burstiness and the concurrency cap.
+func (r *benchRun) writeTraffic(w io.Writer) {
+	f := r.f
+	if r.cfg.Times != nil {
+		fmt.Fprintln(w, "Self timing is set, using the timestamps from the trace file.")
+		return
+	} else if ru := r.cfg.RampUp; ru != nil {
+		fmt.Fprintf(w, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
+		fmt.Fprintf(w, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", ru.StartRPS, ru.EndRPS)
+	} else {
+		fmt.Fprintf(w, "Traffic request rate: %s\n", pyFloat(r.rate))
+	}
+	proc := "(Poisson process)"
+	if f.burstiness != 1 {
+		proc = "(Gamma distribution)"
+	}
+	fmt.Fprintf(w, "Burstiness factor: %s %s\n", pyFloat(f.burstiness), proc)
+	conc := "None"
+	if f.maxConcurrency > 0 {
+		conc = strconv.Itoa(f.maxConcurrency)
+	}
+	fmt.Fprintf(w, "Maximum request concurrency: %s\n", conc)
 }
 
 // profileCall POSTs base+route (vLLM's /start_profile, /stop_profile):
@@ -825,13 +886,23 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		})
 	}
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "dataset: ") { // it names the dataset already
-			return nil, fmt.Errorf("bench: %w", err)
-		}
-		return nil, fmt.Errorf("bench: dataset %s: %w", f.datasetName, err)
+		return nil, datasetError(f.datasetName, err)
 	}
 	if len(s) == 0 {
 		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
+	}
+	if _, server := tok.(*dataset.ServerTokenizer); !server && r.aligns() {
+		// vLLM (after 0.28) checks the prompts against the server's own
+		// tokenizer and cuts those it finds longer
+		log := r.log
+		if log == nil {
+			log = io.Discard
+		}
+		var n int
+		s, n = dataset.AlignToServer(ctx, dataset.NewServerTokenizer(r.cfg.BaseURL, r.cfg.Model, auxClient(r.cfg.Headers)), s, log)
+		if n > 0 {
+			fmt.Fprintf(log, "perflab: %d of %d prompts were longer by the server's tokenizer: cut to their length with its /detokenize\n", n, len(s))
+		}
 	}
 	if f.promptTokenIDs && f.datasetName != "timed_trace" {
 		// the ids the server would tokenize the text into (no special
@@ -845,6 +916,29 @@ func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]datase
 		r.setIDs(ids)
 	}
 	return s, nil
+}
+
+// aligns reports whether the dataset's prompts are checked against the
+// server's tokenizer (vLLM's random and prefix_repetition, text prompts,
+// a tokenizer of our own, a server to ask).
+func (r *benchRun) aligns() bool {
+	f := r.f
+	own := f.tokenizer != "server" && f.tokenizer != ""
+	return own && !r.offline && !f.promptTokenIDs && !f.multiTurn && (f.datasetName == "random" || f.datasetName == "prefix_repetition")
+}
+
+// datasetError is err from building dataset name: a usage error (exit
+// 2) when the dataset file is at fault (missing, bad JSON, a bad line),
+// as vLLM fails before sending anything; else a failure (the tokenizer,
+// the server).
+func datasetError(name string, err error) error {
+	if !strings.HasPrefix(err.Error(), "dataset: ") { // else it names the dataset already
+		err = fmt.Errorf("dataset %s: %w", name, err)
+	}
+	if errors.As(err, new(*dataset.FileError)) {
+		return fmt.Errorf("%w: bench: %w", errUsage, err)
+	}
+	return fmt.Errorf("bench: %w", err)
 }
 
 // setIDs records the prompt token ids of the dataset for the current
@@ -877,13 +971,10 @@ func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]
 		}
 		c, err = dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: f.numPrompts, MinTurns: lo, MaxTurns: hi,
 			InputLen: f.randomInputLen, PerTurnInputLen: f.perTurnInputLen, OutputLen: f.randomOutputLen, PrefixLen: f.randomPrefixLen,
-			Seed: f.seed})
+			Seed: f.seed, GlobalRatio: f.mtGlobalRatio, ConversationRatio: f.mtConvRatio})
 	}
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "dataset: ") {
-			return nil, fmt.Errorf("bench: %w", err)
-		}
-		return nil, fmt.Errorf("bench: multi-turn %s: %w", f.datasetName, err)
+		return nil, datasetError("multi-turn "+f.datasetName, err)
 	}
 	return c, nil
 }
@@ -949,6 +1040,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.modelID,
 			TokenizerID: tokID, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
 			PerTurn: res.PerTurn, RPSChanges: res.Load.RPSChanges,
+			PrefixGlobalRatio: f.mtGlobalRatio, PrefixConversationRatio: f.mtConvRatio,
 			RampUpStrategy: res.Load.RampUpStrategy, RampUpStartRPS: res.Load.RampUpStartRPS, RampUpEndRPS: res.Load.RampUpEndRPS,
 		}
 		if h.Backend == "" {
@@ -1077,10 +1169,12 @@ func auxClient(headers map[string]string) *http.Client {
 
 // waitReady polls GET base/v1/models every poll until it answers 200 (an
 // engine still loading answers 503 or refuses connections), for at most
-// timeout: --ready-check-timeout-sec, for scripts that start the server
-// and the benchmark together.
+// timeout: with --ready-check-timeout-sec, before the model list and the
+// server's /tokenize are needed (the test request then gets its own
+// timeout, as vLLM's); for scripts that start the server and the
+// benchmark together.
 func waitReady(ctx context.Context, client *http.Client, base string, timeout, poll time.Duration, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "Waiting for %s to become ready (up to %v)...\n", base, timeout)
+	fmt.Fprintf(stderr, "Waiting for %s/v1/models to answer (up to %v)...\n", base, timeout)
 	deadline := time.Now().Add(timeout)
 	var last string
 	for {
@@ -1096,7 +1190,7 @@ func waitReady(ctx context.Context, client *http.Client, base string, timeout, p
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				cancel()
-				fmt.Fprintln(stderr, "Endpoint is ready.")
+				fmt.Fprintln(stderr, "Model list is up.")
 				return nil
 			}
 			last = resp.Status

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -495,7 +496,9 @@ func TestBenchCommandAllFailed(t *testing.T) {
 }
 
 // TestBenchCommandReadyCheck: --ready-check-timeout-sec waits for an engine
-// still loading (503) instead of failing at once on its model list.
+// still loading (503) instead of failing at once on its model list, then
+// sends vLLM's initial test request; the traffic lines come after the
+// warmups, as vLLM prints them.
 func TestBenchCommandReadyCheck(t *testing.T) {
 	srv, err := mock.Start(context.Background(), mock.Config{StartupDelay: 300 * time.Millisecond})
 	if err != nil {
@@ -504,12 +507,63 @@ func TestBenchCommandReadyCheck(t *testing.T) {
 	defer srv.Close()
 	var stdout, stderr bytes.Buffer
 	err = run(context.Background(), []string{"bench", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8",
-		"--random-output-len", "2", "--ready-check-timeout-sec", "20"}, &stdout, &stderr)
+		"--random-output-len", "2", "--ready-check-timeout-sec", "20", "--num-warmups", "1"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "Endpoint is ready.") || !strings.Contains(stdout.String(), "Successful requests:                     2 ") {
-		t.Errorf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+	if !strings.Contains(stdout.String(), "Successful requests:                     2 ") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	order := []string{"Model list is up.", "Starting initial single prompt test run...", "Waiting for endpoint to become up in 20 seconds",
+		"Initial test run completed.", "Warming up with 1 requests...", "Warmup run completed.", "Starting main benchmark run...",
+		"Traffic request rate: inf", "Burstiness factor: 1.0 (Poisson process)", "Maximum request concurrency: None"}
+	at := 0
+	for _, l := range order {
+		i := strings.Index(stderr.String()[at:], l)
+		if i < 0 {
+			t.Fatalf("stderr lacks %q after byte %d (vLLM's order):\n%s", l, at, stderr.String())
+		}
+		at += i + len(l)
+	}
+}
+
+// TestBenchCommandReadyCheckTimeout: a server that never answers the test
+// request fails the command (exit 1, vLLM's message) after the timeout,
+// sending no measured request.
+func TestBenchCommandReadyCheckTimeout(t *testing.T) {
+	var completions atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+		case "/tokenize":
+			var body struct {
+				Prompt string `json:"prompt"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			_ = json.NewEncoder(w).Encode(map[string]any{"tokens": make([]int, len(strings.Fields(body.Prompt)))})
+		default:
+			completions.Add(1)
+			http.Error(w, "engine loading", http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err := run(context.Background(), []string{"bench", "--base-url", srv.URL, "--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 3),
+		"--num-prompts", "3", "--ready-check-timeout-sec", "1"}, &stdout, &stderr)
+	if code := exitCode(err, &bytes.Buffer{}); code != 1 || !strings.Contains(err.Error(), "Initial test run failed") || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Fatalf("exit %d, err %v\n%s", code, err, stderr.String())
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v with a 1 s timeout", d)
+	}
+	if n := completions.Load(); n != 1 {
+		// 1 s timeout, a retry every 5 s: one test request, no measured one
+		t.Errorf("%d completions sent, want the one test request", n)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout:\n%s", stdout.String())
 	}
 }
 

@@ -132,6 +132,42 @@ func TestBenchWorkloadsAgainstMock(t *testing.T) {
 		}
 	})
 
+	t.Run("multi-turn prefix sharing", func(t *testing.T) {
+		// vllm-bench's prefix-ratio flags: every turn a single message
+		// (the mock counts each later turn as lacking its history), the
+		// shared parts found in the mock's prefix cache
+		st0 := eng.Stats()
+		res, _, _ := runWorkload(t, "--base-url", srv.URL, "--multi-turn", "--multi-turn-num-turns", "3", "--num-prompts", "4",
+			"--random-input-len", "64", "--per-turn-input-len", "64", "--random-output-len", "4", "--max-concurrency", "2",
+			"--multi-turn-prefix-global-ratio", "0.25", "--multi-turn-prefix-conversation-ratio", "0.5",
+			"--save-result", "--result-dir", dir, "--result-filename", "prefix-sharing.json")
+		st := eng.Stats()
+		data, err := os.ReadFile(filepath.Join(dir, "prefix-sharing.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{`"prefix_global_ratio": 0.25`, `"prefix_conversation_ratio": 0.5`, `"prefix_unique_ratio": 0.25`, `"no_history_accumulation": true`} {
+			if !strings.Contains(string(data), key) {
+				t.Errorf("vLLM JSON lacks %s (vllm-bench's keys)", key)
+			}
+		}
+		if st.Sessions-st0.Sessions != 4 || st.SessionTurns-st0.SessionTurns != 12 || st.HistoryMismatches-st0.HistoryMismatches != 8 {
+			t.Fatalf("server saw %d sessions, %d turns, %d turns without history (want 4, 12, 8)", st.Sessions-st0.Sessions,
+				st.SessionTurns-st0.SessionTurns, st.HistoryMismatches-st0.HistoryMismatches)
+		}
+		// 16 global tokens shared by all 12 turns, 32 more by a
+		// conversation's 3: at least 11×16 + 4×2×32 = 432 cached tokens
+		// (the mock caches whole blocks, so somewhat fewer may hit)
+		if c := st.CachedTokens - st0.CachedTokens; c < 200 {
+			t.Errorf("%d prompt tokens found in the prefix cache: the turns should share prefixes", c)
+		}
+		for _, r := range res.Requests {
+			if r.PromptTokens > 66 {
+				t.Fatalf("turn %d of %s: %d prompt tokens: a turn carries its own message only", r.Turn, r.Session, r.PromptTokens)
+			}
+		}
+	})
+
 	t.Run("multi-turn sharegpt", func(t *testing.T) {
 		var convs []map[string]any
 		for i := range 3 {
@@ -247,10 +283,15 @@ func TestBenchWorkloadUsageErrors(t *testing.T) {
 		{"--random-output-len", "0"},
 		{"--multi-turn", "--backend", "openai"},
 		{"--multi-turn", "--dataset-name", "custom", "--dataset-path", "x"},
-		{"--multi-turn-num-turns", "3"}, // needs --multi-turn
+		{"--multi-turn-num-turns", "3"},             // needs --multi-turn
+		{"--multi-turn-prefix-global-ratio", "0.2"}, // needs --multi-turn
+		{"--multi-turn", "--multi-turn-prefix-global-ratio", "0.6", "--multi-turn-prefix-conversation-ratio", "0.4"}, // no own part left
+		{"--multi-turn", "--multi-turn-prefix-conversation-ratio", "1.5"},
+		{"--multi-turn", "--dataset-name", "sharegpt", "--dataset-path", "x", "--multi-turn-prefix-global-ratio", "0.2"}, // random only
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1"},
 		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"},
 		{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"},
+		{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"}, // sent its first request at once
 		{"--self-timed"}, // only timed_trace has timestamps
 		{"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--chat-template-kwargs", `{"enable_thinking":false}`},
 		{"--dataset-name", "timed_trace", "--dataset-path", "t.jsonl", "--request-rate", "5"},
@@ -451,4 +492,102 @@ func TestBenchDryRunOffline(t *testing.T) {
 	if err != nil || !strings.Contains(out.String(), "Requests:                               3") {
 		t.Fatalf("%v\n%s%s", err, out.String(), errb.String())
 	}
+}
+
+// TestBenchDatasetFileErrors: a dataset file that cannot be read or holds
+// a bad line is a usage error (exit 2, before anything is sent), and the
+// message names the file and line; a good file with an unreachable
+// tokenizer is a failure (exit 1).
+func TestBenchDatasetFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badLine := write("bad.jsonl", "{\"prompt\": \"ok\"}\n{\"prompt\": \n")
+	noPrompt := write("noprompt.jsonl", "{\"prompt\": \"ok\"}\n{\"text\": \"x\"}\n")
+	badJSON := write("bad.json", `[{"conversations": [`)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--dataset-name", "custom", "--dataset-path", filepath.Join(dir, "missing.jsonl"), "--skip-chat-template"}, 2, "missing.jsonl: no such file"},
+		{[]string{"--dataset-name", "custom", "--dataset-path", badLine, "--skip-chat-template"}, 2, "bad.jsonl:2: not a JSON object"},
+		{[]string{"--dataset-name", "custom", "--dataset-path", noPrompt, "--skip-chat-template"}, 2, `noprompt.jsonl:2: no "prompt" field`},
+		{[]string{"--dataset-name", "sharegpt", "--dataset-path", badJSON}, 2, "bad.json"},
+		{[]string{"--dataset-name", "sharegpt", "--dataset-path", filepath.Join(dir, "none.json"), "--multi-turn"}, 2, "none.json: no such file"},
+		// the file is fine; the server's /tokenize is not there: exit 1
+		{[]string{"--dataset-name", "sharegpt", "--dataset-path", shareGPTFile(t, 3)}, 1, "tokenize"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"bench", "--base-url", "http://127.0.0.1:1", "--model", "m", "--num-prompts", "2"}, tt.args...), &out, &errb)
+		if code := exitCode(err, &errb); code != tt.code || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%q: exit %d, want %d with %q; stderr:\n%s", tt.args, code, tt.code, tt.want, errb.String())
+		}
+	}
+}
+
+// TestBenchDryRunMultiTurnHistory: a multi-turn dry run counts what each
+// turn sends: turn 1 its 8-token message; turn 2 that, the 2-token reply
+// and its 4-token message (14); turn 3 20. Two conversations: 84 in all
+// (the messages alone are 32).
+func TestBenchDryRunMultiTurnHistory(t *testing.T) {
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--tokenizer", tok, "--multi-turn",
+		"--multi-turn-num-turns", "3", "--random-input-len", "8", "--per-turn-input-len", "4", "--random-output-len", "2",
+		"--num-prompts", "2", "--dry-run"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"Requests:                               6 ", "Total input tokens:                     84 ",
+		"Input tokens min / mean / max:          8 / 14.00 / 20"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+}
+
+// TestBenchAlignsPromptsToServer: with a tokenizer other than the
+// server's, the random and prefix_repetition prompts are checked against
+// the server's /tokenize and cut to their length (vLLM after 0.28), so the
+// server sees no more tokens than the dataset counts; with the server's
+// own tokenizer nothing is checked.
+func TestBenchAlignsPromptsToServer(t *testing.T) {
+	srv, _ := workloadMock(t)
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	for _, ds := range [][]string{
+		{"--dataset-name", "random", "--random-input-len", "24", "--random-output-len", "2"},
+		{"--dataset-name", "prefix_repetition", "--prefix-repetition-prefix-len", "16", "--prefix-repetition-suffix-len", "8",
+			"--prefix-repetition-num-prefixes", "2", "--prefix-repetition-output-len", "2"},
+	} {
+		res, _, stderr := runWorkload(t, append([]string{"--base-url", srv.URL, "--model", "mock", "--tokenizer", tok, "--num-prompts", "6"}, ds...)...)
+		if !strings.Contains(stderr, "tokenizer mismatch (server=") || !strings.Contains(stderr, "re-aligning prompts.") {
+			t.Fatalf("%s: no alignment:\n%s", ds[1], stderr)
+		}
+		for _, r := range res.Requests {
+			// the mock adds one BOS on completions, and the text decoded
+			// from the cut ids may encode a token or two longer at the cut
+			// (vLLM cuts once too); unaligned, the mock counts 3× more (72 for 24)
+			if r.UsagePromptTokens == nil || *r.UsagePromptTokens > r.PromptTokens+3 {
+				t.Errorf("%s request %d: the server counted %d prompt tokens, the dataset %d", ds[1], r.Index, deref(r.UsagePromptTokens), r.PromptTokens)
+			}
+		}
+	}
+	_, _, stderr := runWorkload(t, "--base-url", srv.URL, "--model", "mock", "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2")
+	if strings.Contains(stderr, "re-aligning") || strings.Contains(stderr, "/tokenize unavailable") {
+		t.Errorf("the server's own tokenizer was checked against itself:\n%s", stderr)
+	}
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
 }

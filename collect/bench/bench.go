@@ -89,6 +89,15 @@ type Config struct {
 	SessionConcurrency int
 	TurnDelay          time.Duration
 
+	// ReadyTimeout > 0 sends the first sample as vLLM's initial test run
+	// before the warmups, again every ReadyRetry (0: vLLM's 5 s) until it
+	// succeeds, for at most ReadyTimeout; the run fails if none does (see
+	// readyCheck). 0 skips it, as vLLM's --ready-check-timeout-sec 0.
+	ReadyTimeout, ReadyRetry time.Duration
+	// Log receives vLLM's progress lines before the measured requests
+	// (the test run, the warmups); nil: quiet.
+	Log io.Writer
+
 	// AfterWarmup, when set, is called once the warmup requests are done,
 	// just before the measured requests start: where vLLM starts the
 	// profiler and reads the spec-decode counters, so that neither covers
@@ -101,6 +110,9 @@ type Config struct {
 	// onEnd, when set, receives how many network reads returned stream
 	// data in the measured phase (benchmarks: the client's cost per read).
 	onEnd func(reads int64)
+	// noPoll, when set, keeps h1Client's streams off the pollers (the
+	// RawConn.Read path other systems use): benchmarks compare the two.
+	noPoll bool
 }
 
 // Scheduling lag above which the result warns that the client fell behind.
@@ -254,6 +266,7 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 		if r.h1, r.h1Header = leanClient(r.url, cfg.Headers, conns); r.h1 != nil && !validHeader("X-Request-Id", r.idPfx) {
 			r.h1 = nil // net/http reports the bad header
 		} else if r.h1 != nil {
+			r.h1.poll = r.h1.poll && !cfg.noPoll
 			defer r.h1.closeIdle()
 		}
 	}
@@ -401,13 +414,22 @@ func (r *runner) countText(ctx context.Context, recs []schema.Request) error {
 	return first
 }
 
-// warmup sends the first sample NumWarmups times, through the cap, and
-// waits for all (vLLM: same request, not recorded). A warmup failure is
+// warmup runs the ready check, then sends the first sample NumWarmups
+// times, through the cap, and waits for all (vLLM: same request, not
+// recorded). A warmup failure is
 // not fatal, as in vLLM; a refused server shows in the run itself.
 func (r *runner) warmup(ctx context.Context) error {
+	if err := r.readyCheck(ctx); err != nil {
+		return err
+	}
 	if r.cfg.NumWarmups == 0 {
 		return nil
 	}
+	log := r.cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	fmt.Fprintf(log, "Warming up with %d requests...\n", r.cfg.NumWarmups)
 	r.base = time.Now()
 	var wg sync.WaitGroup
 	for range r.cfg.NumWarmups {
@@ -423,13 +445,11 @@ func (r *runner) warmup(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	r.events.Store(0)
-	r.reads.Store(0)
-	r.done.Store(0)
-	r.failed.Store(0)
+	r.resetCounters()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("bench: interrupted during the warmup: %w", err)
 	}
+	fmt.Fprintln(log, "Warmup run completed.")
 	return nil
 }
 

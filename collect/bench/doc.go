@@ -40,7 +40,7 @@
 //
 // For a plain http:// server (no proxy set for it, no caller's Client)
 // requests go through h1Client, the package's own HTTP/1.1 client: the
-// request goroutine writes the request in one writev and reads the streamed
+// request goroutine writes the request in one system call and reads the streamed
 // answer straight from the socket into the SSE reader's buffer, removing
 // the chunk framing in place. net/http hands every request to two more
 // goroutines per connection (its write and read loops) and reads a body
@@ -52,17 +52,23 @@
 // keep net/http (a Transport sized to the concurrency cap); h1Client does
 // not follow redirects.
 //
-// Most of a token event's cost is not in user space but in the kernel and
-// the scheduler: the read(2) that returns it (with the ACK it sends, which
-// on loopback the client's core also delivers) and the poller's wakeup of
-// the goroutine. Go's Read adds a second read(2) per event, the one that
-// fails with EAGAIN before the goroutine parks; h1Conn.stream does without
-// it by handing events out from inside one RawConn.Read.
+// Most of a token event's cost is not in user space but in the kernel:
+// the read(2) that returns it, with the ACK it sends (which on loopback the
+// client's core also delivers into the server's socket) and the wakeup
+// that precedes it. On Linux the streams are read by pollers (h1_linux.go),
+// one goroutine per P waiting in its own level-triggered epoll on the
+// sockets being streamed (taken out of Go's poller), reading each ready
+// socket once and handing that read's events to the request's callback
+// there: no goroutine switch and no read deadline per event, and no
+// second read that fails with EAGAIN. Elsewhere h1Conn.stream hands events
+// out from inside one RawConn.Read, for the same one read per event.
 //
 // BenchmarkClientEfficiency reproduces the load point of the client's
 // efficiency figures: 1,024 streams × 10 ms ITL against a paced server in
 // its own process pinned to another core (see its comment for the
-// command line).
+// command line), beside net/http and a floor: the cheapest reader of the
+// same streams (one epoll loop, no parsing), whose CPU per event is the
+// kernel's part that no client can save.
 //
 // Other load shapes: RampUp (the rate rises over the run; vLLM's
 // --ramp-up-*, rps_change_events recorded), Times (a trace's own

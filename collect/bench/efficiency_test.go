@@ -31,12 +31,25 @@ const (
 
 // BenchmarkClientEfficiency runs the point above and reports what the
 // client costs and adds, with perflab bench's own client (client=h1) and
-// with net/http's (client=net-http, the client before h1Client):
+// with its read path before the pollers (client=h1-rawconn: one goroutine
+// per stream reading inside RawConn.Read, as on systems other than Linux),
+// with net/http's (client=net-http, the client before h1Client), and the
+// floor (client=floor, Linux): the cheapest reader of the same streams,
+// one goroutine in epoll_wait reading each ready socket once, counting
+// events and stamping them with one clock read per read(2), no HTTP or
+// JSON parsing. The floor's CPU per event is what the kernel's read path
+// (the copy, and the ACK each read sends, which loopback delivers into
+// the server's socket on the client's CPU) and the wakeups cost here:
+// what no client can save.
 //
 //	cpu-us/event        client CPU (user+sys, this process, measured phase) ÷ SSE events
 //	cpu-us/read         the same ÷ network reads that returned stream data
 //	reads/event         1 when every event arrived alone; less when the server
 //	                    or the client fell behind and events shared a read
+//	sleeps/event        the client's voluntary context switches (a thread went
+//	                    to sleep to wait) per event: the wakeups it pays for,
+//	                    counted by the kernel, so steadier than CPU time when
+//	                    other work shares the machine
 //	ttft-excess-ms      mean client TTFT − the server's 50 ms
 //	ttft-excess-p99-ms  99th percentile of the same
 //	itl-p50-ms, itl-p99-ms  the client's ITL (want 10 and close to it)
@@ -46,7 +59,12 @@ const (
 //	deliver-p50-ms, deliver-p99-ms  how long after the server wrote an event
 //	                    the client stamped it (same machine, wall clocks)
 //	ttft-deliver-ms     the same for first events, mean: the client's share
-//	                    of ttft-excess (the rest is server-late)
+//	                    of ttft-excess after the server's schedule
+//	ttft-server-read-ms mean time from the client's send stamp to the server's
+//	                    first read of the request's bytes
+//	ttft-server-start-ms  the same to the request parsed, when the server's
+//	                    schedule (TTFT 50 ms) starts: ttft-excess ≈ this +
+//	                    server-late + ttft-deliver
 //
 // Each metric is the median over the iterations. The server is this test
 // binary in PERFLAB_PACED_SERVER mode, pinned with taskset to a CPU outside
@@ -70,34 +88,60 @@ func BenchmarkClientEfficiency(b *testing.B) {
 		streams int
 	}{
 		{"client=h1", nil, effStreams}, // what perflab bench uses
+		{"client=h1-rawconn", nil, effStreams},
 		{"client=net-http", func() *http.Client { return newClient(effStreams, 0) }, effStreams},
+		{"client=floor", nil, effStreams},
 		{"client=h1", nil, 256},
+		{"client=h1-rawconn", nil, 256},
 		{"client=net-http", func() *http.Client { return newClient(256, 0) }, 256},
+		{"client=floor", nil, 256},
 	} {
 		b.Run(fmt.Sprintf("streams=%d/%s", tc.streams, tc.name), func(b *testing.B) {
-			var deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
+			var cswPerEv, ttftRead, ttftStart, deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
 			for b.Loop() {
-				cfg := Config{
-					BaseURL: srv.url, Model: "mock", Samples: samples(tc.streams, effTokens),
-					RequestTimeout: time.Minute,
-					// the warmups open the connections (dialing 1,024
-					// sockets at once is not what is measured); the
-					// server's lateness counts from the run's start
-					NumWarmups: tc.streams, RequestIDPrefix: "eff-",
-				}
-				var wall0 time.Time
-				cfg.onStart = func(t time.Time) { wall0 = t; srv.reset(b) }
-				var reads int64
-				cfg.onEnd = func(n int64) { reads = n }
-				if tc.client != nil {
-					cfg.Client = tc.client()
-				}
-				res, dur, err := measure(context.Background(), cfg)
-				if cfg.Client != nil {
-					cfg.Client.CloseIdleConnections()
-				}
-				if err != nil {
-					b.Fatal(err)
+				var (
+					wall0      time.Time
+					reads      int64
+					res        *schema.Result
+					dur        float64
+					events     float64
+					cpuS       float64
+					csw0, csw1 int64
+					onStart    = func(t time.Time) { wall0 = t; srv.reset(b); csw0 = voluntaryCSW() }
+				)
+				if tc.name == "client=floor" {
+					fr, err := floorRun(srv.url, tc.streams, effTokens, onStart)
+					if err != nil {
+						b.Skip(err)
+					}
+					res = &schema.Result{Requests: fr.recs}
+					dur, events, cpuS, reads = fr.dur, float64(fr.events), fr.cpuS, fr.reads
+					csw1 = csw0 + fr.csw
+				} else {
+					cfg := Config{
+						BaseURL: srv.url, Model: "mock", Samples: samples(tc.streams, effTokens),
+						RequestTimeout: time.Minute,
+						// the warmups open the connections (dialing 1,024
+						// sockets at once is not what is measured); the
+						// server's lateness counts from the run's start
+						NumWarmups: tc.streams, RequestIDPrefix: "eff-",
+					}
+					cfg.onStart = onStart
+					cfg.noPoll = tc.name == "client=h1-rawconn"
+					cfg.onEnd = func(n int64) { reads, csw1 = n, voluntaryCSW() }
+					if tc.client != nil {
+						cfg.Client = tc.client()
+					}
+					var err error
+					res, dur, err = measure(context.Background(), cfg)
+					if cfg.Client != nil {
+						cfg.Client.CloseIdleConnections()
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					events = res.Client.EventsPerS * dur
+					cpuS = res.Client.CPUPercent / 100 * dur
 				}
 				var ttfts, itls []float64
 				for _, r := range res.Requests {
@@ -109,9 +153,8 @@ func BenchmarkClientEfficiency(b *testing.B) {
 						itls = append(itls, (r.EventS[k]-r.EventS[k-1])*1000)
 					}
 				}
-				events := res.Client.EventsPerS * dur
-				cpuS := res.Client.CPUPercent / 100 * dur
 				cpuPerEv = append(cpuPerEv, cpuS/events*1e6)
+				cswPerEv = append(cswPerEv, float64(csw1-csw0)/events)
 				cpuPerRead = append(cpuPerRead, cpuS/float64(reads)*1e6)
 				readsPerEv = append(readsPerEv, float64(reads)/events)
 				ttftEx = append(ttftEx, mean(ttfts))
@@ -121,12 +164,19 @@ func BenchmarkClientEfficiency(b *testing.B) {
 				// how long after the server wrote an event the client
 				// stamped it: the client's own share of TTFT and ITL
 				sent := srv.sentTimes(b)
-				var deliv, first []float64
+				var deliv, first, srvRead, srvStart []float64
 				for _, r := range res.Requests {
 					ts := sent["eff-"+strconv.Itoa(r.Index)]
-					if len(ts) != len(r.EventS) {
-						b.Fatalf("request %d: server wrote %d events, client stamped %d", r.Index, len(ts), len(r.EventS))
+					if len(ts) != 2+len(r.EventS) {
+						b.Fatalf("request %d: server wrote %d events, client stamped %d", r.Index, len(ts)-2, len(r.EventS))
 					}
+					// TTFT's parts before the server's schedule starts:
+					// the client's send stamp → the server's first read of
+					// the request → the request parsed (schedule's t=0)
+					send := wall0.UnixNano() + int64(r.SendS*1e9)
+					srvRead = append(srvRead, float64(ts[0]-send)/1e6)
+					srvStart = append(srvStart, float64(ts[1]-send)/1e6)
+					ts = ts[2:]
 					for k, e := range r.EventS {
 						d := float64(wall0.UnixNano()+int64(e*1e9)-ts[k]) / 1e6
 						deliv = append(deliv, d)
@@ -137,6 +187,7 @@ func BenchmarkClientEfficiency(b *testing.B) {
 				}
 				deliv50, deliv99 = append(deliv50, pct(deliv, 50)), append(deliv99, pct(deliv, 99))
 				delivFirst = append(delivFirst, mean(first))
+				ttftRead, ttftStart = append(ttftRead, mean(srvRead)), append(ttftStart, mean(srvStart))
 				l50, l99, scpu := srv.lateness(b)
 				late50, late99, srvCPU = append(late50, l50), append(late99, l99), append(srvCPU, scpu)
 			}
@@ -144,6 +195,7 @@ func BenchmarkClientEfficiency(b *testing.B) {
 			b.ReportMetric(median(cpuPerEv), "cpu-us/event")
 			b.ReportMetric(median(cpuPerRead), "cpu-us/read")
 			b.ReportMetric(median(readsPerEv), "reads/event")
+			b.ReportMetric(median(cswPerEv), "sleeps/event")
 			b.ReportMetric(median(ttftEx), "ttft-excess-ms")
 			b.ReportMetric(median(ttftEx99), "ttft-excess-p99-ms")
 			b.ReportMetric(median(itl50), "itl-p50-ms")
@@ -154,6 +206,8 @@ func BenchmarkClientEfficiency(b *testing.B) {
 			b.ReportMetric(median(deliv50), "deliver-p50-ms")
 			b.ReportMetric(median(deliv99), "deliver-p99-ms")
 			b.ReportMetric(median(delivFirst), "ttft-deliver-ms")
+			b.ReportMetric(median(ttftRead), "ttft-server-read-ms")
+			b.ReportMetric(median(ttftStart), "ttft-server-start-ms")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
@@ -186,8 +240,23 @@ type pacedServer struct {
 	wake  chan struct{}
 	queue pacedHeap // streams by next due time
 	late  []time.Duration
-	sent  map[string][]int64 // by x-request-id: wall-clock ns each event was written
+	sent  map[string][]int64 // by x-request-id: wall-clock ns of the request's first read, its parse, each event written
 	cpu0  float64
+}
+
+// stampConn notes when a Read first returned bytes since the last clear:
+// when the server's connection goroutine got a request's first bytes.
+type stampConn struct {
+	net.Conn
+	first int64
+}
+
+func (c *stampConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.first == 0 {
+		c.first = time.Now().UnixNano()
+	}
+	return n, err
 }
 
 type pacedStream struct {
@@ -229,8 +298,10 @@ func (p *pacedServer) serve(l net.Listener) {
 // conn reads requests one after the other and hands each to the pacer.
 func (p *pacedServer) conn(c net.Conn) {
 	defer c.Close()
-	br := bufio.NewReader(c)
+	sc := &stampConn{Conn: c}
+	br := bufio.NewReader(sc)
 	for {
+		sc.first = 0
 		req, err := http.ReadRequest(br)
 		if err != nil {
 			return
@@ -238,6 +309,7 @@ func (p *pacedServer) conn(c net.Conn) {
 		io.Copy(io.Discard, req.Body)
 		st := &pacedStream{conn: c, id: req.Header.Get("x-request-id"), start: time.Now(), n: p.tokens,
 			done: make(chan struct{}), buf: make([]byte, 0, 512)}
+		st.sent = append(st.sent, sc.first, st.start.UnixNano())
 		st.due = st.start.Add(p.ttft)
 		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"); err != nil {
 			return
@@ -334,7 +406,7 @@ func servePaced(spec string) {
 		sent: map[string][]int64{}}
 	go p.serve(l)
 	fmt.Println(l.Addr().String())
-	sc := bufio.NewScanner(os.Stdin)
+	sc := bufio.NewScanner(pollableStdin())
 	for sc.Scan() {
 		p.mu.Lock()
 		switch sc.Text() {

@@ -44,6 +44,7 @@ type h1Client struct {
 	url     string // for error messages, as net/http's url.Error
 	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxIdle int
+	poll    bool // TCP connections become fdConns read by the pollers (Linux)
 
 	mu   sync.Mutex
 	idle []*h1Conn
@@ -63,7 +64,7 @@ func newH1Client(u *url.URL, maxIdle int) *h1Client {
 	return &h1Client{
 		addr: addr, host: u.Host, path: u.RequestURI(), url: u.String(),
 		dial:    (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		maxIdle: max(maxIdle, 1),
+		maxIdle: max(maxIdle, 1), poll: h1Poll,
 	}
 }
 
@@ -156,6 +157,11 @@ func (cl *h1Client) get(ctx context.Context) (hc *h1Conn, reused bool, err error
 	if err != nil {
 		return nil, false, err
 	}
+	if cl.poll {
+		if c, err = detach(c); err != nil {
+			return nil, false, err
+		}
+	}
 	hc = &h1Conn{c: c, cl: cl, hdr: make([]byte, 0, 4096)}
 	if tc, ok := c.(*net.TCPConn); ok {
 		hc.raw, _ = tc.SyscallConn()
@@ -176,7 +182,13 @@ func (cl *h1Client) closeIdle() {
 // roundTrip writes the request and reads the answer's header block.
 func (hc *h1Conn) roundTrip(ctx context.Context, header, body []byte, reused bool) (*http.Response, error) {
 	// Cancelling closes the connection, which ends a blocked read or write.
-	hc.stop = context.AfterFunc(ctx, func() { hc.c.Close() })
+	hc.stop = context.AfterFunc(ctx, func() {
+		if a, ok := hc.c.(interface{ abort() }); ok {
+			a.abort() // an fdConn is closed by its owner only
+		} else {
+			hc.c.Close()
+		}
+	})
 	req := hc.hdr[:0]
 	req = append(req, "POST "...)
 	req = append(req, hc.cl.path...)
@@ -187,9 +199,17 @@ func (hc *h1Conn) roundTrip(ctx context.Context, header, body []byte, reused boo
 	req = append(req, "\r\n"...)
 	req = append(req, header...)
 	req = append(req, "\r\n"...)
-	// one writev(2) for the head and the body, without copying the body
-	bufs := net.Buffers{req, body}
-	_, err := bufs.WriteTo(hc.c)
+	// one system call for the head and the body: writev(2), without
+	// copying the body, or for an fdConn one send(2) of both (the buffer
+	// kept for the next request)
+	var err error
+	if _, ok := hc.c.(polledConn); ok {
+		req = append(req, body...)
+		_, err = hc.c.Write(req)
+	} else {
+		bufs := net.Buffers{req, body}
+		_, err = bufs.WriteTo(hc.c)
+	}
 	hc.hdr = req[:0]
 	if err != nil {
 		if reused {
@@ -328,7 +348,13 @@ func (hc *h1Conn) Read(p []byte) (int, error) {
 // behind without a new edge is the end of the stream (a FIN or RST that
 // arrived with the data): after h1Recheck without data, stream reads for
 // real once, so a cut stream is seen at most that late.
+//
+// On Linux a connection is an fdConn, and its poller reads the stream
+// instead (h1_linux.go).
 func (hc *h1Conn) stream(rd *sse.Reader, fn func(sse.Event) bool) error {
+	if pc, ok := hc.c.(polledConn); ok {
+		return pc.stream(hc, rd, fn)
+	}
 	if hc.raw == nil {
 		for {
 			ev, err := rd.Next()
@@ -392,6 +418,16 @@ func (hc *h1Conn) stream(rd *sse.Reader, fn func(sse.Event) bool) error {
 		return serr
 	}
 }
+
+// polledConn is a connection read by a poller loop (Linux: fdConn in
+// h1_linux.go): stream hands the body's events to fn from there.
+type polledConn interface {
+	net.Conn
+	stream(hc *h1Conn, rd *sse.Reader, fn func(sse.Event) bool) error
+}
+
+// errNoDeadline: an fdConn's timeouts are its request context's.
+var errNoDeadline = errors.New("deadlines are not supported: cancel the request's context")
 
 // h1Recheck bounds how long stream trusts that a short read left nothing
 // behind: a stream cut right after its last data is seen within it.

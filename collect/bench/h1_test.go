@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -308,13 +309,27 @@ func TestLeanClientFallsBack(t *testing.T) {
 	// proxy is not tested here with a changed environment)
 }
 
-// TestH1StreamOneReadPerArrival: events written one at a time, a few ms
-// apart, cost one read(2) each, not two (the second failing with EAGAIN),
-// and all of them arrive.
-func TestH1StreamOneReadPerArrival(t *testing.T) {
+// streamModes runs f with the pollers (Linux) and with RawConn.Read
+// (elsewhere, and on Linux too so that the fallback stays tested).
+func streamModes(t *testing.T, f func(t *testing.T, poll bool)) {
 	if !h1Supported {
 		t.Skip("h1Client is unix-only")
 	}
+	modes := []bool{false}
+	if h1Poll {
+		modes = []bool{true, false}
+	}
+	for _, poll := range modes {
+		t.Run(fmt.Sprintf("poll=%v", poll), func(t *testing.T) { f(t, poll) })
+	}
+}
+
+// TestH1StreamOneReadPerArrival: events written one at a time, a few ms
+// apart, cost one read(2) each, not two (the second failing with EAGAIN),
+// and all of them arrive.
+func TestH1StreamOneReadPerArrival(t *testing.T) { streamModes(t, testH1StreamOneReadPerArrival) }
+
+func testH1StreamOneReadPerArrival(t *testing.T, poll bool) {
 	const n = 20
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -326,14 +341,15 @@ func TestH1StreamOneReadPerArrival(t *testing.T) {
 	}))
 	defer srv.Close()
 	cl, hdr := leanClient(srv.URL+"/v1/completions", nil, 1)
+	cl.poll = poll
 	defer cl.closeIdle()
 	_, hc, err := cl.do(context.Background(), hdr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hc.release()
-	if hc.raw == nil {
-		t.Fatal("a TCP connection without its raw form: stream would not be tested")
+	if _, polled := hc.c.(polledConn); polled != poll || (!polled && hc.raw == nil) {
+		t.Fatalf("connection %T (poller: %v): stream's one-read path would not be tested", hc.c, poll)
 	}
 	rd := sse.NewReader(hc, 0)
 	var got []string
@@ -354,10 +370,9 @@ func TestH1StreamOneReadPerArrival(t *testing.T) {
 // TestH1StreamCutWithData: a server that writes an event and closes the
 // connection at once (the FIN arriving with the data, one wakeup for both)
 // is seen as a cut stream, not waited on until the request's timeout.
-func TestH1StreamCutWithData(t *testing.T) {
-	if !h1Supported {
-		t.Skip("h1Client is unix-only")
-	}
+func TestH1StreamCutWithData(t *testing.T) { streamModes(t, testH1StreamCutWithData) }
+
+func testH1StreamCutWithData(t *testing.T, poll bool) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -384,6 +399,7 @@ func TestH1StreamCutWithData(t *testing.T) {
 		}
 	}()
 	cl, hdr := leanClient("http://"+l.Addr().String()+"/v1/completions", nil, 1)
+	cl.poll = poll
 	for i := range 5 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, hc, err := cl.do(ctx, hdr, nil)
@@ -398,5 +414,97 @@ func TestH1StreamCutWithData(t *testing.T) {
 		if events != 1 || !errors.Is(err, io.ErrUnexpectedEOF) || timedOut {
 			t.Fatalf("round %d: %d events, error %v (timed out: %v), want 1 event and unexpected EOF", i, events, err, timedOut)
 		}
+	}
+}
+
+// TestH1StreamCancel: cancelling a request whose stream is being read
+// (by the poller, on Linux) ends it at once with an error, and the
+// connection is not reused.
+func TestH1StreamCancel(t *testing.T) { streamModes(t, testH1StreamCancel) }
+
+func testH1StreamCancel(t *testing.T, poll bool) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	cl, hdr := leanClient(srv.URL+"/v1/completions", nil, 1)
+	cl.poll = poll
+	defer cl.closeIdle()
+	ctx, cancel := context.WithCancel(context.Background())
+	_, hc, err := cl.do(ctx, hdr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(30*time.Millisecond, cancel)
+	start := time.Now()
+	events := 0
+	err = hc.stream(sse.NewReader(hc, 0), func(sse.Event) bool { events++; return true })
+	hc.release()
+	if events != 1 || err == nil || !errors.Is(err, net.ErrClosed) || time.Since(start) > 5*time.Second {
+		t.Fatalf("stream after cancel: %d events, error %v after %v; want 1 event and a closed-connection error", events, err, time.Since(start))
+	}
+	if len(cl.idle) != 0 {
+		t.Fatal("a cancelled connection went back to the pool")
+	}
+}
+
+// TestH1ManyStreams: many streams at once, interleaved on the pollers,
+// each gets its own events in order, and the connections are reused.
+func TestH1ManyStreams(t *testing.T) { streamModes(t, testH1ManyStreams) }
+
+func testH1ManyStreams(t *testing.T, poll bool) {
+	const streams, events = 64, 30
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		id := r.Header.Get("X-Request-Id")
+		for i := range events {
+			fmt.Fprintf(w, "data: %s-%d\n\n", id, i)
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+	}))
+	defer srv.Close()
+	cl, hdr := leanClient(srv.URL+"/v1/completions", nil, streams)
+	cl.poll = poll
+	defer cl.closeIdle()
+	for round := range 2 {
+		errs := make(chan error, streams)
+		for s := range streams {
+			go func() {
+				id := fmt.Sprintf("r%d-s%d", round, s)
+				_, hc, err := cl.do(context.Background(), appendHeader(slices.Clone(hdr), "X-Request-Id", id), nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				i := 0
+				err = hc.stream(sse.NewReader(hc, 0), func(ev sse.Event) bool {
+					if want := fmt.Sprintf("%s-%d", id, i); string(ev.Data) != want {
+						err = fmt.Errorf("event %q, want %q", ev.Data, want)
+						return false
+					}
+					i++
+					return true
+				})
+				hc.release() // before the test reads the pool
+				if err == nil && i != events {
+					err = fmt.Errorf("%s: %d events, want %d", id, i, events)
+				}
+				errs <- err
+			}()
+		}
+		for range streams {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if len(cl.idle) != streams {
+		t.Fatalf("%d idle connections after two rounds, want %d (reused)", len(cl.idle), streams)
 	}
 }

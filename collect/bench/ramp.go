@@ -35,6 +35,13 @@ func (ru RampUp) Validate() error {
 		return fmt.Errorf("ramp-up rates %d and %d must not be negative", ru.StartRPS, ru.EndRPS)
 	case ru.Strategy == "exponential" && ru.StartRPS == 0:
 		return fmt.Errorf("exponential ramp-up needs a start rate above 0")
+	case ru.StartRPS == 0:
+		// vLLM accepts it on the command line, then its first request's
+		// rate is 0 and get_request stops the run after the warmups
+		// (AssertionError "Obtained non-positive request rate 0.0");
+		// vllm-bench's first gap is infinite. Refused before anything is
+		// sent rather than sending the first request at once.
+		return fmt.Errorf("linear ramp-up from 0 rps: the first request's rate would be 0 (vLLM stops with \"Obtained non-positive request rate 0.0\"): start at 1 rps or more")
 	case ru.StartRPS > ru.EndRPS:
 		return fmt.Errorf("ramp-up start rate %d is above the end rate %d", ru.StartRPS, ru.EndRPS)
 	}
@@ -43,8 +50,8 @@ func (ru RampUp) Validate() error {
 
 // ScheduleRamp is Schedule with a ramp-up, as vLLM's get_request: each
 // gap drawn at its request's rate (Gamma with shape burstiness and scale
-// 1/(rate·burstiness), or 1/rate at burstiness +Inf; 0 at rate 0 or
-// +Inf), summed, not rescaled. It also returns each request's rate.
+// 1/(rate·burstiness), or 1/rate at burstiness +Inf), summed, not
+// rescaled; every rate is above 0 (Validate). It also returns each request's rate.
 func ScheduleRamp(n int, ru RampUp, burstiness float64, seed int64) (times, rates []float64, err error) {
 	if err := ru.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("schedule: %w", err)
@@ -59,7 +66,7 @@ func ScheduleRamp(n int, ru RampUp, burstiness float64, seed int64) (times, rate
 		rates[i] = rate
 		var d float64
 		switch {
-		case rate == 0 || math.IsInf(rate, 1):
+		case math.IsInf(rate, 1):
 			d = 0
 		case math.IsInf(burstiness, 1):
 			d = 1 / rate

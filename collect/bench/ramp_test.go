@@ -30,7 +30,9 @@ func TestScheduleRamp(t *testing.T) {
 	if w := 0.5 * -math.Log(1-0.5488135039273248); math.Abs(times[0]-w) > 1e-12 {
 		t.Fatalf("first gap %v, want %v", times[0], w)
 	}
-	for _, bad := range []RampUp{{"sine", 1, 2}, {"exponential", 0, 5}, {"linear", 5, 1}, {"linear", -1, 2}} {
+	for _, bad := range []RampUp{{"sine", 1, 2}, {"exponential", 0, 5}, {"linear", 5, 1}, {"linear", -1, 2},
+		// vLLM's first request would run at rate 0: its get_request asserts
+		{"linear", 0, 5}, {"linear", 0, 0}} {
 		if _, _, err := ScheduleRamp(3, bad, 1, 0); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}

@@ -174,8 +174,10 @@ func (r *runner) conversation(ctx context.Context, conv dataset.Conversation, at
 		if !recs[i].Success {
 			return t == len(conv.Turns)-1
 		}
-		hist = append(hist[:len(hist):len(hist)], turn.Content, recs[i].GeneratedText)
-		histTokens += turn.ContentLen + recs[i].OutputTokens
+		if !conv.NoHistory {
+			hist = append(hist[:len(hist):len(hist)], turn.Content, recs[i].GeneratedText)
+			histTokens += turn.ContentLen + recs[i].OutputTokens
+		}
 		if d := r.cfg.TurnDelay; d > 0 && t+1 < len(conv.Turns) {
 			select {
 			case <-time.After(d):

@@ -122,7 +122,7 @@ type customEntry struct {
 func readCustom(path string, needOutput bool) ([]customEntry, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: custom: %w", err)
+		return nil, fileErr(fmt.Errorf("dataset: custom: %w", err))
 	}
 	var out []customEntry
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -136,24 +136,24 @@ func readCustom(path string, needOutput bool) ([]customEntry, error) {
 		if err := json.Unmarshal(b, &l); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return nil, fmt.Errorf("dataset: custom: %s:%d: field %q: want %s, got a JSON %s", path, line, te.Field, wantOf(te.Field), te.Value)
+				return nil, fileErr(fmt.Errorf("dataset: custom: %s:%d: field %q: want %s, got a JSON %s", path, line, te.Field, wantOf(te.Field), te.Value))
 			}
-			return nil, fmt.Errorf("dataset: custom: %s:%d: not a JSON object: %v", path, line, err)
+			return nil, fileErr(fmt.Errorf("dataset: custom: %s:%d: not a JSON object: %v", path, line, err))
 		}
 		if l.Prompt == nil {
-			return nil, fmt.Errorf("dataset: custom: %s:%d: no \"prompt\" field (each line must be {\"prompt\": \"…\"})", path, line)
+			return nil, fileErr(fmt.Errorf("dataset: custom: %s:%d: no \"prompt\" field (each line must be {\"prompt\": \"…\"})", path, line))
 		}
 		e := customEntry{prompt: *l.Prompt, line: line}
 		if needOutput {
 			if l.OutputTokens == nil || *l.OutputTokens < 1 {
-				return nil, fmt.Errorf("dataset: custom: %s:%d: field \"output_tokens\": want a positive integer (--custom-output-len -1 reads it from each line)", path, line)
+				return nil, fileErr(fmt.Errorf("dataset: custom: %s:%d: field \"output_tokens\": want a positive integer (--custom-output-len -1 reads it from each line)", path, line))
 			}
 			e.outputTokens = *l.OutputTokens
 		}
 		out = append(out, e)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("dataset: custom: %s: no lines", path)
+		return nil, fileErr(fmt.Errorf("dataset: custom: %s: no lines", path))
 	}
 	return out, nil
 }

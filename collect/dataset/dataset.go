@@ -133,3 +133,15 @@ func encodeSpecial(tok Tokenizer, text string) ([]int, error) {
 }
 
 var errNoVocab = errors.New("tokenizer vocabulary size unknown")
+
+// FileError is a dataset file that cannot be read or holds what the
+// dataset cannot take (bad JSON, a missing field, no usable line): the
+// user's input, found before anything is sent (perflab bench exits 2 for
+// it, as for other usage errors). Failures of the tokenizer or the server
+// are not FileErrors.
+type FileError struct{ Err error }
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+func fileErr(err error) error { return &FileError{Err: err} }

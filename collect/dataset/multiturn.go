@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 )
@@ -17,6 +18,10 @@ type Conversation struct {
 	// request-id prefix as X-Session-ID).
 	ID    string
 	Turns []Turn
+	// NoHistory: each turn sends its own message only, not the
+	// conversation so far (vllm-bench's prefix-sharing mode, where the
+	// turns share prefixes instead).
+	NoHistory bool
 }
 
 // Turn is one user message of a conversation.
@@ -44,6 +49,16 @@ type MultiTurnRandomConfig struct {
 	// conversation's first turn (--random-prefix-len).
 	InputLen, PerTurnInputLen, OutputLen, PrefixLen int
 	Seed                                            int64
+	// GlobalRatio and ConversationRatio are vllm-bench's
+	// --multi-turn-prefix-global-ratio and
+	// --multi-turn-prefix-conversation-ratio: when either is above 0,
+	// every turn's message is [the --random-prefix-len prefix][a part
+	// shared by all conversations][a part shared within the
+	// conversation][its own part], the first two parts GlobalRatio and
+	// ConversationRatio of the first turn's input length, and no history
+	// is sent (see multiTurnPrefixSharing). Each in [0, 1], their sum
+	// below 1.
+	GlobalRatio, ConversationRatio float64
 }
 
 // MultiTurnRandom builds synthetic conversations as vllm-bench does: each
@@ -64,6 +79,9 @@ func MultiTurnRandom(ctx context.Context, tok Tokenizer, cfg MultiTurnRandomConf
 	for i := range counts {
 		counts[i] = cfg.MinTurns + rng.IntN(cfg.MaxTurns-cfg.MinTurns+1)
 		later += counts[i] - 1
+	}
+	if cfg.GlobalRatio != 0 || cfg.ConversationRatio != 0 {
+		return multiTurnPrefixSharing(ctx, tok, cfg, counts, later)
 	}
 	first, err := RandomContext(ctx, tok, RandomConfig{NumPrompts: cfg.NumConversations, InputLen: cfg.InputLen,
 		OutputLen: cfg.OutputLen, PrefixLen: cfg.PrefixLen, Seed: cfg.Seed})
@@ -91,6 +109,93 @@ func MultiTurnRandom(ctx context.Context, tok Tokenizer, cfg MultiTurnRandomConf
 	return out, nil
 }
 
+// multiTurnPrefixSharing builds vllm-bench's prefix-sharing conversations
+// (generate_prefix_sharing_conversations): with real lengths counted
+// without the special tokens, as Random counts them, the global part is
+// floor(in·GlobalRatio) tokens, one text for every conversation; the
+// conversation part floor(in·ConversationRatio), one text per
+// conversation; the own part fills the rest of the first turn's input
+// length, or of --per-turn-input-len on later turns (an error when that
+// leaves it no token). Every turn is [prefix][global][conversation][own]
+// (the --random-prefix-len prefix on every turn, as vllm-bench: nothing
+// else carries it), its length the concatenation re-encoded. The texts
+// are Random's prompts from seeds of our own, as the rest of the
+// multi-turn dataset.
+func multiTurnPrefixSharing(ctx context.Context, tok Tokenizer, cfg MultiTurnRandomConfig, counts []int, later int) ([]Conversation, error) {
+	g, c := cfg.GlobalRatio, cfg.ConversationRatio
+	if !(g >= 0 && g <= 1) || !(c >= 0 && c <= 1) || g+c >= 1 {
+		return nil, fmt.Errorf("dataset: multi-turn: prefix ratios %v (global) and %v (conversation): want each in [0, 1] and their sum below 1 (each turn needs a part of its own)", g, c)
+	}
+	special, err := numSpecialTokens(tok)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn: %w", err)
+	}
+	realIn := max(0, cfg.InputLen-special)
+	realPer := max(0, cfg.PerTurnInputLen-special)
+	gLen := int(math.Floor(float64(realIn) * g))
+	cLen := int(math.Floor(float64(realIn) * c))
+	own0 := realIn - gLen - cLen
+	if realPer <= gLen+cLen {
+		return nil, fmt.Errorf("dataset: multi-turn: the later turns' input length (%d tokens without special tokens) leaves no part of their own after the global %d and conversation %d tokens: raise --per-turn-input-len or lower the prefix ratios", realPer, gLen, cLen)
+	}
+	ownLater := realPer - gLen - cLen
+	// texts of exactly n tokens each (Random's InputLen counts the
+	// special tokens it then leaves out)
+	texts := func(n, tokens int, seed int64) ([]string, error) {
+		out := make([]string, n)
+		if tokens == 0 || n == 0 {
+			return out, nil
+		}
+		s, err := RandomContext(ctx, tok, RandomConfig{NumPrompts: n, InputLen: tokens + special, OutputLen: 1, Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		for i := range s {
+			out[i] = s[i].Prompt
+		}
+		return out, nil
+	}
+	n := cfg.NumConversations
+	prefix, err := texts(1, cfg.PrefixLen, cfg.Seed+4)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn: prefix: %w", err)
+	}
+	global, err := texts(1, gLen, cfg.Seed+2)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn: global part: %w", err)
+	}
+	conv, err := texts(n, cLen, cfg.Seed+3)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn: conversation parts: %w", err)
+	}
+	first, err := texts(n, own0, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn: first turns: %w", err)
+	}
+	rest, err := texts(later, ownLater, cfg.Seed+1)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: multi-turn: later turns: %w", err)
+	}
+	out := make([]Conversation, n)
+	k := 0
+	for i := range out {
+		out[i] = Conversation{ID: fmt.Sprintf("conv-%d", i), NoHistory: true}
+		for t := range counts[i] {
+			own := first[i]
+			if t > 0 {
+				own, k = rest[k], k+1
+			}
+			msg := prefix[0] + global[0] + conv[i] + own
+			ids, err := tok.Encode(msg)
+			if err != nil {
+				return nil, fmt.Errorf("dataset: multi-turn: conversation %d turn %d: %w", i, t+1, err)
+			}
+			out[i].Turns = append(out[i].Turns, Turn{Content: msg, ContentLen: len(ids), OutputLen: cfg.OutputLen})
+		}
+	}
+	return out, nil
+}
+
 // MultiTurnShareGPTConfig mirrors vllm-bench's ShareGPT multi-turn mode.
 type MultiTurnShareGPTConfig struct {
 	NumConversations int
@@ -114,12 +219,12 @@ func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg Mult
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %w", err)
+		return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %w", err))
 	}
 	defer f.Close()
 	offsets, err := scanShareGPT(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err))
+		return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err)))
 	}
 	if !cfg.DisableShuffle {
 		newPyRandom(cfg.Seed).shuffle(len(offsets), func(i, j int) { offsets[i], offsets[j] = offsets[j], offsets[i] })
@@ -134,7 +239,7 @@ func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg Mult
 		}
 		msgs, err := readShareGPTMessages(f, off)
 		if err != nil {
-			return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err))
+			return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err)))
 		}
 		if len(msgs) < 4 {
 			continue
@@ -168,7 +273,7 @@ func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg Mult
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %s: no conversation with 2 or more human turns", path)
+		return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %s: no conversation with 2 or more human turns", path))
 	}
 	return out, nil
 }

@@ -57,12 +57,12 @@ func ShareGPT(ctx context.Context, tok Tokenizer, path string, cfg ShareGPTConfi
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: sharegpt: %w", err)
+		return nil, fileErr(fmt.Errorf("dataset: sharegpt: %w", err))
 	}
 	defer f.Close()
 	offsets, err := scanShareGPT(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: sharegpt: %s: %w", path, withLine(f, err))
+		return nil, fileErr(fmt.Errorf("dataset: sharegpt: %s: %w", path, withLine(f, err)))
 	}
 	if !cfg.DisableShuffle {
 		rnd := newPyRandom(cfg.Seed)
@@ -78,7 +78,7 @@ func ShareGPT(ctx context.Context, tok Tokenizer, path string, cfg ShareGPTConfi
 		}
 		prompt, reply, err := readShareGPTEntry(f, off)
 		if err != nil {
-			return nil, fmt.Errorf("dataset: sharegpt: %s: %w", path, withLine(f, err))
+			return nil, fileErr(fmt.Errorf("dataset: sharegpt: %s: %w", path, withLine(f, err)))
 		}
 		p, err := encodeSpecial(tok, prompt)
 		if err != nil {
@@ -104,8 +104,8 @@ func ShareGPT(ctx context.Context, tok Tokenizer, path string, cfg ShareGPTConfi
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("dataset: sharegpt: %s: no conversation passes the length filters (prompt %d..%d tokens, prompt+reply <= %d)",
-			path, shareGPTMinLen, shareGPTMaxPromptLen, shareGPTMaxTotalLen)
+		return nil, fileErr(fmt.Errorf("dataset: sharegpt: %s: no conversation passes the length filters (prompt %d..%d tokens, prompt+reply <= %d)",
+			path, shareGPTMinLen, shareGPTMaxPromptLen, shareGPTMaxTotalLen))
 	}
 	return out, nil
 }

@@ -71,7 +71,7 @@ func TimedTrace(ctx context.Context, tok Tokenizer, path string, cfg TimedTraceC
 	allowed := allowedIDs(tok, vocab)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: timed_trace: %w", err)
+		return nil, fileErr(fmt.Errorf("dataset: timed_trace: %w", err))
 	}
 	type key struct{ hash, size int64 }
 	blocks := map[key][]int{}
@@ -92,7 +92,7 @@ func TimedTrace(ctx context.Context, tok Tokenizer, path string, cfg TimedTraceC
 		}
 		var row map[string]json.RawMessage
 		if err := json.Unmarshal(b, &row); err != nil {
-			return nil, fmt.Errorf("dataset: timed_trace: %s:%d: not a JSON object: %v", path, line, err)
+			return nil, fileErr(fmt.Errorf("dataset: timed_trace: %s:%d: not a JSON object: %v", path, line, err))
 		}
 		field := func(name, flag string, v any) error {
 			raw, ok := row[name]
@@ -101,10 +101,10 @@ func TimedTrace(ctx context.Context, tok Tokenizer, path string, cfg TimedTraceC
 				for k := range row {
 					keys = append(keys, k)
 				}
-				return fmt.Errorf("dataset: timed_trace: %s:%d: no field %q (the line has %s; --%s names it)", path, line, name, strings.Join(keys, ", "), flag)
+				return fileErr(fmt.Errorf("dataset: timed_trace: %s:%d: no field %q (the line has %s; --%s names it)", path, line, name, strings.Join(keys, ", "), flag))
 			}
 			if err := json.Unmarshal(raw, v); err != nil {
-				return fmt.Errorf("dataset: timed_trace: %s:%d: field %q: %v", path, line, name, err)
+				return fileErr(fmt.Errorf("dataset: timed_trace: %s:%d: field %q: %v", path, line, name, err))
 			}
 			return nil
 		}
@@ -126,7 +126,7 @@ func TimedTrace(ctx context.Context, tok Tokenizer, path string, cfg TimedTraceC
 			}
 		}
 		if in < 0 || out < 1 {
-			return nil, fmt.Errorf("dataset: timed_trace: %s:%d: input length %d and output length %d: want >= 0 and >= 1", path, line, in, out)
+			return nil, fileErr(fmt.Errorf("dataset: timed_trace: %s:%d: input length %d and output length %d: want >= 0 and >= 1", path, line, in, out))
 		}
 		ids := make([]int, 0, in)
 		left := in
@@ -149,7 +149,7 @@ func TimedTrace(ctx context.Context, tok Tokenizer, path string, cfg TimedTraceC
 			left -= size
 		}
 		if len(ids) == 0 {
-			return nil, fmt.Errorf("dataset: timed_trace: %s:%d: an empty prompt (no %q)", path, line, cfg.KeyHashIDs)
+			return nil, fileErr(fmt.Errorf("dataset: timed_trace: %s:%d: an empty prompt (no %q)", path, line, cfg.KeyHashIDs))
 		}
 		text, err := tok.Decode(ids)
 		if err != nil {
@@ -160,14 +160,14 @@ func TimedTrace(ctx context.Context, tok Tokenizer, path string, cfg TimedTraceC
 			t0 = at
 		}
 		if at < t0 {
-			return nil, fmt.Errorf("dataset: timed_trace: %s:%d: timestamp %v is before the first line's: the trace must be in time order", path, line, ts)
+			return nil, fileErr(fmt.Errorf("dataset: timed_trace: %s:%d: timestamp %v is before the first line's: the trace must be in time order", path, line, ts))
 		}
 		tr.Samples = append(tr.Samples, Sample{Prompt: text, PromptLen: len(ids), OutputLen: out})
 		tr.IDs = append(tr.IDs, ids)
 		tr.AtS = append(tr.AtS, at-t0)
 	}
 	if len(tr.Samples) == 0 {
-		return nil, fmt.Errorf("dataset: timed_trace: %s: no lines", path)
+		return nil, fileErr(fmt.Errorf("dataset: timed_trace: %s: no lines", path))
 	}
 	return tr, nil
 }

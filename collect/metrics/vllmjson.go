@@ -79,6 +79,11 @@ type VLLMHeader struct {
 	// Python client has no multi-turn mode): per turn, completed, failed
 	// and the mean, median and percentiles of each metric, vLLM's key names.
 	PerTurn []schema.TurnSummary
+	// PrefixGlobalRatio and PrefixConversationRatio, when either is above
+	// 0, are written as vllm-bench writes its prefix-sharing multi-turn
+	// run: prefix_global_ratio, prefix_conversation_ratio,
+	// prefix_unique_ratio (1 - their sum) and no_history_accumulation.
+	PrefixGlobalRatio, PrefixConversationRatio float64
 	// SteadyStateKey writes vllm-bench's "steady_state" key last: the
 	// summary's SteadyState (schema.SteadyState's JSON), or null when it
 	// was not computed. Off for vLLM's own layouts, which lack the key.
@@ -325,6 +330,12 @@ func WriteVLLMJSON(w io.Writer, reqs []schema.Request, s *schema.Summary, h VLLM
 	}
 	if len(h.PerTurn) > 0 {
 		o.list("per_turn", len(h.PerTurn), func(b []byte, i int) []byte { return appendTurn(b, h.PerTurn[i]) })
+	}
+	if h.PrefixGlobalRatio > 0 || h.PrefixConversationRatio > 0 {
+		o.float("prefix_global_ratio", h.PrefixGlobalRatio)
+		o.float("prefix_conversation_ratio", h.PrefixConversationRatio)
+		o.float("prefix_unique_ratio", max(0, 1-(h.PrefixGlobalRatio+h.PrefixConversationRatio)))
+		o.set("no_history_accumulation", func(b []byte) []byte { return append(b, "true"...) })
 	}
 
 	for _, g := range groups() {

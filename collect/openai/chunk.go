@@ -445,6 +445,12 @@ func (s *scanner) str() (raw []byte, esc bool, err error) {
 	s.i++ // opening quote
 	start := s.i
 	for s.i < len(s.b) {
+		for s.i < len(s.b) && strPlain[s.b[s.i]] {
+			s.i++ // most of a string: one table look-up per byte
+		}
+		if s.i == len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -475,6 +481,15 @@ func (s *scanner) str() (raw []byte, esc bool, err error) {
 	}
 	return nil, false, s.errf("unterminated string")
 }
+
+// strPlain marks the bytes that stand for themselves in a JSON string:
+// all but the quote, the backslash and control characters.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex4(b []byte) bool {
 	for _, c := range b {

@@ -94,7 +94,8 @@ type Profile struct {
 	// line such as "4000 input tokens, 200 output tokens".
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
-	// Dataset: random or sharegpt.
+	// Dataset: random, sharegpt, custom, prefix_repetition or
+	// timed_trace (perflab bench's --dataset-name).
 	Dataset     string  `yaml:"dataset" json:"dataset"`
 	DatasetPath string  `yaml:"dataset_path,omitempty" json:"dataset_path,omitempty"`
 	InputLen    int     `yaml:"input_len,omitempty" json:"input_len,omitempty"`
@@ -113,6 +114,42 @@ type Profile struct {
 	Seed           int64 `yaml:"seed,omitempty" json:"seed,omitempty"`
 	// Args are extra benchmark flags passed through verbatim.
 	Args []string `yaml:"args,omitempty" json:"args,omitempty"`
+
+	// The datasets' own settings, named as perflab bench's flags (vLLM's
+	// and vllm-bench's, dashes as underscores); each applies to its
+	// dataset only. custom: CustomOutputLen (0: 256; -1: each line's
+	// output_tokens) and SkipChatTemplate.
+	CustomOutputLen  int  `yaml:"custom_output_len,omitempty" json:"custom_output_len,omitempty"`
+	SkipChatTemplate bool `yaml:"skip_chat_template,omitempty" json:"skip_chat_template,omitempty"`
+	// prefix_repetition: absent means vLLM's defaults (256, 256, 10, 128).
+	PrefixRepetitionPrefixLen   *int `yaml:"prefix_repetition_prefix_len,omitempty" json:"prefix_repetition_prefix_len,omitempty"`
+	PrefixRepetitionSuffixLen   *int `yaml:"prefix_repetition_suffix_len,omitempty" json:"prefix_repetition_suffix_len,omitempty"`
+	PrefixRepetitionNumPrefixes int  `yaml:"prefix_repetition_num_prefixes,omitempty" json:"prefix_repetition_num_prefixes,omitempty"`
+	PrefixRepetitionOutputLen   int  `yaml:"prefix_repetition_output_len,omitempty" json:"prefix_repetition_output_len,omitempty"`
+	// timed_trace: TimedTraceChunkHashSize tokens per hash id (0: 16),
+	// TimedTraceSecMultiplier the timestamps' unit in seconds (0: 1);
+	// SelfTimed false sends at request_rate instead of the timestamps.
+	TimedTraceChunkHashSize int     `yaml:"timed_trace_chunk_hash_size,omitempty" json:"timed_trace_chunk_hash_size,omitempty"`
+	TimedTraceSecMultiplier float64 `yaml:"timed_trace_sec_multiplier,omitempty" json:"timed_trace_sec_multiplier,omitempty"`
+	SelfTimed               *bool   `yaml:"self_timed,omitempty" json:"self_timed,omitempty"`
+	// MultiTurn makes a random or sharegpt profile chat sessions
+	// (vllm-bench's --multi-turn; num_prompts counts conversations,
+	// input_len is the first turn's, output_len every turn's).
+	MultiTurn                        bool    `yaml:"multi_turn,omitempty" json:"multi_turn,omitempty"`
+	MultiTurnNumTurns                int     `yaml:"multi_turn_num_turns,omitempty" json:"multi_turn_num_turns,omitempty"`
+	MultiTurnMinTurns                int     `yaml:"multi_turn_min_turns,omitempty" json:"multi_turn_min_turns,omitempty"`
+	MultiTurnMaxTurns                int     `yaml:"multi_turn_max_turns,omitempty" json:"multi_turn_max_turns,omitempty"`
+	MultiTurnConcurrency             int     `yaml:"multi_turn_concurrency,omitempty" json:"multi_turn_concurrency,omitempty"`
+	MultiTurnDelayMs                 int     `yaml:"multi_turn_delay_ms,omitempty" json:"multi_turn_delay_ms,omitempty"`
+	PerTurnInputLen                  int     `yaml:"per_turn_input_len,omitempty" json:"per_turn_input_len,omitempty"`
+	MultiTurnPrefixGlobalRatio       float64 `yaml:"multi_turn_prefix_global_ratio,omitempty" json:"multi_turn_prefix_global_ratio,omitempty"`
+	MultiTurnPrefixConversationRatio float64 `yaml:"multi_turn_prefix_conversation_ratio,omitempty" json:"multi_turn_prefix_conversation_ratio,omitempty"`
+	// RampUpStrategy (linear or exponential) raises the rate from
+	// RampUpStartRPS to RampUpEndRPS over the run, in place of
+	// request_rate (vLLM's --ramp-up-*).
+	RampUpStrategy string `yaml:"ramp_up_strategy,omitempty" json:"ramp_up_strategy,omitempty"`
+	RampUpStartRPS int    `yaml:"ramp_up_start_rps,omitempty" json:"ramp_up_start_rps,omitempty"`
+	RampUpEndRPS   int    `yaml:"ramp_up_end_rps,omitempty" json:"ramp_up_end_rps,omitempty"`
 
 	// Concurrencies, when set, make the profile a sweep over
 	// max_concurrency: one run per value (`concurrency: [1, 4, 16, 64]`).
