@@ -337,6 +337,11 @@ func TestOutputManifestStat(t *testing.T) {
 		{"a file added deep in a subdirectory", func() { writeFile(t, filepath.Join(f.opt.Out, "demo", "h100", "stray.html"), "x") }},
 		{"a directory added in a subdirectory", func() { os.Mkdir(filepath.Join(f.opt.Out, "demo", "h100", "empty"), 0o755) }},
 		{"a file deleted in a subdirectory", func() { os.Remove(filepath.Join(f.opt.Out, "demo", "h100", "data.csv")) }},
+		{"a page touched", func() {
+			now := time.Now()
+			os.Chtimes(page, now, now)
+		}},
+		{"a file's mode changed", func() { os.Chmod(page, 0o600) }},
 		{"a page edited, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", false) }},
 		{"a page replaced, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", true) }},
 		// Racy: the page changes in the tick the manifest was written, so
@@ -365,6 +370,9 @@ func TestOutputManifestStat(t *testing.T) {
 		f.build(s.name) // equal to the build without the cache
 		f.build(s.name + ", then unchanged")
 		kept(s.name + ", then unchanged again")
+	}
+	if st, err := os.Stat(page); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("%s: mode not restored: %v", page, st.Mode())
 	}
 	// A directory recorded as Racy and found as it should be is recorded
 	// again (the manifest is rewritten), and not read by later builds.
