@@ -333,17 +333,22 @@ func TestOutputManifestStat(t *testing.T) {
 	steps := []struct {
 		name   string
 		change func()
+		check  func() // after the build, when set
 	}{
-		{"a file added deep in a subdirectory", func() { writeFile(t, filepath.Join(f.opt.Out, "demo", "h100", "stray.html"), "x") }},
-		{"a directory added in a subdirectory", func() { os.Mkdir(filepath.Join(f.opt.Out, "demo", "h100", "empty"), 0o755) }},
-		{"a file deleted in a subdirectory", func() { os.Remove(filepath.Join(f.opt.Out, "demo", "h100", "data.csv")) }},
+		{"a file added deep in a subdirectory", func() { writeFile(t, filepath.Join(f.opt.Out, "demo", "h100", "stray.html"), "x") }, nil},
+		{"a directory added in a subdirectory", func() { os.Mkdir(filepath.Join(f.opt.Out, "demo", "h100", "empty"), 0o755) }, nil},
+		{"a file deleted in a subdirectory", func() { os.Remove(filepath.Join(f.opt.Out, "demo", "h100", "data.csv")) }, nil},
 		{"a page touched", func() {
 			now := time.Now()
 			os.Chtimes(page, now, now)
+		}, nil},
+		{"a file's mode changed", func() { os.Chmod(page, 0o600) }, func() {
+			if st, err := os.Stat(page); err != nil || st.Mode().Perm() != 0o644 {
+				t.Errorf("%s: mode not restored: %v", page, st.Mode())
+			}
 		}},
-		{"a file's mode changed", func() { os.Chmod(page, 0o600) }},
-		{"a page edited, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", false) }},
-		{"a page replaced, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", true) }},
+		{"a page edited, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", false) }, nil},
+		{"a page replaced, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", true) }, nil},
 		// Racy: the page changes in the tick the manifest was written, so
 		// the identity recorded is the edited file's; Racy makes the next
 		// build compare the bytes.
@@ -355,7 +360,7 @@ func TestOutputManifestStat(t *testing.T) {
 				e.ModTime, e.CTime, e.Ino, e.Racy = id.MTime, id.CTime, id.Ino, true
 				m.Files["about/index.html"] = e
 			})
-		}},
+		}, nil},
 		// Racy: a stray file added to a directory in that tick.
 		{"a file added in the manifest's tick", func() {
 			writeFile(t, filepath.Join(f.opt.Out, "demo", "h100", "stray.html"), "x")
@@ -363,16 +368,16 @@ func TestOutputManifestStat(t *testing.T) {
 			f.editManifest(func(m *manifest) {
 				m.Dirs["demo/h100"] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: true}
 			})
-		}},
+		}, nil},
 	}
 	for _, s := range steps {
 		s.change()
 		f.build(s.name) // equal to the build without the cache
+		if s.check != nil {
+			s.check()
+		}
 		f.build(s.name + ", then unchanged")
 		kept(s.name + ", then unchanged again")
-	}
-	if st, err := os.Stat(page); err != nil || st.Mode().Perm() != 0o644 {
-		t.Errorf("%s: mode not restored: %v", page, st.Mode())
 	}
 	// A directory recorded as Racy and found as it should be is recorded
 	// again (the manifest is rewritten), and not read by later builds.
