@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"slices"
@@ -61,8 +60,9 @@ func (c *pageCtx) bash(cmd string) template.HTML {
 }
 
 func (c *pageCtx) exec(name string, data any) (template.HTML, error) {
-	var buf bytes.Buffer
-	if err := c.t.ExecuteTemplate(&buf, name, data); err != nil {
+	buf := c.site.bufs.get()
+	defer c.site.bufs.put(buf)
+	if err := c.t.ExecuteTemplate(buf, name, data); err != nil {
 		return "", fmt.Errorf("template %s: %w", name, err)
 	}
 	return template.HTML(buf.String()), nil

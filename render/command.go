@@ -21,14 +21,25 @@ import (
 // f is shared by a build: it caches the style's classes (safe for
 // concurrent use); a new formatter per block recomputed them each time.
 func codeHTML(f *chromahtml.Formatter, lang, code string) template.HTML {
-	lexer := lexers.Get(lang)
-	if lexer == nil {
-		lexer = lexers.Fallback
-	}
-	lexer = chroma.Coalesce(lexer)
 	var buf bytes.Buffer
+	buf.Grow(len(code)*4 + 256)
 	buf.WriteString(`<div class="highlight language-` + template.HTMLEscapeString(lang) + `"><button class="copy" type="button" title="Copy to clipboard" aria-label="Copy to clipboard">Copy</button>`)
-	it, err := lexer.Tokenise(nil, code)
+	var it chroma.Iterator
+	var err error
+	var toks []chroma.Token
+	ok := false
+	if lang == "bash" {
+		toks, ok = shellTokens(code)
+	}
+	if ok {
+		it = chroma.Literator(toks...) // chroma's tokens without its lexer (shellcode.go)
+	} else {
+		lexer := lexers.Get(lang)
+		if lexer == nil {
+			lexer = lexers.Fallback
+		}
+		it, err = chroma.Coalesce(lexer).Tokenise(nil, code)
+	}
 	if err == nil {
 		err = f.Format(&buf, styles.Fallback, it)
 	}

@@ -1,0 +1,156 @@
+package render
+
+import (
+	"github.com/alecthomas/chroma/v2"
+)
+
+// Every report shows its serving and benchmark commands highlighted as
+// bash, and chroma's bash lexer runs about twenty regular expressions
+// (regexp2, over runes) at each token: on the 1,000-report synthetic site
+// it was a tenth of a cold build's CPU and of its allocations, for lines
+// such as
+//
+//	vllm serve Org/Model -tp 8 --max-num-seqs 512 \
+//	    --gpu-memory-utilization=0.9
+//
+// shellTokens lexes such lines as that lexer does (chroma v2's
+// lexers/embedded/bash.xml, rules tried in its order: keyword, builtin,
+// escape, assignment, operator, blanks, number, text) and the caller feeds
+// the tokens to the same formatter. It takes only what those rules decide
+// without the ones it leaves out: ASCII words of letters, digits and
+// _-./:,+@%, "=", blanks, and backslash escapes. Anything else (quotes,
+// $, ;, |, &, #, brackets, redirections, non-ASCII) returns ok false and
+// goes to chroma's lexer. TestShellTokensMatchChroma holds the two equal.
+// No library lexes shell into chroma's token types but chroma itself.
+
+// shellKeywords and shellBuiltins are the bash lexer's two word lists.
+var (
+	shellKeywords = wordSet("if fi else while do done for then return function case select continue until esac elif")
+	shellBuiltins = wordSet("alias bg bind break builtin caller cd command compgen complete declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout popd printf pushd pwd read readonly set shift shopt source suspend test time times trap true type typeset ulimit umask unalias unset wait")
+)
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	start := 0
+	for i := 0; i <= len(words); i++ {
+		if i == len(words) || words[i] == ' ' {
+			m[words[start:i]] = true
+			start = i + 1
+		}
+	}
+	return m
+}
+
+func shellWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+func shellBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// shellPlain are the characters of a text token that shellTokens takes
+// (the lexer's text rule takes more; those go to chroma).
+func shellPlain(c byte) bool {
+	if shellWord(c) {
+		return true
+	}
+	switch c {
+	case '-', '.', '/', ':', ',', '+', '@', '%':
+		return true
+	}
+	return false
+}
+
+// shellTokens returns code's tokens as chroma's coalesced bash lexer
+// returns them, or ok false when code holds anything it does not take.
+func shellTokens(code string) (toks []chroma.Token, ok bool) {
+	for i := 0; i < len(code); i++ {
+		if c := code[i]; !shellPlain(c) && !shellBlank(c) && c != '=' && c != '\\' {
+			return nil, false
+		}
+	}
+	emit := func(t chroma.TokenType, v string) {
+		if v == "" {
+			return
+		}
+		if n := len(toks); n > 0 && toks[n-1].Type == t {
+			toks[n-1].Value += v // as chroma.Coalesce does
+			return
+		}
+		toks = append(toks, chroma.Token{Type: t, Value: v})
+	}
+	run := func(i int, in func(byte) bool) int {
+		for i < len(code) && in(code[i]) {
+			i++
+		}
+		return i
+	}
+	for i := 0; i < len(code); {
+		c := code[i]
+		// The rules with \b (keyword, builtin, assignment) start only
+		// at a word that follows a non-word character.
+		if shellWord(c) && (i == 0 || !shellWord(code[i-1])) {
+			j := run(i, shellWord)
+			w := code[i:j]
+			if shellKeywords[w] {
+				// (\s*)\b: the blanks go with it only when a word follows.
+				k := run(j, shellBlank)
+				emit(chroma.Keyword, w)
+				if k > j && k < len(code) && shellWord(code[k]) {
+					emit(chroma.Text, code[j:k])
+					j = k
+				}
+				i = j
+				continue
+			}
+			if shellBuiltins[w] && j < len(code) && shellBlank(code[j]) {
+				emit(chroma.NameBuiltin, w)
+				i = j
+				continue
+			}
+			k := run(j, shellBlank)
+			op := ""
+			switch {
+			case k+1 < len(code) && code[k] == '+' && code[k+1] == '=':
+				op = "+="
+			case k < len(code) && code[k] == '=':
+				op = "="
+			}
+			if op != "" {
+				emit(chroma.NameVariable, w)
+				emit(chroma.Text, code[j:k])
+				emit(chroma.Operator, op)
+				i = k + len(op)
+				continue
+			}
+		}
+		switch {
+		case c == '\\':
+			if i+1 == len(code) {
+				return nil, false // an error token in chroma
+			}
+			emit(chroma.LiteralStringEscape, code[i:i+2])
+			i += 2
+		case c == '=':
+			emit(chroma.Operator, "=")
+			i++
+		case shellBlank(c):
+			j := run(i, shellBlank)
+			emit(chroma.Text, code[i:j])
+			i = j
+		default:
+			// \d+(?= |$), multi-line: a number before a space, a line's
+			// end or the end; else text up to "=", a blank or "\".
+			if j := run(i, isDigit); j > i && (j == len(code) || code[j] == ' ' || code[j] == '\n') {
+				emit(chroma.LiteralNumber, code[i:j])
+				i = j
+				continue
+			}
+			j := run(i, shellPlain)
+			emit(chroma.Text, code[i:j])
+			i = j
+		}
+	}
+	return toks, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
