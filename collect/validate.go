@@ -383,6 +383,20 @@ func validateDataset(ps *problems, c *schema.Campaign, i int, p *schema.Profile)
 	only("timed_trace", p.TimedTraceChunkHashSize != 0, "timed_trace_chunk_hash_size")
 	only("timed_trace", p.TimedTraceSecMultiplier != 0, "timed_trace_sec_multiplier")
 	only("timed_trace", p.SelfTimed != nil, "self_timed")
+	// the random dataset's lengths are not read by the datasets that
+	// have lengths of their own: an author who wrote them meant something
+	if own, ok := map[string]string{"custom": "the prompts' own, output custom_output_len",
+		"prefix_repetition": "prefix_repetition_prefix_len and _suffix_len, output prefix_repetition_output_len",
+		"timed_trace":       "each line's input_length and output_length"}[p.Dataset]; ok {
+		for _, f := range []struct {
+			field string
+			given bool
+		}{{"input_len", p.InputLen != 0}, {"output_len", p.OutputLen != 0}, {"range_ratio", p.RangeRatio != 0}} {
+			if f.given {
+				ps.add(path(f.field), "not read by the %s dataset (its lengths: %s)", p.Dataset, own)
+			}
+		}
+	}
 	switch p.Dataset {
 	case "random":
 		if p.InputLen <= 0 {

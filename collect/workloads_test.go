@@ -156,6 +156,13 @@ func TestValidateWorkloadFields(t *testing.T) {
 		{`{id: p, name: P, dataset: random, input_len: 8, output_len: 2, num_prompts: 2, ramp_up_strategy: sine, ramp_up_start_rps: 1, ramp_up_end_rps: 5}`, "openai",
 			`ramp_up_strategy: unknown strategy "sine"`},
 		{`{id: p, name: P, dataset: sonnet, num_prompts: 2}`, "openai", `unknown dataset "sonnet" (random, sharegpt, custom, prefix_repetition, timed_trace)`},
+		// lengths the dataset would not read (they were dropped without a word)
+		{`{id: p, name: P, dataset: custom, dataset_path: p.jsonl, output_len: 30, num_prompts: 2}`, "openai",
+			"profiles[0].output_len: not read by the custom dataset (its lengths: the prompts' own, output custom_output_len)"},
+		{`{id: p, name: P, dataset: prefix_repetition, input_len: 512, num_prompts: 2}`, "openai",
+			"profiles[0].input_len: not read by the prefix_repetition dataset (its lengths: prefix_repetition_prefix_len"},
+		{`{id: p, name: P, dataset: timed_trace, dataset_path: t.jsonl, output_len: 8, num_prompts: 2}`, "openai",
+			"profiles[0].output_len: not read by the timed_trace dataset (its lengths: each line's input_length and output_length)"},
 	}
 	for _, tt := range tests {
 		y := `id: w

@@ -116,10 +116,11 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	site, err := Load(ctx, opt)
+	site, err := loadForBuild(ctx, opt)
 	if err != nil {
 		return Stats{}, err
 	}
+	defer site.inputStats.abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
@@ -143,6 +144,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 		}
 	}
 	site.cache.finish(true)
+	site.inputStats.save()
 	st.Cached = site.cache.hitCount()
 	return st, nil
 }
@@ -170,7 +172,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	}
 	o := s.outputs
 	if o.unchanged(out) {
-		if o.relaid {
+		if o.relaid || o.reverified || o.prev.Search != o.search {
 			s.cache.writeManifest(out, o)
 		}
 		return st, nil // the deferred RemoveAll drops tmp's empty directories
@@ -303,10 +305,11 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	// Pages are independent: render them in parallel, report the first
 	// error in page order so that the message does not depend on timing.
 	type result struct {
-		files   int
-		search  searchEntry
-		err     error
-		laidOut bool
+		files     int
+		search    searchEntry
+		searchSum [32]byte // with outputs: of search, or the manifest's when reused
+		err       error
+		laidOut   bool
 	}
 	results := make([]result, len(s.Pages))
 	work := make(chan int)
@@ -328,7 +331,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 					if s.cache.has(key) {
 						if mp, ok := o.reuse(p.URL, lk); ok {
 							s.cache.touch(key)
-							results[i] = result{files: len(mp.Paths), search: mp.Search}
+							results[i] = result{files: len(mp.Paths), searchSum: mp.SearchSum}
 							continue
 						}
 					}
@@ -345,6 +348,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 					}
 				}
 				results[i] = result{files: len(files), search: se, err: err, laidOut: true}
+				if s.outputs != nil {
+					results[i].searchSum = searchEntrySum(se)
+				}
 			}
 		}()
 	}
@@ -353,7 +359,6 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	}
 	close(work)
 	wg.Wait()
-	var index []searchEntry
 	for i, r := range results {
 		if r.err != nil {
 			return st, r.err
@@ -366,31 +371,55 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		if s.Pages[i].Report != nil {
 			st.Reports++
 		}
-		index = append(index, r.search)
 	}
-	home, se, err := s.renderHome(t, &nav)
+	home, homeSearch, err := s.renderHome(t, &nav)
 	if err != nil {
 		return st, err
 	}
-	index = append([]searchEntry{se}, index...)
 	if err := write(home); err != nil {
 		return st, err
 	}
 	st.Pages++
 	st.Files++
-	// The search index is rewritten only when an entry changed:
-	// encoding and hashing its megabytes was a tenth of an unchanged
-	// rebuild.
+	// The search index is rewritten only when an entry changed: encoding
+	// and hashing its megabytes was a tenth of an unchanged rebuild. Its
+	// digest is made of each entry's sum, which the manifest keeps for the
+	// pages taken as they are.
 	var extra []File
 	o := s.outputs
 	var sd [32]byte
 	if o != nil {
-		sd = searchDigest(index)
+		sums := make([][32]byte, 0, len(results)+1)
+		sums = append(sums, searchEntrySum(homeSearch))
+		for _, r := range results {
+			sums = append(sums, r.searchSum)
+		}
+		sd = searchDigest(sums)
 		o.search = sd
 	}
 	if o != nil && o.prev != nil && o.prev.Search == sd && o.reuseFiles("search.json", "search.js") {
 		st.Files += 2
 	} else {
+		index := []searchEntry{homeSearch}
+		for i, r := range results {
+			p := s.Pages[i]
+			if !r.laidOut { // taken as it is: its entry is in the manifest's search file
+				se, ok := o.prevSearch(s.cache)[p.URL]
+				if !ok || searchEntrySum(se) != r.searchSum {
+					if _, se, err = s.renderPage(p, t, &nav); err != nil {
+						return st, err
+					}
+				}
+				r.search = se
+			}
+			index = append(index, r.search)
+		}
+		if o != nil {
+			o.searchEntries = make(map[string]searchEntry, len(index))
+			for i, p := range s.Pages {
+				o.searchEntries[p.URL] = index[i+1]
+			}
+		}
 		sf, err := searchFiles(index)
 		if err != nil {
 			return st, err
@@ -676,10 +705,8 @@ func (p *Page) navTitleReport() string {
 	if p.Report.Campaign.Title != "" {
 		return p.Report.Campaign.Title
 	}
-	for _, l := range strings.Split(string(p.body), "\n") {
-		if t, ok := strings.CutPrefix(l, "# "); ok {
-			return strings.TrimSpace(t)
-		}
+	if h, ok := p.headingLine(); ok {
+		return h
 	}
 	return p.Report.Title()
 }

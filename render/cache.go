@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"debug/elf"
@@ -32,7 +33,7 @@ import (
 
 // cacheFormat changes when the entry format or the way keys are made
 // does, so that an old cache is not read by a new perflab.
-const cacheFormat = "perflab-build-cache-4"
+const cacheFormat = "perflab-build-cache-6"
 
 // DefaultCacheDir is where a build keeps its cache when Options.CacheDir
 // is empty: .cache/perflab-build beside the output directory.
@@ -64,7 +65,8 @@ type buildCache struct {
 	pack     *os.File              // the old pack, or nil
 	old      map[string]packRecord // its index
 
-	next    *os.File // the new pack being written, or nil
+	next    *os.File      // the new pack being written, or nil
+	nextW   *bufio.Writer // put's buffer in front of next
 	nextLen int64
 	index   []packRecord // of next
 	fresh   map[string]bool
@@ -80,10 +82,7 @@ func openCache(opt Options, tmpl fs.FS) (*buildCache, error) {
 	if opt.NoCache {
 		return nil, nil
 	}
-	dir := opt.CacheDir
-	if dir == "" {
-		dir = DefaultCacheDir(opt.Out)
-	}
+	dir := opt.cacheDir()
 	h := sha256.New()
 	field(h, cacheFormat)
 	field(h, selfVersion())
@@ -103,6 +102,14 @@ func openCache(opt Options, tmpl fs.FS) (*buildCache, error) {
 	c := &buildCache{dir: dir, used: map[string]bool{}, fresh: map[string]bool{}}
 	h.Sum(c.salt[:0])
 	return c, nil
+}
+
+// cacheDir is the build cache's directory for opt.
+func (o Options) cacheDir() string {
+	if o.CacheDir != "" {
+		return o.CacheDir
+	}
+	return DefaultCacheDir(o.Out)
 }
 
 // field writes length-prefixed strings into h, so that no two lists of
@@ -286,8 +293,10 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 			return
 		}
 		c.next = f
+		// Buffered: a write per entry was most of storing it.
+		c.nextW = bufio.NewWriterSize(f, 1<<20)
 	}
-	if _, err := c.next.Write(buf.Bytes()); err != nil {
+	if _, err := c.nextW.Write(buf.Bytes()); err != nil {
 		c.broken = true
 		return
 	}
@@ -298,7 +307,7 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 
 // The entries live in one pack file (creating a file per page was a
 // fifth of a 924-page cold build, and opening one per page most of a
-// rebuild): the entries' gob encodings one after another, then the index
+// rebuild): the entries (encodeEntry, cacheentry.go) one after another, then the index
 // (gob: key, offset, length of each), then the index's offset as 8
 // little-endian bytes. A build reads entries from the pack with ReadAt
 // and writes a new pack (the entries it rendered, then those it took
@@ -397,6 +406,10 @@ func (c *buildCache) finish(ok bool) {
 	}
 	tmp := c.next
 	fail := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if c.nextW != nil && c.nextW.Flush() != nil {
+		fail()
+		return
+	}
 	keys := make([]string, 0, len(c.old))
 	for k := range c.old {
 		if c.used[k] && !c.fresh[k] {
@@ -459,12 +472,14 @@ func newInputHash(p *Page) inputHash {
 
 // add records an input file's name and bytes.
 func (ih inputHash) add(name string, data []byte) {
+	ih.addSum(name, sha256.Sum256(data))
+}
+
+// addSum records an input file's name and the SHA-256 of its bytes
+// (Site.readInput's, which the input stat cache spares recomputing).
+func (ih inputHash) addSum(name string, sum [32]byte) {
 	field(ih.h, name)
-	// As field(ih.h, data) would, without copying data into a string.
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(data)))
-	ih.h.Write(n[:])
-	ih.h.Write(data)
+	ih.h.Write(sum[:])
 }
 
 func (ih inputHash) sum(p *Page) { ih.h.Sum(p.inputs[:0]) }

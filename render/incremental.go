@@ -113,10 +113,11 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
-	site, err := Load(ctx, b.opt)
+	site, err := loadForBuild(ctx, b.opt)
 	if err != nil {
 		return inc, err
 	}
+	defer site.inputStats.abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(b.opt, assets); err != nil {
 		return inc, err
 	}
@@ -154,6 +155,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		return inc, err
 	}
 	site.cache.finish(true)
+	site.inputStats.save()
 	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}

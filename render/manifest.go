@@ -1,9 +1,7 @@
 package render
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"io"
 	"io/fs"
@@ -34,6 +32,9 @@ type manifest struct {
 	// Search is the digest of the search index's entries (searchDigest)
 	// that search.json and search.js were written from.
 	Search [32]byte
+	// Dirs are the directories below Out (slash-separated, relative);
+	// nil where statID reports nothing.
+	Dirs map[string]manifestDir
 }
 
 // manifestPage is what a build needs of a page that is already in Out:
@@ -42,8 +43,12 @@ type manifest struct {
 // are all unchanged in Out is neither read from the cache nor laid out.
 type manifestPage struct {
 	Layout [32]byte
-	Search searchEntry
-	Paths  []string
+	// SearchSum is searchEntrySum of its search entry; the entry itself
+	// is in the manifest's search file (manifestSearch), read only when
+	// the search index is written again: decoding every page's text was
+	// most of reading the manifest.
+	SearchSum [32]byte
+	Paths     []string
 }
 
 // layoutKey determines a page's files: its cache key (its inputs, the
@@ -57,10 +62,33 @@ func layoutKey(cacheKey string, nav string) [32]byte {
 	return k
 }
 
+// manifestFile is a file the last build left in Out: its bytes' SHA-256
+// and its identity when the manifest was written (statID: the change
+// time and inode too, which no touch -d can put back; zero where the
+// platform does not report them).
 type manifestFile struct {
 	Sum     [32]byte
 	Size    int64
 	ModTime int64 // nanoseconds
+	CTime   int64 // nanoseconds
+	Ino     uint64
+	// Racy is set when the file changed at or after the moment the
+	// manifest began to be written (as the file system stamps it): a
+	// change made then, in the same timestamp tick, would leave its
+	// identity as recorded, so the next build compares its bytes.
+	Racy bool
+}
+
+// manifestDir is a directory below Out as the last build left it. Adding,
+// removing or renaming an entry in a directory sets its modification and
+// change times, so a directory whose identity is unchanged holds what it
+// held: an unchanged rebuild need not read it to look for stray files
+// (statcache.go tells why change times can be trusted, and Racy is as
+// for manifestFile: such a directory is read).
+type manifestDir struct {
+	ModTime, CTime int64
+	Ino            uint64
+	Racy           bool
 }
 
 // manifestPath is where the cache keeps the manifest of out.
@@ -78,44 +106,109 @@ func (c *buildCache) readManifest(out string) *manifest {
 	if err != nil {
 		return nil
 	}
-	var m manifest
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&m) != nil || m.Out != out {
+	m := decodeManifest(data)
+	if m == nil || m.Out != out {
 		return nil
 	}
-	return &m
+	return m
 }
 
-// writeManifest records the files of out, whose contents hash to sums.
-// A file that cannot be read back is left out (it will be written again).
+// writeManifest records the files of out, whose contents hash to sums,
+// and its directories. A file that cannot be read back is left out (it
+// will be written again).
 func (c *buildCache) writeManifest(out string, o *outputs) {
 	if c == nil {
-		return
-	}
-	sums := o.sums
-	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: o.pages, Search: o.search}
-	for p, sum := range sums {
-		st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
-		if err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		m.Files[p] = manifestFile{Sum: sum, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
-	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(&m) != nil {
 		return
 	}
 	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
 	if c.mkerr != nil {
 		return
 	}
+	// The temporary file is made first: its change time is the moment
+	// from which a change to out might go unseen (Racy).
 	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(buf.Bytes())
+	ref, refOK := int64(0), false
+	if st, err := tmp.Stat(); err == nil {
+		var id fileID
+		id, refOK = statID(st)
+		ref = id.CTime
+	}
+	sums := o.sums
+	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: o.pages, Search: o.search}
+	// The files and directories are stat'ed on every core, the search
+	// entries written meanwhile: this was serial at the end of a cold
+	// build.
+	var mu sync.Mutex
+	paths := make(chan string, 64)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range paths {
+				st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
+				if err != nil || !st.Mode().IsRegular() {
+					continue
+				}
+				e := manifestFile{Sum: sums[p], Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+				if id, ok := statID(st); ok && refOK {
+					e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, racy(id.CTime, ref)
+				}
+				mu.Lock()
+				m.Files[p] = e
+				mu.Unlock()
+			}
+		}()
+	}
+	if refOK {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dirs := map[string]manifestDir{}
+			for d := range outDirs(sums) {
+				st, err := os.Lstat(filepath.Join(out, d))
+				if err != nil || !st.IsDir() {
+					return // m.Dirs stays nil: walk next time
+				}
+				id, _ := statID(st)
+				dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: racy(id.CTime, ref)}
+			}
+			mu.Lock()
+			m.Dirs = dirs
+			mu.Unlock()
+		}()
+	}
+	if o.searchEntries != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.writeManifestSearch(out, o.searchEntries)
+		}()
+	}
+	for p := range sums {
+		paths <- p
+	}
+	close(paths)
+	wg.Wait()
+	_, werr := tmp.Write(encodeManifest(&m))
 	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestPath(out)) != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// outDirs are the directories below the output directory that hold the
+// files at paths (OS-separated, relative).
+func outDirs[V any](paths map[string]V) map[string]bool {
+	dirs := map[string]bool{}
+	for p := range paths {
+		for d := filepath.Dir(filepath.FromSlash(p)); d != "." && !dirs[d]; d = filepath.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	return dirs
 }
 
 // outputs tracks one build's files against the previous manifest.
@@ -131,17 +224,46 @@ type outputs struct {
 	// out is left untouched, the manifest must record the new key, or
 	// every later build lays the page out again.
 	relaid bool
-	search [32]byte // the search index's digest
+	// reverified is set when a file or directory recorded as Racy was
+	// found as recorded: the manifest is rewritten so that the next
+	// build need not check it again.
+	reverified bool
+	search     [32]byte // the search index's digest
+	// searchEntries are the search index's entries by page URL when this
+	// build wrote it (the manifest's search file is then written too).
+	searchEntries  map[string]searchEntry
+	prevSearchOnce sync.Once
+	prevSearchMap  map[string]searchEntry
 }
 
 func newOutputs(prev *manifest) *outputs {
 	return &outputs{prev: prev, sums: map[string][32]byte{}, pages: map[string]manifestPage{}}
 }
 
-// inOut reports whether the previous output directory still holds e at p.
+// inOut reports whether the previous output directory still holds e at
+// p: the same size and modification time, and where the platform reports
+// them the same change time and inode (a file rewritten with its size
+// and time put back has a new change time); a Racy entry's bytes are
+// compared too.
 func (o *outputs) inOut(p string, e manifestFile) bool {
-	st, err := os.Lstat(filepath.Join(o.prev.Out, filepath.FromSlash(p)))
-	return err == nil && st.Mode().IsRegular() && st.Size() == e.Size && st.ModTime().UnixNano() == e.ModTime
+	name := filepath.Join(o.prev.Out, filepath.FromSlash(p))
+	st, err := os.Lstat(name)
+	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size || st.ModTime().UnixNano() != e.ModTime {
+		return false
+	}
+	if id, ok := statID(st); ok && (id.CTime != e.CTime || id.Ino != e.Ino) {
+		return false
+	}
+	if e.Racy {
+		data, err := os.ReadFile(name)
+		if err != nil || sha256.Sum256(data) != e.Sum {
+			return false
+		}
+		o.mu.Lock()
+		o.reverified = true
+		o.mu.Unlock()
+	}
+	return true
 }
 
 // reuse returns the page at url's record when the last build wrote it
@@ -190,23 +312,72 @@ func (o *outputs) reuseFiles(paths ...string) bool {
 	return true
 }
 
-// searchDigest identifies the search index's entries: search.json and
-// search.js are a function of it (and of perflab's build, which keys the
-// whole cache directory's manifest through the pages' layout keys).
-func searchDigest(index []searchEntry) [32]byte {
+// searchEntrySum identifies one search entry.
+func searchEntrySum(e searchEntry) [32]byte {
+	h := sha256.New()
+	field(h, e.Title, e.URL, e.Tags, e.Text)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// searchDigest identifies the search index's entries by their sums
+// (searchEntrySum, in index order): search.json and search.js are a
+// function of it (and of perflab's build).
+func searchDigest(sums [][32]byte) [32]byte {
 	h := sha256.New()
 	field(h, "search", selfVersion())
-	for _, e := range index {
-		field(h, e.Title, e.URL, e.Tags, e.Text)
+	for _, s := range sums {
+		h.Write(s[:])
 	}
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
 }
 
+// manifestSearchPath is where the manifest's search entries are kept.
+func (c *buildCache) manifestSearchPath(out string) string { return c.manifestPath(out) + ".search" }
+
+// prevSearch returns the search entries (by page URL) the last build
+// wrote its search index from, read once; nil when there are none.
+func (o *outputs) prevSearch(c *buildCache) map[string]searchEntry {
+	o.prevSearchOnce.Do(func() {
+		if c == nil || o.prev == nil {
+			return
+		}
+		data, err := os.ReadFile(c.manifestSearchPath(o.prev.Out))
+		if err != nil {
+			return
+		}
+		o.prevSearchMap = decodeSearchEntries(data)
+	})
+	return o.prevSearchMap
+}
+
+// writeManifestSearch keeps the entries (by page URL) that this build
+// wrote the search index from, for a later build that reuses the pages.
+func (c *buildCache) writeManifestSearch(out string, entries map[string]searchEntry) {
+	if c == nil {
+		return
+	}
+	data := encodeSearchEntries(entries)
+	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+	if c.mkerr != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestSearchPath(out)) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
 // page records the page at url, rendered under layout key lk.
 func (o *outputs) page(url string, lk [32]byte, se searchEntry, files []File) {
-	mp := manifestPage{Layout: lk, Search: se}
+	mp := manifestPage{Layout: lk, SearchSum: searchEntrySum(se)}
 	relaid := o.prev == nil || o.prev.Pages[url].Layout != lk
 	for _, f := range files {
 		mp.Paths = append(mp.Paths, f.Path)
@@ -242,11 +413,9 @@ func (o *outputs) unchanged(out string) bool {
 	if o.prev == nil || len(o.skipped) != len(o.sums) || len(o.sums) != len(o.prev.Files) {
 		return false
 	}
-	dirs := map[string]bool{}
-	for p := range o.sums {
-		for d := filepath.Dir(filepath.FromSlash(p)); d != "."; d = filepath.Dir(d) {
-			dirs[d] = true
-		}
+	dirs := outDirs(o.sums)
+	if o.prev.Dirs != nil && len(o.prev.Dirs) == len(dirs) {
+		return o.unchangedDirs(out, dirs)
 	}
 	// Each top-level entry is walked on its own worker: reading 900
 	// directories was an eighth of an unchanged 924-page rebuild, all of
@@ -304,6 +473,87 @@ func (o *outputs) unchanged(out string) bool {
 	close(work)
 	wg.Wait()
 	return !stray.Load() && files.Load() == int64(len(o.sums))
+}
+
+// unchangedDirs is unchanged's check for stray files when the manifest
+// recorded out's directories (and every file of this build was found in
+// out as recorded): out's own entries are read; a directory below it
+// whose identity is as recorded holds what it held and is not read, any
+// other is. The directories are checked on every core.
+func (o *outputs) unchangedDirs(out string, dirs map[string]bool) bool {
+	// entryOK reports whether rel, found in out, is one of the build's
+	// files or directories.
+	entryOK := func(rel string, d fs.DirEntry) bool {
+		if d.IsDir() {
+			return dirs[rel]
+		}
+		_, ok := o.sums[filepath.ToSlash(rel)]
+		return ok && d.Type().IsRegular()
+	}
+	top, err := os.ReadDir(out)
+	if err != nil {
+		return false
+	}
+	for _, d := range top {
+		if !entryOK(d.Name(), d) {
+			return false
+		}
+	}
+	var stray, reverified atomic.Bool
+	check := func(d string) {
+		md, ok := o.prev.Dirs[filepath.ToSlash(d)]
+		if !ok {
+			stray.Store(true)
+			return
+		}
+		st, err := os.Lstat(filepath.Join(out, d))
+		if err != nil || !st.IsDir() {
+			stray.Store(true)
+			return
+		}
+		if id, ok := statID(st); ok && !md.Racy && id.MTime == md.ModTime && id.CTime == md.CTime && id.Ino == md.Ino {
+			return
+		}
+		entries, err := os.ReadDir(filepath.Join(out, d))
+		if err != nil {
+			stray.Store(true)
+			return
+		}
+		for _, e := range entries {
+			if !entryOK(filepath.Join(d, e.Name()), e) {
+				stray.Store(true)
+				return
+			}
+		}
+		reverified.Store(true) // read and found as it should be: record it
+	}
+	work := make(chan string, 64)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range work {
+				if !stray.Load() {
+					check(d)
+				}
+			}
+		}()
+	}
+	for d := range dirs {
+		work <- d
+	}
+	close(work)
+	wg.Wait()
+	if stray.Load() {
+		return false
+	}
+	if reverified.Load() {
+		o.mu.Lock()
+		o.reverified = true
+		o.mu.Unlock()
+	}
+	return true
 }
 
 // fill links (or copies) the skipped files from the previous output

@@ -297,7 +297,22 @@ func (p *Page) navTitle() string {
 	if p.FrontMatter.Title != "" {
 		return p.FrontMatter.Title
 	}
-	for b := p.body; len(b) > 0; {
+	if h, ok := p.headingLine(); ok {
+		return h
+	}
+	return titleFromPath(p.Rel)
+}
+
+// headingLine is the text of the body's first "# " line.
+func (p *Page) headingLine() (string, bool) {
+	if p.lazy != nil {
+		return p.lazy.heading, p.lazy.hasHeading
+	}
+	return headingLineOf(p.body)
+}
+
+func headingLineOf(body []byte) (string, bool) {
+	for b := body; len(b) > 0; {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			line, b = b[:i], b[i+1:]
@@ -305,10 +320,10 @@ func (p *Page) navTitle() string {
 			b = nil
 		}
 		if t, ok := bytes.CutPrefix(line, []byte("# ")); ok {
-			return strings.TrimSpace(string(t))
+			return strings.TrimSpace(string(t)), true
 		}
 	}
-	return titleFromPath(p.Rel)
+	return "", false
 }
 
 // digest identifies everything navHTML reads besides the page's URL: the

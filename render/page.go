@@ -72,7 +72,11 @@ func hasScheme(s string) bool { return schemeRE.MatchString(s) }
 func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) {
 	conv := s.markdown()
 	ids := markdown.NewIDs()
-	doc := conv.Parse(p.body, markdown.ParseOptions{IDs: ids, Link: s.linkFunc(p)})
+	body, err := p.markdownBody()
+	if err != nil {
+		return nil, err
+	}
+	doc := conv.Parse(body, markdown.ParseOptions{IDs: ids, Link: s.linkFunc(p)})
 	ctx := &pageCtx{site: s, page: p, rep: p.Report, t: t, ids: ids}
 	out := &renderedPage{Title: p.FrontMatter.Title, Description: p.FrontMatter.Description}
 

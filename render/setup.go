@@ -244,9 +244,11 @@ func benchCommand(c *schema.Campaign, p schema.Profile, tool string) string {
 		if p.RangeRatio > 0 {
 			args = append(args, "--random-range-ratio", fmt.Sprint(p.RangeRatio))
 		}
-	} else if p.OutputLen > 0 {
+	} else if p.OutputLen > 0 && p.Dataset != "custom" && p.Dataset != "prefix_repetition" && p.Dataset != "timed_trace" {
+		// (those three have output lengths of their own: workloadArgs)
 		args = append(args, "--sharegpt-output-len", fmt.Sprint(p.OutputLen))
 	}
+	args = append(args, workloadArgs(p)...)
 	args = append(args, "--num-prompts", fmt.Sprint(p.NumPrompts))
 	if p.RequestRate > 0 {
 		args = append(args, "--request-rate", fmt.Sprintf("%g", p.RequestRate))
@@ -265,6 +267,62 @@ func benchCommand(c *schema.Campaign, p schema.Profile, tool string) string {
 		args = append(args, p.SweepArgs()...)
 	}
 	return strings.Join(args, " ")
+}
+
+// workloadArgs are the flags of a profile's dataset settings other than
+// the random and ShareGPT lengths (custom, prefix_repetition,
+// timed_trace), its multi-turn sessions and its ramp-up, as perflab
+// collect passes them to perflab bench.
+func workloadArgs(p schema.Profile) []string {
+	var args []string
+	num := func(flag string, v int) {
+		if v != 0 {
+			args = append(args, flag, fmt.Sprint(v))
+		}
+	}
+	ratio := func(flag string, v float64) {
+		if v != 0 {
+			args = append(args, flag, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	}
+	switch p.Dataset {
+	case "custom":
+		num("--custom-output-len", p.CustomOutputLen)
+		if p.SkipChatTemplate {
+			args = append(args, "--skip-chat-template")
+		}
+	case "prefix_repetition":
+		if v := p.PrefixRepetitionPrefixLen; v != nil {
+			args = append(args, "--prefix-repetition-prefix-len", fmt.Sprint(*v))
+		}
+		if v := p.PrefixRepetitionSuffixLen; v != nil {
+			args = append(args, "--prefix-repetition-suffix-len", fmt.Sprint(*v))
+		}
+		num("--prefix-repetition-num-prefixes", p.PrefixRepetitionNumPrefixes)
+		num("--prefix-repetition-output-len", p.PrefixRepetitionOutputLen)
+	case "timed_trace":
+		num("--timed-trace-chunk-hash-size", p.TimedTraceChunkHashSize)
+		ratio("--timed-trace-sec-multiplier", p.TimedTraceSecMultiplier)
+		if p.SelfTimed != nil && !*p.SelfTimed {
+			args = append(args, "--no-self-timed")
+		}
+	}
+	if p.MultiTurn {
+		args = append(args, "--multi-turn")
+		num("--multi-turn-num-turns", p.MultiTurnNumTurns)
+		num("--multi-turn-min-turns", p.MultiTurnMinTurns)
+		num("--multi-turn-max-turns", p.MultiTurnMaxTurns)
+		num("--multi-turn-concurrency", p.MultiTurnConcurrency)
+		num("--multi-turn-delay-ms", p.MultiTurnDelayMs)
+		num("--per-turn-input-len", p.PerTurnInputLen)
+		ratio("--multi-turn-prefix-global-ratio", p.MultiTurnPrefixGlobalRatio)
+		ratio("--multi-turn-prefix-conversation-ratio", p.MultiTurnPrefixConversationRatio)
+	}
+	if p.RampUpStrategy != "" {
+		args = append(args, "--ramp-up-strategy", p.RampUpStrategy, "--ramp-up-start-rps", fmt.Sprint(p.RampUpStartRPS),
+			"--ramp-up-end-rps", fmt.Sprint(p.RampUpEndRPS))
+	}
+	return args
 }
 
 // ---- runs ----

@@ -36,6 +36,9 @@ type Site struct {
 	Static []string
 	// cache keeps rendered pages between builds; nil renders every page.
 	cache *buildCache
+	// inputStats spares hashing the inputs unchanged since the last
+	// build (statcache.go); nil hashes every one.
+	inputStats *inputStats
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (manifest.go).
 	outputs *outputs
@@ -59,8 +62,11 @@ type Page struct {
 	FrontMatter FrontMatter
 	// HasFrontMatter is false for plain MkDocs-style pages.
 	HasFrontMatter bool
-	body           []byte
-	bodyLine       int // lines before the body (front matter)
+	body           []byte // nil until read when lazy is set (markdownBody)
+	bodyLine       int    // lines before the body (front matter)
+	// lazy is set when Load took the page's front matter and heading from
+	// the input stat cache without reading the file (statcache.go).
+	lazy *lazyBody
 
 	// Report is set for a page bundle with a campaign.
 	Report *Report
@@ -282,7 +288,16 @@ func skippedName(name string) bool {
 }
 
 // Load reads and checks content and results.
-func Load(ctx context.Context, opt Options) (*Site, error) {
+func Load(ctx context.Context, opt Options) (*Site, error) { return load(ctx, opt, false) }
+
+// loadForBuild is Load for a build that saves the input stat cache
+// (statcache.go) when it succeeds (inputStats.save; abandon otherwise):
+// unchanged inputs are neither hashed nor, for pages, read.
+func loadForBuild(ctx context.Context, opt Options) (*Site, error) {
+	return load(ctx, opt, !opt.NoCache)
+}
+
+func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	opt = opt.withDefaults()
 	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}}
 	if _, err := os.Stat(opt.Content); err != nil {
@@ -291,6 +306,15 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 		}
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	if stats {
+		s.inputStats = openInputStats(opt.cacheDir())
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.inputStats.abandon()
+		}
+	}()
 	var mds []string
 	err := filepath.WalkDir(opt.Content, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -388,6 +412,7 @@ func Load(ctx context.Context, opt Options) (*Site, error) {
 	}
 	sort.Slice(s.Pages, func(i, j int) bool { return s.Pages[i].URL < s.Pages[j].URL })
 	sortReports(s.Reports)
+	ok = true
 	return s, nil
 }
 
@@ -406,24 +431,16 @@ func pageURL(rel string) string {
 
 func (s *Site) loadPage(rel string) (*Page, error) {
 	src := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
-	data, err := os.ReadFile(src)
-	if os.IsNotExist(err) && path.Base(rel) == "index.md" {
-		data, err = nil, nil // a campaign bundle without narrative
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
-	}
 	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: pageURL(rel)}
 	ih := newInputHash(p)
-	ih.add(p.Src, data)
-	fm, body, lines, has, err := parseFrontMatter(p.Src, data)
+	fm, has, lines, err := s.readPage(p, src, ih) // statcache.go
 	if err != nil {
 		return nil, err
 	}
 	if fm.Draft {
 		return nil, nil
 	}
-	p.FrontMatter, p.HasFrontMatter, p.body, p.bodyLine = fm, has, body, lines
+	p.FrontMatter, p.HasFrontMatter, p.bodyLine = fm, has, lines
 	p.Deps = []string{p.Src} // listed even when absent: creating it changes the page
 
 	// A bundle (…/index.md) with a campaign is a report.
@@ -447,7 +464,7 @@ func (s *Site) loadPage(rel string) (*Page, error) {
 }
 
 func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
-	data, err := os.ReadFile(file)
+	data, sum, err := s.readInput(file)
 	if err != nil {
 		line := 1
 		if p.FrontMatter.Campaign != "" {
@@ -462,7 +479,7 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	}
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	p.Deps = append(p.Deps, file)
-	ih.add(file, data)
+	ih.addSum(file, sum)
 	dir := c.Results
 	if dir == "" {
 		dir = c.ID

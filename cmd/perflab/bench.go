@@ -601,7 +601,10 @@ func (r *benchRun) dryRun(ctx context.Context, stdout, stderr io.Writer) error {
 		samples = withHistory(r.cfg.Conversations)
 	}
 	writeDatasetStats(stdout, r.f.datasetName, samples)
-	if r.f.multiTurn {
+	switch {
+	case r.f.multiTurn && len(r.cfg.Conversations) > 0 && r.cfg.Conversations[0].NoHistory:
+		fmt.Fprintln(stderr, "perflab: --dry-run --multi-turn: prefix-sharing mode sends no history: a turn's input is its own message (shared parts included), without the chat template's tokens")
+	case r.f.multiTurn:
 		fmt.Fprintln(stderr, "perflab: --dry-run --multi-turn: a turn's input is its whole history (earlier messages, each reply counted at its max_tokens) and its message, without the chat template's tokens")
 	}
 	fmt.Fprintln(stderr, "perflab: --dry-run: nothing sent")
@@ -928,14 +931,15 @@ func (r *benchRun) aligns() bool {
 }
 
 // datasetError is err from building dataset name: a usage error (exit
-// 2) when the dataset file is at fault (missing, bad JSON, a bad line),
+// 2) when the dataset file is at fault (missing, bad JSON, a bad line) or
+// its settings cannot build it,
 // as vLLM fails before sending anything; else a failure (the tokenizer,
 // the server).
 func datasetError(name string, err error) error {
 	if !strings.HasPrefix(err.Error(), "dataset: ") { // else it names the dataset already
 		err = fmt.Errorf("dataset %s: %w", name, err)
 	}
-	if errors.As(err, new(*dataset.FileError)) {
+	if errors.As(err, new(*dataset.FileError)) || errors.As(err, new(*dataset.SettingsError)) {
 		return fmt.Errorf("%w: bench: %w", errUsage, err)
 	}
 	return fmt.Errorf("bench: %w", err)

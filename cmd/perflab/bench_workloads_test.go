@@ -553,6 +553,43 @@ func TestBenchDryRunMultiTurnHistory(t *testing.T) {
 	}
 }
 
+// TestBenchDryRunMultiTurnPrefixSharing: in prefix-sharing mode a turn
+// sends its own message only, so the dry run counts each turn at its
+// message's length (8 tokens, whatever the turn) and its note does not
+// claim the history is sent.
+func TestBenchDryRunMultiTurnPrefixSharing(t *testing.T) {
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--tokenizer", tok, "--multi-turn",
+		"--multi-turn-num-turns", "3", "--random-input-len", "8", "--per-turn-input-len", "8", "--random-output-len", "2",
+		"--multi-turn-prefix-global-ratio", "0.25", "--multi-turn-prefix-conversation-ratio", "0.25",
+		"--num-prompts", "2", "--dry-run"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if want := "Input tokens min / mean / max:          8 / 8.00 / 8"; !strings.Contains(out.String(), want) {
+		t.Errorf("no %q in\n%s", want, out.String())
+	}
+	if strings.Contains(errb.String(), "whole history") || !strings.Contains(errb.String(), "sends no history") {
+		t.Errorf("the dry run's note on what a turn sends:\n%s", errb.String())
+	}
+}
+
+// TestBenchPrefixSharingNoRoomIsUsage: prefix ratios that leave the
+// later turns no part of their own are found once the tokenizer is open
+// (vllm-bench's config error), still before anything is sent: exit 2,
+// as the ratio checks found from the flags alone.
+func TestBenchPrefixSharingNoRoomIsUsage(t *testing.T) {
+	tok, _ := filepath.Abs("../../collect/dataset/tokenizer/testdata/tiny")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"bench", "--base-url", "http://127.0.0.1:1", "--tokenizer", tok, "--multi-turn",
+		"--random-input-len", "10", "--per-turn-input-len", "5", "--multi-turn-prefix-global-ratio", "0.5",
+		"--num-prompts", "2", "--dry-run"}, &out, &errb)
+	if code := exitCode(err, &errb); code != 2 || !strings.Contains(err.Error(), "raise --per-turn-input-len") {
+		t.Errorf("exit %d, err %v, want 2 and the per-turn length named", code, err)
+	}
+}
+
 // TestBenchAlignsPromptsToServer: with a tokenizer other than the
 // server's, the random and prefix_repetition prompts are checked against
 // the server's /tokenize and cut to their length (vLLM after 0.28), so the

@@ -83,7 +83,8 @@ func ScheduleRamp(n int, ru RampUp, burstiness float64, seed int64) (times, rate
 
 // rpsChanges are vLLM's rps_change_events: the start rate at the run's
 // start, then each time a released request's integer rate rises above the
-// last one, stamped with its release time (local ISO time, as Python's
+// last one, one event per integer rate passed (1 → 4: 2, 3 and 4), stamped
+// with its release time (local ISO time, as Python's
 // datetime.now().isoformat()).
 func rpsChanges(ru RampUp, rates []float64, recs []schema.Request, start time.Time) []schema.RPSChange {
 	const iso = "2006-01-02T15:04:05.000000"
@@ -94,9 +95,13 @@ func rpsChanges(ru RampUp, rates []float64, recs []schema.Request, start time.Ti
 			continue
 		}
 		if r := int(rates[rec.Index]); r > last {
+			// every integer rate passed gets its event, all at this
+			// release (vLLM: for rps_val in range(last + 1, current + 1))
+			at := start.Add(time.Duration(rec.ArrivalS * float64(time.Second))).Local().Format(iso)
+			for v := last + 1; v <= r; v++ {
+				out = append(out, schema.RPSChange{RPS: v, Timestamp: at})
+			}
 			last = r
-			at := start.Add(time.Duration(rec.ArrivalS * float64(time.Second)))
-			out = append(out, schema.RPSChange{RPS: r, Timestamp: at.Local().Format(iso)})
 		}
 	}
 	return out

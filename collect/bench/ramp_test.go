@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -54,5 +55,18 @@ func TestRPSChanges(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("%v, want %v", got, want)
 		}
+	}
+	// a rise of several integers at once (a steep ramp, few requests):
+	// one event each, at the same release, as vLLM writes them
+	got = rpsChanges(RampUp{"linear", 1, 10}, []float64{1, 4.5, 10}, recs[:3], start)
+	want = []schema.RPSChange{{RPS: 1, Timestamp: "2026-01-02T03:04:05.000000"}}
+	for v := 2; v <= 4; v++ {
+		want = append(want, schema.RPSChange{RPS: v, Timestamp: "2026-01-02T03:04:06.000000"})
+	}
+	for v := 5; v <= 10; v++ {
+		want = append(want, schema.RPSChange{RPS: v, Timestamp: "2026-01-02T03:04:06.500000"})
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%v, want %v", got, want)
 	}
 }

@@ -145,3 +145,12 @@ func (e *FileError) Error() string { return e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
 func fileErr(err error) error { return &FileError{Err: err} }
+
+// SettingsError is a dataset's settings that cannot build it, found only
+// once the tokenizer counts its special tokens (vllm-bench's config
+// errors, e.g. prefix ratios that leave the later turns no part of their
+// own): the user's input too, found before anything is sent.
+type SettingsError struct{ Err error }
+
+func (e *SettingsError) Error() string { return e.Err.Error() }
+func (e *SettingsError) Unwrap() error { return e.Err }

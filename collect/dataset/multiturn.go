@@ -136,7 +136,7 @@ func multiTurnPrefixSharing(ctx context.Context, tok Tokenizer, cfg MultiTurnRan
 	cLen := int(math.Floor(float64(realIn) * c))
 	own0 := realIn - gLen - cLen
 	if realPer <= gLen+cLen {
-		return nil, fmt.Errorf("dataset: multi-turn: the later turns' input length (%d tokens without special tokens) leaves no part of their own after the global %d and conversation %d tokens: raise --per-turn-input-len or lower the prefix ratios", realPer, gLen, cLen)
+		return nil, &SettingsError{fmt.Errorf("dataset: multi-turn: the later turns' input length (%d tokens without special tokens) leaves no part of their own after the global %d and conversation %d tokens: raise --per-turn-input-len or lower the prefix ratios", realPer, gLen, cLen)}
 	}
 	ownLater := realPer - gLen - cLen
 	// texts of exactly n tokens each (Random's InputLen counts the

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -68,7 +70,7 @@ func Parse(name string, data []byte) (*File, error) {
 	f := &File{Path: name, pos: &positions{data: data}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if dec.Decode(&f.Campaign) == nil {
+	if dec.Decode(&f.Campaign) == nil && !mayHoldFraction(data) {
 		return f, nil
 	}
 	// An empty document or an error: decide and word it as always, with
@@ -90,6 +92,34 @@ func Parse(name string, data []byte) (*File, error) {
 	return f, nil
 }
 
+// mayHoldFraction reports whether data has a word that YAML could read as
+// a float with a fractional part or an exponent (1.5, .5, 2e-1): only then
+// can yaml.v3 have truncated a value into an integer field without an
+// error, so only then does Parse need DecodeStrict's check over the node
+// tree. Words are split at YAML's flow and blank characters; a false
+// positive (a comment, a quoted string, a float field such as
+// request_rate: 0.5) only costs the slower path.
+func mayHoldFraction(data []byte) bool {
+	start := -1
+	for i := 0; i <= len(data); i++ {
+		if i < len(data) && !strings.ContainsRune(" \t\r\n,[]{}:#\"'", rune(data[i])) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		// yaml.v3 drops underscores before it tries a number (1_0.5 is 10.5)
+		if start >= 0 && floatWord.Match(bytes.ReplaceAll(data[start:i], []byte("_"), nil)) {
+			return true
+		}
+		start = -1
+	}
+	return false
+}
+
+// floatWord is yaml.v3's float syntax with a fraction or an exponent.
+var floatWord = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+\.[0-9]*|[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+)([eE][-+]?[0-9]+)?$`)
+
 // DecodeStrict decodes YAML into v with unknown fields rejected. An empty
 // document leaves v as it is.
 func DecodeStrict(data []byte, v any) error {
@@ -98,7 +128,97 @@ func DecodeStrict(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
+	// yaml.v3 stores a float in an integer field truncated (ramp_up_start_rps:
+	// 1.5 becomes 1, num_prompts: 2.5 becomes 2) without an error: find
+	// those values ourselves and report them as the type errors they are
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
+		return nil
+	}
+	var errs []string
+	fractionalInts(root.Content[0], reflect.TypeOf(v), &errs, 0)
+	if len(errs) > 0 {
+		return &yaml.TypeError{Errors: errs}
+	}
 	return nil
+}
+
+// fractionalInts appends, for every scalar under n with a fractional
+// value that decodes into an integer of t (a struct field by its yaml
+// name, a slice's or a map's element), yaml.v3's type-error message
+// with n's line. depth bounds the walk (aliases).
+func fractionalInts(n *yaml.Node, t reflect.Type, errs *[]string, depth int) {
+	if depth > 64 {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		var f float64
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" && n.Decode(&f) == nil && f != math.Trunc(f) {
+			*errs = append(*errs, fmt.Sprintf("line %d: cannot unmarshal !!float `%s` into %s (want an integer)", n.Line, n.Value, t))
+		}
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		fields := map[string]reflect.Type{}
+		yamlFields(t, fields)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if ft, ok := fields[n.Content[i].Value]; ok {
+				fractionalInts(n.Content[i+1], ft, errs, depth+1)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if n.Kind == yaml.SequenceNode {
+			for _, c := range n.Content {
+				fractionalInts(c, t.Elem(), errs, depth+1)
+			}
+		}
+	case reflect.Map:
+		if n.Kind == yaml.MappingNode {
+			for i := 1; i < len(n.Content); i += 2 {
+				fractionalInts(n.Content[i], t.Elem(), errs, depth+1)
+			}
+		}
+	}
+}
+
+// yamlFields maps struct t's YAML keys to their types as yaml.v3 names
+// them (the tag's name, else the lowercased field name; ",inline" and
+// untagged embedded structs merged in; "-" and unexported fields left out).
+func yamlFields(t reflect.Type, out map[string]reflect.Type) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") || (sf.Anonymous && tag == "") {
+			ft := sf.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				yamlFields(ft, out)
+			}
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(sf.Name)
+		}
+		out[name] = sf.Type
+	}
 }
 
 var (

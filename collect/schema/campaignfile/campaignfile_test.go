@@ -31,6 +31,10 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level field", "id: x\nmodle: {id: m}\n", `c.yaml:2: unknown field "modle" in the campaign`},
 		{"unknown nested field", strings.Replace(valid, "engine: sglang\n", "engine: sglang\n        gpu: 2\n", 1), `c.yaml:14: steps[0].experiments[1].gpu: unknown field "gpu" in an experiment`},
 		{"wrong type", strings.Replace(valid, "num_prompts: 10}", "num_prompts: many}", 1), "c.yaml:4: profiles[0].num_prompts: cannot unmarshal !!str `many` into int"},
+		// yaml.v3 alone would store 2 and 1 without a word
+		{"fraction in an integer", strings.Replace(valid, "num_prompts: 10}", "num_prompts: 2.5}", 1), "c.yaml:4: profiles[0].num_prompts: cannot unmarshal !!float `2.5` into int (want an integer)"},
+		{"fraction in a bench field", strings.Replace(valid, "output_len: 10,", "output_len: 10, ramp_up_strategy: linear, ramp_up_start_rps: 1.5, ramp_up_end_rps: 4,", 1),
+			"c.yaml:5: profiles[1].ramp_up_start_rps: cannot unmarshal !!float `1.5` into int"},
 		{"malformed", "id: [x\n", "c.yaml:"},
 		// yaml.v3 reports its parser's errors one line early (line 1
 		// here); the line named is the one holding the unclosed bracket ...
@@ -143,5 +147,44 @@ func TestDecodeError(t *testing.T) {
 	}
 	if err := DecodeStrict(nil, &s); err != nil {
 		t.Errorf("empty document: %v", err)
+	}
+}
+
+// TestParseWholeFloats: a float without a fraction (10.0, 1e2) still fills
+// an integer field, as yaml.v3 allows, and float fields keep fractions.
+func TestParseWholeFloats(t *testing.T) {
+	in := strings.Replace(valid, "num_prompts: 10}", "num_prompts: 1e2, multi_turn_prefix_global_ratio: 0.25}", 1)
+	in = strings.Replace(in, "output_len: 10,", "output_len: 10.0,", 1)
+	f, err := Parse("c.yaml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.Campaign.Profiles
+	if p[0].NumPrompts != 100 || p[0].MultiTurnPrefixGlobalRatio != 0.25 || p[1].OutputLen != 10 {
+		t.Errorf("profiles %+v", p)
+	}
+}
+
+// Parse decodes a clean file without the node tree unless a word could be
+// a fractional float; every spelling yaml.v3 reads as one must take the
+// checked path.
+func TestMayHoldFraction(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"num_prompts: 2.5", true}, {"n: .5", true}, {"n: -1.5\n", true}, {"n: 2e-1", true}, {"n: 1_0.5", true},
+		{"l: [1, 2.5]", true}, {"m: {a: 1.5}", true},
+		{"num_prompts: 10", false}, {"image: vllm/vllm-openai:v0.11.0", false}, {"version: 0.11.0", false}, {"id: x", false},
+	} {
+		if got := mayHoldFraction([]byte(tt.in)); got != tt.want {
+			t.Errorf("mayHoldFraction(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	for _, in := range []string{"n: .5", "n: 2e-1", "n: 1_0.5"} {
+		var v struct{ N int }
+		if err := DecodeStrict([]byte(in), &v); err == nil {
+			t.Errorf("DecodeStrict(%q) = nil (N = %d), want a type error", in, v.N)
+		}
 	}
 }

@@ -1,0 +1,488 @@
+//go:build linux
+
+package render
+
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// statCacheFixture is the fixture site with a cache directory, a --no-cache
+// reference build and a build that checks its output against it.
+type statCacheFixture struct {
+	t   *testing.T
+	dir string
+	opt Options
+}
+
+func newStatCacheFixture(t *testing.T) *statCacheFixture {
+	dir := copyFixture(t)
+	return &statCacheFixture{t: t, dir: dir, opt: Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"),
+		CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "site")}}
+}
+
+// build builds with the cache and requires the site a build without it
+// writes, byte for byte.
+func (f *statCacheFixture) build(what string) Stats {
+	f.t.Helper()
+	st, err := BuildStats(context.Background(), f.opt)
+	if err != nil {
+		f.t.Fatalf("%s: %v", what, err)
+	}
+	o := f.opt
+	o.NoCache, o.Out = true, filepath.Join(f.t.TempDir(), "site")
+	if err := Build(context.Background(), o); err != nil {
+		f.t.Fatal(err)
+	}
+	sameTree(f.t, what, f.opt.Out, o.Out)
+	return st
+}
+
+// hashed is how many inputs a Load hashes rather than take from the input
+// stat cache.
+func (f *statCacheFixture) hashed() int {
+	f.t.Helper()
+	s, err := loadForBuild(context.Background(), f.opt)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer s.inputStats.abandon()
+	if s.inputStats == nil {
+		f.t.Fatal("no input stat cache")
+	}
+	return s.inputStats.hashed
+}
+
+// settle builds until the input stat cache holds every input: a file
+// changed in the same timestamp tick as a build began is hashed again
+// by the next one (racy), so the fixture's fresh files may take a build
+// or two.
+func (f *statCacheFixture) settle(what string) {
+	f.t.Helper()
+	for i := 0; i < 50; i++ {
+		f.build(what)
+		if f.hashed() == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.t.Fatalf("%s: inputs still hashed after 50 builds", what)
+}
+
+// sameSizeEdit rewrites path with content of the same length (the first
+// from replaced by to, which must be as long) and puts its modification
+// time back, so that a check of size and modification time alone sees
+// no change; with rename, the new bytes come in a new file renamed over
+// the old one.
+func sameSizeEdit(t *testing.T, path, from, to string, rename bool) {
+	t.Helper()
+	if len(from) != len(to) {
+		t.Fatalf("%q and %q differ in length", from, to)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	edited := strings.Replace(string(data), from, to, 1)
+	if edited == string(data) {
+		t.Fatalf("%s: no %q", path, from)
+	}
+	target := path
+	if rename {
+		target = path + ".new"
+	}
+	if err := os.WriteFile(target, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(target, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if rename {
+		if err := os.Rename(target, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, _ := os.Stat(path)
+	if after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("%s: size or modification time changed", path)
+	}
+}
+
+// TestInputStatCache: an unchanged rebuild hashes no input (the input stat
+// cache has them), and every way of changing an input is still noticed,
+// including those a check of size and modification time alone misses:
+// the site equals a build without the cache after each.
+func TestInputStatCache(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	about := filepath.Join(f.opt.Content, "about.md")
+	campaign := filepath.Join(f.opt.Content, "demo", "h100", "campaign.yaml")
+	aboutPage := filepath.Join(f.opt.Out, "about", "index.html")
+	steps := []struct {
+		name   string
+		change func()
+		want   string // in the about page after the change, when set
+	}{
+		// Same size, modification time put back: a size+mtime check
+		// takes the old hash; the change time differs.
+		{"about.md edited, size and mtime kept", func() { sameSizeEdit(t, about, "About this lab", "About thus lab", false) }, "About thus lab"},
+		// A new file renamed over it: another inode.
+		{"about.md replaced, size and mtime kept", func() { sameSizeEdit(t, about, "About thus lab", "About thix lab", true) }, "About thix lab"},
+		{"about.md touched", func() {
+			now := time.Now()
+			os.Chtimes(about, now, now)
+		}, "About thix lab"},
+		{"campaign edited, size and mtime kept", func() { sameSizeEdit(t, campaign, "high throughput", "high thruput!!!", false) }, ""},
+		{"a page added", func() { writeFile(t, filepath.Join(f.opt.Content, "new.md"), "# New page\n\nText.\n") }, ""},
+		{"a draft added", func() { writeFile(t, filepath.Join(f.opt.Content, "draft.md"), "---\ndraft: true\n---\n# Draft\n") }, ""},
+		{"a title in front matter", func() {
+			writeFile(t, filepath.Join(f.opt.Content, "new.md"), "---\ntitle: Front\nweight: -1\n---\n# New page\n\nText.\n")
+		}, ""},
+		// Another base URL keys every page anew: each is rendered from
+		// its body, read then (Load took it from the input stat cache).
+		{"another base URL", func() { f.opt.BaseURL = "/perflab/" }, ""},
+		{"the base URL back", func() { f.opt.BaseURL = "" }, ""},
+		{"a page deleted", func() { os.Remove(filepath.Join(f.opt.Content, "new.md")) }, ""},
+	}
+	for _, s := range steps {
+		s.change()
+		f.build(s.name) // equal to the build without the cache
+		if s.want != "" {
+			if data, _ := os.ReadFile(aboutPage); !strings.Contains(string(data), s.want) {
+				t.Errorf("%s: the page does not say %q", s.name, s.want)
+			}
+		}
+		f.settle(s.name)
+	}
+	if _, err := os.Stat(filepath.Join(f.opt.Out, "new")); err == nil {
+		t.Error("the deleted page is still in the site")
+	}
+	if _, err := os.Stat(filepath.Join(f.opt.Out, "draft")); err == nil {
+		t.Error("the draft is in the site")
+	}
+	// Settled, Load reads no page: each one's front matter and heading
+	// come from the input stat cache.
+	s, err := loadForBuild(context.Background(), f.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.inputStats.abandon()
+	for _, p := range append(s.Pages, s.Home) {
+		if p.lazy == nil || p.body != nil {
+			t.Errorf("%s was read", p.Src)
+		}
+	}
+}
+
+// fakeStat is a file's stat with a chosen identity.
+type fakeStat struct {
+	os.FileInfo
+	st syscall.Stat_t
+}
+
+func (f fakeStat) Size() int64 { return f.st.Size }
+func (f fakeStat) Sys() any    { return &f.st }
+
+func statAt(size, mtime, ctime int64, ino uint64) os.FileInfo {
+	st := syscall.Stat_t{Size: size, Ino: ino, Dev: 1}
+	st.Mtim = syscall.NsecToTimespec(mtime)
+	st.Ctim = syscall.NsecToTimespec(ctime)
+	return fakeStat{st: st}
+}
+
+// TestInputStatsRacy: a file whose change time is not older than the
+// moment the build began (its marker's change time) is not recorded, so
+// a second change within the same timestamp tick, after the build read
+// the file, is hashed by the next build although its stat is the same;
+// an older one is recorded and trusted while its identity holds.
+func TestInputStatsRacy(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *inputStats {
+		s := openInputStats(dir)
+		if s == nil {
+			t.Fatal("no input stat cache")
+		}
+		return s
+	}
+	a, b := []byte("version A"), []byte("version B")
+	s := open()
+	h := s.horizon
+	if h%1e9 == 0 {
+		h++ // the horizon's own file system has whole-second times: keep the rows below apart
+		s.horizon = h
+	}
+	racyStat := statAt(9, h, h, 7)    // changed in the tick the build began
+	settled := statAt(9, h-1, h-1, 8) // changed before
+	// A file system with whole-second times: changed a second before the
+	// build began, yet a later change in that second would keep it.
+	coarse := statAt(9, h/1e9*1e9-1e9, h/1e9*1e9-1e9, 10)
+	oldCoarse := statAt(9, h/1e9*1e9-3e9, h/1e9*1e9-3e9, 11)
+	if got := s.sum("racy.md", racyStat, a); got != sha256.Sum256(a) {
+		t.Fatal("sum of a new file is not its SHA-256")
+	}
+	s.sum("settled.md", settled, a)
+	s.sum("coarse.md", coarse, a)
+	s.sum("oldcoarse.md", oldCoarse, a)
+	s.save()
+
+	s = open()
+	defer s.abandon()
+	// Both files now hold B with the stat recorded before.
+	if got := s.sum("racy.md", racyStat, b); got != sha256.Sum256(b) {
+		t.Error("racy file: the old hash was taken for its new bytes")
+	}
+	if got := s.sum("settled.md", settled, b); got != sha256.Sum256(a) {
+		t.Error("settled file: hashed again although its identity is unchanged (the cache saves nothing)")
+	}
+	if got := s.sum("coarse.md", coarse, b); got != sha256.Sum256(b) {
+		t.Error("whole-second file changed within 2 s of the build: the old hash was taken")
+	}
+	if got := s.sum("oldcoarse.md", oldCoarse, b); got != sha256.Sum256(a) {
+		t.Error("whole-second file 3 s older than the build: hashed again")
+	}
+	for _, st := range []os.FileInfo{statAt(9, h-1, h, 8), statAt(9, h-1, h-1, 9), statAt(10, h-1, h-1, 8), statAt(9, h-2, h-1, 8)} {
+		if got := s.sum("settled.md", st, b); got != sha256.Sum256(b) {
+			t.Errorf("identity %+v: old hash taken", st.Sys())
+		}
+	}
+	if s.hashed != 6 {
+		t.Errorf("%d files hashed, want 6", s.hashed)
+	}
+}
+
+// TestInputStatsBroken: a broken or foreign file hashes every input.
+func TestInputStatsBroken(t *testing.T) {
+	dir := t.TempDir()
+	for _, data := range []string{"", inputsFormat + "\x05ab", inputsFormat + "\x01a" + strings.Repeat("\x00", 72) + "\x02", "other\n"} {
+		os.WriteFile(filepath.Join(dir, inputsName), []byte(data), 0o644)
+		s := openInputStats(dir)
+		if len(s.old) != 0 {
+			t.Errorf("%q: %d entries", data, len(s.old))
+		}
+		s.abandon()
+	}
+	m := map[string]statEntry{"a": {id: fileID{1, 2, 3, 4, 5}, sum: sha256.Sum256([]byte("a"))}, "b/c.md": {page: &pageMeta{fm: FrontMatter{Title: "T", Campaign: "c.yaml", Weight: -3, Draft: true}, lines: 4, has: true, heading: "H"}}}
+	got := decodeInputStats(encodeInputStats(m))
+	if len(got) != 2 || got["a"] != m["a"] || got["b/c.md"].id != m["b/c.md"].id || got["b/c.md"].page == nil || *got["b/c.md"].page != *m["b/c.md"].page {
+		t.Errorf("round trip: %v", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".inputs-*")); len(left) != 0 {
+		t.Errorf("markers left: %v", left)
+	}
+}
+
+// editManifest rewrites the manifest of f's output directory with edit.
+func (f *statCacheFixture) editManifest(edit func(m *manifest)) {
+	f.t.Helper()
+	out, _ := filepath.Abs(f.opt.Out)
+	c := &buildCache{dir: f.opt.CacheDir}
+	m := c.readManifest(out)
+	if m == nil {
+		f.t.Fatal("no manifest")
+	}
+	edit(m)
+	fh, err := os.Create(c.manifestPath(out))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.Write(encodeManifest(m)); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// identity is path's identity as the manifest records it.
+func identity(t *testing.T, path string) fileID {
+	t.Helper()
+	st, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := statID(st)
+	return id
+}
+
+// TestOutputManifestStat: an unchanged rebuild does not read Out's
+// directories (their identities are recorded), yet every change to Out
+// is noticed: a stray file deep in a subdirectory, a file rewritten with
+// its size and modification time put back or replaced by another, and the
+// racy cases (a change the manifest's identities cannot see, made in the
+// tick it was written): the site equals a build without the cache.
+func TestOutputManifestStat(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	kept := func(what string) {
+		t.Helper()
+		before, _ := os.Stat(f.opt.Out)
+		if st := f.build(what); st.LaidOut != 0 {
+			t.Errorf("%s: %d pages laid out", what, st.LaidOut)
+		}
+		if after, _ := os.Stat(f.opt.Out); !os.SameFile(before, after) {
+			t.Errorf("%s: the output directory was replaced", what)
+		}
+	}
+	kept("unchanged")
+	page := filepath.Join(f.opt.Out, "about", "index.html")
+	steps := []struct {
+		name   string
+		change func()
+		check  func() // after the build, when set
+	}{
+		{"a file added deep in a subdirectory", func() { writeFile(t, filepath.Join(f.opt.Out, "demo", "h100", "stray.html"), "x") }, nil},
+		{"a directory added in a subdirectory", func() { os.Mkdir(filepath.Join(f.opt.Out, "demo", "h100", "empty"), 0o755) }, nil},
+		{"a file deleted in a subdirectory", func() { os.Remove(filepath.Join(f.opt.Out, "demo", "h100", "data.csv")) }, nil},
+		{"a page touched", func() {
+			now := time.Now()
+			os.Chtimes(page, now, now)
+		}, nil},
+		{"a file's mode changed", func() { os.Chmod(page, 0o600) }, func() {
+			if st, err := os.Stat(page); err != nil || st.Mode().Perm() != 0o644 {
+				t.Errorf("%s: mode not restored: %v", page, st.Mode())
+			}
+		}},
+		{"a page edited, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", false) }, nil},
+		{"a page replaced, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", true) }, nil},
+		// Racy: the page changes in the tick the manifest was written, so
+		// the identity recorded is the edited file's; Racy makes the next
+		// build compare the bytes.
+		{"a page edited in the manifest's tick", func() {
+			sameSizeEdit(t, page, "About this lab", "About thus lab", false)
+			id := identity(t, page)
+			f.editManifest(func(m *manifest) {
+				e := m.Files["about/index.html"]
+				e.ModTime, e.CTime, e.Ino, e.Racy = id.MTime, id.CTime, id.Ino, true
+				m.Files["about/index.html"] = e
+			})
+		}, nil},
+		// Racy: a stray file added to a directory in that tick.
+		{"a file added in the manifest's tick", func() {
+			writeFile(t, filepath.Join(f.opt.Out, "demo", "h100", "stray.html"), "x")
+			id := identity(t, filepath.Join(f.opt.Out, "demo", "h100"))
+			f.editManifest(func(m *manifest) {
+				m.Dirs["demo/h100"] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: true}
+			})
+		}, nil},
+	}
+	for _, s := range steps {
+		s.change()
+		f.build(s.name) // equal to the build without the cache
+		if s.check != nil {
+			s.check()
+		}
+		f.build(s.name + ", then unchanged")
+		kept(s.name + ", then unchanged again")
+	}
+	// A directory recorded as Racy and found as it should be is recorded
+	// again (the manifest is rewritten), and not read by later builds.
+	f.editManifest(func(m *manifest) {
+		d := m.Dirs["demo"]
+		d.Racy = true
+		m.Dirs["demo"] = d
+	})
+	kept("a racy directory as it should be")
+	out, _ := filepath.Abs(f.opt.Out)
+	if m := (&buildCache{dir: f.opt.CacheDir}).readManifest(out); m == nil || m.Dirs["demo"].Racy {
+		t.Error("the racy directory was not recorded again")
+	}
+}
+
+// TestManifestSearchFile: the search entries of the pages a build takes
+// as they are come from the manifest's search file when another page's
+// entry changes; a missing or stale file costs rendering those pages
+// again, never a wrong index.
+func TestManifestSearchFile(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.build("cold")
+	out, _ := filepath.Abs(f.opt.Out)
+	c := &buildCache{dir: f.opt.CacheDir}
+	if _, err := os.Stat(c.manifestSearchPath(out)); err != nil {
+		t.Fatalf("no search file: %v", err)
+	}
+	about := filepath.Join(f.opt.Content, "about.md")
+	edit := func(what, line string) {
+		src, _ := os.ReadFile(about)
+		writeFile(t, about, string(src)+"\n"+line+"\n")
+		if st := f.build(what); st.LaidOut != 1 {
+			t.Errorf("%s: %d pages laid out, want 1", what, st.LaidOut)
+		}
+	}
+	edit("about.md edited", "First added line.")
+	os.Remove(c.manifestSearchPath(out))
+	edit("about.md edited, search file deleted", "Second added line.")
+	// A search file whose entries are not those the manifest recorded.
+	os.WriteFile(c.manifestSearchPath(out), encodeSearchEntries(map[string]searchEntry{"demo/h100/": {Title: "stale", URL: "demo/h100/index.html", Text: "stale"}}), 0o644)
+	edit("about.md edited, search file stale", "Third added line.")
+	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "search.json")); strings.Contains(string(data), "stale") {
+		t.Error("the stale entry is in the search index")
+	}
+}
+
+// TestLazyBodyChanged: a page Load took from the input stat cache that
+// changes before it is rendered fails the build (its cache key was made
+// from the bytes it had), and the next build renders the new text.
+func TestLazyBodyChanged(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	s, err := loadForBuild(context.Background(), f.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.inputStats.abandon()
+	var about *Page
+	for _, p := range s.Pages {
+		if p.Rel == "about.md" {
+			about = p
+		}
+	}
+	if about == nil || about.lazy == nil {
+		t.Fatal("about.md was read by Load")
+	}
+	src, _ := os.ReadFile(about.Src)
+	writeFile(t, about.Src, string(src)+"\nLate line.\n")
+	if _, err := s.renderBody(about, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
+		t.Errorf("render after a change: %v", err)
+	}
+	f.build("after the change")
+	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "about", "index.html")); !strings.Contains(string(data), "Late line.") {
+		t.Error("the new text is not in the page")
+	}
+}
+
+// TestManifestCodec: a manifest reads back as written; a truncated or
+// foreign one reads as none.
+func TestManifestCodec(t *testing.T) {
+	m := &manifest{Out: "/x/site", Search: sha256.Sum256([]byte("s")),
+		Files: map[string]manifestFile{"a/index.html": {Sum: sha256.Sum256([]byte("a")), Size: 3, ModTime: -4, CTime: 5, Ino: 6, Racy: true}, "b.css": {Size: 1}},
+		Pages: map[string]manifestPage{"a/": {Layout: sha256.Sum256([]byte("l")), SearchSum: sha256.Sum256([]byte("e")), Paths: []string{"a/index.html", "a/data.json"}}, "c/": {}},
+		Dirs:  map[string]manifestDir{"a": {ModTime: 1, CTime: 2, Ino: 3, Racy: true}, "a/b": {}},
+	}
+	data := encodeManifest(m)
+	got := decodeManifest(data)
+	if got == nil || got.Out != m.Out || got.Search != m.Search || len(got.Files) != 2 || got.Files["a/index.html"] != m.Files["a/index.html"] ||
+		len(got.Pages) != 2 || got.Pages["a/"].Layout != m.Pages["a/"].Layout || got.Pages["a/"].SearchSum != m.Pages["a/"].SearchSum ||
+		strings.Join(got.Pages["a/"].Paths, ",") != "a/index.html,a/data.json" || len(got.Dirs) != 2 || got.Dirs["a"] != m.Dirs["a"] {
+		t.Errorf("round trip: %+v", got)
+	}
+	if string(encodeManifest(got)) != string(data) {
+		t.Error("encoding is not deterministic")
+	}
+	m.Dirs = nil
+	if got := decodeManifest(encodeManifest(m)); got == nil || got.Dirs != nil {
+		t.Errorf("no directories: %+v", got)
+	}
+	for n := 0; n < len(data); n += 7 {
+		if decodeManifest(data[:n]) != nil {
+			t.Errorf("truncated to %d bytes: decoded", n)
+		}
+	}
+	if decodeManifest(append(data, 0)) != nil {
+		t.Error("trailing byte: decoded")
+	}
+}
