@@ -51,8 +51,14 @@ import (
 // inputsName is the input stat cache's file in the cache directory.
 const inputsName = "inputs"
 
-// inputsFormat heads the file; it changes with the encoding.
-const inputsFormat = "perflab-inputs-2\n"
+// inputsFormat heads the file; it changes with the encoding. The perflab
+// build that wrote the file (selfVersion) follows on its own line: a page's
+// front matter and heading are what that build's parser made of the page,
+// so another build (an upgrade) must read the pages again.
+const inputsFormat = "perflab-inputs-3\n"
+
+// inputsHeader is the file's first bytes for this perflab build.
+func inputsHeader() string { return inputsFormat + selfVersion() + "\n" }
 
 // fileID is a file's identity as stat reports it.
 type fileID struct {
@@ -330,7 +336,7 @@ func (s *Site) readInput(name string) ([]byte, [32]byte, error) {
 	return data, s.inputStats.sum(name, fi, data), nil
 }
 
-// The file: inputsFormat, then per entry the name (uvarint length and
+// The file: inputsHeader, then per entry the name (uvarint length and
 // bytes), size, mtime, ctime, inode, device (8 bytes each, little
 // endian), the SHA-256, and a byte 1 followed by the page's meta (title,
 // description, campaign, heading as strings, weight, lines and the flags
@@ -338,7 +344,7 @@ func (s *Site) readInput(name string) ([]byte, [32]byte, error) {
 
 func encodeInputStats(m map[string]statEntry) []byte {
 	var b []byte
-	b = append(b, inputsFormat...)
+	b = append(b, inputsHeader()...)
 	for name, e := range m {
 		b = binary.AppendUvarint(b, uint64(len(name)))
 		b = append(b, name...)
@@ -418,7 +424,7 @@ func (r *reader) uint64() uint64 {
 }
 
 func decodeInputStats(b []byte) map[string]statEntry {
-	rest, ok := bytes.CutPrefix(b, []byte(inputsFormat))
+	rest, ok := bytes.CutPrefix(b, []byte(inputsHeader()))
 	if !ok {
 		return nil
 	}

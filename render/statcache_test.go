@@ -260,7 +260,7 @@ func TestInputStatsRacy(t *testing.T) {
 // TestInputStatsBroken: a broken or foreign file hashes every input.
 func TestInputStatsBroken(t *testing.T) {
 	dir := t.TempDir()
-	for _, data := range []string{"", inputsFormat + "\x05ab", inputsFormat + "\x01a" + strings.Repeat("\x00", 72) + "\x02", "other\n"} {
+	for _, data := range []string{"", inputsHeader() + "\x05ab", inputsHeader() + "\x01a" + strings.Repeat("\x00", 72) + "\x02", "other\n"} {
 		os.WriteFile(filepath.Join(dir, inputsName), []byte(data), 0o644)
 		s := openInputStats(dir)
 		if len(s.old) != 0 {
@@ -484,5 +484,41 @@ func TestManifestCodec(t *testing.T) {
 	}
 	if decodeManifest(append(data, 0)) != nil {
 		t.Error("trailing byte: decoded")
+	}
+}
+
+// TestInputStatsOtherBuild: the input stat cache of another perflab build
+// (an upgrade, a downgrade) is not used: a page's front matter and heading
+// in it are what that build's parser made of the page, and the pages must
+// come out as this build makes them, as after deleting the cache.
+func TestInputStatsOtherBuild(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	file := filepath.Join(f.opt.CacheDir, inputsName)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decodeInputStats(data)
+	about := filepath.Join(f.opt.Content, "about.md")
+	e, ok := m[about]
+	if !ok || e.page == nil {
+		t.Fatalf("no page entry for %s in %d entries", about, len(m))
+	}
+	// Another build read the page's title and weight otherwise.
+	pm := *e.page
+	pm.heading, pm.hasHeading, pm.fm.Title, pm.fm.Weight = "Another build's heading", true, "Another build's title", -5
+	e.page = &pm
+	m[about] = e
+	mine := selfVersion()
+	self = "buildid another perflab"
+	data = encodeInputStats(m)
+	self = mine
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.build("the input stat cache of another build") // equal to the build without the cache
+	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "index.html")); strings.Contains(string(data), "Another build") {
+		t.Error("the home page lists another build's title")
 	}
 }
