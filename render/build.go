@@ -168,7 +168,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 		return st, err
 	}
 	o := s.outputs
-	if o.unchanged(out) {
+	if o.unchanged(out, tmp) {
 		if o.relaid || o.reverified || o.prev.Search != o.search {
 			s.cache.writeManifest(out, o)
 		}

@@ -347,6 +347,29 @@ func TestOutputManifestStat(t *testing.T) {
 				t.Errorf("%s: mode not restored: %v", page, st.Mode())
 			}
 		}},
+		// A directory's mode: no file in it changed, but a build without
+		// the cache makes it with the mode every directory gets.
+		{"a directory's mode changed", func() { os.Chmod(filepath.Join(f.opt.Out, "demo"), 0o700) }, func() {
+			probe := filepath.Join(t.TempDir(), "d")
+			os.Mkdir(probe, 0o755)
+			want, _ := os.Stat(probe)
+			if st, err := os.Stat(filepath.Join(f.opt.Out, "demo")); err != nil || st.Mode().Perm() != want.Mode().Perm() {
+				t.Errorf("demo: mode not restored: %v, want %v", st.Mode(), want.Mode())
+			}
+		}},
+		{"a directory's mode changed, no directories recorded", func() {
+			os.Chmod(filepath.Join(f.opt.Out, "demo", "h100"), 0o700)
+			f.editManifest(func(m *manifest) { m.Dirs = nil })
+		}, func() {
+			if st, err := os.Stat(filepath.Join(f.opt.Out, "demo", "h100")); err != nil || st.Mode().Perm() == 0o700 {
+				t.Errorf("demo/h100: mode not restored: %v", st.Mode())
+			}
+		}},
+		{"the output directory's mode changed", func() { os.Chmod(f.opt.Out, 0o700) }, func() {
+			if st, err := os.Stat(f.opt.Out); err != nil || st.Mode().Perm() != 0o755 {
+				t.Errorf("%s: mode not restored: %v", f.opt.Out, st.Mode())
+			}
+		}},
 		{"a page edited, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", false) }, nil},
 		{"a page replaced, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", true) }, nil},
 		// Racy: the page changes in the tick the manifest was written, so
