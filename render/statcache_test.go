@@ -545,3 +545,33 @@ func TestInputStatsOtherBuild(t *testing.T) {
 		t.Error("the home page lists another build's title")
 	}
 }
+
+// TestBuildLocksOut: a build writes Out only while it holds lockOut's
+// lock, so that a second build (or perflab serve) writing the same Out
+// meanwhile cannot leave its files under the first one's manifest.
+func TestBuildLocksOut(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.build("cold")
+	out, _ := filepath.Abs(f.opt.Out)
+	writeFile(t, filepath.Join(f.opt.Content, "new.md"), "# New page\n")
+	unlock := lockOut(out)
+	done := make(chan error, 1)
+	go func() { _, err := BuildStats(context.Background(), f.opt); done <- err }()
+	select {
+	case err := <-done:
+		unlock()
+		t.Fatalf("the build finished while another held Out's lock (err %v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := os.Stat(filepath.Join(f.opt.Out, "new")); err == nil {
+		t.Error("the page is in Out while another build held its lock")
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.build("after the lock")
+	if _, err := os.Stat(filepath.Join(f.opt.Out, "new", "index.html")); err != nil {
+		t.Error(err)
+	}
+}
