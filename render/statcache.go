@@ -37,7 +37,10 @@ import (
 //     or after that moment is hashed again by the next build, and recorded
 //     then.
 //   - The identity is taken (fstat) before the bytes are read, so a change
-//     in between only makes the next build hash the file again.
+//     in between only makes the next build hash the file again; and again
+//     after, so that the recorded sum is given only to bytes read while
+//     the file kept the recorded identity (a change in between hashes
+//     them).
 //   - A page taken without reading it is read when it is rendered, and its
 //     bytes must still hash to the recorded sum (its cache key was made
 //     from it): otherwise the build fails, saying the page changed during
@@ -328,12 +331,37 @@ func (s *Site) readInput(name string) ([]byte, [32]byte, error) {
 	if fi.IsDir() {
 		return nil, [32]byte{}, &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
 	}
+	if afterStat != nil {
+		afterStat(name)
+	}
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, [32]byte{}, &os.PathError{Op: "read", Path: name, Err: err}
 	}
 	data := buf.Bytes()
+	// A file changed between the stat and the end of the read: its bytes
+	// may not be those its recorded sum was made from (the page would be
+	// taken from the build cache as it was, or cached under the old
+	// sum): hash them, and record nothing.
+	if after, err := f.Stat(); s.inputStats != nil && (err != nil || !sameID(fi, after)) {
+		return data, sha256.Sum256(data), nil
+	}
 	return data, s.inputStats.sum(name, fi, data), nil
+}
+
+// afterStat, when set (tests), runs between readInput's stat and its read.
+var afterStat func(name string)
+
+// sameID reports whether a and b, two stats of one file, show the same
+// identity (statID), or the same size and modification time where the
+// platform reports no identity.
+func sameID(a, b os.FileInfo) bool {
+	ia, oka := statID(a)
+	ib, okb := statID(b)
+	if oka && okb {
+		return ia == ib
+	}
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // The file: inputsHeader, then per entry the name (uvarint length and

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -574,4 +575,36 @@ func TestBuildLocksOut(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.opt.Out, "new", "index.html")); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestInputChangedWhileRead: an input changed between readInput's stat
+// (as recorded) and its read is hashed, not given its recorded sum: with
+// that sum the page was taken from the build cache as it was before the
+// change, or rendered from the new bytes and cached under the old sum.
+func TestInputChangedWhileRead(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	campaign := filepath.Join(f.opt.Content, "demo", "h100", "campaign.yaml")
+	var once sync.Once
+	afterStat = func(name string) {
+		if name == campaign {
+			once.Do(func() { sameSizeEdit(t, campaign, "version: v0.11.0", "version: v0.12.9", false) })
+		}
+	}
+	defer func() { afterStat = nil }()
+	st, err := BuildStats(context.Background(), f.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	afterStat = nil
+	if st.Cached == 0 {
+		t.Fatal("nothing from the cache: the fixture did not settle")
+	}
+	o := f.opt
+	o.NoCache, o.Out = true, filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, "the campaign edited while it was read", f.opt.Out, o.Out)
+	f.build("then unchanged")
 }
