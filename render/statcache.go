@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -368,7 +369,8 @@ func sameID(a, b os.FileInfo) bool {
 // bytes), size, mtime, ctime, inode, device (8 bytes each, little
 // endian), the SHA-256, and a byte 1 followed by the page's meta (title,
 // description, campaign, heading as strings, weight, lines and the flags
-// draft, has front matter, has heading as uvarints) or 0.
+// draft, has front matter, has heading as uvarints) or 0; last, the
+// CRC-32C of the rest as 4 little-endian bytes.
 
 func encodeInputStats(m map[string]statEntry) []byte {
 	var b []byte
@@ -393,7 +395,10 @@ func encodeInputStats(m map[string]statEntry) []byte {
 			b = append(b, 0)
 		}
 	}
-	return b
+	// Last, the CRC-32C of all of the above (pack records carry one too,
+	// cache.go): a page's title damaged in the file would be taken as the
+	// page's while the page's identity holds.
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
 func flags(bs ...bool) uint64 {
@@ -452,7 +457,10 @@ func (r *reader) uint64() uint64 {
 }
 
 func decodeInputStats(b []byte) map[string]statEntry {
-	rest, ok := bytes.CutPrefix(b, []byte(inputsHeader()))
+	if len(b) < 4 || crc32.Checksum(b[:len(b)-4], castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil
+	}
+	rest, ok := bytes.CutPrefix(b[:len(b)-4], []byte(inputsHeader()))
 	if !ok {
 		return nil
 	}

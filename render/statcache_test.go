@@ -608,3 +608,23 @@ func TestInputChangedWhileRead(t *testing.T) {
 	sameTree(t, "the campaign edited while it was read", f.opt.Out, o.Out)
 	f.build("then unchanged")
 }
+
+// TestInputStatsDamaged: a page's heading damaged in the input stat cache
+// (its lengths intact) is not taken for the page's: the file is dropped.
+func TestInputStatsDamaged(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	file := filepath.Join(f.opt.CacheDir, inputsName)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := strings.Replace(string(data), "About this lab", "About xxxx lab", 1)
+	if damaged == string(data) {
+		t.Fatal("no heading to damage")
+	}
+	if err := os.WriteFile(file, []byte(damaged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.build("a heading damaged in the input stat cache") // equal to the build without the cache
+}
