@@ -240,8 +240,7 @@ func (c *buildCache) get(key string) *cacheEntry {
 		return nil
 	}
 	c.mu.Lock()
-	c.used[key] = true
-	c.hits++
+	c.hit(key)
 	c.mu.Unlock()
 	return e
 }
@@ -259,9 +258,17 @@ func (c *buildCache) has(key string) bool {
 // it (its page is already in the output directory, see outputs.reuse).
 func (c *buildCache) touch(key string) {
 	c.mu.Lock()
-	c.used[key] = true
-	c.hits++
+	c.hit(key)
 	c.mu.Unlock()
+}
+
+// hit counts the entry under key as used and, once (a page rendered
+// again for its search entry is still one page), as a hit. c.mu is held.
+func (c *buildCache) hit(key string) {
+	if !c.used[key] {
+		c.hits++
+	}
+	c.used[key] = true
 }
 
 // hitCount is how many pages came from the cache.

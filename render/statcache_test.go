@@ -433,8 +433,14 @@ func TestManifestSearchFile(t *testing.T) {
 	edit := func(what, line string) {
 		src, _ := os.ReadFile(about)
 		writeFile(t, about, string(src)+"\n"+line+"\n")
-		if st := f.build(what); st.LaidOut != 1 {
+		st := f.build(what)
+		if st.LaidOut != 1 {
 			t.Errorf("%s: %d pages laid out, want 1", what, st.LaidOut)
+		}
+		// A page rendered again for its search entry is one page from
+		// the cache, not two.
+		if st.Cached != st.Pages-2 {
+			t.Errorf("%s: %d pages from the cache, want %d (all but the home page and about)", what, st.Cached, st.Pages-2)
 		}
 	}
 	edit("about.md edited", "First added line.")
