@@ -162,7 +162,11 @@ func fractionalInts(n *yaml.Node, t reflect.Type, errs *[]string, depth int) {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		var f float64
 		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" && n.Decode(&f) == nil && f != math.Trunc(f) {
-			*errs = append(*errs, fmt.Sprintf("line %d: cannot unmarshal !!float `%s` into %s (want an integer)", n.Line, n.Value, t))
+			// An anchored value used again (*alias) is one mistake, at its
+			// anchor's line: said once.
+			if msg := fmt.Sprintf("line %d: cannot unmarshal !!float `%s` into %s (want an integer)", n.Line, n.Value, t); !slices.Contains(*errs, msg) {
+				*errs = append(*errs, msg)
+			}
 		}
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {

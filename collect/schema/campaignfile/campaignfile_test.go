@@ -193,3 +193,17 @@ func TestMayHoldFraction(t *testing.T) {
 		}
 	}
 }
+
+// TestParseFractionAliasOnce: a fraction anchored in one profile and used
+// in another (*alias) is reported once, at the anchor's line.
+func TestParseFractionAliasOnce(t *testing.T) {
+	in := strings.Replace(strings.Replace(valid, "dataset: sharegpt, num_prompts: 10}", "dataset: sharegpt, num_prompts: &n 2.5}", 1),
+		"output_len: 10, num_prompts: 10}", "output_len: 10, num_prompts: *n}", 1)
+	_, err := Parse("c.yaml", []byte(in))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if n := strings.Count(err.Error(), "`2.5`"); n != 1 {
+		t.Errorf("the fraction is reported %d times: %v", n, err)
+	}
+}
