@@ -37,40 +37,67 @@ const h1Poll = true
 
 type h1Poller struct {
 	ep    int
+	f     *os.File        // ep as a file (nil if it could not be made non-blocking)
 	rc    syscall.RawConn // ep in Go's poller; nil: loop blocks in epoll_wait
 	mu    sync.Mutex      // slots, and everything a registered stream's step touches
 	slots map[int32]*fdConn
 }
 
 var (
-	pollersOnce sync.Once
-	pollers     []*h1Poller
-	pollersErr  error
+	pollersMu sync.Mutex
+	pollers   []*h1Poller // started on first use
 )
 
 // pollerFor returns the poller of fd, starting the pollers on first use.
+// A failure to start them (no file descriptors left) is that
+// connection's error; the next connection tries again.
 func pollerFor(fd int) (*h1Poller, error) {
-	pollersOnce.Do(func() {
-		for range max(1, runtime.GOMAXPROCS(0)) {
-			ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
-			if err != nil {
-				pollersErr = os.NewSyscallError("epoll_create1", err)
-				return
-			}
-			p := &h1Poller{ep: ep, slots: map[int32]*fdConn{}}
-			if syscall.SetNonblock(ep, true) == nil {
-				if rc, err := os.NewFile(uintptr(ep), "epoll").SyscallConn(); err == nil {
-					p.rc = rc
-				}
-			}
-			pollers = append(pollers, p)
-			go p.loop()
+	pollersMu.Lock()
+	defer pollersMu.Unlock()
+	if pollers == nil {
+		ps, err := startPollers(max(1, runtime.GOMAXPROCS(0)))
+		if err != nil {
+			return nil, err
 		}
-	})
-	if pollersErr != nil {
-		return nil, pollersErr
+		pollers = ps
 	}
 	return pollers[fd%len(pollers)], nil
+}
+
+// startPollers creates n pollers and starts their loops; if one cannot be
+// created, none is started and the epoll fds made so far are closed.
+func startPollers(n int) ([]*h1Poller, error) {
+	ps := make([]*h1Poller, 0, n)
+	for range n {
+		ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		if err != nil {
+			for _, p := range ps {
+				p.close()
+			}
+			return nil, os.NewSyscallError("epoll_create1", err)
+		}
+		p := &h1Poller{ep: ep, slots: map[int32]*fdConn{}}
+		if syscall.SetNonblock(ep, true) == nil {
+			p.f = os.NewFile(uintptr(ep), "epoll")
+			if rc, err := p.f.SyscallConn(); err == nil {
+				p.rc = rc
+			}
+		}
+		ps = append(ps, p)
+	}
+	for _, p := range ps {
+		go p.loop()
+	}
+	return ps, nil
+}
+
+// close closes a poller whose loop never started.
+func (p *h1Poller) close() {
+	if p.f != nil {
+		p.f.Close() // leaves Go's poller, closes ep
+		return
+	}
+	syscall.Close(p.ep)
 }
 
 // loop waits for ready sockets and serves them: a waiting goroutine is
@@ -169,6 +196,7 @@ type fdConn struct {
 	p          *h1Poller
 	local, rem net.Addr
 	wake       chan struct{} // the poller's signal (buffered: a stale one makes a waiter look again)
+	waits      int           // wait calls (tests)
 
 	// under p.mu
 	added bool                // fd is in the epoll set
@@ -215,11 +243,16 @@ func detach(c net.Conn) (net.Conn, error) {
 	return fc, nil
 }
 
-// wait blocks until fd is ready for events (or shut, or hung up).
+// wait blocks until fd is ready for events (or shut, or in error: the
+// kernel always reports EPOLLHUP and EPOLLERR). A read waits with
+// EPOLLRDHUP too; a write must not: the peer's FIN stays reported while
+// the send buffer is full, and a writer woken by it would find EAGAIN and
+// wait again at once, spinning until the request times out.
 func (c *fdConn) wait(events uint32) error {
+	c.waits++
 	c.p.mu.Lock()
 	c.p.slots[int32(c.fd)] = c
-	err := c.p.ctl(c, events|syscall.EPOLLONESHOT|syscall.EPOLLRDHUP)
+	err := c.p.ctl(c, events|syscall.EPOLLONESHOT)
 	c.p.mu.Unlock()
 	if err != nil {
 		return err
@@ -247,7 +280,7 @@ func (c *fdConn) Read(p []byte) (int, error) {
 		n, err := rawRead(c.fd, p)
 		switch {
 		case err == sse.ErrWouldBlock:
-			if err := c.wait(syscall.EPOLLIN); err != nil {
+			if err := c.wait(syscall.EPOLLIN | syscall.EPOLLRDHUP); err != nil {
 				return 0, err
 			}
 		case err != nil:
