@@ -417,7 +417,8 @@ func (o *outputs) unchanged(out, tmp string) bool {
 	if o.prev == nil || len(o.skipped) != len(o.sums) || len(o.sums) != len(o.prev.Files) {
 		return false
 	}
-	if st, err := os.Lstat(out); err != nil || !st.IsDir() || st.Mode().Perm() != 0o755 {
+	// (Windows reports every directory as 0777 and has no chmod to undo.)
+	if st, err := os.Lstat(out); err != nil || !st.IsDir() || runtime.GOOS != "windows" && st.Mode().Perm() != 0o755 {
 		return false
 	}
 	dirPerm := sync.OnceValue(func() fs.FileMode {
