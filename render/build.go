@@ -133,7 +133,10 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
+	unlock := lockOut(out) // one build at a time writes out
+	defer unlock()
 	st, err := site.renderInto(ctx, out, t, assets, site.cache.readManifest(out))
+	unlock()
 	if err != nil {
 		return st, err
 	}
@@ -171,7 +174,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 		return st, err
 	}
 	o := s.outputs
-	if o.unchanged(out) {
+	if o.unchanged(out, tmp) {
 		if o.relaid || o.reverified || o.prev.Search != o.search {
 			s.cache.writeManifest(out, o)
 		}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -33,7 +34,7 @@ import (
 
 // cacheFormat changes when the entry format or the way keys are made
 // does, so that an old cache is not read by a new perflab.
-const cacheFormat = "perflab-build-cache-6"
+const cacheFormat = "perflab-build-cache-7"
 
 // DefaultCacheDir is where a build keeps its cache when Options.CacheDir
 // is empty: .cache/perflab-build beside the output directory.
@@ -231,13 +232,15 @@ func (c *buildCache) get(key string) *cacheEntry {
 	if _, err := c.pack.ReadAt(data, rec.off); err != nil {
 		return nil
 	}
+	if crc32.Checksum(data, castagnoli) != rec.sum {
+		return nil
+	}
 	e, err := decodeEntry(data)
 	if err != nil {
 		return nil
 	}
 	c.mu.Lock()
-	c.used[key] = true
-	c.hits++
+	c.hit(key)
 	c.mu.Unlock()
 	return e
 }
@@ -255,9 +258,17 @@ func (c *buildCache) has(key string) bool {
 // it (its page is already in the output directory, see outputs.reuse).
 func (c *buildCache) touch(key string) {
 	c.mu.Lock()
-	c.used[key] = true
-	c.hits++
+	c.hit(key)
 	c.mu.Unlock()
+}
+
+// hit counts the entry under key as used and, once (a page rendered
+// again for its search entry is still one page), as a hit. c.mu is held.
+func (c *buildCache) hit(key string) {
+	if !c.used[key] {
+		c.hits++
+	}
+	c.used[key] = true
 }
 
 // hitCount is how many pages came from the cache.
@@ -280,6 +291,7 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 	buf := c.bufs.get()
 	defer c.bufs.put(buf)
 	encodeEntry(buf, e) // cacheentry.go
+	sum := crc32.Checksum(buf.Bytes(), castagnoli)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.broken {
@@ -300,7 +312,7 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 		c.broken = true
 		return
 	}
-	c.index = append(c.index, packRecord{Key: key, off: c.nextLen, n: int64(buf.Len())})
+	c.index = append(c.index, packRecord{Key: key, off: c.nextLen, n: int64(buf.Len()), sum: sum})
 	c.nextLen += int64(buf.Len())
 	c.fresh[key] = true
 }
@@ -318,8 +330,18 @@ const packName = "pack"
 type packRecord struct {
 	Key    string
 	Off, N int64
+	// Sum is the CRC-32C of the entry's bytes: an entry whose bytes were
+	// damaged after it was written (a length field is checked by
+	// decodeEntry, its text is not) is a miss, not a page with the damage
+	// in it. CRC-32C runs at memory speed (hash/crc32 uses the CPU's
+	// instruction); a damaged pack is rare enough that a cryptographic
+	// sum would buy nothing.
+	Sum    uint32
 	off, n int64 // while writing (gob needs exported fields; see finish)
+	sum    uint32
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // openPack reads the pack's index once; a missing or broken pack is empty.
 func (c *buildCache) openPack() {
@@ -354,7 +376,7 @@ func (c *buildCache) openPack() {
 				f.Close()
 				return
 			}
-			old[r.Key] = packRecord{Key: r.Key, off: r.Off, n: r.N}
+			old[r.Key] = packRecord{Key: r.Key, off: r.Off, n: r.N, sum: r.Sum}
 		}
 		c.mu.Lock()
 		c.pack, c.old = f, old
@@ -423,12 +445,12 @@ func (c *buildCache) finish(ok bool) {
 			fail()
 			return
 		}
-		c.index = append(c.index, packRecord{Key: k, off: c.nextLen, n: r.n})
+		c.index = append(c.index, packRecord{Key: k, off: c.nextLen, n: r.n, sum: r.sum})
 		c.nextLen += r.n
 	}
 	recs := make([]packRecord, len(c.index))
 	for i, r := range c.index {
-		recs[i] = packRecord{Key: r.Key, Off: r.off, N: r.n}
+		recs[i] = packRecord{Key: r.Key, Off: r.off, N: r.n, Sum: r.sum}
 	}
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(recs) != nil {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -271,4 +272,47 @@ func TestRebuildUnchanged(t *testing.T) {
 	os.RemoveAll(opt.CacheDir)
 	build("cache deleted", false)
 	build("unchanged with a new cache", true)
+}
+
+// TestBuildCacheDamagedPack: an entry whose text was damaged in the pack
+// (its lengths intact, so that it decodes) is a miss: the page is
+// rendered again, not written with the damage in it.
+func TestBuildCacheDamagedPack(t *testing.T) {
+	dir := copyFixture(t)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"),
+		CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "site")}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	pack := filepath.Join(opt.CacheDir, packName)
+	data, err := os.ReadFile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Letters become x in the middle of the entries (before the index,
+	// whose offset is the last 8 bytes): lengths are not letters.
+	end := int(binary.LittleEndian.Uint64(data[len(data)-8:]))
+	n := 0
+	for i := end / 3; i < end/3*2; i++ {
+		if c := data[i]; c >= 'a' && c <= 'w' {
+			data[i] = 'x'
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no text in the pack")
+	}
+	if err := os.WriteFile(pack, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(opt.Out) // the pages come from the pack, not from Out
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	o := opt
+	o.NoCache, o.Out = true, filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, "the pack damaged", opt.Out, o.Out)
 }

@@ -15,13 +15,15 @@
 //	        its inputs, the templates, perflab's build and the options,
 //	        so an unchanged page is not rendered again; output is the
 //	        same with, without or after deleting it. Entries live in one
-//	        pack file, rewritten only when something changed.
+//	        pack file, rewritten only when something changed, each with
+//	        a CRC-32C (a damaged entry is a miss).
 //	site    the home page, search index and assets.
 //	swap    Build writes into a temporary directory beside Out and swaps it
 //	        in with renames, so a failed build leaves Out as it was. A
 //	        manifest of Out in the cache (manifest.go) lets it skip the
 //	        files Out already holds, and Out altogether when nothing
-//	        would change.
+//	        would change. Builds writing the same Out take turns
+//	        (lockOut: flock on the directory holding it).
 //
 // The input stat cache (statcache.go) keeps each input's identity (size,
 // modification and change times, inode) with its SHA-256 and, for a page,

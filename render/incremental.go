@@ -82,6 +82,11 @@ type Incremental struct {
 // or relative to the current directory) changed; nil means anything may
 // have changed. On error Out is left as it was.
 func (b *Builder) Build(ctx context.Context, changed []string) (Incremental, error) {
+	out := filepath.Clean(b.opt.Out)
+	if abs, err := filepath.Abs(out); err == nil {
+		out = abs
+	}
+	defer lockOut(out)() // perflab build's lock: one writer of Out at a time
 	switch {
 	case b.site == nil:
 		return b.full(ctx, "first build")

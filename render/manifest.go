@@ -408,14 +408,33 @@ func (o *outputs) same(f File) bool {
 }
 
 // unchanged reports whether out holds exactly this build's files: every
-// one was skipped, and out has no other file or directory.
-func (o *outputs) unchanged(out string) bool {
+// one was skipped, and out has no other file or directory, and its
+// directories have the modes a build gives them (out's own 0755, set by
+// swap; below it the mode a directory made now in tmp, this build's
+// directory, gets: 0755 less the umask). A chmod of a directory sets its
+// change time, so only a directory whose identity changed is checked.
+func (o *outputs) unchanged(out, tmp string) bool {
 	if o.prev == nil || len(o.skipped) != len(o.sums) || len(o.sums) != len(o.prev.Files) {
 		return false
 	}
+	// (Windows reports every directory as 0777 and has no chmod to undo.)
+	if st, err := os.Lstat(out); err != nil || !st.IsDir() || runtime.GOOS != "windows" && st.Mode().Perm() != 0o755 {
+		return false
+	}
+	dirPerm := sync.OnceValue(func() fs.FileMode {
+		probe := filepath.Join(tmp, ".mode")
+		if err := os.Mkdir(probe, 0o755); err != nil {
+			return 0o755
+		}
+		defer os.Remove(probe)
+		if st, err := os.Lstat(probe); err == nil {
+			return st.Mode().Perm()
+		}
+		return 0o755
+	})
 	dirs := outDirs(o.sums)
 	if o.prev.Dirs != nil && len(o.prev.Dirs) == len(dirs) {
-		return o.unchangedDirs(out, dirs)
+		return o.unchangedDirs(out, dirs, dirPerm)
 	}
 	// Each top-level entry is walked on its own worker: reading 900
 	// directories was an eighth of an unchanged 924-page rebuild, all of
@@ -429,6 +448,9 @@ func (o *outputs) unchanged(out string) bool {
 	check := func(rel string, d fs.DirEntry) error {
 		if d.IsDir() {
 			if !dirs[rel] {
+				return fs.ErrExist
+			}
+			if st, err := d.Info(); err != nil || st.Mode().Perm() != dirPerm() {
 				return fs.ErrExist
 			}
 			return nil
@@ -480,7 +502,7 @@ func (o *outputs) unchanged(out string) bool {
 // out as recorded): out's own entries are read; a directory below it
 // whose identity is as recorded holds what it held and is not read, any
 // other is. The directories are checked on every core.
-func (o *outputs) unchangedDirs(out string, dirs map[string]bool) bool {
+func (o *outputs) unchangedDirs(out string, dirs map[string]bool, dirPerm func() fs.FileMode) bool {
 	// entryOK reports whether rel, found in out, is one of the build's
 	// files or directories.
 	entryOK := func(rel string, d fs.DirEntry) bool {
@@ -512,6 +534,10 @@ func (o *outputs) unchangedDirs(out string, dirs map[string]bool) bool {
 			return
 		}
 		if id, ok := statID(st); ok && !md.Racy && id.MTime == md.ModTime && id.CTime == md.CTime && id.Ino == md.Ino {
+			return
+		}
+		if st.Mode().Perm() != dirPerm() {
+			stray.Store(true) // chmod'ed: made afresh
 			return
 		}
 		entries, err := os.ReadDir(filepath.Join(out, d))

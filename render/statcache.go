@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,10 @@ import (
 //     or after that moment is hashed again by the next build, and recorded
 //     then.
 //   - The identity is taken (fstat) before the bytes are read, so a change
-//     in between only makes the next build hash the file again.
+//     in between only makes the next build hash the file again; and again
+//     after, so that the recorded sum is given only to bytes read while
+//     the file kept the recorded identity (a change in between hashes
+//     them).
 //   - A page taken without reading it is read when it is rendered, and its
 //     bytes must still hash to the recorded sum (its cache key was made
 //     from it): otherwise the build fails, saying the page changed during
@@ -51,8 +55,14 @@ import (
 // inputsName is the input stat cache's file in the cache directory.
 const inputsName = "inputs"
 
-// inputsFormat heads the file; it changes with the encoding.
-const inputsFormat = "perflab-inputs-2\n"
+// inputsFormat heads the file; it changes with the encoding. The perflab
+// build that wrote the file (selfVersion) follows on its own line: a page's
+// front matter and heading are what that build's parser made of the page,
+// so another build (an upgrade) must read the pages again.
+const inputsFormat = "perflab-inputs-3\n"
+
+// inputsHeader is the file's first bytes for this perflab build.
+func inputsHeader() string { return inputsFormat + selfVersion() + "\n" }
 
 // fileID is a file's identity as stat reports it.
 type fileID struct {
@@ -322,23 +332,49 @@ func (s *Site) readInput(name string) ([]byte, [32]byte, error) {
 	if fi.IsDir() {
 		return nil, [32]byte{}, &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
 	}
+	if afterStat != nil {
+		afterStat(name)
+	}
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, [32]byte{}, &os.PathError{Op: "read", Path: name, Err: err}
 	}
 	data := buf.Bytes()
+	// A file changed between the stat and the end of the read: its bytes
+	// may not be those its recorded sum was made from (the page would be
+	// taken from the build cache as it was, or cached under the old
+	// sum): hash them, and record nothing.
+	if after, err := f.Stat(); s.inputStats != nil && (err != nil || !sameID(fi, after)) {
+		return data, sha256.Sum256(data), nil
+	}
 	return data, s.inputStats.sum(name, fi, data), nil
 }
 
-// The file: inputsFormat, then per entry the name (uvarint length and
+// afterStat, when set (tests), runs between readInput's stat and its read.
+var afterStat func(name string)
+
+// sameID reports whether a and b, two stats of one file, show the same
+// identity (statID), or the same size and modification time where the
+// platform reports no identity.
+func sameID(a, b os.FileInfo) bool {
+	ia, oka := statID(a)
+	ib, okb := statID(b)
+	if oka && okb {
+		return ia == ib
+	}
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// The file: inputsHeader, then per entry the name (uvarint length and
 // bytes), size, mtime, ctime, inode, device (8 bytes each, little
 // endian), the SHA-256, and a byte 1 followed by the page's meta (title,
 // description, campaign, heading as strings, weight, lines and the flags
-// draft, has front matter, has heading as uvarints) or 0.
+// draft, has front matter, has heading as uvarints) or 0; last, the
+// CRC-32C of the rest as 4 little-endian bytes.
 
 func encodeInputStats(m map[string]statEntry) []byte {
 	var b []byte
-	b = append(b, inputsFormat...)
+	b = append(b, inputsHeader()...)
 	for name, e := range m {
 		b = binary.AppendUvarint(b, uint64(len(name)))
 		b = append(b, name...)
@@ -359,7 +395,10 @@ func encodeInputStats(m map[string]statEntry) []byte {
 			b = append(b, 0)
 		}
 	}
-	return b
+	// Last, the CRC-32C of all of the above (pack records carry one too,
+	// cache.go): a page's title damaged in the file would be taken as the
+	// page's while the page's identity holds.
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
 func flags(bs ...bool) uint64 {
@@ -418,7 +457,10 @@ func (r *reader) uint64() uint64 {
 }
 
 func decodeInputStats(b []byte) map[string]statEntry {
-	rest, ok := bytes.CutPrefix(b, []byte(inputsFormat))
+	if len(b) < 4 || crc32.Checksum(b[:len(b)-4], castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil
+	}
+	rest, ok := bytes.CutPrefix(b[:len(b)-4], []byte(inputsHeader()))
 	if !ok {
 		return nil
 	}

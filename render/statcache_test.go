@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -260,7 +261,7 @@ func TestInputStatsRacy(t *testing.T) {
 // TestInputStatsBroken: a broken or foreign file hashes every input.
 func TestInputStatsBroken(t *testing.T) {
 	dir := t.TempDir()
-	for _, data := range []string{"", inputsFormat + "\x05ab", inputsFormat + "\x01a" + strings.Repeat("\x00", 72) + "\x02", "other\n"} {
+	for _, data := range []string{"", inputsHeader() + "\x05ab", inputsHeader() + "\x01a" + strings.Repeat("\x00", 72) + "\x02", "other\n"} {
 		os.WriteFile(filepath.Join(dir, inputsName), []byte(data), 0o644)
 		s := openInputStats(dir)
 		if len(s.old) != 0 {
@@ -347,6 +348,29 @@ func TestOutputManifestStat(t *testing.T) {
 				t.Errorf("%s: mode not restored: %v", page, st.Mode())
 			}
 		}},
+		// A directory's mode: no file in it changed, but a build without
+		// the cache makes it with the mode every directory gets.
+		{"a directory's mode changed", func() { os.Chmod(filepath.Join(f.opt.Out, "demo"), 0o700) }, func() {
+			probe := filepath.Join(t.TempDir(), "d")
+			os.Mkdir(probe, 0o755)
+			want, _ := os.Stat(probe)
+			if st, err := os.Stat(filepath.Join(f.opt.Out, "demo")); err != nil || st.Mode().Perm() != want.Mode().Perm() {
+				t.Errorf("demo: mode not restored: %v, want %v", st.Mode(), want.Mode())
+			}
+		}},
+		{"a directory's mode changed, no directories recorded", func() {
+			os.Chmod(filepath.Join(f.opt.Out, "demo", "h100"), 0o700)
+			f.editManifest(func(m *manifest) { m.Dirs = nil })
+		}, func() {
+			if st, err := os.Stat(filepath.Join(f.opt.Out, "demo", "h100")); err != nil || st.Mode().Perm() == 0o700 {
+				t.Errorf("demo/h100: mode not restored: %v", st.Mode())
+			}
+		}},
+		{"the output directory's mode changed", func() { os.Chmod(f.opt.Out, 0o700) }, func() {
+			if st, err := os.Stat(f.opt.Out); err != nil || st.Mode().Perm() != 0o755 {
+				t.Errorf("%s: mode not restored: %v", f.opt.Out, st.Mode())
+			}
+		}},
 		{"a page edited, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", false) }, nil},
 		{"a page replaced, size and mtime kept", func() { sameSizeEdit(t, page, "About this lab", "About thus lab", true) }, nil},
 		// Racy: the page changes in the tick the manifest was written, so
@@ -409,8 +433,14 @@ func TestManifestSearchFile(t *testing.T) {
 	edit := func(what, line string) {
 		src, _ := os.ReadFile(about)
 		writeFile(t, about, string(src)+"\n"+line+"\n")
-		if st := f.build(what); st.LaidOut != 1 {
+		st := f.build(what)
+		if st.LaidOut != 1 {
 			t.Errorf("%s: %d pages laid out, want 1", what, st.LaidOut)
+		}
+		// A page rendered again for its search entry is one page from
+		// the cache, not two.
+		if st.Cached != st.Pages-2 {
+			t.Errorf("%s: %d pages from the cache, want %d (all but the home page and about)", what, st.Cached, st.Pages-2)
 		}
 	}
 	edit("about.md edited", "First added line.")
@@ -485,4 +515,122 @@ func TestManifestCodec(t *testing.T) {
 	if decodeManifest(append(data, 0)) != nil {
 		t.Error("trailing byte: decoded")
 	}
+}
+
+// TestInputStatsOtherBuild: the input stat cache of another perflab build
+// (an upgrade, a downgrade) is not used: a page's front matter and heading
+// in it are what that build's parser made of the page, and the pages must
+// come out as this build makes them, as after deleting the cache.
+func TestInputStatsOtherBuild(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	file := filepath.Join(f.opt.CacheDir, inputsName)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decodeInputStats(data)
+	about := filepath.Join(f.opt.Content, "about.md")
+	e, ok := m[about]
+	if !ok || e.page == nil {
+		t.Fatalf("no page entry for %s in %d entries", about, len(m))
+	}
+	// Another build read the page's title and weight otherwise.
+	pm := *e.page
+	pm.heading, pm.hasHeading, pm.fm.Title, pm.fm.Weight = "Another build's heading", true, "Another build's title", -5
+	e.page = &pm
+	m[about] = e
+	mine := selfVersion()
+	self = "buildid another perflab"
+	data = encodeInputStats(m)
+	self = mine
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.build("the input stat cache of another build") // equal to the build without the cache
+	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "index.html")); strings.Contains(string(data), "Another build") {
+		t.Error("the home page lists another build's title")
+	}
+}
+
+// TestBuildLocksOut: a build writes Out only while it holds lockOut's
+// lock, so that a second build (or perflab serve) writing the same Out
+// meanwhile cannot leave its files under the first one's manifest.
+func TestBuildLocksOut(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.build("cold")
+	out, _ := filepath.Abs(f.opt.Out)
+	writeFile(t, filepath.Join(f.opt.Content, "new.md"), "# New page\n")
+	unlock := lockOut(out)
+	done := make(chan error, 1)
+	go func() { _, err := BuildStats(context.Background(), f.opt); done <- err }()
+	select {
+	case err := <-done:
+		unlock()
+		t.Fatalf("the build finished while another held Out's lock (err %v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := os.Stat(filepath.Join(f.opt.Out, "new")); err == nil {
+		t.Error("the page is in Out while another build held its lock")
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.build("after the lock")
+	if _, err := os.Stat(filepath.Join(f.opt.Out, "new", "index.html")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestInputChangedWhileRead: an input changed between readInput's stat
+// (as recorded) and its read is hashed, not given its recorded sum: with
+// that sum the page was taken from the build cache as it was before the
+// change, or rendered from the new bytes and cached under the old sum.
+func TestInputChangedWhileRead(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	campaign := filepath.Join(f.opt.Content, "demo", "h100", "campaign.yaml")
+	var once sync.Once
+	afterStat = func(name string) {
+		if name == campaign {
+			once.Do(func() { sameSizeEdit(t, campaign, "version: v0.11.0", "version: v0.12.9", false) })
+		}
+	}
+	defer func() { afterStat = nil }()
+	st, err := BuildStats(context.Background(), f.opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	afterStat = nil
+	if st.Cached == 0 {
+		t.Fatal("nothing from the cache: the fixture did not settle")
+	}
+	o := f.opt
+	o.NoCache, o.Out = true, filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, "the campaign edited while it was read", f.opt.Out, o.Out)
+	f.build("then unchanged")
+}
+
+// TestInputStatsDamaged: a page's heading damaged in the input stat cache
+// (its lengths intact) is not taken for the page's: the file is dropped.
+func TestInputStatsDamaged(t *testing.T) {
+	f := newStatCacheFixture(t)
+	f.settle("cold")
+	file := filepath.Join(f.opt.CacheDir, inputsName)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := strings.Replace(string(data), "About this lab", "About xxxx lab", 1)
+	if damaged == string(data) {
+		t.Fatal("no heading to damage")
+	}
+	if err := os.WriteFile(file, []byte(damaged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.build("a heading damaged in the input stat cache") // equal to the build without the cache
 }

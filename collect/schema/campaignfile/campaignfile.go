@@ -162,7 +162,11 @@ func fractionalInts(n *yaml.Node, t reflect.Type, errs *[]string, depth int) {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		var f float64
 		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" && n.Decode(&f) == nil && f != math.Trunc(f) {
-			*errs = append(*errs, fmt.Sprintf("line %d: cannot unmarshal !!float `%s` into %s (want an integer)", n.Line, n.Value, t))
+			// An anchored value used again (*alias) is one mistake, at its
+			// anchor's line: said once.
+			if msg := fmt.Sprintf("line %d: cannot unmarshal !!float `%s` into %s (want an integer)", n.Line, n.Value, t); !slices.Contains(*errs, msg) {
+				*errs = append(*errs, msg)
+			}
 		}
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
@@ -170,11 +174,7 @@ func fractionalInts(n *yaml.Node, t reflect.Type, errs *[]string, depth int) {
 		}
 		fields := map[string]reflect.Type{}
 		yamlFields(t, fields)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if ft, ok := fields[n.Content[i].Value]; ok {
-				fractionalInts(n.Content[i+1], ft, errs, depth+1)
-			}
-		}
+		structInts(n, fields, map[string]bool{}, errs, depth)
 	case reflect.Slice, reflect.Array:
 		if n.Kind == yaml.SequenceNode {
 			for _, c := range n.Content {
@@ -187,6 +187,52 @@ func fractionalInts(n *yaml.Node, t reflect.Type, errs *[]string, depth int) {
 				fractionalInts(n.Content[i], t.Elem(), errs, depth+1)
 			}
 		}
+	}
+}
+
+// structInts is fractionalInts for the mapping n decoded into a struct
+// whose fields are fields, skipping the keys in seen (set by a mapping
+// that takes precedence) and adding n's. A merge key (<<: *defaults, or
+// a list of them) brings its mappings' keys in where n has none, the
+// earlier mapping of a list first, as yaml.v3 decodes them: a fraction
+// merged into an integer field is truncated as silently as one written
+// there.
+func structInts(n *yaml.Node, fields map[string]reflect.Type, seen map[string]bool, errs *[]string, depth int) {
+	if depth > 64 {
+		return
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merges = append(merges, n.Content[i+1])
+			continue
+		}
+		if seen[k.Value] {
+			continue
+		}
+		seen[k.Value] = true
+		if ft, ok := fields[k.Value]; ok {
+			fractionalInts(n.Content[i+1], ft, errs, depth+1)
+		}
+	}
+	for _, m := range merges {
+		if m.Kind == yaml.AliasNode && m.Alias != nil {
+			m = m.Alias
+		}
+		if m.Kind == yaml.SequenceNode {
+			for _, c := range m.Content {
+				structInts(c, fields, seen, errs, depth+1)
+			}
+			continue
+		}
+		structInts(m, fields, seen, errs, depth+1)
 	}
 }
 
@@ -323,6 +369,16 @@ func fieldAt(n *yaml.Node, line int, text string, byKey bool) string {
 				return k.Value
 			}
 			if p := fieldAt(v, line, text, byKey); p != "" {
+				if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+					// Merged in (<<: {…} or a list of them): the fields
+					// are this mapping's.
+					if v.Kind == yaml.SequenceNode {
+						if j := strings.IndexByte(p, ']'); j >= 0 {
+							p = strings.TrimPrefix(p[j+1:], ".")
+						}
+					}
+					return p
+				}
 				if strings.HasPrefix(p, "[") {
 					return k.Value + p
 				}

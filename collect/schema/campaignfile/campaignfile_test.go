@@ -35,6 +35,11 @@ func TestParseErrors(t *testing.T) {
 		{"fraction in an integer", strings.Replace(valid, "num_prompts: 10}", "num_prompts: 2.5}", 1), "c.yaml:4: profiles[0].num_prompts: cannot unmarshal !!float `2.5` into int (want an integer)"},
 		{"fraction in a bench field", strings.Replace(valid, "output_len: 10,", "output_len: 10, ramp_up_strategy: linear, ramp_up_start_rps: 1.5, ramp_up_end_rps: 4,", 1),
 			"c.yaml:5: profiles[1].ramp_up_start_rps: cannot unmarshal !!float `1.5` into int"},
+		// ... or merged in from another mapping (<<)
+		{"fraction through a merge key", strings.Replace(valid, "dataset: sharegpt, num_prompts: 10}", "dataset: sharegpt, <<: {num_prompts: 2.5}}", 1),
+			"c.yaml:4: profiles[0].num_prompts: cannot unmarshal !!float `2.5` into int (want an integer)"},
+		{"fraction through a merged alias", strings.Replace(strings.Replace(valid, "dataset: sharegpt, num_prompts: 10}", "dataset: sharegpt, num_prompts: 10, <<: &d {seed: 1.5}}", 1), "output_len: 10,", "output_len: 10, <<: [{input_len: 3}, *d],", 1),
+			"cannot unmarshal !!float `1.5` into int64 (want an integer)"},
 		{"malformed", "id: [x\n", "c.yaml:"},
 		// yaml.v3 reports its parser's errors one line early (line 1
 		// here); the line named is the one holding the unclosed bracket ...
@@ -186,5 +191,19 @@ func TestMayHoldFraction(t *testing.T) {
 		if err := DecodeStrict([]byte(in), &v); err == nil {
 			t.Errorf("DecodeStrict(%q) = nil (N = %d), want a type error", in, v.N)
 		}
+	}
+}
+
+// TestParseFractionAliasOnce: a fraction anchored in one profile and used
+// in another (*alias) is reported once, at the anchor's line.
+func TestParseFractionAliasOnce(t *testing.T) {
+	in := strings.Replace(strings.Replace(valid, "dataset: sharegpt, num_prompts: 10}", "dataset: sharegpt, num_prompts: &n 2.5}", 1),
+		"output_len: 10, num_prompts: 10}", "output_len: 10, num_prompts: *n}", 1)
+	_, err := Parse("c.yaml", []byte(in))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if n := strings.Count(err.Error(), "`2.5`"); n != 1 {
+		t.Errorf("the fraction is reported %d times: %v", n, err)
 	}
 }
