@@ -114,7 +114,8 @@
 // 1.9–2.2 s (0.61–0.64×), allocations 10.7 → 6.3 M, peak 180–205 →
 // 231–244 MB. With the output on tmpfs and a load average of 2.5 the
 // cold build took 1.23–1.34 s wall (the previous version 2.1–2.6 s at
-// load 3). On the development machine's disk it took 1.35–3.0 s: the
+// load 3); at a load of 1.2–1.4, 1.39–1.50 s on tmpfs and 1.49–1.98 s on
+// the disk (2.14–2.40 s). On the development machine's disk it took 1.35–3.0 s: the
 // root file system is ext4 without a journal, where allocating an inode
 // skips every free inode of its block group that was freed recently
 // (a window set by vm.dirty_expire_centisecs; a 35 s pause did not clear
