@@ -115,8 +115,9 @@
 // 231–244 MB. With the output on tmpfs and a load average of 2.5 the
 // cold build took 1.23–1.34 s wall (the previous version 2.1–2.6 s at
 // load 3); at a load of 1.2–1.4, 1.39–1.50 s on tmpfs and 1.49–1.98 s on
-// the disk (2.14–2.40 s). On the development machine's disk it took 1.35–3.0 s: the
-// root file system is ext4 without a journal, where allocating an inode
+// the disk (2.14–2.40 s). Over the session it took 1.35–3.0 s on the
+// disk: the root file system is ext4 without a journal, where allocating
+// an inode
 // skips every free inode of its block group that was freed recently
 // (a window set by vm.dirty_expire_centisecs; a 35 s pause did not clear
 // it here), looking up each one's inode table block to find out
