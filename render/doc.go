@@ -117,10 +117,9 @@
 // load 3); at a load of 1.2–1.4, 1.39–1.50 s on tmpfs and 1.49–1.98 s on
 // the disk (2.14–2.40 s). Over the session it took 1.35–3.0 s on the
 // disk: the root file system is ext4 without a journal, where allocating
-// an inode
-// skips every free inode of its block group that was freed recently
-// (a window set by vm.dirty_expire_centisecs; a 35 s pause did not clear
-// it here), looking up each one's inode table block to find out
+// an inode skips every free inode of its block group that was freed
+// recently (a window set by vm.dirty_expire_centisecs; a 35 s pause did
+// not clear it here), looking up each one's inode table block to find out
 // (recently_deleted() in fs/ext4/ialloc.c); after a few thousand files
 // nearby were deleted (a previous site, other builds' test directories)
 // creating the site's 6,000 files and directories costs 2–4 s of system
