@@ -40,7 +40,7 @@ func (c *pageCtx) comparison() (template.HTML, error) {
 	if r.hasRepeats() || r.sweepProfile() != "" {
 		v.Repeats = true
 		c.repeatRows(&v, be.ID, oe.ID)
-		return c.exec("comparison", &v)
+		return c.comparisonHTML(&v)
 	}
 	for _, p := range r.Campaign.Profiles {
 		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
@@ -54,7 +54,7 @@ func (c *pageCtx) comparison() (template.HTML, error) {
 		row.Opt = c.cellOf(opt, base, v.Metrics, v.OptGPUs, v.BaseGPUs, &v.Notes)
 		v.Rows = append(v.Rows, row)
 	}
-	return c.exec("comparison", &v)
+	return c.comparisonHTML(&v)
 }
 
 // repeatRows fills the comparison with one row per profile and load
@@ -295,4 +295,11 @@ func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
 		return `<p class="empty">No latency data recorded yet.</p>`, nil
 	}
 	return c.chartHTML(charts.Bars(c.nextChartID("latency"), charts.Grouped{Panels: panels}), title, "Latency per benchmark case (ms; lower is better); labels give the optimized value and its change")
+}
+
+func (c *pageCtx) comparisonHTML(v *comparisonView) (template.HTML, error) {
+	if c.builtin() {
+		return c.writeComparison(v)
+	}
+	return c.exec("comparison", v)
 }

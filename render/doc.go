@@ -99,6 +99,37 @@
 // garbage collection (GOGC=200 would save a tenth of the CPU for 280 MB
 // of peak memory: not taken).
 //
+// Then (issue 11, last round; the profile gave html/template 1.0 s of a
+// 3.5 s in-process build, data.json 0.2 s, the collector 0.6 s): with the
+// embedded templates the runs, step, comparison, cases and summary blocks
+// are written by Go code (fastblocks.go; escapeText is html/template's
+// replacement table) that gives the same bytes as their templates
+// (TestFastBlocks builds the fixture, bundled, corpus and synthetic sites
+// both ways and compares every file; a templates directory on disk is
+// always executed as it is); data.json is encoded by json v2 with
+// encoding/json's options, indenting as it goes (TestReportDataJSON);
+// perflab build runs with GOGC=300 under a 220 MiB soft memory limit
+// unless GOGC or GOMEMLIMIT is set (cmd/perflab/build.go). Whole process,
+// alternating with the previous version, medians: user CPU 3.1–3.6 →
+// 1.9–2.2 s (0.61–0.64×), allocations 10.7 → 6.3 M, peak 180–205 →
+// 231–244 MB. With the output on tmpfs and a load average of 2.5 the
+// cold build took 1.23–1.34 s wall (the previous version 2.1–2.6 s at
+// load 3); at a load of 1.2–1.4, 1.39–1.50 s on tmpfs and 1.49–1.98 s on
+// the disk (2.14–2.40 s). Over the session it took 1.35–3.0 s on the
+// disk: the root file system is ext4 without a journal, where allocating
+// an inode skips every free inode of its block group that was freed
+// recently (a window set by vm.dirty_expire_centisecs; a 35 s pause did
+// not clear it here), looking up each one's inode table block to find out
+// (recently_deleted() in fs/ext4/ialloc.c); after a few thousand files
+// nearby were deleted (a previous site, other builds' test directories)
+// creating the site's 6,000 files and directories costs 2–4 s of system
+// time where it otherwise costs 0.6–0.8 s (perf: 42 % of the build's
+// samples in find_inode_bit/recently_deleted; `cp -r` of the output alone
+// took 2.3–3.1 s of system time then). No build can avoid that cost short
+// of creating fewer files. What remains of the CPU: the layout and setup
+// templates, goldmark, yaml.v3 decoding the campaigns (0.3 s), reading
+// the 16,000 input files, the collector.
+//
 // Output is deterministic: collections are sorted, ids are derived from
 // content, nothing depends on time or map order.
 //

@@ -364,6 +364,9 @@ func (c *pageCtx) runs() (template.HTML, error) {
 		p, _ := r.Campaign.Profile(run.Result.Profile)
 		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))
 	}
+	if c.builtin() {
+		return c.writeRuns(&v)
+	}
 	return c.exec("runs", &v)
 }
 
@@ -450,6 +453,9 @@ func (c *pageCtx) cases() (template.HTML, error) {
 		// Every repeat of the point, as under each experiment.
 		cv.BaseRaw.Raws, cv.OptRaw.Raws = c.pointRaws(base, ""), c.pointRaws(opt, "")
 		v.Cases = append(v.Cases, cv)
+	}
+	if c.builtin() {
+		return c.writeCases(&v)
 	}
 	return c.exec("cases", &v)
 }

@@ -182,6 +182,9 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 			}
 		}
 	}
+	if c.builtin() {
+		return c.writeStep(&v)
+	}
 	return c.exec("step", &v)
 }
 
@@ -329,6 +332,9 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 	}
 	for _, row := range v.Rows {
 		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
+	}
+	if c.builtin() {
+		return c.writeSummary(&v)
 	}
 	return c.exec("summary", &v)
 }

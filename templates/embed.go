@@ -8,6 +8,13 @@
 //	layout.html  the page frame: header, search, navigation, TOC, footer
 //	home.html    the home page's report list
 //	blocks.html  the generated blocks (comparison, step, summary, …)
+//
+// With the embedded copies, render writes the hottest blocks (runs, step,
+// comparison, cases and the cell, rawbody and noterefs templates they
+// call) with Go code that produces the same bytes (render/fastblocks.go);
+// templates read from disk are always executed as they are. A change to
+// one of those templates must be made in fastblocks.go too:
+// render's TestFastBlocks fails until both agree.
 package templates
 
 import "embed"
