@@ -765,11 +765,21 @@ func reportData(r *Report) ([]byte, []byte, error) {
 }
 
 // marshalDataJSON encodes v as encoding/json's Encoder with
-// SetIndent("", "  ") does.
+// SetIndent("", "  ") does. json v2 writes invalid UTF-8 in a string as
+// a literal U+FFFD where encoding/json writes the escape \ufffd, and no
+// option changes that: v2 is told to reject invalid UTF-8, and a value
+// holding any (or any other value v2 declines) is encoded by encoding/json
+// itself, which then also words the error.
 func marshalDataJSON(v any) ([]byte, error) {
 	var js bytes.Buffer
-	if err := jsonv2.MarshalWrite(&js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  ")); err != nil {
-		return nil, err
+	if err := jsonv2.MarshalWrite(&js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.AllowInvalidUTF8(false)); err != nil {
+		js.Reset()
+		enc := json.NewEncoder(&js)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		return js.Bytes(), nil
 	}
 	js.WriteByte('\n')
 	return js.Bytes(), nil

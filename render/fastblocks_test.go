@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"html/template"
 	"io/fs"
 	"os"
@@ -12,6 +13,59 @@ import (
 
 	"github.com/perflab/perflab/render/corpus"
 )
+
+// hostileYAML is a YAML double-quoted scalar holding what an escaper for
+// the wrong context gets wrong: markup, quotes, a javascript: URL, the end
+// of a script, template delimiters, U+2028, a direction mark, + and %.
+const hostileYAML = `"<b>&amp;'\" javascript:alert(1) </script> {{.}} +1%=` + "`" + ` \u2028 \u200f \0 x"`
+
+// writeHostileSite writes a one-report synthetic site whose names, notes,
+// step titles, model name, errors and raw outputs are hostile, with a
+// failed run (a caveat note and a missing cell) among them.
+func writeHostileSite(t *testing.T, dir string) {
+	t.Helper()
+	writeSyntheticSite(t, dir, 1)
+	camp := filepath.Join(dir, "content", "model-0000", "h100", "campaign.yaml")
+	b, err := os.ReadFile(camp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := string(b)
+	for _, old := range []string{"Experiment 0a", "Experiment 0b", "Experiment 1a", "Experiment 2a", "Profile 0", "Profile 3", "Model-0000}", "Step 1"} {
+		y = strings.Replace(y, old, hostileYAML, 1)
+	}
+	y = strings.Replace(y, "gpus: 4}", "gpus: 4, note: "+hostileYAML+"}", 1)
+	y = strings.Replace(y, "model: {id: Org/Model-0000, name: "+hostileYAML, "model: {id: Org/Model-0000, name: "+hostileYAML+"}", 1)
+	if err := os.WriteFile(camp, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := "<i>&'\" javascript:alert(1) </script> {{.}} +1%=` \u2028 \u200f \x00 \xff"
+	for file, edit := range map[string]func(m map[string]any){
+		"e0-b--sharegpt.json": func(m map[string]any) {
+			m["status"], m["error"], m["raw_output"] = "failed", h, h
+			delete(m, "summary")
+		},
+		"e1-b--sharegpt.json": func(m map[string]any) { m["raw_output"] = h + "\n" + h },
+		"e2-a--short.json":    func(m map[string]any) { m["raw_output"] = "" },
+	} {
+		p := filepath.Join(dir, "results", "model-0000-h100", file)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		if b, err = json.Marshal(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
 // TestEscapeText: escapeText writes what html/template writes for a
 // string in text and in a quoted attribute value.
@@ -58,6 +112,9 @@ func TestFastBlocks(t *testing.T) {
 	syn := t.TempDir()
 	writeSyntheticSite(t, syn, 20)
 	sites = append(sites, site{"synthetic", filepath.Join(syn, "content"), filepath.Join(syn, "results")})
+	hostile := t.TempDir()
+	writeHostileSite(t, hostile)
+	sites = append(sites, site{"hostile", filepath.Join(hostile, "content"), filepath.Join(hostile, "results")})
 	// What the Go-written blocks put on the pages compared, to show that
 	// the comparison covers them: their tables and their rarer branches.
 	markers := []string{`<table class="sortable runs">`, `<table class="sortable step">`, `<tr class="bad">`, `class="delta na"`,

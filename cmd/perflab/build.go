@@ -6,8 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
 	"time"
 
 	"github.com/perflab/perflab/render"
@@ -80,6 +84,48 @@ func tuneGC() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
+	setBuildGC(buildGCLimit)
+}
+
+const buildGCLimit = 220 << 20
+
+// setBuildGC sets GOGC=300 under the soft limit and watches the live
+// heap after each collection: once it passes half the limit, the limit
+// would make the collector run more often than GOGC=100 does (the heap
+// may grow by less than the live data), and a site whose live data nears
+// the limit collects back to back (a 3,500-report synthetic site: 226
+// collections, 40 % of the CPU, 23 s against 7 s at GOGC=100), so the
+// runtime's defaults (GOGC=100, no limit) are restored for the rest of
+// the build. The 1,000-report site's live heap stays near 60 MB.
+func setBuildGC(limit int64) {
 	debug.SetGCPercent(300)
-	debug.SetMemoryLimit(220 << 20)
+	debug.SetMemoryLimit(limit)
+	w := &gcWatch{limit: limit, gen: gcWatchGen.Add(1)}
+	runtime.SetFinalizer(w, (*gcWatch).check)
+}
+
+// gcWatchGen numbers setBuildGC's calls: a watch from an earlier call
+// (runBuild run twice in one process, as tests do) stops.
+var gcWatchGen atomic.Int64
+
+// gcWatch is garbage that the collector finds at every cycle: its
+// finalizer looks at the live heap and re-arms itself.
+type gcWatch struct {
+	limit int64
+	gen   int64
+	_     [16]byte // not a tiny allocation, whose finalizer may never run
+}
+
+func (w *gcWatch) check() {
+	if w.gen != gcWatchGen.Load() {
+		return
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() > uint64(w.limit/2) {
+		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetGCPercent(100)
+		return
+	}
+	runtime.SetFinalizer(w, (*gcWatch).check)
 }
