@@ -546,6 +546,10 @@ func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
 	v.ReloadURL = v.Base + ReloadPath
 	buf := s.bufs.get()
 	defer s.bufs.put(buf)
+	if t.Lookup(builtinMarker) != nil && fastLayoutOK(&v) { // fastlayout.go
+		writeLayout(buf, &v)
+		return bytes.Clone(buf.Bytes()), nil
+	}
 	if err := t.ExecuteTemplate(buf, "layout", v); err != nil {
 		return nil, fmt.Errorf("render: template layout: %w", err)
 	}

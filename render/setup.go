@@ -200,7 +200,7 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 	}
 	var out strings.Builder
 	for _, s := range setupSections {
-		body, err := c.exec(s.tmpl, &v)
+		body, err := c.setupSection(s.tmpl, &v) // fastsetup.go
 		if err != nil {
 			return "", err
 		}
