@@ -366,29 +366,30 @@ func (c *pageCtx) writeCases(v *casesView) (template.HTML, error) {
 			escapeText(b, cv.Description)
 			b.WriteString("</small></p>")
 		}
-		b.WriteString("\n<details class=\"info\"><summary>Baseline serving script (")
-		escapeText(b, cv.BaseName)
-		b.WriteString(")</summary>\n")
-		b.WriteString(string(cv.BaseCommand))
-		b.WriteString("</details>\n<details class=\"info\"><summary>")
-		escapeText(b, cv.BaseRaw.Title)
-		b.WriteString("</summary>\n")
-		writeRawBody(b, &cv.BaseRaw)
-		b.WriteString("</details>\n<details class=\"info\"><summary>Optimized serving script (")
-		escapeText(b, cv.OptName)
-		b.WriteString(")</summary>\n")
-		b.WriteString(string(cv.OptCommand))
-		b.WriteString("</details>\n<details class=\"info\"><summary>")
-		escapeText(b, cv.OptRaw.Title)
-		b.WriteString("</summary>\n")
-		writeRawBody(b, &cv.OptRaw)
-		b.WriteString("</details>")
+		writeCaseSide(b, "Baseline", cv.BaseName, cv.BaseCommand, &cv.BaseRaw)
+		writeCaseSide(b, "Optimized", cv.OptName, cv.OptCommand, &cv.OptRaw)
 	}
 	if len(v.Cases) == 0 {
 		b.WriteString(`<p class="missing">No results yet.</p>`)
 	}
 	b.WriteString("\n")
 	return template.HTML(b.String()), nil
+}
+
+// writeCaseSide writes one side of a case: its serving script and its
+// benchmark result, each in a collapsed details element.
+func writeCaseSide(b *bytes.Buffer, side, name string, command template.HTML, raw *rawDetails) {
+	b.WriteString("\n<details class=\"info\"><summary>")
+	b.WriteString(side)
+	b.WriteString(" serving script (")
+	escapeText(b, name)
+	b.WriteString(")</summary>\n")
+	b.WriteString(string(command))
+	b.WriteString("</details>\n<details class=\"info\"><summary>")
+	escapeText(b, raw.Title)
+	b.WriteString("</summary>\n")
+	writeRawBody(b, raw)
+	b.WriteString("</details>")
 }
 
 const naTitle = ` title="not a fair comparison: a smaller share of this run's requests succeeded than of the reference's"`
