@@ -217,18 +217,11 @@ func MultiTurnShareGPT(ctx context.Context, tok Tokenizer, path string, cfg Mult
 	if cfg.NumConversations < 1 {
 		return nil, fmt.Errorf("dataset: multi-turn sharegpt: %d conversations: want at least 1", cfg.NumConversations)
 	}
-	f, err := os.Open(path)
+	f, offsets, err := openShareGPT(ctx, "multi-turn sharegpt", path, !cfg.DisableShuffle, cfg.Seed)
 	if err != nil {
-		return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %w", err))
+		return nil, err
 	}
 	defer f.Close()
-	offsets, err := scanShareGPT(ctx, f)
-	if err != nil {
-		return nil, fileErr(fmt.Errorf("dataset: multi-turn sharegpt: %s: %w", path, withLine(f, err)))
-	}
-	if !cfg.DisableShuffle {
-		newPyRandom(cfg.Seed).shuffle(len(offsets), func(i, j int) { offsets[i], offsets[j] = offsets[j], offsets[i] })
-	}
 	var out []Conversation
 	for _, off := range offsets {
 		if len(out) >= cfg.NumConversations {

@@ -55,19 +55,11 @@ func ShareGPT(ctx context.Context, tok Tokenizer, path string, cfg ShareGPTConfi
 	if cfg.NumPrompts < 0 || cfg.OutputLen < 0 {
 		return nil, fmt.Errorf("dataset: sharegpt: negative num prompts %d or output len %d", cfg.NumPrompts, cfg.OutputLen)
 	}
-	f, err := os.Open(path)
+	f, offsets, err := openShareGPT(ctx, "sharegpt", path, !cfg.DisableShuffle, cfg.Seed)
 	if err != nil {
-		return nil, fileErr(fmt.Errorf("dataset: sharegpt: %w", err))
+		return nil, err
 	}
 	defer f.Close()
-	offsets, err := scanShareGPT(ctx, f)
-	if err != nil {
-		return nil, fileErr(fmt.Errorf("dataset: sharegpt: %s: %w", path, withLine(f, err)))
-	}
-	if !cfg.DisableShuffle {
-		rnd := newPyRandom(cfg.Seed)
-		rnd.shuffle(len(offsets), func(i, j int) { offsets[i], offsets[j] = offsets[j], offsets[i] })
-	}
 	var out []Sample
 	for _, off := range offsets {
 		if len(out) >= cfg.NumPrompts {
@@ -179,4 +171,25 @@ func readShareGPTEntry(f *os.File, off int64) (prompt, reply string, err error) 
 		}
 	}
 	return *e.Conversations[0].Value, *e.Conversations[1].Value, nil
+}
+
+// openShareGPT opens a ShareGPT file and returns it with the byte offsets
+// of its entries of at least two turns, in file order or, with shuffle,
+// in the order Python's random.shuffle seeded with seed gives (as vLLM
+// shuffles). what names the dataset in errors, which are FileErrors.
+func openShareGPT(ctx context.Context, what, path string, shuffle bool, seed int64) (*os.File, []int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fileErr(fmt.Errorf("dataset: %s: %w", what, err))
+	}
+	offsets, err := scanShareGPT(ctx, f)
+	if err != nil {
+		err = fileErr(fmt.Errorf("dataset: %s: %s: %w", what, path, withLine(f, err)))
+		f.Close()
+		return nil, nil, err
+	}
+	if shuffle {
+		newPyRandom(seed).shuffle(len(offsets), func(i, j int) { offsets[i], offsets[j] = offsets[j], offsets[i] })
+	}
+	return f, offsets, nil
 }
