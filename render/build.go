@@ -188,37 +188,66 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 			return s.renderInto(ctx, out, t, assets, nil)
 		}
 	}
-	if err := swap(tmp, out); err != nil {
+	old, err := swapAside(tmp, out)
+	if err != nil {
 		return st, err
 	}
 	ok = true
+	if len(o.skipped) > 0 {
+		// fill linked files of the old site into the new: removing the
+		// old links sets their change times, which the manifest records.
+		if err := removeOld(old); err != nil {
+			return st, err
+		}
+		s.cache.writeManifest(out, o)
+		return st, nil
+	}
+	// The old site shares no file with the new one: it is removed while
+	// the manifest is written (both were serial at the end of a build).
+	removed := make(chan error, 1)
+	go func() { removed <- removeOld(old) }()
 	s.cache.writeManifest(out, o)
-	return st, nil
+	return st, <-removed
 }
 
 // swap replaces dir out with dir tmp using renames: out moves aside, tmp
 // takes its place, the old copy is removed.
 func swap(tmp, out string) error {
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("render: swap: %w", err)
+	old, err := swapAside(tmp, out)
+	if err != nil {
+		return err
 	}
-	old := ""
+	return removeOld(old)
+}
+
+// swapAside is swap but for the removal: it returns the directory the
+// old out was moved to ("" when there was none).
+func swapAside(tmp, out string) (old string, err error) {
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", fmt.Errorf("render: swap: %w", err)
+	}
 	if _, err := os.Lstat(out); err == nil {
 		old = tmp + ".old"
 		if err := os.Rename(out, old); err != nil {
-			return fmt.Errorf("render: swap: %w", err)
+			return "", fmt.Errorf("render: swap: %w", err)
 		}
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		if old != "" {
 			_ = os.Rename(old, out)
 		}
-		return fmt.Errorf("render: swap: %w", err)
+		return "", fmt.Errorf("render: swap: %w", err)
 	}
-	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("render: swap: remove old site: %w", err)
-		}
+	return old, nil
+}
+
+// removeOld removes the old site swapAside moved aside.
+func removeOld(old string) error {
+	if old == "" {
+		return nil
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("render: swap: remove old site: %w", err)
 	}
 	return nil
 }
@@ -311,8 +340,13 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		files     int
 		search    searchEntry
 		searchSum [32]byte // with outputs: of search, or the manifest's when reused
-		err       error
-		laidOut   bool
+		// searchJSON is search encoded for the search index, by the
+		// worker (encoding the index after the pages was most of the
+		// serial end of a cold build); nil where the index is unlikely
+		// to be written again (the entry is the one the manifest has).
+		searchJSON []byte
+		err        error
+		laidOut    bool
 	}
 	results := make([]result, len(s.Pages))
 	// What does not depend on the pages is done by the same workers,
@@ -325,6 +359,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	var (
 		home              File
 		homeSearch        searchEntry
+		homeJSON          []byte
 		homeErr, homeWErr error
 		extra             []File // chroma.css and the assets
 		extraErr          error  // making them
@@ -359,8 +394,14 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			}
 		}
 		results[i] = result{files: len(files), search: se, err: err, laidOut: true}
-		if s.outputs != nil {
+		if o := s.outputs; o != nil {
 			results[i].searchSum = searchEntrySum(se)
+			if o.prev != nil && o.prev.Pages[s.Pages[i].URL].SearchSum == results[i].searchSum {
+				return
+			}
+		}
+		if err == nil {
+			results[i].searchJSON, _ = json.Marshal(se) // an error: encoded again, and reported, below
 		}
 	}
 	doJob := func(i int) {
@@ -370,6 +411,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		case i == jobHome:
 			if home, homeSearch, homeErr = s.renderHome(t, &nav); homeErr == nil {
 				homeWErr = write(home)
+				homeJSON, _ = json.Marshal(homeSearch) // an error: encoded again below
 			}
 		case i == jobAssets:
 			if extra, extraErr = siteAssets(assets); extraErr == nil {
@@ -455,6 +497,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		st.Files += 2
 	} else {
 		index := []searchEntry{homeSearch}
+		encoded := [][]byte{homeJSON}
 		for i, r := range results {
 			p := s.Pages[i]
 			if !r.laidOut { // taken as it is: its entry is in the manifest's search file
@@ -468,6 +511,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 				r.search = se
 			}
 			index = append(index, r.search)
+			encoded = append(encoded, r.searchJSON)
 		}
 		if o != nil {
 			o.searchEntries = make(map[string]searchEntry, len(index))
@@ -475,7 +519,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 				o.searchEntries[p.URL] = index[i+1]
 			}
 		}
-		sf, err := searchFiles(index)
+		sf, err := searchFilesEncoded(index, encoded)
 		if err != nil {
 			return st, err
 		}
@@ -536,10 +580,34 @@ func siteAssets(assets fs.FS) ([]File, error) {
 // searchFiles are the search index's files (the home page's entry first,
 // then every page's in order). Builder writes them too.
 func searchFiles(index []searchEntry) ([]File, error) {
-	idx, err := json.Marshal(index)
-	if err != nil {
-		return nil, fmt.Errorf("render: search index: %w", err)
+	return searchFilesEncoded(index, nil)
+}
+
+// searchFilesEncoded is searchFiles where encoded[i], when there and not
+// nil, is index[i] as json.Marshal encodes it: the index is then those
+// bytes between brackets and commas, as json.Marshal writes a slice.
+func searchFilesEncoded(index []searchEntry, encoded [][]byte) ([]File, error) {
+	n := 3 + len(index) // brackets, commas and search.json's newline
+	for _, e := range encoded {
+		n += len(e)
 	}
+	idx := make([]byte, 0, n)
+	idx = append(idx, '[')
+	for i, e := range index {
+		if i > 0 {
+			idx = append(idx, ',')
+		}
+		if i < len(encoded) && encoded[i] != nil {
+			idx = append(idx, encoded[i]...)
+			continue
+		}
+		js, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("render: search index: %w", err)
+		}
+		idx = append(idx, js...)
+	}
+	idx = append(idx, ']')
 	// search.js carries the same index for pages opened from the disk,
 	// where fetching search.json is not allowed.
 	js := append(append([]byte("window.perflabSearch="), idx...), ";\n"...)
