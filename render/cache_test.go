@@ -397,3 +397,68 @@ func TestBuildCacheConcurrentPut(t *testing.T) {
 		t.Errorf("entries hold %d bytes and end at %d", total, end)
 	}
 }
+
+// TestBuildCachePackDamage: a pack cut short, one whose index offset
+// points anywhere, or one with a run of zeros where entries were (what a
+// write that never happened leaves in a file written with WriteAt) costs
+// rendering again: the site is the one a build without the cache writes,
+// and the build after it takes every page from the pack it wrote.
+func TestBuildCachePackDamage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(data []byte) []byte
+	}{
+		{"cut in the entries", func(d []byte) []byte { return d[:len(d)/3] }},
+		{"cut in the index", func(d []byte) []byte { return d[:len(d)-20] }},
+		{"index offset past the end", func(d []byte) []byte {
+			binary.LittleEndian.PutUint64(d[len(d)-8:], uint64(len(d)))
+			return d
+		}},
+		{"index offset into the entries", func(d []byte) []byte {
+			binary.LittleEndian.PutUint64(d[len(d)-8:], uint64(len(d)/2))
+			return d
+		}},
+		{"zeros where entries were", func(d []byte) []byte {
+			end := int(binary.LittleEndian.Uint64(d[len(d)-8:]))
+			clear(d[end/4 : end/2])
+			return d
+		}},
+		{"empty", func(d []byte) []byte { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyFixture(t)
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"),
+				CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "site")}
+			if err := Build(context.Background(), opt); err != nil {
+				t.Fatal(err)
+			}
+			pack := filepath.Join(opt.CacheDir, packName)
+			data, err := os.ReadFile(pack)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(pack, tc.damage(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.RemoveAll(opt.Out) // the pages come from the pack, not from Out
+			if err := Build(context.Background(), opt); err != nil {
+				t.Fatal(err)
+			}
+			o := opt
+			o.NoCache, o.Out = true, filepath.Join(t.TempDir(), "site")
+			if err := Build(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			sameTree(t, tc.name, opt.Out, o.Out)
+			os.RemoveAll(opt.Out)
+			st, err := BuildStats(context.Background(), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Cached != st.Pages-1 {
+				t.Errorf("after the damage: %d of %d pages from the rewritten pack", st.Cached, st.Pages-1)
+			}
+			sameTree(t, tc.name+", then from the pack", opt.Out, o.Out)
+		})
+	}
+}
