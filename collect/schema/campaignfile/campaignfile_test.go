@@ -1,7 +1,12 @@
 package campaignfile
 
 import (
+	"bytes"
 	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -205,5 +210,94 @@ func TestParseFractionAliasOnce(t *testing.T) {
 	}
 	if n := strings.Count(err.Error(), "`2.5`"); n != 1 {
 		t.Errorf("the fraction is reported %d times: %v", n, err)
+	}
+}
+
+// mayHoldFractionRegexp is mayHoldFraction as it was before its byte
+// prefilter: every word through bytes.ReplaceAll and floatWord.
+func mayHoldFractionRegexp(data []byte) bool {
+	start := -1
+	for i := 0; i <= len(data); i++ {
+		if i < len(data) && !strings.ContainsRune(" \t\r\n,[]{}:#\"'", rune(data[i])) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && floatWord.Match(bytes.ReplaceAll(data[start:i], []byte("_"), nil)) {
+			return true
+		}
+		start = -1
+	}
+	return false
+}
+
+// TestMayHoldFractionSame: the prefiltered mayHoldFraction answers as the
+// plain regexp scan did, on the repository's campaigns and pages (the
+// seeds' reports, the demos, the test sites), on every one-byte edit of
+// float-like words, and on random inputs drawn from the bytes that matter.
+func TestMayHoldFractionSame(t *testing.T) {
+	check := func(what string, in []byte) {
+		t.Helper()
+		if got, want := mayHoldFraction(in), mayHoldFractionRegexp(in); got != want {
+			t.Fatalf("%s: mayHoldFraction(%q) = %v, the regexp scan says %v", what, in, got, want)
+		}
+	}
+	files := 0
+	for _, root := range []string{"../../../content", "../../../render/testdata", "../../../results"} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".md") && !strings.HasSuffix(p, ".txt") {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			check(p, data)
+			// Each line on its own too: a file answers true at its first float.
+			for _, line := range bytes.Split(data, []byte("\n")) {
+				check(p, line)
+			}
+			return nil
+		})
+	}
+	if files < 5 {
+		t.Fatalf("only %d files checked", files)
+	}
+	words := []string{"1.5", ".5", "-1.5", "+2e-1", "1_0.5", "_1.5_", "1e5", "1E+5", "1.", "1.e3", "e5", "E", ".", "-", "+", "_", "__",
+		"1..5", "1.5.5", "1e", "1e+", "1.5e5e5", "0x1.5", "1.5x", "inf", ".inf", "nan", "1_000", "v0.11.0", "-.5", "+.5", ".e5", "1__.__5"}
+	var edits []string
+	for _, w := range words {
+		edits = append(edits, w)
+		for i := 0; i <= len(w); i++ {
+			for _, c := range []byte("0159.eE+-_ x:#\"'\t\n,[]{}\xc3\x80") {
+				edits = append(edits, w[:i]+string(c)+w[i:])
+				if i < len(w) {
+					edits = append(edits, w[:i]+string(c)+w[i+1:], w[:i]+w[i+1:])
+				}
+			}
+		}
+	}
+	for _, e := range edits {
+		check("edit", []byte(e))
+		check("edit", []byte("n: "+e))
+		check("edit", []byte("l: ["+e+", x]\n"))
+	}
+	rng := rand.New(rand.NewPCG(15, 1))
+	alphabet := []byte("0123456789.eE+-_ :,#\"'[]{}\t\r\nax\x80\xff")
+	for n := 0; n < 200000; n++ {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check("random", b)
+	}
+	for n := 0; n < 2000; n++ {
+		b := make([]byte, rng.IntN(64))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		check("random bytes", b)
 	}
 }
