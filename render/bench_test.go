@@ -265,3 +265,26 @@ func BenchmarkSweepAnalysis(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoad loads (reads, decodes and checks) the 1000-report
+// synthetic site without rendering it: the load phase of a cold build.
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	writeSyntheticSite(b, dir, 1000)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	runtime.GC()
+	b.ResetTimer()
+	cpu0, ok := processCPU()
+	for i := 0; i < b.N; i++ {
+		s, err := Load(context.Background(), opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Reports) != 1000 {
+			b.Fatalf("%d reports", len(s.Reports))
+		}
+	}
+	if cpu1, _ := processCPU(); ok {
+		b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+	}
+}
