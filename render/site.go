@@ -582,6 +582,10 @@ func flatResultFiles(dir string) (files []string, ok bool) {
 	if err != nil {
 		return nil, false
 	}
+	// filepath.Join(dir, name) for a name of one element is the cleaned
+	// dir, a separator and name: cleaned once, not 14 times a report.
+	prefix := filepath.Join(dir, "x")
+	prefix = prefix[:len(prefix)-1]
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -591,7 +595,7 @@ func flatResultFiles(dir string) (files []string, ok bool) {
 			return nil, false
 		}
 		if strings.HasSuffix(name, ".json") {
-			files = append(files, filepath.ToSlash(filepath.Join(dir, name)))
+			files = append(files, filepath.ToSlash(prefix+name))
 		}
 	}
 	sort.Strings(files)

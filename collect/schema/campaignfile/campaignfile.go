@@ -157,7 +157,14 @@ func DecodeStrict(data []byte, v any) error {
 	}
 	// yaml.v3 stores a float in an integer field truncated (ramp_up_start_rps:
 	// 1.5 becomes 1, num_prompts: 2.5 becomes 2) without an error: find
-	// those values ourselves and report them as the type errors they are
+	// those values ourselves and report them as the type errors they are.
+	// A scalar is a float only if it is spelled as one (mayHoldFraction)
+	// or tagged (!!float "1.5"; every tag starts with '!'): without either
+	// there is nothing to find, and the second parse is spared (it was
+	// half of reading a page's front matter).
+	if bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
+		return nil
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
 		return nil
