@@ -8,6 +8,9 @@ import (
 	"os"
 )
 
+// openFile is os.Open.
+func openFile(name string) (*os.File, error) { return os.Open(name) }
+
 // readInto appends the bytes of the file name to buf, as os.ReadFile reads
 // them (same errors) but into buf.
 func readInto(name string, buf []byte) ([]byte, error) {

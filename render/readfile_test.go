@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,7 +13,8 @@ import (
 
 // TestReadIntoSame: readInto returns what os.ReadFile returns, bytes and
 // error text, for files at the reused buffer's edges, a file read after a
-// bigger one into the same buffer, and the files it cannot read.
+// bigger one into the same buffer, and the files it cannot read; openFile
+// opens (and fails) as os.Open does.
 func TestReadIntoSame(t *testing.T) {
 	dir := t.TempDir()
 	var names []string
@@ -50,6 +52,39 @@ func TestReadIntoSame(t *testing.T) {
 		}
 		if gerr == nil {
 			buf = got // reused, grown
+		}
+		// openFile opens what os.Open opens, and fails as it does.
+		wf, werr := os.Open(name)
+		gf, gerr := openFile(name)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || reflect.TypeOf(gerr) != reflect.TypeOf(werr) {
+			t.Errorf("%s: openFile error %v (%T), os.Open's is %v (%T)", name, gerr, gerr, werr, werr)
+		}
+		if werr == nil && gerr == nil {
+			if gf.Name() != wf.Name() {
+				t.Errorf("%s: openFile named it %q", name, gf.Name())
+			}
+			wfi, _ := wf.Stat()
+			gfi, _ := gf.Stat()
+			if !os.SameFile(wfi, gfi) {
+				t.Errorf("%s: openFile opened another file", name)
+			}
+			wd, werr := io.ReadAll(wf)
+			gd, gerr := io.ReadAll(gf)
+			if !bytes.Equal(gd, wd) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Errorf("%s: read through openFile: %d bytes, %v; os.Open: %d bytes, %v", name, len(gd), gerr, len(wd), werr)
+			}
+			if wfi.IsDir() {
+				wf.Seek(0, io.SeekStart)
+				we, _ := wf.ReadDir(-1)
+				ge, err := gf.ReadDir(-1)
+				if err != nil || len(ge) != len(we) || len(ge) < 10 {
+					t.Errorf("%s: ReadDir through openFile: %d entries, %v; os.Open: %d", name, len(ge), err, len(we))
+				}
+			}
+			wf.Close()
+			if err := gf.Close(); err != nil {
+				t.Errorf("%s: close: %v", name, err)
+			}
 		}
 	}
 	if cap(buf) < 3<<20 {

@@ -573,12 +573,7 @@ func resultFiles(dir string) (files []string, found bool, err error) {
 // flatResultFiles is walkResultFiles for a directory read without error
 // and holding no subdirectory but hidden ones; ok is false otherwise.
 func flatResultFiles(dir string) (files []string, ok bool) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, false
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
+	entries, err := os.ReadDir(dir) // as filepath.WalkDir reads it
 	if err != nil {
 		return nil, false
 	}
