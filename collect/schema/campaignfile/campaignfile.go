@@ -70,7 +70,9 @@ func Parse(name string, data []byte) (*File, error) {
 	f := &File{Path: name, pos: &positions{data: data}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if dec.Decode(&f.Campaign) == nil && !mayHoldFraction(data) {
+	// A tagged scalar (!!float "1.5") is a float whatever its spelling:
+	// like an untagged fraction, only the checked path sees it.
+	if dec.Decode(&f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
 		return f, nil
 	}
 	// An empty document or an error: decide and word it as always, with

@@ -206,6 +206,23 @@ func TestMayHoldFraction(t *testing.T) {
 	}
 }
 
+// TestParseTaggedFraction: a float spelled with a tag and an escape, which
+// no word scan recognises, is still a type error in an integer field.
+func TestParseTaggedFraction(t *testing.T) {
+	for _, v := range []string{`!!float "1\x2e5"`, `!!float 2.5`, `!!float "2.5"`} {
+		in := strings.Replace(valid, "num_prompts: 10}", "num_prompts: "+v+"}", 1)
+		if in == valid {
+			t.Fatal("the fixture changed")
+		}
+		f, err := Parse("c.yaml", []byte(in))
+		if err == nil {
+			t.Errorf("num_prompts: %s accepted as %d", v, f.Campaign.Profiles[0].NumPrompts)
+		} else if !strings.Contains(err.Error(), "c.yaml:") {
+			t.Errorf("num_prompts: %s: %v (no file:line)", v, err)
+		}
+	}
+}
+
 // TestParseFractionAliasOnce: a fraction anchored in one profile and used
 // in another (*alias) is reported once, at the anchor's line.
 func TestParseFractionAliasOnce(t *testing.T) {
