@@ -426,12 +426,16 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			}
 		default:
 			k := i - jobStatic
-			data, err := os.ReadFile(filepath.Join(s.opt.Content, filepath.FromSlash(s.Static[k])))
+			// Read into a lent buffer (readfile.go), written from there.
+			bp := readBufs.Get().(*[]byte)
+			data, err := readInto(filepath.Join(s.opt.Content, filepath.FromSlash(s.Static[k])), (*bp)[:0])
 			if err != nil {
 				staticErr[k] = fmt.Errorf("render: %w", err)
-				return
+			} else {
+				staticWErr[k] = write(File{Path: s.Static[k], Data: data})
 			}
-			staticWErr[k] = write(File{Path: s.Static[k], Data: data})
+			*bp = data
+			putReadBuf(bp)
 		}
 	}
 	work := make(chan int)

@@ -150,8 +150,7 @@
 // s), yaml.v3 decoding the 1,000 campaigns (0.13 s; every campaign of the
 // synthetic site differs, so memoising by content would not help), GC
 // (0.14 s), SHA-256 of the output for the manifest (0.1 s; now XXH3, see
-// below), data.json and
-// data.csv (0.09 s), reading the 16,000 input files. The narrative is
+// below), data.json and data.csv (0.09 s), reading the 16,000 input files. The narrative is
 // identical on every synthetic report, but goldmark on it is 0.02 s.
 //
 // Then Load's own share (about 0.72 s of CPU of a cold 1,000-report
