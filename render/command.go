@@ -62,12 +62,13 @@ type commandView struct {
 // command renders an experiment's serving command as a code block; a
 // title wraps it in an open "tip" details block (the skeleton's "Serving
 // Command"). Without one the Markdown can wrap it itself (`???+ tip`).
-func (c *pageCtx) command(e *schema.Experiment, title string) (template.HTML, error) {
+func (c *pageCtx) command(w *bytes.Buffer, e *schema.Experiment, title string) error {
 	code := c.bash(c.rep.Command(e))
 	if title == "" {
-		return code, nil
+		w.WriteString(string(code))
+		return nil
 	}
-	return c.exec("command", commandView{Title: title, Experiment: e.Name, Code: code, Open: true, Class: "tip"})
+	return c.execTo(w, "command", commandView{Title: title, Experiment: e.Name, Code: code, Open: true, Class: "tip"})
 }
 
 // wrapCommand breaks a long command line before its flags, with shell

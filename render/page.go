@@ -104,6 +104,8 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 	}
 
 	blocks := doc.Blocks()
+	bb := s.bufs.get()
+	defer s.bufs.put(bb)
 	for _, b := range blocks {
 		line := p.bodyLine + b.Line
 		var spec BlockSpec
@@ -114,8 +116,8 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 		if spec.Block == "setup" {
 			ctx.setupProse = setupProse(doc, b.NextSibling())
 		}
-		h, err := ctx.renderBlock(spec)
-		if err != nil {
+		bb.Reset()
+		if err := ctx.renderBlock(bb, spec); err != nil {
 			// Point at the field at fault when the message names one (the
 			// fence's line said where the block starts, not which of its
 			// lines is wrong).
@@ -126,10 +128,11 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 			}
 			return nil, fmt.Errorf("%s:%d: %w", p.Src, line, err)
 		}
-		b.HTML = []byte(h)
+		b.HTML = bytes.Clone(bb.Bytes())
 	}
 	buf := s.bufs.get()
 	defer s.bufs.put(buf)
+	writeStaleWarning(buf, p.Report)
 	if p.Report != nil && len(blocks) == 0 {
 		if err := s.skeleton(buf, ctx, conv, doc); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Src, err)
@@ -137,7 +140,7 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 	} else if err := conv.Render(buf, doc, doc.Root); err != nil {
 		return nil, fmt.Errorf("%s: render: %w", p.Src, err)
 	}
-	out.Body = template.HTML(staleWarning(p.Report) + buf.String())
+	out.Body = template.HTML(buf.String())
 	out.Charts = ctx.charts > 0
 	return out, nil
 }
@@ -231,7 +234,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	open := func(title string) ([]ast.Node, error) {
 		sec := byTitle[strings.ToLower(title)]
 		if sec == nil {
-			w.WriteString(string(c.heading(2, title)))
+			c.headingTo(w, 2, title)
 			return nil, nil
 		}
 		used[sec] = true
@@ -239,13 +242,6 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 			return nil, err
 		}
 		return sec.nodes, nil
-	}
-	write := func(h template.HTML, err error) error {
-		if err != nil {
-			return err
-		}
-		w.WriteString(string(h))
-		return nil
 	}
 	if err := renderNodes(pre); err != nil {
 		return err
@@ -263,7 +259,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	}
 	if len(r.runs) > 0 {
 		m, _ := r.primaryMetrics()
-		if err := write(c.chart(m, "")); err != nil {
+		if err := c.chart(w, m, ""); err != nil {
 			return err
 		}
 	}
@@ -273,18 +269,18 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	}
 	fmt.Fprintf(w, "<p>Recommended configuration for optimizing %s of %s on %s:</p>\n",
 		template.HTMLEscapeString(r.Objective()), template.HTMLEscapeString(r.ModelName()), template.HTMLEscapeString(r.HardwareLabel()))
-	if err := write(c.command(r.Optimized(), "Serving Command")); err != nil {
+	if err := c.command(w, r.Optimized(), "Serving Command"); err != nil {
 		return err
 	}
 	if hasRuns {
 		w.WriteString("<p>Comparison of benchmark results before and after optimization:</p>\n")
-		if err := write(c.comparison()); err != nil {
+		if err := c.comparison(w); err != nil {
 			return err
 		}
 		// Latency next to throughput: a gain in tokens per second can cost
 		// time per token.
 		if len(r.runs) > 0 {
-			if err := write(c.latencyChart("")); err != nil {
+			if err := c.latencyChart(w, ""); err != nil {
 				return err
 			}
 		}
@@ -328,7 +324,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if sec := byTitle["experimental setup"]; sec != nil && sec.heading.NextSibling() != nil {
 		prose = setupProse(doc, sec.heading.NextSibling())
 	}
-	if err := write(c.setup(prose)); err != nil {
+	if err := c.setup(w, prose); err != nil {
 		return err
 	}
 	if len(prose) > 0 {
@@ -352,14 +348,14 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		return err
 	}
 	for i := range r.Campaign.Steps {
-		if err := write(c.step(i, true)); err != nil {
+		if err := c.step(w, i, true); err != nil {
 			return err
 		}
 	}
 	if nodes, err = open("Summary of Optimization Options"); err != nil {
 		return err
 	}
-	if err := write(c.summary("")); err != nil {
+	if err := c.summary(w, ""); err != nil {
 		return err
 	}
 	if err := renderNodes(nodes); err != nil {
@@ -369,7 +365,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		return err
 	}
 	w.WriteString("<p>The baseline and the optimized configuration on every benchmark case, to show how the optimization generalizes across workloads.</p>\n")
-	if err := write(c.cases()); err != nil {
+	if err := c.cases(w); err != nil {
 		return err
 	}
 	if err := renderNodes(nodes); err != nil {
@@ -378,7 +374,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if nodes, err = open("All Runs"); err != nil {
 		return err
 	}
-	if err := write(c.runs()); err != nil {
+	if err := c.runs(w); err != nil {
 		return err
 	}
 	return renderNodes(nodes)
@@ -508,25 +504,24 @@ func plainText(body string, limit int) string {
 	return t
 }
 
-// staleWarning is the warning atop a report whose results directory holds
-// results the campaign no longer defines (Report.Stale): they are left out
-// of every block, and the page says which and why; "" when none.
-func staleWarning(r *Report) string {
+// writeStaleWarning writes the warning atop a report whose results
+// directory holds results the campaign no longer defines (Report.Stale):
+// they are left out of every block, and the page says which and why;
+// nothing when none.
+func writeStaleWarning(b *bytes.Buffer, r *Report) {
 	if r == nil || len(r.Stale) == 0 {
-		return ""
+		return
 	}
 	esc := template.HTMLEscapeString
-	var b strings.Builder
 	noun := "results"
 	if len(r.Stale) == 1 {
 		noun = "result"
 	}
-	fmt.Fprintf(&b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
+	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
 		len(r.Stale), noun, esc(r.ResultsDir), len(r.Stale), noun, esc(r.CampaignFile))
 	b.WriteString(`<details class="info"><summary>Files left out</summary><ul>`)
 	for _, st := range r.Stale {
-		fmt.Fprintf(&b, "<li><code>%s</code>: %s</li>", esc(st.Run.File), esc(st.Why))
+		fmt.Fprintf(b, "<li><code>%s</code>: %s</li>", esc(st.Run.File), esc(st.Why))
 	}
 	b.WriteString("</ul></details></div>\n")
-	return b.String()
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"path"
@@ -85,16 +86,10 @@ type commandLine struct {
 // has a heading of its own for (prose, from setupProse) are not written
 // here: their generated part is placed right under the narrative's
 // heading, before its text.
-func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
+func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	r := c.rep
 	camp := r.Campaign
 	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
-	headings := map[string]template.HTML{}
-	for _, s := range setupSections {
-		if prose[strings.ToLower(s.title)] == nil {
-			headings[s.title] = c.heading(3, s.title)
-		}
-	}
 	// GPU inventory from the results.
 	seen := map[string]bool{}
 	for _, run := range r.Runs() {
@@ -198,20 +193,21 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 		}
 		v.Commands = append(v.Commands, commandLine{Profile: p.Name, Code: c.bash(cmd)})
 	}
-	var out strings.Builder
 	for _, s := range setupSections {
-		body, err := c.setupSection(s.tmpl, &v) // fastsetup.go
-		if err != nil {
-			return "", err
-		}
 		if h := prose[strings.ToLower(s.title)]; h != nil {
+			body, err := c.html(func(b *bytes.Buffer) error { return c.setupSection(b, s.tmpl, &v) })
+			if err != nil {
+				return err
+			}
 			h.Parent().InsertAfter(h.Parent(), h, &markdown.Block{HTML: []byte(body)})
 			continue
 		}
-		out.WriteString(string(headings[s.title]))
-		out.WriteString(string(body))
+		c.headingTo(w, 3, s.title)
+		if err := c.setupSection(w, s.tmpl, &v); err != nil { // fastsetup.go
+			return err
+		}
 	}
-	return template.HTML(out.String()), nil
+	return nil
 }
 
 // benchCommand writes the benchmark command a profile stands for, in the
@@ -354,7 +350,7 @@ func breakable(p string) template.HTML {
 	return template.HTML(s)
 }
 
-func (c *pageCtx) runs() (template.HTML, error) {
+func (c *pageCtx) runs(w *bytes.Buffer) error {
 	r := c.rep
 	var v runsView
 	// Every run in campaign order: a sweep's points in load order, each
@@ -365,9 +361,9 @@ func (c *pageCtx) runs() (template.HTML, error) {
 		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))
 	}
 	if c.builtin() {
-		return c.writeRuns(&v)
+		return c.writeRuns(w, &v)
 	}
-	return c.exec("runs", &v)
+	return c.execTo(w, "runs", &v)
 }
 
 // runRow is one run's row of the runs table; a sweep point's profile
@@ -437,7 +433,7 @@ type caseView struct {
 	OptRaw      rawDetails
 }
 
-func (c *pageCtx) cases() (template.HTML, error) {
+func (c *pageCtx) cases(w *bytes.Buffer) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
 	var v casesView
@@ -455,7 +451,7 @@ func (c *pageCtx) cases() (template.HTML, error) {
 		v.Cases = append(v.Cases, cv)
 	}
 	if c.builtin() {
-		return c.writeCases(&v)
+		return c.writeCases(w, &v)
 	}
-	return c.exec("cases", &v)
+	return c.execTo(w, "cases", &v)
 }

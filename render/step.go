@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"sort"
@@ -82,7 +83,7 @@ func (r *Report) reference(stepIdx int) *schema.Experiment {
 	return ref
 }
 
-func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
+func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	r := c.rep
 	st := r.Campaign.Steps[i]
 	ref := r.reference(i)
@@ -183,9 +184,9 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		}
 	}
 	if c.builtin() {
-		return c.writeStep(&v)
+		return c.writeStep(w, &v)
 	}
-	return c.exec("step", &v)
+	return c.execTo(w, "step", &v)
 }
 
 // skippedAt returns the result of experiment exp at the point Run(exp,
@@ -242,7 +243,7 @@ type summaryRow struct {
 	Skipped bool
 }
 
-func (c *pageCtx) summary(profileID string) (template.HTML, error) {
+func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	r := c.rep
 	camp := r.Campaign
 	if profileID == "" {
@@ -334,9 +335,9 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
 	}
 	if c.builtin() {
-		return c.writeSummary(&v)
+		return c.writeSummary(w, &v)
 	}
-	return c.exec("summary", &v)
+	return c.execTo(w, "summary", &v)
 }
 
 // skippedStep fills the summary row of a step that carried nothing
