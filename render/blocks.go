@@ -364,7 +364,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 		}
 		l.PerGPU = strings.Join(small, "; ")
 		if i == 0 {
-			out.Sort = fmt.Sprintf("%.4f", v)
+			out.Sort = sortKey(v)
 		}
 		if ref != nil && ref != run && ref.Result.Summary != nil && successfulEnough(ref.Result) {
 			if rv, _, ok := c.rep.pointValue(ref, m); ok {

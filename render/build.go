@@ -756,13 +756,19 @@ func reportData(r *Report) ([]byte, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("data.json: %w", err)
 	}
-	var cs bytes.Buffer
-	w := csv.NewWriter(&cs)
+	cs := dataBufs.get()
+	defer dataBufs.put(cs)
+	w := csv.NewWriter(cs)
 	if err := w.WriteAll(rows); err != nil {
 		return nil, nil, fmt.Errorf("data.csv: %w", err)
 	}
-	return js, cs.Bytes(), nil
+	return js, bytes.Clone(cs.Bytes()), nil
 }
+
+// dataBufs lends the buffers data.json and data.csv are written into
+// (then copied out at their size): grown by doubling for each report,
+// they were a tenth of a cold build's allocations.
+var dataBufs buffers
 
 // marshalDataJSON encodes v as encoding/json's Encoder with
 // SetIndent("", "  ") does. json v2 writes invalid UTF-8 in a string as
@@ -771,18 +777,19 @@ func reportData(r *Report) ([]byte, []byte, error) {
 // holding any (or any other value v2 declines) is encoded by encoding/json
 // itself, which then also words the error.
 func marshalDataJSON(v any) ([]byte, error) {
-	var js bytes.Buffer
-	if err := jsonv2.MarshalWrite(&js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.AllowInvalidUTF8(false)); err != nil {
+	js := dataBufs.get()
+	defer dataBufs.put(js)
+	if err := jsonv2.MarshalWrite(js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.AllowInvalidUTF8(false)); err != nil {
 		js.Reset()
-		enc := json.NewEncoder(&js)
+		enc := json.NewEncoder(js)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(v); err != nil {
 			return nil, err
 		}
-		return js.Bytes(), nil
+		return bytes.Clone(js.Bytes()), nil
 	}
 	js.WriteByte('\n')
-	return js.Bytes(), nil
+	return bytes.Clone(js.Bytes()), nil
 }
 
 // reportTables returns a report's data.json value and data.csv rows.

@@ -127,7 +127,7 @@ func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs i
 			l.PerGPU = fmt.Sprintf("%s per GPU", fmtNum(sample.Mean/float64(gpus)))
 		}
 		if i == 0 {
-			out.Sort = fmt.Sprintf("%.4f", sample.Mean)
+			out.Sort = sortKey(sample.Mean)
 		}
 		if len(ref) > 0 {
 			d := analysis.Compare(ref, g, get, perGPU)

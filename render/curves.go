@@ -393,7 +393,7 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 			if t.N > 1 {
 				row.Tput += fmt.Sprintf(" ± %.1f%%", t.CV*100)
 			}
-			row.TputSort = fmt.Sprintf("%.4f", a.ThroughputPerGPU)
+			row.TputSort = sortKey(a.ThroughputPerGPU)
 			row.Cost, row.TokPerJ = "—", "—"
 			if !math.IsNaN(a.CostPerMTok) {
 				row.Cost = fmt.Sprintf("$%.3f", a.CostPerMTok)

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/schema/campaignfile"
@@ -491,7 +492,58 @@ func plainText(body string, limit int) string {
 		i = j
 	}
 	t := html.UnescapeString(b.String())
-	t = strings.Join(strings.Fields(strings.ReplaceAll(t, "¶", "")), " ")
+	if !utf8.ValidString(t) {
+		// Taking "¶" out can join the bytes around it into a rune
+		// (a space, even) where they were invalid: as ever, in steps.
+		return cutText(strings.Join(strings.Fields(strings.ReplaceAll(t, "¶", "")), " "), limit)
+	}
+	return cutText(fields(t, limit), limit)
+}
+
+// fields is strings.Join(strings.Fields(strings.ReplaceAll(t, "¶", "")),
+// " ") of valid UTF-8 in one pass, done once it has more than limit bytes
+// (cutText needs no more).
+func fields(t string, limit int) string {
+	out := make([]byte, 0, min(len(t), limit+1))
+	space := false // a space is due before the next field
+	for i := 0; i < len(t) && len(out) <= limit; {
+		c := t[i]
+		n := 1
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				space = len(out) > 0
+				i++
+				continue
+			}
+		} else {
+			var r rune
+			r, n = utf8.DecodeRuneInString(t[i:])
+			if r == '¶' {
+				i += n
+				continue
+			}
+			if unicode.IsSpace(r) {
+				space = len(out) > 0
+				i += n
+				continue
+			}
+		}
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, t[i:i+n]...)
+		i += n
+	}
+	return string(out)
+}
+
+// asciiSpace are the ASCII bytes strings.Fields splits at.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// cutText cuts t to at most limit bytes: a rune cut in two goes, and so
+// does the last whole one when it has more than one byte.
+func cutText(t string, limit int) string {
 	if len(t) > limit {
 		t = t[:limit]
 		for len(t) > 0 && !utf8.RuneStart(t[len(t)-1]) {

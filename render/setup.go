@@ -395,12 +395,12 @@ func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *run
 		}
 		row.Success = fmt.Sprintf("%d / %d", s.Completed, total)
 		if total > 0 {
-			row.Sort["success"] = fmt.Sprintf("%.4f", float64(s.Completed)/float64(total))
+			row.Sort["success"] = sortKey(float64(s.Completed) / float64(total))
 		}
 		put := func(dst *string, key, id string) {
 			if x, ok := mustMetric(id).Value(s); ok {
 				*dst = fmtNum(x)
-				row.Sort[key] = fmt.Sprintf("%.4f", x)
+				row.Sort[key] = sortKey(x)
 			} else {
 				*dst = "—"
 			}

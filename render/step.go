@@ -276,7 +276,7 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	baseV, baseRun := val(base)
 	row := summaryRow{Option: "Baseline", Chosen: base.Name}
 	if baseV != nil {
-		row.Value, row.Sort = fmtNum(*baseV), fmt.Sprintf("%.4f", *baseV)
+		row.Value, row.Sort = fmtNum(*baseV), sortKey(*baseV)
 	} else {
 		row.Value = "no result"
 	}
@@ -304,7 +304,7 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 			v.Rows = append(v.Rows, row)
 			continue
 		}
-		row.Value, row.Sort = fmtNum(*x), fmt.Sprintf("%.4f", *x)
+		row.Value, row.Sort = fmtNum(*x), sortKey(*x)
 		if prevV != nil {
 			row.Inc = Compare(*prevV, *x, m.HigherBetter)
 			row.Inc.NA = prevRun != nil && lessSuccessful(run.Result, prevRun.Result)
@@ -364,7 +364,7 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 		return
 	}
 	row.Chosen = best.Name
-	row.Value, row.Sort = fmtNum(*bestV), fmt.Sprintf("%.4f", *bestV)
+	row.Value, row.Sort = fmtNum(*bestV), sortKey(*bestV)
 	row.NoteIDs = v.Notes.refs(c, bestRun)
 	row.Bad = !successful(bestRun.Result)
 	if prevV != nil {
