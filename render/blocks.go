@@ -44,6 +44,29 @@ type pageCtx struct {
 	// setupProse holds the narrative's setup subsections that follow the
 	// setup block being rendered (see setupProse).
 	setupProse map[string]*ast.Heading
+	// Per page, as the blocks ask for them again and again: the report's
+	// runs in campaign order (Report.Runs sorts them each time) and its
+	// primary metrics.
+	runList        []*Run
+	p1, p2         Metric
+	primaryDecided bool
+}
+
+// ordered is c.rep.Runs(), computed once per page.
+func (c *pageCtx) ordered() []*Run {
+	if c.runList == nil {
+		c.runList = c.rep.Runs()
+	}
+	return c.runList
+}
+
+// primary is c.rep.primaryMetrics(), decided once per page.
+func (c *pageCtx) primary() (Metric, Metric) {
+	if !c.primaryDecided {
+		c.p1, c.p2 = c.rep.primaryMetrics()
+		c.primaryDecided = true
+	}
+	return c.p1, c.p2
 }
 
 // bash highlights a command line, once per page (the same serving command
@@ -150,7 +173,7 @@ func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 		return c.comparison(w)
 	case "chart":
 		if spec.Metric == "" {
-			metric, _ = c.rep.primaryMetrics()
+			metric, _ = c.primary()
 		}
 		return c.chart(w, metric, spec.Title)
 	case "latency-chart":

@@ -36,7 +36,7 @@ type comparisonRow struct {
 func (c *pageCtx) comparison(w *bytes.Buffer) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
-	p1, p2 := r.primaryMetrics()
+	p1, p2 := c.primary()
 	v := comparisonView{Baseline: be.Name, Optimized: oe.Name, BaseGPUs: r.GPUs(be), OptGPUs: r.GPUs(oe), Metrics: []Metric{p1, p2}}
 	v.Normalized = v.BaseGPUs != v.OptGPUs
 	if r.hasRepeats() || r.sweepProfile() != "" {

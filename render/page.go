@@ -259,7 +259,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		return err
 	}
 	if len(r.runs) > 0 {
-		m, _ := r.primaryMetrics()
+		m, _ := c.primary()
 		if err := c.chart(w, m, ""); err != nil {
 			return err
 		}
@@ -514,6 +514,9 @@ func fields(t string, limit int) string {
 				space = len(out) > 0
 				i++
 				continue
+			}
+			for i+n < len(t) && t[i+n] < utf8.RuneSelf && !asciiSpace[t[i+n]] {
+				n++ // the rest of an ASCII word
 			}
 		} else {
 			var r rune

@@ -92,7 +92,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
 	// GPU inventory from the results.
 	seen := map[string]bool{}
-	for _, run := range r.Runs() {
+	for _, run := range c.ordered() {
 		hw := run.Result.Hardware
 		if hw == nil {
 			continue
@@ -122,7 +122,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 		}
 	}
 	sort.Strings(v.GPUs)
-	for _, e := range r.Engines() {
+	for _, e := range enginesOf(r.Campaign, c.ordered()) {
 		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
 	}
 	for _, p := range camp.Profiles {
@@ -163,7 +163,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 		v.Profiles = append(v.Profiles, row)
 	}
 	v.Tool = camp.Bench.Tool
-	for _, run := range r.Runs() {
+	for _, run := range c.ordered() {
 		if v.Tool == "" && run.Result.Tool.Name != "" {
 			v.Tool = strings.TrimSpace(run.Result.Tool.Name + " " + run.Result.Tool.Version)
 		}
@@ -355,7 +355,7 @@ func (c *pageCtx) runs(w *bytes.Buffer) error {
 	var v runsView
 	// Every run in campaign order: a sweep's points in load order, each
 	// point's repeats together.
-	for _, run := range r.Runs() {
+	for _, run := range c.ordered() {
 		e, _ := r.Campaign.Experiment(run.Result.Experiment)
 		p, _ := r.Campaign.Profile(run.Result.Profile)
 		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))

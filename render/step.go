@@ -87,7 +87,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	r := c.rep
 	st := r.Campaign.Steps[i]
 	ref := r.reference(i)
-	p1, p2 := r.primaryMetrics()
+	p1, p2 := c.primary()
 	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name}
 	if withHeadings {
 		v.Heading = c.heading(3, fmt.Sprintf("%d. %s", i+1, st.Title))
@@ -250,7 +250,7 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 		profileID = camp.Profiles[0].ID
 	}
 	prof, _ := camp.Profile(profileID)
-	m, _ := r.primaryMetrics()
+	m, _ := c.primary()
 	v := summaryView{Profile: r.pointLabel(*prof), Metric: m}
 	base := r.Baseline()
 	// Normalise per GPU when the chosen configurations use different GPU counts.
