@@ -24,22 +24,20 @@ func codeHTML(f *chromahtml.Formatter, lang, code string) template.HTML {
 	var buf bytes.Buffer
 	buf.Grow(len(code)*4 + 256)
 	buf.WriteString(`<div class="highlight language-` + template.HTMLEscapeString(lang) + `"><button class="copy" type="button" title="Copy to clipboard" aria-label="Copy to clipboard">Copy</button>`)
-	var it chroma.Iterator
-	var err error
-	var toks []chroma.Token
-	ok := false
 	if lang == "bash" {
-		toks, ok = shellTokens(code)
-	}
-	if ok {
-		it = chroma.Literator(toks...) // chroma's tokens without its lexer (shellcode.go)
-	} else {
-		lexer := lexers.Get(lang)
-		if lexer == nil {
-			lexer = lexers.Fallback
+		if toks, ok := shellTokens(code); ok {
+			// chroma's tokens and HTML without its lexer and formatter
+			// (shellcode.go)
+			writeShellHTML(&buf, toks)
+			buf.WriteString("</div>\n")
+			return template.HTML(buf.String())
 		}
-		it, err = chroma.Coalesce(lexer).Tokenise(nil, code)
 	}
+	lexer := lexers.Get(lang)
+	if lexer == nil {
+		lexer = lexers.Fallback
+	}
+	it, err := chroma.Coalesce(lexer).Tokenise(nil, code)
 	if err == nil {
 		err = f.Format(&buf, styles.Fallback, it)
 	}
