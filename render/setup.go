@@ -352,10 +352,11 @@ func breakable(p string) template.HTML {
 
 func (c *pageCtx) runs(w *bytes.Buffer) error {
 	r := c.rep
-	var v runsView
+	runs := c.ordered()
+	v := runsView{Rows: make([]runRow, 0, len(runs))}
 	// Every run in campaign order: a sweep's points in load order, each
 	// point's repeats together.
-	for _, run := range c.ordered() {
+	for _, run := range runs {
 		e, _ := r.Campaign.Experiment(run.Result.Experiment)
 		p, _ := r.Campaign.Profile(run.Result.Profile)
 		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))

@@ -18,9 +18,10 @@ import (
 // any of them ran. (The engine step of the seed pages compares on
 // ShareGPT; the baseline's runs on the other profiles gave it four more
 // columns of "no result" for every other engine.)
-func stepProfiles(r *Report, st *schema.Step) []schema.Profile {
-	var any, shared []schema.Profile
-	for _, p := range r.Campaign.Profiles {
+func stepProfiles(r *Report, st *schema.Step) []*schema.Profile {
+	var any, shared []*schema.Profile
+	for i := range r.Campaign.Profiles {
+		p := &r.Campaign.Profiles[i]
 		n := 0
 		for _, e := range st.Experiments {
 			if r.Run(e.ID, p.ID) != nil {
@@ -94,7 +95,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	}
 	profs := stepProfiles(r, &st)
 	for _, p := range profs {
-		v.Profiles = append(v.Profiles, c.rep.pointLabel(p))
+		v.Profiles = append(v.Profiles, c.rep.pointLabel(*p))
 	}
 	type ranked struct {
 		name, note string
@@ -102,9 +103,11 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 		ok         bool
 	}
 	var ranks []ranked
+	v.Rows = make([]stepRow, 0, len(st.Experiments))
+	v.Experiments = make([]expView, 0, len(st.Experiments))
 	for _, e := range st.Experiments {
 		e := e
-		row := stepRow{Name: e.Name, Engine: EngineName(e.Engine), GPUs: r.GPUs(&e), Chosen: st.Chosen == e.ID}
+		row := stepRow{Name: e.Name, Engine: EngineName(e.Engine), GPUs: r.GPUs(&e), Chosen: st.Chosen == e.ID, Cells: make([]cell, 0, len(profs))}
 		for _, p := range profs {
 			run := r.Run(e.ID, p.ID)
 			var refRun *Run
