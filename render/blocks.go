@@ -380,10 +380,10 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 		l := cellLine{Label: m.LabelFor(res), Value: fmtNum(v)}
 		var small []string
 		if n > 1 && i == 0 {
-			small = append(small, fmt.Sprintf("mean of %d runs", n))
+			small = append(small, "mean of "+strconv.Itoa(n)+" runs")
 		}
 		if normalize && m.PerGPU && gpus > 1 {
-			small = append(small, fmt.Sprintf("%s per GPU", fmtNum(v/float64(gpus))))
+			small = append(small, fmtNum(v/float64(gpus))+" per GPU")
 		}
 		l.PerGPU = strings.Join(small, "; ")
 		if i == 0 {

@@ -124,7 +124,7 @@ func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs i
 		sample := stats.Summarize(vals)
 		l := cellLine{Label: m.LabelFor(g[0].Result), Value: repeatValue(sample)}
 		if perGPU && gpus > 1 {
-			l.PerGPU = fmt.Sprintf("%s per GPU", fmtNum(sample.Mean/float64(gpus)))
+			l.PerGPU = fmtNum(sample.Mean/float64(gpus)) + " per GPU"
 		}
 		if i == 0 {
 			out.Sort = sortKey(sample.Mean)
@@ -163,13 +163,13 @@ func profileDescription(p schema.Profile) string {
 		parts = append(parts, p.Dataset)
 	}
 	if p.InputLen > 0 || p.OutputLen > 0 {
-		parts = append(parts, fmt.Sprintf("%d in / %d out tokens", p.InputLen, p.OutputLen))
+		parts = append(parts, strconv.Itoa(p.InputLen)+" in / "+strconv.Itoa(p.OutputLen)+" out tokens")
 	}
 	if p.NumPrompts > 0 {
-		parts = append(parts, fmt.Sprintf("%d prompts", p.NumPrompts))
+		parts = append(parts, strconv.Itoa(p.NumPrompts)+" prompts")
 	}
 	if p.MaxConcurrency > 0 {
-		parts = append(parts, fmt.Sprintf("concurrency %d", p.MaxConcurrency))
+		parts = append(parts, "concurrency "+strconv.Itoa(p.MaxConcurrency))
 	}
 	if p.RequestRate > 0 {
 		parts = append(parts, fmt.Sprintf("%g req/s", p.RequestRate))
@@ -208,7 +208,7 @@ func (c *pageCtx) chartHTML(w *bytes.Buffer, ch charts.Chart, title, caption str
 
 func (c *pageCtx) nextChartID(kind string) string {
 	c.charts++
-	return fmt.Sprintf("chart-%s-%d", kind, c.charts)
+	return "chart-" + kind + "-" + strconv.Itoa(c.charts)
 }
 
 func (c *pageCtx) chart(w *bytes.Buffer, m Metric, title string) error {
@@ -238,7 +238,7 @@ func (c *pageCtx) chart(w *bytes.Buffer, m Metric, title string) error {
 		label := ""
 		if bv != nil && ov != nil {
 			d := Compare(*bv, *ov, m.HigherBetter)
-			label = fmt.Sprintf("%.2f\n%s", *ov, d.String())
+			label = strconv.FormatFloat(*ov, 'f', 2, 64) + "\n" + d.String()
 		}
 		base.Labels = append(base.Labels, "")
 		opt.Labels = append(opt.Labels, label)
@@ -297,7 +297,7 @@ func (c *pageCtx) latencyChart(w *bytes.Buffer, title string) error {
 			opt.Values = append(opt.Values, ov)
 			label := ""
 			if bv != nil && ov != nil {
-				label = fmt.Sprintf("%.2f\n%s", *ov, Compare(*bv, *ov, false).String())
+				label = strconv.FormatFloat(*ov, 'f', 2, 64) + "\n" + Compare(*bv, *ov, false).String()
 			}
 			base.Labels = append(base.Labels, "")
 			opt.Labels = append(opt.Labels, label)

@@ -200,7 +200,11 @@ func (d Delta) String() string {
 	if r == 0 {
 		return "~"
 	}
-	return fmt.Sprintf("%+.1f%%", r)
+	t := strconv.FormatFloat(r, 'f', 1, 64) // fmt's "%+.1f%%" without fmt
+	if t[0] != '-' && t[0] != '+' {
+		t = "+" + t
+	}
+	return t + "%"
 }
 
 // HTML is String for templates: html/template would print "+" as "&#43;".

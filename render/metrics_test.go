@@ -71,6 +71,20 @@ func TestPerGPU(t *testing.T) {
 	}
 }
 
+// TestDeltaString: Delta.String is fmt's "%+.1f%%" of the rounded change.
+func TestDeltaString(t *testing.T) {
+	for _, pct := range []float64{0.04, -0.04, 0.05, 0.15, -0.15, 1, -1, 12.345, -99.99, 1e6, math.Inf(1), math.Inf(-1), math.NaN()} {
+		d := Delta{Pct: pct, OK: true}
+		want := "~"
+		if r := math.Round(pct*10) / 10; r != 0 {
+			want = fmt.Sprintf("%+.1f%%", r)
+		}
+		if got := d.String(); got != want {
+			t.Errorf("Delta{Pct: %v}.String() = %q, want %q", pct, got, want)
+		}
+	}
+}
+
 func TestFmtNum(t *testing.T) {
 	for v, want := range map[float64]string{0: "0.00", 1.005: "1.00", 999.999: "1,000.00", 30810010.86: "30,810,010.86", -1234.5: "-1,234.50",
 		math.Copysign(0, -1): "-0.00", -0.004: "-0.00", 123: "123.00", 1234567.891: "1,234,567.89", math.NaN(): "NaN.", math.Inf(1): "+,Inf.", math.Inf(-1): "-Inf."} {

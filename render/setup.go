@@ -126,9 +126,9 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
 	}
 	for _, p := range camp.Profiles {
-		row := profileRow{Name: p.Name, Dataset: p.Dataset, Prompts: fmt.Sprint(p.NumPrompts), Rate: "inf", Concurrency: "unlimited", Seed: "—"}
+		row := profileRow{Name: p.Name, Dataset: p.Dataset, Prompts: strconv.Itoa(p.NumPrompts), Rate: "inf", Concurrency: "unlimited", Seed: "—"}
 		if p.InputLen > 0 || p.OutputLen > 0 {
-			row.Tokens = fmt.Sprintf("%d / %d", p.InputLen, p.OutputLen)
+			row.Tokens = strconv.Itoa(p.InputLen) + " / " + strconv.Itoa(p.OutputLen)
 		} else {
 			row.Tokens = "from dataset"
 		}
@@ -136,7 +136,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 			row.Rate = fmt.Sprintf("%g", p.RequestRate)
 		}
 		if p.MaxConcurrency > 0 {
-			row.Concurrency = fmt.Sprint(p.MaxConcurrency)
+			row.Concurrency = strconv.Itoa(p.MaxConcurrency)
 		}
 		if sw := p.Sweep(); sw != "" {
 			var vals []string
@@ -158,7 +158,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 			row.Prompts += fmt.Sprintf(" (× %d runs)", n)
 		}
 		if p.Seed != 0 {
-			row.Seed = fmt.Sprint(p.Seed)
+			row.Seed = strconv.FormatInt(p.Seed, 10)
 		}
 		v.Profiles = append(v.Profiles, row)
 	}
@@ -394,7 +394,7 @@ func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *run
 		if res.Load.NumPrompts > total {
 			total = res.Load.NumPrompts
 		}
-		row.Success = fmt.Sprintf("%d / %d", s.Completed, total)
+		row.Success = strconv.Itoa(s.Completed) + " / " + strconv.Itoa(total)
 		if total > 0 {
 			row.Sort["success"] = sortKey(float64(s.Completed) / float64(total))
 		}

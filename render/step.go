@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -91,7 +92,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	p1, p2 := c.primary()
 	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name}
 	if withHeadings {
-		v.Heading = c.heading(3, fmt.Sprintf("%d. %s", i+1, st.Title))
+		v.Heading = c.heading(3, strconv.Itoa(i+1)+". "+st.Title)
 	}
 	profs := stepProfiles(r, &st)
 	for _, p := range profs {
@@ -168,7 +169,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 		var parts []string
 		for _, k := range ranks {
 			if k.ok {
-				parts = append(parts, fmt.Sprintf("%s (%s %s%s)", k.name, fmtNum(k.v), p1.Unit, k.note))
+				parts = append(parts, k.name+" ("+fmtNum(k.v)+" "+p1.Unit+k.note+")")
 			} else {
 				parts = append(parts, k.name+" ("+k.note+")")
 			}
