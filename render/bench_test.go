@@ -114,11 +114,17 @@ func BenchmarkBuildCorpus(b *testing.B) {
 func coldBuilds(b *testing.B, opt Options) {
 	runtime.GC()
 	b.ResetTimer()
+	cpu0, ok := processCPU()
 	for i := 0; i < b.N; i++ {
 		opt.CacheDir = filepath.Join(filepath.Dir(opt.Out), fmt.Sprintf("cache-%d", i))
 		if err := Build(context.Background(), opt); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if cpu1, _ := processCPU(); ok {
+		// User and system time of the whole process: steadier than wall
+		// time on a shared machine.
+		b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 }
 
@@ -294,4 +300,27 @@ func BenchmarkRenderReports(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(len(s.Pages)), "µs/page")
+}
+
+// BenchmarkLoad loads (reads, decodes and checks) the 1000-report
+// synthetic site without rendering it: the load phase of a cold build.
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	writeSyntheticSite(b, dir, 1000)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+	runtime.GC()
+	b.ResetTimer()
+	cpu0, ok := processCPU()
+	for i := 0; i < b.N; i++ {
+		s, err := Load(context.Background(), opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Reports) != 1000 {
+			b.Fatalf("%d reports", len(s.Reports))
+		}
+	}
+	if cpu1, _ := processCPU(); ok {
+		b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+	}
 }

@@ -486,16 +486,21 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
 	ih.add("results dir", []byte(r.ResultsDir))
-	if _, err := os.Stat(r.ResultsDir); os.IsNotExist(err) {
-		return r, nil // not collected yet: the page says so
-	}
-	files, err := resultFiles(r.ResultsDir)
+	files, found, err := resultFiles(r.ResultsDir)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	if !found {
+		return r, nil // not collected yet: the page says so
+	}
 	seen := map[pointKey]*Run{}
+	// The bytes of a result are dropped once hashed and decoded
+	// (Unmarshal copies what it keeps): one buffer, reused (readfile.go).
+	buf := readBufs.Get().(*[]byte)
+	defer putReadBuf(buf)
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readInto(f, (*buf)[:0])
+		*buf = data
 		if err != nil {
 			return nil, fmt.Errorf("schema: %w", err)
 		}
@@ -543,8 +548,58 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 }
 
 // resultFiles lists the *.json files of a results directory (recursively),
-// sorted; temporaries (".name") are skipped.
-func resultFiles(dir string) ([]string, error) {
+// sorted; temporaries (".name") are skipped. found is false when dir does
+// not exist (os.Stat's answer: a link to nothing does not either).
+func resultFiles(dir string) (files []string, found bool, err error) {
+	// The common case, a directory of results with no subdirectory, is one
+	// lstat and one read of the directory; anything else (a link, a
+	// subdirectory, an error) is walked as before, which words the error.
+	fi, err := os.Lstat(dir)
+	if os.IsNotExist(err) {
+		return nil, false, nil // no name on the way (os.Stat fails the same)
+	}
+	if err == nil && fi.IsDir() {
+		if files, ok := flatResultFiles(dir); ok {
+			return files, true, nil
+		}
+	}
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		return nil, false, nil
+	}
+	files, err = walkResultFiles(dir)
+	return files, true, err
+}
+
+// flatResultFiles is walkResultFiles for a directory read without error
+// and holding no subdirectory but hidden ones; ok is false otherwise.
+func flatResultFiles(dir string) (files []string, ok bool) {
+	entries, err := os.ReadDir(dir) // as filepath.WalkDir reads it
+	if err != nil {
+		return nil, false
+	}
+	// filepath.Join(dir, name) for a name of one element is the cleaned
+	// dir, a separator and name: cleaned once, not 14 times a report.
+	prefix := filepath.Join(dir, "x")
+	prefix = prefix[:len(prefix)-1]
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if e.IsDir() {
+			return nil, false
+		}
+		if strings.HasSuffix(name, ".json") {
+			files = append(files, filepath.ToSlash(prefix+name))
+		}
+	}
+	sort.Strings(files)
+	return files, true
+}
+
+// walkResultFiles lists the *.json files below dir, sorted; names starting
+// with "." (temporaries), and everything below them, are skipped.
+func walkResultFiles(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

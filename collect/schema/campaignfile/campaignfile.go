@@ -70,7 +70,9 @@ func Parse(name string, data []byte) (*File, error) {
 	f := &File{Path: name, pos: &positions{data: data}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if dec.Decode(&f.Campaign) == nil && !mayHoldFraction(data) {
+	// A tagged scalar (!!float "1.5") is a float whatever its spelling:
+	// like an untagged fraction, only the checked path sees it.
+	if dec.Decode(&f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
 		return f, nil
 	}
 	// An empty document or an error: decide and word it as always, with
@@ -100,21 +102,48 @@ func Parse(name string, data []byte) (*File, error) {
 // positive (a comment, a quoted string, a float field such as
 // request_rate: 0.5) only costs the slower path.
 func mayHoldFraction(data []byte) bool {
-	start := -1
+	start, cand, digit, mark := -1, false, false, false
 	for i := 0; i <= len(data); i++ {
-		if i < len(data) && !strings.ContainsRune(" \t\r\n,[]{}:#\"'", rune(data[i])) {
+		if i < len(data) && !wordBreak[data[i]] {
 			if start < 0 {
-				start = i
+				start, cand, digit, mark = i, true, false, false
 			}
+			// floatWord matches only words of these bytes (once the
+			// underscores are gone) with a digit and a point or an
+			// exponent: any other word is skipped without the regexp,
+			// which was most of the time Parse spent here.
+			c := data[i]
+			cand = cand && floatByte[c]
+			digit = digit || '0' <= c && c <= '9'
+			mark = mark || c == '.' || c == 'e' || c == 'E'
 			continue
 		}
-		// yaml.v3 drops underscores before it tries a number (1_0.5 is 10.5)
-		if start >= 0 && floatWord.Match(bytes.ReplaceAll(data[start:i], []byte("_"), nil)) {
-			return true
+		if start >= 0 && cand && digit && mark {
+			w := data[start:i]
+			// yaml.v3 drops underscores before it tries a number (1_0.5 is 10.5)
+			if bytes.IndexByte(w, '_') >= 0 {
+				w = bytes.ReplaceAll(w, []byte("_"), nil)
+			}
+			if floatWord.Match(w) {
+				return true
+			}
 		}
 		start = -1
 	}
 	return false
+}
+
+// wordBreak marks the bytes mayHoldFraction splits words at: YAML's flow
+// and blank characters, and the starts of comments and quoted strings.
+// floatByte marks the bytes a word floatWord matches can hold, with the
+// underscores yaml.v3 drops.
+var wordBreak, floatByte = byteSet(" \t\r\n,[]{}:#\"'"), byteSet("0123456789+-.eE_")
+
+func byteSet(s string) (set [256]bool) {
+	for i := range len(s) {
+		set[s[i]] = true
+	}
+	return set
 }
 
 // floatWord is yaml.v3's float syntax with a fraction or an exponent.
@@ -130,7 +159,14 @@ func DecodeStrict(data []byte, v any) error {
 	}
 	// yaml.v3 stores a float in an integer field truncated (ramp_up_start_rps:
 	// 1.5 becomes 1, num_prompts: 2.5 becomes 2) without an error: find
-	// those values ourselves and report them as the type errors they are
+	// those values ourselves and report them as the type errors they are.
+	// A scalar is a float only if it is spelled as one (mayHoldFraction)
+	// or tagged (!!float "1.5"; every tag starts with '!'): without either
+	// there is nothing to find, and the second parse is spared (it was
+	// half of reading a page's front matter).
+	if bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
+		return nil
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
 		return nil

@@ -1,9 +1,21 @@
 package campaignfile
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/perflab/perflab/collect/schema"
 )
 
 const valid = `id: demo
@@ -194,6 +206,23 @@ func TestMayHoldFraction(t *testing.T) {
 	}
 }
 
+// TestParseTaggedFraction: a float spelled with a tag and an escape, which
+// no word scan recognises, is still a type error in an integer field.
+func TestParseTaggedFraction(t *testing.T) {
+	for _, v := range []string{`!!float "1\x2e5"`, `!!float 2.5`, `!!float "2.5"`} {
+		in := strings.Replace(valid, "num_prompts: 10}", "num_prompts: "+v+"}", 1)
+		if in == valid {
+			t.Fatal("the fixture changed")
+		}
+		f, err := Parse("c.yaml", []byte(in))
+		if err == nil {
+			t.Errorf("num_prompts: %s accepted as %d", v, f.Campaign.Profiles[0].NumPrompts)
+		} else if !strings.Contains(err.Error(), "c.yaml:") {
+			t.Errorf("num_prompts: %s: %v (no file:line)", v, err)
+		}
+	}
+}
+
 // TestParseFractionAliasOnce: a fraction anchored in one profile and used
 // in another (*alias) is reported once, at the anchor's line.
 func TestParseFractionAliasOnce(t *testing.T) {
@@ -205,5 +234,179 @@ func TestParseFractionAliasOnce(t *testing.T) {
 	}
 	if n := strings.Count(err.Error(), "`2.5`"); n != 1 {
 		t.Errorf("the fraction is reported %d times: %v", n, err)
+	}
+}
+
+// mayHoldFractionRegexp is mayHoldFraction as it was before its byte
+// prefilter: every word through bytes.ReplaceAll and floatWord.
+func mayHoldFractionRegexp(data []byte) bool {
+	start := -1
+	for i := 0; i <= len(data); i++ {
+		if i < len(data) && !strings.ContainsRune(" \t\r\n,[]{}:#\"'", rune(data[i])) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && floatWord.Match(bytes.ReplaceAll(data[start:i], []byte("_"), nil)) {
+			return true
+		}
+		start = -1
+	}
+	return false
+}
+
+// TestMayHoldFractionSame: the prefiltered mayHoldFraction answers as the
+// plain regexp scan did, on the repository's campaigns and pages (the
+// seeds' reports, the demos, the test sites), on every one-byte edit of
+// float-like words, and on random inputs drawn from the bytes that matter.
+func TestMayHoldFractionSame(t *testing.T) {
+	check := func(what string, in []byte) {
+		t.Helper()
+		if got, want := mayHoldFraction(in), mayHoldFractionRegexp(in); got != want {
+			t.Fatalf("%s: mayHoldFraction(%q) = %v, the regexp scan says %v", what, in, got, want)
+		}
+	}
+	files := 0
+	for _, root := range []string{"../../../content", "../../../render/testdata", "../../../results"} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".md") && !strings.HasSuffix(p, ".txt") {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			check(p, data)
+			// Each line on its own too: a file answers true at its first float.
+			for _, line := range bytes.Split(data, []byte("\n")) {
+				check(p, line)
+			}
+			return nil
+		})
+	}
+	if files < 5 {
+		t.Fatalf("only %d files checked", files)
+	}
+	words := []string{"1.5", ".5", "-1.5", "+2e-1", "1_0.5", "_1.5_", "1e5", "1E+5", "1.", "1.e3", "e5", "E", ".", "-", "+", "_", "__",
+		"1..5", "1.5.5", "1e", "1e+", "1.5e5e5", "0x1.5", "1.5x", "inf", ".inf", "nan", "1_000", "v0.11.0", "-.5", "+.5", ".e5", "1__.__5"}
+	var edits []string
+	for _, w := range words {
+		edits = append(edits, w)
+		for i := 0; i <= len(w); i++ {
+			for _, c := range []byte("0159.eE+-_ x:#\"'\t\n,[]{}\xc3\x80") {
+				edits = append(edits, w[:i]+string(c)+w[i:])
+				if i < len(w) {
+					edits = append(edits, w[:i]+string(c)+w[i+1:], w[:i]+w[i+1:])
+				}
+			}
+		}
+	}
+	for _, e := range edits {
+		check("edit", []byte(e))
+		check("edit", []byte("n: "+e))
+		check("edit", []byte("l: ["+e+", x]\n"))
+	}
+	rng := rand.New(rand.NewPCG(15, 1))
+	alphabet := []byte("0123456789.eE+-_ :,#\"'[]{}\t\r\nax\x80\xff")
+	for n := 0; n < 200000; n++ {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check("random", b)
+	}
+	for n := 0; n < 2000; n++ {
+		b := make([]byte, rng.IntN(64))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		check("random bytes", b)
+	}
+}
+
+// decodeStrictFull is DecodeStrict as it was before it skipped the node
+// tree for documents without a float word or a tag.
+func decodeStrictFull(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
+		return nil
+	}
+	var errs []string
+	fractionalInts(root.Content[0], reflect.TypeOf(v), &errs, 0)
+	if len(errs) > 0 {
+		return &yaml.TypeError{Errors: errs}
+	}
+	return nil
+}
+
+// TestDecodeStrictSame: DecodeStrict decodes and errs as it did when it
+// always walked the node tree, for integer fields given every spelling of
+// a number (floats, tags, quoted and escaped, anchors and merges, hex,
+// infinities), on the repository's campaigns, and into a page's front
+// matter's shape (an integer weight).
+func TestDecodeStrictSame(t *testing.T) {
+	type inner struct {
+		N int     `yaml:"n"`
+		F float64 `yaml:"f"`
+	}
+	type doc struct {
+		Weight int            `yaml:"weight"`
+		Title  string         `yaml:"title"`
+		List   []int          `yaml:"list"`
+		Map    map[string]int `yaml:"map"`
+		In     inner          `yaml:"in"`
+		Any    any            `yaml:"any"`
+	}
+	check := func(in string) {
+		t.Helper()
+		var got, want doc
+		gerr := DecodeStrict([]byte(in), &got)
+		werr := decodeStrictFull([]byte(in), &want)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) { // NaN ≠ NaN for DeepEqual
+			t.Errorf("DecodeStrict(%q) = %+v, %v; the full walk gives %+v, %v", in, got, gerr, want, werr)
+		}
+		var gc, wc schema.Campaign
+		gerr = DecodeStrict([]byte(in), &gc)
+		werr = decodeStrictFull([]byte(in), &wc)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(gc, wc) {
+			t.Errorf("DecodeStrict(%q) into a campaign: %v; the full walk: %v", in, gerr, werr)
+		}
+	}
+	values := []string{"1", "1.5", "2.0", "1_0.5", ".5", "1e3", "1.5e-1", "-1.5", `"1.5"`, `'1.5'`, `!!float 1.5`, `!!float "1.5"`,
+		`!!float "1\x2e5"`, `!!float '1.5'`, `!!float 2`, `!!int 3`, `!!float 0x1.8p0`, `!<tag:yaml.org,2002:float> "2.5"`, `.inf`, `-.inf`,
+		`.nan`, `0x10`, `0o17`, `1_000`, `&a 2.5`, `"x"`, `~`, `null`, `|\n  1.5`, `>-\n  2.5`, `"\x31"`}
+	for _, v := range values {
+		check("weight: " + v + "\ntitle: t\n")
+		check("title: t\nlist: [1, " + v + "]\n")
+		check("map: {a: " + v + "}\n")
+		check("in: {n: " + v + ", f: " + v + "}\n")
+		check("any: " + v + "\nweight: 2\n")
+		check("in: &x {n: " + v + "}\nany: *x\n")
+		check("any: &x {n: " + v + "}\nin: {<<: *x}\n")
+		check("%TAG !! tag:yaml.org,2002:\n---\nweight: !!float \"2.5\"\n")
+		check("weight: !f \"2.5\"\n")
+	}
+	files, _ := filepath.Glob("../../../content/*/*/campaign.yaml")
+	more, _ := filepath.Glob("../../../content/*/*/*.md")
+	files = append(files, more...)
+	if len(files) < 5 {
+		t.Fatalf("only %d files", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fm, _, ok := bytes.Cut(bytes.TrimPrefix(data, []byte("---\n")), []byte("\n---\n")); ok && bytes.HasPrefix(data, []byte("---\n")) {
+			data = fm
+		}
+		check(string(data))
 	}
 }
