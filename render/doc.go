@@ -188,12 +188,13 @@
 // group holds a page from the tree's numbering (navIndex: every page
 // walked all 2,000 nodes of a 1,000-report site's tree, twice); ASCII
 // heading ids are slugified over bytes. Nothing in the output changed
-// (diff -r of the synthetic, bundled and corpus sites). Against debcb8a
-// (before the load phase round), in process (Build/reports=1000, 6
-// alternating runs): 866 → 602 MiB (−30 %) and 5.33 → 3.95 M allocations
-// (−26 %); the corpus 417 → 397 MiB. Whole process on tmpfs, 7
-// alternating pairs at load 2.7–5: user+sys median 2.17 → 1.83 s
-// (pairwise median 0.83×). json v2 with encoding/json's
+// (diff -r of the synthetic, bundled and corpus sites). Against main
+// after the load phase round, in process (Build/reports=1000 with TMPDIR
+// on tmpfs, 6 alternating runs): CPU 2276 → 1817 ms a build (medians),
+// 812 → 548 MiB (−33 %), 5.00 → 3.62 M allocations (−28 %); the corpus
+// 417 → 397 MiB. Whole process, output on tmpfs, 7 alternating pairs at
+// a load of 1.8: user+sys median 2.00 → 1.74 s (pairwise median 0.88×),
+// user 1.45 → 1.22 s, wall 1.11 → 0.99 s; peak 233–242 → 244 MB. json v2 with encoding/json's
 // options was tried for the charts' option JSON and took twice as long as
 // encoding/json there (an any-typed value; 35 against 16 µs a chart).
 //
