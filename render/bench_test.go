@@ -272,6 +272,36 @@ func BenchmarkSweepAnalysis(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderReports renders the pages of a 100-report synthetic site,
+// already loaded, as a cold build does (body, search text, data files,
+// table of contents, navigation and layout), without a build cache and
+// without writing: the CPU of rendering alone.
+//
+//	go test -run '^$' -bench RenderReports -count 6 -benchmem ./render/ | benchstat -
+func BenchmarkRenderReports(b *testing.B) {
+	dir := b.TempDir()
+	writeSyntheticSite(b, dir, 100)
+	s, err := Load(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, _, err := loadTemplates("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	nav := s.nav()
+	runtime.GC()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range s.Pages {
+			if _, _, err := s.renderPage(p, t, &nav); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(len(s.Pages)), "µs/page")
+}
+
 // BenchmarkLoad loads (reads, decodes and checks) the 1000-report
 // synthetic site without rendering it: the load phase of a cold build.
 func BenchmarkLoad(b *testing.B) {

@@ -1,9 +1,11 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -42,6 +44,29 @@ type pageCtx struct {
 	// setupProse holds the narrative's setup subsections that follow the
 	// setup block being rendered (see setupProse).
 	setupProse map[string]*ast.Heading
+	// Per page, as the blocks ask for them again and again: the report's
+	// runs in campaign order (Report.Runs sorts them each time) and its
+	// primary metrics.
+	runList        []*Run
+	p1, p2         Metric
+	primaryDecided bool
+}
+
+// ordered is c.rep.Runs(), computed once per page.
+func (c *pageCtx) ordered() []*Run {
+	if c.runList == nil {
+		c.runList = c.rep.Runs()
+	}
+	return c.runList
+}
+
+// primary is c.rep.primaryMetrics(), decided once per page.
+func (c *pageCtx) primary() (Metric, Metric) {
+	if !c.primaryDecided {
+		c.p1, c.p2 = c.rep.primaryMetrics()
+		c.primaryDecided = true
+	}
+	return c.p1, c.p2
 }
 
 // bash highlights a command line, once per page (the same serving command
@@ -59,85 +84,131 @@ func (c *pageCtx) bash(cmd string) template.HTML {
 	return h
 }
 
+// exec returns what template name writes for data.
 func (c *pageCtx) exec(name string, data any) (template.HTML, error) {
-	buf := c.site.bufs.get()
-	defer c.site.bufs.put(buf)
-	if err := c.t.ExecuteTemplate(buf, name, data); err != nil {
-		return "", fmt.Errorf("template %s: %w", name, err)
+	return c.html(func(w *bytes.Buffer) error { return c.execTo(w, name, data) })
+}
+
+// execTo executes template name for data into w.
+func (c *pageCtx) execTo(w *bytes.Buffer, name string, data any) error {
+	if err := c.t.ExecuteTemplate(w, name, data); err != nil {
+		return fmt.Errorf("template %s: %w", name, err)
 	}
-	return template.HTML(buf.String()), nil
+	return nil
+}
+
+// html returns what write writes (into a lent buffer). The blocks write
+// into the page's buffer as they go; this is for the HTML a view holds.
+func (c *pageCtx) html(write func(w *bytes.Buffer) error) (template.HTML, error) {
+	b := c.site.bufs.get()
+	defer c.site.bufs.put(b)
+	if err := write(b); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil
+}
+
+// writeHTML writes h, or returns err.
+func writeHTML(w *bytes.Buffer, h template.HTML, err error) error {
+	if err != nil {
+		return err
+	}
+	w.WriteString(string(h))
+	return nil
 }
 
 // heading returns a heading with a unique id and a permalink.
 func (c *pageCtx) heading(level int, text string) template.HTML {
-	id := c.ids.Slug(text)
-	esc := template.HTMLEscapeString(text)
-	return template.HTML(fmt.Sprintf(`<h%d id="%s">%s<a class="headerlink" href="#%s" title="Permanent link">¶</a></h%d>`+"\n", level, id, esc, id, level))
+	b := c.site.bufs.get()
+	defer c.site.bufs.put(b)
+	c.headingTo(b, level, text)
+	return template.HTML(b.String())
 }
 
-// renderBlock renders one block spec. Errors are messages without a
-// position; the caller adds file:line.
-func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
+// headingTo writes a heading with a unique id and a permalink.
+func (c *pageCtx) headingTo(w *bytes.Buffer, level int, text string) {
+	id := c.ids.Slug(text)
+	var nb [4]byte
+	n := strconv.AppendInt(nb[:0], int64(level), 10)
+	w.WriteString("<h")
+	w.Write(n)
+	w.WriteString(` id="`)
+	w.WriteString(id)
+	w.WriteString(`">`)
+	htmlEscape(w, text)
+	w.WriteString(`<a class="headerlink" href="#`)
+	w.WriteString(id)
+	w.WriteString(`" title="Permanent link">¶</a></h`)
+	w.Write(n)
+	w.WriteString(">\n")
+}
+
+// renderBlock writes one block spec into w. Errors are messages without
+// a position; the caller adds file:line.
+func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 	if c.rep == nil {
-		return "", fmt.Errorf("block %q: this page has no campaign (add campaign.yaml to the bundle or `campaign:` to the front matter)", spec.Block)
+		return fmt.Errorf("block %q: this page has no campaign (add campaign.yaml to the bundle or `campaign:` to the front matter)", spec.Block)
 	}
 	camp := c.rep.Campaign
 	if spec.Experiment != "" {
 		if _, ok := camp.Experiment(spec.Experiment); !ok {
-			return "", fmt.Errorf("block %s: field experiment: unknown experiment %q in %s", spec.Block, spec.Experiment, c.rep.CampaignFile)
+			return fmt.Errorf("block %s: field experiment: unknown experiment %q in %s", spec.Block, spec.Experiment, c.rep.CampaignFile)
 		}
 	}
 	if spec.Profile != "" {
 		if _, ok := camp.Profile(spec.Profile); !ok {
-			return "", fmt.Errorf("block %s: field profile: unknown profile %q in %s", spec.Block, spec.Profile, c.rep.CampaignFile)
+			return fmt.Errorf("block %s: field profile: unknown profile %q in %s", spec.Block, spec.Profile, c.rep.CampaignFile)
 		}
 	}
 	var metric Metric
 	if spec.Metric != "" {
 		m, ok := metricByID(spec.Metric)
 		if !ok {
-			return "", fmt.Errorf("block %s: field metric: unknown metric %q (one of %s)", spec.Block, spec.Metric, metricIDs)
+			return fmt.Errorf("block %s: field metric: unknown metric %q (one of %s)", spec.Block, spec.Metric, metricIDs)
 		}
 		metric = m
 	}
 	switch spec.Block {
 	case "comparison":
-		return c.comparison()
+		return c.comparison(w)
 	case "chart":
 		if spec.Metric == "" {
-			metric, _ = c.rep.primaryMetrics()
+			metric, _ = c.primary()
 		}
-		return c.chart(metric, spec.Title)
+		return c.chart(w, metric, spec.Title)
 	case "latency-chart":
-		return c.latencyChart(spec.Title)
+		return c.latencyChart(w, spec.Title)
 	case "curve":
-		return c.curve(spec)
+		h, err := c.curve(spec)
+		return writeHTML(w, h, err)
 	case "latency-curve":
-		return c.latencyCurve(spec)
+		h, err := c.latencyCurve(spec)
+		return writeHTML(w, h, err)
 	case "slo":
-		return c.slo(spec)
+		h, err := c.slo(spec)
+		return writeHTML(w, h, err)
 	case "command":
 		id := spec.Experiment
 		if id == "" {
 			id = camp.Optimized
 		}
 		e, _ := camp.Experiment(id)
-		return c.command(e, spec.Title)
+		return c.command(w, e, spec.Title)
 	case "step":
 		if spec.Step == "" {
-			return "", fmt.Errorf("block step: field step: missing (one of %s)", stepIDs(camp))
+			return fmt.Errorf("block step: field step: missing (one of %s)", stepIDs(camp))
 		}
 		for i := range camp.Steps {
 			if camp.Steps[i].ID == spec.Step {
-				return c.step(i, false)
+				return c.step(w, i, false)
 			}
 		}
-		return "", fmt.Errorf("block step: field step: unknown step %q (one of %s)", spec.Step, stepIDs(camp))
+		return fmt.Errorf("block step: field step: unknown step %q (one of %s)", spec.Step, stepIDs(camp))
 	case "summary":
-		return c.summary(spec.Profile)
+		return c.summary(w, spec.Profile)
 	case "raw":
 		if spec.Experiment == "" || spec.Profile == "" {
-			return "", fmt.Errorf("block raw: fields experiment and profile are both needed")
+			return fmt.Errorf("block raw: fields experiment and profile are both needed")
 		}
 		run := c.rep.Run(spec.Experiment, spec.Profile)
 		if spec.Point != "" {
@@ -161,12 +232,12 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 				if len(pts) == 0 {
 					have = "no sweep points"
 				}
-				return "", fmt.Errorf("block raw: field point: experiment %q has no result at point %q on profile %q (%s)",
+				return fmt.Errorf("block raw: field point: experiment %q has no result at point %q on profile %q (%s)",
 					spec.Experiment, spec.Point, spec.Profile, have)
 			}
 		}
 		if run == nil {
-			return "", fmt.Errorf("block raw: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",
+			return fmt.Errorf("block raw: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",
 				spec.Experiment, spec.Profile, c.rep.ResultsDir, spec.Experiment, spec.Profile)
 		}
 		e, _ := camp.Experiment(spec.Experiment)
@@ -178,17 +249,17 @@ func (c *pageCtx) renderBlock(spec BlockSpec) (template.HTML, error) {
 				title += " at " + schema.PointOf(run.Result.Load).String()
 			}
 		}
-		return c.exec("raw", rawDetails{Title: title, Raws: c.pointRaws(run, "")})
+		return c.execTo(w, "raw", rawDetails{Title: title, Raws: c.pointRaws(run, "")})
 	case "setup":
-		return c.setup(c.setupProse)
+		return c.setup(w, c.setupProse)
 	case "runs":
-		return c.runs()
+		return c.runs(w)
 	case "cases":
-		return c.cases()
+		return c.cases(w)
 	case "":
-		return "", fmt.Errorf("field block: missing (one of %s)", blockTypes)
+		return fmt.Errorf("field block: missing (one of %s)", blockTypes)
 	}
-	return "", fmt.Errorf("field block: unknown block type %q (one of %s)", spec.Block, blockTypes)
+	return fmt.Errorf("field block: unknown block type %q (one of %s)", spec.Block, blockTypes)
 }
 
 func stepIDs(c *schema.Campaign) string {
@@ -309,14 +380,14 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 		l := cellLine{Label: m.LabelFor(res), Value: fmtNum(v)}
 		var small []string
 		if n > 1 && i == 0 {
-			small = append(small, fmt.Sprintf("mean of %d runs", n))
+			small = append(small, "mean of "+strconv.Itoa(n)+" runs")
 		}
 		if normalize && m.PerGPU && gpus > 1 {
-			small = append(small, fmt.Sprintf("%s per GPU", fmtNum(v/float64(gpus))))
+			small = append(small, fmtNum(v/float64(gpus))+" per GPU")
 		}
 		l.PerGPU = strings.Join(small, "; ")
 		if i == 0 {
-			out.Sort = fmt.Sprintf("%.4f", v)
+			out.Sort = sortKey(v)
 		}
 		if ref != nil && ref != run && ref.Result.Summary != nil && successfulEnough(ref.Result) {
 			if rv, _, ok := c.rep.pointValue(ref, m); ok {

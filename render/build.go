@@ -923,13 +923,19 @@ func reportData(r *Report) ([]byte, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("data.json: %w", err)
 	}
-	var cs bytes.Buffer
-	w := csv.NewWriter(&cs)
+	cs := dataBufs.get()
+	defer dataBufs.put(cs)
+	w := csv.NewWriter(cs)
 	if err := w.WriteAll(rows); err != nil {
 		return nil, nil, fmt.Errorf("data.csv: %w", err)
 	}
-	return js, cs.Bytes(), nil
+	return js, bytes.Clone(cs.Bytes()), nil
 }
+
+// dataBufs lends the buffers data.json and data.csv are written into
+// (then copied out at their size): grown by doubling for each report,
+// they were a tenth of a cold build's allocations.
+var dataBufs buffers
 
 // marshalDataJSON encodes v as encoding/json's Encoder with
 // SetIndent("", "  ") does. json v2 writes invalid UTF-8 in a string as
@@ -938,55 +944,56 @@ func reportData(r *Report) ([]byte, []byte, error) {
 // holding any (or any other value v2 declines) is encoded by encoding/json
 // itself, which then also words the error.
 func marshalDataJSON(v any) ([]byte, error) {
-	var js bytes.Buffer
-	if err := jsonv2.MarshalWrite(&js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.AllowInvalidUTF8(false)); err != nil {
+	js := dataBufs.get()
+	defer dataBufs.put(js)
+	if err := jsonv2.MarshalWrite(js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.AllowInvalidUTF8(false)); err != nil {
 		js.Reset()
-		enc := json.NewEncoder(&js)
+		enc := json.NewEncoder(js)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(v); err != nil {
 			return nil, err
 		}
-		return js.Bytes(), nil
+		return bytes.Clone(js.Bytes()), nil
 	}
 	js.WriteByte('\n')
-	return js.Bytes(), nil
+	return bytes.Clone(js.Bytes()), nil
 }
 
 // reportTables returns a report's data.json value and data.csv rows.
 func reportTables(r *Report) (reportDataFile, [][]string) {
-	d := reportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: []runData{}}
-	var rows [][]string
+	runs := r.Runs()
+	d := reportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: make([]runData, 0, len(runs))}
+	rows := make([][]string, 0, len(runs)+1)
 	header := []string{"experiment", "profile", "engine", "gpus", "status", "completed", "failed", "duration_s",
 		"request_throughput_req_per_s", "output_throughput_tok_per_s", "total_token_throughput_tok_per_s",
 		"mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms",
 		"mean_itl_ms", "median_itl_ms", "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p99_e2el_ms", "caveats"}
 	rows = append(rows, header)
-	for _, run := range r.Runs() {
+	for _, run := range runs {
 		res := run.Result
 		e, _ := r.Campaign.Experiment(res.Experiment)
 		rd := runData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
 			Load: res.Load, Summary: res.Summary, Caveats: Caveats(res), Result: res.ID}
 		d.Runs = append(d.Runs, rd)
-		row := []string{rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status)}
+		row := append(make([]string, 0, len(header)), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
 		f := func(v float64, ok bool) string {
 			if !ok {
 				return ""
 			}
 			return strconv.FormatFloat(v, 'f', -1, 64)
 		}
-		stat := func(st *schema.Stats) []string {
+		stat := func(row []string, st *schema.Stats) []string {
 			mean, ok1 := statMean(st)
 			med, ok2 := statMedian(st)
 			p99, ok3 := st.Get(99)
-			return []string{f(mean, ok1), f(med, ok2), f(p99, ok3)}
+			return append(row, f(mean, ok1), f(med, ok2), f(p99, ok3))
 		}
 		if s := res.Summary; s != nil {
 			row = append(row, strconv.Itoa(s.Completed), strconv.Itoa(s.Failed), f(s.DurationS, true),
 				f(s.RequestThroughput, true), f(s.OutputThroughput, true), f(s.TotalTokenThroughput, true))
-			row = append(row, stat(s.TTFT)...)
-			row = append(row, stat(s.TPOT)...)
-			row = append(row, stat(s.ITL)...)
-			row = append(row, stat(s.E2EL)...)
+			for _, st := range [...]*schema.Stats{s.TTFT, s.TPOT, s.ITL, s.E2EL} {
+				row = stat(row, st)
+			}
 		} else {
 			row = append(row, make([]string, 18)...)
 		}

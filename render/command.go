@@ -24,22 +24,20 @@ func codeHTML(f *chromahtml.Formatter, lang, code string) template.HTML {
 	var buf bytes.Buffer
 	buf.Grow(len(code)*4 + 256)
 	buf.WriteString(`<div class="highlight language-` + template.HTMLEscapeString(lang) + `"><button class="copy" type="button" title="Copy to clipboard" aria-label="Copy to clipboard">Copy</button>`)
-	var it chroma.Iterator
-	var err error
-	var toks []chroma.Token
-	ok := false
 	if lang == "bash" {
-		toks, ok = shellTokens(code)
-	}
-	if ok {
-		it = chroma.Literator(toks...) // chroma's tokens without its lexer (shellcode.go)
-	} else {
-		lexer := lexers.Get(lang)
-		if lexer == nil {
-			lexer = lexers.Fallback
+		if toks, ok := shellTokens(code); ok {
+			// chroma's tokens and HTML without its lexer and formatter
+			// (shellcode.go)
+			writeShellHTML(&buf, toks)
+			buf.WriteString("</div>\n")
+			return template.HTML(buf.String())
 		}
-		it, err = chroma.Coalesce(lexer).Tokenise(nil, code)
 	}
+	lexer := lexers.Get(lang)
+	if lexer == nil {
+		lexer = lexers.Fallback
+	}
+	it, err := chroma.Coalesce(lexer).Tokenise(nil, code)
 	if err == nil {
 		err = f.Format(&buf, styles.Fallback, it)
 	}
@@ -62,12 +60,13 @@ type commandView struct {
 // command renders an experiment's serving command as a code block; a
 // title wraps it in an open "tip" details block (the skeleton's "Serving
 // Command"). Without one the Markdown can wrap it itself (`???+ tip`).
-func (c *pageCtx) command(e *schema.Experiment, title string) (template.HTML, error) {
+func (c *pageCtx) command(w *bytes.Buffer, e *schema.Experiment, title string) error {
 	code := c.bash(c.rep.Command(e))
 	if title == "" {
-		return code, nil
+		w.WriteString(string(code))
+		return nil
 	}
-	return c.exec("command", commandView{Title: title, Experiment: e.Name, Code: code, Open: true, Class: "tip"})
+	return c.execTo(w, "command", commandView{Title: title, Experiment: e.Name, Code: code, Open: true, Class: "tip"})
 }
 
 // wrapCommand breaks a long command line before its flags, with shell

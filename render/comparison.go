@@ -1,9 +1,11 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -31,16 +33,16 @@ type comparisonRow struct {
 	Base, Opt            cell
 }
 
-func (c *pageCtx) comparison() (template.HTML, error) {
+func (c *pageCtx) comparison(w *bytes.Buffer) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
-	p1, p2 := r.primaryMetrics()
+	p1, p2 := c.primary()
 	v := comparisonView{Baseline: be.Name, Optimized: oe.Name, BaseGPUs: r.GPUs(be), OptGPUs: r.GPUs(oe), Metrics: []Metric{p1, p2}}
 	v.Normalized = v.BaseGPUs != v.OptGPUs
 	if r.hasRepeats() || r.sweepProfile() != "" {
 		v.Repeats = true
 		c.repeatRows(&v, be.ID, oe.ID)
-		return c.comparisonHTML(&v)
+		return c.comparisonHTML(w, &v)
 	}
 	for _, p := range r.Campaign.Profiles {
 		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
@@ -54,7 +56,7 @@ func (c *pageCtx) comparison() (template.HTML, error) {
 		row.Opt = c.cellOf(opt, base, v.Metrics, v.OptGPUs, v.BaseGPUs, &v.Notes)
 		v.Rows = append(v.Rows, row)
 	}
-	return c.comparisonHTML(&v)
+	return c.comparisonHTML(w, &v)
 }
 
 // repeatRows fills the comparison with one row per profile and load
@@ -122,10 +124,10 @@ func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs i
 		sample := stats.Summarize(vals)
 		l := cellLine{Label: m.LabelFor(g[0].Result), Value: repeatValue(sample)}
 		if perGPU && gpus > 1 {
-			l.PerGPU = fmt.Sprintf("%s per GPU", fmtNum(sample.Mean/float64(gpus)))
+			l.PerGPU = fmtNum(sample.Mean/float64(gpus)) + " per GPU"
 		}
 		if i == 0 {
-			out.Sort = fmt.Sprintf("%.4f", sample.Mean)
+			out.Sort = sortKey(sample.Mean)
 		}
 		if len(ref) > 0 {
 			d := analysis.Compare(ref, g, get, perGPU)
@@ -161,13 +163,13 @@ func profileDescription(p schema.Profile) string {
 		parts = append(parts, p.Dataset)
 	}
 	if p.InputLen > 0 || p.OutputLen > 0 {
-		parts = append(parts, fmt.Sprintf("%d in / %d out tokens", p.InputLen, p.OutputLen))
+		parts = append(parts, strconv.Itoa(p.InputLen)+" in / "+strconv.Itoa(p.OutputLen)+" out tokens")
 	}
 	if p.NumPrompts > 0 {
-		parts = append(parts, fmt.Sprintf("%d prompts", p.NumPrompts))
+		parts = append(parts, strconv.Itoa(p.NumPrompts)+" prompts")
 	}
 	if p.MaxConcurrency > 0 {
-		parts = append(parts, fmt.Sprintf("concurrency %d", p.MaxConcurrency))
+		parts = append(parts, "concurrency "+strconv.Itoa(p.MaxConcurrency))
 	}
 	if p.RequestRate > 0 {
 		parts = append(parts, fmt.Sprintf("%g req/s", p.RequestRate))
@@ -177,22 +179,39 @@ func profileDescription(p schema.Profile) string {
 
 // ---- charts ----
 
-func (c *pageCtx) chartHTML(ch charts.Chart, title, caption string) (template.HTML, error) {
+func (c *pageCtx) chartHTML(w *bytes.Buffer, ch charts.Chart, title, caption string) error {
 	js, err := ch.JSON()
 	if err != nil {
-		return "", err
+		return err
 	}
-	t, cp := template.HTMLEscapeString(title), template.HTMLEscapeString(caption)
-	return template.HTML(fmt.Sprintf(`<figure class="chart-figure"><p class="chart-title">%s</p><div class="chart" id="%s" style="height:%dpx" data-chart="%s-option" role="img" aria-label="%s: %s"></div><script type="application/json" id="%s-option">%s</script><figcaption>%s</figcaption></figure>`+"\n",
-		t, ch.ID, ch.Height, ch.ID, t, cp, ch.ID, js, cp)), nil
+	w.WriteString(`<figure class="chart-figure"><p class="chart-title">`)
+	htmlEscape(w, title)
+	w.WriteString(`</p><div class="chart" id="`)
+	w.WriteString(ch.ID)
+	w.WriteString(`" style="height:`)
+	w.WriteString(strconv.Itoa(ch.Height))
+	w.WriteString(`px" data-chart="`)
+	w.WriteString(ch.ID)
+	w.WriteString(`-option" role="img" aria-label="`)
+	htmlEscape(w, title)
+	w.WriteString(": ")
+	htmlEscape(w, caption)
+	w.WriteString(`"></div><script type="application/json" id="`)
+	w.WriteString(ch.ID)
+	w.WriteString(`-option">`)
+	w.Write(js)
+	w.WriteString(`</script><figcaption>`)
+	htmlEscape(w, caption)
+	w.WriteString("</figcaption></figure>\n")
+	return nil
 }
 
 func (c *pageCtx) nextChartID(kind string) string {
 	c.charts++
-	return fmt.Sprintf("chart-%s-%d", kind, c.charts)
+	return "chart-" + kind + "-" + strconv.Itoa(c.charts)
 }
 
-func (c *pageCtx) chart(m Metric, title string) (template.HTML, error) {
+func (c *pageCtx) chart(w *bytes.Buffer, m Metric, title string) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
 	bg, og := r.GPUs(be), r.GPUs(oe)
@@ -219,7 +238,7 @@ func (c *pageCtx) chart(m Metric, title string) (template.HTML, error) {
 		label := ""
 		if bv != nil && ov != nil {
 			d := Compare(*bv, *ov, m.HigherBetter)
-			label = fmt.Sprintf("%.2f\n%s", *ov, d.String())
+			label = strconv.FormatFloat(*ov, 'f', 2, 64) + "\n" + d.String()
 		}
 		base.Labels = append(base.Labels, "")
 		opt.Labels = append(opt.Labels, label)
@@ -232,7 +251,7 @@ func (c *pageCtx) chart(m Metric, title string) (template.HTML, error) {
 	if normalize {
 		caption += fmt.Sprintf(" (per GPU: the baseline uses %d GPUs, the optimized configuration %d)", bg, og)
 	}
-	return c.chartHTML(charts.Bars(c.nextChartID("bar"), charts.Grouped{Panels: []charts.Panel{panel}}), title, caption)
+	return c.chartHTML(w, charts.Bars(c.nextChartID("bar"), charts.Grouped{Panels: []charts.Panel{panel}}), title, caption)
 }
 
 func div(v *float64, n int) *float64 {
@@ -256,7 +275,7 @@ func (c *pageCtx) metricValue(run *Run, m Metric) *float64 {
 	return &v
 }
 
-func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
+func (c *pageCtx) latencyChart(w *bytes.Buffer, title string) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
 	var panels []charts.Panel
@@ -278,7 +297,7 @@ func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
 			opt.Values = append(opt.Values, ov)
 			label := ""
 			if bv != nil && ov != nil {
-				label = fmt.Sprintf("%.2f\n%s", *ov, Compare(*bv, *ov, false).String())
+				label = strconv.FormatFloat(*ov, 'f', 2, 64) + "\n" + Compare(*bv, *ov, false).String()
 			}
 			base.Labels = append(base.Labels, "")
 			opt.Labels = append(opt.Labels, label)
@@ -292,14 +311,15 @@ func (c *pageCtx) latencyChart(title string) (template.HTML, error) {
 		title = r.ModelName() + " on " + r.HardwareLabel() + ": latency, baseline vs optimized (lower is better)"
 	}
 	if len(panels) == 0 {
-		return `<p class="empty">No latency data recorded yet.</p>`, nil
+		w.WriteString(`<p class="empty">No latency data recorded yet.</p>`)
+		return nil
 	}
-	return c.chartHTML(charts.Bars(c.nextChartID("latency"), charts.Grouped{Panels: panels}), title, "Latency per benchmark case (ms; lower is better); labels give the optimized value and its change")
+	return c.chartHTML(w, charts.Bars(c.nextChartID("latency"), charts.Grouped{Panels: panels}), title, "Latency per benchmark case (ms; lower is better); labels give the optimized value and its change")
 }
 
-func (c *pageCtx) comparisonHTML(v *comparisonView) (template.HTML, error) {
+func (c *pageCtx) comparisonHTML(w *bytes.Buffer, v *comparisonView) error {
 	if c.builtin() {
-		return c.writeComparison(v)
+		return c.writeComparison(w, v)
 	}
-	return c.exec("comparison", v)
+	return c.execTo(w, "comparison", v)
 }

@@ -232,7 +232,8 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 	if warned {
 		caption += " A point whose runs have warnings (failed requests, a client that fell behind) says so in its tooltip with ⚠ or ✗; the runs table has them in full."
 	}
-	return c.chartHTML(charts.Lines(c.nextChartID("curve"), []charts.XYPanel{panel}), title, caption)
+	ch := charts.Lines(c.nextChartID("curve"), []charts.XYPanel{panel})
+	return c.html(func(w *bytes.Buffer) error { return c.chartHTML(w, ch, title, caption) })
 }
 
 func sweepNoun(sweep string) string {
@@ -306,7 +307,8 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 	if len(other) > 0 {
 		caption += fmt.Sprintf(". Points swept over another load than %s are left out (%s)", strings.TrimSuffix(strings.ToLower(xname), " (req/s; inf left out)"), strings.Join(other, ", "))
 	}
-	return c.chartHTML(charts.Lines(c.nextChartID("latency-curve"), panels), title, caption+".")
+	ch := charts.Lines(c.nextChartID("latency-curve"), panels)
+	return c.html(func(w *bytes.Buffer) error { return c.chartHTML(w, ch, title, caption+".") })
 }
 
 // sloView is the slo block's table.
@@ -391,7 +393,7 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 			if t.N > 1 {
 				row.Tput += fmt.Sprintf(" ± %.1f%%", t.CV*100)
 			}
-			row.TputSort = fmt.Sprintf("%.4f", a.ThroughputPerGPU)
+			row.TputSort = sortKey(a.ThroughputPerGPU)
 			row.Cost, row.TokPerJ = "—", "—"
 			if !math.IsNaN(a.CostPerMTok) {
 				row.Cost = fmt.Sprintf("$%.3f", a.CostPerMTok)
@@ -500,7 +502,7 @@ func profileName(p schema.Profile) string {
 // sweepSkeleton writes, for a report with sweep points, the curve, the
 // SLO answer (when the campaign has an SLO) and the latency curve into
 // the generated skeleton.
-func (c *pageCtx) sweepSkeleton(w interface{ WriteString(string) (int, error) }) error {
+func (c *pageCtx) sweepSkeleton(w *bytes.Buffer) error {
 	blocks := []string{"curve"}
 	if len(c.rep.Campaign.SLO) > 0 {
 		blocks = append(blocks, "slo")
@@ -513,11 +515,9 @@ func (c *pageCtx) sweepSkeleton(w interface{ WriteString(string) (int, error) })
 			continue
 		}
 		for _, b := range blocks {
-			h, err := c.renderBlock(BlockSpec{Block: b, Profile: p.ID})
-			if err != nil {
+			if err := c.renderBlock(w, BlockSpec{Block: b, Profile: p.ID}); err != nil {
 				return err
 			}
-			w.WriteString(string(h))
 		}
 	}
 	return nil

@@ -171,6 +171,33 @@
 // yaml.v3 decoding the campaigns (about 0.19 s each), the kernel opening
 // 16,000 files, and SHA-256 of the inputs.
 //
+// Then (issue 11, the report body; BenchmarkRenderReports renders a loaded
+// 100-report site without cache or files): the blocks write into the
+// page's buffer instead of returning a string each that the skeleton
+// copied in (block, setup and chart functions take the buffer; a fenced
+// block's HTML is copied out once); escapeText is a table lookup per byte
+// (raw outputs are kilobytes with nothing to escape); headings, charts,
+// cells and sort keys are built with strconv (fmtNum, sortKey,
+// Delta.String, held to fmt by tests); data.json and data.csv are written
+// into lent buffers and copied out at their size (json v2 grew a fresh one
+// by doubling to 100 KB per report); a page's blocks take the report's
+// runs in campaign order and its primary metrics once; bash commands are
+// written as chroma's formatter writes their tokens (writeShellHTML,
+// TestShellTokensMatchChroma and TestWriteShellHTMLMatchesFormatter);
+// plainText collapses whitespace in one pass; the navigation answers which
+// group holds a page from the tree's numbering (navIndex: every page
+// walked all 2,000 nodes of a 1,000-report site's tree, twice); ASCII
+// heading ids are slugified over bytes. Nothing in the output changed
+// (diff -r of the synthetic, bundled and corpus sites). Against main
+// after the load phase round, in process (Build/reports=1000 with TMPDIR
+// on tmpfs, 6 alternating runs): CPU 2276 → 1817 ms a build (medians),
+// 812 → 548 MiB (−33 %), 5.00 → 3.62 M allocations (−28 %); the corpus
+// 417 → 397 MiB. Whole process, output on tmpfs, 7 alternating pairs at
+// a load of 1.8: user+sys median 2.00 → 1.74 s (pairwise median 0.88×),
+// user 1.45 → 1.22 s, wall 1.11 → 0.99 s; peak 233–242 → 244 MB. json v2 with encoding/json's
+// options was tried for the charts' option JSON and took twice as long as
+// encoding/json there (an any-typed value; 35 against 16 µs a chart).
+//
 // The write path (issue 15; profile of 3 cold 1,000-report builds on
 // tmpfs): writing the 4,009 files took 0.31 s of CPU a build, of which
 // the manifest's SHA-256 of every output 0.07 s; storing the 106 MB of

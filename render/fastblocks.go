@@ -27,30 +27,37 @@ func (c *pageCtx) builtin() bool { return c.t.Lookup(builtinMarker) != nil }
 // escapeText appends s escaped as html/template escapes a string in text
 // and in quoted attribute values: its replacement table (NUL, ", &, ',
 // +, <, >), and nothing else.
-func escapeText(b *bytes.Buffer, s string) {
+func escapeText(b *bytes.Buffer, s string) { escapeWith(b, s, &attrEscapes) }
+
+// htmlEscape appends s escaped as template.HTMLEscapeString escapes it
+// (NUL, ", &, ', <, >: no "+").
+func htmlEscape(b *bytes.Buffer, s string) { escapeWith(b, s, &htmlEscapes) }
+
+// escapeTable maps a byte to its replacement's index in escapeRepl, 0
+// for a byte written as it is: a table lookup per byte, where a switch
+// over seven cases was a tenth of rendering a report (raw outputs are
+// kilobytes with nothing to escape).
+type escapeTable [256]uint8
+
+var escapeRepl = [...]string{1: "\uFFFD", 2: "&#34;", 3: "&amp;", 4: "&#39;", 5: "&#43;", 6: "&lt;", 7: "&gt;"}
+
+var htmlEscapes = escapeTable{0: 1, '"': 2, '&': 3, '\'': 4, '<': 6, '>': 7}
+
+var attrEscapes = func() escapeTable {
+	t := htmlEscapes
+	t['+'] = 5
+	return t
+}()
+
+func escapeWith(b *bytes.Buffer, s string, t *escapeTable) {
 	last := 0
 	for i := 0; i < len(s); i++ {
-		var r string
-		switch s[i] {
-		case 0:
-			r = "\uFFFD"
-		case '"':
-			r = "&#34;"
-		case '&':
-			r = "&amp;"
-		case '\'':
-			r = "&#39;"
-		case '+':
-			r = "&#43;"
-		case '<':
-			r = "&lt;"
-		case '>':
-			r = "&gt;"
-		default:
+		k := t[s[i]]
+		if k == 0 {
 			continue
 		}
 		b.WriteString(s[last:i])
-		b.WriteString(r)
+		b.WriteString(escapeRepl[k])
 		last = i + 1
 	}
 	b.WriteString(s[last:])
@@ -74,9 +81,7 @@ const runsHead = `<div class="table-wrap">
 <tbody>`
 
 // writeRuns is the "runs" template.
-func (c *pageCtx) writeRuns(v *runsView) (template.HTML, error) {
-	b := c.site.bufs.get()
-	defer c.site.bufs.put(b)
+func (c *pageCtx) writeRuns(b *bytes.Buffer, v *runsView) error {
 	b.WriteString(runsHead)
 	for i := range v.Rows {
 		r := &v.Rows[i]
@@ -114,11 +119,11 @@ func (c *pageCtx) writeRuns(v *runsView) (template.HTML, error) {
 	b.WriteString("\n</tbody>\n</table>\n</div>\n")
 	if len(v.Notes.List) > 0 {
 		if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
-			return "", fmt.Errorf("template notes: %w", err)
+			return fmt.Errorf("template notes: %w", err)
 		}
 	}
 	b.WriteString("\n")
-	return template.HTML(b.String()), nil
+	return nil
 }
 
 // writeCell is the "cell" template.
@@ -202,9 +207,7 @@ const stepHead = "\n" + `<div class="table-wrap">
 <thead><tr><th>Experiment</th><th>Engine</th><th data-sort-type="number">GPUs</th>`
 
 // writeStep is the "step" template.
-func (c *pageCtx) writeStep(v *stepView) (template.HTML, error) {
-	b := c.site.bufs.get()
-	defer c.site.bufs.put(b)
+func (c *pageCtx) writeStep(b *bytes.Buffer, v *stepView) error {
 	b.WriteString(string(v.Heading))
 	if len(v.Rows) > 0 {
 		b.WriteString(stepHead)
@@ -247,7 +250,7 @@ func (c *pageCtx) writeStep(v *stepView) (template.HTML, error) {
 		b.WriteString("</p>\n")
 		if len(v.Notes.List) > 0 {
 			if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
-				return "", fmt.Errorf("template notes: %w", err)
+				return fmt.Errorf("template notes: %w", err)
 			}
 		}
 	}
@@ -283,7 +286,7 @@ func (c *pageCtx) writeStep(v *stepView) (template.HTML, error) {
 		b.WriteString("\n</details>")
 	}
 	b.WriteString("\n")
-	return template.HTML(b.String()), nil
+	return nil
 }
 
 const (
@@ -295,9 +298,7 @@ const (
 )
 
 // writeComparison is the "comparison" template.
-func (c *pageCtx) writeComparison(v *comparisonView) (template.HTML, error) {
-	b := c.site.bufs.get()
-	defer c.site.bufs.put(b)
+func (c *pageCtx) writeComparison(b *bytes.Buffer, v *comparisonView) error {
 	b.WriteString("<div class=\"table-wrap\">\n<table class=\"sortable comparison\">\n<thead><tr><th>Benchmark Case</th><th data-sort-type=\"number\">Baseline: ")
 	escapeText(b, v.Baseline)
 	if v.Normalized {
@@ -347,17 +348,15 @@ func (c *pageCtx) writeComparison(v *comparisonView) (template.HTML, error) {
 	b.WriteString("\n")
 	if len(v.Notes.List) > 0 {
 		if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
-			return "", fmt.Errorf("template notes: %w", err)
+			return fmt.Errorf("template notes: %w", err)
 		}
 	}
 	b.WriteString("\n")
-	return template.HTML(b.String()), nil
+	return nil
 }
 
 // writeCases is the "cases" template.
-func (c *pageCtx) writeCases(v *casesView) (template.HTML, error) {
-	b := c.site.bufs.get()
-	defer c.site.bufs.put(b)
+func (c *pageCtx) writeCases(b *bytes.Buffer, v *casesView) error {
 	for i := range v.Cases {
 		cv := &v.Cases[i]
 		b.WriteString(string(cv.Heading))
@@ -373,7 +372,7 @@ func (c *pageCtx) writeCases(v *casesView) (template.HTML, error) {
 		b.WriteString(`<p class="missing">No results yet.</p>`)
 	}
 	b.WriteString("\n")
-	return template.HTML(b.String()), nil
+	return nil
 }
 
 // writeCaseSide writes one side of a case: its serving script and its
@@ -418,9 +417,7 @@ func writeSummaryDelta(b *bytes.Buffer, d Delta) {
 }
 
 // writeSummary is the "summary" template.
-func (c *pageCtx) writeSummary(v *summaryView) (template.HTML, error) {
-	b := c.site.bufs.get()
-	defer c.site.bufs.put(b)
+func (c *pageCtx) writeSummary(b *bytes.Buffer, v *summaryView) error {
 	b.WriteString("<div class=\"table-wrap\">\n<table class=\"sortable summary\">\n" + `<thead><tr><th>Optimization Option</th><th>Configuration</th><th data-sort-type="number">`)
 	escapeText(b, v.Metric.Label)
 	if v.Normalized {
@@ -485,9 +482,9 @@ func (c *pageCtx) writeSummary(v *summaryView) (template.HTML, error) {
 	b.WriteString("</p>\n")
 	if len(v.Notes.List) > 0 {
 		if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
-			return "", fmt.Errorf("template notes: %w", err)
+			return fmt.Errorf("template notes: %w", err)
 		}
 	}
 	b.WriteString("\n")
-	return template.HTML(b.String()), nil
+	return nil
 }

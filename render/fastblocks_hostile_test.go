@@ -146,11 +146,21 @@ func TestFastBlocksHostile(t *testing.T) {
 		t.Fatal("the embedded templates lack the marker: the Go writers would not be used")
 	}
 	write := map[string]func(v any) (template.HTML, error){
-		"runs":       func(v any) (template.HTML, error) { return c.writeRuns(v.(*runsView)) },
-		"step":       func(v any) (template.HTML, error) { return c.writeStep(v.(*stepView)) },
-		"comparison": func(v any) (template.HTML, error) { return c.writeComparison(v.(*comparisonView)) },
-		"cases":      func(v any) (template.HTML, error) { return c.writeCases(v.(*casesView)) },
-		"summary":    func(v any) (template.HTML, error) { return c.writeSummary(v.(*summaryView)) },
+		"runs": func(v any) (template.HTML, error) {
+			return c.html(func(w *bytes.Buffer) error { return c.writeRuns(w, v.(*runsView)) })
+		},
+		"step": func(v any) (template.HTML, error) {
+			return c.html(func(w *bytes.Buffer) error { return c.writeStep(w, v.(*stepView)) })
+		},
+		"comparison": func(v any) (template.HTML, error) {
+			return c.html(func(w *bytes.Buffer) error { return c.writeComparison(w, v.(*comparisonView)) })
+		},
+		"cases": func(v any) (template.HTML, error) {
+			return c.html(func(w *bytes.Buffer) error { return c.writeCases(w, v.(*casesView)) })
+		},
+		"summary": func(v any) (template.HTML, error) {
+			return c.html(func(w *bytes.Buffer) error { return c.writeSummary(w, v.(*summaryView)) })
+		},
 	}
 	n := 0
 	for k, h := range hostileStrings {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"html/template"
 )
 
 // The setup block's subsections (templates/blocks.html's setup-*
@@ -108,16 +107,11 @@ func writeSetupSection(b *bytes.Buffer, tmpl string, v *setupView) bool {
 	return true
 }
 
-// setupSection is the setup subsection tmpl for v: written by
+// setupSection writes the setup subsection tmpl for v: by
 // writeSetupSection with the embedded templates, else executed.
-func (c *pageCtx) setupSection(tmpl string, v *setupView) (template.HTML, error) {
-	if !c.builtin() {
-		return c.exec(tmpl, v)
+func (c *pageCtx) setupSection(w *bytes.Buffer, tmpl string, v *setupView) error {
+	if c.builtin() && writeSetupSection(w, tmpl, v) {
+		return nil
 	}
-	b := c.site.bufs.get()
-	defer c.site.bufs.put(b)
-	if !writeSetupSection(b, tmpl, v) {
-		return c.exec(tmpl, v)
-	}
-	return template.HTML(b.String()), nil
+	return c.execTo(w, tmpl, v)
 }

@@ -1,10 +1,12 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -198,7 +200,11 @@ func (d Delta) String() string {
 	if r == 0 {
 		return "~"
 	}
-	return fmt.Sprintf("%+.1f%%", r)
+	t := strconv.FormatFloat(r, 'f', 1, 64) // fmt's "%+.1f%%" without fmt
+	if t[0] != '-' && t[0] != '+' {
+		t = "+" + t
+	}
+	return t + "%"
 }
 
 // HTML is String for templates: html/template would print "+" as "&#43;".
@@ -231,23 +237,34 @@ func Normalized(m Metric, v float64, gpus int, normalize bool) float64 {
 
 // fmtNum prints a metric value with two decimals and thousands separators.
 func fmtNum(v float64) string {
-	s := fmt.Sprintf("%.2f", v)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
+	var b [48]byte
+	return string(appendNum(b[:0], v))
+}
+
+// appendNum appends fmtNum(v) to dst: fmt.Sprintf("%.2f") (which is
+// strconv's 'f' format) with a comma between the thousands of the part
+// before the point. (NaN and ±Inf have no point: "NaN.", "+,Inf.", as
+// ever.)
+func appendNum(dst []byte, v float64) []byte {
+	var b [48]byte
+	s := strconv.AppendFloat(b[:0], v, 'f', 2, 64)
+	if len(s) > 0 && s[0] == '-' {
+		dst = append(dst, '-')
+		s = s[1:]
+	}
+	intPart, frac, _ := bytes.Cut(s, []byte("."))
 	for i, c := range intPart {
 		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		b.WriteRune(c)
+		dst = append(dst, c)
 	}
-	out := b.String() + "." + frac
-	if neg {
-		out = "-" + out
-	}
-	return out
+	dst = append(dst, '.')
+	return append(dst, frac...)
 }
+
+// sortKey is a value's data-sort attribute: fmt's "%.4f".
+func sortKey(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
 // Caveats returns what a reader must know about a run's numbers, next to
 // which they are shown: the run's own warnings, a non-ok status, partial

@@ -1,10 +1,14 @@
 package render
 
 import (
+	"fmt"
+	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/schema"
 )
@@ -67,10 +71,54 @@ func TestPerGPU(t *testing.T) {
 	}
 }
 
+// TestDeltaString: Delta.String is fmt's "%+.1f%%" of the rounded change.
+func TestDeltaString(t *testing.T) {
+	for _, pct := range []float64{0.04, -0.04, 0.05, 0.15, -0.15, 1, -1, 12.345, -99.99, 1e6, math.Inf(1), math.Inf(-1), math.NaN()} {
+		d := Delta{Pct: pct, OK: true}
+		want := "~"
+		if r := math.Round(pct*10) / 10; r != 0 {
+			want = fmt.Sprintf("%+.1f%%", r)
+		}
+		if got := d.String(); got != want {
+			t.Errorf("Delta{Pct: %v}.String() = %q, want %q", pct, got, want)
+		}
+	}
+}
+
 func TestFmtNum(t *testing.T) {
-	for v, want := range map[float64]string{0: "0.00", 1.005: "1.00", 999.999: "1,000.00", 30810010.86: "30,810,010.86", -1234.5: "-1,234.50"} {
+	for v, want := range map[float64]string{0: "0.00", 1.005: "1.00", 999.999: "1,000.00", 30810010.86: "30,810,010.86", -1234.5: "-1,234.50",
+		math.Copysign(0, -1): "-0.00", -0.004: "-0.00", 123: "123.00", 1234567.891: "1,234,567.89", math.NaN(): "NaN.", math.Inf(1): "+,Inf.", math.Inf(-1): "-Inf."} {
 		if got := fmtNum(v); got != want {
 			t.Errorf("fmtNum(%v) = %q, want %q", v, got, want)
+		}
+	}
+	// The fmt-based version it replaced, on values of every magnitude.
+	old := func(v float64) string {
+		s := fmt.Sprintf("%.2f", v)
+		neg := strings.HasPrefix(s, "-")
+		s = strings.TrimPrefix(s, "-")
+		intPart, frac, _ := strings.Cut(s, ".")
+		var b strings.Builder
+		for i, c := range intPart {
+			if i > 0 && (len(intPart)-i)%3 == 0 {
+				b.WriteByte(',')
+			}
+			b.WriteRune(c)
+		}
+		out := b.String() + "." + frac
+		if neg {
+			out = "-" + out
+		}
+		return out
+	}
+	for _, v := range []float64{1e-9, 0.125, 0.135, 2.675, 99999.995, 1e15 + 0.3, 1e22, -1e22, 1e300, math.MaxFloat64, math.SmallestNonzeroFloat64} {
+		for _, x := range []float64{v, -v, v * 3.7, v / 7} {
+			if got, want := fmtNum(x), old(x); got != want {
+				t.Errorf("fmtNum(%v) = %q, fmt gives %q", x, got, want)
+			}
+			if got, want := sortKey(x), fmt.Sprintf("%.4f", x); got != want {
+				t.Errorf("sortKey(%v) = %q, fmt gives %q", x, got, want)
+			}
 		}
 	}
 }
@@ -242,4 +290,93 @@ func TestSkipRemark(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
+}
+
+// TestPlainTextFields: plainText's one-pass whitespace collapsing (fields)
+// gives what the Join(Fields(ReplaceAll(…, "¶", ""))) it replaced gives,
+// cut at every limit: Unicode spaces, entities for them, pilcrows,
+// multi-byte runes at the cut, invalid UTF-8 (which takes the old way).
+func TestPlainTextFields(t *testing.T) {
+	old := func(s string, limit int) string {
+		return cutText(strings.Join(strings.Fields(strings.ReplaceAll(s, "¶", "")), " "), limit)
+	}
+	texts := []string{
+		"", " ", "¶", "a¶b", "a ¶ b", " lead and trail ", "tabs\tand\nnewlines\r\v\fx",
+		"nbsp\u00a0here nel\u0085there em\u2003space ideo\u3000space", "é è ü — 中文 😀 ¶¶ x",
+		"¶ ¶ ¶", "a\u00a0\u00a0b", "\u2028line\u2029para", "x\xe2¶\x80\x83y", "bad\xffutf8 ¶ z", "\xc2",
+	}
+	for _, s := range texts {
+		for limit := 0; limit <= len(s)+2; limit++ {
+			if got, want := cutText(fields(s, limit), limit), old(s, limit); utf8.ValidString(s) && got != want {
+				t.Errorf("fields(%q) cut at %d = %q, want %q", s, limit, got, want)
+			}
+			body := "<p>" + s + "</p><h2>" + s + "<a>¶</a></h2>&nbsp;&#x2003;<pre>" + s + "</pre>" + s
+			if got, want := plainText(body, limit), plainTextOld(body, limit); got != want {
+				t.Errorf("plainText(%q, %d) = %q, want %q", body, limit, got, want)
+			}
+		}
+	}
+}
+
+// plainTextOld is plainText before fields: the reference.
+func plainTextOld(body string, limit int) string {
+	var b strings.Builder
+	space := true
+	for i := 0; i < len(body) && b.Len() < limit; {
+		c := body[i]
+		if c == '<' {
+			skipped := false
+			for _, tag := range []string{"pre", "script"} {
+				if strings.HasPrefix(body[i+1:], tag) {
+					end := strings.Index(body[i:], "</"+tag+">")
+					if end < 0 {
+						i = len(body)
+					} else {
+						i += end + len(tag) + 3
+					}
+					skipped = true
+					break
+				}
+			}
+			if !skipped {
+				end := strings.IndexByte(body[i:], '>')
+				if end < 0 {
+					break
+				}
+				i += end + 1
+			}
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+			continue
+		}
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' {
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(body) && body[j] != '<' && body[j] != ' ' && body[j] != '\n' && body[j] != '\t' && body[j] != '\r' {
+			j++
+		}
+		b.WriteString(body[i:j])
+		space = false
+		i = j
+	}
+	t := html.UnescapeString(b.String())
+	t = strings.Join(strings.Fields(strings.ReplaceAll(t, "¶", "")), " ")
+	if len(t) > limit {
+		t = t[:limit]
+		for len(t) > 0 && !utf8.RuneStart(t[len(t)-1]) {
+			t = t[:len(t)-1]
+		}
+		if len(t) > 0 && t[len(t)-1] >= 0x80 {
+			t = t[:len(t)-1]
+		}
+	}
+	return t
 }

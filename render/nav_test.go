@@ -148,3 +148,71 @@ func TestNavWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestNavHoldsIndex: holds answered from the tree's numbering (index) is
+// holds answered by walking each subtree, for every node and every URL of
+// a site with reports and nested pages; a tree with a URL on two nodes
+// walks.
+func TestNavHoldsIndex(t *testing.T) {
+	dir := t.TempDir()
+	writeSyntheticSite(t, dir, 3)
+	writeFile(t, filepath.Join(dir, "content", "about.md"), "# About\n")
+	writeFile(t, filepath.Join(dir, "content", "guide", "index.md"), "# Guide\n")
+	writeFile(t, filepath.Join(dir, "content", "guide", "deep", "page.md"), "# Deep\n")
+	s, err := Load(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := s.nav()
+	walked := func(n *navNode, url string) bool {
+		var walk func(n *navNode) bool
+		walk = func(n *navNode) bool {
+			if n.URL != "" && n.URL == url {
+				return true
+			}
+			for _, c := range n.Children {
+				if walk(c) {
+					return true
+				}
+			}
+			return false
+		}
+		return walk(n)
+	}
+	var nodes []*navNode
+	var collect func(ns []*navNode)
+	collect = func(ns []*navNode) {
+		for _, n := range ns {
+			nodes = append(nodes, n)
+			collect(n.Children)
+		}
+	}
+	collect(v.Groups)
+	urls := []string{"", "nowhere/"}
+	for _, p := range s.Pages {
+		urls = append(urls, p.URL)
+	}
+	held := 0
+	for _, n := range nodes {
+		if n.idx == nil || n.idx.dup {
+			t.Fatalf("node %q not indexed", n.Title)
+		}
+		for _, u := range urls {
+			if got, want := n.holds(u), walked(n, u); got != want {
+				t.Errorf("node %q holds %q = %v, walking it says %v", n.Title, u, got, want)
+			} else if got {
+				held++
+			}
+		}
+	}
+	if held < len(s.Pages) {
+		t.Errorf("%d (node, page) pairs held for %d pages: the tree is not what the test means", held, len(s.Pages))
+	}
+	// A URL on two nodes: the numbering cannot answer; walking does.
+	a, b := &navNode{Title: "a", URL: "x/"}, &navNode{Title: "b", URL: "x/"}
+	dup := navView{Groups: []*navNode{{Title: "g", Children: []*navNode{a}}, {Title: "h", Children: []*navNode{b}}}}
+	dup.index()
+	if !dup.Groups[0].holds("x/") || !dup.Groups[1].holds("x/") {
+		t.Error("with a URL on two nodes, each group should hold it")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/schema/campaignfile"
@@ -104,6 +105,8 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 	}
 
 	blocks := doc.Blocks()
+	bb := s.bufs.get()
+	defer s.bufs.put(bb)
 	for _, b := range blocks {
 		line := p.bodyLine + b.Line
 		var spec BlockSpec
@@ -114,8 +117,8 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 		if spec.Block == "setup" {
 			ctx.setupProse = setupProse(doc, b.NextSibling())
 		}
-		h, err := ctx.renderBlock(spec)
-		if err != nil {
+		bb.Reset()
+		if err := ctx.renderBlock(bb, spec); err != nil {
 			// Point at the field at fault when the message names one (the
 			// fence's line said where the block starts, not which of its
 			// lines is wrong).
@@ -126,10 +129,11 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 			}
 			return nil, fmt.Errorf("%s:%d: %w", p.Src, line, err)
 		}
-		b.HTML = []byte(h)
+		b.HTML = bytes.Clone(bb.Bytes())
 	}
 	buf := s.bufs.get()
 	defer s.bufs.put(buf)
+	writeStaleWarning(buf, p.Report)
 	if p.Report != nil && len(blocks) == 0 {
 		if err := s.skeleton(buf, ctx, conv, doc); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Src, err)
@@ -137,7 +141,7 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 	} else if err := conv.Render(buf, doc, doc.Root); err != nil {
 		return nil, fmt.Errorf("%s: render: %w", p.Src, err)
 	}
-	out.Body = template.HTML(staleWarning(p.Report) + buf.String())
+	out.Body = template.HTML(buf.String())
 	out.Charts = ctx.charts > 0
 	return out, nil
 }
@@ -231,7 +235,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	open := func(title string) ([]ast.Node, error) {
 		sec := byTitle[strings.ToLower(title)]
 		if sec == nil {
-			w.WriteString(string(c.heading(2, title)))
+			c.headingTo(w, 2, title)
 			return nil, nil
 		}
 		used[sec] = true
@@ -239,13 +243,6 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 			return nil, err
 		}
 		return sec.nodes, nil
-	}
-	write := func(h template.HTML, err error) error {
-		if err != nil {
-			return err
-		}
-		w.WriteString(string(h))
-		return nil
 	}
 	if err := renderNodes(pre); err != nil {
 		return err
@@ -262,8 +259,8 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		return err
 	}
 	if len(r.runs) > 0 {
-		m, _ := r.primaryMetrics()
-		if err := write(c.chart(m, "")); err != nil {
+		m, _ := c.primary()
+		if err := c.chart(w, m, ""); err != nil {
 			return err
 		}
 	}
@@ -273,18 +270,18 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	}
 	fmt.Fprintf(w, "<p>Recommended configuration for optimizing %s of %s on %s:</p>\n",
 		template.HTMLEscapeString(r.Objective()), template.HTMLEscapeString(r.ModelName()), template.HTMLEscapeString(r.HardwareLabel()))
-	if err := write(c.command(r.Optimized(), "Serving Command")); err != nil {
+	if err := c.command(w, r.Optimized(), "Serving Command"); err != nil {
 		return err
 	}
 	if hasRuns {
 		w.WriteString("<p>Comparison of benchmark results before and after optimization:</p>\n")
-		if err := write(c.comparison()); err != nil {
+		if err := c.comparison(w); err != nil {
 			return err
 		}
 		// Latency next to throughput: a gain in tokens per second can cost
 		// time per token.
 		if len(r.runs) > 0 {
-			if err := write(c.latencyChart("")); err != nil {
+			if err := c.latencyChart(w, ""); err != nil {
 				return err
 			}
 		}
@@ -328,7 +325,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if sec := byTitle["experimental setup"]; sec != nil && sec.heading.NextSibling() != nil {
 		prose = setupProse(doc, sec.heading.NextSibling())
 	}
-	if err := write(c.setup(prose)); err != nil {
+	if err := c.setup(w, prose); err != nil {
 		return err
 	}
 	if len(prose) > 0 {
@@ -352,14 +349,14 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		return err
 	}
 	for i := range r.Campaign.Steps {
-		if err := write(c.step(i, true)); err != nil {
+		if err := c.step(w, i, true); err != nil {
 			return err
 		}
 	}
 	if nodes, err = open("Summary of Optimization Options"); err != nil {
 		return err
 	}
-	if err := write(c.summary("")); err != nil {
+	if err := c.summary(w, ""); err != nil {
 		return err
 	}
 	if err := renderNodes(nodes); err != nil {
@@ -369,7 +366,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		return err
 	}
 	w.WriteString("<p>The baseline and the optimized configuration on every benchmark case, to show how the optimization generalizes across workloads.</p>\n")
-	if err := write(c.cases()); err != nil {
+	if err := c.cases(w); err != nil {
 		return err
 	}
 	if err := renderNodes(nodes); err != nil {
@@ -378,7 +375,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	if nodes, err = open("All Runs"); err != nil {
 		return err
 	}
-	if err := write(c.runs()); err != nil {
+	if err := c.runs(w); err != nil {
 		return err
 	}
 	return renderNodes(nodes)
@@ -495,7 +492,61 @@ func plainText(body string, limit int) string {
 		i = j
 	}
 	t := html.UnescapeString(b.String())
-	t = strings.Join(strings.Fields(strings.ReplaceAll(t, "¶", "")), " ")
+	if !utf8.ValidString(t) {
+		// Taking "¶" out can join the bytes around it into a rune
+		// (a space, even) where they were invalid: as ever, in steps.
+		return cutText(strings.Join(strings.Fields(strings.ReplaceAll(t, "¶", "")), " "), limit)
+	}
+	return cutText(fields(t, limit), limit)
+}
+
+// fields is strings.Join(strings.Fields(strings.ReplaceAll(t, "¶", "")),
+// " ") of valid UTF-8 in one pass, done once it has more than limit bytes
+// (cutText needs no more).
+func fields(t string, limit int) string {
+	out := make([]byte, 0, min(len(t), limit+1))
+	space := false // a space is due before the next field
+	for i := 0; i < len(t) && len(out) <= limit; {
+		c := t[i]
+		n := 1
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				space = len(out) > 0
+				i++
+				continue
+			}
+			for i+n < len(t) && t[i+n] < utf8.RuneSelf && !asciiSpace[t[i+n]] {
+				n++ // the rest of an ASCII word
+			}
+		} else {
+			var r rune
+			r, n = utf8.DecodeRuneInString(t[i:])
+			if r == '¶' {
+				i += n
+				continue
+			}
+			if unicode.IsSpace(r) {
+				space = len(out) > 0
+				i += n
+				continue
+			}
+		}
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, t[i:i+n]...)
+		i += n
+	}
+	return string(out)
+}
+
+// asciiSpace are the ASCII bytes strings.Fields splits at.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// cutText cuts t to at most limit bytes: a rune cut in two goes, and so
+// does the last whole one when it has more than one byte.
+func cutText(t string, limit int) string {
 	if len(t) > limit {
 		t = t[:limit]
 		for len(t) > 0 && !utf8.RuneStart(t[len(t)-1]) {
@@ -508,25 +559,24 @@ func plainText(body string, limit int) string {
 	return t
 }
 
-// staleWarning is the warning atop a report whose results directory holds
-// results the campaign no longer defines (Report.Stale): they are left out
-// of every block, and the page says which and why; "" when none.
-func staleWarning(r *Report) string {
+// writeStaleWarning writes the warning atop a report whose results
+// directory holds results the campaign no longer defines (Report.Stale):
+// they are left out of every block, and the page says which and why;
+// nothing when none.
+func writeStaleWarning(b *bytes.Buffer, r *Report) {
 	if r == nil || len(r.Stale) == 0 {
-		return ""
+		return
 	}
 	esc := template.HTMLEscapeString
-	var b strings.Builder
 	noun := "results"
 	if len(r.Stale) == 1 {
 		noun = "result"
 	}
-	fmt.Fprintf(&b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
+	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
 		len(r.Stale), noun, esc(r.ResultsDir), len(r.Stale), noun, esc(r.CampaignFile))
 	b.WriteString(`<details class="info"><summary>Files left out</summary><ul>`)
 	for _, st := range r.Stale {
-		fmt.Fprintf(&b, "<li><code>%s</code>: %s</li>", esc(st.Run.File), esc(st.Why))
+		fmt.Fprintf(b, "<li><code>%s</code>: %s</li>", esc(st.Run.File), esc(st.Why))
 	}
 	b.WriteString("</ul></details></div>\n")
-	return b.String()
 }

@@ -151,7 +151,10 @@ func EngineName(kind string) string {
 
 // Engines lists the engines and versions: the campaign's, completed with
 // versions the results recorded.
-func (r *Report) Engines() []schema.EngineSpec {
+func (r *Report) Engines() []schema.EngineSpec { return enginesOf(r.Campaign, r.Runs()) }
+
+// enginesOf is Engines of campaign camp with its runs in campaign order.
+func enginesOf(camp *schema.Campaign, runs []*Run) []schema.EngineSpec {
 	var out []schema.EngineSpec
 	seen := map[string]int{}
 	add := func(name, version string) {
@@ -168,15 +171,15 @@ func (r *Report) Engines() []schema.EngineSpec {
 		seen[key] = len(out)
 		out = append(out, schema.EngineSpec{Name: name, Version: version})
 	}
-	for _, e := range r.Campaign.Engines {
+	for _, e := range camp.Engines {
 		add(e.Name, e.Version)
 	}
-	for _, st := range r.Campaign.Steps {
+	for _, st := range camp.Steps {
 		for _, e := range st.Experiments {
 			add(e.Engine, e.Version)
 		}
 	}
-	for _, run := range r.Runs() {
+	for _, run := range runs {
 		add(run.Result.Engine.Name, run.Result.Engine.Version)
 	}
 	return out

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"path"
@@ -85,19 +86,13 @@ type commandLine struct {
 // has a heading of its own for (prose, from setupProse) are not written
 // here: their generated part is placed right under the narrative's
 // heading, before its text.
-func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
+func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	r := c.rep
 	camp := r.Campaign
 	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
-	headings := map[string]template.HTML{}
-	for _, s := range setupSections {
-		if prose[strings.ToLower(s.title)] == nil {
-			headings[s.title] = c.heading(3, s.title)
-		}
-	}
 	// GPU inventory from the results.
 	seen := map[string]bool{}
-	for _, run := range r.Runs() {
+	for _, run := range c.ordered() {
 		hw := run.Result.Hardware
 		if hw == nil {
 			continue
@@ -127,13 +122,13 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 		}
 	}
 	sort.Strings(v.GPUs)
-	for _, e := range r.Engines() {
+	for _, e := range enginesOf(r.Campaign, c.ordered()) {
 		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
 	}
 	for _, p := range camp.Profiles {
-		row := profileRow{Name: p.Name, Dataset: p.Dataset, Prompts: fmt.Sprint(p.NumPrompts), Rate: "inf", Concurrency: "unlimited", Seed: "—"}
+		row := profileRow{Name: p.Name, Dataset: p.Dataset, Prompts: strconv.Itoa(p.NumPrompts), Rate: "inf", Concurrency: "unlimited", Seed: "—"}
 		if p.InputLen > 0 || p.OutputLen > 0 {
-			row.Tokens = fmt.Sprintf("%d / %d", p.InputLen, p.OutputLen)
+			row.Tokens = strconv.Itoa(p.InputLen) + " / " + strconv.Itoa(p.OutputLen)
 		} else {
 			row.Tokens = "from dataset"
 		}
@@ -141,7 +136,7 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 			row.Rate = fmt.Sprintf("%g", p.RequestRate)
 		}
 		if p.MaxConcurrency > 0 {
-			row.Concurrency = fmt.Sprint(p.MaxConcurrency)
+			row.Concurrency = strconv.Itoa(p.MaxConcurrency)
 		}
 		if sw := p.Sweep(); sw != "" {
 			var vals []string
@@ -163,12 +158,12 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 			row.Prompts += fmt.Sprintf(" (× %d runs)", n)
 		}
 		if p.Seed != 0 {
-			row.Seed = fmt.Sprint(p.Seed)
+			row.Seed = strconv.FormatInt(p.Seed, 10)
 		}
 		v.Profiles = append(v.Profiles, row)
 	}
 	v.Tool = camp.Bench.Tool
-	for _, run := range r.Runs() {
+	for _, run := range c.ordered() {
 		if v.Tool == "" && run.Result.Tool.Name != "" {
 			v.Tool = strings.TrimSpace(run.Result.Tool.Name + " " + run.Result.Tool.Version)
 		}
@@ -198,20 +193,21 @@ func (c *pageCtx) setup(prose map[string]*ast.Heading) (template.HTML, error) {
 		}
 		v.Commands = append(v.Commands, commandLine{Profile: p.Name, Code: c.bash(cmd)})
 	}
-	var out strings.Builder
 	for _, s := range setupSections {
-		body, err := c.setupSection(s.tmpl, &v) // fastsetup.go
-		if err != nil {
-			return "", err
-		}
 		if h := prose[strings.ToLower(s.title)]; h != nil {
+			body, err := c.html(func(b *bytes.Buffer) error { return c.setupSection(b, s.tmpl, &v) })
+			if err != nil {
+				return err
+			}
 			h.Parent().InsertAfter(h.Parent(), h, &markdown.Block{HTML: []byte(body)})
 			continue
 		}
-		out.WriteString(string(headings[s.title]))
-		out.WriteString(string(body))
+		c.headingTo(w, 3, s.title)
+		if err := c.setupSection(w, s.tmpl, &v); err != nil { // fastsetup.go
+			return err
+		}
 	}
-	return template.HTML(out.String()), nil
+	return nil
 }
 
 // benchCommand writes the benchmark command a profile stands for, in the
@@ -354,20 +350,21 @@ func breakable(p string) template.HTML {
 	return template.HTML(s)
 }
 
-func (c *pageCtx) runs() (template.HTML, error) {
+func (c *pageCtx) runs(w *bytes.Buffer) error {
 	r := c.rep
-	var v runsView
+	runs := c.ordered()
+	v := runsView{Rows: make([]runRow, 0, len(runs))}
 	// Every run in campaign order: a sweep's points in load order, each
 	// point's repeats together.
-	for _, run := range r.Runs() {
+	for _, run := range runs {
 		e, _ := r.Campaign.Experiment(run.Result.Experiment)
 		p, _ := r.Campaign.Profile(run.Result.Profile)
 		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))
 	}
 	if c.builtin() {
-		return c.writeRuns(&v)
+		return c.writeRuns(w, &v)
 	}
-	return c.exec("runs", &v)
+	return c.execTo(w, "runs", &v)
 }
 
 // runRow is one run's row of the runs table; a sweep point's profile
@@ -397,14 +394,14 @@ func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *run
 		if res.Load.NumPrompts > total {
 			total = res.Load.NumPrompts
 		}
-		row.Success = fmt.Sprintf("%d / %d", s.Completed, total)
+		row.Success = strconv.Itoa(s.Completed) + " / " + strconv.Itoa(total)
 		if total > 0 {
-			row.Sort["success"] = fmt.Sprintf("%.4f", float64(s.Completed)/float64(total))
+			row.Sort["success"] = sortKey(float64(s.Completed) / float64(total))
 		}
 		put := func(dst *string, key, id string) {
 			if x, ok := mustMetric(id).Value(s); ok {
 				*dst = fmtNum(x)
-				row.Sort[key] = fmt.Sprintf("%.4f", x)
+				row.Sort[key] = sortKey(x)
 			} else {
 				*dst = "—"
 			}
@@ -437,7 +434,7 @@ type caseView struct {
 	OptRaw      rawDetails
 }
 
-func (c *pageCtx) cases() (template.HTML, error) {
+func (c *pageCtx) cases(w *bytes.Buffer) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
 	var v casesView
@@ -455,7 +452,7 @@ func (c *pageCtx) cases() (template.HTML, error) {
 		v.Cases = append(v.Cases, cv)
 	}
 	if c.builtin() {
-		return c.writeCases(&v)
+		return c.writeCases(w, &v)
 	}
-	return c.exec("cases", &v)
+	return c.execTo(w, "cases", &v)
 }

@@ -29,19 +29,18 @@ func chromaBash(t *testing.T, f *chromahtml.Formatter, code string) string {
 	return buf.String()
 }
 
-func fastBash(t *testing.T, f *chromahtml.Formatter, toks []chroma.Token) string {
-	t.Helper()
+// fastBash is what codeHTML writes for shellTokens' tokens: writeShellHTML.
+func fastBash(toks []chroma.Token) string {
 	var buf bytes.Buffer
-	if err := f.Format(&buf, styles.Fallback, chroma.Literator(toks...)); err != nil {
-		t.Fatal(err)
-	}
+	writeShellHTML(&buf, toks)
 	return buf.String()
 }
 
 // TestShellTokensMatchChroma holds shellTokens to chroma's bash lexer: for
 // the commands perflab generates and campaigns hold, and for random lines
 // over the characters it takes (keywords, builtins, assignments, numbers,
-// escapes and continuations mixed in), the HTML is the same; lines with
+// escapes and continuations mixed in), the HTML writeShellHTML writes for
+// its tokens is the HTML chroma's lexer and formatter write; lines with
 // anything else are left to chroma.
 func TestShellTokensMatchChroma(t *testing.T) {
 	f := chromahtml.New(chromahtml.WithClasses(true))
@@ -86,7 +85,7 @@ func TestShellTokensMatchChroma(t *testing.T) {
 			}
 			continue
 		}
-		if got, want := fastBash(t, f, toks), chromaBash(t, f, c); got != want {
+		if got, want := fastBash(toks), chromaBash(t, f, c); got != want {
 			t.Errorf("%q:\n got %s\nwant %s", c, got, want)
 		}
 	}
@@ -100,5 +99,30 @@ func TestCodeHTMLBash(t *testing.T) {
 	want := `<div class="highlight language-bash"><button class="copy" type="button" title="Copy to clipboard" aria-label="Copy to clipboard">Copy</button>` + chromaBash(t, f, cmd) + "</div>\n"
 	if got := string(codeHTML(f, "bash", cmd)); got != want {
 		t.Errorf("codeHTML:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestWriteShellHTMLMatchesFormatter holds writeShellHTML to chroma's
+// formatter (with classes, as Site.chroma) over tokens shellTokens never
+// makes: markup to escape, newlines at either end and doubled, every
+// token type it makes and their relatives.
+func TestWriteShellHTMLMatchesFormatter(t *testing.T) {
+	f := chromahtml.New(chromahtml.WithClasses(true))
+	types := []chroma.TokenType{chroma.Text, chroma.Keyword, chroma.NameBuiltin, chroma.NameVariable, chroma.Operator,
+		chroma.LiteralStringEscape, chroma.LiteralNumber, chroma.Comment, chroma.Error, chroma.Whitespace, chroma.KeywordReserved, chroma.LiteralNumberFloat}
+	values := []string{"a", "<b>&amp;'\"</b>", "\n", "x\n", "\ny", "p\n\nq", "\n\n", "é — ü", " ", "\\\n    "}
+	rng := rand.New(rand.NewPCG(2, 15))
+	for n := 0; n < 2000; n++ {
+		var toks []chroma.Token
+		for k := rng.IntN(8); k >= 0; k-- {
+			toks = append(toks, chroma.Token{Type: types[rng.IntN(len(types))], Value: values[rng.IntN(len(values))]})
+		}
+		var want bytes.Buffer
+		if err := f.Format(&want, styles.Fallback, chroma.Literator(toks...)); err != nil {
+			t.Fatal(err)
+		}
+		if got := fastBash(toks); got != want.String() {
+			t.Fatalf("%q:\n got %s\nwant %s", toks, got, want.String())
+		}
 	}
 }

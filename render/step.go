@@ -1,9 +1,11 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -17,9 +19,10 @@ import (
 // any of them ran. (The engine step of the seed pages compares on
 // ShareGPT; the baseline's runs on the other profiles gave it four more
 // columns of "no result" for every other engine.)
-func stepProfiles(r *Report, st *schema.Step) []schema.Profile {
-	var any, shared []schema.Profile
-	for _, p := range r.Campaign.Profiles {
+func stepProfiles(r *Report, st *schema.Step) []*schema.Profile {
+	var any, shared []*schema.Profile
+	for i := range r.Campaign.Profiles {
+		p := &r.Campaign.Profiles[i]
 		n := 0
 		for _, e := range st.Experiments {
 			if r.Run(e.ID, p.ID) != nil {
@@ -82,18 +85,18 @@ func (r *Report) reference(stepIdx int) *schema.Experiment {
 	return ref
 }
 
-func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
+func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	r := c.rep
 	st := r.Campaign.Steps[i]
 	ref := r.reference(i)
-	p1, p2 := r.primaryMetrics()
+	p1, p2 := c.primary()
 	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name}
 	if withHeadings {
-		v.Heading = c.heading(3, fmt.Sprintf("%d. %s", i+1, st.Title))
+		v.Heading = c.heading(3, strconv.Itoa(i+1)+". "+st.Title)
 	}
 	profs := stepProfiles(r, &st)
 	for _, p := range profs {
-		v.Profiles = append(v.Profiles, c.rep.pointLabel(p))
+		v.Profiles = append(v.Profiles, c.rep.pointLabel(*p))
 	}
 	type ranked struct {
 		name, note string
@@ -101,9 +104,11 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		ok         bool
 	}
 	var ranks []ranked
+	v.Rows = make([]stepRow, 0, len(st.Experiments))
+	v.Experiments = make([]expView, 0, len(st.Experiments))
 	for _, e := range st.Experiments {
 		e := e
-		row := stepRow{Name: e.Name, Engine: EngineName(e.Engine), GPUs: r.GPUs(&e), Chosen: st.Chosen == e.ID}
+		row := stepRow{Name: e.Name, Engine: EngineName(e.Engine), GPUs: r.GPUs(&e), Chosen: st.Chosen == e.ID, Cells: make([]cell, 0, len(profs))}
 		for _, p := range profs {
 			run := r.Run(e.ID, p.ID)
 			var refRun *Run
@@ -164,7 +169,7 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		var parts []string
 		for _, k := range ranks {
 			if k.ok {
-				parts = append(parts, fmt.Sprintf("%s (%s %s%s)", k.name, fmtNum(k.v), p1.Unit, k.note))
+				parts = append(parts, k.name+" ("+fmtNum(k.v)+" "+p1.Unit+k.note+")")
 			} else {
 				parts = append(parts, k.name+" ("+k.note+")")
 			}
@@ -183,9 +188,9 @@ func (c *pageCtx) step(i int, withHeadings bool) (template.HTML, error) {
 		}
 	}
 	if c.builtin() {
-		return c.writeStep(&v)
+		return c.writeStep(w, &v)
 	}
-	return c.exec("step", &v)
+	return c.execTo(w, "step", &v)
 }
 
 // skippedAt returns the result of experiment exp at the point Run(exp,
@@ -242,14 +247,14 @@ type summaryRow struct {
 	Skipped bool
 }
 
-func (c *pageCtx) summary(profileID string) (template.HTML, error) {
+func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	r := c.rep
 	camp := r.Campaign
 	if profileID == "" {
 		profileID = camp.Profiles[0].ID
 	}
 	prof, _ := camp.Profile(profileID)
-	m, _ := r.primaryMetrics()
+	m, _ := c.primary()
 	v := summaryView{Profile: r.pointLabel(*prof), Metric: m}
 	base := r.Baseline()
 	// Normalise per GPU when the chosen configurations use different GPU counts.
@@ -275,7 +280,7 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 	baseV, baseRun := val(base)
 	row := summaryRow{Option: "Baseline", Chosen: base.Name}
 	if baseV != nil {
-		row.Value, row.Sort = fmtNum(*baseV), fmt.Sprintf("%.4f", *baseV)
+		row.Value, row.Sort = fmtNum(*baseV), sortKey(*baseV)
 	} else {
 		row.Value = "no result"
 	}
@@ -303,7 +308,7 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 			v.Rows = append(v.Rows, row)
 			continue
 		}
-		row.Value, row.Sort = fmtNum(*x), fmt.Sprintf("%.4f", *x)
+		row.Value, row.Sort = fmtNum(*x), sortKey(*x)
 		if prevV != nil {
 			row.Inc = Compare(*prevV, *x, m.HigherBetter)
 			row.Inc.NA = prevRun != nil && lessSuccessful(run.Result, prevRun.Result)
@@ -334,9 +339,9 @@ func (c *pageCtx) summary(profileID string) (template.HTML, error) {
 		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
 	}
 	if c.builtin() {
-		return c.writeSummary(&v)
+		return c.writeSummary(w, &v)
 	}
-	return c.exec("summary", &v)
+	return c.execTo(w, "summary", &v)
 }
 
 // skippedStep fills the summary row of a step that carried nothing
@@ -363,7 +368,7 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 		return
 	}
 	row.Chosen = best.Name
-	row.Value, row.Sort = fmtNum(*bestV), fmt.Sprintf("%.4f", *bestV)
+	row.Value, row.Sort = fmtNum(*bestV), sortKey(*bestV)
 	row.NoteIDs = v.Notes.refs(c, bestRun)
 	row.Bad = !successful(bestRun.Result)
 	if prevV != nil {

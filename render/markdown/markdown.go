@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/yuin/goldmark"
@@ -201,28 +203,56 @@ type IDs struct {
 func NewIDs() *IDs { return &IDs{used: map[string]bool{}} }
 
 // Slug makes a unique id from text and reserves it.
-func (s *IDs) Slug(text string) string {
-	return string(s.Generate([]byte(text), ast.KindHeading))
-}
+func (s *IDs) Slug(text string) string { return s.slug(text) }
 
 // Generate implements parser.IDs.
 func (s *IDs) Generate(value []byte, kind ast.NodeKind) []byte {
-	base := slugify(string(value))
+	return []byte(s.slug(string(value)))
+}
+
+func (s *IDs) slug(text string) string {
+	base := slugify(text)
 	if base == "" {
 		base = "section"
 	}
 	id := base
 	for i := 1; s.used[id]; i++ {
-		id = fmt.Sprintf("%s-%d", base, i)
+		id = base + "-" + strconv.Itoa(i)
 	}
 	s.used[id] = true
-	return []byte(id)
+	return id
 }
 
 // Put implements parser.IDs (an explicit {#id} attribute).
 func (s *IDs) Put(value []byte) { s.used[string(value)] = true }
 
 func slugify(s string) string {
+	// ASCII (every heading a report generates) in one pass over bytes;
+	// anything else as below.
+	b := make([]byte, 0, len(s))
+	dash := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return slugifyRunes(s)
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+			fallthrough
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_':
+			if dash && len(b) > 0 {
+				b = append(b, '-')
+			}
+			dash = false
+			b = append(b, c)
+		case c == ' ' || c == '-' || c == '\t':
+			dash = true
+		}
+	}
+	return string(b)
+}
+
+func slugifyRunes(s string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(s) {

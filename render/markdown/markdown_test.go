@@ -133,3 +133,24 @@ func TestLinkRewrite(t *testing.T) {
 		t.Errorf("links not rewritten: %s", buf.String())
 	}
 }
+
+// TestSlugifyASCII: slugify's byte path for ASCII gives what its rune
+// path (strings.ToLower, unicode classes) gives, on every ASCII byte in
+// every position and on generated headings; non-ASCII takes the rune path.
+func TestSlugifyASCII(t *testing.T) {
+	texts := []string{"", "Conclusion", "1. Choosing the Inference Engine", "vLLM v0.11.0 FP8", "  lead -- and\ttrail  ", "A_b-C d",
+		"Experiment 0a", "Profile 3 @ concurrency 64", "<b>&amp;'\" javascript:alert(1)", "---", "_", "MiXeD CaSe 42"}
+	for c := 0; c < 128; c++ {
+		texts = append(texts, string(rune(c)), "a"+string(rune(c))+"b", string(rune(c))+"x "+string(rune(c)))
+	}
+	for _, s := range texts {
+		if got, want := slugify(s), slugifyRunes(s); got != want {
+			t.Errorf("slugify(%q) = %q, the rune path gives %q", s, got, want)
+		}
+	}
+	for _, s := range []string{"Über Straße", "İstanbul", "中文 标题", "é-è"} {
+		if got, want := slugify(s), slugifyRunes(s); got != want {
+			t.Errorf("slugify(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
