@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"html/template"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -315,4 +318,147 @@ func TestBuildCacheDamagedPack(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTree(t, "the pack damaged", opt.Out, o.Out)
+}
+
+// TestBuildCacheConcurrentPut: entries stored by many goroutines at once
+// (put writes outside the lock, each at the place it took) all read back
+// from the next build's pack as they were stored, and the pack's entries
+// and index are in the same order; a put after finish stores nothing
+// (the incremental builder renders with a finished cache) and leaves no
+// temporary pack behind.
+func TestBuildCacheConcurrentPut(t *testing.T) {
+	dir := t.TempDir()
+	opt := Options{CacheDir: dir}
+	c, err := openCache(opt, os.DirFS(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := func(i int) *cacheEntry {
+		body := strings.Repeat(fmt.Sprintf("<p>page %d</p>", i), 1+i*97%4000) // 10 B to 60 kB
+		return &cacheEntry{Page: renderedPage{Title: fmt.Sprint("T", i), Body: template.HTML(body), Charts: i%2 == 0},
+			Search: searchEntry{Title: fmt.Sprint("T", i), URL: fmt.Sprint(i, "/"), Text: body[:min(len(body), 50)]},
+			Files:  []File{{Path: fmt.Sprint(i, "/data.json"), Data: []byte(body[:min(len(body), 999)])}}}
+	}
+	const n = 200
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 8 {
+				c.put(fmt.Sprint("key", i), entry(i))
+			}
+		}()
+	}
+	wg.Wait()
+	c.finish(true)
+	c.put("late", entry(1))
+	c.finish(true)
+	if names, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(names) != 0 {
+		t.Errorf("temporary files left: %v", names)
+	}
+	// A cache that stored nothing before finish: a later put used to
+	// start a pack that nothing finished.
+	idle := Options{CacheDir: t.TempDir()}
+	if ci, err := openCache(idle, os.DirFS(t.TempDir())); err == nil {
+		ci.finish(true)
+		ci.put("late", entry(1))
+		if names, _ := filepath.Glob(filepath.Join(idle.CacheDir, ".tmp-*")); len(names) != 0 {
+			t.Errorf("a put after finish left %v", names)
+		}
+	}
+	c2, err := openCache(opt, os.DirFS(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.finish(false)
+	c2.openPack()
+	if len(c2.old) != n {
+		t.Fatalf("the pack holds %d entries, want %d", len(c2.old), n)
+	}
+	var end int64
+	for i := 0; i < n; i++ {
+		if got := c2.get(fmt.Sprint("key", i)); !reflect.DeepEqual(got, entry(i)) {
+			t.Fatalf("entry %d reads back as %+v", i, got)
+		}
+		if r := c2.old[fmt.Sprint("key", i)]; r.off+r.n > end {
+			end = r.off + r.n
+		}
+	}
+	if c2.get("late") != nil {
+		t.Error("an entry put after finish is in the pack")
+	}
+	// The entries fill the pack up to the index: no gap, no overlap.
+	var total int64
+	for _, r := range c2.old {
+		total += r.n
+	}
+	if total != end {
+		t.Errorf("entries hold %d bytes and end at %d", total, end)
+	}
+}
+
+// TestBuildCachePackDamage: a pack cut short, one whose index offset
+// points anywhere, or one with a run of zeros where entries were (what a
+// write that never happened leaves in a file written with WriteAt) costs
+// rendering again: the site is the one a build without the cache writes,
+// and the build after it takes every page from the pack it wrote.
+func TestBuildCachePackDamage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(data []byte) []byte
+	}{
+		{"cut in the entries", func(d []byte) []byte { return d[:len(d)/3] }},
+		{"cut in the index", func(d []byte) []byte { return d[:len(d)-20] }},
+		{"index offset past the end", func(d []byte) []byte {
+			binary.LittleEndian.PutUint64(d[len(d)-8:], uint64(len(d)))
+			return d
+		}},
+		{"index offset into the entries", func(d []byte) []byte {
+			binary.LittleEndian.PutUint64(d[len(d)-8:], uint64(len(d)/2))
+			return d
+		}},
+		{"zeros where entries were", func(d []byte) []byte {
+			end := int(binary.LittleEndian.Uint64(d[len(d)-8:]))
+			clear(d[end/4 : end/2])
+			return d
+		}},
+		{"empty", func(d []byte) []byte { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyFixture(t)
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"),
+				CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "site")}
+			if err := Build(context.Background(), opt); err != nil {
+				t.Fatal(err)
+			}
+			pack := filepath.Join(opt.CacheDir, packName)
+			data, err := os.ReadFile(pack)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(pack, tc.damage(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.RemoveAll(opt.Out) // the pages come from the pack, not from Out
+			if err := Build(context.Background(), opt); err != nil {
+				t.Fatal(err)
+			}
+			o := opt
+			o.NoCache, o.Out = true, filepath.Join(t.TempDir(), "site")
+			if err := Build(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			sameTree(t, tc.name, opt.Out, o.Out)
+			os.RemoveAll(opt.Out)
+			st, err := BuildStats(context.Background(), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Cached != st.Pages-1 {
+				t.Errorf("after the damage: %d of %d pages from the rewritten pack", st.Cached, st.Pages-1)
+			}
+			sameTree(t, tc.name+", then from the pack", opt.Out, o.Out)
+		})
+	}
 }

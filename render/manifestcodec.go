@@ -10,13 +10,13 @@ import (
 // decoded its thousands of [32]byte sums a byte at a time (a tenth of an
 // unchanged 924-page rebuild). This encoding writes them as they are:
 // manifestFormat, then Out and Search; the files (count, then per file
-// its path, sum, size, mtime, ctime, inode and racy flag); the pages
+// its path, 16-byte outSum, size, mtime, ctime, inode and racy flag); the pages
 // (count, then per page its URL, layout key, search sum and paths); the
 // directories (count+1, 0 for none, then per directory its path, mtime,
 // ctime, inode and racy flag). Strings are a uvarint length and bytes,
 // integers 8 bytes little endian, entries sorted so that equal manifests
 // encode alike.
-const manifestFormat = "perflab-manifest-1\n"
+const manifestFormat = "perflab-manifest-2\n"
 
 func encodeManifest(m *manifest) []byte {
 	b := append([]byte(nil), manifestFormat...)
@@ -108,11 +108,13 @@ func decodeManifest(data []byte) *manifest {
 		return b != nil && b[0] == 1
 	}
 	m := &manifest{Out: r.string(), Search: sum()}
-	n := count(1 + 32 + 4*8 + 1)
+	n := count(1 + 16 + 4*8 + 1)
 	m.Files = make(map[string]manifestFile, n)
 	for i := 0; i < n && !r.bad; i++ {
 		p := r.string()
-		m.Files[p] = manifestFile{Sum: sum(), Size: int64(r.uint64()), ModTime: int64(r.uint64()), CTime: int64(r.uint64()), Ino: r.uint64(), Racy: flag()}
+		var fs outSum
+		copy(fs[:], r.bytes(uint64(len(fs))))
+		m.Files[p] = manifestFile{Sum: fs, Size: int64(r.uint64()), ModTime: int64(r.uint64()), CTime: int64(r.uint64()), Ino: r.uint64(), Racy: flag()}
 	}
 	n = count(1 + 2*32 + 8)
 	m.Pages = make(map[string]manifestPage, n)

@@ -489,7 +489,7 @@ func TestLazyBodyChanged(t *testing.T) {
 // foreign one reads as none.
 func TestManifestCodec(t *testing.T) {
 	m := &manifest{Out: "/x/site", Search: sha256.Sum256([]byte("s")),
-		Files: map[string]manifestFile{"a/index.html": {Sum: sha256.Sum256([]byte("a")), Size: 3, ModTime: -4, CTime: 5, Ino: 6, Racy: true}, "b.css": {Size: 1}},
+		Files: map[string]manifestFile{"a/index.html": {Sum: sumOutput([]byte("a")), Size: 3, ModTime: -4, CTime: 5, Ino: 6, Racy: true}, "b.css": {Size: 1}},
 		Pages: map[string]manifestPage{"a/": {Layout: sha256.Sum256([]byte("l")), SearchSum: sha256.Sum256([]byte("e")), Paths: []string{"a/index.html", "a/data.json"}}, "c/": {}},
 		Dirs:  map[string]manifestDir{"a": {ModTime: 1, CTime: 2, Ino: 3, Racy: true}, "a/b": {}},
 	}

@@ -1,0 +1,205 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestWriteOutput: writeOutput leaves the bytes os.WriteFile leaves (a
+// longer file it replaces is truncated) with the same mode, and fails as
+// os.WriteFile fails, in the same words.
+func TestWriteOutput(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.html")
+	if err := os.WriteFile(p, []byte(strings.Repeat("old ", 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := []byte(strings.Repeat("<p>new</p>\n", 100_000)) // 1.1 MB: more than one write may take
+	for _, data := range [][]byte{[]byte("short"), big, nil} {
+		if err := writeOutput(p, data); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != string(data) {
+			t.Fatalf("%d bytes written, %d read back", len(data), len(got))
+		}
+	}
+	q, r := filepath.Join(dir, "b.html"), filepath.Join(dir, "c.html")
+	if err := writeOutput(q, big); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sq, _ := os.Stat(q)
+	sr, _ := os.Stat(r)
+	if sq.Mode() != sr.Mode() {
+		t.Errorf("mode %v, os.WriteFile's %v", sq.Mode(), sr.Mode())
+	}
+	for _, bad := range []string{filepath.Join(dir, "missing", "x.html"), filepath.Join(p, "x.html"), dir} {
+		got, want := writeOutput(bad, big), os.WriteFile(bad, big, 0o644)
+		if got == nil || want == nil || got.Error() != want.Error() {
+			t.Errorf("%s: %v, os.WriteFile: %v", bad, got, want)
+		}
+	}
+}
+
+// TestMakeDir: makeDir makes a directory whose parent exists, and its
+// missing parents; an existing directory is no error; a file in the way
+// fails as os.MkdirAll does.
+func TestMakeDir(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"a", "a/b", "c/d/e", "c/d/e"} {
+		p := filepath.Join(dir, filepath.FromSlash(d))
+		if err := makeDir(p); err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			t.Fatalf("%s: not made", d)
+		}
+	}
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{file, filepath.Join(file, "x")} {
+		got, want := makeDir(p), os.MkdirAll(p, 0o755)
+		if got == nil || want == nil || got.Error() != want.Error() {
+			t.Errorf("%s: %v, os.MkdirAll: %v", p, got, want)
+		}
+	}
+}
+
+// TestSearchFilesEncoded: the search index joined from entries encoded one
+// by one (by the page workers) is json.Marshal's encoding of the whole
+// index, for entries with markup, quotes, line and paragraph separators
+// and invalid UTF-8; entries without their encoding are encoded there.
+func TestSearchFilesEncoded(t *testing.T) {
+	index := []searchEntry{
+		{Title: "Home", URL: "index.html", Text: "plain"},
+		{Title: `<script>"x" & 'y'</script>`, URL: "a/index.html", Tags: "t1 t2", Text: "line\u2028para\u2029end \x00 \xff\xfe"},
+		{},
+		{Title: "Ünïcödé ✓", URL: "b/c/index.html", Text: strings.Repeat("word ", 900)},
+	}
+	want, err := json.Marshal(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, skip := range []int{-1, 0, 1, 3} {
+		enc := make([][]byte, len(index))
+		for i, e := range index {
+			if i != skip {
+				enc[i], _ = json.Marshal(e)
+			}
+		}
+		files, err := searchFilesEncoded(index, enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(files[0].Data); got != string(want)+"\n" {
+			t.Errorf("without entry %d's encoding: search.json is\n%s\nwant\n%s", skip, got, want)
+		}
+		if got := string(files[1].Data); got != "window.perflabSearch="+string(want)+";\n" {
+			t.Errorf("without entry %d's encoding: search.js differs", skip)
+		}
+	}
+}
+
+// TestStaticFiles: the files beside the pages (a report's campaign.yaml,
+// images; copied by the page workers) are in the site byte for byte,
+// after a cold build and after rebuilds that take the pages from the
+// input stat cache and the build cache (whose bytes were not read), a
+// changed one with its new bytes; one that cannot be read fails the
+// build with its name and leaves the site as it was.
+func TestStaticFiles(t *testing.T) {
+	dir := copyFixture(t)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"),
+		Out: filepath.Join(dir, "site"), CacheDir: filepath.Join(dir, "cache")}
+	static := map[string]string{}
+	for i := 0; i < 40; i++ { // more files than workers, in several directories
+		static[fmt.Sprintf("files/d%d/f%02d.txt", i%3, i)] = strings.Repeat(fmt.Sprint(i), i*100)
+	}
+	static["demo/h100/chart.svg"] = "<svg/>"
+	for rel, data := range static {
+		writeFile(t, filepath.Join(opt.Content, filepath.FromSlash(rel)), data)
+	}
+	check := func(what string) {
+		t.Helper()
+		for _, rel := range append(mapKeys(static), "demo/h100/campaign.yaml") {
+			want, err := os.ReadFile(filepath.Join(opt.Content, filepath.FromSlash(rel)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := os.ReadFile(filepath.Join(opt.Out, filepath.FromSlash(rel))); err != nil || string(got) != string(want) {
+				t.Errorf("%s: %s in the site: %v, %q, want %q", what, rel, err, truncate(string(got)), truncate(string(want)))
+			}
+		}
+	}
+	build := func(what string) Stats {
+		t.Helper()
+		st, err := BuildStats(context.Background(), opt)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		check(what)
+		return st
+	}
+	cold := build("cold")
+	if st := build("unchanged"); st.Files != cold.Files || st.LaidOut != 0 {
+		t.Errorf("unchanged: %d files, %d laid out; cold: %d files", st.Files, st.LaidOut, cold.Files)
+	}
+	static["files/d1/f04.txt"] = "changed"
+	static["demo/h100/chart.svg"] = "<svg>changed</svg>"
+	for _, rel := range []string{"files/d1/f04.txt", "demo/h100/chart.svg"} {
+		writeFile(t, filepath.Join(opt.Content, filepath.FromSlash(rel)), static[rel])
+	}
+	build("static files changed")
+	campaign := filepath.Join(opt.Content, "demo", "h100", "campaign.yaml")
+	data, err := os.ReadFile(campaign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, campaign, string(data)+"\n# a comment\n")
+	build("campaign changed")
+
+	// A static file that cannot be read: a link to nothing.
+	before := treeOf(t, opt.Out)
+	bad := filepath.Join(opt.Content, "files", "d2", "gone.txt")
+	if err := os.Symlink(filepath.Join(dir, "nothing"), bad); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	_, err = BuildStats(context.Background(), opt)
+	want := fmt.Sprintf("render: open %s: %v", bad, syscall.ENOENT)
+	if err == nil || err.Error() != want {
+		t.Errorf("unreadable static file: %v, want %s", err, want)
+	}
+	after := treeOf(t, opt.Out)
+	if len(after) != len(before) {
+		t.Errorf("the failed build changed the site: %d files, %d before", len(after), len(before))
+	}
+	for p, d := range before {
+		if string(after[p]) != string(d) {
+			t.Errorf("the failed build changed %s", p)
+		}
+	}
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func truncate(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
