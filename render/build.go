@@ -446,10 +446,18 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			defer wg.Done()
 			for i := range work {
 				if err := ctx.Err(); err != nil {
-					if i < jobHome {
+					// Every job left undone fails the build: a site
+					// without its assets or a campaign file is not
+					// swapped in (TestBuildCancelledAnywhere).
+					switch {
+					case i < jobHome:
 						results[i].err = err
-					} else if i == jobHome {
+					case i == jobHome:
 						homeErr = err
+					case i == jobAssets:
+						extraErr = err
+					default:
+						staticErr[i-jobStatic] = err
 					}
 					continue
 				}
