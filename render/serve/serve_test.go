@@ -238,6 +238,7 @@ func TestRequestsWaitForTheBuild(t *testing.T) {
 	real := fakeBuild(dir)
 	started := make(chan []string, 4)
 	release := make(chan struct{})
+	firstDone := make(chan struct{})
 	var calls sync.Mutex
 	n := 0
 	build := func(ctx context.Context, changed []string) error {
@@ -245,15 +246,25 @@ func TestRequestsWaitForTheBuild(t *testing.T) {
 		n++
 		first := n == 1
 		calls.Unlock()
-		if !first {
+		if first {
+			defer close(firstDone)
+		} else {
 			started <- changed
 			<-release
 		}
 		return real(ctx, changed)
 	}
 	s := startServer(t, dir, build, nil)
+	// An edit noted before the loop's first build starts is that build's
+	// (no second build comes): edit only once it is done.
+	<-firstDone
 	writeFile(t, dir, "content/about.md", "---\ntitle: About\n---\nNew text.\n")
-	changed := <-started
+	var changed []string
+	select {
+	case changed = <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no build after the edit in 30s")
+	}
 	if !containsPath(changed, filepath.Join(dir, "content/about.md")) {
 		t.Errorf("changed = %q, want content/about.md", changed)
 	}
