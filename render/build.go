@@ -316,7 +316,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	// made holds the directories already created: MkdirAll's stat per
 	// file was a tenth of a 924-page build's system time.
 	var made sync.Map
-	write := func(f File) error {
+	writeFile := func(f File) error {
 		if s.outputs != nil && s.outputs.same(f) {
 			return nil
 		}
@@ -333,6 +333,26 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			return fmt.Errorf("render: %w", err)
 		}
 		return nil
+	}
+	// A file of content/ that is not Markdown (s.Static) is copied over
+	// whatever the build makes at its path (content/assets/site.css over
+	// the stylesheet, a bundle's data.json over the report's): it was
+	// written last. The static files are now written by the workers,
+	// beside the pages and before the search index, so what the build
+	// makes at such a path is not written at all, nor taken from the last
+	// build's site (outputs.static; TestStaticWins).
+	isStatic := make(map[string]bool, len(s.Static))
+	for _, rel := range s.Static {
+		isStatic[rel] = true
+	}
+	if s.outputs != nil {
+		s.outputs.static = isStatic
+	}
+	write := func(f File) error {
+		if isStatic[f.Path] {
+			return nil
+		}
+		return writeFile(f)
 	}
 	// Pages are independent: render them in parallel, report the first
 	// error in page order so that the message does not depend on timing.
@@ -432,7 +452,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			if err != nil {
 				staticErr[k] = fmt.Errorf("render: %w", err)
 			} else {
-				staticWErr[k] = write(File{Path: s.Static[k], Data: data})
+				staticWErr[k] = writeFile(File{Path: s.Static[k], Data: data})
 			}
 			*bp = data
 			putReadBuf(bp)
@@ -446,10 +466,18 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			defer wg.Done()
 			for i := range work {
 				if err := ctx.Err(); err != nil {
-					if i < jobHome {
+					// Every job left undone fails the build: a site
+					// without its assets or a campaign file is not
+					// swapped in (TestBuildCancelledAnywhere).
+					switch {
+					case i < jobHome:
 						results[i].err = err
-					} else if i == jobHome {
+					case i == jobHome:
 						homeErr = err
+					case i == jobAssets:
+						extraErr = err
+					default:
+						staticErr[i-jobStatic] = err
 					}
 					continue
 				}

@@ -229,6 +229,10 @@ func outDirs[V any](paths map[string]V) map[string]bool {
 // outputs tracks one build's files against the previous manifest.
 type outputs struct {
 	prev *manifest // nil: write everything
+	// static are the paths of content/'s files copied as they are, over
+	// what a page or the search index makes there (Render): a page or an
+	// index taken as it was does not take those paths with it.
+	static map[string]bool
 
 	mu      sync.Mutex
 	sums    map[string]outSum
@@ -293,6 +297,9 @@ func (o *outputs) reuse(url string, lk [32]byte) (manifestPage, bool) {
 		return manifestPage{}, false
 	}
 	for _, p := range mp.Paths {
+		if o.static[p] {
+			continue
+		}
 		if e, ok := o.prev.Files[p]; !ok || !o.inOut(p, e) {
 			return manifestPage{}, false
 		}
@@ -300,6 +307,9 @@ func (o *outputs) reuse(url string, lk [32]byte) (manifestPage, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, p := range mp.Paths {
+		if o.static[p] {
+			continue
+		}
 		o.sums[p] = o.prev.Files[p].Sum
 		o.skipped = append(o.skipped, p)
 	}
@@ -314,6 +324,9 @@ func (o *outputs) reuseFiles(paths ...string) bool {
 		return false
 	}
 	for _, p := range paths {
+		if o.static[p] {
+			continue
+		}
 		if e, ok := o.prev.Files[p]; !ok || !o.inOut(p, e) {
 			return false
 		}
@@ -321,6 +334,9 @@ func (o *outputs) reuseFiles(paths ...string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, p := range paths {
+		if o.static[p] {
+			continue
+		}
 		o.sums[p] = o.prev.Files[p].Sum
 		o.skipped = append(o.skipped, p)
 	}

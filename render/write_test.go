@@ -203,3 +203,55 @@ func truncate(s string) string {
 	}
 	return s
 }
+
+// TestStaticWins: a file of content/ copied as it is wins over what the
+// build makes at the same path (the home page, a report's data.json, the
+// stylesheet, the search index), as when the copies were written last:
+// after a cold build, after a rebuild that takes the pages from the last
+// site (the copies changed), and after one with nothing changed. The
+// static copies are written by the page workers now: the search index
+// went over its copy, the others raced with theirs, and a page taken
+// from the last site brought the old copy back.
+func TestStaticWins(t *testing.T) {
+	dir := copyFixture(t)
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"),
+		Out: filepath.Join(dir, "site"), CacheDir: filepath.Join(dir, "cache")}
+	paths := []string{"index.html", "search.json", "search.js", "assets/site.css", "assets/chroma.css", "demo/h100/data.json", "demo/h100/index.html"}
+	put := func(round string) {
+		for _, rel := range paths {
+			writeFile(t, filepath.Join(opt.Content, filepath.FromSlash(rel)), "static "+rel+" "+round)
+		}
+	}
+	check := func(what, round string) {
+		t.Helper()
+		for _, rel := range paths {
+			want := "static " + rel + " " + round
+			if got, err := os.ReadFile(filepath.Join(opt.Out, filepath.FromSlash(rel))); err != nil || string(got) != want {
+				t.Errorf("%s: %s in the site: %v, %q, want %q", what, rel, err, truncate(string(got)), want)
+			}
+		}
+	}
+	put("1")
+	for i := 0; i < 3; i++ { // the race of the workers: more than once
+		if err := os.RemoveAll(opt.Out); err != nil {
+			t.Fatal(err)
+		}
+		if err := Build(context.Background(), Options{Content: opt.Content, Results: opt.Results, Out: opt.Out, NoCache: true}); err != nil {
+			t.Fatal(err)
+		}
+		check("cold", "1")
+	}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	check("with the cache", "1")
+	put("2")
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	check("copies changed", "2")
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	check("unchanged", "2")
+}

@@ -98,9 +98,12 @@ func Parse(name string, data []byte) (*File, error) {
 // a float with a fractional part or an exponent (1.5, .5, 2e-1): only then
 // can yaml.v3 have truncated a value into an integer field without an
 // error, so only then does Parse need DecodeStrict's check over the node
-// tree. Words are split at YAML's flow and blank characters; a false
-// positive (a comment, a quoted string, a float field such as
-// request_rate: 0.5) only costs the slower path.
+// tree. Words are split at YAML's flow and blank characters and at every
+// byte of a non-ASCII character (a float word is ASCII; yaml.v3 also
+// breaks lines at NEL, U+2028 and U+2029, so that "{weight:\u0085 2.5}"
+// without the space holds the word 2.5); a false positive (a comment, a
+// quoted string, a float field such as request_rate: 0.5, a word after
+// an accented letter) only costs the slower path.
 func mayHoldFraction(data []byte) bool {
 	start, cand, digit, mark := -1, false, false, false
 	for i := 0; i <= len(data); i++ {
@@ -134,10 +137,19 @@ func mayHoldFraction(data []byte) bool {
 }
 
 // wordBreak marks the bytes mayHoldFraction splits words at: YAML's flow
-// and blank characters, and the starts of comments and quoted strings.
+// and blank characters, the starts of comments and quoted strings, and
+// the bytes of non-ASCII characters (among them YAML's other line breaks).
 // floatByte marks the bytes a word floatWord matches can hold, with the
 // underscores yaml.v3 drops.
-var wordBreak, floatByte = byteSet(" \t\r\n,[]{}:#\"'"), byteSet("0123456789+-.eE_")
+var wordBreak, floatByte = nonASCII(byteSet(" \t\r\n,[]{}:#\"'")), byteSet("0123456789+-.eE_")
+
+// nonASCII adds the bytes from 0x80 up to set.
+func nonASCII(set [256]bool) [256]bool {
+	for c := 0x80; c < 0x100; c++ {
+		set[c] = true
+	}
+	return set
+}
 
 func byteSet(s string) (set [256]bool) {
 	for i := range len(s) {

@@ -242,7 +242,9 @@ func TestParseFractionAliasOnce(t *testing.T) {
 func mayHoldFractionRegexp(data []byte) bool {
 	start := -1
 	for i := 0; i <= len(data); i++ {
-		if i < len(data) && !strings.ContainsRune(" \t\r\n,[]{}:#\"'", rune(data[i])) {
+		// (and at non-ASCII bytes, which yaml.v3's line breaks NEL, U+2028
+		// and U+2029 are made of: TestDecodeStrictUnicodeBreaks)
+		if i < len(data) && data[i] < 0x80 && !strings.ContainsRune(" \t\r\n,[]{}:#\"'", rune(data[i])) {
 			if start < 0 {
 				start = i
 			}
@@ -393,6 +395,14 @@ func TestDecodeStrictSame(t *testing.T) {
 		check("%TAG !! tag:yaml.org,2002:\n---\nweight: !!float \"2.5\"\n")
 		check("weight: !f \"2.5\"\n")
 	}
+	// yaml.v3's other line breaks end a plain scalar too: a fraction
+	// right after one is a word of its own (it was taken for part of the
+	// word before, the node tree was skipped and the value truncated).
+	for _, br := range []string{"\u0085", "\u2028", "\u2029"} {
+		check("{weight:" + br + "2.5}")
+		check("{list: [1," + br + "2.5]}")
+		check("{title: é,weight:" + br + "2.5}")
+	}
 	files, _ := filepath.Glob("../../../content/*/*/campaign.yaml")
 	more, _ := filepath.Glob("../../../content/*/*/*.md")
 	files = append(files, more...)
@@ -408,5 +418,29 @@ func TestDecodeStrictSame(t *testing.T) {
 			data = fm
 		}
 		check(string(data))
+	}
+}
+
+// TestDecodeStrictUnicodeBreaks: a fraction in an integer field after one
+// of the line breaks yaml.v3 knows besides \n and \r (NEL, U+2028,
+// U+2029) is refused, in a page's front matter (DecodeStrict) and in a
+// campaign (Parse), like one after a newline. They were taken for part of
+// a word, the word for no float, and the value was truncated into the
+// field without an error.
+func TestDecodeStrictUnicodeBreaks(t *testing.T) {
+	for _, br := range []string{"\u0085", "\u2028", "\u2029"} {
+		var fm struct {
+			Weight int `yaml:"weight"`
+		}
+		in := "{weight:" + br + "2.5}"
+		err := DecodeStrict([]byte(in), &fm)
+		if err == nil || !strings.Contains(err.Error(), "cannot unmarshal !!float `2.5` into int") {
+			t.Errorf("DecodeStrict(%q) = %v (weight %d); want the float refused", in, err, fm.Weight)
+		}
+		camp := "{id: c, profiles: [{id: p, num_prompts:" + br + "2.5}]}"
+		_, err = Parse("c.yaml", []byte(camp))
+		if err == nil || !strings.Contains(err.Error(), "cannot unmarshal !!float `2.5` into int") {
+			t.Errorf("Parse(%q) = %v; want the float refused", camp, err)
+		}
 	}
 }
