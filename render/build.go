@@ -157,7 +157,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 // are already in out are not written again, and out is not touched at
 // all when nothing in it would change.
 func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *manifest) (Stats, error) {
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
+	tmp, err := makeBuildDir(out)
 	if err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
@@ -208,6 +208,17 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	go func() { removed <- removeOld(old) }()
 	s.cache.writeManifest(out, o)
 	return st, <-removed
+}
+
+// makeBuildDir makes the temporary directory a build of out renders
+// into, beside out (the swap renames it), marked as the top of a tree
+// (topdir_linux.go).
+func makeBuildDir(out string) (string, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
+	if err == nil {
+		spreadTree(tmp)
+	}
+	return tmp, err
 }
 
 // swap replaces dir out with dir tmp using renames: out moves aside, tmp

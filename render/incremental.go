@@ -131,7 +131,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return inc, fmt.Errorf("render: %w", err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
+	tmp, err := makeBuildDir(out)
 	if err != nil {
 		return inc, fmt.Errorf("render: %w", err)
 	}
