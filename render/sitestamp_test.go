@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,6 +31,8 @@ func TestSiteStamp(t *testing.T) {
 		setup  func(t *testing.T, dir string) // before the first build
 		change func(t *testing.T, dir, out string, opt *Options)
 		fast   bool
+		// warnings is how many warnings every build gives.
+		warnings int
 	}{
 		{name: "unchanged", fast: true},
 		{name: "unchanged with a draft", setup: func(t *testing.T, dir string) {
@@ -65,6 +68,12 @@ func TestSiteStamp(t *testing.T) {
 				t.Skip(err)
 			}
 		}}, // never stamped: a linked results directory is walked
+		{name: "unchanged with a stale result", setup: func(t *testing.T, dir string) {
+			// A repeat the campaign does not define: left out, with a
+			// warning the fast path must repeat.
+			b := readFile(t, filepath.Join(resDir(dir), "vllm-base--long.json"))
+			writeFile(t, filepath.Join(resDir(dir), "vllm-base--long-r4.json"), strings.Replace(strings.Replace(b, "{", `{"repeat": 3,`, 1), `"name": "vllm bench serve"`, `"name": "perflab bench"`, 1))
+		}, fast: true, warnings: 2}, // the report and the blocks page
 		{name: "new page", change: func(t *testing.T, dir, out string, opt *Options) {
 			writeFile(t, filepath.Join(dir, "content", "new.md"), "# New\n")
 		}},
@@ -155,6 +164,9 @@ func TestSiteStamp(t *testing.T) {
 				}
 				if st.Unchanged {
 					t.Fatalf("build %d took the stamp's fast path", i+1)
+				}
+				if len(st.Warnings) != c.warnings {
+					t.Fatalf("build %d warned %q; want %d warning(s)", i+1, st.Warnings, c.warnings)
 				}
 				last = st
 			}
