@@ -100,6 +100,10 @@ type Stats struct {
 	// Warnings are what the build left out and why (one line per report
 	// with results its campaign no longer defines); the pages say it too.
 	Warnings []string
+	// Unchanged is set when the site stamp found every input and every
+	// file of Out as the last build left them (sitestamp.go): nothing
+	// was loaded, rendered or written.
+	Unchanged bool
 }
 
 // Build renders the whole site into a temporary directory and swaps it in
@@ -112,6 +116,9 @@ func Build(ctx context.Context, opt Options) error {
 // BuildStats is Build, returning what was written.
 func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	opt = opt.withDefaults()
+	if st, ok := unchangedSite(opt); ok { // sitestamp.go
+		return st, nil
+	}
 	t, assets, err := loadTemplates(opt.TemplatesDir)
 	if err != nil {
 		return Stats{}, err
@@ -149,6 +156,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	site.cache.finish(true)
 	site.inputStats.save()
 	st.Cached = site.cache.hitCount()
+	site.stamp(out, st) // sitestamp.go
 	return st, nil
 }
 
@@ -175,6 +183,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	}
 	o := s.outputs
 	if o.unchanged(out, tmp) {
+		s.untouched = o
 		if o.relaid || o.reverified || o.prev.Search != o.search {
 			s.cache.writeManifest(out, o)
 		}

@@ -35,6 +35,16 @@
 // no edit is missed. Out's files and directories are checked the same way
 // (manifestFile, manifestDir).
 //
+// The site stamp (sitestamp.go) goes one step further for a site with
+// nothing changed: a build that left Out alone records every path it
+// depended on (content/'s directories, pages, static files, campaigns,
+// results directories, present or absent, and results; Out's directories
+// and files; the manifest) with its identity, and the next build stats
+// them before loading anything: all as recorded, it is done. An unchanged
+// rebuild of the 1,000-report site went from ~0.36 s (Load's YAML and
+// JSON decoding of 1,000 campaigns and 14,000 results) to ~0.05 s whole
+// process; in process Rebuild/reports=1000 35 ms, pages=924 5.5 ms.
+//
 // Navigation (nav.go) is a tree (report objectives, models, GPUs; plain
 // pages by directory); a page carries its own branch expanded and every
 // other section as its title linking to the section's first page, so a

@@ -151,7 +151,7 @@ func TestResultFilesSame(t *testing.T) {
 			dir += "/"
 		}
 		for _, d := range []string{dir, filepath.ToSlash(dir)} {
-			gf, gfound, gerr := resultFiles(d)
+			gf, gfound, _, gerr := resultFiles(d)
 			wf, wfound, werr := oldResultFiles(d)
 			sort.Strings(wf)
 			if !reflect.DeepEqual(gf, wf) || gfound != wfound || fmt.Sprint(gerr) != fmt.Sprint(werr) {

@@ -43,6 +43,15 @@ type Site struct {
 	// unchanged in the output directory (manifest.go).
 	outputs *outputs
 	bufs    *buffers
+	// walked are the directories of content/ that Load listed, and mds
+	// every Markdown file it loaded (drafts and absent bundle index.md
+	// files included): the site stamp records them (sitestamp.go).
+	walked []string
+	mds    []string
+	// untouched is the outputs of a build that found out as it should
+	// be and left it alone (renderInto): only such a build stamps the
+	// site.
+	untouched *outputs
 }
 
 // Page is one Markdown page.
@@ -86,7 +95,10 @@ type Report struct {
 	CampaignFile string
 	// ResultsDir is where its results live (results/<campaign.results or id>).
 	ResultsDir string
-	runs       map[runKey]*Run
+	// resultsFound and resultsFlat are what Load found at ResultsDir:
+	// the directory, and one with no subdirectory (resultFiles).
+	resultsFound, resultsFlat bool
+	runs                      map[runKey]*Run
 	// all holds every result, sweep points and repeats included, in file
 	// order (see Analysis).
 	all []*Run
@@ -328,6 +340,7 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 			return nil
 		}
 		if d.IsDir() {
+			s.walked = append(s.walked, p)
 			return nil
 		}
 		rel, err := filepath.Rel(opt.Content, p)
@@ -361,6 +374,7 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	}
 	sort.Strings(mds)
 	sort.Strings(s.Static)
+	s.mds = mds
 	// Pages (and their results) load in parallel; the first error in
 	// path order is reported, whatever the timing.
 	type loaded struct {
@@ -486,10 +500,11 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
 	ih.add("results dir", []byte(r.ResultsDir))
-	files, found, err := resultFiles(r.ResultsDir)
+	files, found, flat, err := resultFiles(r.ResultsDir)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	r.resultsFound, r.resultsFlat = found, flat
 	if !found {
 		return r, nil // not collected yet: the page says so
 	}
@@ -550,24 +565,24 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 // resultFiles lists the *.json files of a results directory (recursively),
 // sorted; temporaries (".name") are skipped. found is false when dir does
 // not exist (os.Stat's answer: a link to nothing does not either).
-func resultFiles(dir string) (files []string, found bool, err error) {
+func resultFiles(dir string) (files []string, found, flat bool, err error) {
 	// The common case, a directory of results with no subdirectory, is one
 	// lstat and one read of the directory; anything else (a link, a
 	// subdirectory, an error) is walked as before, which words the error.
 	fi, err := os.Lstat(dir)
 	if os.IsNotExist(err) {
-		return nil, false, nil // no name on the way (os.Stat fails the same)
+		return nil, false, false, nil // no name on the way (os.Stat fails the same)
 	}
 	if err == nil && fi.IsDir() {
 		if files, ok := flatResultFiles(dir); ok {
-			return files, true, nil
+			return files, true, true, nil
 		}
 	}
 	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	files, err = walkResultFiles(dir)
-	return files, true, err
+	return files, true, false, err
 }
 
 // flatResultFiles is walkResultFiles for a directory read without error
