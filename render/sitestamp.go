@@ -103,30 +103,37 @@ func unchangedSite(opt Options) (Stats, bool) {
 	if !ok || key != stampKey(opt, out) {
 		return Stats{}, false
 	}
-	var changed atomic.Bool
+	if untilFalse(len(entries), func(i int) bool { return entries[i].holds() }) {
+		return Stats{}, false
+	}
+	st.Unchanged = true
+	return st, true
+}
+
+// untilFalse calls ok(i) for i in [0, n) on every P, in no set order,
+// until one call returns false; it reports whether one did. The stamp's
+// paths are stat'ed this way when it is read and when it is written.
+func untilFalse(n int, ok func(i int) bool) bool {
+	var failed atomic.Bool
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !changed.Load() {
+			for !failed.Load() {
 				i := int(next.Add(1) - 1)
-				if i >= len(entries) {
+				if i >= n {
 					return
 				}
-				if !entries[i].holds() {
-					changed.Store(true)
+				if !ok(i) {
+					failed.Store(true)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if changed.Load() {
-		return Stats{}, false
-	}
-	st.Unchanged = true
-	return st, true
+	return failed.Load()
 }
 
 // holds reports whether e's path is as recorded.
@@ -234,51 +241,36 @@ func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 	sort.Strings(names)
 	entries := make([]stampEntry, len(names))
 	horizon := s.inputStats.horizon
-	var bad atomic.Bool
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !bad.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= len(names) {
-					return
+	bad := untilFalse(len(names), func(i int) bool {
+		n, kind := names[i], want[names[i]]
+		var fi os.FileInfo
+		var err error
+		if kind == stampStat {
+			fi, err = os.Stat(n)
+		} else {
+			fi, err = os.Lstat(n)
+		}
+		if os.IsNotExist(err) && !must[n] {
+			if kind == stampStat {
+				// An absent page: it must be absent as Lstat says.
+				if _, lerr := os.Lstat(n); !os.IsNotExist(lerr) {
+					return false
 				}
-				n, kind := names[i], want[names[i]]
-				var fi os.FileInfo
-				var err error
-				if kind == stampStat {
-					fi, err = os.Stat(n)
-				} else {
-					fi, err = os.Lstat(n)
-				}
-				if os.IsNotExist(err) && !must[n] {
-					if kind == stampStat {
-						// An absent page: it must be absent as Lstat says.
-						if _, lerr := os.Lstat(n); !os.IsNotExist(lerr) {
-							bad.Store(true)
-						}
-					}
-					entries[i] = stampEntry{name: n, kind: stampAbsent}
-					continue
-				}
-				if err != nil || kind == stampAbsent {
-					bad.Store(true) // found where the build found nothing, or unreadable
-					continue
-				}
-				id, ok := statID(fi)
-				if !ok || n != manifest && racy(id.CTime, horizon) {
-					bad.Store(true) // changed since the build began to read
-					continue
-				}
-				entries[i] = stampEntry{name: n, kind: kind, id: id}
 			}
-		}()
-	}
-	wg.Wait()
-	return entries, !bad.Load()
+			entries[i] = stampEntry{name: n, kind: stampAbsent}
+			return true
+		}
+		if err != nil || kind == stampAbsent {
+			return false // found where the build found nothing, or unreadable
+		}
+		id, ok := statID(fi)
+		if !ok || n != manifest && racy(id.CTime, horizon) {
+			return false // changed since the build began to read
+		}
+		entries[i] = stampEntry{name: n, kind: kind, id: id}
+		return true
+	})
+	return entries, !bad
 }
 
 // The file: stampFormat, the key (uvarint length and bytes), the figures
