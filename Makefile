@@ -5,7 +5,7 @@ GO ?= go
 # functions deprecated; keep the build quiet.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test deps vet unit bench seeds
+.PHONY: build test deps vet unit bench seeds docs
 
 build:
 	$(GO) run ./cmd/perflab build
@@ -32,3 +32,7 @@ bench:
 # (results/<campaign>/src/seed.md) with perflab import.
 seeds:
 	GO=$(GO) bash .ci/import-seeds.sh
+
+# docs renders docs/ (the reference pages) as a site into docs-site/.
+docs:
+	$(GO) run ./cmd/perflab build --content docs --results .cache/docs-no-results --out docs-site
