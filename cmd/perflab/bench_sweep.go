@@ -140,8 +140,8 @@ func (s *seriesFlags) active() bool {
 
 // seriesState is where a series stands.
 type seriesState struct {
-	point   *sweep.Point // the sweep point or search probe running; nil for none
-	repeat  int          // 0-based, with --num-runs > 1
+	point  *sweep.Point // the sweep point or search probe running; nil for none
+	repeat int          // 0-based, with --num-runs > 1
 	// workloads are the datasets built, by number of prompts.
 	workloads map[int]*benchrun.Workload
 }
