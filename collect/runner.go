@@ -185,7 +185,7 @@ func (b *BenchRunner) options(t Target) (benchrun.Options, string, error) {
 		Tokenizer: tok,
 		// no idle keep-alive connections left behind to hold the
 		// server's HTTP threads during the benchmark
-		AlignClient: &http.Client{Timeout: time.Minute, Transport: withKey(&http.Transport{DisableKeepAlives: true}, t.APIKey)},
+		AuxClient: &http.Client{Timeout: time.Minute, Transport: withKey(&http.Transport{DisableKeepAlives: true}, t.APIKey)},
 	}
 	if p.RampUpStrategy != "" {
 		opt.Bench.RampUp = &bench.RampUp{Strategy: p.RampUpStrategy, StartRPS: p.RampUpStartRPS, EndRPS: p.RampUpEndRPS}

@@ -588,7 +588,7 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	// a dry run with a tokenizer of its own needs no server at all
 	own := f.tokenizer != "server" && f.tokenizer != ""
 	offline := f.dryRun && own
-	r.opt.Offline, r.opt.Log, r.opt.AlignClient = offline, stderr, aux
+	r.opt.Offline, r.opt.Log, r.opt.AuxClient = offline, stderr, aux
 	// the model list and the server's tokenizer (or its /tokenize for
 	// the alignment, see benchrun.Build) are needed before the test
 	// request can be built: wait for them first (vllm-bench does too)
@@ -662,10 +662,9 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	if err != nil {
 		return nil, err
 	}
-	aux := benchrun.Client(r.opt.Bench.Headers)
-	// after the warmups, as vLLM: the profiler starts and the server's
-	// spec-decode counters are read (again after the run)
-	var specBefore *bench.SpecCounters
+	aux := r.opt.AuxClient
+	// after the warmups, as vLLM: the profiler starts (and benchrun.Run
+	// reads the server's spec-decode counters)
 	profiling := false
 	opt := r.opt
 	opt.Bench.Log = stderr
@@ -685,7 +684,6 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 			fmt.Fprintln(stderr, "Profiler started")
 		}
 		r.writeTraffic(stderr, w.Times != nil) // after the warmups and the profiler, as vLLM
-		specBefore, _ = bench.ScrapeSpecDecode(ctx, aux, r.opt.Bench.BaseURL)
 		return nil
 	}
 	start := time.Now()
@@ -693,13 +691,6 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	numPrompts := r.opt.Dataset.NumPrompts
 	if n := len(w.Conversations); res != nil && f.multiTurn && n < numPrompts {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("multi-turn: %s has only %d conversations of 2 or more turns: %d ran, not the %d of --num-prompts", f.datasetPath, n, n, numPrompts))
-	}
-	if specBefore != nil && res != nil && res.Summary != nil {
-		after, err := bench.ScrapeSpecDecode(context.WithoutCancel(ctx), aux, r.opt.Bench.BaseURL)
-		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("speculative decoding: reading /metrics after the run failed: %v", err))
-		}
-		res.Summary.SpecDecode = bench.SpecDecodeDelta(specBefore, after)
 	}
 	if profiling {
 		if err := profileCall(context.WithoutCancel(ctx), aux, r.opt.Bench.BaseURL, "/stop_profile"); err != nil {

@@ -85,7 +85,8 @@ func newPromptLog(t *testing.T, target string) (*promptLog, string) {
 // and the results hold the same token totals and describe the same load;
 // only the timings differ.
 func TestBenchAndCollectRunTheSameProfile(t *testing.T) {
-	srv, err := mock.Start(context.Background(), mock.Config{Model: "fake/model", TTFT: time.Millisecond, ITL: 100 * time.Microsecond, Seed: 1})
+	srv, err := mock.Start(context.Background(), mock.Config{Model: "fake/model", TTFT: time.Millisecond, ITL: 100 * time.Microsecond, Seed: 1,
+		SpecDecode: &mock.SpecDecode{NumSpecTokens: 2, AcceptRate: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +186,9 @@ func readOne(t *testing.T, path string) *schema.Result {
 }
 
 // compareRuns checks that two results of the same profile agree on what
-// was sent and counted: the dataset and load recorded, the requests, and
-// the token totals, request by request.
+// was sent and counted: the dataset and load recorded, the requests, the
+// token totals, request by request, and that both read the server's
+// spec-decode counters.
 func compareRuns(t *testing.T, c, b *schema.Result) {
 	t.Helper()
 	type load struct {
@@ -205,6 +207,11 @@ func compareRuns(t *testing.T, c, b *schema.Result) {
 		t.Errorf("load:\ncollect %+v\nbench   %+v", lc, lb)
 	}
 	sc, sb := c.Summary, b.Summary
+	// the server's speculative-decoding counters, read around the run
+	// (their values are the mock's draws)
+	if sc.SpecDecode == nil || sb.SpecDecode == nil {
+		t.Errorf("spec decode: collect %+v, bench %+v", sc.SpecDecode, sb.SpecDecode)
+	}
 	if sc.Completed != sb.Completed || sc.Failed != sb.Failed || sc.TotalInputTokens != sb.TotalInputTokens ||
 		sc.TotalOutputTokens != sb.TotalOutputTokens {
 		t.Errorf("summary: collect %d ok %d failed %d in %d out; bench %d ok %d failed %d in %d out",

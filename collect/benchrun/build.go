@@ -55,11 +55,7 @@ func Build(ctx context.Context, o *Options) (*Workload, error) {
 		if log == nil {
 			log = io.Discard
 		}
-		client := o.AlignClient
-		if client == nil {
-			client = Client(o.Bench.Headers)
-		}
-		srv := dataset.NewServerTokenizer(o.Bench.BaseURL, o.Bench.Model, client)
+		srv := dataset.NewServerTokenizer(o.Bench.BaseURL, o.Bench.Model, o.auxClient())
 		w.Samples, w.Aligned = dataset.AlignToServer(ctx, srv, w.Samples, log)
 		if w.Aligned > 0 {
 			fmt.Fprintf(log, "perflab: %d of %d prompts were longer by the server's tokenizer: cut to their length with its /detokenize\n", w.Aligned, len(w.Samples))

@@ -35,9 +35,10 @@ type Options struct {
 	// Log receives the notes written while the dataset is built (the
 	// alignment's warnings); nil: discarded.
 	Log io.Writer
-	// AlignClient sends the alignment's /tokenize and /detokenize
-	// requests; nil: Client(Bench.Headers).
-	AlignClient *http.Client
+	// AuxClient sends the requests around the benchmark: the alignment's
+	// /tokenize and /detokenize, the spec-decode counters' /metrics;
+	// nil: Client(Bench.Headers).
+	AuxClient *http.Client
 }
 
 // Dataset is the dataset of a run, its fields named after perflab bench's

@@ -2,6 +2,7 @@ package benchrun
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -31,8 +32,32 @@ func (o *Options) Config(w *Workload) bench.Config {
 // result's Load. Its result and error are bench.Run's: the result comes
 // back whenever the run happened, with an error when only its summary
 // failed.
+//
+// Around the measured requests (after the warmups and o.Bench.AfterWarmup,
+// and after the run) it reads the server's speculative-decoding counters,
+// as vLLM's client does; a server that reports none gets no SpecDecode.
 func Run(ctx context.Context, o *Options, w *Workload) (*schema.Result, error) {
-	res, err := bench.Run(ctx, o.Config(w))
+	cfg := o.Config(w)
+	aux := o.auxClient()
+	var specBefore *bench.SpecCounters
+	hook := cfg.AfterWarmup
+	cfg.AfterWarmup = func(ctx context.Context) error {
+		if hook != nil {
+			if err := hook(ctx); err != nil {
+				return err
+			}
+		}
+		specBefore, _ = bench.ScrapeSpecDecode(ctx, aux, cfg.BaseURL)
+		return nil
+	}
+	res, err := bench.Run(ctx, cfg)
+	if specBefore != nil && res != nil && res.Summary != nil {
+		after, serr := bench.ScrapeSpecDecode(context.WithoutCancel(ctx), aux, cfg.BaseURL)
+		if serr != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("speculative decoding: reading /metrics after the run failed: %v", serr))
+		}
+		res.Summary.SpecDecode = bench.SpecDecodeDelta(specBefore, after)
+	}
 	if res != nil {
 		o.Describe(&res.Load)
 		if w.Times != nil {
@@ -74,6 +99,14 @@ func CountWith(tok dataset.Tokenizer) func(context.Context, string) (int, error)
 		ids, err := tok.Encode(text)
 		return len(ids), err
 	}
+}
+
+// auxClient is the client for the requests around the benchmark.
+func (o *Options) auxClient() *http.Client {
+	if o.AuxClient != nil {
+		return o.AuxClient
+	}
+	return Client(o.Bench.Headers)
 }
 
 // Client is the client for the requests around the benchmark (the model
