@@ -594,13 +594,13 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	// request can be built: wait for them first (vllm-bench does too)
 	needServer := r.opt.Bench.Model == "" || !own || (!offline && r.opt.Dataset.Alignable())
 	if f.readyTimeout > 0 && !offline && needServer {
-		if err := waitReady(ctx, aux, r.opt.Bench.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
-			return err
+		if err := benchrun.WaitReady(ctx, aux, r.opt.Bench.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
+			return fmt.Errorf("bench: %w", err)
 		}
 	}
 	if r.opt.Bench.Model == "" && !offline {
-		if r.opt.Bench.Model, r.modelID, err = firstModel(ctx, aux, r.opt.Bench.BaseURL); err != nil {
-			return err
+		if r.opt.Bench.Model, r.modelID, err = benchrun.FirstModel(ctx, aux, r.opt.Bench.BaseURL); err != nil {
+			return fmt.Errorf("bench: no --model given and %w", err)
 		}
 	}
 	r.opt.Tokenizer, err = openTokenizer(f.tokenizer, r.opt.Bench.BaseURL, r.opt.Bench.Model, aux)
@@ -677,8 +677,8 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 		fmt.Fprintln(stderr, "Starting main benchmark run...")
 		if f.profile {
 			fmt.Fprintln(stderr, "Starting profiler...")
-			if err := profileCall(ctx, aux, r.opt.Bench.BaseURL, "/start_profile"); err != nil {
-				return err
+			if err := benchrun.Profiler(ctx, aux, r.opt.Bench.BaseURL, "/start_profile"); err != nil {
+				return fmt.Errorf("bench: --profile: %w", err)
 			}
 			profiling = true
 			fmt.Fprintln(stderr, "Profiler started")
@@ -693,8 +693,8 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 		res.Warnings = append(res.Warnings, fmt.Sprintf("multi-turn: %s has only %d conversations of 2 or more turns: %d ran, not the %d of --num-prompts", f.datasetPath, n, n, numPrompts))
 	}
 	if profiling {
-		if err := profileCall(context.WithoutCancel(ctx), aux, r.opt.Bench.BaseURL, "/stop_profile"); err != nil {
-			fmt.Fprintln(stderr, "perflab: warning:", err)
+		if err := benchrun.Profiler(context.WithoutCancel(ctx), aux, r.opt.Bench.BaseURL, "/stop_profile"); err != nil {
+			fmt.Fprintln(stderr, "perflab: warning:", fmt.Errorf("bench: --profile: %w", err))
 		} else {
 			fmt.Fprintln(stderr, "Profiler stopped")
 		}
@@ -778,26 +778,6 @@ func (r *benchRun) writeTraffic(w io.Writer, selfTimed bool) {
 		conc = strconv.Itoa(c)
 	}
 	fmt.Fprintf(w, "Maximum request concurrency: %s\n", conc)
-}
-
-// profileCall POSTs base+route (vLLM's /start_profile, /stop_profile):
-// the server's profiler, which must be configured on the server.
-func profileCall(ctx context.Context, client *http.Client, base, route string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+route, strings.NewReader("{}"))
-	if err != nil {
-		return fmt.Errorf("bench: --profile: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("bench: --profile: POST %s: %w", route, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("bench: --profile: POST %s%s: %s %s (start the server with a profiler configured)", base, route, resp.Status, strings.TrimSpace(string(b)))
-	}
-	return nil
 }
 
 // artifactPath is target's path relative to the directory of the result
@@ -977,82 +957,6 @@ func benchHeaders(pairs []string) (map[string]string, error) {
 		return nil, nil
 	}
 	return h, nil
-}
-
-// waitReady polls GET base/v1/models every poll until it answers 200 (an
-// engine still loading answers 503 or refuses connections), for at most
-// timeout: with --ready-check-timeout-sec, before the model list and the
-// server's /tokenize are needed (the test request then gets its own
-// timeout, as vLLM's); for scripts that start the server and the
-// benchmark together.
-func waitReady(ctx context.Context, client *http.Client, base string, timeout, poll time.Duration, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "Waiting for %s/v1/models to answer (up to %v)...\n", base, timeout)
-	deadline := time.Now().Add(timeout)
-	var last string
-	for {
-		rctx, cancel := context.WithTimeout(ctx, poll)
-		req, err := http.NewRequestWithContext(rctx, http.MethodGet, base+"/v1/models", nil)
-		if err != nil {
-			cancel()
-			return fmt.Errorf("bench: ready check: %w", err)
-		}
-		resp, err := client.Do(req)
-		if err == nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				cancel()
-				fmt.Fprintln(stderr, "Model list is up.")
-				return nil
-			}
-			last = resp.Status
-		} else {
-			last = err.Error()
-		}
-		<-rctx.Done()
-		cancel()
-		if ctx.Err() != nil {
-			return fmt.Errorf("bench: ready check: %w", ctx.Err())
-		}
-		if !time.Now().Before(deadline) {
-			return fmt.Errorf("bench: %s not ready after %v (last: %s)", base, timeout, last)
-		}
-	}
-}
-
-// firstModel asks the server for its first model, as vLLM does when
-// --model is not given: the name to send (its id) and the model id to
-// record (its root, the model path behind a --served-model-name; the id
-// when the server gives no root).
-func firstModel(ctx context.Context, client *http.Client, base string) (name, id string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
-	if err != nil {
-		return "", "", fmt.Errorf("bench: model list: %w", err)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", "", fmt.Errorf("bench: no --model given and the model list failed: %w", err)
-	}
-	defer resp.Body.Close()
-	var list struct {
-		Data []struct {
-			ID   string `json:"id"`
-			Root string `json:"root"`
-		} `json:"data"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", "", fmt.Errorf("bench: no --model given and GET %s/v1/models: %s", base, resp.Status)
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil || len(list.Data) == 0 || list.Data[0].ID == "" {
-		return "", "", fmt.Errorf("bench: no --model given and GET %s/v1/models lists no model (%v)", base, err)
-	}
-	m := list.Data[0]
-	if m.Root == "" {
-		m.Root = m.ID
-	}
-	return m.ID, m.Root, nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -23,4 +23,11 @@
 //
 // A series (a sweep, repeats) builds a Workload once per prompt count and
 // runs it as often as it likes; Run never changes a Workload.
+//
+// Run also reads the server's speculative-decoding counters around the
+// measured requests (vLLM's client does), so both commands record them.
+// The requests perflab bench makes of a server before a run (WaitReady,
+// FirstModel) and its profiler calls (Profiler) live here too, so that
+// cmd/perflab keeps only flag wiring and printing; collect has its own
+// engine launch and health wait (collect/launch.go).
 package benchrun
