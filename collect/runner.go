@@ -265,9 +265,8 @@ func (b *BenchRunner) tokenizer(t Target) (dataset.Tokenizer, string, error) {
 }
 
 // HFTokenizer finds the tokenizer.json of a model: model itself when it
-// is a directory holding one, else the newest snapshot of the model in
-// the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub or
-// ~/.cache/huggingface/hub).
+// is a directory holding one, else the model's in the Hugging Face hub
+// cache, as perflab bench finds it (benchrun.HFCache).
 func HFTokenizer(model string) (string, bool) {
 	if model == "" {
 		return "", false
@@ -278,28 +277,8 @@ func HFTokenizer(model string) (string, bool) {
 	if !strings.Contains(model, "/") {
 		return "", false
 	}
-	var roots []string
-	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
-		roots = append(roots, d)
-	}
-	if d := os.Getenv("HF_HOME"); d != "" {
-		roots = append(roots, filepath.Join(d, "hub"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		roots = append(roots, filepath.Join(home, ".cache", "huggingface", "hub"))
-	}
-	repo := "models--" + strings.ReplaceAll(model, "/", "--")
-	for _, root := range roots {
-		snaps, _ := filepath.Glob(filepath.Join(root, repo, "snapshots", "*", "tokenizer.json"))
-		best, bestTime := "", time.Time{}
-		for _, p := range snaps {
-			if st, err := os.Stat(p); err == nil && st.ModTime().After(bestTime) {
-				best, bestTime = p, st.ModTime()
-			}
-		}
-		if best != "" {
-			return best, true
-		}
+	if dir, _ := benchrun.HFCache(model); dir != "" {
+		return filepath.Join(dir, "tokenizer.json"), true
 	}
 	return "", false
 }
