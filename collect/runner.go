@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -131,14 +130,6 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d prompts were longer by the server's tokenizer than by %s: cut to their length with its /detokenize (as vLLM aligns them)",
 			w.Aligned, len(w.Samples), tokName))
 	}
-	mo := opt.Bench.Metrics
-	if res.Summary != nil && res.RawOutput == "" {
-		var buf bytes.Buffer
-		mo.MaxConcurrency, mo.RequestRate, mo.Burstiness = p.MaxConcurrency, p.RequestRate, p.Burstiness
-		if err := metrics.WriteText(&buf, res.Summary, mo); err == nil {
-			res.RawOutput = buf.String()
-		}
-	}
 	ran := res.Load // what the run itself recorded: ramp-up, conversations
 	res.Load = loadOf(c, p)
 	res.Load.IgnoreEOS, res.Load.NumWarmups = ran.IgnoreEOS, ran.NumWarmups
@@ -181,6 +172,8 @@ func (b *BenchRunner) options(t Target) (benchrun.Options, string, error) {
 			RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed,
 			IgnoreEOS: x.ignoreEOS, NumWarmups: x.warmups, Progress: t.Progress,
 			Metrics: metrics.Options{Metrics: x.metrics, Percentiles: x.percentiles, Goodput: x.goodput}},
+		// the steady state as perflab bench computes it by default
+		Steady:    &metrics.SteadyOptions{},
 		Dataset:   profileDataset(p, path, x),
 		Tokenizer: tok,
 		// no idle keep-alive connections left behind to hold the

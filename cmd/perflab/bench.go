@@ -510,6 +510,9 @@ func (f *benchFlags) validate() (*benchRun, error) {
 	if r.opt.Dataset, err = f.dataset(selfTimed); err != nil {
 		return nil, err
 	}
+	if s := &f.series; !s.noSteady {
+		r.opt.Steady = &metrics.SteadyOptions{Threshold: s.steadyThreshold, MinWindowS: s.steadyMinWindow}
+	}
 	return r, nil
 }
 
@@ -704,25 +707,9 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	}
 	r.describe(res, start, args)
 	r.markSeries(res)
-	var text bytes.Buffer
 	if res.Summary != nil {
-		if err := r.steadyState(res); err != nil {
-			return nil, err
-		}
-		if err := metrics.WriteFailures(&text, res.Requests); err != nil {
-			return nil, err
-		}
-		if err := metrics.WriteText(&text, res.Summary, r.opt.Bench.Metrics); err != nil {
-			return nil, err
-		}
-		if err := metrics.WriteSteadyText(&text, res.Summary.SteadyState, r.opt.Bench.MaxConcurrency); err != nil {
-			return nil, err
-		}
-		if err := metrics.WritePerTurn(&text, res.PerTurn); err != nil {
-			return nil, err
-		}
-		res.RawOutput = text.String()
-		if _, err := stdout.Write(text.Bytes()); err != nil {
+		// the text block benchrun.Run wrote
+		if _, err := io.WriteString(stdout, res.RawOutput); err != nil {
 			return nil, err
 		}
 	}

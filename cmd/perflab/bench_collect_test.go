@@ -217,6 +217,10 @@ func compareRuns(t *testing.T, c, b *schema.Result) {
 		t.Errorf("summary: collect %d ok %d failed %d in %d out; bench %d ok %d failed %d in %d out",
 			sc.Completed, sc.Failed, sc.TotalInputTokens, sc.TotalOutputTokens, sb.Completed, sb.Failed, sb.TotalInputTokens, sb.TotalOutputTokens)
 	}
+	// the same text block, numbers aside: vLLM's result block line by line
+	if lc, lb := blockLabels(c.RawOutput), blockLabels(b.RawOutput); len(lc) < 10 || !slices.Equal(lc, lb) {
+		t.Errorf("text block:\ncollect %q\nbench   %q", lc, lb)
+	}
 	if len(c.Requests) != len(b.Requests) {
 		t.Fatalf("%d requests by collect, %d by bench", len(c.Requests), len(b.Requests))
 	}
@@ -235,4 +239,22 @@ func compareRuns(t *testing.T, c, b *schema.Result) {
 	if tc, tb := tokens(c.Requests), tokens(b.Requests); !slices.Equal(tc, tb) {
 		t.Errorf("prompt, server-counted and output tokens per request:\ncollect %v\nbench   %v", tc, tb)
 	}
+}
+
+// blockLabels are the lines of vLLM's result block in a text block,
+// without their numbers.
+func blockLabels(text string) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.Contains(line, "Serving Benchmark Result"):
+			in = true
+		case in && strings.HasPrefix(line, "=========="):
+			return out
+		case in:
+			out = append(out, strings.TrimRight(line, "0123456789.-+e "))
+		}
+	}
+	return out
 }

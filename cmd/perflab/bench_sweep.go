@@ -273,23 +273,6 @@ func (r *benchRun) markSeries(res *schema.Result) {
 	res.Repeat = r.series.repeat
 }
 
-// steadyState computes the run's steady-state window unless
-// --no-steady-state.
-func (r *benchRun) steadyState(res *schema.Result) error {
-	s := &r.f.series
-	if s.noSteady || res.Summary == nil {
-		return nil
-	}
-	opt := r.opt.Bench.Metrics
-	opt.MaxConcurrency = r.opt.Bench.MaxConcurrency
-	ss, err := metrics.SteadyState(res.Requests, opt, metrics.SteadyOptions{Threshold: s.steadyThreshold, MinWindowS: s.steadyMinWindow})
-	if err != nil {
-		return fmt.Errorf("bench: steady state: %w", err)
-	}
-	res.Summary.SteadyState = ss
-	return nil
-}
-
 // runSeries runs a sweep (each point --num-runs times), repeats of one
 // configuration, or an SLO search. Ctrl-C stops it after saving what
 // finished; the summary covers the finished points.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/perflab/perflab/collect/bench"
 	"github.com/perflab/perflab/collect/dataset"
+	"github.com/perflab/perflab/collect/metrics"
 )
 
 // Datasets are the datasets Build makes (perflab bench's --dataset-name
@@ -24,6 +25,10 @@ type Options struct {
 	Bench bench.Config
 	// Dataset is what the run sends.
 	Dataset Dataset
+	// Steady, when set, computes the steady-state window of a
+	// closed-loop run into the summary (vllm-bench does by default; nil:
+	// none, --no-steady-state).
+	Steady *metrics.SteadyOptions
 	// Tokenizer sizes the prompts: a tokenizer of the caller's own (a
 	// tokenizer.json) or a *dataset.ServerTokenizer (the server's own
 	// /tokenize). It must be set.

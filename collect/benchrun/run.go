@@ -1,22 +1,31 @@
 package benchrun
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
 	"github.com/perflab/perflab/collect/bench"
 	"github.com/perflab/perflab/collect/dataset"
+	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/schema"
 )
 
 // Config is the measuring configuration of o sending w: o.Bench with the
 // workload in place of its samples, ignore_eos forced where the dataset
-// forces it, the multi-turn pacing, and output tokens counted with the
-// run's tokenizer when a server sends no usage.
+// forces it, the multi-turn pacing, output tokens counted with the run's
+// tokenizer when a server sends no usage, and the metrics' load fields
+// (written in the text block) taken from the load itself.
 func (o *Options) Config(w *Workload) bench.Config {
 	cfg := o.Bench
+	cfg.Metrics.MaxConcurrency, cfg.Metrics.Burstiness = cfg.MaxConcurrency, cfg.Burstiness
+	cfg.Metrics.RequestRate = 0
+	if r := cfg.RequestRate; r > 0 && !math.IsInf(r, 1) {
+		cfg.Metrics.RequestRate = r
+	}
 	cfg.Samples, cfg.PromptIDs, cfg.Times, cfg.Conversations = w.Samples, w.PromptIDs, w.Times, w.Conversations
 	cfg.IgnoreEOS = cfg.IgnoreEOS || o.Dataset.ForcesIgnoreEOS()
 	if mt := o.Dataset.MultiTurn; mt != nil {
@@ -36,6 +45,9 @@ func (o *Options) Config(w *Workload) bench.Config {
 // Around the measured requests (after the warmups and o.Bench.AfterWarmup,
 // and after the run) it reads the server's speculative-decoding counters,
 // as vLLM's client does; a server that reports none gets no SpecDecode.
+// A result with a summary gets its steady state (o.Steady) and the text
+// block perflab bench prints, in RawOutput: the failures, vLLM's result
+// block, the steady-state and per-turn sections.
 func Run(ctx context.Context, o *Options, w *Workload) (*schema.Result, error) {
 	cfg := o.Config(w)
 	aux := o.auxClient()
@@ -58,6 +70,11 @@ func Run(ctx context.Context, o *Options, w *Workload) (*schema.Result, error) {
 		}
 		res.Summary.SpecDecode = bench.SpecDecodeDelta(specBefore, after)
 	}
+	if res != nil && res.Summary != nil {
+		if serr := o.summarize(res, cfg); serr != nil {
+			return nil, serr
+		}
+	}
 	if res != nil {
 		o.Describe(&res.Load)
 		if w.Times != nil {
@@ -65,6 +82,35 @@ func Run(ctx context.Context, o *Options, w *Workload) (*schema.Result, error) {
 		}
 	}
 	return res, err
+}
+
+// summarize adds the steady state to res's summary and writes its text
+// block into RawOutput.
+func (o *Options) summarize(res *schema.Result, cfg bench.Config) error {
+	opt := cfg.Metrics
+	opt.MaxConcurrency = cfg.MaxConcurrency
+	if o.Steady != nil {
+		ss, err := metrics.SteadyState(res.Requests, opt, *o.Steady)
+		if err != nil {
+			return fmt.Errorf("steady state: %w", err)
+		}
+		res.Summary.SteadyState = ss
+	}
+	var text bytes.Buffer
+	if err := metrics.WriteFailures(&text, res.Requests); err != nil {
+		return err
+	}
+	if err := metrics.WriteText(&text, res.Summary, cfg.Metrics); err != nil {
+		return err
+	}
+	if err := metrics.WriteSteadyText(&text, res.Summary.SteadyState, cfg.MaxConcurrency); err != nil {
+		return err
+	}
+	if err := metrics.WritePerTurn(&text, res.PerTurn); err != nil {
+		return err
+	}
+	res.RawOutput = text.String()
+	return nil
 }
 
 // Describe records the dataset of o in l: its name and file, and the
