@@ -106,7 +106,7 @@ func parseArgs(args []string) (extraArgs, error) {
 // tokenizer, benchmarks the engine and returns the result with the
 // benchmark's text block as raw output. The dataset is built and measured
 // by collect/benchrun, as perflab bench builds and measures it from the
-// same flags (see Options).
+// same flags (see options).
 func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error) {
 	c, p := t.Campaign, t.Run.Profile
 	opt, tokName, err := b.options(t)
