@@ -12,8 +12,9 @@
 // command saves. A caller opens the tokenizer (its policy differs: bench
 // takes --tokenizer, collect looks in the Hugging Face cache), checks its
 // own input with its own words (flag names, file:line), prints the text
-// block and writes the result; benchrun never prints except the notes
-// written to Options.Log while the dataset is built.
+// block and writes the result; benchrun writes only the notes of building
+// the dataset (to Options.Log) and WaitReady's lines (to the writer it is
+// given).
 //
 // The flow:
 //
@@ -25,7 +26,11 @@
 // runs it as often as it likes; Run never changes a Workload.
 //
 // Run also reads the server's speculative-decoding counters around the
-// measured requests (vLLM's client does), so both commands record them.
+// measured requests (vLLM's client does), computes the steady state and
+// writes the text block perflab bench prints into the result's RawOutput,
+// so both commands record the same. It never prints it: printing is the
+// caller's.
+//
 // The requests perflab bench makes of a server before a run (WaitReady,
 // FirstModel) and its profiler calls (Profiler) live here too, so that
 // cmd/perflab keeps only flag wiring and printing; collect has its own

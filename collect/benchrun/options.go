@@ -21,7 +21,8 @@ type Options struct {
 	// Samples, PromptIDs, Times and Conversations are set by Run from the
 	// Workload (whatever they hold here is not used); IgnoreEOS is forced
 	// on for the datasets that force it (see Dataset.ForcesIgnoreEOS);
-	// CountText, when nil, counts with Tokenizer.
+	// Metrics' MaxConcurrency, RequestRate and Burstiness are taken from
+	// the load fields; CountText, when nil, counts with Tokenizer.
 	Bench bench.Config
 	// Dataset is what the run sends.
 	Dataset Dataset
