@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/engine"
 	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
@@ -836,12 +837,18 @@ func diagnose(tail string) string {
 	return ""
 }
 
-// loadOf is a profile as a schema.Load (what a crash record shows).
+// loadOf is a profile as a schema.Load (what a crash record shows, and
+// what a run records of its profile): its dataset described as
+// collect/benchrun describes a run's, with the dataset file as the
+// campaign names it.
 func loadOf(c *schema.Campaign, p *schema.Profile) schema.Load {
 	backend, endpoint := backendEndpoint(c.Bench)
-	return schema.Load{Backend: backend, Endpoint: endpoint, Dataset: p.Dataset, DatasetPath: p.DatasetPath,
-		InputLen: p.InputLen, OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, NumPrompts: p.NumPrompts,
+	l := schema.Load{Backend: backend, Endpoint: endpoint, NumPrompts: p.NumPrompts,
 		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed}
+	x, _ := parseArgs(p.Args) // Validate has checked them
+	d := benchrun.Options{Dataset: profileDataset(p, p.DatasetPath, x)}
+	d.Describe(&l)
+	return l
 }
 
 // write redacts a result and writes it atomically.

@@ -43,8 +43,10 @@
 //     custom, prefix_repetition, timed_trace), multi_turn makes random or
 //     sharegpt chat sessions and ramp_up_* replaces request_rate; their
 //     fields are bench's flags with underscores, each checked for its
-//     dataset (validateDataset) and built as bench builds it
-//     (buildWorkload).
+//     dataset (validateDataset) and mapped onto the options perflab bench
+//     maps its flags onto (BenchRunner.options): collect/benchrun builds
+//     the dataset and measures the run for both commands, prompts
+//     aligned to the server's tokenizer included.
 //   - A profile's args pass vllm bench serve flags without a field of
 //     their own: --ignore-eos, --num-warmups N (the warm-up),
 //     --random-prefix-len N, --percentile-metrics, --metric-percentiles,
