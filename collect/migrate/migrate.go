@@ -18,6 +18,10 @@ import (
 // source.
 type Ambiguity struct {
 	Loc, Msg string
+	// Kind groups ambiguities in the report's summary: model, hardware,
+	// engine, step, role, placement, collision, unassigned, new-profile,
+	// sweep, json-result, link, page (a page not migrated).
+	Kind string
 }
 
 func (a Ambiguity) String() string { return a.Loc + ": " + a.Msg }
@@ -44,6 +48,10 @@ type Page struct {
 	Unassigned int
 	// Notes say how each part was inferred (FILE:LINE: …).
 	Notes []string
+	// Rules counts the outputs each placement rule placed (evidence.go:
+	// annotation, label, label-facts, rows, command, derived, load-point,
+	// crash).
+	Rules map[string]int
 	// Ambiguities are what the page does not settle.
 	Ambiguities []Ambiguity
 }
@@ -91,6 +99,7 @@ type place struct {
 	exp     *exp
 	profile string
 	why     string // how the profile was chosen
+	rule    string // the placement rule that chose it (evidence.go)
 	reason  string // why it is unassigned, if it is
 }
 
@@ -98,8 +107,8 @@ func (m *migration) note(idx int, format string, a ...any) {
 	m.out.Notes = append(m.out.Notes, m.p.loc(idx)+": "+fmt.Sprintf(format, a...))
 }
 
-func (m *migration) ambiguous(idx int, format string, a ...any) {
-	m.out.Ambiguities = append(m.out.Ambiguities, Ambiguity{Loc: m.p.loc(idx), Msg: fmt.Sprintf(format, a...)})
+func (m *migration) ambiguous(idx int, kind, format string, a ...any) {
+	m.out.Ambiguities = append(m.out.Ambiguities, Ambiguity{Loc: m.p.loc(idx), Kind: kind, Msg: fmt.Sprintf(format, a...)})
 }
 
 // Migrate migrates one page. name is used in reports (FILE:LINE); id is
@@ -302,7 +311,7 @@ func (m *migration) reportJSONResults() {
 					if e.Format == ingest.FormatGuideLLMJSON {
 						what = "a guidellm report"
 					}
-					m.ambiguous(first, "a benchmark result pasted as JSON (%s: %d requests completed, %.2f tok/s total) is not imported: migrate reads the page's text outputs; import the JSON file itself with perflab import",
+					m.ambiguous(first, "json-result", "a benchmark result pasted as JSON (%s: %d requests completed, %.2f tok/s total) is not imported: migrate reads the page's text outputs; import the JSON file itself with perflab import",
 						what, e.Summary.Completed, e.Summary.TotalTokenThroughput)
 					break
 				}
@@ -369,7 +378,39 @@ func cmdKey(c string) string {
 	return strings.Join(append(env, rest...), " ")
 }
 
-var reFlagLabel = regexp.MustCompile(`^(--?[A-Za-z][\w-]*)(?:[ =](\S+))?$`)
+var reFlagLabel = regexp.MustCompile(`^(--?[A-Za-z][\w-]*)(?:[ =](\S+))?(?:\s+--?[A-Za-z][\w-]*(?:[ =]\S+)?)*$`)
+
+// flagPair is one flag of a flag label and its value ("" for a switch).
+type flagPair struct{ flag, value string }
+
+// flagLabel reads a label made of flags ("--max-num-batched-tokens 8192",
+// "--speculative-num-steps 4 --speculative-eagle-topk 8"); nil when the
+// label is anything else.
+func flagLabel(l string) []flagPair {
+	l = strings.TrimSpace(l)
+	if !reFlagLabel.MatchString(l) {
+		return nil
+	}
+	f := strings.Fields(l)
+	var out []flagPair
+	for i := 0; i < len(f); i++ {
+		x := f[i]
+		if !strings.HasPrefix(x, "-") {
+			return nil
+		}
+		if k, v, ok := strings.Cut(x, "="); ok {
+			out = append(out, flagPair{k, v})
+			continue
+		}
+		fp := flagPair{flag: x}
+		if i+1 < len(f) && !strings.HasPrefix(f[i+1], "-") {
+			fp.value = f[i+1]
+			i++
+		}
+		out = append(out, fp)
+	}
+	return out
+}
 
 // withFlag returns the command with flag set to value (replaced where it
 // is, appended otherwise).
@@ -439,7 +480,7 @@ func (m *migration) stepOf(idx int) *step {
 	}
 	s := &step{idx: h.idx}
 	s.Title = t
-	base := slug(t)
+	base := idSlug(t)
 	if base == "" {
 		base = "step"
 	}
@@ -486,6 +527,7 @@ func stepKind(t string) string {
 // and comment lines inside the fence (notes).
 func (m *migration) labelBefore(idx int) (name, how, role string, notes []string) {
 	p := m.p
+	admName, admAt := "", ""
 	for i := idx - 1; i >= 0; i-- {
 		t := strings.TrimSpace(p.lines[i])
 		switch {
@@ -495,17 +537,26 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 			notes = append([]string{strings.TrimSpace(strings.TrimLeft(t, "#"))}, notes...)
 			continue
 		case reAdmonition.MatchString(t):
-			title := strings.ToLower(reAdmonition.FindStringSubmatch(t)[3])
+			raw := reAdmonition.FindStringSubmatch(t)[3]
+			title := strings.ToLower(raw)
 			if strings.Contains(title, "baseline") {
 				role = "baseline"
 			} else if strings.Contains(title, "optimized") || strings.Contains(title, "optimised") {
 				role = "optimized"
 			}
+			if n := admonitionName(raw); n != "" && admName == "" {
+				admName, admAt = n, "admonition title "+p.loc(i)
+			}
 			continue
 		case reHeading.MatchString(t):
+			if admName != "" {
+				return admName, admAt, role, notes
+			}
 			return cleanTitle(reHeading.FindStringSubmatch(t)[2]), "heading " + p.loc(i), role, notes
-		case len(t) <= 60 && !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ":") && !strings.ContainsAny(t[:1], "|-*!?>[<"):
+		case !insideFence(p, i) && nameLike(t):
 			return cleanTitle(t), "label " + p.loc(i), role, notes
+		case admName != "":
+			return admName, admAt, role, notes
 		default:
 			if h := p.enclosing(idx, 4); h != nil && m.stepOf(idx) != nil {
 				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
@@ -516,7 +567,44 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 			return "", "", role, notes
 		}
 	}
+	if admName != "" {
+		return admName, admAt, role, notes
+	}
 	return "", "", role, notes
+}
+
+// reGenericTitle are the words of an admonition title that say what kind
+// of block it holds, not which configuration: "Optimized serving script"
+// names "Optimized", "Serving script" nothing.
+var reGenericTitle = regexp.MustCompile(`(?i)\b(serving|server|launch|benchmark|bench|scripts?|commands?|results?|outputs?|configuration|config|cmd)\b`)
+
+// admonitionName is the name an admonition title gives its block ("" for
+// a title of generic words only).
+func admonitionName(title string) string {
+	n := strings.Join(strings.Fields(reGenericTitle.ReplaceAllString(title, " ")), " ")
+	if !nameLike(n) {
+		return ""
+	}
+	return n
+}
+
+var (
+	reRule     = regexp.MustCompile(`^[\s=\-_*~#+.]*$`)
+	reHasWord  = regexp.MustCompile(`\pL`)
+	reCodeLike = regexp.MustCompile(`(^|\s)--[A-Za-z][\w-]*|[{};]|^\$ |^[\w.-]+/[\w.-]+$`)
+)
+
+// nameLike: a line of prose a reader would take for the name of what
+// follows ("vLLM", "TP4+EP"): short, with a letter, not a sentence or a
+// list item, table row, rule (===, ---), command or code.
+func nameLike(t string) bool {
+	if t == "" || len(t) > 60 || reRule.MatchString(t) || !reHasWord.MatchString(t) {
+		return false
+	}
+	if strings.HasSuffix(t, ".") || strings.HasSuffix(t, ":") || strings.ContainsAny(t[:1], "|-*!?>[<") {
+		return false
+	}
+	return !reCodeLike.MatchString(t) && ingest.EngineOf(t) == ""
 }
 
 // insideFence: line i is inside a code fence (fence lines themselves are
@@ -549,6 +637,6 @@ func (m *migration) checkStepEngine(x *exp, idx int) {
 		}
 	}
 	if len(named) > 0 {
-		m.ambiguous(idx, "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, strings.Join(named, " and "))
+		m.ambiguous(idx, "step", "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, strings.Join(named, " and "))
 	}
 }

@@ -100,7 +100,7 @@ func contentDir(rel string) string {
 // CampaignID is the id a page's campaign gets: its bundle path as a slug.
 func CampaignID(rel string) string {
 	dir := contentDir(rel)
-	id := slug(strings.ReplaceAll(dir, "/", "-"))
+	id := idSlug(strings.ReplaceAll(dir, "/", "-"))
 	switch {
 	case dir == "":
 		id = "index"
@@ -244,7 +244,7 @@ func (pg *Page) assets(s Source, data []byte, copied map[string]bool) []File {
 		rel, err := filepath.Rel(root, target)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			pg.Ambiguities = append(pg.Ambiguities, Ambiguity{
-				Loc: pg.lineOf(data, d),
+				Loc: pg.lineOf(data, d), Kind: "link",
 				Msg: fmt.Sprintf("the page links to %s, outside the folder migrated: not copied, the link will not work (migrate the folder that holds it)", d)})
 			continue
 		}
@@ -254,7 +254,7 @@ func (pg *Page) assets(s Source, data []byte, copied map[string]bool) []File {
 		}
 		b, err := os.ReadFile(target)
 		if err != nil {
-			pg.Ambiguities = append(pg.Ambiguities, Ambiguity{Loc: pg.lineOf(data, d), Msg: fmt.Sprintf("the page links to %s, which cannot be read: %v", d, err)})
+			pg.Ambiguities = append(pg.Ambiguities, Ambiguity{Loc: pg.lineOf(data, d), Kind: "link", Msg: fmt.Sprintf("the page links to %s, which cannot be read: %v", d, err)})
 			continue
 		}
 		copied[p] = true

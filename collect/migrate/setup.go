@@ -83,7 +83,7 @@ func (m *migration) readSetup() {
 				}
 				m.note(idx[0], "hardware %s %s from the Hardware section", m.setup.hwVendor, m.setup.hwGPU)
 			} else {
-				m.ambiguous(idx[0], "the Hardware section (%q) names no GPU model perflab recognises; hardware left as written", t)
+				m.ambiguous(idx[0], "hardware", "the Hardware section (%q) names no GPU model perflab recognises; hardware left as written", t)
 				m.setup.hwGPU = t
 			}
 			if mm := reGPUCount.FindStringSubmatch(t); mm != nil {
@@ -341,7 +341,7 @@ func (m *migration) addProfile(idx int, pr schema.Profile, from string) *schema.
 	if ex := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(pr.Name) }); ex != nil {
 		return ex
 	}
-	base := slug(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(pr.Name), " profile"), " prompt"))
+	base := idSlug(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(pr.Name), " profile"), " prompt"))
 	if base == "" {
 		base = "profile"
 	}
@@ -382,10 +382,17 @@ func normName(s string) string {
 	return s
 }
 
+// uniqueID is base, or base-2, base-3 … when taken; base is cut so that
+// the id stays within maxID characters.
 func uniqueID(base string, taken func(string) bool) string {
 	id := base
 	for n := 2; taken(id); n++ {
-		id = fmt.Sprintf("%s-%d", base, n)
+		suf := fmt.Sprintf("-%d", n)
+		b := base
+		if len(b)+len(suf) > maxID {
+			b = strings.TrimRight(b[:maxID-len(suf)], "-.")
+		}
+		id = b + suf
 	}
 	return id
 }
@@ -440,14 +447,14 @@ func (m *migration) resolveModel() {
 			m.note(m.setup.modelLine, "model %s: the shortest command model starting with the Model section's %q", id, text)
 		default:
 			id = text
-			m.ambiguous(m.setup.modelLine, "the Model section says %q but no command names a model id for it; the model id is left as %q", text, text)
+			m.ambiguous(m.setup.modelLine, "model", "the Model section says %q but no command names a model id for it; the model id is left as %q", text, text)
 		}
 	} else if len(m.modelRefs) > 0 {
 		id = m.modelRefs[0].id
-		m.ambiguous(m.modelRefs[0].idx, "the page has no Model section; model %s taken from the first command naming one", id)
+		m.ambiguous(m.modelRefs[0].idx, "model", "the page has no Model section; model %s taken from the first command naming one", id)
 	}
 	if id == "" {
-		m.ambiguous(0, "the page names no model: no Model section, and no serving or benchmark command names one")
+		m.ambiguous(0, "model", "the page names no model: no Model section, and no serving or benchmark command names one")
 	}
 	m.model = schema.CampaignModel{ID: id}
 	if id != "" {
@@ -468,7 +475,7 @@ func (m *migration) resolveModel() {
 			continue
 		}
 		seen[r.id] = true
-		m.ambiguous(r.idx, "the %s names model %s, which is not the page's model %s or a variant of it", r.what, r.id, id)
+		m.ambiguous(r.idx, "model", "the %s names model %s, which is not the page's model %s or a variant of it", r.what, r.id, id)
 	}
 	sort.Strings(variants)
 	m.model.Variants = variants
