@@ -50,7 +50,7 @@ func TestMigrateCommand(t *testing.T) {
 	if err := run(context.Background(), []string{"migrate", src, "--out", out}, &stdout, &stderr); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "output → experiment vllm, profile very-long (label \"random 32K input\"") {
+	if !strings.Contains(stdout.String(), "output → experiment vllm, profile very-long [label-facts: label \"random 32K input\"") {
 		t.Errorf("the report does not say how outputs were placed:\n%s", stdout.String())
 	}
 	for _, f := range []string{

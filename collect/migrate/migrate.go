@@ -36,6 +36,9 @@ type Page struct {
 	Content string
 	// Plain is set for a page without benchmark outputs: it is copied.
 	Plain bool
+	// Skipped is set for a page that could not be migrated (its
+	// ambiguity of kind "page" says why): nothing of it is written.
+	Skipped bool
 	// Campaign and Results are the inferred campaign and its results
 	// (Results in source order; repeated identical outputs appear once).
 	Campaign *schema.Campaign

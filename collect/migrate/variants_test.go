@@ -580,8 +580,8 @@ func TestVariantLatencySGLang(t *testing.T) {
 	}
 	notes := strings.Join(pg.Notes, "\n")
 	for _, want := range []string{
-		`latency-sglang.md:52: output → experiment vllm, profile chat (label "chat" testdata/variants/latency-sglang.md:51)`,
-		"latency-sglang.md:107: output → experiment sglang, profile chat (1000 input / 256 output tokens per request fit its lengths)",
+		`latency-sglang.md:52: output → experiment vllm, profile chat [label: label "chat" testdata/variants/latency-sglang.md:51]`,
+		"latency-sglang.md:107: output → experiment sglang, profile chat [rows: 1000 input / 256 output tokens per request fit its lengths]",
 		"latency-sglang.md:13: hand-made table replaced by a generated \"comparison\" block",
 	} {
 		if !strings.Contains(notes, want) {
