@@ -111,7 +111,28 @@ type textState struct {
 	dirLine     int
 }
 
+// ParseTolerant is Parse for text that may hold damaged blocks (perflab
+// migrate reads whole lab pages): a block cut short before its closing
+// line is read up to its last row (with a note), and a block that still
+// cannot be read is left out; each block left out is one error in skipped
+// (FILE:LINE: why), and the rest of the text is read on.
+func ParseTolerant(name string, data []byte) (entries []Entry, skipped []error, err error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		es, err := parseJSON(name, data)
+		return es, nil, err
+	}
+	es, err := parseTextMode(name, string(data), &skipped)
+	return es, skipped, err
+}
+
 func parseText(name, text string) ([]Entry, error) {
+	return parseTextMode(name, text, nil)
+}
+
+// parseTextMode reads text blocks; with skipped non-nil, damaged blocks
+// are read as far as they go or skipped (ParseTolerant).
+func parseTextMode(name, text string, skipped *[]error) ([]Entry, error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	var out []Entry
 	st := &textState{}
@@ -128,9 +149,19 @@ func parseText(name, text string) ([]Entry, error) {
 		if next < 0 {
 			break
 		}
-		b, err := scanBlock(name, text, next)
+		b, err := scanBlockMode(name, text, next, skipped != nil)
 		if err != nil {
-			return nil, err
+			if skipped == nil {
+				return nil, err
+			}
+			*skipped = append(*skipped, err)
+			// Go on after the block's first line.
+			pos = next + 1
+			if nl := strings.IndexByte(text[next:], '\n'); nl >= 0 {
+				pos = next + nl + 1
+			}
+			st.label = ""
+			continue
 		}
 		e := st.entry(name, b.line)
 		e.Raw = b.raw
@@ -160,7 +191,11 @@ func parseText(name, text string) ([]Entry, error) {
 		pos = b.end
 	}
 	if st.directive != nil {
-		return nil, fmt.Errorf("%s:%d: a \"# perflab:\" line must be followed by a benchmark block or a crash marker", name, st.dirLine)
+		err := fmt.Errorf("%s:%d: a \"# perflab:\" line must be followed by a benchmark block or a crash marker", name, st.dirLine)
+		if skipped == nil {
+			return nil, err
+		}
+		*skipped = append(*skipped, err)
 	}
 	return out, nil
 }

@@ -146,7 +146,7 @@ func (m *migration) labelsAround(e *ingest.Entry) []string {
 	p := m.p
 	i := e.Line - 2
 	for ; i >= 0; i-- {
-		t := strings.TrimSpace(p.lines[i])
+		t := strings.TrimSpace(unquote(p.lines[i]))
 		if t == "" || strings.HasPrefix(t, "#") && insideFence(p, i) || reFenceLine.MatchString(p.lines[i]) {
 			continue
 		}
@@ -155,7 +155,7 @@ func (m *migration) labelsAround(e *ingest.Entry) []string {
 	if i < 0 || insideFence(p, i) {
 		return out
 	}
-	t := strings.TrimSpace(p.lines[i])
+	t := strings.TrimSpace(unquote(p.lines[i]))
 	if mm := reAdmonition.FindStringSubmatch(t); mm != nil {
 		if mm[3] != "" {
 			out = append(out, mm[3])
@@ -197,7 +197,15 @@ const (
 // reply may stop early unless EOS is ignored); ShareGPT's averages must
 // be within shareGPTBand of the dataset's. Other datasets are not sized.
 func fits(pr *schema.Profile, e *ingest.Entry) (bool, string) {
-	in, out, ok := perRequest(e)
+	return fitsSummary(pr, e.Summary)
+}
+
+// fitsSummary is fits for a block's numbers.
+func fitsSummary(pr *schema.Profile, s *schema.Summary) (bool, string) {
+	if s == nil || s.Completed == 0 {
+		return true, ""
+	}
+	in, out, ok := float64(s.TotalInputTokens)/float64(s.Completed), float64(s.TotalOutputTokens)/float64(s.Completed), true
 	if !ok {
 		return true, ""
 	}

@@ -47,6 +47,10 @@ type Page struct {
 	Index []byte
 	// Blocks counts the outputs (text blocks and crash markers) found.
 	Blocks int
+	// Repeats counts outputs that repeat another of the same experiment,
+	// profile and load with the same numbers (the page shows one run
+	// twice): they are one result.
+	Repeats int
 	// Unassigned counts outputs that could not be placed.
 	Unassigned int
 	// Notes say how each part was inferred (FILE:LINE: …).
@@ -133,7 +137,17 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 		return nil, err
 	}
 	m.fm = fm
-	entries, err := ingest.Parse(name, []byte(p.text()))
+	entries, skipped, err := ingest.ParseTolerant(name, []byte(unquote(p.text())))
+	for _, e := range skipped {
+		msg := strings.TrimPrefix(e.Error(), name+":")
+		var n int
+		if _, serr := fmt.Sscanf(msg, "%d:", &n); serr == nil && n >= 1 && n <= len(p.orig) {
+			msg = strings.TrimPrefix(msg, fmt.Sprint(n)+":")
+			out.Ambiguities = append(out.Ambiguities, Ambiguity{Loc: p.loc(n - 1), Kind: "block", Msg: "a benchmark block that cannot be read is not imported:" + msg})
+			continue
+		}
+		out.Ambiguities = append(out.Ambiguities, Ambiguity{Loc: name, Kind: "block", Msg: "a benchmark block that cannot be read is not imported: " + msg})
+	}
 	if err != nil {
 		if p.relined {
 			// Name the source's line, not the re-broken page's.
@@ -178,6 +192,17 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	}
 	out.Index = m.rewrite(c)
 	return out, nil
+}
+
+var reQuoteMarks = regexp.MustCompile(`(?m)^[ \t]*(?:>[ \t]?)+`)
+
+// unquote blanks the block-quote markers at the start of lines ("> ",
+// "> > "), keeping every byte offset and line number: benchmark blocks and
+// serving commands quoted in a page are read as if they were not.
+func unquote(text string) string {
+	return reQuoteMarks.ReplaceAllStringFunc(text, func(m string) string {
+		return strings.Repeat(" ", len(m))
+	})
 }
 
 // frontMatterKeys are the front matter keys a perflab page takes; MkDocs'
@@ -594,7 +619,7 @@ func admonitionName(title string) string {
 var (
 	reRule     = regexp.MustCompile(`^[\s=\-_*~#+.]*$`)
 	reHasWord  = regexp.MustCompile(`\pL`)
-	reCodeLike = regexp.MustCompile(`(^|\s)--[A-Za-z][\w-]*|[{};]|^\$ |^[\w.-]+/[\w.-]+$`)
+	reCodeLike = regexp.MustCompile("(^|\\s)--[A-Za-z][\\w-]*|[{};]|^\\$ |^[\\w.-]+/[\\w.-]+$|^`[^`]*\\s[^`]*`$")
 )
 
 // nameLike: a line of prose a reader would take for the name of what

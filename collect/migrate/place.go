@@ -304,8 +304,23 @@ func (m *migration) experiment(cmd string, idx int, name, how string) *exp {
 	}
 	x.step = m.stepOf(idx)
 	if name == "" {
-		name = oneLine(rest)
-		how = "the command itself (no label or heading)"
+		// No label or heading: the engine names it, and where another
+		// experiment has that name, the flags this command sets otherwise
+		// (never the command line itself: code is no name).
+		name = engineName(x.Engine)
+		how = "engine (no label or heading)"
+		if prev := m.expNamedX(name); prev != nil {
+			if d := flagDiff(prev.Command, rest); d != "" {
+				name += ", " + d
+				how = "engine and the flags that set it apart from experiment " + prev.ID
+			}
+		}
+		if r := []rune(name); len(r) > 60 {
+			name = string(r[:59]) + "…"
+		}
+		for n, base := 2, name; m.expNamed(name); n++ {
+			name = fmt.Sprintf("%s (%d)", base, n)
+		}
 	}
 	x.Name = name
 	base := idSlug(name)
@@ -800,6 +815,7 @@ func (m *migration) collision(i int) int {
 		a, b := &m.entries[i], &m.entries[j]
 		if a.Format == b.Format && reflect2(a.Summary, b.Summary) {
 			m.note(a.Line-1, "the output repeats the one of %s (same experiment %s, profile %s, same numbers): imported once", m.p.loc(b.Line-1), pi.exp.ID, pi.profile)
+			m.out.Repeats++
 			return i
 		}
 		if loadDiffers(a, b) {
@@ -876,4 +892,72 @@ func (m *migration) nearestHeading(idx int) *heading {
 		}
 	}
 	return best
+}
+
+// expNamed: an experiment of the page has this name.
+func (m *migration) expNamed(name string) bool { return m.expNamedX(name) != nil }
+
+// expNamedX is the experiment of the page with this name, nil if none.
+func (m *migration) expNamedX(name string) *exp {
+	for _, x := range m.exps {
+		if x.Name == name {
+			return x
+		}
+	}
+	return nil
+}
+
+// engineName is an engine's name as its project writes it.
+func engineName(id string) string {
+	switch id {
+	case "vllm":
+		return "vLLM"
+	case "sglang":
+		return "SGLang"
+	case "trtllm":
+		return "TensorRT-LLM"
+	case "llamacpp":
+		return "llama.cpp"
+	case "mindie":
+		return "MindIE"
+	}
+	return "External server"
+}
+
+// flagDiff lists the flags command b sets that a does not, or sets to
+// another value: "max-seq-len-to-capture 16384".
+func flagDiff(a, b string) string {
+	flags := func(c string) map[string]string {
+		out := map[string]string{}
+		f := commandFields(c)
+		for i := 0; i < len(f); i++ {
+			if !strings.HasPrefix(f[i], "-") {
+				continue
+			}
+			k, v, ok := strings.Cut(f[i], "=")
+			if !ok && i+1 < len(f) && !strings.HasPrefix(f[i+1], "-") {
+				v = f[i+1]
+				i++
+			}
+			out[strings.TrimLeft(k, "-")] = v
+		}
+		return out
+	}
+	fa, fb := flags(a), flags(b)
+	var diff []string
+	for _, k := range sortedKeys(fb) {
+		if v, ok := fa[k]; !ok || v != fb[k] {
+			diff = append(diff, strings.TrimSpace(k+" "+fb[k]))
+		}
+	}
+	return strings.Join(diff, ", ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
