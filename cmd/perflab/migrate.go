@@ -190,8 +190,12 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 	if len(kinds) > 0 {
 		fmt.Fprintf(w, "ambiguities by kind: %s\n", tally(kinds))
 	}
-	fmt.Fprintf(w, "%d page%s (%d plain, %d not migrated), %d output%s → %d result%s (%d unassigned), %d ambiguit%s\n",
-		len(rep.Pages), plural(len(rep.Pages), "", "s"), plain, skipped, blocks, plural(blocks, "", "s"), results, plural(results, "", "s"), unassigned,
+	notMigrated := ""
+	if skipped > 0 {
+		notMigrated = fmt.Sprintf(", %d not migrated", skipped)
+	}
+	fmt.Fprintf(w, "%d page%s (%d plain%s), %d output%s → %d result%s (%d unassigned), %d ambiguit%s\n",
+		len(rep.Pages), plural(len(rep.Pages), "", "s"), plain, notMigrated, blocks, plural(blocks, "", "s"), results, plural(results, "", "s"), unassigned,
 		rep.Ambiguities(), plural(rep.Ambiguities(), "y", "ies"))
 }
 

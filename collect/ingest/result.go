@@ -96,6 +96,9 @@ type sweepMember struct {
 // benchmarks, vLLM's --append-result lines) for the same experiment and
 // profile are the points (and repeats) of a sweep, not a mistake.
 func sweepable(a, b *Entry) bool {
+	if a.Format == FormatLLMD && b.Format == FormatLLMD {
+		return true // reports of one engine configuration and workload
+	}
 	json := func(f string) bool { return f == FormatVLLMJSON || f == FormatGuideLLMJSON }
 	return a.File == b.File && json(a.Format) && json(b.Format)
 }
@@ -185,6 +188,17 @@ func ids(e *Entry, opt Options, n int) (string, string, error) {
 		}
 		return exp, prof, nil
 	}
+	if e.report != nil {
+		// A benchmark report names its engine configuration and workload:
+		// reports of one file or folder that share them are the points of
+		// a sweep, wherever they come from.
+		if exp == "" {
+			exp = e.report.expHint
+		}
+		if prof == "" {
+			prof = e.report.profHint
+		}
+	}
 	if exp == "" {
 		exp = slug(strings.TrimSuffix(filepath.Base(e.File), filepath.Ext(e.File)))
 	}
@@ -246,6 +260,8 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 		r.Warnings = append(r.Warnings, "guidellm metrics: TPOT is guidellm's time_per_output_token (which includes the first token), ITL its inter_token_latency, and the peak output throughput the maximum of an instantaneous rate")
 	case FormatSGLangText:
 		r.Tool = schema.Tool{Name: SGLangTool}
+	case FormatLLMD:
+		fromReport(r, e)
 	case FormatCrash:
 		r.Tool = schema.Tool{Name: "vllm bench serve"}
 		r.Status = schema.StatusCrashed

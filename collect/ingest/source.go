@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perflab/perflab/collect/llmd"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -74,6 +75,9 @@ type Entry struct {
 	NoFailedRow bool
 	// Metadata are extra source facts (JSON date, tokenizer).
 	Metadata map[string]string
+	// report holds what an llm-d benchmark report says beyond the
+	// fields above (llmd.go); nil for other formats.
+	report *reportInfo
 }
 
 // directiveKeys are the keys a `# perflab:` line may set.
@@ -95,6 +99,9 @@ var (
 // non-blank character is '{' is JSON, anything else is text (plain,
 // Markdown, a console log). name is used in errors and in Entry.File.
 func Parse(name string, data []byte) ([]Entry, error) {
+	if llmd.Detect(data) {
+		return parseLLMD(name, data)
+	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return parseJSON(name, data)
