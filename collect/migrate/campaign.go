@@ -74,8 +74,8 @@ func (m *migration) campaign(id string) *schema.Campaign {
 	c.Hardware = schema.HardwareSpec{Vendor: m.setup.hwVendor, GPU: m.setup.hwGPU, Count: m.setup.hwCount}
 	maxG := 0
 	for _, x := range m.exps {
-		if x.GPUs > maxG {
-			maxG = x.GPUs
+		if g := gpusOf(x.Command); g > maxG {
+			maxG = g
 		}
 	}
 	if c.Hardware.Count == 0 {

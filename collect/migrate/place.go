@@ -299,6 +299,12 @@ func (m *migration) experiment(cmd string, idx int, name, how string) *exp {
 		x.Engine = "external"
 	}
 	x.GPUs = gpusOf(rest)
+	if x.GPUs == 0 && x.Engine != "external" {
+		// An engine launched without a parallel size runs on one GPU: a
+		// per-GPU comparison with a TP2 experiment divides by 1, not by
+		// the node's count.
+		x.GPUs = 1
+	}
 	if mod := modelOfCommand(rest); mod != "" {
 		m.modelRefs = append(m.modelRefs, modelRef{mod, idx, "serving command"})
 	}
@@ -371,8 +377,9 @@ func (m *migration) commandExp(e *ingest.Entry, idx int) (*exp, string) {
 	// variation of the command ran: the flags it sets that the command
 	// does not have as written name the experiment.
 	if fl := flagLabel(e.Label); fl != nil {
-		variant := cmd
+		variant := dropFamily(cmd, fl)
 		var changed, all []string
+		dropped := cmdKey(variant) != cmdKey(cmd)
 		for _, fp := range fl {
 			next := withFlag(variant, fp.flag, fp.value)
 			kv := strings.TrimSpace(strings.TrimLeft(fp.flag, "-") + " " + fp.value)
@@ -382,13 +389,19 @@ func (m *migration) commandExp(e *ingest.Entry, idx int) (*exp, string) {
 			all = append(all, kv)
 			variant = next
 		}
-		if len(changed) > 0 {
+		if len(changed) > 0 || dropped {
 			m.note(idx, "the label %q changes the serving command of %s to: %s", e.Label, m.p.loc(cmdIdx), variant)
+		}
+		if len(changed) > 0 && !dropped {
 			all = changed
 		}
-		name, how = strings.Join(all, ", "), "flag label "+m.p.loc(idx)
+		name, how = shortName(strings.Join(all, ", ")), "flag label "+m.p.loc(idx)
 		cmd = variant
 		e.Command = variant
+	} else if l := strings.TrimSpace(e.Label); l != "" && !strings.ContainsAny(l, " \t") && flagWithValue(cmd, l) != "" {
+		// "# triton" over --attention-backend triton: the label names the
+		// run by the value it sets.
+		name, how = l, fmt.Sprintf("label %s (the value of %s)", m.p.loc(idx), flagWithValue(cmd, l))
 	}
 	x := m.experiment(cmd, cmdIdx, name, how)
 	m.checkStepEngine(x, cmdIdx)
@@ -835,6 +848,9 @@ func (m *migration) rerunExp(i, j, tries int) *exp {
 	base := m.places[i].exp
 	idx := e.Line - 1
 	name, how := "", ""
+	if v := m.labelValueVariant(i, j); v != nil {
+		return v
+	}
 	if fl := flagLabel(e.Label); fl != nil {
 		var parts []string
 		for _, fp := range fl {
@@ -960,4 +976,111 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// familyOf is the family two or more flags of a label share
+// ("speculative" for --speculative-algorithm … --speculative-num-steps),
+// "" when they share none.
+func familyOf(fl []flagPair) string {
+	count := map[string]int{}
+	for _, fp := range fl {
+		name := strings.TrimLeft(fp.flag, "-")
+		if fam, _, ok := strings.Cut(name, "-"); ok {
+			count[fam]++
+		}
+	}
+	best := ""
+	for fam, n := range count {
+		if n >= 2 && (best == "" || n > count[best] || n == count[best] && fam < best) {
+			best = fam
+		}
+	}
+	return best
+}
+
+// dropFamily removes from cmd the flags of the family the label's flags
+// share that the label does not set: a label that lists a whole
+// speculative decoding setup ("# --speculative-algorithm EAGLE3
+// --speculative-draft-model-path X") ran with that setup, the command's
+// other --speculative-* flags at their defaults.
+func dropFamily(cmd string, fl []flagPair) string {
+	fam := familyOf(fl)
+	if fam == "" {
+		return cmd
+	}
+	set := map[string]bool{}
+	for _, fp := range fl {
+		set[fp.flag] = true
+	}
+	f := commandFields(cmd)
+	var out []string
+	for i := 0; i < len(f); i++ {
+		x := f[i]
+		k, _, hasEq := strings.Cut(x, "=")
+		if strings.HasPrefix(k, "--"+fam+"-") && !set[k] {
+			if !hasEq && i+1 < len(f) && !strings.HasPrefix(f[i+1], "-") {
+				i++ // its value
+			}
+			continue
+		}
+		out = append(out, x)
+	}
+	return strings.Join(out, " ")
+}
+
+// labelValueVariant: entry i reruns entry j's command with other numbers,
+// and j's label is the value of one of the command's flags ("# triton"
+// over --attention-backend triton): i's label ("# flashinfer") is that
+// flag's value in i's run. Nil when the labels say no such thing.
+func (m *migration) labelValueVariant(i, j int) *exp {
+	e, prev := &m.entries[i], strings.TrimSpace(m.entries[j].Label)
+	l := strings.TrimSpace(e.Label)
+	base := m.places[i].exp
+	if l == "" || prev == "" || flagLabel(l) != nil || !nameLike(l) || strings.ContainsAny(l, " \t") {
+		return nil
+	}
+	flag := flagWithValue(base.Command, prev)
+	if flag == "" {
+		return nil
+	}
+	variant := withFlag(base.Command, flag, l)
+	full := variant
+	if len(base.Env) > 0 {
+		var env []string
+		for k, v := range base.Env {
+			env = append(env, k+"="+v)
+		}
+		sort.Strings(env)
+		full = strings.Join(env, " ") + " " + variant
+	}
+	m.note(e.Line-1, "the label %q is the value of %s where the label %q of %s is (%s): the run's command is %s", l, flag, prev, m.p.loc(m.entries[j].Line-1), oneLine(base.Command), variant)
+	e.Command = full
+	x := m.experiment(full, base.firstIdx, l, fmt.Sprintf("label %s", m.p.loc(e.Line-1)))
+	if x.step == nil {
+		x.step = base.step
+	}
+	return x
+}
+
+// flagWithValue is the flag of cmd whose value is v ("--attention-backend"
+// for "triton"), "" when none.
+func flagWithValue(cmd, v string) string {
+	f := commandFields(cmd)
+	for k := 0; k < len(f); k++ {
+		if k+1 < len(f) && strings.HasPrefix(f[k], "-") && !strings.Contains(f[k], "=") && strings.EqualFold(f[k+1], v) {
+			return f[k]
+		}
+		if k2, val, ok := strings.Cut(f[k], "="); ok && strings.HasPrefix(k2, "-") && strings.EqualFold(val, v) {
+			return k2
+		}
+	}
+	return ""
+}
+
+// shortName cuts a name to 60 characters (a table column's worth).
+func shortName(n string) string {
+	if r := []rune(n); len(r) > 60 {
+		return strings.TrimSpace(string(r[:59])) + "…"
+	}
+	return n
 }

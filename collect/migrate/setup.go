@@ -170,9 +170,9 @@ func gpusOf(cmd string) int {
 		dpAttention = dpAttention || x == "--enable-dp-attention"
 	}
 	for k, names := range [][]string{
-		{"-tp", "--tp", "--tp-size", "--tensor-parallel-size", "--tensor_parallel_size"},
+		{"-tp", "--tp", "--tp-size", "--tp_size", "--tensor-parallel-size", "--tensor_parallel_size"},
 		{"-dp", "--dp", "--dp-size", "--data-parallel-size", "--data_parallel_size"},
-		{"-pp", "--pp", "--pp-size", "--pipeline-parallel-size", "--pipeline_parallel_size"},
+		{"-pp", "--pp", "--pp-size", "--pp_size", "--pipeline-parallel-size", "--pipeline_parallel_size"},
 	} {
 		if k == 1 && dpAttention {
 			continue
