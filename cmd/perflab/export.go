@@ -22,8 +22,8 @@ is a result file (results/<campaign>/<id>.json) or a folder of them
 (results/, walked). Each result becomes DIR/<campaign>/<id>.yaml (or .json
 with --json), a report that passes llm-d-benchmark's schema checks;
 perflab import reads it back with every number. A result without numbers
-(a crashed run) is reported and skipped. Nothing is written when a result
-cannot be read.
+(a crashed run) is written with its status and no request performance.
+Nothing is written when a result cannot be read.
 
 flags:
 `

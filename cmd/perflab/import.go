@@ -122,8 +122,17 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("import: %w", err)
 		}
 	}
+	// Results of several campaigns (an export tree of llm-d reports read
+	// back) go to a folder per campaign below --into.
+	campaigns := map[string]bool{}
+	for _, r := range results {
+		campaigns[r.Campaign] = true
+	}
 	for _, r := range results {
 		path := filepath.Join(*into, r.ID+".json")
+		if len(campaigns) > 1 && r.Campaign != "" && *campaignID == "" && opt.Campaign == nil {
+			path = filepath.Join(*into, r.Campaign, r.ID+".json")
+		}
 		note := string(r.Status)
 		if n := len(r.Warnings); n > 0 {
 			note += fmt.Sprintf(", %d warning(s)", n)

@@ -85,6 +85,7 @@ func fromReport(r *schema.Result, e *Entry) {
 	if own := info.own; own != nil {
 		r.Status = own.Status
 		r.Error = own.Error
+		r.LogTail = own.LogTail
 		r.Repeat = own.Repeat
 		r.Warnings = append(r.Warnings, own.Warnings...)
 		for k, v := range own.Metadata {
@@ -93,6 +94,9 @@ func fromReport(r *schema.Result, e *Entry) {
 			}
 		}
 		r.Metadata["llmd_exported_from"] = strings.TrimPrefix(own.Campaign+"/"+own.ID, "/")
+		if r.Campaign == "" {
+			r.Campaign = own.Campaign // no campaign given: the run's own
+		}
 		if own.ID != "" && r.ID == Key(own.Experiment, own.Profile) {
 			r.ID = own.ID // a sweep point keeps its point's name
 		}

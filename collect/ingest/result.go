@@ -62,20 +62,21 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 			return nil, err
 		}
 		loc := fmt.Sprintf("%s:%d", e.File, e.Line)
-		if prev, ok := byKey[r.ID]; ok {
+		key := r.Campaign + "\x00" + r.ID // runs of two campaigns never collide
+		if prev, ok := byKey[key]; ok {
 			if prev.Status == r.Status && reflect.DeepEqual(prev.Summary, r.Summary) {
 				continue
 			}
-			first := group[r.ID][0]
+			first := group[key][0]
 			if !sweepable(first.entry, e) && sweepOf(opt.Campaign, prof) == "" {
-				return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[r.ID])
+				return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[key])
 			}
-			group[r.ID] = append(group[r.ID], sweepMember{r, e})
+			group[key] = append(group[key], sweepMember{r, e})
 			out = append(out, r)
 			continue
 		}
-		byKey[r.ID], where[r.ID] = r, loc
-		group[r.ID] = []sweepMember{{r, e}}
+		byKey[key], where[key] = r, loc
+		group[key] = []sweepMember{{r, e}}
 		out = append(out, r)
 	}
 	for _, g := range group {

@@ -298,12 +298,13 @@ func harnessTool(name string) string {
 }
 
 // Export writes a perflab result as a v0.2 report. A result without a
-// summary (a crashed run) has no request performance to report: it is
-// refused with the reason.
+// summary (a crashed run) has no request performance: its report has the
+// run, the stack and the workload, and its results only perflab's record
+// (status, error), as llm-d's schema allows.
 func Export(r *schema.Result) (*ReportV02, error) {
 	s := r.Summary
 	if s == nil {
-		return nil, fmt.Errorf("llmd: result %s has no numbers (status %s): a benchmark report needs request performance", r.ID, r.Status)
+		s = &schema.Summary{}
 	}
 	rep := &ReportV02{Version: Version}
 	rep.Run.UID = r.ID
@@ -395,7 +396,9 @@ func Export(r *schema.Result) (*ReportV02, error) {
 	}
 	agg.Throughput.TotalTokenRate = &Statistics{Units: "tokens/s", Mean: s.TotalTokenThroughput}
 	agg.Throughput.RequestRate = &Statistics{Units: "queries/s", Mean: s.RequestThroughput}
-	rep.Results.RequestPerformance = &RequestPerformance{Aggregate: agg}
+	if r.Summary != nil {
+		rep.Results.RequestPerformance = &RequestPerformance{Aggregate: agg}
+	}
 	// perflab's own record: what the standard fields have no place for.
 	own := *r
 	own.Requests, own.RawOutput, own.Telemetry, own.Client, own.PerTurn = nil, "", nil, nil, nil

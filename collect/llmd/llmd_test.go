@@ -153,8 +153,8 @@ func TestExportPassesLLMDChecks(t *testing.T) {
 	}
 	// The checks can fail: a wrong unit, a missing uid, a field llm-d
 	// does not know.
-	rep, _ := llmd.Export(results(t)[0])
-	good, _ := rep.JSON()
+	first, _ := llmd.Export(results(t)[0])
+	good, _ := first.JSON()
 	for _, bad := range []struct{ from, to string }{
 		{`"units": "ms/token"`, `"units": "ms"`},
 		{`"uid"`, `"id"`},
@@ -168,9 +168,22 @@ func TestExportPassesLLMDChecks(t *testing.T) {
 			t.Errorf("a report with %s → %s passes the checks", bad.from, bad.to)
 		}
 	}
-	// A crashed run has no request performance: refused with the reason.
-	if _, err := llmd.Export(&schema.Result{ID: "x", Status: schema.StatusCrashed}); err == nil || !strings.Contains(err.Error(), "no numbers") {
-		t.Errorf("crashed run: %v", err)
+	// A crashed run has no request performance: a valid report all the
+	// same, read back as the crashed run it was.
+	crash := &schema.Result{ID: "vllm--sharegpt", Experiment: "vllm", Profile: "sharegpt", Status: schema.StatusCrashed, Error: "out of memory",
+		Engine: schema.Engine{Name: "vllm", Command: "vllm serve Qwen/Qwen3-8B"}, Load: schema.Load{Dataset: "sharegpt", NumPrompts: 1000}}
+	rep, err := llmd.Export(crash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := rep.JSON()
+	if err := checkReport(sch, data); err != nil || rep.Results.RequestPerformance != nil {
+		t.Errorf("crashed run: %v\n%s", err, data)
+	}
+	y, _ := rep.YAML()
+	back, err := llmd.Read("crash.yaml", y)
+	if err != nil || len(back) != 1 || back[0].Perflab == nil || back[0].Perflab.Status != schema.StatusCrashed || back[0].Summary != nil {
+		t.Errorf("crashed run read back: %+v, %v", back, err)
 	}
 }
 

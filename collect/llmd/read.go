@@ -355,8 +355,21 @@ func readV02(d map[string]any) (Report, error) {
 	if duration <= 0 {
 		duration = spanS(r.Start, r.End)
 	}
+	// perflab's own record, when the report is a perflab export.
+	if p := get(d, "results", "profiling", "perflab"); p != nil {
+		b, err := json.Marshal(p)
+		if err == nil {
+			var own schema.Result
+			if json.Unmarshal(b, &own) == nil && own.ID != "" {
+				r.Perflab = &own
+			}
+		}
+	}
 	agg := getMap(d, "results", "request_performance", "aggregate")
 	if agg == nil {
+		if r.Perflab != nil && r.Perflab.Summary == nil {
+			return r, nil // a perflab run without numbers (crashed): its record says so
+		}
 		return r, errors.New("results.request_performance.aggregate is missing: no request performance to import")
 	}
 	if err := r.summary(getMap(agg, "requests"), getMap(agg, "latency"), getMap(agg, "throughput"), duration,
@@ -429,16 +442,6 @@ func readV02(d map[string]any) (Report, error) {
 	r.Load.NumPrompts = r.Summary.Completed + r.Summary.Failed
 	r.Load.Command = nativeArgs(getMap(d, "scenario", "load", "native", "args"), r.Tool.Name)
 	r.WorkloadKey = fmt.Sprintf("%s-%d-%d", r.Load.Dataset, r.Load.InputLen, r.Load.OutputLen)
-	// perflab's own record, when the report is a perflab export.
-	if p := get(d, "results", "profiling", "perflab"); p != nil {
-		b, err := json.Marshal(p)
-		if err == nil {
-			var own schema.Result
-			if json.Unmarshal(b, &own) == nil && own.Summary != nil {
-				r.Perflab = &own
-			}
-		}
-	}
 	return r, nil
 }
 
