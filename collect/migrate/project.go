@@ -311,6 +311,9 @@ func Write(out string, rep *Report, files []File) (err error) {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real // swap the folder a link names, not the link
+	}
 	parent := filepath.Dir(abs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("migrate: %w", err)
