@@ -350,3 +350,33 @@ func TestWriteAllOrNothing(t *testing.T) {
 		t.Errorf("beside --out: %v", ents)
 	}
 }
+
+// TestSourcesPagesSavedAsText: a folder's .txt files that are Markdown
+// pages (the seeds as received: "# Title" first) are pages; other text
+// files (a log) are not; a plain one is copied as .md.
+func TestSourcesPagesSavedAsText(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"000_abc.txt": "# Optimizing X\n\nSome prose.\n",
+		"server.log":  "INFO started\n",
+		"notes.txt":   "just notes, no heading\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs, err := Sources([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 1 || srcs[0].Rel != "000_abc.txt" {
+		t.Fatalf("sources %+v", srcs)
+	}
+	_, files, err := Plan(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Path != "content/000_abc.md" {
+		t.Errorf("files %+v", files)
+	}
+}

@@ -66,7 +66,7 @@ func Sources(args []string, skip ...string) ([]Source, error) {
 					return filepath.SkipDir
 				}
 			}
-			if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".md") {
+			if !d.IsDir() && (strings.EqualFold(filepath.Ext(p), ".md") || pageLike(p)) {
 				rel, _ := filepath.Rel(a, p)
 				out = append(out, Source{Path: p, Rel: filepath.ToSlash(rel)})
 			}
@@ -78,6 +78,26 @@ func Sources(args []string, skip ...string) ([]Source, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
 	return out, nil
+}
+
+// pageLike: a .txt or .markdown file that is a Markdown page saved under
+// another name (a lab's pages as received: its first line a "# " heading
+// or front matter). Other text files of a folder (logs, raw outputs) are
+// not pages.
+func pageLike(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".txt" && ext != ".markdown" {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 512)
+	n, _ := f.Read(buf)
+	head := strings.TrimLeft(strings.TrimPrefix(string(buf[:n]), "\ufeff"), " \t\r\n")
+	return strings.HasPrefix(head, "# ") || strings.HasPrefix(head, "---\n") || strings.HasPrefix(head, "---\r\n")
 }
 
 // contentDir is the page's bundle below content/: "a/b.md" → "a/b",
@@ -124,6 +144,9 @@ func (pg *Page) Files(rel string) ([]File, error) {
 	dir := contentDir(rel)
 	if pg.Plain {
 		name := filepath.ToSlash(filepath.Join("content", filepath.FromSlash(rel)))
+		if !strings.EqualFold(path.Ext(name), ".md") {
+			name = strings.TrimSuffix(name, path.Ext(name)) + ".md" // a page saved as .txt
+		}
 		return []File{{Path: name, Data: pg.Index}}, nil
 	}
 	c := pg.Campaign
