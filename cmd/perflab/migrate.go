@@ -15,7 +15,8 @@ import (
 const migrateUsage = `usage: perflab migrate [flags] SRC... --out DIR
 
 Brings an existing performance lab over unedited. SRC is a Markdown page
-or a folder of them (an MkDocs docs/performance-lab/, say). For each page
+or a folder of them (an MkDocs docs/performance-lab/, say; its .txt files
+that are Markdown pages, a "# " heading first, count too). For each page
 holding benchmark outputs (vllm bench serve or SGLang bench_serving text
 blocks, GPUStack's generated blocks, crash markers) it writes a perflab
 project:
