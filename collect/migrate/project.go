@@ -233,8 +233,17 @@ func Plan(ctx context.Context, srcs []Source) (*Report, []File, error) {
 		srcRef := "results/" + id + "/src/" + srcName
 		pg, fs, err := planPage(s, data, id, srcRef)
 		if err != nil {
+			// "migrate: FILE:LINE: why" → FILE:LINE and why.
+			loc, msg := s.Path, strings.TrimPrefix(err.Error(), "migrate: ")
+			if rest, ok := strings.CutPrefix(msg, s.Path+":"); ok {
+				if n, why, ok := strings.Cut(rest, ":"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+					loc, msg = s.Path+":"+n, strings.TrimSpace(why)
+				} else {
+					msg = strings.TrimSpace(rest)
+				}
+			}
 			rep.Pages = append(rep.Pages, &Page{Source: s.Path, Skipped: true, Content: contentDir(s.Rel),
-				Ambiguities: []Ambiguity{{Loc: s.Path, Kind: "page", Msg: "not migrated: " + strings.TrimPrefix(err.Error(), "migrate: ")}}})
+				Ambiguities: []Ambiguity{{Loc: loc, Kind: "page", Msg: "not migrated: " + msg}}})
 			continue
 		}
 		if dupNote != "" {
