@@ -381,3 +381,25 @@ func jsonable(v any) any {
 	}
 	return v
 }
+
+// TestDetect: reports are told from pages that quote one.
+func TestDetect(t *testing.T) {
+	report := mustRead(t, filepath.Join(examples, "br_v0_2_example.yaml"))
+	for _, tc := range []struct {
+		name string
+		data string
+		want bool
+	}{
+		{"v0.2 YAML", string(report), true},
+		{"v0.1 YAML", string(mustRead(t, filepath.Join(examples, "br_v0_1_example.yaml"))), true},
+		{"JSON", `{"version": "0.2", "run": {"uid": "x"}, "results": {}}`, true},
+		{"JSON array", `[{"version": "0.1", "scenario": {}, "metrics": {}}]`, true},
+		{"a page quoting a report", "# Results\n\n```yaml\n" + string(report) + "\n```\n", false},
+		{"front matter", "---\ntitle: x\n---\nversion: 0.2\nresults:\n", false},
+		{"vLLM JSON", `{"completed": 10, "duration": 1.0}`, false},
+	} {
+		if got := llmd.Detect([]byte(tc.data)); got != tc.want {
+			t.Errorf("%s: Detect = %v", tc.name, got)
+		}
+	}
+}

@@ -70,8 +70,30 @@ func Detect(data []byte) bool {
 		}
 		return false
 	}
-	return reYAMLVersion.Match(data) && reYAMLBody.Match(data)
+	if !reYAMLVersion.Match(data) || !reYAMLBody.Match(data) {
+		return false
+	}
+	// A YAML file, not a Markdown page quoting a report: its first line
+	// that is not blank, a comment or "---" is a top-level key, and its
+	// first document is a report.
+	for _, l := range strings.Split(string(t), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") || l == "---" {
+			continue
+		}
+		if !reTopKey.MatchString(l) {
+			return false
+		}
+		break
+	}
+	var first map[string]any
+	if yaml.NewDecoder(bytes.NewReader(t)).Decode(&first) != nil {
+		return false
+	}
+	return isReport(first)
 }
+
+var reTopKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*:`)
 
 func isReportAny(v any) bool {
 	m, ok := v.(map[string]any)
