@@ -380,3 +380,20 @@ func TestSourcesPagesSavedAsText(t *testing.T) {
 		t.Errorf("files %+v", files)
 	}
 }
+
+// TestHardwareFromProse: a page without a Hardware section that says its
+// hardware in a sentence ("We ran on 2x H100 80GB") has it.
+func TestHardwareFromProse(t *testing.T) {
+	data, err := os.ReadFile("testdata/otherlabs/long-command.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := "We ran everything on 2x H100 80GB (one node).\n\n" + string(data)
+	pg, err := Migrate("p.md", []byte(page), "p", "results/p/src/p.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hw := pg.Campaign.Hardware; hw.GPU != "H100 80GB" || hw.Vendor != "NVIDIA" || hw.Count != 2 {
+		t.Errorf("hardware %+v", hw)
+	}
+}

@@ -91,6 +91,9 @@ func (m *migration) readSetup() {
 			}
 		}
 	}
+	if m.setup.hwGPU == "" {
+		m.hardwareFromText()
+	}
 	if from, to := p.sectionNamed("Engine Version", "Engine Versions", "Engines", "Software"); from >= 0 {
 		ls, idx := p.contentLines(from, to)
 		for k, l := range ls {
@@ -493,3 +496,37 @@ func isVariant(model, id string) bool {
 
 // modelOfCommand is ingest's reading of a serving command's model.
 func modelOfCommand(cmd string) string { return ingest.ModelOf(cmd) }
+
+// reHWText is a GPU count and model written in prose or a setup list:
+// "4x NVIDIA H100 80GB", "GPU: 1x NVIDIA L40S", "on 8× H200".
+var reHWText = regexp.MustCompile(`(?i)\b(\d+)\s*[x×]\s*((?:NVIDIA|AMD|Intel|Huawei|Ascend)\s+)?([A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s*\w+|MI\d+\w*|Gaudi\s*\d*)(\s*\d+\s*GB)?\b`)
+
+var reNVIDIAModel = regexp.MustCompile(`(?i)^(?:[HABL]\d|GB\d|RTX|V100|T4)`)
+
+// hardwareFromText reads the hardware of a page without a Hardware
+// section from the first prose or list line that names a GPU count and
+// model (other labs write their setup as a sentence or a list).
+func (m *migration) hardwareFromText() {
+	p := m.p
+	for i, l := range p.lines {
+		if insideFence(p, i) || reFenceLine.MatchString(l) || strings.HasPrefix(strings.TrimSpace(l), "|") {
+			continue
+		}
+		mm := reHWText.FindStringSubmatch(l)
+		if mm == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(mm[1])
+		if n < 1 || n > 1024 {
+			continue
+		}
+		m.setup.hwCount = n
+		m.setup.hwVendor = strings.TrimSpace(mm[2])
+		m.setup.hwGPU = strings.TrimSpace(mm[3] + " " + strings.ReplaceAll(strings.TrimSpace(mm[4]), " ", ""))
+		if m.setup.hwVendor == "" && reNVIDIAModel.MatchString(m.setup.hwGPU) {
+			m.setup.hwVendor = "NVIDIA"
+		}
+		m.note(i, "hardware %d× %s %s from the page's text (no Hardware section)", n, m.setup.hwVendor, m.setup.hwGPU)
+		return
+	}
+}
