@@ -381,19 +381,23 @@ func TestSourcesPagesSavedAsText(t *testing.T) {
 	}
 }
 
-// TestHardwareFromProse: a page without a Hardware section that says its
-// hardware in a sentence ("We ran on 2x H100 80GB") has it.
+// TestHardwareFromProse: a page without Hardware and Engine Version
+// sections that says them in its text ("We ran on 2x H100 80GB",
+// "Engines: vLLM v0.10.1, SGLang v0.5.0") has them.
 func TestHardwareFromProse(t *testing.T) {
 	data, err := os.ReadFile("testdata/otherlabs/long-command.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := "We ran everything on 2x H100 80GB (one node).\n\n" + string(data)
+	page := "We ran everything on 2x H100 80GB (one node).\n\nEngines: vLLM v0.10.1, SGLang v0.5.0\n\n" + string(data)
 	pg, err := Migrate("p.md", []byte(page), "p", "results/p/src/p.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if hw := pg.Campaign.Hardware; hw.GPU != "H100 80GB" || hw.Vendor != "NVIDIA" || hw.Count != 2 {
 		t.Errorf("hardware %+v", hw)
+	}
+	if e := pg.Campaign.Engines; len(e) < 1 || e[0].Name != "vllm" || e[0].Version != "v0.10.1" {
+		t.Errorf("engines %+v", e)
 	}
 }

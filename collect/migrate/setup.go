@@ -105,6 +105,35 @@ func (m *migration) readSetup() {
 			}
 		}
 	}
+	if len(m.setup.engines) == 0 {
+		m.enginesFromText()
+	}
+}
+
+var reSetupLabel = regexp.MustCompile(`(?i)^(?:engines?|software|versions?|frameworks?)\s*:\s*`)
+
+// enginesFromText reads engine versions of a page without an Engine
+// Version section from its list items and setup lines ("- vLLM v0.9.0",
+// "Engines: vLLM v0.10.1, SGLang v0.5.0").
+func (m *migration) enginesFromText() {
+	p := m.p
+	seen := map[string]bool{}
+	for i, l := range p.lines {
+		if insideFence(p, i) || reFenceLine.MatchString(l) {
+			continue
+		}
+		t := strings.NewReplacer("`", "", "*", "").Replace(strings.TrimSpace(reListMark.ReplaceAllString(l, "")))
+		t = reSetupLabel.ReplaceAllString(t, "")
+		for _, part := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ';' }) {
+			mm := reEngineVer.FindStringSubmatch(strings.TrimSpace(part))
+			if mm == nil || seen[engineID(mm[1])] {
+				continue
+			}
+			seen[engineID(mm[1])] = true
+			m.setup.engines = append(m.setup.engines, schema.EngineSpec{Name: engineID(mm[1]), Version: mm[2]})
+			m.note(i, "engine %s %s from the page's text (no Engine Version section)", engineID(mm[1]), mm[2])
+		}
+	}
 }
 
 var (
