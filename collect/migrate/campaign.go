@@ -191,6 +191,12 @@ func (m *migration) campaign(id string) *schema.Campaign {
 	}
 	if m.recommend != "" {
 		if x, ok := m.byKey[cmdKey(m.recommend)]; ok && ran[x] != nil {
+			for _, y := range m.exps {
+				if y.occBase == x && y.role == "optimized" && ran[y] != nil {
+					x = y // the recommended configuration's "Optimized" runs
+					break
+				}
+			}
 			c.Optimized = x.ID
 			m.note(m.recIdx, "optimized %s: the Conclusion's recommended command", x.ID)
 		} else {

@@ -110,6 +110,27 @@ func TestCorpusMigratesWhole(t *testing.T) {
 	if loadPoints != 4 {
 		t.Errorf("%d ShareGPT batch-size-4 results in a load-point profile, want the corpus's 4", loadPoints)
 	}
+	// qwen3-8b: the "Optimized serving script" of Other Benchmark Cases
+	// is the speculative step's configuration (spelled --model there),
+	// run again at batch sizes 1–8: its four outputs are one experiment,
+	// a sweep, and the campaign's optimized.
+	for _, pg := range rep.Pages {
+		if !strings.HasSuffix(pg.Source, "qwen3-8b/h100-latency.md") {
+			continue
+		}
+		if pg.Campaign.Optimized != "optimized" {
+			t.Errorf("qwen3-8b optimized %q", pg.Campaign.Optimized)
+		}
+		n := 0
+		for _, r := range pg.Results {
+			if r.Experiment == "optimized" && r.Profile == "sharegpt-sweep" {
+				n++
+			}
+		}
+		if n != 4 {
+			t.Errorf("qwen3-8b: %d results of the optimized sweep, want 4: %v", n, pairs(pg))
+		}
+	}
 	dir := t.TempDir()
 	if err := Write(dir, rep, files); err != nil {
 		t.Fatal(err)
@@ -399,5 +420,32 @@ func TestHardwareFromProse(t *testing.T) {
 	}
 	if e := pg.Campaign.Engines; len(e) < 1 || e[0].Name != "vllm" || e[0].Version != "v0.10.1" {
 		t.Errorf("engines %+v", e)
+	}
+}
+
+// TestCmdKeyAliases: two spellings of one configuration are one
+// experiment: an engine's flag aliases, --flag=value, flag order and the
+// listening address do not matter; values and other flags do.
+func TestCmdKeyAliases(t *testing.T) {
+	same := [][2]string{
+		{"python3 -m sglang.launch_server --model-path X --tp-size 8 --host 0.0.0.0 --port 8000", "python3 -m sglang.launch_server --model X --tp 8"},
+		{"vllm serve X -tp 4 --max-num-seqs=256", "vllm serve X --max-num-seqs 256 --tensor-parallel-size 4"},
+		{"A=1 B=2 vllm serve X", "B=2 A=1 vllm serve X"},
+	}
+	for _, p := range same {
+		if cmdKey(p[0]) != cmdKey(p[1]) {
+			t.Errorf("%q and %q differ: %q %q", p[0], p[1], cmdKey(p[0]), cmdKey(p[1]))
+		}
+	}
+	differ := [][2]string{
+		{"vllm serve X -tp 4", "vllm serve X -tp 8"},
+		{"vllm serve X", "vllm serve Y"},
+		{"vllm serve X --enable-expert-parallel", "vllm serve X"},
+		{"trtllm-serve X --tp_size 2", "trtllm-serve X --tp_size 4"},
+	}
+	for _, p := range differ {
+		if cmdKey(p[0]) == cmdKey(p[1]) {
+			t.Errorf("%q and %q are one key", p[0], p[1])
+		}
 	}
 }

@@ -94,6 +94,9 @@ type exp struct {
 	role       string // "baseline" / "optimized" from labels
 	checked    bool
 	unassigned bool
+	// occBase is the experiment whose configuration this one runs again
+	// (another occurrence of its command with other numbers).
+	occBase *exp
 }
 
 type step struct {
@@ -390,8 +393,14 @@ func (m *migration) readRecommended() {
 
 func oneLine(c string) string { return strings.Join(commandFields(c), " ") }
 
-// cmdKey makes two spellings of one command equal: env assignments sorted
-// in front, continuations joined, whitespace collapsed.
+// cmdKey makes two spellings of one configuration equal: env assignments
+// sorted in front, continuations joined, whitespace collapsed, and the
+// flags after the program (the words before the first flag) in a
+// canonical form: an engine's aliases as one name (SGLang's --model and
+// --model-path, --tp and --tp-size; vLLM's -tp and
+// --tensor-parallel-size), "--flag=value" as "--flag value", sorted, and
+// the listening address (--host, --port) left out, since it changes
+// nothing that is measured.
 func cmdKey(c string) string {
 	f := commandFields(c)
 	var env, rest []string
@@ -403,7 +412,49 @@ func cmdKey(c string) string {
 		rest = append(rest, x)
 	}
 	sort.Strings(env)
-	return strings.Join(append(env, rest...), " ")
+	return strings.Join(append(env, canonArgs(rest)...), " ")
+}
+
+// flagAliases are an engine's spellings of one flag, each to its
+// canonical name.
+var flagAliases = map[string]map[string]string{
+	"sglang": {"--model": "--model-path", "--tp": "--tp-size", "--dp": "--dp-size", "--ep": "--ep-size", "--pp": "--pp-size"},
+	"vllm":   {"-tp": "--tensor-parallel-size", "-dp": "--data-parallel-size", "-pp": "--pipeline-parallel-size"},
+}
+
+// canonArgs is a command's words with its flags canonical (cmdKey). A
+// docker run keeps its words as written: its flags are the container's.
+func canonArgs(words []string) []string {
+	if len(words) > 0 && words[0] == "docker" {
+		return words
+	}
+	i := 0
+	for i < len(words) && !strings.HasPrefix(words[i], "-") {
+		i++
+	}
+	prog := append([]string(nil), words[:i]...)
+	aliases := flagAliases[ingest.EngineOf(strings.Join(words, " "))]
+	var pairs []string
+	for ; i < len(words); i++ {
+		k, v, hasEq := strings.Cut(words[i], "=")
+		if !strings.HasPrefix(k, "-") {
+			pairs = append(pairs, words[i]) // a stray positional
+			continue
+		}
+		if !hasEq && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+			v = words[i+1]
+			i++
+		}
+		if a, ok := aliases[k]; ok {
+			k = a
+		}
+		if k == "--host" || k == "--port" {
+			continue
+		}
+		pairs = append(pairs, strings.TrimSpace(k+" "+v))
+	}
+	sort.Strings(pairs)
+	return append(prog, pairs...)
 }
 
 var reFlagLabel = regexp.MustCompile(`^(--?[A-Za-z][\w-]*)(?:[ =](\S+))?(?:\s+--?[A-Za-z][\w-]*(?:[ =]\S+)?)*$`)

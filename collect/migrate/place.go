@@ -79,6 +79,10 @@ func (m *migration) placeEntries() {
 			if j == i {
 				break // a repeat with the same numbers: imported once
 			}
+			if x := m.occurrenceExp(i, j); x != nil {
+				pi.exp = x
+				continue
+			}
 			pi.exp = m.rerunExp(i, j, tries)
 		}
 	}
@@ -1083,4 +1087,52 @@ func shortName(n string) string {
 		return strings.TrimSpace(string(r[:59])) + "…"
 	}
 	return n
+}
+
+// occurrenceExp: entry i collides with entry j, and i's serving command
+// is another occurrence of j's configuration (the same command pasted
+// again, under "Optimized serving script" in Other Benchmark Cases, say).
+// That occurrence ran the configuration again: its outputs, all of them,
+// are an experiment of its own, named as its command is (its label,
+// admonition title or heading). Nil when i's command is j's (one
+// occurrence) or the page has no serving commands (a generator page).
+func (m *migration) occurrenceExp(i, j int) *exp {
+	occ := m.entries[i].CommandLine
+	if m.generator || occ <= 0 || occ == m.entries[j].CommandLine {
+		return nil
+	}
+	base := m.places[i].exp
+	key := base.key + "\x00@" + fmtInt(occ)
+	x, ok := m.byKey[key]
+	if !ok {
+		name, how, role, _ := m.labelBefore(occ - 1)
+		if name == "" || name == base.Name {
+			name, how = fmt.Sprintf("%s (line %d)", base.Name, m.p.orig[occ-1]), "its configuration's name and the line of its command"
+		}
+		x = &exp{key: key, firstIdx: occ - 1, how: how, role: role, occBase: base}
+		x.Experiment = base.Experiment
+		x.Name = name
+		x.step = m.stepOf(occ - 1)
+		idb := idSlug(name)
+		if idb == "" {
+			idb = "experiment"
+		}
+		x.ID = uniqueID(idb, func(id string) bool {
+			for _, y := range m.exps {
+				if y.ID == id {
+					return true
+				}
+			}
+			return id == "unassigned" || strings.HasPrefix(id, "unassigned-")
+		})
+		m.byKey[key] = x
+		m.exps = append(m.exps, x)
+		m.note(occ-1, "the serving command is experiment %s's configuration again, and its outputs have other numbers than %s's at the same load: its outputs are experiment %s (%q, named from the %s)", base.ID, m.p.loc(m.entries[j].Line-1), x.ID, name, how)
+	}
+	for k := range m.entries {
+		if m.places[k].exp == base && m.entries[k].CommandLine == occ {
+			m.places[k].exp = x
+		}
+	}
+	return x
 }
