@@ -57,6 +57,11 @@ var (
 func Detect(data []byte) bool {
 	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		// Cheap first: a report names its version and its metrics or
+		// results (vLLM's and guidellm's JSON do not).
+		if !bytes.Contains(t, []byte(`"version"`)) || !bytes.Contains(t, []byte(`"metrics"`)) && !bytes.Contains(t, []byte(`"results"`)) {
+			return false
+		}
 		var probe any
 		dec := json.NewDecoder(bytes.NewReader(t))
 		if dec.Decode(&probe) != nil {
