@@ -18,7 +18,10 @@ const importUsage = `usage: perflab import [flags] FILE... --into DIR
 
 Reads vllm bench serve output (the text block, also inside Markdown, several
 blocks per file, GPUStack's variant, blocks that lost their line breaks),
-vLLM --save-result JSON and guidellm's JSON report (format detected), and
+vLLM --save-result JSON, guidellm's JSON report and llm-d-benchmark's
+benchmark reports (v0.1, v0.2; YAML or JSON, several per file; the reports
+of one engine configuration and workload at several rates or concurrencies
+become the points of a sweep), format detected, from files or folders, and
 writes one result per run to
 DIR/<experiment>--<profile>.json (atomically; re-importing overwrites).
 
@@ -79,22 +82,34 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opt.Campaign = c
 	}
 	var entries []ingest.Entry
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		data, err := os.ReadFile(f)
+	for _, arg := range files {
+		list, inDir, err := importFiles(arg)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		es, err := ingest.Parse(f, data)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
+		for _, f := range list {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			es, err := ingest.Parse(f, data)
+			if err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			if len(es) == 0 {
+				if inDir {
+					continue // a folder's other files (a README, a config)
+				}
+				return fmt.Errorf("import: %s: no benchmark output found (expected a \"Serving Benchmark Result\" block, a \"Successful requests:\" row, vLLM or guidellm JSON, or an llm-d benchmark report)", f)
+			}
+			entries = append(entries, es...)
 		}
-		if len(es) == 0 {
-			return fmt.Errorf("import: %s: no benchmark output found (expected a \"Serving Benchmark Result\" block, a \"Successful requests:\" row or vLLM JSON)", f)
-		}
-		entries = append(entries, es...)
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("import: no benchmark output found in %s", strings.Join(files, ", "))
 	}
 	results, err := ingest.Results(entries, opt)
 	if err != nil {
@@ -107,8 +122,17 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("import: %w", err)
 		}
 	}
+	// Results of several campaigns (an export tree of llm-d reports read
+	// back) go to a folder per campaign below --into.
+	campaigns := map[string]bool{}
+	for _, r := range results {
+		campaigns[r.Campaign] = true
+	}
 	for _, r := range results {
 		path := filepath.Join(*into, r.ID+".json")
+		if len(campaigns) > 1 && r.Campaign != "" && *campaignID == "" && opt.Campaign == nil {
+			path = filepath.Join(*into, r.Campaign, r.ID+".json")
+		}
 		note := string(r.Status)
 		if n := len(r.Warnings); n > 0 {
 			note += fmt.Sprintf(", %d warning(s)", n)
@@ -126,4 +150,36 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return nil
+}
+
+// importExts are the files a folder given to import is searched for.
+var importExts = map[string]bool{".yaml": true, ".yml": true, ".json": true, ".jsonl": true, ".txt": true, ".log": true, ".md": true}
+
+// importFiles is the file arg, or the files of the folder arg (walked,
+// sorted, hidden entries skipped); inDir says it was a folder.
+func importFiles(arg string) ([]string, bool, error) {
+	st, err := os.Stat(arg)
+	if err != nil {
+		return nil, false, err
+	}
+	if !st.IsDir() {
+		return []string{arg}, false, nil
+	}
+	var out []string
+	err = filepath.WalkDir(arg, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != arg {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && importExts[strings.ToLower(filepath.Ext(p))] {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, true, err
 }

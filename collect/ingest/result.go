@@ -62,20 +62,21 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 			return nil, err
 		}
 		loc := fmt.Sprintf("%s:%d", e.File, e.Line)
-		if prev, ok := byKey[r.ID]; ok {
+		key := r.Campaign + "\x00" + r.ID // runs of two campaigns never collide
+		if prev, ok := byKey[key]; ok {
 			if prev.Status == r.Status && reflect.DeepEqual(prev.Summary, r.Summary) {
 				continue
 			}
-			first := group[r.ID][0]
+			first := group[key][0]
 			if !sweepable(first.entry, e) && sweepOf(opt.Campaign, prof) == "" {
-				return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[r.ID])
+				return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[key])
 			}
-			group[r.ID] = append(group[r.ID], sweepMember{r, e})
+			group[key] = append(group[key], sweepMember{r, e})
 			out = append(out, r)
 			continue
 		}
-		byKey[r.ID], where[r.ID] = r, loc
-		group[r.ID] = []sweepMember{{r, e}}
+		byKey[key], where[key] = r, loc
+		group[key] = []sweepMember{{r, e}}
 		out = append(out, r)
 	}
 	for _, g := range group {
@@ -96,6 +97,9 @@ type sweepMember struct {
 // benchmarks, vLLM's --append-result lines) for the same experiment and
 // profile are the points (and repeats) of a sweep, not a mistake.
 func sweepable(a, b *Entry) bool {
+	if a.Format == FormatLLMD && b.Format == FormatLLMD {
+		return true // reports of one engine configuration and workload
+	}
 	json := func(f string) bool { return f == FormatVLLMJSON || f == FormatGuideLLMJSON }
 	return a.File == b.File && json(a.Format) && json(b.Format)
 }
@@ -185,6 +189,17 @@ func ids(e *Entry, opt Options, n int) (string, string, error) {
 		}
 		return exp, prof, nil
 	}
+	if e.report != nil {
+		// A benchmark report names its engine configuration and workload:
+		// reports of one file or folder that share them are the points of
+		// a sweep, wherever they come from.
+		if exp == "" {
+			exp = e.report.expHint
+		}
+		if prof == "" {
+			prof = e.report.profHint
+		}
+	}
 	if exp == "" {
 		exp = slug(strings.TrimSuffix(filepath.Base(e.File), filepath.Ext(e.File)))
 	}
@@ -246,6 +261,8 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 		r.Warnings = append(r.Warnings, "guidellm metrics: TPOT is guidellm's time_per_output_token (which includes the first token), ITL its inter_token_latency, and the peak output throughput the maximum of an instantaneous rate")
 	case FormatSGLangText:
 		r.Tool = schema.Tool{Name: SGLangTool}
+	case FormatLLMD:
+		fromReport(r, e)
 	case FormatCrash:
 		r.Tool = schema.Tool{Name: "vllm bench serve"}
 		r.Status = schema.StatusCrashed

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perflab/perflab/collect/llmd"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -74,6 +75,9 @@ type Entry struct {
 	NoFailedRow bool
 	// Metadata are extra source facts (JSON date, tokenizer).
 	Metadata map[string]string
+	// report holds what an llm-d benchmark report says beyond the
+	// fields above (llmd.go); nil for other formats.
+	report *reportInfo
 }
 
 // directiveKeys are the keys a `# perflab:` line may set.
@@ -95,6 +99,9 @@ var (
 // non-blank character is '{' is JSON, anything else is text (plain,
 // Markdown, a console log). name is used in errors and in Entry.File.
 func Parse(name string, data []byte) ([]Entry, error) {
+	if llmd.Detect(data) {
+		return parseLLMD(name, data)
+	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return parseJSON(name, data)
@@ -111,7 +118,28 @@ type textState struct {
 	dirLine     int
 }
 
+// ParseTolerant is Parse for text that may hold damaged blocks (perflab
+// migrate reads whole lab pages): a block cut short before its closing
+// line is read up to its last row (with a note), and a block that still
+// cannot be read is left out; each block left out is one error in skipped
+// (FILE:LINE: why), and the rest of the text is read on.
+func ParseTolerant(name string, data []byte) (entries []Entry, skipped []error, err error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		es, err := parseJSON(name, data)
+		return es, nil, err
+	}
+	es, err := parseTextMode(name, string(data), &skipped)
+	return es, skipped, err
+}
+
 func parseText(name, text string) ([]Entry, error) {
+	return parseTextMode(name, text, nil)
+}
+
+// parseTextMode reads text blocks; with skipped non-nil, damaged blocks
+// are read as far as they go or skipped (ParseTolerant).
+func parseTextMode(name, text string, skipped *[]error) ([]Entry, error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	var out []Entry
 	st := &textState{}
@@ -128,9 +156,19 @@ func parseText(name, text string) ([]Entry, error) {
 		if next < 0 {
 			break
 		}
-		b, err := scanBlock(name, text, next)
+		b, err := scanBlockMode(name, text, next, skipped != nil)
 		if err != nil {
-			return nil, err
+			if skipped == nil {
+				return nil, err
+			}
+			*skipped = append(*skipped, err)
+			// Go on after the block's first line.
+			pos = next + 1
+			if nl := strings.IndexByte(text[next:], '\n'); nl >= 0 {
+				pos = next + nl + 1
+			}
+			st.label = ""
+			continue
 		}
 		e := st.entry(name, b.line)
 		e.Raw = b.raw
@@ -160,7 +198,11 @@ func parseText(name, text string) ([]Entry, error) {
 		pos = b.end
 	}
 	if st.directive != nil {
-		return nil, fmt.Errorf("%s:%d: a \"# perflab:\" line must be followed by a benchmark block or a crash marker", name, st.dirLine)
+		err := fmt.Errorf("%s:%d: a \"# perflab:\" line must be followed by a benchmark block or a crash marker", name, st.dirLine)
+		if skipped == nil {
+			return nil, err
+		}
+		*skipped = append(*skipped, err)
 	}
 	return out, nil
 }

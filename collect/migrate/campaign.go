@@ -67,15 +67,15 @@ func (m *migration) campaign(id string) *schema.Campaign {
 				continue
 			}
 			c.Engines = append(c.Engines, schema.EngineSpec{Name: x.Engine})
-			m.ambiguous(x.firstIdx, "engine %s is used by experiment %s but the page gives no version for it", x.Engine, x.ID)
+			m.ambiguous(x.firstIdx, "engine", "engine %s is used by experiment %s but the page gives no version for it", x.Engine, x.ID)
 		}
 	}
 	// Hardware: the section's GPU, the count from the commands.
 	c.Hardware = schema.HardwareSpec{Vendor: m.setup.hwVendor, GPU: m.setup.hwGPU, Count: m.setup.hwCount}
 	maxG := 0
 	for _, x := range m.exps {
-		if x.GPUs > maxG {
-			maxG = x.GPUs
+		if g := gpusOf(x.Command); g > maxG {
+			maxG = g
 		}
 	}
 	if c.Hardware.Count == 0 {
@@ -89,7 +89,7 @@ func (m *migration) campaign(id string) *schema.Campaign {
 	}
 	if c.Hardware.GPU == "" {
 		c.Hardware.GPU = "unknown"
-		m.ambiguous(0, "the page has no Hardware section naming its GPU")
+		m.ambiguous(0, "hardware", "the page has no Hardware section naming its GPU")
 	}
 	// Profiles: those used, with prompt counts from the outputs where the
 	// page gives none.
@@ -152,7 +152,7 @@ func (m *migration) campaign(id string) *schema.Campaign {
 				other.ID, other.Title = "other", "Other configurations"
 			}
 			other.Experiments = append(other.Experiments, x.Experiment)
-			m.ambiguous(x.firstIdx, "experiment %s appears outside the optimization steps only; it is put in a step of its own", x.ID)
+			m.ambiguous(x.firstIdx, "step", "experiment %s appears outside the optimization steps only; it is put in a step of its own", x.ID)
 		}
 	}
 	steps := append([]*step{}, m.steps...)
@@ -187,14 +187,20 @@ func (m *migration) campaign(id string) *schema.Campaign {
 	if c.Baseline == "" && len(c.Steps) > 0 {
 		// Nothing was placed: the report still needs a baseline.
 		c.Baseline = c.Steps[0].Experiments[0].ID
-		m.ambiguous(0, "no output could be placed in an experiment; baseline and optimized are the unassigned %s", c.Baseline)
+		m.ambiguous(0, "role", "no output could be placed in an experiment; baseline and optimized are the unassigned %s", c.Baseline)
 	}
 	if m.recommend != "" {
 		if x, ok := m.byKey[cmdKey(m.recommend)]; ok && ran[x] != nil {
+			for _, y := range m.exps {
+				if y.occBase == x && y.role == "optimized" && ran[y] != nil {
+					x = y // the recommended configuration's "Optimized" runs
+					break
+				}
+			}
 			c.Optimized = x.ID
 			m.note(m.recIdx, "optimized %s: the Conclusion's recommended command", x.ID)
 		} else {
-			m.ambiguous(m.recIdx, "the recommended command matches no experiment with an output")
+			m.ambiguous(m.recIdx, "role", "the recommended command matches no experiment with an output")
 		}
 	}
 	if c.Optimized == "" {
@@ -215,7 +221,7 @@ func (m *migration) campaign(id string) *schema.Campaign {
 			c.Optimized = c.Baseline
 		}
 		if !strings.HasPrefix(c.Optimized, "unassigned") {
-			m.ambiguous(0, "no recommended command or \"Optimized\" label: optimized is %s (the last step's best)", c.Optimized)
+			m.ambiguous(0, "role", "no recommended command or \"Optimized\" label: optimized is %s (the last step's best)", c.Optimized)
 		}
 	}
 	return c

@@ -54,7 +54,9 @@ func result(t *testing.T, pg *Page, exp, prof string) *schema.Result {
 // "max-running 64"), and SGLang's blocks are SGLang's.
 func TestVariantLabelsTotalsSGLang(t *testing.T) {
 	pg := migrateFile(t, "testdata/variants/sglang-labels.md")
-	want := []string{"tp/random-1k", "tp/random-4k", "tp-dp-attention/random-1k", "max-running-64/random-1k", "max-running-64/random-4k"}
+	// max-running 64 ran at client concurrency 64 where the others ran
+	// uncapped: load points of their own, not the same runs (issue 19).
+	want := []string{"tp/random-1k", "tp/random-4k", "tp-dp-attention/random-1k", "max-running-64/random-1k-c64", "max-running-64/random-4k-c64"}
 	if got := pairs(pg); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("pairs %v, want %v", got, want)
 	}
@@ -96,7 +98,7 @@ func TestVariantLabelsTotalsSGLang(t *testing.T) {
 			t.Errorf("%s labelled as guidellm's", r.ID)
 		}
 	}
-	if capped := result(t, pg, "max-running-64", "random-4k"); capped.Load.MaxConcurrency != 64 {
+	if capped := result(t, pg, "max-running-64", "random-4k-c64"); capped.Load.MaxConcurrency != 64 {
 		t.Errorf("SGLang's Max request concurrency 64 not kept: %+v", capped.Load)
 	}
 	buildProject(t, pg, "sglang-labels.md")
@@ -578,8 +580,8 @@ func TestVariantLatencySGLang(t *testing.T) {
 	}
 	notes := strings.Join(pg.Notes, "\n")
 	for _, want := range []string{
-		`latency-sglang.md:52: output → experiment vllm, profile chat (label "chat" testdata/variants/latency-sglang.md:51)`,
-		"latency-sglang.md:107: output → experiment sglang, profile chat (1000 input / 256 output tokens per request fit its lengths)",
+		`latency-sglang.md:52: output → experiment vllm, profile chat [label: label "chat" testdata/variants/latency-sglang.md:51]`,
+		"latency-sglang.md:107: output → experiment sglang, profile chat [rows: 1000 input / 256 output tokens per request fit its lengths]",
 		"latency-sglang.md:13: hand-made table replaced by a generated \"comparison\" block",
 	} {
 		if !strings.Contains(notes, want) {
