@@ -603,7 +603,7 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	}
 	if r.opt.Bench.Model == "" && !offline {
 		if r.opt.Bench.Model, r.modelID, err = benchrun.FirstModel(ctx, aux, r.opt.Bench.BaseURL); err != nil {
-			return fmt.Errorf("bench: no --model given and %w", err)
+			return fmt.Errorf("bench: %w", err)
 		}
 	}
 	r.opt.Tokenizer, err = openTokenizer(f.tokenizer, r.opt.Bench.BaseURL, r.opt.Bench.Model, aux)

@@ -67,7 +67,7 @@ func Build(ctx context.Context, o *Options) (*Workload, error) {
 		w.PromptIDs = make([][]int, len(w.Samples))
 		for i := range w.Samples {
 			if w.PromptIDs[i], err = o.Tokenizer.Encode(w.Samples[i].Prompt); err != nil {
-				return nil, fmt.Errorf("prompt token ids: prompt %d: %w", i, err)
+				return nil, fmt.Errorf("--prompt-token-ids: prompt %d: %w", i, err)
 			}
 		}
 	}
