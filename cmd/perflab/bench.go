@@ -528,22 +528,12 @@ func (f *benchFlags) dataset(selfTimed bool) (benchrun.Dataset, error) {
 		TraceKeyInput: f.traceKeyIn, TraceKeyOutput: f.traceKeyOut, TraceKeyHashIDs: f.traceKeyHash,
 		SelfTimed: selfTimed, PromptTokenIDs: f.promptTokenIDs}
 	if f.multiTurn {
-		lo, hi := f.mtTurns, f.mtTurns
-		if f.mtMinTurns > 0 {
-			lo = f.mtMinTurns
-		}
-		if f.mtMaxTurns > 0 {
-			hi = f.mtMaxTurns
-		}
-		if hi < lo && f.datasetName == "random" {
+		d.MultiTurn = &benchrun.MultiTurn{NumTurns: f.mtTurns, MinTurns: f.mtMinTurns, MaxTurns: f.mtMaxTurns,
+			PerTurnInputLen: f.perTurnInputLen, GlobalRatio: f.mtGlobalRatio, ConversationRatio: f.mtConvRatio,
+			Concurrency: f.mtConcurrency, Delay: time.Duration(f.mtDelayMs) * time.Millisecond}
+		if lo, hi := d.MultiTurn.Turns(); hi < lo && f.datasetName == "random" {
 			return d, usageError("bench: --multi-turn-max-turns %d is below the minimum %d", hi, lo)
 		}
-		if f.datasetName == "sharegpt" {
-			lo, hi = 0, f.mtMaxTurns // ShareGPT's turns are the conversation's, capped
-		}
-		d.MultiTurn = &benchrun.MultiTurn{MinTurns: lo, MaxTurns: hi, PerTurnInputLen: f.perTurnInputLen,
-			GlobalRatio: f.mtGlobalRatio, ConversationRatio: f.mtConvRatio,
-			Concurrency: f.mtConcurrency, Delay: time.Duration(f.mtDelayMs) * time.Millisecond}
 	}
 	return d, nil
 }

@@ -229,3 +229,33 @@ func TestDescribeRecordsWhatIsBuilt(t *testing.T) {
 		})
 	}
 }
+
+// TestTurns: a random conversation's turns from the three settings as
+// given, both commands' one rule.
+func TestTurns(t *testing.T) {
+	for _, tt := range []struct {
+		m      MultiTurn
+		lo, hi int
+	}{
+		{MultiTurn{}, 3, 3},
+		{MultiTurn{NumTurns: 5}, 5, 5},
+		{MultiTurn{NumTurns: 5, MinTurns: 2}, 2, 5},
+		{MultiTurn{MaxTurns: 4}, 3, 4},
+		{MultiTurn{NumTurns: 2, MinTurns: 3, MaxTurns: 6}, 3, 6},
+	} {
+		if lo, hi := tt.m.Turns(); lo != tt.lo || hi != tt.hi {
+			t.Errorf("%+v: turns %d..%d, want %d..%d", tt.m, lo, hi, tt.lo, tt.hi)
+		}
+	}
+	o := &Options{Dataset: Dataset{NumPrompts: 2, RandomInputLen: 16, RandomOutputLen: 2, MultiTurn: &MultiTurn{NumTurns: 4}},
+		Tokenizer: tinyTokenizer(t), Offline: true}
+	w, err := Build(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range w.Conversations {
+		if len(c.Turns) != 4 {
+			t.Errorf("conversation %d has %d turns, want NumTurns 4", i, len(c.Turns))
+		}
+	}
+}
