@@ -207,15 +207,17 @@ func profileDataset(p *schema.Profile, path string, x extraArgs) benchrun.Datase
 		TraceBlockTokens: p.TimedTraceChunkHashSize, TraceSecMultiplier: p.TimedTraceSecMultiplier,
 		SelfTimed: p.Dataset == "timed_trace" && (p.SelfTimed == nil || *p.SelfTimed)}
 	if p.MultiTurn {
-		lo, hi := turnRange(p)
-		if p.Dataset == "sharegpt" {
-			lo, hi = 0, p.MultiTurnMaxTurns // ShareGPT's turns are the conversation's, capped
-		}
-		d.MultiTurn = &benchrun.MultiTurn{MinTurns: lo, MaxTurns: hi, PerTurnInputLen: p.PerTurnInputLen,
-			GlobalRatio: p.MultiTurnPrefixGlobalRatio, ConversationRatio: p.MultiTurnPrefixConversationRatio,
-			Concurrency: p.MultiTurnConcurrency, Delay: time.Duration(p.MultiTurnDelayMs) * time.Millisecond}
+		d.MultiTurn = profileMultiTurn(p)
 	}
 	return d
+}
+
+// profileMultiTurn is profile p's multi-turn settings, the fields as
+// given (benchrun resolves the turns).
+func profileMultiTurn(p *schema.Profile) *benchrun.MultiTurn {
+	return &benchrun.MultiTurn{NumTurns: p.MultiTurnNumTurns, MinTurns: p.MultiTurnMinTurns, MaxTurns: p.MultiTurnMaxTurns,
+		PerTurnInputLen: p.PerTurnInputLen, GlobalRatio: p.MultiTurnPrefixGlobalRatio, ConversationRatio: p.MultiTurnPrefixConversationRatio,
+		Concurrency: p.MultiTurnConcurrency, Delay: time.Duration(p.MultiTurnDelayMs) * time.Millisecond}
 }
 
 // tokenizer returns the tokenizer that sizes prompts:

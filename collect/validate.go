@@ -505,7 +505,7 @@ func validateDataset(ps *problems, c *schema.Campaign, i int, p *schema.Profile)
 		case (g > 0 || cr > 0) && p.Dataset != "random":
 			ps.add(path("multi_turn_prefix_global_ratio"), "the prefix ratios work with the random dataset only")
 		}
-		if lo, hi := turnRange(p); hi < lo && p.Dataset == "random" {
+		if lo, hi := profileMultiTurn(p).Turns(); hi < lo && p.Dataset == "random" {
 			ps.add(path("multi_turn_max_turns"), "%d is below the fewest turns %d", hi, lo)
 		}
 	}
@@ -530,22 +530,4 @@ func validateDataset(ps *problems, c *schema.Campaign, i int, p *schema.Profile)
 	case p.Dataset == "timed_trace" && (p.SelfTimed == nil || *p.SelfTimed):
 		ps.add(path("ramp_up_strategy"), "timed_trace sends at the trace's timestamps: set self_timed: false to ramp")
 	}
-}
-
-// turnRange is a multi-turn random profile's fewest and most turns, as
-// perflab bench reads --multi-turn-num-turns (default 3), -min-turns and
-// -max-turns.
-func turnRange(p *schema.Profile) (lo, hi int) {
-	n := p.MultiTurnNumTurns
-	if n == 0 {
-		n = 3
-	}
-	lo, hi = n, n
-	if p.MultiTurnMinTurns > 0 {
-		lo = p.MultiTurnMinTurns
-	}
-	if p.MultiTurnMaxTurns > 0 {
-		hi = p.MultiTurnMaxTurns
-	}
-	return lo, hi
 }

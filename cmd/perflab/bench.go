@@ -528,22 +528,12 @@ func (f *benchFlags) dataset(selfTimed bool) (benchrun.Dataset, error) {
 		TraceKeyInput: f.traceKeyIn, TraceKeyOutput: f.traceKeyOut, TraceKeyHashIDs: f.traceKeyHash,
 		SelfTimed: selfTimed, PromptTokenIDs: f.promptTokenIDs}
 	if f.multiTurn {
-		lo, hi := f.mtTurns, f.mtTurns
-		if f.mtMinTurns > 0 {
-			lo = f.mtMinTurns
-		}
-		if f.mtMaxTurns > 0 {
-			hi = f.mtMaxTurns
-		}
-		if hi < lo && f.datasetName == "random" {
+		d.MultiTurn = &benchrun.MultiTurn{NumTurns: f.mtTurns, MinTurns: f.mtMinTurns, MaxTurns: f.mtMaxTurns,
+			PerTurnInputLen: f.perTurnInputLen, GlobalRatio: f.mtGlobalRatio, ConversationRatio: f.mtConvRatio,
+			Concurrency: f.mtConcurrency, Delay: time.Duration(f.mtDelayMs) * time.Millisecond}
+		if lo, hi := d.MultiTurn.Turns(); hi < lo && f.datasetName == "random" {
 			return d, usageError("bench: --multi-turn-max-turns %d is below the minimum %d", hi, lo)
 		}
-		if f.datasetName == "sharegpt" {
-			lo, hi = 0, f.mtMaxTurns // ShareGPT's turns are the conversation's, capped
-		}
-		d.MultiTurn = &benchrun.MultiTurn{MinTurns: lo, MaxTurns: hi, PerTurnInputLen: f.perTurnInputLen,
-			GlobalRatio: f.mtGlobalRatio, ConversationRatio: f.mtConvRatio,
-			Concurrency: f.mtConcurrency, Delay: time.Duration(f.mtDelayMs) * time.Millisecond}
 	}
 	return d, nil
 }
@@ -603,7 +593,7 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	}
 	if r.opt.Bench.Model == "" && !offline {
 		if r.opt.Bench.Model, r.modelID, err = benchrun.FirstModel(ctx, aux, r.opt.Bench.BaseURL); err != nil {
-			return fmt.Errorf("bench: no --model given and %w", err)
+			return fmt.Errorf("bench: %w", err)
 		}
 	}
 	r.opt.Tokenizer, err = openTokenizer(f.tokenizer, r.opt.Bench.BaseURL, r.opt.Bench.Model, aux)

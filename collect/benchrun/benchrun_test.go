@@ -196,3 +196,66 @@ func TestRunAgainstMock(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeRecordsWhatIsBuilt: a length left at zero (a campaign
+// profile without the field) is recorded as the length the dataset is
+// built with, as perflab bench records the flag's default.
+func TestDescribeRecordsWhatIsBuilt(t *testing.T) {
+	custom := writeFile(t, "p.jsonl", "{\"prompt\": \"one\"}\n{\"prompt\": \"two\"}\n")
+	for _, tt := range []struct {
+		name string
+		d    Dataset
+	}{
+		{"random", Dataset{NumPrompts: 2}},
+		{"prefix_repetition", Dataset{Name: "prefix_repetition", NumPrompts: 4, PrefixLen: 8, SuffixLen: 4, NumPrefixes: 2}},
+		{"custom", Dataset{Name: "custom", Path: custom, SkipChatTemplate: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &Options{Dataset: tt.d, Tokenizer: tinyTokenizer(t), Offline: true}
+			w, err := Build(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l schema.Load
+			o.Describe(&l)
+			for i, s := range w.Samples {
+				if s.OutputLen != l.OutputLen {
+					t.Fatalf("sample %d asks for %d output tokens; the load records output_len %d", i, s.OutputLen, l.OutputLen)
+				}
+				if tt.d.name() != "custom" && s.PromptLen != l.InputLen {
+					t.Fatalf("sample %d has %d prompt tokens; the load records input_len %d", i, s.PromptLen, l.InputLen)
+				}
+			}
+		})
+	}
+}
+
+// TestTurns: a random conversation's turns from the three settings as
+// given, both commands' one rule.
+func TestTurns(t *testing.T) {
+	for _, tt := range []struct {
+		m      MultiTurn
+		lo, hi int
+	}{
+		{MultiTurn{}, 3, 3},
+		{MultiTurn{NumTurns: 5}, 5, 5},
+		{MultiTurn{NumTurns: 5, MinTurns: 2}, 2, 5},
+		{MultiTurn{MaxTurns: 4}, 3, 4},
+		{MultiTurn{NumTurns: 2, MinTurns: 3, MaxTurns: 6}, 3, 6},
+	} {
+		if lo, hi := tt.m.Turns(); lo != tt.lo || hi != tt.hi {
+			t.Errorf("%+v: turns %d..%d, want %d..%d", tt.m, lo, hi, tt.lo, tt.hi)
+		}
+	}
+	o := &Options{Dataset: Dataset{NumPrompts: 2, RandomInputLen: 16, RandomOutputLen: 2, MultiTurn: &MultiTurn{NumTurns: 4}},
+		Tokenizer: tinyTokenizer(t), Offline: true}
+	w, err := Build(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range w.Conversations {
+		if len(c.Turns) != 4 {
+			t.Errorf("conversation %d has %d turns, want NumTurns 4", i, len(c.Turns))
+		}
+	}
+}

@@ -67,7 +67,7 @@ func Build(ctx context.Context, o *Options) (*Workload, error) {
 		w.PromptIDs = make([][]int, len(w.Samples))
 		for i := range w.Samples {
 			if w.PromptIDs[i], err = o.Tokenizer.Encode(w.Samples[i].Prompt); err != nil {
-				return nil, fmt.Errorf("prompt token ids: prompt %d: %w", i, err)
+				return nil, fmt.Errorf("--prompt-token-ids: prompt %d: %w", i, err)
 			}
 		}
 	}
@@ -119,11 +119,12 @@ func conversations(ctx context.Context, tok dataset.Tokenizer, d *Dataset) ([]da
 		return dataset.MultiTurnShareGPT(ctx, tok, d.Path, dataset.MultiTurnShareGPTConfig{NumConversations: d.NumPrompts,
 			MaxTurns: mt.MaxTurns, OutputLen: d.ShareGPTOutputLen, Seed: d.Seed, DisableShuffle: d.DisableShuffle})
 	case "random":
-		if mt.MaxTurns < mt.MinTurns {
-			return nil, &dataset.SettingsError{Err: fmt.Errorf("the most turns %d is below the fewest %d", mt.MaxTurns, mt.MinTurns)}
+		lo, hi := mt.Turns()
+		if hi < lo {
+			return nil, &dataset.SettingsError{Err: fmt.Errorf("the most turns %d is below the fewest %d", hi, lo)}
 		}
 		return dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: d.NumPrompts,
-			MinTurns: mt.MinTurns, MaxTurns: mt.MaxTurns, InputLen: d.RandomInputLen, PerTurnInputLen: mt.PerTurnInputLen,
+			MinTurns: lo, MaxTurns: hi, InputLen: d.RandomInputLen, PerTurnInputLen: mt.PerTurnInputLen,
 			OutputLen: d.RandomOutputLen, PrefixLen: d.RandomPrefixLen, Seed: d.Seed,
 			GlobalRatio: mt.GlobalRatio, ConversationRatio: mt.ConversationRatio})
 	}

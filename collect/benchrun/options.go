@@ -1,6 +1,7 @@
 package benchrun
 
 import (
+	"cmp"
 	"io"
 	"net/http"
 	"time"
@@ -93,10 +94,11 @@ type Dataset struct {
 
 // MultiTurn are the multi-turn settings (vllm-bench's --multi-turn-*).
 type MultiTurn struct {
-	// MinTurns and MaxTurns bound a random conversation's turns (the
-	// callers resolve --multi-turn-num-turns into them); MaxTurns also
-	// caps a ShareGPT conversation's (0: all).
-	MinTurns, MaxTurns int
+	// NumTurns, MinTurns and MaxTurns are --multi-turn-num-turns,
+	// -min-turns and -max-turns as given (0: not given): Turns resolves
+	// a random conversation's range from them; MaxTurns alone caps a
+	// ShareGPT conversation's turns (0: all).
+	NumTurns, MinTurns, MaxTurns int
 	// PerTurnInputLen is --per-turn-input-len (0: RandomInputLen).
 	PerTurnInputLen int
 	// GlobalRatio and ConversationRatio are the prefix-sharing ratios.
@@ -105,6 +107,17 @@ type MultiTurn struct {
 	// Delay the think time between a reply and the next turn.
 	Concurrency int
 	Delay       time.Duration
+}
+
+// DefaultNumTurns is --multi-turn-num-turns' default (vllm-bench's).
+const DefaultNumTurns = 3
+
+// Turns is a random conversation's fewest and most turns: MinTurns and
+// MaxTurns, each NumTurns (DefaultNumTurns when 0) where not given. The
+// callers check hi >= lo in their own words; Build refuses it too.
+func (m *MultiTurn) Turns() (lo, hi int) {
+	n := cmp.Or(m.NumTurns, DefaultNumTurns)
+	return cmp.Or(m.MinTurns, n), cmp.Or(m.MaxTurns, n)
 }
 
 // name is the dataset's name, random when empty.

@@ -2,6 +2,7 @@ package benchrun
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -115,18 +116,23 @@ func (o *Options) summarize(res *schema.Result, cfg bench.Config) error {
 
 // Describe records the dataset of o in l: its name and file, and the
 // lengths asked for in the fields of schema.Load (what each dataset
-// calls its input, output and shared-prefix lengths).
+// calls its input, output and shared-prefix lengths). A length left at
+// zero is recorded as the default Build uses for it, so that a profile
+// that leaves a field out records what perflab bench records with that
+// flag left out.
 func (o *Options) Describe(l *schema.Load) {
 	d := &o.Dataset
 	l.Dataset, l.DatasetPath = d.name(), d.Path
 	switch d.name() {
 	case "random":
-		l.InputLen, l.OutputLen = d.RandomInputLen, d.RandomOutputLen
+		l.InputLen = cmp.Or(d.RandomInputLen, dataset.DefaultInputLen)
+		l.OutputLen = cmp.Or(d.RandomOutputLen, dataset.DefaultOutputLen)
 		l.RangeRatio, l.PrefixLen = d.RandomRangeRatio, d.RandomPrefixLen
 	case "prefix_repetition":
-		l.InputLen, l.OutputLen, l.PrefixLen = d.PrefixLen+d.SuffixLen, d.PrefixOutputLen, d.PrefixLen
+		l.InputLen, l.PrefixLen = d.PrefixLen+d.SuffixLen, d.PrefixLen
+		l.OutputLen = cmp.Or(d.PrefixOutputLen, dataset.DefaultOutputLen)
 	case "custom":
-		l.OutputLen = max(0, d.CustomOutputLen)
+		l.OutputLen = max(0, cmp.Or(d.CustomOutputLen, dataset.DefaultCustomOutputLen))
 	case "sharegpt":
 		l.OutputLen = d.ShareGPTOutputLen
 	}

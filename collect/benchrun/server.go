@@ -57,17 +57,19 @@ func WaitReady(ctx context.Context, client *http.Client, base string, timeout, p
 // FirstModel asks the server for its first model, as vLLM does when
 // --model is not given: the name to send (its id) and the model id to
 // record (its root, the model path behind a --served-model-name; the id
-// when the server gives no root).
+// when the server gives no root). Its errors read as perflab bench's
+// after its "bench: " (a URL no request can be made to is not a missing
+// model list).
 func FirstModel(ctx context.Context, client *http.Client, base string) (name, id string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
 	if err != nil {
-		return "", "", fmt.Errorf("the model list: %w", err)
+		return "", "", fmt.Errorf("model list: %w", err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", "", fmt.Errorf("the model list failed: %w", err)
+		return "", "", fmt.Errorf("no --model given and the model list failed: %w", err)
 	}
 	defer resp.Body.Close()
 	var list struct {
@@ -77,10 +79,10 @@ func FirstModel(ctx context.Context, client *http.Client, base string) (name, id
 		} `json:"data"`
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", "", fmt.Errorf("GET %s/v1/models: %s", base, resp.Status)
+		return "", "", fmt.Errorf("no --model given and GET %s/v1/models: %s", base, resp.Status)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil || len(list.Data) == 0 || list.Data[0].ID == "" {
-		return "", "", fmt.Errorf("GET %s/v1/models lists no model (%v)", base, err)
+		return "", "", fmt.Errorf("no --model given and GET %s/v1/models lists no model (%v)", base, err)
 	}
 	m := list.Data[0]
 	if m.Root == "" {
