@@ -518,18 +518,17 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	k.progress.begin(r, "starting "+l.Adapter.Display)
 	if l.Adapter.Launches {
 		er.argv = append([]string(nil), l.Argv...)
-		if l.Adapter.Name == "mock" {
-			if er.argv[0] == "perflab" {
-				er.argv[0] = k.opt.Self
+		if l.Adapter.Name == "mock" && er.argv[0] == "perflab" {
+			er.argv[0] = k.opt.Self
+		}
+		if l.FreePort {
+			port, err := engine.FreePort()
+			if err != nil {
+				return er, err
 			}
-			if l.FreePort {
-				port, err := engine.FreePort()
-				if err != nil {
-					return er, err
-				}
-				er.argv = append(er.argv, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
-				er.baseURL = "http://127.0.0.1:" + strconv.Itoa(port)
-			}
+			args, base := l.PortArgs(port)
+			er.argv = append(er.argv, args...)
+			er.baseURL = base
 		}
 		// Something already answering on the engine's port would pass the
 		// health check in place of the engine: a stale server from an
@@ -564,8 +563,19 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 		}
 		er.proc = p
 	}
+	timeout := k.opt.HealthTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute // WaitHealthy's default
+	}
+	if len(l.Adapter.Health) > 0 {
+		fmt.Fprintf(k.opt.Log, "%s: waiting for %s%s to answer (up to %s)\n", e.ID, redact.URL(er.baseURL), l.Adapter.Health[0], timeout)
+	}
 	err := engine.WaitHealthy(ctx, er.proc, engine.HealthConfig{BaseURL: er.baseURL, Routes: l.Adapter.Health,
-		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: er.client.Transport}})
+		Timeout: timeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: er.client.Transport},
+		Progress: func(waited time.Duration, route, last string) {
+			fmt.Fprintf(k.opt.Log, "%s: still waiting for %s%s: %s of %s (last: %s)\n", e.ID, redact.URL(er.baseURL), route,
+				waited.Round(time.Second), timeout, er.red.String(last))
+		}})
 	if err != nil {
 		if er.proc != nil {
 			er.proc.Stop(k.opt.StopGrace)

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -928,5 +929,84 @@ optimized: gw
 	}
 	if !strings.Contains(r.Engine.BaseURL, "admin:<redacted>@") {
 		t.Errorf("base_url %q", r.Engine.BaseURL)
+	}
+}
+
+// TestCollectGivesTheEngineAPort: a llama.cpp command without --port
+// listens where its build chooses (a Debian llama-server on 9931, not
+// the 8080 collect assumed), and collect waited silently for ten
+// minutes. Now collect gives the engine a free port, and says what it
+// waits for.
+func TestCollectGivesTheEngineAPort(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake engine without --port listens on a port of its own choosing.
+	y := `id: noport
+model: {id: fake/model}
+hardware: {gpu: CPU, count: 1}
+profiles:
+  - {id: short, name: Short, dataset: random, input_len: 16, output_len: 4, num_prompts: 3}
+steps:
+  - id: s
+    title: S
+    experiments:
+      - id: llama
+        engine: llamacpp
+        command: ` + exe + ` serve fake/model
+        env: {FAKE_ENGINE: serve, FAKE_ENGINE_PID_DIR: ` + pids + `}
+baseline: llama
+optimized: llama
+`
+	f, err := Parse("noport.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuf
+	o := opts(t, dir, pids)
+	o.HealthTimeout = 5 * time.Second
+	o.Log = &log
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	res := readResults(t, filepath.Join(dir, "noport"))["llama--short"]
+	if res == nil || res.Status != schema.StatusOK {
+		t.Fatalf("result %+v\nlog:\n%s", res, log.String())
+	}
+	if !regexp.MustCompile(`llama: waiting for http://127\.0\.0\.1:\d+/health to answer \(up to 5s\)`).MatchString(log.String()) {
+		t.Errorf("the log does not say what collect waits for:\n%s", log.String())
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engines left running: %v", alive)
+	}
+}
+
+func TestLaunchFreePortEveryEngine(t *testing.T) {
+	c := &schema.Campaign{Model: schema.CampaignModel{ID: "m"}}
+	for _, tc := range []struct{ engine, command, base string }{
+		{"llamacpp", "llama-server -m m.gguf", "http://127.0.0.1:<free port>"},
+		{"vllm", "vllm serve m", "http://127.0.0.1:<free port>"},
+		{"sglang", "python3 -m sglang.launch_server --model-path m --host 10.0.0.2", "http://10.0.0.2:<free port>"},
+		// A command with its --port keeps it.
+		{"llamacpp", "llama-server -m m.gguf --port 9931", "http://127.0.0.1:9931"},
+	} {
+		l, err := NewLaunch(c, &schema.Experiment{ID: "e", Engine: tc.engine, Command: tc.command})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.BaseURL != tc.base || l.FreePort != strings.Contains(tc.base, "<free port>") {
+			t.Errorf("%s: base %q free %v, want %q", tc.command, l.BaseURL, l.FreePort, tc.base)
+		}
+		if l.FreePort {
+			args, base := l.PortArgs(4321)
+			if !strings.HasSuffix(base, ":4321") || args[len(args)-1] != "4321" {
+				t.Errorf("%s: port args %q base %q", tc.command, args, base)
+			}
+			if _, host := engine.FlagValue(l.Argv, "--host"); host == (args[0] == "--host") {
+				t.Errorf("%s: port args %q (a --host only where the command has none)", tc.command, args)
+			}
+		}
 	}
 }
