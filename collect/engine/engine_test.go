@@ -13,8 +13,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"syscall"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
