@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -650,8 +651,8 @@ func BenchmarkExisting(b *testing.B) {
 	b.SetBytes(st.Size())
 	r := Run{Key: "k", Path: path}
 	for i := 0; i < b.N; i++ {
-		if _, ok := Existing(r); !ok {
-			b.Fatal("not found")
+		if _, ok, err := Existing(r); !ok {
+			b.Fatal("not found", err)
 		}
 	}
 }
@@ -1007,6 +1008,56 @@ func TestLaunchFreePortEveryEngine(t *testing.T) {
 			if _, host := engine.FlagValue(l.Argv, "--host"); host == (args[0] == "--host") {
 				t.Errorf("%s: port args %q (a --host only where the command has none)", tc.command, args)
 			}
+		}
+	}
+}
+
+// TestCollectRerunsATruncatedResult: a result cut short after its run (a
+// full disk, a killed copy) made perflab build fail, while collect, its
+// dry run and --retry listed it as done: the done-check read only the
+// head of the file. It is not done: the plan and collect say so, and
+// collect runs it again.
+func TestCollectRerunsATruncatedResult(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "fake", "e0--long.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data[:len(data)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var plan bytes.Buffer
+	if err := PrintPlan(&plan, f, Options{Results: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`e0--long .* todo \(not a complete result: .*e0--long\.json:[0-9:]*:? (truncated|malformed) JSON`).MatchString(plan.String()) ||
+		!strings.Contains(plan.String(), "1 runs to collect, 1 already done") {
+		t.Errorf("plan:\n%s", plan.String())
+	}
+	for _, retry := range []bool{true, false} {
+		if err := os.WriteFile(path, data[:len(data)*2/3], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var log syncBuf
+		o := opts(t, dir, pids)
+		o.Log, o.Retry = &log, retry
+		rep, err := Collect(context.Background(), f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Ran != 1 || rep.Skipped != 1 {
+			t.Errorf("retry %v: report %+v, want the truncated run run again", retry, rep)
+		}
+		if !strings.Contains(log.String(), "warning: e0--long: "+path+":") || !strings.Contains(log.String(), "JSON: unexpected end of JSON input; not a complete result: it runs again") {
+			t.Errorf("retry %v: log does not say why the run is repeated:\n%s", retry, log.String())
+		}
+		if _, err := schema.ReadFile(path); err != nil {
+			t.Errorf("retry %v: %v", retry, err)
 		}
 	}
 }

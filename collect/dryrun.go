@@ -119,7 +119,11 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 					continue
 				}
 				state := "todo"
-				if res, ok := Existing(r); ok {
+				res, ok, rerr := Existing(r)
+				if rerr != nil {
+					state = "todo (not a complete result: " + rerr.Error() + ")"
+				}
+				if ok {
 					state = "done (" + string(res.Status) + ")"
 					if Imported(res) {
 						state = "done (" + string(res.Status) + ", imported from " + res.Tool.Name + ")"
