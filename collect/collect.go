@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,6 +113,10 @@ type Report struct {
 	Planned, Skipped, Ran int
 	// Status counts the runs run now by their status.
 	Status map[schema.Status]int
+	// Unexpected lists the runs run now that crashed or failed although
+	// their experiment does not expect it (schema.Experiment.Expect), one
+	// line each: what perflab collect's exit status reports.
+	Unexpected []string
 	// Elapsed is the wall time of Collect.
 	Elapsed time.Duration
 }
@@ -900,8 +905,37 @@ func (k *collector) write(r Run, res *schema.Result, red *redact.Redactor) error
 	} else if res.Error != "" {
 		line += ": " + firstLine(res.Error)
 	}
+	if (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed) && r.Experiment.Expect != string(res.Status) {
+		k.report.Unexpected = append(k.report.Unexpected, line)
+	}
+	if res.Status == schema.StatusCrashed {
+		// The reason is in the engine's log: its last lines (as the
+		// result records them) and where the whole log is.
+		if tail := lastLines(res.LogTail, 5); tail != "" {
+			line += "\n  engine log, last lines:\n    " + strings.ReplaceAll(tail, "\n", "\n    ")
+		}
+		for _, a := range res.Artifacts {
+			if a.Kind == "engine-log" {
+				line += "\n  engine log: " + filepath.Join(filepath.Dir(r.Path), a.Path)
+				break
+			}
+		}
+	}
 	fmt.Fprintln(k.opt.Log, line)
 	return nil
+}
+
+// lastLines is the last n non-empty lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			out = append(out, lines[i])
+		}
+	}
+	slices.Reverse(out)
+	return strings.Join(out, "\n")
 }
 
 func firstLine(s string) string {

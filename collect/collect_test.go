@@ -1061,3 +1061,32 @@ func TestCollectRerunsATruncatedResult(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectCrashSaysWhy: a crashed run showed "exited with status 1" on
+// the terminal while the reason was only in the engine log, which the
+// message did not name. The log's last lines and its path follow.
+func TestCollectCrashSaysWhy(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "oom")
+	var log syncBuf
+	o := opts(t, dir, pids)
+	o.Log = &log
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := log.String()
+	for _, want := range []string{
+		"e0--short: crashed: ",
+		"  engine log, last lines:\n    ",
+		"    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+		"  engine log: " + filepath.Join(dir, "fake", "e0.engine.log") + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if len(rep.Unexpected) != 2 {
+		t.Errorf("unexpected crashes: %q", rep.Unexpected)
+	}
+}

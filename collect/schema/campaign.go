@@ -198,6 +198,11 @@ type Experiment struct {
 	Profiles []string `yaml:"profiles,omitempty" json:"profiles,omitempty"`
 	// Note is a line of narrative shown next to the experiment.
 	Note string `yaml:"note,omitempty" json:"note,omitempty"`
+	// Expect is the status its runs are expected to end with when that is
+	// not ok: "crashed" or "failed" (a configuration the engine refuses,
+	// kept as a result as the labs keep theirs). perflab collect exits 1
+	// when a run crashes or fails that its experiment does not expect.
+	Expect string `yaml:"expect,omitempty" json:"expect,omitempty"`
 }
 
 // Experiment returns the experiment with the given id.
