@@ -210,3 +210,19 @@ func TestNoWinWithinNoise(t *testing.T) {
 		t.Errorf("home best %q is not a mean shown by the report", row.best)
 	}
 }
+
+// TestChosenDefaultsToOptimized: a campaign without chosen: greyed its
+// own optimized configuration out as "not carried forward" in the
+// Summary of Optimization Options. The step holding the optimized
+// experiment carries it forward.
+func TestChosenDefaultsToOptimized(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "```perflab\nblock: summary\n```\n\n```perflab\nblock: step\nstep: s\n```\n")
+	page := buildPage(t, content, results)
+	if strings.Contains(page, "not carried forward") {
+		t.Error("the optimized experiment is \"not carried forward\" in the summary")
+	}
+	if !strings.Contains(page, `<td>Fast <span class="badge">chosen</span>`) && !strings.Contains(page, `Fast <span class="badge">chosen</span>`) {
+		i := strings.Index(page, "<table")
+		t.Errorf("the step does not mark the optimized experiment chosen:\n%s", page[i:min(len(page), i+1500)])
+	}
+}

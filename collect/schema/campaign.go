@@ -171,7 +171,9 @@ type Step struct {
 	// Kind: engine-selection, quantization, parallelism, scheduling, …
 	Kind string `yaml:"kind,omitempty" json:"kind,omitempty"`
 	// Chosen is the experiment carried forward from this step; empty
-	// means the step did not change the configuration.
+	// means the step did not change the configuration, except in the step
+	// holding the campaign's optimized experiment, where it defaults to
+	// that experiment (DefaultChosen).
 	Chosen      string       `yaml:"chosen,omitempty" json:"chosen,omitempty"`
 	Experiments []Experiment `yaml:"experiments" json:"experiments"`
 }
@@ -225,4 +227,24 @@ func (c *Campaign) Profile(id string) (*Profile, bool) {
 		}
 	}
 	return nil, false
+}
+
+// DefaultChosen sets the chosen experiment of the step holding the
+// campaign's optimized experiment when the campaign gives none: the
+// experiment the campaign recommends is carried forward from its step (a
+// campaign without chosen: showed its own optimized configuration as
+// "not carried forward" in the summary of optimization options). Other
+// steps without chosen carry nothing forward, as written.
+func (c *Campaign) DefaultChosen() {
+	for si := range c.Steps {
+		s := &c.Steps[si]
+		if s.Chosen != "" {
+			continue
+		}
+		for _, e := range s.Experiments {
+			if e.ID == c.Optimized && e.ID != "" {
+				s.Chosen = e.ID
+			}
+		}
+	}
 }

@@ -73,6 +73,7 @@ func Parse(name string, data []byte) (*File, error) {
 	// A tagged scalar (!!float "1.5") is a float whatever its spelling:
 	// like an untagged fraction, only the checked path sees it.
 	if dec.Decode(&f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
+		f.Campaign.DefaultChosen()
 		return f, nil
 	}
 	// An empty document or an error: decide and word it as always, with
@@ -91,6 +92,7 @@ func Parse(name string, data []byte) (*File, error) {
 	if err := DecodeStrict(data, &f.Campaign); err != nil {
 		return nil, decodeError(name, 0, f.pos.root, lines, err, nil)
 	}
+	f.Campaign.DefaultChosen()
 	return f, nil
 }
 
