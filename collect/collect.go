@@ -352,6 +352,11 @@ func (k *collector) openTelemetry(runs []Run) error {
 		}
 	}
 	s := k.opt.Sampler
+	if s == nil && !k.c.Hardware.NVML() {
+		// A CPU, NPU or AMD campaign: NVML has nothing to read, and its
+		// absence is no caveat of every run.
+		return nil
+	}
 	if s == nil {
 		var err error
 		s, err = telemetry.Open()

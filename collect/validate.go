@@ -34,6 +34,11 @@ func (f *File) Validate() error {
 	if c.Hardware.Count < 0 {
 		ps.add(at("hardware", "count"), "must be ≥ 0")
 	}
+	switch strings.ToLower(c.Hardware.Accelerator) {
+	case "", "gpu", "npu", "cpu":
+	default:
+		ps.add(at("hardware", "accelerator"), "%q: want gpu, npu or cpu", c.Hardware.Accelerator)
+	}
 	for i, e := range c.Engines {
 		if _, ok := engine.Lookup(e.Name); !ok {
 			ps.add(at("engines", i, "name"), "unknown engine %q (known: %s)", e.Name, strings.Join(engine.Names(), ", "))

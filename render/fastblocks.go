@@ -204,13 +204,15 @@ func writeRawBody(b *bytes.Buffer, d *rawDetails) {
 
 const stepHead = "\n" + `<div class="table-wrap">
 <table class="sortable step">
-<thead><tr><th>Experiment</th><th>Engine</th><th data-sort-type="number">GPUs</th>`
+<thead><tr><th>Experiment</th><th>Engine</th><th data-sort-type="number">`
 
 // writeStep is the "step" template.
 func (c *pageCtx) writeStep(b *bytes.Buffer, v *stepView) error {
 	b.WriteString(string(v.Heading))
 	if len(v.Rows) > 0 {
 		b.WriteString(stepHead)
+		escapeText(b, v.Unit)
+		b.WriteString("s</th>")
 		for _, p := range v.Profiles {
 			b.WriteString(`<th data-sort-type="number">`)
 			escapeText(b, p)

@@ -56,7 +56,7 @@ func (r *Report) headline(m *reportMeta) {
 			if pt.Sweep != "" {
 				label += " @ " + pt.String()
 			}
-			bestNote = fmt.Sprintf("%s on %s, %s", oe.Name, label, gpuCount(r.GPUs(oe)))
+			bestNote = fmt.Sprintf("%s on %s, %s", oe.Name, label, r.unitCount(r.GPUs(oe)))
 			if s.N > 1 {
 				bestNote += fmt.Sprintf(", mean of %d runs", s.N)
 			}
@@ -79,7 +79,7 @@ func (r *Report) headline(m *reportMeta) {
 		}
 		note := prim.Label + " on " + r.pointLabel(p)
 		if norm && prim.PerGPU {
-			note += ", per GPU"
+			note += ", per " + r.Unit()
 		}
 		if !repeats {
 			// One run each, as the report's single-run tables compare
@@ -129,9 +129,9 @@ func (r *Report) sloHeadline(m *reportMeta, runs []analysis.Run, prof string, be
 		return
 	}
 	p := cs.Curves[oi].Points[oa.Best]
-	m.Best = fmtNum(oa.ThroughputPerGPU) + " tok/s/GPU"
+	m.Best = fmtNum(oa.ThroughputPerGPU) + " tok/s/" + r.Unit()
 	if p.Total.N > 1 {
-		m.Best = fmt.Sprintf("%s ± %.1f%% tok/s/GPU", fmtNum(oa.ThroughputPerGPU), p.Total.CV*100)
+		m.Best = fmt.Sprintf("%s ± %.1f%% tok/s/%s", fmtNum(oa.ThroughputPerGPU), p.Total.CV*100, r.Unit())
 	}
 	m.BestSort = sortKey(oa.ThroughputPerGPU)
 	m.BestNote = fmt.Sprintf("%s at the SLO (%s): %s, %s", oe.Name, sloText(r.Campaign.SLO), oa.Point, runsText(p.Runs))
@@ -139,7 +139,7 @@ func (r *Report) sloHeadline(m *reportMeta, runs []analysis.Run, prof string, be
 		return
 	}
 	ba := answers[bi]
-	note := "Total TPS per GPU at the SLO, each at its highest load meeting it"
+	note := "Total TPS per " + r.Unit() + " at the SLO, each at its highest load meeting it"
 	if ba.Best < 0 {
 		m.Gain, m.GainClass, m.GainSort = "baseline fails the SLO", "delta better", "1e9"
 		m.GainNote = fmt.Sprintf("%s meets the SLO at no measured load", be.Name)

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
 )
 
 var (
@@ -224,5 +226,48 @@ func TestChosenDefaultsToOptimized(t *testing.T) {
 	if !strings.Contains(page, `<td>Fast <span class="badge">chosen</span>`) && !strings.Contains(page, `Fast <span class="badge">chosen</span>`) {
 		i := strings.Index(page, "<table")
 		t.Errorf("the step does not mark the optimized experiment chosen:\n%s", page[i:min(len(page), i+1500)])
+	}
+}
+
+// TestCPUHardwareWords: a CPU-only campaign read "1 × CPU 2-core VM CPU",
+// "Total token throughput per GPU", "1 GPU", and every run carried "no
+// GPU telemetry: libnvidia-ml.so.1 not found", repeated in the caveat
+// boxes. Its pages count in CPUs and say the missing telemetry once.
+func TestCPUHardwareWords(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	camp := filepath.Join(content, "sw", "campaign.yaml")
+	writeFile(t, camp, strings.Replace(readFile(t, camp), "hardware: {gpu: H100, count: 2}", "hardware: {gpu: 2-core VM, accelerator: cpu, count: 1}", 1))
+	files, _ := filepath.Glob(filepath.Join(results, "sw", "*.json"))
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Warnings = append(res.Warnings, "no GPU telemetry: libnvidia-ml.so.1 not found")
+		if err := schema.WriteFile(f, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, filepath.Join(out, "sw", "index.html"))
+	for _, want := range []string{"1 × 2-core VM CPU", "Total token throughput per CPU", "tok/s/CPU", `<th data-sort-type="number">CPUs</th>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "libnvidia-ml.so.1 not found"); n != 1 {
+		t.Errorf("the missing telemetry is said %d times, want once", n)
+	}
+	text := stripTags(page)
+	text = strings.Replace(text, "no GPU telemetry", "", 1)
+	if i := strings.Index(text, "GPU"); i >= 0 {
+		t.Errorf("a CPU page says GPU: …%s…", text[max(0, i-80):min(len(text), i+40)])
+	}
+	home := readFile(t, filepath.Join(out, "index.html"))
+	if !strings.Contains(home, "1 × 2-core VM CPU") || strings.Contains(home, "GPU") {
+		t.Errorf("home page hardware words wrong")
 	}
 }

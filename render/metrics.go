@@ -300,11 +300,20 @@ func Caveats(res *schema.Result) []string {
 	// The importer's warnings may repeat among themselves (a check run
 	// twice over one result); a caveat is shown once.
 	for _, w := range res.Warnings {
-		if !slices.Contains(out, w) {
+		if !slices.Contains(out, w) && !telemetryWarning(w) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// telemetryWarning reports whether a run's warning says only that no GPU
+// telemetry was recorded (no NVML on the node): every run of a campaign
+// shares it, and it concerns power and energy, not the numbers, so the
+// page says it once, in the setup's hardware (see setup), not under
+// every run.
+func telemetryWarning(w string) bool {
+	return strings.HasPrefix(w, "no GPU telemetry: ") || strings.HasPrefix(w, "no GPU inventory: ")
 }
 
 // implausiblePeak is how many times the average output throughput a

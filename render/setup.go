@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,14 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 		}
 	}
 	sort.Strings(v.GPUs)
+	// No GPU telemetry, said once for the page (Caveats leaves it out of
+	// each run's notes).
+	for _, run := range c.ordered() {
+		if i := slices.IndexFunc(run.Result.Warnings, telemetryWarning); i >= 0 {
+			v.Hardware += "; no power or energy was recorded (" + run.Result.Warnings[i] + ")"
+			break
+		}
+	}
 	for _, e := range enginesOf(r.Campaign, c.ordered()) {
 		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
 	}

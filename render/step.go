@@ -44,6 +44,7 @@ func stepProfiles(r *Report, st *schema.Step) []*schema.Profile {
 }
 
 type stepView struct {
+	Unit        string // the accelerator's word (GPU, NPU, CPU)
 	Heading     template.HTML
 	Profiles    []string
 	Metrics     []Metric
@@ -91,7 +92,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	st := r.Campaign.Steps[i]
 	ref := r.reference(i)
 	p1, p2 := c.primary()
-	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name}
+	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name, Unit: r.Unit()}
 	if withHeadings {
 		v.Heading = c.heading(3, strconv.Itoa(i+1)+". "+st.Title)
 	}

@@ -1,5 +1,7 @@
 package schema
 
+import "strings"
+
 // Campaign is everything needed to reproduce a report: the model, the
 // hardware, the experiments (grouped in ordered optimization steps), the
 // benchmark profiles and which experiments are the baseline and the
@@ -63,10 +65,41 @@ type CampaignModel struct {
 // HardwareSpec is the hardware a campaign expects.
 type HardwareSpec struct {
 	Vendor string `yaml:"vendor,omitempty" json:"vendor,omitempty"`
-	// GPU is the accelerator SKU (H100, H200, …).
+	// GPU is the accelerator SKU (H100, H200, MI300X, Ascend 910B, or a
+	// CPU's name with accelerator: cpu).
 	GPU string `yaml:"gpu" json:"gpu"`
-	// Count is the number of GPUs on the node the campaign may use.
+	// Count is the number of accelerators (GPUs, NPUs, CPUs) on the node
+	// the campaign may use.
 	Count int `yaml:"count" json:"count"`
+	// Accelerator is what serves: gpu (the default), npu (Huawei Ascend;
+	// the default when the vendor is Huawei or the name says Ascend) or
+	// cpu (a machine without an accelerator). It names the unit pages
+	// count in ("per GPU", "per CPU") and says whether NVML telemetry is
+	// expected (NVIDIA GPUs only).
+	Accelerator string `yaml:"accelerator,omitempty" json:"accelerator,omitempty"`
+}
+
+// Unit is the accelerator's word on a page: "GPU", "NPU" or "CPU".
+func (h HardwareSpec) Unit() string {
+	switch strings.ToLower(h.Accelerator) {
+	case "cpu":
+		return "CPU"
+	case "npu":
+		return "NPU"
+	case "gpu":
+		return "GPU"
+	}
+	if strings.EqualFold(h.Vendor, "huawei") || strings.Contains(strings.ToLower(h.GPU), "ascend") {
+		return "NPU"
+	}
+	return "GPU"
+}
+
+// NVML reports whether the campaign's hardware is read through NVIDIA's
+// NVML (power, energy, memory): NVIDIA GPUs, or GPUs of no stated vendor.
+// Elsewhere no NVML telemetry is expected, and its absence is no caveat.
+func (h HardwareSpec) NVML() bool {
+	return h.Unit() == "GPU" && (h.Vendor == "" || strings.EqualFold(h.Vendor, "nvidia"))
 }
 
 // EngineSpec is an engine and its version.
