@@ -1090,3 +1090,25 @@ func TestCollectCrashSaysWhy(t *testing.T) {
 		t.Errorf("unexpected crashes: %q", rep.Unexpected)
 	}
 }
+
+// TestCollectCPUCampaignNoTelemetryCaveat: on a CPU-only machine every
+// run carried "no GPU telemetry: libnvidia-ml.so.1 not found". A campaign
+// whose hardware is a CPU does not open NVML, and its runs carry no such
+// caveat.
+func TestCollectCPUCampaignNoTelemetryCaveat(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	f.Campaign.Hardware = schema.HardwareSpec{GPU: "2-core VM", Accelerator: "cpu", Count: 1}
+	o := opts(t, dir, pids)
+	o.Sampler = nil // what the node has: on a CPU campaign, not asked
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range readResults(t, filepath.Join(dir, "fake")) {
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "telemetry") || strings.Contains(w, "GPU inventory") {
+				t.Errorf("%s: warning %q", name, w)
+			}
+		}
+	}
+}
