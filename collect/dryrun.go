@@ -47,7 +47,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 	for _, s := range c.Steps {
 		nexp += len(s.Experiments)
 	}
-	fmt.Fprintf(w, "  %d steps, %d experiments, %d profiles, %d runs", len(c.Steps), nexp, len(c.Profiles), len(plan.Runs))
+	fmt.Fprintf(w, "  %s, %s, %s, %s", count(len(c.Steps), "step"), count(nexp, "experiment"), count(len(c.Profiles), "profile"), count(len(plan.Runs), "run"))
 	if opt.Shards > 1 {
 		unit := "experiment"
 		if opt.ShardByRun {
@@ -264,4 +264,12 @@ func namesFile(a string) bool {
 		}
 	}
 	return false
+}
+
+// count spells n with its noun: "1 step", "3 steps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

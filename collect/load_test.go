@@ -432,6 +432,7 @@ optimized: np2
 		"missing: own.yaml: experiment np2: the command names ./models/missing.gguf, which does not exist here",
 		"missing: own.yaml: experiment v: the command names " + dir + "/none.jinja, which does not exist here",
 		"warning: own.yaml:5: profiles[0].repeats: 3 runs per configuration can never show a difference",
+		"  1 step, 3 experiments, 1 profile, 18 runs\n", // not "1 steps"
 	} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("plan lacks %q:\n%s", want, plan)
