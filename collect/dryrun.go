@@ -116,10 +116,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 			}
 			gpus := ""
 			if needsGPUs(l) {
-				gpus = fmt.Sprintf(", %d GPU", l.GPUs)
-				if l.GPUs > 1 {
-					gpus += "s"
-				}
+				gpus = ", " + count(l.GPUs, c.Hardware.Unit()) // 1 GPU, 2 NPUs, 1 CPU
 			}
 			fmt.Fprintf(w, "  experiment %s (%s): engine %s%s, at %s\n", e.ID, nameOr(e.Name, e.ID), e.Engine, gpus, redact.URL(l.BaseURL))
 			if l.Adapter.Launches {

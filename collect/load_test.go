@@ -404,7 +404,7 @@ func TestDryRunChecksCommands(t *testing.T) {
 	}
 	y := `id: own
 model: {id: tiny}
-hardware: {gpu: CPU, count: 1}
+hardware: {gpu: 2-core VM, accelerator: cpu, count: 1}
 profiles:
   - {id: chat, dataset: random, input_len: 16, output_len: 4, num_prompts: 3, concurrency: [1, 2], repeats: 3}
 steps:
@@ -433,6 +433,7 @@ optimized: np2
 		"missing: own.yaml: experiment v: the command names " + dir + "/none.jinja, which does not exist here",
 		"warning: own.yaml:5: profiles[0].repeats: 3 runs per configuration can never show a difference",
 		"  1 step, 3 experiments, 1 profile, 18 runs\n", // not "1 steps"
+		"experiment np1 (np1): engine llamacpp, 1 CPU, at http://127.0.0.1:<free port>",
 	} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("plan lacks %q:\n%s", want, plan)
