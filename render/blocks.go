@@ -393,6 +393,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 			if rv, _, ok := c.rep.pointValue(ref, m); ok {
 				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
 				d.NA = lessSuccessful(res, ref.Result)
+				c.rep.judge(&d, ref, run, m, normalize)
 				l.Delta, l.DeltaClass = d.HTML(), d.Class()
 			}
 		}

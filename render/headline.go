@@ -191,3 +191,29 @@ func runsText(n int) string {
 	}
 	return strconv.Itoa(n) + " runs"
 }
+
+// judge re-judges d, the change from ref's point to run's, with the U
+// test when either point has repeats (metric m, per GPU when perGPU):
+// untested with too few runs, noise when the test finds none. Single runs
+// each keep the plain delta (the lab's convention; the table says "1
+// run").
+func (r *Report) judge(d *Delta, ref, run *Run, m Metric, perGPU bool) {
+	if ref == nil || run == nil || !d.OK {
+		return
+	}
+	runs := r.AllRuns()
+	g := func(x *Run) []analysis.Run {
+		return analysis.Group(runs, x.Result.Experiment, x.Result.Profile, schema.PointOf(x.Result.Load))
+	}
+	a, b := g(ref), g(run)
+	if len(a) <= 1 && len(b) <= 1 {
+		return
+	}
+	sd := analysis.Compare(a, b, m.Value, perGPU && m.PerGPU)
+	switch {
+	case !sd.Tested:
+		d.Untested = true
+	case !sd.Significant:
+		d.Noise = true
+	}
+}

@@ -199,6 +199,11 @@ func TestNoWinWithinNoise(t *testing.T) {
 		i := strings.Index(page, `<strong>Result:</strong>`)
 		t.Errorf("the step's result line orders a difference not shown: %s", page[i:i+300])
 	}
+	// The step table's cells and the summary's deltas: means of 3 runs
+	// each are not coloured as gains or losses.
+	if m := regexp.MustCompile(`class="delta (better|worse)">[(+-][^<]*`).FindAllString(page, -1); len(m) > 0 {
+		t.Errorf("deltas of 3+3 runs coloured as a gain or a loss: %q", m)
+	}
 	rows := homeRows(t, readFile(t, filepath.Join(out, "index.html")))
 	row, ok := rows["sw"]
 	if !ok {

@@ -145,6 +145,11 @@ type Delta struct {
 	// Qwen3.5 MTP run, 516 of 1000, showed a green "+46.8%"). It is shown
 	// uncoloured.
 	NA bool
+	// Untested and Noise judge a delta between points with repeats by the
+	// Mann-Whitney U test (Report.judge): too few runs to test, or within
+	// noise ("~"). Either is uncoloured: a difference not shown to be real
+	// is no gain or loss.
+	Untested, Noise bool
 }
 
 // successRate is the share of a run's requests that succeeded; ok is false
@@ -196,6 +201,9 @@ func (d Delta) String() string {
 	if !d.OK {
 		return ""
 	}
+	if d.Noise {
+		return "~"
+	}
 	r := math.Round(d.Pct*10) / 10
 	if r == 0 {
 		return "~"
@@ -218,6 +226,10 @@ func (d Delta) Class() string {
 		return "delta"
 	case d.NA:
 		return "delta na"
+	case d.Untested:
+		return "delta untested"
+	case d.Noise:
+		return "delta same"
 	case d.Sign > 0:
 		return "delta better"
 	case d.Sign < 0:

@@ -347,10 +347,12 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 		if prevV != nil {
 			row.Inc = Compare(*prevV, *x, m.HigherBetter)
 			row.Inc.NA = prevRun != nil && lessSuccessful(run.Result, prevRun.Result)
+			r.judge(&row.Inc, prevRun, run, m, v.Normalized)
 		}
 		if baseV != nil {
 			row.Cum = Compare(*baseV, *x, m.HigherBetter)
 			row.Cum.NA = baseRun != nil && lessSuccessful(run.Result, baseRun.Result)
+			r.judge(&row.Cum, baseRun, run, m, v.Normalized)
 		}
 		if e.ID == base.ID {
 			row.Remark = "the baseline is kept"
@@ -409,10 +411,12 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 	if prevV != nil {
 		row.Inc = Compare(*prevV, *bestV, m.HigherBetter)
 		row.Inc.NA = prevRun != nil && lessSuccessful(bestRun.Result, prevRun.Result)
+		c.rep.judge(&row.Inc, prevRun, bestRun, m, v.Normalized)
 	}
 	if baseV != nil {
 		row.Cum = Compare(*baseV, *bestV, m.HigherBetter)
 		row.Cum.NA = baseRun != nil && lessSuccessful(bestRun.Result, baseRun.Result)
+		c.rep.judge(&row.Cum, baseRun, bestRun, m, v.Normalized)
 	}
 	row.Remark = skipRemark(bestRun.Result, row.Inc)
 }
@@ -424,7 +428,7 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 // configurations carried forward share.
 func skipRemark(res *schema.Result, inc Delta) string {
 	var why []string
-	if inc.OK && inc.Sign < 0 {
+	if inc.OK && inc.Sign < 0 && !inc.Untested && !inc.Noise {
 		why = append(why, "worse than the configuration before it")
 	}
 	if s := res.Summary; s != nil {
