@@ -249,6 +249,9 @@ func (c *pageCtx) writeStep(b *bytes.Buffer, v *stepView) error {
 		if v.Unfair {
 			b.WriteString(` <span class="delta na">Struck out</span>: not a fair comparison, a smaller share of the run's requests succeeded than of the reference's.`)
 		}
+		if v.Judged {
+			b.WriteString(judgedLegend)
+		}
 		b.WriteString("</p>\n")
 		if len(v.Notes.List) > 0 {
 			if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
@@ -481,6 +484,9 @@ func (c *pageCtx) writeSummary(b *bytes.Buffer, v *summaryView) error {
 	if v.Unfair {
 		b.WriteString(` <span class="delta na">Struck out</span>: not a fair comparison, a smaller share of the run's requests succeeded than of the reference's.`)
 	}
+	if v.Judged {
+		b.WriteString(judgedLegend)
+	}
 	b.WriteString("</p>\n")
 	if len(v.Notes.List) > 0 {
 		if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
@@ -490,3 +496,7 @@ func (c *pageCtx) writeSummary(b *bytes.Buffer, v *summaryView) error {
 	b.WriteString("\n")
 	return nil
 }
+
+// judgedLegend is the legend's sentence for deltas the U test does not
+// show (the step and summary templates' {{if .Judged}}).
+const judgedLegend = ` <span class="delta untested">Grey</span>: a difference between means of repeats that the Mann-Whitney U test does not show (too few runs to test, or ~ within noise).`

@@ -200,7 +200,10 @@ func TestNoWinWithinNoise(t *testing.T) {
 		t.Errorf("the step's result line orders a difference not shown: %s", page[i:i+300])
 	}
 	// The step table's cells and the summary's deltas: means of 3 runs
-	// each are not coloured as gains or losses.
+	// each are not coloured as gains or losses, and the legends say why.
+	if n := strings.Count(page, `<span class="delta untested">Grey</span>: a difference between means of repeats that the Mann-Whitney U test does not show`); n != 2 {
+		t.Errorf("%d step/summary legends explain the grey deltas, want 2", n)
+	}
 	if m := regexp.MustCompile(`class="delta (better|worse)">[(+-][^<]*`).FindAllString(page, -1); len(m) > 0 {
 		t.Errorf("deltas of 3+3 runs coloured as a gain or a loss: %q", m)
 	}

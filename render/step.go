@@ -54,8 +54,8 @@ type stepView struct {
 	Experiments []expView
 	Notes       footnotes
 	// Unfair is set when a delta is struck out (Delta.NA); the legend
-	// then says why.
-	Unfair bool
+	// then says why. Judged when a delta is one the U test does not show.
+	Unfair, Judged bool
 }
 
 type stepRow struct {
@@ -220,6 +220,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 			for _, l := range cl.Lines {
 				v.Unfair = v.Unfair || l.DeltaClass == "delta na"
 			}
+			v.Judged = v.Judged || cl.Judged
 		}
 	}
 	if c.builtin() {
@@ -267,6 +268,7 @@ type summaryView struct {
 	Total      *summaryRow
 	Notes      footnotes
 	Unfair     bool // a delta is struck out (Delta.NA)
+	Judged     bool // a delta is one the U test does not show
 }
 
 type summaryRow struct {
@@ -374,6 +376,7 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	}
 	for _, row := range v.Rows {
 		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
+		v.Judged = v.Judged || row.Inc.Untested || row.Inc.Noise || row.Cum.Untested || row.Cum.Noise
 	}
 	if c.builtin() {
 		return c.writeSummary(w, &v)
