@@ -1,22 +1,25 @@
 package collect
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/engine"
 	"github.com/perflab/perflab/collect/redact"
@@ -111,6 +114,10 @@ type Report struct {
 	Planned, Skipped, Ran int
 	// Status counts the runs run now by their status.
 	Status map[schema.Status]int
+	// Unexpected lists the runs run now that crashed or failed although
+	// their experiment does not expect it (schema.Experiment.Expect), one
+	// line each: what perflab collect's exit status reports.
+	Unexpected []string
 	// Elapsed is the wall time of Collect.
 	Elapsed time.Duration
 }
@@ -136,26 +143,43 @@ func finished(s schema.Status) bool {
 // Existing reads the result at r.Path and says whether it counts as
 // done: a finished run of the same definition (same key), or a finished
 // run imported from another tool (perflab import: the seeds' published
-// numbers), which only --force measures again.
-func Existing(r Run) (*schema.Result, bool) {
-	res, err := readHead(r.Path)
-	if err != nil {
-		return nil, false
+// numbers), which only --force measures again. The whole file is parsed,
+// as perflab build parses it: a result cut short after its run (a full
+// disk, a killed copy) is not done, and err says why (no file: nil).
+// Reading only the head of the file listed such a result as done, and
+// build then failed on it.
+func Existing(r Run) (res *schema.Result, done bool, err error) {
+	if _, err := os.Stat(r.Path); errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
 	}
-	return res, finished(res.Status) && (res.ID == r.Key || Imported(res))
+	data, err := os.ReadFile(r.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	// The syntax of the whole file is checked, not decoded (BenchmarkExisting,
+	// 4 MB of requests: 35–70 ms against 130 ms for schema.ReadFile on a
+	// loaded 2-core machine): a cut-short file fails here, and
+	// schema.Unmarshal says where.
+	if !jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+		if _, err := schema.Unmarshal(r.Path, data); err != nil {
+			return nil, false, err
+		}
+		return nil, false, fmt.Errorf("%s: malformed JSON", r.Path)
+	}
+	res, err = readHead(r.Path, data)
+	if err != nil {
+		return nil, false, err
+	}
+	return res, finished(res.Status) && (res.ID == r.Key || Imported(res)), nil
 }
 
 // readHead reads the identity of a result (schema version, id, status,
-// tool) from the head of its file: the fields come first (schema.Marshal
-// keeps declaration order), so the per-request records, which hold every
-// token's time and can run to megabytes, are never read.
-func readHead(path string) (*schema.Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 16<<10))
+// tool) from the head of its file's data: the fields come first
+// (schema.Marshal keeps declaration order), so the per-request records,
+// which hold every token's time and can run to megabytes, are never
+// decoded (Existing only checks that they are well-formed).
+func readHead(path string, data []byte) (*schema.Result, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("%s: not a JSON object", path)
 	}
@@ -259,9 +283,14 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	}
 	k.report.Planned = len(runs)
 	var todo []Run
+	var unreadable []string
 	for _, r := range runs {
 		if !opt.Force {
-			if res, ok := Existing(r); ok && !(opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)) &&
+			res, ok, err := Existing(r)
+			if err != nil {
+				unreadable = append(unreadable, fmt.Sprintf("%s: %v", r.Name, err))
+			}
+			if ok && !(opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)) &&
 				!(opt.NoEarlyStop && res.Status == schema.StatusSkipped) {
 				k.report.Skipped++
 				continue
@@ -271,6 +300,9 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	}
 	for _, w := range f.Warnings() {
 		fmt.Fprintln(opt.Log, "warning:", w)
+	}
+	for _, u := range unreadable {
+		fmt.Fprintf(opt.Log, "warning: %s; not a complete result: it runs again\n", u)
 	}
 	fmt.Fprintf(opt.Log, "collect %s: %d runs in this shard, %d finished before, %d to run\n", k.c.ID, len(runs), k.report.Skipped, len(todo))
 	if len(todo) == 0 {
@@ -321,6 +353,11 @@ func (k *collector) openTelemetry(runs []Run) error {
 		}
 	}
 	s := k.opt.Sampler
+	if s == nil && !k.c.Hardware.NVML() {
+		// A CPU, NPU or AMD campaign: NVML has nothing to read, and its
+		// absence is no caveat of every run.
+		return nil
+	}
 	if s == nil {
 		var err error
 		s, err = telemetry.Open()
@@ -519,18 +556,17 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	k.progress.begin(r, "starting "+l.Adapter.Display)
 	if l.Adapter.Launches {
 		er.argv = append([]string(nil), l.Argv...)
-		if l.Adapter.Name == "mock" {
-			if er.argv[0] == "perflab" {
-				er.argv[0] = k.opt.Self
+		if l.Adapter.Name == "mock" && er.argv[0] == "perflab" {
+			er.argv[0] = k.opt.Self
+		}
+		if l.FreePort {
+			port, err := engine.FreePort()
+			if err != nil {
+				return er, err
 			}
-			if l.FreePort {
-				port, err := engine.FreePort()
-				if err != nil {
-					return er, err
-				}
-				er.argv = append(er.argv, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
-				er.baseURL = "http://127.0.0.1:" + strconv.Itoa(port)
-			}
+			args, base := l.PortArgs(port)
+			er.argv = append(er.argv, args...)
+			er.baseURL = base
 		}
 		// Something already answering on the engine's port would pass the
 		// health check in place of the engine: a stale server from an
@@ -565,8 +601,19 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 		}
 		er.proc = p
 	}
+	timeout := k.opt.HealthTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute // WaitHealthy's default
+	}
+	if len(l.Adapter.Health) > 0 {
+		fmt.Fprintf(k.opt.Log, "%s: waiting for %s%s to answer (up to %s)\n", e.ID, redact.URL(er.baseURL), l.Adapter.Health[0], timeout)
+	}
 	err := engine.WaitHealthy(ctx, er.proc, engine.HealthConfig{BaseURL: er.baseURL, Routes: l.Adapter.Health,
-		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: er.client.Transport}})
+		Timeout: timeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: er.client.Transport},
+		Progress: func(waited time.Duration, route, last string) {
+			fmt.Fprintf(k.opt.Log, "%s: still waiting for %s%s: %s of %s (last: %s)\n", e.ID, redact.URL(er.baseURL), route,
+				waited.Round(time.Second), timeout, er.red.String(last))
+		}})
 	if err != nil {
 		if er.proc != nil {
 			er.proc.Stop(k.opt.StopGrace)
@@ -870,8 +917,37 @@ func (k *collector) write(r Run, res *schema.Result, red *redact.Redactor) error
 	} else if res.Error != "" {
 		line += ": " + firstLine(res.Error)
 	}
+	if (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed) && r.Experiment.Expect != string(res.Status) {
+		k.report.Unexpected = append(k.report.Unexpected, line)
+	}
+	if res.Status == schema.StatusCrashed {
+		// The reason is in the engine's log: its last lines (as the
+		// result records them) and where the whole log is.
+		if tail := lastLines(res.LogTail, 5); tail != "" {
+			line += "\n  engine log, last lines:\n    " + strings.ReplaceAll(tail, "\n", "\n    ")
+		}
+		for _, a := range res.Artifacts {
+			if a.Kind == "engine-log" {
+				line += "\n  engine log: " + filepath.Join(filepath.Dir(r.Path), a.Path)
+				break
+			}
+		}
+	}
 	fmt.Fprintln(k.opt.Log, line)
 	return nil
+}
+
+// lastLines is the last n non-empty lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			out = append(out, lines[i])
+		}
+	}
+	slices.Reverse(out)
+	return strings.Join(out, "\n")
 }
 
 func firstLine(s string) string {

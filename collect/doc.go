@@ -26,8 +26,10 @@
 //     perflab mock --model MODEL) gets args appended.
 //   - env is set on top of the collector's environment and shown as a
 //     prefix of the command (NAME=value vllm serve …), secrets redacted.
-//   - The engine answers on the command's --host/--port, else the
-//     engine's default port; a mock without --port gets a free port.
+//   - The engine answers on the command's --host/--port; a command
+//     without --port gets a free port (collect adds --port N, and --host
+//     127.0.0.1 when it sets no host), since engines' defaults differ
+//     between builds. The wait for health is logged every 10 s.
 //   - Requests carry "Authorization: Bearer KEY" when the command has
 //     --api-key, or the experiment's env has VLLM_API_KEY or
 //     OPENAI_API_KEY, or the collector's environment has OPENAI_API_KEY

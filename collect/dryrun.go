@@ -3,6 +3,9 @@ package collect
 import (
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/perflab/perflab/collect/redact"
@@ -44,7 +47,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 	for _, s := range c.Steps {
 		nexp += len(s.Experiments)
 	}
-	fmt.Fprintf(w, "  %d steps, %d experiments, %d profiles, %d runs", len(c.Steps), nexp, len(c.Profiles), len(plan.Runs))
+	fmt.Fprintf(w, "  %s, %s, %s, %s", count(len(c.Steps), "step"), count(nexp, "experiment"), count(len(c.Profiles), "profile"), count(len(plan.Runs), "run"))
 	if opt.Shards > 1 {
 		unit := "experiment"
 		if opt.ShardByRun {
@@ -74,6 +77,22 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 			fmt.Fprintf(w, "  missing: %s\n", line)
 		}
 	}
+	// What the engines' commands need on this machine: the program and the
+	// files they name (the real run would record each run as crashed).
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if seen[r.Experiment.ID] {
+			continue
+		}
+		seen[r.Experiment.ID] = true
+		l, err := NewLaunch(c, r.Experiment)
+		if err != nil {
+			return err
+		}
+		for _, m := range commandNeeds(f, r.Experiment, l) {
+			fmt.Fprintf(w, "  missing: %s\n", m)
+		}
+	}
 
 	tool := c.Bench.Tool
 	if tool == "" {
@@ -97,10 +116,7 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 			}
 			gpus := ""
 			if needsGPUs(l) {
-				gpus = fmt.Sprintf(", %d GPU", l.GPUs)
-				if l.GPUs > 1 {
-					gpus += "s"
-				}
+				gpus = ", " + count(l.GPUs, c.Hardware.Unit()) // 1 GPU, 2 NPUs, 1 CPU
 			}
 			fmt.Fprintf(w, "  experiment %s (%s): engine %s%s, at %s\n", e.ID, nameOr(e.Name, e.ID), e.Engine, gpus, redact.URL(l.BaseURL))
 			if l.Adapter.Launches {
@@ -119,7 +135,11 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 					continue
 				}
 				state := "todo"
-				if res, ok := Existing(r); ok {
+				res, ok, rerr := Existing(r)
+				if rerr != nil {
+					state = "todo (not a complete result: " + rerr.Error() + ")"
+				}
+				if ok {
 					state = "done (" + string(res.Status) + ")"
 					if Imported(res) {
 						state = "done (" + string(res.Status) + ", imported from " + res.Tool.Name + ")"
@@ -171,4 +191,82 @@ func sweepNote(p *schema.Profile) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// commandNeeds says what an experiment's launch lacks on this machine:
+// its program (on PATH, or at the path the command gives) and the files
+// its arguments name (an argument that is a path: it starts with /, ./,
+// ../ or ~/, or ends with a model or config file's extension such as
+// .gguf or .json; relative paths are taken from the current directory,
+// where collect starts the engine). A mock's perflab is this binary.
+func commandNeeds(f *File, e *schema.Experiment, l *Launch) []string {
+	if !l.Adapter.Launches || len(l.Argv) == 0 {
+		return nil
+	}
+	where := fmt.Sprintf("%s: experiment %s", f.Path, e.ID)
+	var out []string
+	prog := l.Argv[0]
+	switch {
+	case l.Adapter.Name == "mock" && prog == "perflab":
+	case strings.Contains(prog, "/"):
+		if st, err := os.Stat(prog); err != nil {
+			out = append(out, fmt.Sprintf("%s: program %s not found", where, prog))
+		} else if st.IsDir() || st.Mode()&0o111 == 0 {
+			out = append(out, fmt.Sprintf("%s: program %s is not executable", where, prog))
+		}
+	default:
+		if _, err := exec.LookPath(prog); err != nil {
+			out = append(out, fmt.Sprintf("%s: program %s is not on PATH (install it, or give its path in command)", where, prog))
+		}
+	}
+	for _, a := range l.Argv[1:] {
+		if strings.HasPrefix(a, "-") {
+			_, v, ok := strings.Cut(a, "=")
+			if !ok {
+				continue
+			}
+			a = v
+		}
+		if !namesFile(a) {
+			continue
+		}
+		p := a
+		if rest, ok := strings.CutPrefix(a, "~/"); ok {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, rest)
+			}
+		}
+		if _, err := os.Stat(p); err != nil {
+			out = append(out, fmt.Sprintf("%s: the command names %s, which does not exist here", where, a))
+		}
+	}
+	return out
+}
+
+// fileExts are the extensions that make a command's argument a file.
+var fileExts = []string{".gguf", ".json", ".jinja", ".yaml", ".yml", ".bin", ".safetensors", ".onnx", ".pt", ".model"}
+
+func namesFile(a string) bool {
+	if strings.ContainsAny(a, "{}[]:,= ") || a == "" {
+		return false // JSON values, URLs, key=value pairs
+	}
+	for _, pre := range []string{"/", "./", "../", "~/"} {
+		if strings.HasPrefix(a, pre) {
+			return true
+		}
+	}
+	for _, ext := range fileExts {
+		if strings.HasSuffix(strings.ToLower(a), ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// count spells n with its noun: "1 step", "3 steps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/engine"
@@ -26,8 +27,9 @@ type Launch struct {
 	BaseURL string
 	// GPUs is the number of GPUs the experiment uses.
 	GPUs int
-	// FreePort says the collector picks the port at launch (mock engines
-	// whose command sets none): BaseURL is then a placeholder.
+	// FreePort says the collector picks the port at launch (a command that
+	// sets no --port): BaseURL is then a placeholder, and the launch adds
+	// --port N (and --host 127.0.0.1 when the command sets no --host).
 	FreePort bool
 }
 
@@ -85,13 +87,28 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 		return nil, fmt.Errorf("%s: %w", e.ID, err)
 	}
 	l.BaseURL = u
-	if _, ok := engine.FlagValue(l.Argv, "--port"); !ok && a.Name == "mock" {
-		// A mock without --port gets a free port at launch, so demo
-		// campaigns never collide with a real server on 8000.
+	if _, ok := engine.FlagValue(l.Argv, "--port"); !ok {
+		// Without --port the collector gives the engine a free port at
+		// launch rather than guess where it listens: an engine's default
+		// differs between builds (a llama-server listened on 9931, not
+		// the 8080 assumed, and collect waited ten silent minutes), and
+		// two campaigns, or perflab serve on 8080, would collide.
 		l.FreePort = true
-		l.BaseURL = "http://127.0.0.1:<free port>"
+		l.BaseURL = strings.TrimSuffix(u, ":"+strconv.Itoa(a.DefaultPort)) + ":<free port>"
 	}
 	return l, nil
+}
+
+// PortArgs are the arguments a launch with FreePort adds to the command
+// for port: --port, and --host 127.0.0.1 when the command sets no host.
+// base is the URL the engine then answers at.
+func (l *Launch) PortArgs(port int) (args []string, base string) {
+	args = []string{"--port", strconv.Itoa(port)}
+	if _, ok := engine.FlagValue(l.Argv, "--host"); !ok {
+		args = append([]string{"--host", "127.0.0.1"}, args...)
+	}
+	base, _ = l.Adapter.Endpoint(append(append([]string(nil), l.Argv...), args...))
+	return args, base
 }
 
 func sortedKeys(m map[string]string) []string {

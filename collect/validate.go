@@ -12,6 +12,7 @@ import (
 	"github.com/perflab/perflab/collect/engine"
 	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/stats"
 )
 
 // slug is an id usable in a file name. "--" separates the experiment and
@@ -32,6 +33,11 @@ func (f *File) Validate() error {
 	}
 	if c.Hardware.Count < 0 {
 		ps.add(at("hardware", "count"), "must be ≥ 0")
+	}
+	switch strings.ToLower(c.Hardware.Accelerator) {
+	case "", "gpu", "npu", "cpu":
+	default:
+		ps.add(at("hardware", "accelerator"), "%q: want gpu, npu or cpu", c.Hardware.Accelerator)
 	}
 	for i, e := range c.Engines {
 		if _, ok := engine.Lookup(e.Name); !ok {
@@ -151,6 +157,11 @@ func validateExperiment(ps *problems, c *schema.Campaign, e *schema.Experiment, 
 	if e.GPUs < 0 {
 		ps.add(path("gpus"), "must be ≥ 0")
 	}
+	switch e.Expect {
+	case "", "ok", string(schema.StatusCrashed), string(schema.StatusFailed):
+	default:
+		ps.add(path("expect"), "%q: want crashed or failed (the status the experiment's runs are expected to end with)", e.Expect)
+	}
 	if c.Hardware.Count > 0 && e.GPUs > c.Hardware.Count {
 		ps.add(path("gpus"), "uses %d GPUs but the campaign's hardware has %d", e.GPUs, c.Hardware.Count)
 	}
@@ -247,6 +258,16 @@ func parallelism(argv []string) int {
 func (f *File) Warnings() []string {
 	var out []string
 	c := &f.Campaign
+	for pi := range c.Profiles {
+		p := &c.Profiles[pi]
+		// Repeats too few for the Mann-Whitney U test ever to show a
+		// difference between two configurations: every delta of the page
+		// will read "too few runs to test".
+		if n := p.RepeatCount(); n > 1 && stats.MinP(n, n) > stats.Alpha {
+			out = append(out, fmt.Sprintf("%s:%d: profiles[%d].repeats: %d runs per configuration can never show a difference (the U test's smallest p at %d+%d is %.2f > %.2f): every comparison will read \"too few runs to test\"; use repeats: %d or more",
+				f.Path, f.Line("profiles", pi, "repeats"), pi, n, n, n, stats.MinP(n, n), stats.Alpha, stats.MinRunsPerSide))
+		}
+	}
 	for si, s := range c.Steps {
 		for ei, e := range s.Experiments {
 			if e.Command == "" {

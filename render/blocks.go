@@ -340,6 +340,9 @@ type cell struct {
 	Notes   []int
 	Sort    string
 	Bad     bool // partial success or failure: shown with a warning style
+	// Judged: a delta of the cell is one the U test does not show
+	// (Delta.Untested or Noise); the table's legend then says so.
+	Judged bool
 }
 
 type cellLine struct {
@@ -393,6 +396,8 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 			if rv, _, ok := c.rep.pointValue(ref, m); ok {
 				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
 				d.NA = lessSuccessful(res, ref.Result)
+				c.rep.judge(&d, ref, run, m, normalize)
+				out.Judged = out.Judged || d.Untested || d.Noise
 				l.Delta, l.DeltaClass = d.HTML(), d.Class()
 			}
 		}

@@ -204,13 +204,15 @@ func writeRawBody(b *bytes.Buffer, d *rawDetails) {
 
 const stepHead = "\n" + `<div class="table-wrap">
 <table class="sortable step">
-<thead><tr><th>Experiment</th><th>Engine</th><th data-sort-type="number">GPUs</th>`
+<thead><tr><th>Experiment</th><th>Engine</th><th data-sort-type="number">`
 
 // writeStep is the "step" template.
 func (c *pageCtx) writeStep(b *bytes.Buffer, v *stepView) error {
 	b.WriteString(string(v.Heading))
 	if len(v.Rows) > 0 {
 		b.WriteString(stepHead)
+		escapeText(b, v.Unit)
+		b.WriteString("s</th>")
 		for _, p := range v.Profiles {
 			b.WriteString(`<th data-sort-type="number">`)
 			escapeText(b, p)
@@ -246,6 +248,9 @@ func (c *pageCtx) writeStep(b *bytes.Buffer, v *stepView) error {
 		b.WriteString(".")
 		if v.Unfair {
 			b.WriteString(` <span class="delta na">Struck out</span>: not a fair comparison, a smaller share of the run's requests succeeded than of the reference's.`)
+		}
+		if v.Judged {
+			b.WriteString(judgedLegend)
 		}
 		b.WriteString("</p>\n")
 		if len(v.Notes.List) > 0 {
@@ -479,6 +484,9 @@ func (c *pageCtx) writeSummary(b *bytes.Buffer, v *summaryView) error {
 	if v.Unfair {
 		b.WriteString(` <span class="delta na">Struck out</span>: not a fair comparison, a smaller share of the run's requests succeeded than of the reference's.`)
 	}
+	if v.Judged {
+		b.WriteString(judgedLegend)
+	}
 	b.WriteString("</p>\n")
 	if len(v.Notes.List) > 0 {
 		if err := c.t.ExecuteTemplate(b, "notes", v.Notes); err != nil {
@@ -488,3 +496,7 @@ func (c *pageCtx) writeSummary(b *bytes.Buffer, v *summaryView) error {
 	b.WriteString("\n")
 	return nil
 }
+
+// judgedLegend is the legend's sentence for deltas the U test does not
+// show (the step and summary templates' {{if .Judged}}).
+const judgedLegend = ` <span class="delta untested">Grey</span>: a difference between means of repeats that the Mann-Whitney U test does not show (too few runs to test, or ~ within noise).`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,14 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 		}
 	}
 	sort.Strings(v.GPUs)
+	// No GPU telemetry, said once for the page (Caveats leaves it out of
+	// each run's notes).
+	for _, run := range c.ordered() {
+		if i := slices.IndexFunc(run.Result.Warnings, telemetryWarning); i >= 0 {
+			v.Hardware += "; no power or energy was recorded (" + run.Result.Warnings[i] + ")"
+			break
+		}
+	}
 	for _, e := range enginesOf(r.Campaign, c.ordered()) {
 		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
 	}
@@ -341,13 +350,29 @@ type runRow struct {
 }
 
 // breakable escapes a result file's name and lets it wrap after each "/"
-// and "--": unbroken, the runs table's last column (the path) took a
-// third of the width and squeezed every row to four lines.
+// and "--", and only there: unbroken, the runs table's last column (the
+// path) took a third of the width and squeezed every row to four lines;
+// with only <wbr>, a browser also broke inside a part at its hyphen
+// ("small-" / "batch"). Each part is a span that does not wrap (.nw).
 func breakable(p string) template.HTML {
-	s := template.HTMLEscapeString(p)
-	s = strings.ReplaceAll(s, "/", "/<wbr>")
-	s = strings.ReplaceAll(s, "--", "--<wbr>")
-	return template.HTML(s)
+	var b strings.Builder
+	for p != "" {
+		cut := len(p)
+		if i := strings.Index(p, "/"); i >= 0 {
+			cut = i + 1
+		}
+		if i := strings.Index(p, "--"); i >= 0 && i+2 < cut {
+			cut = i + 2
+		}
+		if b.Len() > 0 {
+			b.WriteString("<wbr>")
+		}
+		b.WriteString(`<span class="nw">`)
+		b.WriteString(template.HTMLEscapeString(p[:cut]))
+		b.WriteString("</span>")
+		p = p[cut:]
+	}
+	return template.HTML(b.String())
 }
 
 func (c *pageCtx) runs(w *bytes.Buffer) error {

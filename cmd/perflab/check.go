@@ -104,8 +104,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if unread > 0 {
 		unreadNote = fmt.Sprintf(" (%d could not be read)", unread)
 	}
-	fmt.Fprintf(stderr, "perflab check: %d page(s)%s, %d run(s); checked %d number(s), %d percentage(s), %d step table(s), %d model name(s)\n",
-		len(files), unreadNote, counts.Runs, counts.Numbers, counts.Percentages, counts.Steps, counts.Models)
+	repeated := ""
+	if counts.Repeated > 0 {
+		repeated = fmt.Sprintf(" (%s with repeats, also compared through their means and medians)", count(counts.Repeated, "load point"))
+	}
+	fmt.Fprintf(stderr, "perflab check: read %s%s with %s and %s%s; checked %s, %s, %s, %s\n",
+		count(len(files), "page"), unreadNote, count(counts.Blocks, "benchmark output"), count(counts.Results, "result file"), repeated,
+		count(counts.Numbers, "number"), count(counts.Percentages, "percentage"), count(counts.Steps, "step table"), count(counts.Models, "model name"))
 	found := fmt.Sprintf("%d finding(s) in %d of %d page(s)", total, pages, len(files))
 	if unread > 0 {
 		return inputError{fmt.Errorf("check: %d of %d page(s) could not be read; %s", unread, len(files), found)}
@@ -115,4 +120,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintln(stderr, "perflab check: no findings")
 	return nil
+}
+
+// count writes "1 page", "3 pages".
+func count(n int, noun string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, noun, noun+"s"))
 }

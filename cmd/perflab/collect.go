@@ -138,6 +138,13 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 		}
 		fmt.Fprintf(stderr, " (%v)\n", rep.Elapsed.Round(100*time.Millisecond))
+		if err == nil && len(rep.Unexpected) > 0 {
+			// The exit status tells a CI job: a run crashed or failed that
+			// the campaign does not expect (an experiment's expect: marks a
+			// deliberate one, as the demo's refused token budget).
+			return fmt.Errorf("collect: %d run(s) crashed or failed that the campaign does not expect (an experiment's expect: crashed or failed marks a deliberate one):\n  %s",
+				len(rep.Unexpected), strings.Join(rep.Unexpected, "\n  "))
+		}
 	}
 	return err
 }

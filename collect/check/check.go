@@ -67,17 +67,23 @@ type Page struct {
 // Counts says how much of a page was checked, so that a clean page can be
 // told from one with nothing to check.
 type Counts struct {
-	// Runs are the benchmark blocks read on the page plus the campaign's
-	// results; Numbers the numbers compared with them; Percentages those
-	// compared with the numbers beside them or with the runs; Steps the
-	// step tables compounded; Models the model names (in commands, prose
-	// and results) compared with the page's.
-	Runs, Numbers, Percentages, Steps, Models int
+	// Blocks are the benchmark outputs read on the page; Results the
+	// campaign's result files with numbers (status ok) read beside it,
+	// of which Repeated load points have several repeats (each also
+	// compared through its repeats' mean and median); Numbers the numbers
+	// compared with them; Percentages those compared with the numbers
+	// beside them or with the runs; Steps the step tables compounded;
+	// Models the model names (in commands, prose and results) compared
+	// with the page's. Each counts what a reader can count: blocks on the
+	// page, files in the results folder.
+	Blocks, Results, Repeated, Numbers, Percentages, Steps, Models int
 }
 
 // Add sums counts.
 func (c *Counts) Add(o Counts) {
-	c.Runs += o.Runs
+	c.Blocks += o.Blocks
+	c.Results += o.Results
+	c.Repeated += o.Repeated
 	c.Numbers += o.Numbers
 	c.Percentages += o.Percentages
 	c.Steps += o.Steps
@@ -102,11 +108,13 @@ func Run(p Page) ([]Finding, Counts) {
 		entries = c.entriesByBlock()
 	}
 	c.runs = runsFromEntries(entries, pageRate(d.text))
+	c.counts.Blocks = len(c.runs)
 	if p.Campaign != nil {
-		c.runs = append(c.runs, runsFromResults(p.Campaign, p.Results)...)
+		rs, files, repeated := runsFromResults(p.Campaign, p.Results)
+		c.runs = append(c.runs, rs...)
+		c.counts.Results, c.counts.Repeated = files, repeated
 	}
 	c.matches = map[*number][]*run{}
-	c.counts.Runs = len(c.runs)
 	c.numbers()
 	c.percentages()
 	c.order()

@@ -153,9 +153,10 @@ func runsFromEntries(entries []ingest.Entry, pageRate float64) []*run {
 	return out
 }
 
-// runsFromResults turns a campaign's results into runs.
-func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
-	var out []*run
+// runsFromResults turns a campaign's results into runs: one per result
+// with numbers (files of them), and a median and a mean run per load
+// point with repeats (repeated of them).
+func runsFromResults(c *schema.Campaign, results []*schema.Result) (out []*run, files, repeated int) {
 	groups := map[string][]*run{}
 	var keys []string
 	for _, res := range results {
@@ -180,6 +181,7 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 		}
 		r.values = append(r.values, summaryValues(res.Summary)...)
 		out = append(out, r)
+		files++
 		key := fmt.Sprintf("%s--%s@%d/%g", res.Experiment, res.Profile, res.Load.MaxConcurrency, res.Load.RequestRate)
 		groups[key] = append(groups[key], r)
 		if len(groups[key]) == 1 {
@@ -192,6 +194,7 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 		if len(g) < 2 {
 			continue
 		}
+		repeated++
 		med := &run{where: fmt.Sprintf("%s (median of %d repeats)", g[0].where, len(g)), profile: g[0].profile, gpus: g[0].gpus, command: g[0].command}
 		mean := &run{where: fmt.Sprintf("%s (mean of %d repeats)", g[0].where, len(g)), profile: g[0].profile, gpus: g[0].gpus, command: g[0].command}
 		for _, v := range g[0].values {
@@ -213,7 +216,7 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 		}
 		out = append(out, med, mean)
 	}
-	return out
+	return out, files, repeated
 }
 
 // summaryValues lists a summary's numbers under the metric keys.

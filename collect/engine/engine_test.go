@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -230,6 +231,27 @@ func TestWaitHealthyFailures(t *testing.T) {
 		err := WaitHealthy(context.Background(), p, HealthConfig{BaseURL: base, Routes: []string{"/health"}, Timeout: 500 * time.Millisecond, Poll: 20 * time.Millisecond})
 		if !errors.Is(err, ErrNeverHealthy) || !strings.Contains(err.Error(), "HTTP 503") {
 			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("progress while waiting", func(t *testing.T) {
+		// A slow start is visible while it lasts: what is waited for and
+		// the last answer, not ten silent minutes.
+		p, base := startFake(t, "unhealthy", nil)
+		var mu sync.Mutex
+		var seen []string
+		err := WaitHealthy(context.Background(), p, HealthConfig{BaseURL: base, Routes: []string{"/health"}, Timeout: 500 * time.Millisecond,
+			Poll: 20 * time.Millisecond, ProgressEvery: 50 * time.Millisecond, Progress: func(waited time.Duration, route, last string) {
+				mu.Lock()
+				defer mu.Unlock()
+				seen = append(seen, fmt.Sprintf("%s %s", route, last))
+			}})
+		if !errors.Is(err, ErrNeverHealthy) {
+			t.Fatalf("err = %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) == 0 || seen[0] != "/health GET /health: HTTP 503" {
+			t.Fatalf("progress reports: %q", seen)
 		}
 	})
 	t.Run("interrupted", func(t *testing.T) {

@@ -525,3 +525,19 @@ func TestShellPromptCommand(t *testing.T) {
 		t.Fatalf("entries %d, command %q at line %d", len(es), es[0].Command, es[0].CommandLine)
 	}
 }
+
+// TestModelOfLlamaAlias: llama-server serves its model under -a/--alias;
+// perflab check flagged a llama.cpp campaign's every result ("ran model
+// /path/tiny.gguf, but the campaign is about tiny-qwen").
+func TestModelOfLlamaAlias(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"llama-server -m /models/tiny.gguf -a tiny-qwen -np 4":            "tiny-qwen",
+		"/opt/llama/llama-server --alias tiny-qwen -m ./tiny.gguf":        "tiny-qwen",
+		"llama-server -m /models/tiny.gguf -np 4":                         "/models/tiny.gguf",
+		"vllm serve Qwen/Qwen3-8B -a something-else --max-model-len 1024": "Qwen/Qwen3-8B",
+	} {
+		if got := ModelOf(cmd); got != want {
+			t.Errorf("ModelOf(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}

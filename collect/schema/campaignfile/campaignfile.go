@@ -73,6 +73,7 @@ func Parse(name string, data []byte) (*File, error) {
 	// A tagged scalar (!!float "1.5") is a float whatever its spelling:
 	// like an untagged fraction, only the checked path sees it.
 	if dec.Decode(&f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
+		f.Campaign.DefaultChosen()
 		return f, nil
 	}
 	// An empty document or an error: decide and word it as always, with
@@ -91,6 +92,7 @@ func Parse(name string, data []byte) (*File, error) {
 	if err := DecodeStrict(data, &f.Campaign); err != nil {
 		return nil, decodeError(name, 0, f.pos.root, lines, err, nil)
 	}
+	f.Campaign.DefaultChosen()
 	return f, nil
 }
 
@@ -388,11 +390,17 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 		field := ""
 		if u := yamlUnknown.FindStringSubmatch(what); u != nil {
 			what = fmt.Sprintf("unknown field %q in %s", u[1], noun(u[2]))
+			if near := nearest(u[1], knownKeys(u[2])); near != "" {
+				what += fmt.Sprintf(" (did you mean %s?)", near)
+			}
 			if field = fieldAt(root, line, u[1], true); field == u[1] {
 				field = "" // a top-level key: the message already names it
 			}
 		} else if v := yamlType.FindStringSubmatch(what); v != nil {
 			field = fieldAt(root, line, v[1], false)
+			if unit := unitOf(field); unit != "" {
+				what += " (want " + unit + ")"
+			}
 		}
 		if field != "" {
 			what = field + ": " + what
@@ -541,4 +549,97 @@ func (f *File) Line(path ...any) int {
 		n = next
 	}
 	return line
+}
+
+// campaignKeys maps each campaign type yaml.v3 may name in an unknown
+// field's error ("schema.Step") to the keys it takes, read from the
+// types' yaml tags (a profile's load fields are decoded by hand:
+// schema.profileFile).
+var campaignKeys = func() map[string][]string {
+	out := map[string][]string{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || out[t.String()] != nil {
+			return
+		}
+		fields := map[string]reflect.Type{}
+		yamlFields(t, fields)
+		keys := make([]string, 0, len(fields))
+		out[t.String()] = keys // marks t as seen
+		for k, ft := range fields {
+			keys = append(keys, k)
+			walk(ft)
+		}
+		slices.Sort(keys)
+		out[t.String()] = keys
+	}
+	walk(reflect.TypeOf(schema.Campaign{}))
+	out["schema.profileFile"] = append(slices.Clone(out["schema.Profile"]), "request_rate", "max_concurrency", "concurrency")
+	return out
+}()
+
+// knownKeys returns the keys of the campaign type typ names ("schema.Step").
+func knownKeys(typ string) []string {
+	return campaignKeys[typ]
+}
+
+// nearest returns the key of keys closest to word when it is a likely
+// misspelling of it (at most a third of its letters differ, at most 3);
+// "" if none.
+func nearest(word string, keys []string) string {
+	best, bestD := "", min(3, (len(word)+2)/3)+1
+	for _, k := range keys {
+		if d := editDistance(word, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// unitOf says what a numeric field holds, for a type error at path
+// (slo.ttft_p99: 500ms): "" when the path says nothing.
+func unitOf(path string) string {
+	key := path
+	if i := strings.LastIndexAny(path, ".]"); i >= 0 {
+		key = path[i+1:]
+	}
+	switch {
+	case strings.HasPrefix(path, "slo."):
+		return "a number of milliseconds, as slo: {ttft_p99: 500}"
+	case key == "gpu_hour_usd":
+		return "a number of US dollars per GPU-hour, as gpu_hour_usd: 2.5"
+	case strings.HasSuffix(key, "_ms"):
+		return "a number of milliseconds"
+	case strings.HasSuffix(key, "_rps") || key == "request_rate":
+		return "a number of requests per second"
+	case strings.HasSuffix(key, "_len"):
+		return "a number of tokens"
+	case key == "num_prompts" || key == "repeats" || key == "gpus" || key == "count" || key == "max_concurrency" || key == "concurrency":
+		return "a whole number"
+	}
+	return ""
 }

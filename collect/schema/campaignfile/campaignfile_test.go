@@ -444,3 +444,40 @@ func TestDecodeStrictUnicodeBreaks(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSuggestsAndSaysUnits: an unknown field names the key it most
+// likely misspells; a type error of a field with a unit says the unit
+// (slo.ttft_p99: 500ms is "a number of milliseconds").
+func TestParseSuggestsAndSaysUnits(t *testing.T) {
+	y := `id: x
+model: {id: m}
+slo: {ttft_p99: 500ms}
+profiles:
+  - {id: p, dataset: random, num_prompts: 1, concurency: [1, 2]}
+  - {id: q, dataset: random, num_prompts: 1, input_lenght: 8}
+steps:
+  - {id: s, title: S, chosn: a, experiments: [{id: a, engine: mock, comand: x}]}
+bogus_thing: 1
+baseline: a
+optimized: a
+`
+	_, err := Parse("c.yaml", []byte(y))
+	if err == nil {
+		t.Fatal("parsed")
+	}
+	for _, want := range []string{
+		"c.yaml:3: slo.ttft_p99: cannot unmarshal !!str `500ms` into float64 (want a number of milliseconds, as slo: {ttft_p99: 500})",
+		`c.yaml:5: profiles[0].concurency: unknown field "concurency" in a profile (did you mean concurrency?)`,
+		`c.yaml:6: profiles[1].input_lenght: unknown field "input_lenght" in a profile (did you mean input_len?)`,
+		`c.yaml:8: steps[0].chosn: unknown field "chosn" in a step (did you mean chosen?)`,
+		`unknown field "comand" in an experiment (did you mean command?)`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	// A word near nothing gets no guess.
+	if strings.Contains(err.Error(), `"bogus_thing" in the campaign (did you mean`) {
+		t.Errorf("a guess for a word near no field:\n%v", err)
+	}
+}
