@@ -500,7 +500,7 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
 	ih.add("results dir", []byte(r.ResultsDir))
-	files, found, flat, err := resultFiles(r.ResultsDir)
+	files, found, flat, err := reportResultFiles(r.ResultsDir) // the latest round (rounds.go)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
