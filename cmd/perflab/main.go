@@ -41,6 +41,7 @@ func commands() map[string]command {
 		"tokenize": {"count or list the tokens of stdin with a tokenizer.json", runTokenize},
 		"collect":  {"run a benchmark campaign against real engines", runCollect},
 		"import":   {"import vllm bench serve text or JSON output as results", runImport},
+		"diff":     {"compare two rounds or result sets (benchstat-style), gate CI on regressions", runDiff},
 		"migrate":  {"bring existing lab pages over as perflab projects, inferring their campaigns", runMigrate},
 		"build":    {"render content/ and results/ into the static site", runBuild},
 		"check":    {"find numbers on pages that disagree with their own data", runCheck},
