@@ -21,18 +21,30 @@ func noiseSeries(rng *rand.Rand, n int, cv float64, step int, stepPct float64) [
 	return s
 }
 
-// rates measures ChangePoints on series of 20 rounds: false changes per
-// series on pure noise, and the share of series with a 10 % step at
-// round 10 (index 9) found within one round.
-func rates(seed uint64, series int, cv float64) (falsePerSeries, found, extra float64) {
+// rateSeries draws the series the rates are measured on: n series of
+// 20 rounds of pure noise at CV cv, and n with a 10 % step at round 10
+// (index 9).
+func rateSeries(seed uint64, n int, cv float64) (noise, step [][]float64) {
 	rng := rand.New(rand.NewPCG(seed, 1))
+	for k := 0; k < n; k++ {
+		noise = append(noise, noiseSeries(rng, 20, cv, -1, 0))
+		step = append(step, noiseSeries(rng, 20, cv, 9, 10))
+	}
+	return noise, step
+}
+
+// score counts detections: false changes per noise series, the share of
+// step series with a change within one round of the step, and the other
+// changes per step series.
+func score(noiseFound, stepFound [][]int) (falsePerSeries, found, extra float64) {
 	falses, hits, extras := 0, 0, 0
-	for k := 0; k < series; k++ {
-		falses += len(ChangePoints(noiseSeries(rng, 20, cv, -1, 0), ChangePointConfig{}))
-		cps := ChangePoints(noiseSeries(rng, 20, cv, 9, 10), ChangePointConfig{})
+	for _, f := range noiseFound {
+		falses += len(f)
+	}
+	for _, f := range stepFound {
 		hit := false
-		for _, cp := range cps {
-			if math.Abs(float64(cp.Index-9)) <= 1 && !hit {
+		for _, i := range f {
+			if math.Abs(float64(i-9)) <= 1 && !hit {
 				hit = true
 			} else {
 				extras++
@@ -42,8 +54,24 @@ func rates(seed uint64, series int, cv float64) (falsePerSeries, found, extra fl
 			hits++
 		}
 	}
-	n := float64(series)
-	return float64(falses) / n, float64(hits) / n, float64(extras) / n
+	n := float64(len(stepFound))
+	return float64(falses) / float64(len(noiseFound)), float64(hits) / n, float64(extras) / n
+}
+
+func ours(series [][]float64) [][]int {
+	out := make([][]int, len(series))
+	for i, s := range series {
+		for _, cp := range ChangePoints(s, ChangePointConfig{}) {
+			out[i] = append(out[i], cp.Index)
+		}
+	}
+	return out
+}
+
+// rates measures ChangePoints on rateSeries.
+func rates(seed uint64, series int, cv float64) (falsePerSeries, found, extra float64) {
+	noise, step := rateSeries(seed, series, cv)
+	return score(ours(noise), ours(step))
 }
 
 // TestChangePointRates holds ChangePoints to the rates the docs state,
