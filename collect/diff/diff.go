@@ -18,6 +18,15 @@
 // slower decode step raises TPOT, ITL and E2EL together), the dependence
 // under which Benjamini-Hochberg keeps its guarantee.
 //
+// Size: two rounds run on different days differ by more than their
+// repeats do (a busy neighbour, a warmer GPU, a new driver), and a U test
+// over the repeats calls such a shift significant whatever its size, as
+// soon as the ranks separate. A change is therefore also required to be
+// at least MinEffect times the repeats' pooled standard deviation (the
+// standardised effect size d); a significant change below that prints
+// "~" with its d. The rule scales with each run's own noise: it is not a
+// fixed percentage.
+//
 // With too few repeats the U test cannot reach Alpha (stats.MinP: four
 // runs a side, or 3+5): such rows show the change and say so, and are
 // never significant. A single run per side is never a regression.
@@ -32,6 +41,28 @@ import (
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
 )
+
+// MinEffect is the smallest change reported, in pooled standard
+// deviations of the repeats (|mean_new − mean_old| / sqrt((s_old² +
+// s_new²)/2)).
+const MinEffect = 2.0
+
+// Effect is the standardised size of a change, d = (mean_new −
+// mean_old) / sqrt((s_old² + s_new²)/2): ±Inf when both sides are
+// constant and differ, 0 when they are equal.
+func Effect(d stats.Delta) float64 {
+	diff := d.New.Mean - d.Old.Mean
+	sd := math.Sqrt((d.Old.StdDev*d.Old.StdDev + d.New.StdDev*d.New.StdDev) / 2)
+	switch {
+	case sd > 0:
+		return diff / sd
+	case diff > 0:
+		return math.Inf(1)
+	case diff < 0:
+		return math.Inf(-1)
+	}
+	return 0
+}
 
 // Metric is a figure of a run's summary that a diff compares.
 type Metric struct {
@@ -143,9 +174,11 @@ type Row struct {
 	Metric Metric
 	stats.Delta
 	// Q is P adjusted for the number of comparisons (Benjamini-Hochberg
-	// over the tested rows); 1 for a row not tested.
-	Q float64
-	// Significant: tested and Q ≤ stats.Alpha. Better and Worse say which
+	// over the tested rows); 1 for a row not tested. Effect is the
+	// change's standardised size (Effect).
+	Q, Effect float64
+	// Significant: tested, Q ≤ stats.Alpha and |Effect| ≥ MinEffect.
+	// Better and Worse say which
 	// way a significant change goes; Regression is Worse by more than the
 	// table's margin.
 	Significant, Better, Worse, Regression bool
@@ -213,7 +246,8 @@ func Compare(old, new Side, marginPct float64) *Table {
 	for i, q := range stats.BenjaminiHochberg(ps) {
 		r := &t.Rows[tested[i]]
 		r.Q = q
-		r.Significant = q <= stats.Alpha && !math.IsNaN(r.Pct)
+		r.Effect = Effect(r.Delta)
+		r.Significant = q <= stats.Alpha && math.Abs(r.Effect) >= MinEffect && !math.IsNaN(r.Pct)
 		if r.Significant {
 			up := r.Pct > 0
 			r.Better = up == r.Metric.HigherIsBetter
@@ -247,6 +281,9 @@ func (r Row) DeltaText() (delta, note string) {
 		return r.Delta.DeltaText()
 	}
 	note = fmt.Sprintf("p=%.3f q=%.3f n=%d+%d", r.P, r.Q, r.Old.N, r.New.N)
+	if r.Q <= stats.Alpha && !r.Significant {
+		note = fmt.Sprintf("p=%.3f q=%.3f d=%.1f<%g n=%d+%d", r.P, r.Q, r.Effect, MinEffect, r.Old.N, r.New.N)
+	}
 	if !r.Significant {
 		return "~", note
 	}

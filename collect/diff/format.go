@@ -64,7 +64,7 @@ func better(m Metric) string {
 // footer says how significance was decided, and lists unmatched runs.
 func (t *Table) footer() []string {
 	var out []string
-	out = append(out, fmt.Sprintf("Mann-Whitney U test per run and metric; q: p adjusted with Benjamini-Hochberg over the %d tested comparisons; ~: q > %.2f (no significant change).", t.Tests, stats.Alpha))
+	out = append(out, fmt.Sprintf("Mann-Whitney U test per run and metric; q: p adjusted with Benjamini-Hochberg over the %d tested comparisons; ~: q > %.2f, or a change under %g pooled standard deviations of the repeats (d).", t.Tests, stats.Alpha, MinEffect))
 	if len(t.OnlyOld) > 0 {
 		out = append(out, "only in "+t.Old+": "+strings.Join(t.OnlyOld, ", "))
 	}
@@ -163,6 +163,7 @@ type jsonRow struct {
 	Tested         bool       `json:"tested"`
 	P              *float64   `json:"p,omitempty"`
 	Q              *float64   `json:"q,omitempty"`
+	Effect         *float64   `json:"effect_d,omitempty"`
 	Significant    bool       `json:"significant"`
 	Regression     bool       `json:"regression"`
 }
@@ -176,13 +177,14 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		Test        string    `json:"test"`
 		Correction  string    `json:"correction"`
 		Alpha       float64   `json:"alpha"`
+		MinEffect   float64   `json:"min_effect_d"`
 		Tests       int       `json:"tests"`
 		MarginPct   float64   `json:"margin_pct"`
 		Rows        []jsonRow `json:"rows"`
 		OnlyOld     []string  `json:"only_old"`
 		OnlyNew     []string  `json:"only_new"`
 		Regressions int       `json:"regressions"`
-	}{Old: t.Old, New: t.New, Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha,
+	}{Old: t.Old, New: t.New, Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha, MinEffect: MinEffect,
 		Tests: t.Tests, MarginPct: t.MarginPct, Rows: []jsonRow{}, OnlyOld: nonNil(t.OnlyOld), OnlyNew: nonNil(t.OnlyNew),
 		Regressions: len(t.Regressions())}
 	js := func(s stats.Sample) jsonSample { return jsonSample{s.N, s.Mean, s.CV, s.Values} }
@@ -195,6 +197,9 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		if r.Tested {
 			p, q := r.P, r.Q
 			jr.P, jr.Q = &p, &q
+			if e := r.Effect; !math.IsInf(e, 0) && !math.IsNaN(e) {
+				jr.Effect = &e
+			}
 		}
 		out.Rows = append(out.Rows, jr)
 	}

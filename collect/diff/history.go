@@ -112,7 +112,7 @@ func Changes(rounds []Side, metrics []Metric) []Change {
 		ps[i] = t.d.P
 	}
 	for i, q := range stats.BenjaminiHochberg(ps) {
-		if q <= stats.Alpha && tests[i].d.Tested && !math.IsNaN(tests[i].c.Pct) {
+		if q <= stats.Alpha && tests[i].d.Tested && !math.IsNaN(tests[i].c.Pct) && math.Abs(Effect(tests[i].d)) >= MinEffect {
 			c := tests[i].c
 			c.Q = q
 			out = append(out, c)
