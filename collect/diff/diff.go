@@ -43,26 +43,11 @@ import (
 )
 
 // MinEffect is the smallest change reported, in pooled standard
-// deviations of the repeats (|mean_new − mean_old| / sqrt((s_old² +
-// s_new²)/2)).
-const MinEffect = 2.0
+// deviations of the repeats (stats.MinEffect).
+const MinEffect = stats.MinEffect
 
-// Effect is the standardised size of a change, d = (mean_new −
-// mean_old) / sqrt((s_old² + s_new²)/2): ±Inf when both sides are
-// constant and differ, 0 when they are equal.
-func Effect(d stats.Delta) float64 {
-	diff := d.New.Mean - d.Old.Mean
-	sd := math.Sqrt((d.Old.StdDev*d.Old.StdDev + d.New.StdDev*d.New.StdDev) / 2)
-	switch {
-	case sd > 0:
-		return diff / sd
-	case diff > 0:
-		return math.Inf(1)
-	case diff < 0:
-		return math.Inf(-1)
-	}
-	return 0
-}
+// Effect is the standardised size of a change (stats.Effect).
+func Effect(d stats.Delta) float64 { return stats.Effect(d) }
 
 // Metric is a figure of a run's summary that a diff compares.
 type Metric struct {

@@ -41,85 +41,46 @@ type Change struct {
 // are left out of its series. The result is ordered by round, then run
 // and metric.
 func Changes(rounds []Side, metrics []Metric) []Change {
-	type series struct {
-		run     string
-		metric  Metric
-		rounds  []int // index into rounds
-		samples [][]float64
+	type key struct {
+		run    string
+		metric Metric
 	}
-	var all []series
+	var keys []key
+	var series []stats.Series
 	seen := map[string]bool{}
-	var keys []string
+	var runs []string
 	for _, r := range rounds {
 		for _, k := range r.keys {
 			if !seen[k] {
 				seen[k] = true
-				keys = append(keys, k)
+				runs = append(runs, k)
 			}
 		}
 	}
-	for _, k := range keys {
+	for _, k := range runs {
 		for _, m := range metrics {
-			s := series{run: k, metric: m}
+			var s stats.Series
 			for i, r := range rounds {
-				rs := r.runs[k]
 				var v []float64
-				for _, res := range rs {
+				for _, res := range r.runs[k] {
 					if x := m.Value(res.Summary); !math.IsNaN(x) {
 						v = append(v, x)
 					}
 				}
 				if len(v) > 0 {
-					s.rounds = append(s.rounds, i)
-					s.samples = append(s.samples, v)
+					s.Rounds = append(s.Rounds, i)
+					s.Samples = append(s.Samples, v)
 				}
 			}
-			if len(s.rounds) >= 2 {
-				all = append(all, s)
-			}
+			keys = append(keys, key{k, m})
+			series = append(series, s)
 		}
 	}
 	var out []Change
-	type pending struct {
-		c Change
-		d stats.Delta
-	}
-	var tests []pending
-	for _, s := range all {
-		testable := true
-		for i := 1; i < len(s.samples); i++ {
-			if stats.MinP(len(s.samples[i-1]), len(s.samples[i])) > stats.Alpha {
-				testable = false
-			}
-		}
-		if testable {
-			for i := 1; i < len(s.samples); i++ {
-				d := stats.Compare(s.samples[i-1], s.samples[i])
-				tests = append(tests, pending{Change{Run: s.run, Metric: s.metric, Round: s.rounds[i], Pct: d.Pct, P: d.P, Method: "u-test"}, d})
-			}
-			continue
-		}
-		means := make([]float64, len(s.samples))
-		for i, v := range s.samples {
-			means[i] = stats.Summarize(v).Mean
-		}
-		for _, cp := range stats.ChangePoints(means, stats.ChangePointConfig{}) {
-			out = append(out, Change{Run: s.run, Metric: s.metric, Round: s.rounds[cp.Index], Pct: cp.Pct, P: cp.P, Q: cp.P, Method: "e-divisive"})
-		}
-	}
-	ps := make([]float64, len(tests))
-	for i, t := range tests {
-		ps[i] = t.d.P
-	}
-	for i, q := range stats.BenjaminiHochberg(ps) {
-		if q <= stats.Alpha && tests[i].d.Tested && !math.IsNaN(tests[i].c.Pct) && math.Abs(Effect(tests[i].d)) >= MinEffect {
-			c := tests[i].c
-			c.Q = q
-			out = append(out, c)
-		}
-	}
-	for i := range out {
-		out[i].Better = (out[i].Pct > 0) == out[i].Metric.HigherIsBetter
+	for _, c := range stats.SeriesChanges(series) {
+		k := keys[c.Series]
+		out = append(out, Change{Run: k.run, Metric: k.metric, Round: c.Round, Pct: c.Pct, P: c.P, Q: c.Q, Method: c.Method,
+			Better: (c.Pct > 0) == k.metric.HigherIsBetter})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]

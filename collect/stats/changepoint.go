@@ -273,3 +273,114 @@ func BenjaminiHochberg(ps []float64) []float64 {
 	}
 	return q
 }
+
+// MinEffect is the smallest change between rounds of repeats that
+// SeriesChanges (and perflab diff) report, in pooled standard deviations
+// of the repeats: two rounds run on different days differ by more than
+// their repeats do (a busy neighbour, a warmer GPU, a new driver), and
+// the U test calls such a shift significant whatever its size as soon as
+// the ranks separate. The rule scales with each run's own noise; it is
+// not a fixed percentage.
+const MinEffect = 2.0
+
+// Effect is the standardised size of a change, d = (mean_new −
+// mean_old) / sqrt((s_old² + s_new²)/2): ±Inf when both sides are
+// constant and differ, 0 when they are equal.
+func Effect(d Delta) float64 {
+	diff := d.New.Mean - d.Old.Mean
+	sd := math.Sqrt((d.Old.StdDev*d.Old.StdDev + d.New.StdDev*d.New.StdDev) / 2)
+	switch {
+	case sd > 0:
+		return diff / sd
+	case diff > 0:
+		return math.Inf(1)
+	case diff < 0:
+		return math.Inf(-1)
+	}
+	return 0
+}
+
+// Series is one figure of one configuration over rounds: the values
+// measured in each round it was measured in (Rounds[i] is the index of
+// the round of Samples[i]; a round where it is missing is left out).
+type Series struct {
+	Rounds  []int
+	Samples [][]float64
+}
+
+// SeriesChange is a change point of one series of a SeriesChanges call.
+type SeriesChange struct {
+	// Series is the index of the series, Round the index of the first
+	// round of the new level (a value of Series.Rounds).
+	Series, Round int
+	// Pct is the change in percent: between the two rounds (repeats), or
+	// between the levels either side (single runs). Effect is the
+	// standardised size (Effect; 0 for single runs).
+	Pct, Effect float64
+	// P is the test's p-value; Q the p-value adjusted over every
+	// adjacent-round test of the call (Benjamini-Hochberg), or P for the
+	// change-point method.
+	P, Q float64
+	// Method is "u-test" or "e-divisive".
+	Method string
+}
+
+// SeriesChanges finds the change points of several series at once (every
+// configuration and metric of a report). A series whose adjacent rounds
+// have enough repeats to be tested (MinP ≤ Alpha) is tested round against
+// round with the U test (Compare); the p-values of every such test of the
+// call are adjusted together with BenjaminiHochberg (nothing changed
+// anywhere: a false change with probability ≤ Alpha), and a change must
+// also be at least MinEffect pooled standard deviations. A series with
+// fewer runs per round goes through ChangePoints on its per-round means,
+// with that method's false-alarm rate per series. The result is ordered
+// by series, then round.
+func SeriesChanges(series []Series) []SeriesChange {
+	var out []SeriesChange
+	var tests []SeriesChange
+	var deltas []Delta
+	for si, s := range series {
+		if len(s.Samples) < 2 {
+			continue
+		}
+		testable := true
+		for i := 1; i < len(s.Samples); i++ {
+			if MinP(len(s.Samples[i-1]), len(s.Samples[i])) > Alpha {
+				testable = false
+			}
+		}
+		if testable {
+			for i := 1; i < len(s.Samples); i++ {
+				d := Compare(s.Samples[i-1], s.Samples[i])
+				tests = append(tests, SeriesChange{Series: si, Round: s.Rounds[i], Pct: d.Pct, Effect: Effect(d), P: d.P, Method: "u-test"})
+				deltas = append(deltas, d)
+			}
+			continue
+		}
+		means := make([]float64, len(s.Samples))
+		for i, v := range s.Samples {
+			means[i] = Summarize(v).Mean
+		}
+		for _, cp := range ChangePoints(means, ChangePointConfig{}) {
+			out = append(out, SeriesChange{Series: si, Round: s.Rounds[cp.Index], Pct: cp.Pct, P: cp.P, Q: cp.P, Method: "e-divisive"})
+		}
+	}
+	ps := make([]float64, len(tests))
+	for i, t := range tests {
+		ps[i] = t.P
+	}
+	for i, q := range BenjaminiHochberg(ps) {
+		c := tests[i]
+		if q <= Alpha && deltas[i].Tested && !math.IsNaN(c.Pct) && math.Abs(c.Effect) >= MinEffect {
+			c.Q = q
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Series != out[j].Series {
+			return out[i].Series < out[j].Series
+		}
+		return out[i].Round < out[j].Round
+	})
+	return out
+}
