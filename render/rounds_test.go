@@ -63,3 +63,76 @@ func TestReportShowsLatestRound(t *testing.T) {
 		t.Error("an empty new round hid the latest round with results")
 	}
 }
+
+// TestHistoryBlock: a report with two rounds gets a History section
+// (chart, a table with a column per round, no change points from two
+// single runs); one with a single round gets none.
+func TestHistoryBlock(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "results", "demo-h100")
+	build := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if page := build(); strings.Contains(page, `id="history"`) {
+		t.Fatal("a History section with one round")
+	}
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-27", Start: "2026-11-27T22:00:00Z", Campaign: "demo-h100",
+		GitCommit: "0123456789abcdef0123456789abcdef01234567-dirty"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := build()
+	for _, want := range []string{`<h2 id="history">History`, `<table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27<br><small>2026-11-27</small>",
+		"No change points", `"chart-history-`, "commit 0123456789ab-dirty"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestDemoRoundsPage: the bundled living-lab demo's page flags exactly
+// the two changes made on purpose: large-batch in round 4 (slower, at both
+// concurrencies) and small-batch in round 5 (faster).
+func TestDemoRoundsPage(t *testing.T) {
+	root := repoRoot(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(root, "content"), Results: filepath.Join(root, "results"), Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "demo", "mock-rounds", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	i := strings.Index(page, `<ul class="history-changes">`)
+	if i < 0 {
+		t.Fatal("no change points listed")
+	}
+	list := page[i : i+strings.Index(page[i:], "</ul>")]
+	items := strings.Split(list, "<li>")[1:]
+	want := []string{"Large batch, slow step / Chat at concurrency 4: -", "Large batch, slow step / Chat at concurrency 16: -",
+		"Small batch, fast step / Chat at concurrency 4: +", "Small batch, fast step / Chat at concurrency 16: +"}
+	rounds := []string{"in round 4 ", "in round 4 ", "in round 5 ", "in round 5 "}
+	if len(items) != len(want) {
+		t.Fatalf("%d change points, want 4:\n%s", len(items), list)
+	}
+	for k, it := range items {
+		if !strings.HasPrefix(it, want[k]) || !strings.Contains(it, rounds[k]) {
+			t.Errorf("change point %d: %q, want %q … %q", k, it, want[k], rounds[k])
+		}
+	}
+}
