@@ -904,6 +904,7 @@ func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
 	hv := homeView{Base: s.root(""), Intro: intro, Pages: nav.Pages}
+	hv.Intro += s.homeChanges(hv.Base) // the latest rounds' change points (history.go)
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
 	}

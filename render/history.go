@@ -3,6 +3,8 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"html/template"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -347,4 +349,56 @@ func escString(s string) string {
 	var b bytes.Buffer
 	htmlEscape(&b, s)
 	return b.String()
+}
+
+// homeChanges is the home page's "Regressions and improvements" list
+// (asv has one): every change point in the latest round of every report,
+// largest first, each linking to its report's history; "" when nothing
+// changed in any latest round.
+func (s *Site) homeChanges(base string) template.HTML {
+	type item struct {
+		pct  float64
+		html string
+	}
+	var items []item
+	for _, r := range s.Reports {
+		if len(r.rounds) < 2 {
+			continue
+		}
+		lines, changes := r.history()
+		last := len(r.rounds) - 1
+		for _, ch := range changes {
+			if ch.round != last {
+				continue
+			}
+			var b bytes.Buffer
+			word := "Regression"
+			if ch.c.Pct > 0 {
+				word = "Improvement"
+			}
+			b.WriteString(`<li class="change `)
+			b.WriteString(strings.ToLower(word))
+			b.WriteString(`"><a href="`)
+			htmlEscape(&b, base+s.pageHref(r.Page.URL)+"#history")
+			b.WriteString(`">`)
+			htmlEscape(&b, r.Page.navTitleReport())
+			b.WriteString("</a>: ")
+			htmlEscape(&b, lines[ch.line].label())
+			fmt.Fprintf(&b, ", total throughput per GPU %+.1f%% in round ", ch.c.Pct)
+			htmlEscape(&b, r.rounds[last].ID)
+			b.WriteString(" (" + word + ")</li>\n")
+			items = append(items, item{ch.c.Pct, b.String()})
+		}
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
+	var b strings.Builder
+	b.WriteString("<h2 id=\"regressions-and-improvements\">Regressions and improvements</h2>\n<ul class=\"home-changes\">\n")
+	for _, it := range items {
+		b.WriteString(it.html)
+	}
+	b.WriteString("</ul>\n")
+	return template.HTML(b.String())
 }

@@ -136,3 +136,44 @@ func TestDemoRoundsPage(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeChanges: the home page lists the change points of every
+// report's latest round (the demo cut after round 4: large-batch's
+// regression at both concurrencies, linked to the history), and nothing
+// when the latest round changed nothing (the whole demo: round 6).
+func TestHomeChanges(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	copyDir(t, filepath.Join(root, "results", "demo-mock-rounds"), filepath.Join(dir, "results", "demo-mock-rounds"))
+	home := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if h := home(); strings.Contains(h, "Regressions and improvements") {
+		t.Error("a Regressions and improvements list when the latest round changed nothing")
+	}
+	for _, r := range []string{"5", "6"} {
+		if err := os.RemoveAll(filepath.Join(dir, "results", "demo-mock-rounds", "rounds", r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := home()
+	i := strings.Index(h, `<ul class="home-changes">`)
+	if i < 0 {
+		t.Fatal("no Regressions and improvements list after round 4")
+	}
+	list := h[i : i+strings.Index(h[i:], "</ul>")]
+	if n := strings.Count(list, "<li"); n != 2 || strings.Count(list, "Large batch, slow step / Chat at concurrency") != 2 ||
+		!strings.Contains(list, "(Regression)") || !strings.Contains(list, `href="mock-rounds/index.html#history"`) {
+		t.Errorf("list:\n%s", list)
+	}
+}
