@@ -402,3 +402,38 @@ func (s *Site) homeChanges(base string) template.HTML {
 	b.WriteString("</ul>\n")
 	return template.HTML(b.String())
 }
+
+// roundData is one round in a report's data.json "rounds".
+type roundData struct {
+	ID        string    `json:"id"`
+	Start     string    `json:"start,omitempty"`
+	GitCommit string    `json:"git_commit,omitempty"`
+	Runs      []runData `json:"runs"`
+}
+
+// withRounds adds every round to a report's data.json ("rounds", oldest
+// first; "runs" stays the latest round's, as the page shows) and data.csv
+// (a leading "round" column, every round's rows), when the report has
+// rounds; otherwise it returns d and rows as they are.
+func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, [][]string) {
+	if len(r.rounds) < 2 {
+		return d, rows
+	}
+	out := [][]string{append([]string{"round"}, rows[0]...)}
+	for _, rr := range r.rounds {
+		shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
+		for _, res := range rr.Results {
+			shadow.all = append(shadow.all, &Run{Result: res})
+		}
+		rd, rrows := reportTables(shadow)
+		x := roundData{ID: rr.ID, Runs: rd.Runs}
+		if rr.Record != nil {
+			x.Start, x.GitCommit = rr.Record.Start, rr.Record.GitCommit
+		}
+		d.Rounds = append(d.Rounds, x)
+		for _, row := range rrows[1:] {
+			out = append(out, append([]string{rr.ID}, row...))
+		}
+	}
+	return d, out
+}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,28 @@ func TestHistoryBlock(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	// data.json: "runs" is the latest round, "rounds" every round; data.csv
+	// gets a round column and every round's rows.
+	var data struct {
+		Runs   []json.RawMessage `json:"runs"`
+		Rounds []struct {
+			ID        string            `json:"id"`
+			GitCommit string            `json:"git_commit"`
+			Runs      []json.RawMessage `json:"runs"`
+		} `json:"rounds"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &data); err != nil || len(data.Runs) != 6 || len(data.Rounds) != 2 || data.Rounds[0].ID != "1" ||
+		len(data.Rounds[1].Runs) != 6 || data.Rounds[1].GitCommit == "" {
+		t.Fatalf("data.json: %d runs, rounds %+v, %v", len(data.Runs), data.Rounds, err)
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.csv"))
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 13 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[12], "2026-11-27,") {
+		t.Errorf("data.csv:\n%s", csv)
 	}
 }
 
