@@ -12,7 +12,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 perflab=${PERFLAB:-perflab}
 rounds=${ROUNDS:-16}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+if [ -z "${KEEP:-}" ]; then # KEEP=1 keeps the rounds (the directory is printed)
+  trap 'rm -rf "$tmp"' EXIT
+else
+  echo "rounds in $tmp/results"
+fi
 sed -e 's/--decode-step 11.2ms --decode-step-per-seq 22.4us/--decode-step 10ms --decode-step-per-seq 20us/' \
     -e 's/--prefill-tok-per-s 23000/--prefill-tok-per-s 20000/' \
     -e 's/concurrency: \[4, 16\]/concurrency: [16]/' -e 's/repeats: 6/repeats: 5/' \
