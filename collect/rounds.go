@@ -43,6 +43,11 @@ func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id str
 		return err == nil && id != schema.FirstRound
 	}
 	if opt.NewRound {
+		if opt.Shards > 1 {
+			// Each shard would see the others' new round and start
+			// another (.2, .3 …): shards must be given one id.
+			return "", false, fmt.Errorf("collect: --new-round with --shard: each shard would start a round of its own; give every shard the same --round ID (a date, a job id)")
+		}
 		base := now.Format("2006-01-02")
 		id = base
 		for n := 2; exists(id); n++ {

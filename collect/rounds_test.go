@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,6 +141,10 @@ func TestRoundIDPolicy(t *testing.T) {
 	}
 	if _, _, err := RoundID(&schema.Campaign{}, dir, Options{Round: "Bad/ID"}, at); err == nil {
 		t.Error("a round id with a slash was taken")
+	}
+	// Shards cannot each start a new round: they would not agree.
+	if _, _, err := RoundID(&schema.Campaign{}, dir, Options{NewRound: true, Shard: 1, Shards: 4}, at); err == nil || !strings.Contains(err.Error(), "--round ID") {
+		t.Errorf("--new-round with --shard: %v", err)
 	}
 }
 
