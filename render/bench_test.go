@@ -339,7 +339,10 @@ func BenchmarkLoad(b *testing.B) {
 //
 //	go test -run '^$' -bench BuildRounds -benchtime 1x ./render/
 func BenchmarkBuildRounds(b *testing.B) {
-	const n = 20
+	n := 20
+	if v, err := strconv.Atoi(os.Getenv("PERFLAB_BENCH_REPORTS")); err == nil {
+		n = v
+	}
 	for _, rounds := range []int{1, 100} {
 		b.Run(fmt.Sprintf("reports=%d/rounds=%d", n, rounds), func(b *testing.B) {
 			dir := b.TempDir()
