@@ -208,17 +208,22 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 	panel := charts.XYPanel{XName: "round", YName: "total throughput per GPU (tok/s)"}
 	for li, l := range lines {
 		s := charts.XYSeries{Name: l.label()}
+		lastEng, lastCommit := "", ""
 		for ri, v := range l.values {
 			if len(v) == 0 {
 				continue
 			}
 			sm := stats.Summarize(v)
 			tip := []string{fmt.Sprintf("round %s (%s)", r.rounds[ri].ID, r.rounds[ri].date()), fmt.Sprintf("%.1f tok/s per GPU ± %.1f%% (n=%d)", sm.Mean, sm.CV*100, sm.N)}
-			if eng := r.roundEngine(ri, l.exp.ID); eng != "" {
+			// The engine and the commit where they change (the first
+			// point says them): a page of 100 rounds stays light.
+			if eng := r.roundEngine(ri, l.exp.ID); eng != "" && eng != lastEng {
 				tip = append(tip, eng)
+				lastEng = eng
 			}
-			if rec := r.rounds[ri].Record; rec != nil && rec.GitCommit != "" {
+			if rec := r.rounds[ri].Record; rec != nil && rec.GitCommit != "" && rec.GitCommit != lastCommit {
 				tip = append(tip, "commit "+shortCommit(rec.GitCommit))
+				lastCommit = rec.GitCommit
 			}
 			if ch, ok := marked[[2]int{li, ri}]; ok {
 				tip = append(tip, fmt.Sprintf("change point: %+.1f%%", ch.c.Pct))
@@ -235,8 +240,14 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		return err
 	}
 
+	// The table shows the last historyColumns rounds (the chart and
+	// data.json have them all).
+	first := max(0, len(r.rounds)-historyColumns)
+	if first > 0 {
+		fmt.Fprintf(w, "<p class=\"history-note\">The last %d of %d rounds; the chart above and the report's data.json have every round.</p>\n", historyColumns, len(r.rounds))
+	}
 	w.WriteString("<table class=\"sortable history\">\n<thead><tr><th>Configuration</th>")
-	for _, rr := range r.rounds {
+	for _, rr := range r.rounds[first:] {
 		w.WriteString("<th>Round ")
 		htmlEscape(w, rr.ID)
 		if d := rr.date(); d != "" {
@@ -252,6 +263,9 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		htmlEscape(w, l.label())
 		w.WriteString("</td>")
 		for ri, v := range l.values {
+			if ri < first {
+				continue
+			}
 			ch, changed := marked[[2]int{li, ri}]
 			switch {
 			case len(v) == 0:
@@ -308,6 +322,9 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 	w.WriteString("</ul>\n<p class=\"history-method\">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of the whole report adjusted together (Benjamini-Hochberg, q ≤ 0.05), and a change must be at least twice the runs' pooled standard deviation; single runs per round are segmented with E-divisive means and a permutation test (about 1 false change in 200 series of pure noise).</p>\n")
 	return nil
 }
+
+// historyColumns is the number of rounds the history table shows.
+const historyColumns = 12
 
 // prevRound is the round before round ri in which the line was measured.
 func prevRound(l historyLine, ri int) int {
