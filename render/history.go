@@ -214,7 +214,11 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 				continue
 			}
 			sm := stats.Summarize(v)
-			tip := []string{fmt.Sprintf("round %s (%s)", r.rounds[ri].ID, r.rounds[ri].date()), fmt.Sprintf("%.1f tok/s per GPU ± %.1f%% (n=%d)", sm.Mean, sm.CV*100, sm.N)}
+			val := fmt.Sprintf("%.1f tok/s/GPU", sm.Mean)
+			if sm.N > 1 {
+				val += fmt.Sprintf(" ± %.1f%% (n=%d)", sm.CV*100, sm.N)
+			}
+			tip := []string{"round " + r.rounds[ri].ID + " " + r.rounds[ri].date(), val}
 			// The engine and the commit where they change (the first
 			// point says them): a page of 100 rounds stays light.
 			if eng := r.roundEngine(ri, l.exp.ID); eng != "" && eng != lastEng {
