@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -176,5 +178,36 @@ func TestChanges(t *testing.T) {
 	cs = Changes(rounds, []Metric{tput})
 	if len(cs) != 2 || cs[0].Round != 9 || cs[0].Method != "e-divisive" {
 		t.Fatalf("single-run changes %+v", cs)
+	}
+}
+
+// TestOpenFiles: a perflab result and a vLLM --save-result JSON each open
+// as one side; anything else is an error naming the file.
+func TestOpenFiles(t *testing.T) {
+	dir := t.TempDir()
+	r := result("vllm", 4, 0, 1000, 10)
+	res := filepath.Join(dir, "r.json")
+	if err := schema.WriteFile(res, r); err != nil {
+		t.Fatal(err)
+	}
+	vllm := filepath.Join(dir, "vllm.json")
+	if err := os.WriteFile(vllm, []byte(`{"backend": "vllm", "model_id": "m", "completed": 10, "duration": 2.0, "total_input_tokens": 100, "total_output_tokens": 200, "request_throughput": 5.0, "output_throughput": 100.0, "total_token_throughput": 150.0, "mean_ttft_ms": 20, "median_ttft_ms": 19, "mean_tpot_ms": 5, "median_tpot_ms": 5, "mean_itl_ms": 5, "median_itl_ms": 5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{res, vllm} {
+		s, err := Open(p)
+		if err != nil || s.Runs() != 1 {
+			t.Errorf("%s: %d runs, %v", p, s.Runs(), err)
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"hello": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("bad file: %v", err)
+	}
+	if _, err := Open(filepath.Join(dir, "nope")); err == nil {
+		t.Error("a missing side opened")
 	}
 }

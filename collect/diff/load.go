@@ -98,17 +98,14 @@ func openFile(path string) (Side, error) {
 	if err != nil {
 		return Side{}, fmt.Errorf("diff: %w", err)
 	}
-	if r, err := schema.Unmarshal(path, data); err == nil {
+	r, rerr := schema.Unmarshal(path, data)
+	if rerr == nil {
 		return NewSide(path, []*schema.Result{r}), nil
-	} else if !strings.Contains(err.Error(), "schema_version") && !strings.Contains(err.Error(), "unknown field") {
-		return Side{}, fmt.Errorf("diff: %w", err)
 	}
+	// Not a perflab result: a benchmark output perflab import reads?
 	es, err := ingest.Parse(path, data)
-	if err != nil {
-		return Side{}, fmt.Errorf("diff: %w", err)
-	}
-	if len(es) == 0 {
-		return Side{}, fmt.Errorf("diff: %s: neither a perflab result nor a benchmark output perflab import reads", path)
+	if err != nil || len(es) == 0 {
+		return Side{}, fmt.Errorf("diff: %s is neither a perflab result (%v) nor a benchmark output perflab import reads", path, rerr)
 	}
 	rs, err := ingest.Results(es, ingest.Options{Experiment: "run", Profile: "run"})
 	if err != nil {
