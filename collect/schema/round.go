@@ -224,8 +224,11 @@ func CreateRound(dir string, rec *Round) (RoundDir, error) {
 		return RoundDir{}, fmt.Errorf("schema: %w", err)
 	}
 	rd := RoundDir{ID: rec.ID, Dir: RoundPath(dir, rec.ID)}
-	if rec.ID == FirstRound {
-		return rd, os.MkdirAll(dir, 0o755)
+	if rec.ID == FirstRound { // the campaign directory itself: no record
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return RoundDir{}, fmt.Errorf("schema: %w", err)
+		}
+		return rd, nil
 	}
 	if err := os.MkdirAll(rd.Dir, 0o755); err != nil {
 		return RoundDir{}, fmt.Errorf("schema: %w", err)
