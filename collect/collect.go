@@ -103,6 +103,12 @@ type Options struct {
 	// NoEarlyStop runs every point of a sweep, and the points an earlier
 	// collect skipped (see EarlyStop).
 	NoEarlyStop bool
+	// Round is the round to run in, joined when it exists and started
+	// when not (every shard of one scheduled run passes the same id);
+	// NewRound starts a new round named by the date. Neither: the
+	// campaign's rounds: policy, else the latest round (see RoundID).
+	Round    string
+	NewRound bool
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
 }
@@ -118,6 +124,9 @@ type Report struct {
 	// their experiment does not expect it (schema.Experiment.Expect), one
 	// line each: what perflab collect's exit status reports.
 	Unexpected []string
+	// Round is the round the runs went to (schema.FirstRound: the
+	// campaign's results directory itself).
+	Round string
 	// Elapsed is the wall time of Collect.
 	Elapsed time.Duration
 }
@@ -281,6 +290,11 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := startRound(ctx, f, k.plan, opt, opt.Now()); err != nil {
+		return nil, err
+	}
+	runs, _ = selectRuns(k.plan, opt) // the same runs, in the round's directory
+	k.report.Round = k.plan.Round
 	k.report.Planned = len(runs)
 	var todo []Run
 	var unreadable []string

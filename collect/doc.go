@@ -16,6 +16,14 @@
 // a finished result with the same key (or an imported one), so an
 // interrupted campaign resumes where it stopped.
 //
+// Rounds (rounds.go): the results go to the campaign's round, a directory
+// level of results/<campaign>/ (schema.RoundsDir). RoundID picks it from
+// Options.Round (joined or started: the shards of one scheduled run pass
+// one id), Options.NewRound (the UTC date), the campaign's rounds: policy
+// (daily, weekly, monthly), else the latest round. A round is started by
+// writing its record (schema.CreateRound: the first shard's record wins);
+// the results inside are ordinary results.
+//
 // # How collect reads a campaign
 //
 //   - command is run without a shell, split as a shell would (quotes,

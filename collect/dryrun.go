@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
@@ -26,6 +27,14 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 	}
 	c := &f.Campaign
 	plan := NewPlan(c, opt.Results)
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	round, create, err := RoundID(c, plan.Dir, opt, opt.Now())
+	if err != nil {
+		return err
+	}
+	plan.InRound(schema.RoundDir{ID: round, Dir: schema.RoundPath(plan.Dir, round)})
 	runs, err := selectRuns(plan, opt)
 	if err != nil {
 		return err
@@ -56,6 +65,13 @@ func PrintPlan(w io.Writer, f *File, opt Options) error {
 		fmt.Fprintf(w, "; shard %d/%d (by %s) has %d", opt.Shard, opt.Shards, unit, len(runs))
 	}
 	fmt.Fprintf(w, "\n  results: %s/\n", plan.Dir)
+	if round != schema.FirstRound { // a campaign without rounds prints as before
+		if _, err := os.Stat(filepath.Join(plan.Dir, schema.RoundFile)); create && err != nil {
+			fmt.Fprintf(w, "  round: %s (new: collect starts it)\n", round)
+		} else {
+			fmt.Fprintf(w, "  round: %s\n", round)
+		}
+	}
 	fmt.Fprintf(w, "  baseline: %s, optimized: %s\n", c.Baseline, c.Optimized)
 	if len(c.SLO) > 0 {
 		stop := fmt.Sprintf("sweeps stop early past saturation when a limit is broken %.0f× (--no-early-stop: run every point)", EarlyStopMargin)

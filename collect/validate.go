@@ -44,6 +44,11 @@ func (f *File) Validate() error {
 			ps.add(at("engines", i, "name"), "unknown engine %q (known: %s)", e.Name, strings.Join(engine.Names(), ", "))
 		}
 	}
+	switch c.Rounds {
+	case "", "manual", "daily", "weekly", "monthly":
+	default:
+		ps.add(at("rounds"), "unknown value %q (manual, daily, weekly or monthly)", c.Rounds)
+	}
 	switch c.Bench.Backend {
 	case "", "openai", "openai-chat":
 	default:

@@ -17,7 +17,8 @@ import (
 // BlockSpec is the YAML inside a ```perflab fenced block (CONTENT.md).
 type BlockSpec struct {
 	// Block is the block type: comparison, chart, latency-chart, curve,
-	// latency-curve, slo, command, step, summary, raw, setup, runs, cases.
+	// latency-curve, slo, command, step, summary, raw, setup, runs, cases,
+	// history.
 	Block      string `yaml:"block"`
 	Metric     string `yaml:"metric"`
 	Experiment string `yaml:"experiment"`
@@ -30,7 +31,7 @@ type BlockSpec struct {
 }
 
 // blockTypes lists the block types, for error messages.
-const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases"
+const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases, history"
 
 // pageCtx is the state of one page being rendered.
 type pageCtx struct {
@@ -256,6 +257,8 @@ func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 		return c.runs(w)
 	case "cases":
 		return c.cases(w)
+	case "history":
+		return c.historyBlock(w, spec.Title) // history.go
 	case "":
 		return fmt.Errorf("field block: missing (one of %s)", blockTypes)
 	}

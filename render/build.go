@@ -860,6 +860,7 @@ func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
 	hv := homeView{Base: s.root(""), Intro: intro, Pages: nav.Pages}
+	hv.Intro += s.homeChanges(hv.Base) // the latest rounds' change points (history.go)
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
 	}
@@ -912,6 +913,9 @@ type reportDataFile struct {
 	Baseline  string    `json:"baseline"`
 	Optimized string    `json:"optimized"`
 	Runs      []runData `json:"runs"`
+	// Rounds holds every round's runs when the results have rounds
+	// (history.go); Runs is the latest round's.
+	Rounds []roundData `json:"rounds,omitempty"`
 }
 
 // reportData returns a report's runs' summaries as JSON and CSV.
@@ -1004,7 +1008,7 @@ func reportTables(r *Report) (reportDataFile, [][]string) {
 		row = append(row, strings.Join(rd.Caveats, "; "))
 		rows = append(rows, row)
 	}
-	return d, rows
+	return r.withRounds(d, rows) // every round, when there are rounds (history.go)
 }
 
 // gpuCount spells a GPU count: "1 GPU", "8 GPUs".

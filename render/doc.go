@@ -295,6 +295,17 @@ package render
 //	                         #   campaign's slo, throughput per GPU, cost per
 //	                         #   million tokens, tokens per joule; the winner
 //	                         #   and whether its lead is real (U test)
+//	block: history           # rounds: total throughput per GPU of every
+//	                         #   configuration and point over the rounds
+//	                         #   (chart, table), change points marked and
+//	                         #   listed (history.go)
+//
+// Rounds: a report whose results have rounds (schema.RoundsDir) shows the
+// latest round in every block (rounds.go), the others in the history
+// block, which the skeleton adds as a History section from two rounds on;
+// the home page lists the change points of each report's latest round
+// ("Regressions and improvements"), and data.json/data.csv carry every
+// round (data.json's runs stay the latest).
 //
 // With repeats or sweeps, comparison cells are means ± CV over a point's
 // runs and deltas carry the Mann-Whitney verdict ("~" within noise, "too

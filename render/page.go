@@ -291,7 +291,8 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	}
 	// Narrative sections the skeleton has no place for.
 	skeletonTitles := map[string]bool{"conclusion": true, "optimization objective": true, "experimental setup": true,
-		"experiment results": true, "summary of optimization options": true, "other benchmark cases": true, "all runs": true}
+		"experiment results": true, "summary of optimization options": true, "other benchmark cases": true, "all runs": true,
+		"history": len(r.rounds) >= 2}
 	for _, sec := range secs {
 		if skeletonTitles[strings.ToLower(sec.title)] || used[sec] {
 			continue
@@ -371,6 +372,17 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 	}
 	if err := renderNodes(nodes); err != nil {
 		return err
+	}
+	if len(r.rounds) >= 2 { // the campaign's rounds (history.go)
+		if nodes, err = open("History"); err != nil {
+			return err
+		}
+		if err := c.historyBlock(w, ""); err != nil {
+			return err
+		}
+		if err := renderNodes(nodes); err != nil {
+			return err
+		}
 	}
 	if nodes, err = open("All Runs"); err != nil {
 		return err

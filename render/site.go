@@ -102,6 +102,10 @@ type Report struct {
 	// all holds every result, sweep points and repeats included, in file
 	// order (see Analysis).
 	all []*Run
+	// rounds are every round of the results, oldest first, when they
+	// have rounds (the history block; history.go); the blocks show the
+	// latest, all.
+	rounds []roundResults
 	// Stale are the results the campaign no longer defines (a sweep point
 	// taken out of the profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and
@@ -500,7 +504,7 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
 	ih.add("results dir", []byte(r.ResultsDir))
-	files, found, flat, err := resultFiles(r.ResultsDir)
+	files, found, flat, err := reportResultFiles(r.ResultsDir) // the latest round (rounds.go)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
@@ -558,6 +562,9 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		if pk.pt.Sweep == "" && pk.repeat == 0 {
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
+	}
+	if err := s.loadRounds(r, ih); err != nil { // history.go
+		return nil, err
 	}
 	return r, nil
 }

@@ -42,6 +42,7 @@ func commands() map[string]command {
 		"collect":  {"run a benchmark campaign against real engines", runCollect},
 		"import":   {"import vllm bench serve text or JSON output, guidellm and llm-d benchmark reports as results", runImport},
 		"export":   {"write results as llm-d benchmark reports (v0.2)", runExport},
+		"diff":     {"compare two rounds or result sets (benchstat-style), gate CI on regressions", runDiff},
 		"migrate":  {"bring existing lab pages over as perflab projects, inferring their campaigns", runMigrate},
 		"build":    {"render content/ and results/ into the static site", runBuild},
 		"check":    {"find numbers on pages that disagree with their own data", runCheck},

@@ -38,6 +38,16 @@ type Campaign struct {
 	// the results root (default: the campaign id).
 	Results string `yaml:"results,omitempty" json:"results,omitempty"`
 
+	// Rounds says which round a plain `perflab collect` (no --round or
+	// --new-round) runs in, for scheduled jobs: "" (or "manual") resumes
+	// the latest round; "daily", "weekly" or "monthly" run in the round
+	// named by the UTC date (2026-11-27, 2026-w48, 2026-11), which the
+	// first collect of the day (week, month) starts, so that a nightly
+	// job starts a round every night and every shard of it, started the
+	// same day, joins that round without talking to the others. See
+	// RoundsDir.
+	Rounds string `yaml:"rounds,omitempty" json:"rounds,omitempty"`
+
 	// SLO is the latency limits the page's SLO answer, and collect's early
 	// stop of sweeps, judge runs by (slo: {ttft_p99: 2000, tpot_p99: 50}).
 	SLO SLO `yaml:"slo,omitempty" json:"slo,omitempty"`

@@ -204,7 +204,7 @@ func ReadDir(dir string) ([]*Result, error) {
 			}
 			return nil
 		}
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+		if !IsResultFile(name) {
 			return nil
 		}
 		paths = append(paths, p)
@@ -214,6 +214,31 @@ func ReadDir(dir string) ([]*Result, error) {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	sort.Strings(paths)
+	return readFiles(paths)
+}
+
+// ReadLatest reads the results of the latest round of the campaign
+// results directory dir (see Rounds): round 1's files leave out
+// rounds/, so one round's results never mix with another's. A dir with
+// no round gives none.
+func ReadLatest(dir string) ([]*Result, error) {
+	rd, ok, err := Latest(dir)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return ReadRoundResults(rd)
+}
+
+// ReadRoundResults reads every result of one round.
+func ReadRoundResults(rd RoundDir) ([]*Result, error) {
+	paths, err := RoundFiles(rd)
+	if err != nil {
+		return nil, err
+	}
+	return readFiles(paths)
+}
+
+func readFiles(paths []string) ([]*Result, error) {
 	out := make([]*Result, 0, len(paths))
 	for _, p := range paths {
 		r, err := ReadFile(p)

@@ -1,0 +1,460 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/stats"
+	"github.com/perflab/perflab/render/charts"
+)
+
+// A report whose results have rounds (schema.RoundsDir) shows the latest
+// round in every block, and its history in the history block: each
+// configuration's headline figure, total throughput per GPU at each load
+// point, over the rounds, with the change points found in it
+// (stats.SeriesChanges: the U test between adjacent rounds of repeats,
+// adjusted over the report with Benjamini-Hochberg and held to a
+// minimum effect size; E-divisive over single runs).
+
+// roundResults is one round of a report's results.
+type roundResults struct {
+	ID      string
+	Record  *schema.Round // nil for round 1
+	Results []*schema.Result
+}
+
+// date is the round's start date (2026-10-26), "" when unknown.
+func (r roundResults) date() string {
+	if r.Record != nil && len(r.Record.Start) >= 10 {
+		return r.Record.Start[:10]
+	}
+	for _, res := range r.Results {
+		if len(res.Start) >= 10 {
+			return res.Start[:10]
+		}
+	}
+	return ""
+}
+
+// loadRounds reads every round of the report's results for the history,
+// each file into the page's inputs (ih, Deps), when the results have
+// rounds; the latest round's results are the ones Load already read.
+func (s *Site) loadRounds(r *Report, ih inputHash) error {
+	if fi, err := os.Stat(filepath.Join(r.ResultsDir, schema.RoundsDir)); err != nil || !fi.IsDir() {
+		return nil
+	}
+	rds, err := schema.Rounds(r.ResultsDir)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	latest, ok, err := schema.Latest(r.ResultsDir)
+	if err != nil || !ok {
+		return err
+	}
+	for _, rd := range rds {
+		rr := roundResults{ID: rd.ID, Record: rd.Record}
+		if rd.Record != nil {
+			p := filepath.ToSlash(filepath.Join(rd.Dir, schema.RoundFile))
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return fmt.Errorf("load: %w", err)
+			}
+			ih.add(p, data)
+			r.Page.Deps = append(r.Page.Deps, p)
+		}
+		if rd.ID == latest.ID {
+			for _, run := range r.all {
+				rr.Results = append(rr.Results, run.Result)
+			}
+		} else {
+			files, err := schema.RoundFiles(rd)
+			if err != nil {
+				return fmt.Errorf("load: %w", err)
+			}
+			for _, f := range files {
+				f = filepath.ToSlash(f)
+				data, err := os.ReadFile(f)
+				if err != nil {
+					return fmt.Errorf("load: %w", err)
+				}
+				ih.add(f, data)
+				r.Page.Deps = append(r.Page.Deps, f)
+				res, err := schema.Unmarshal(f, data)
+				if err != nil {
+					return err
+				}
+				res.Requests = nil // the history needs the summaries only
+				rr.Results = append(rr.Results, res)
+			}
+		}
+		if len(rr.Results) > 0 {
+			r.rounds = append(r.rounds, rr)
+		}
+		if rd.ID == latest.ID {
+			break // a later round holding no result yet is not history
+		}
+	}
+	return nil
+}
+
+// historyLine is one configuration × profile × load point over rounds.
+type historyLine struct {
+	exp  *schema.Experiment
+	prof *schema.Profile
+	pt   schema.Point
+	// values[i] holds the headline figure of each run of round i.
+	values [][]float64
+}
+
+func (l historyLine) label() string {
+	s := l.exp.Name + " / " + l.prof.Name
+	if l.pt.Sweep != "" {
+		s += " at " + l.pt.String()
+	}
+	return s
+}
+
+// historyChange is a change point of a history line.
+type historyChange struct {
+	line  int
+	round int
+	c     stats.SeriesChange
+}
+
+// history computes the report's history lines and their change points.
+func (r *Report) history() ([]historyLine, []historyChange) {
+	var lines []historyLine
+	idx := map[string]int{}
+	for ri, rr := range r.rounds {
+		for _, res := range rr.Results {
+			if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
+				continue
+			}
+			e, ok := r.Campaign.Experiment(res.Experiment)
+			if !ok {
+				continue
+			}
+			p, ok := r.Campaign.Profile(res.Profile)
+			if !ok {
+				continue
+			}
+			pt := schema.PointOf(res.Load)
+			k := res.Experiment + "\x00" + res.Profile + "\x00" + pt.Slug()
+			li, ok := idx[k]
+			if !ok {
+				li = len(lines)
+				idx[k] = li
+				lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.rounds))})
+			}
+			gpus := r.GPUs(e)
+			if res.Hardware != nil && res.Hardware.GPUCount > 0 {
+				gpus = res.Hardware.GPUCount
+			}
+			lines[li].values[ri] = append(lines[li].values[ri], res.Summary.TotalTokenThroughput/float64(gpus))
+		}
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		a, b := lines[i], lines[j]
+		if a.exp.ID != b.exp.ID {
+			return a.exp.ID < b.exp.ID
+		}
+		if a.prof.ID != b.prof.ID {
+			return a.prof.ID < b.prof.ID
+		}
+		return a.pt.Value < b.pt.Value
+	})
+	series := make([]stats.Series, len(lines))
+	for i, l := range lines {
+		for ri, v := range l.values {
+			if len(v) > 0 {
+				series[i].Rounds = append(series[i].Rounds, ri)
+				series[i].Samples = append(series[i].Samples, v)
+			}
+		}
+	}
+	var changes []historyChange
+	for _, c := range stats.SeriesChanges(series) {
+		changes = append(changes, historyChange{line: c.Series, round: c.Round, c: c})
+	}
+	return lines, changes
+}
+
+// historyBlock writes the history block: a chart of every line over the
+// rounds (x: the round, with its date; hover: the round's engine
+// versions, commit and the runs' spread), the table of values with the
+// change points marked, and the change points listed under it.
+func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
+	r := c.rep
+	if len(r.rounds) < 2 {
+		w.WriteString("<p class=\"history-none\">One round of results so far: the history starts with the second round (<code>perflab collect --new-round</code>).</p>\n")
+		return nil
+	}
+	lines, changes := r.history()
+	marked := map[[2]int]historyChange{}
+	for _, ch := range changes {
+		marked[[2]int{ch.line, ch.round}] = ch
+	}
+	if title == "" {
+		title = "Total throughput per GPU over " + strconv.Itoa(len(r.rounds)) + " rounds"
+	}
+	panel := charts.XYPanel{XName: "round", YName: "total throughput per GPU (tok/s)"}
+	for li, l := range lines {
+		s := charts.XYSeries{Name: l.label()}
+		lastEng, lastCommit := "", ""
+		for ri, v := range l.values {
+			if len(v) == 0 {
+				continue
+			}
+			sm := stats.Summarize(v)
+			val := fmt.Sprintf("%.1f tok/s/GPU", sm.Mean)
+			if sm.N > 1 {
+				val += fmt.Sprintf(" ± %.1f%% (n=%d)", sm.CV*100, sm.N)
+			}
+			tip := []string{"round " + r.rounds[ri].ID + " " + r.rounds[ri].date(), val}
+			// The engine and the commit where they change (the first
+			// point says them): a page of 100 rounds stays light.
+			if eng := r.roundEngine(ri, l.exp.ID); eng != "" && eng != lastEng {
+				tip = append(tip, eng)
+				lastEng = eng
+			}
+			if rec := r.rounds[ri].Record; rec != nil && rec.GitCommit != "" && rec.GitCommit != lastCommit {
+				tip = append(tip, "commit "+shortCommit(rec.GitCommit))
+				lastCommit = rec.GitCommit
+			}
+			if ch, ok := marked[[2]int{li, ri}]; ok {
+				tip = append(tip, fmt.Sprintf("change point: %+.1f%%", ch.c.Pct))
+			}
+			s.Points = append(s.Points, charts.XYPoint{X: float64(ri + 1), Y: sm.Mean, Tip: tip})
+		}
+		panel.Series = append(panel.Series, s)
+	}
+	caption := "Each configuration's total throughput per GPU in each round (round 1 first; hover for the round's date, engine and commit)"
+	if len(changes) > 0 {
+		caption += "; change points are listed under the table"
+	}
+	if err := c.chartHTML(w, charts.Lines(c.nextChartID("history"), []charts.XYPanel{panel}), title, caption); err != nil {
+		return err
+	}
+
+	// The table shows the last historyColumns rounds (the chart and
+	// data.json have them all).
+	first := max(0, len(r.rounds)-historyColumns)
+	if first > 0 {
+		fmt.Fprintf(w, "<p class=\"history-note\">The last %d of %d rounds; the chart above and the report's data.json have every round.</p>\n", historyColumns, len(r.rounds))
+	}
+	w.WriteString("<table class=\"sortable history\">\n<thead><tr><th>Configuration</th>")
+	for _, rr := range r.rounds[first:] {
+		w.WriteString("<th>Round ")
+		htmlEscape(w, rr.ID)
+		if d := rr.date(); d != "" {
+			w.WriteString("<br><small>")
+			htmlEscape(w, d)
+			w.WriteString("</small>")
+		}
+		w.WriteString("</th>")
+	}
+	w.WriteString("</tr></thead>\n<tbody>\n")
+	for li, l := range lines {
+		w.WriteString("<tr><td>")
+		htmlEscape(w, l.label())
+		w.WriteString("</td>")
+		for ri, v := range l.values {
+			if ri < first {
+				continue
+			}
+			ch, changed := marked[[2]int{li, ri}]
+			switch {
+			case len(v) == 0:
+				w.WriteString("<td>–</td>")
+				continue
+			case changed && (ch.c.Pct > 0):
+				w.WriteString(`<td class="change better">`)
+			case changed:
+				w.WriteString(`<td class="change worse">`)
+			default:
+				w.WriteString("<td>")
+			}
+			sm := stats.Summarize(v)
+			w.WriteString(strconv.FormatFloat(sm.Mean, 'f', 1, 64))
+			if sm.N > 1 {
+				fmt.Fprintf(w, " ± %.0f%%", sm.CV*100)
+			}
+			if changed {
+				fmt.Fprintf(w, " <strong>%+.1f%%</strong>", ch.c.Pct)
+			}
+			w.WriteString("</td>")
+		}
+		w.WriteString("</tr>\n")
+	}
+	w.WriteString("</tbody>\n</table>\n")
+
+	if len(changes) == 0 {
+		w.WriteString("<p class=\"history-changes\">No change points: no round differs from the one before beyond its runs' noise.</p>\n")
+		return nil
+	}
+	w.WriteString("<p class=\"history-changes\">Change points:</p>\n<ul class=\"history-changes\">\n")
+	for _, ch := range changes {
+		l := lines[ch.line]
+		w.WriteString("<li>")
+		htmlEscape(w, l.label())
+		word := "worse" // throughput: higher is better
+		if ch.c.Pct > 0 {
+			word = "better"
+		}
+		fmt.Fprintf(w, ": %+.1f%% (%s) in round ", ch.c.Pct, word)
+		htmlEscape(w, r.rounds[ch.round].ID)
+		if d := r.rounds[ch.round].date(); d != "" {
+			w.WriteString(" (")
+			htmlEscape(w, d)
+			w.WriteString(")")
+		}
+		if ch.c.Method == "u-test" {
+			fmt.Fprintf(w, "; U test against round %s p=%.3f, q=%.3f, d=%.1f", escString(r.rounds[prevRound(lines[ch.line], ch.round)].ID), ch.c.P, ch.c.Q, ch.c.Effect)
+		} else {
+			fmt.Fprintf(w, "; change point of the series, permutation p=%.3f", ch.c.P)
+		}
+		w.WriteString("</li>\n")
+	}
+	w.WriteString("</ul>\n<p class=\"history-method\">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of the whole report adjusted together (Benjamini-Hochberg, q ≤ 0.05), and a change must be at least twice the runs' pooled standard deviation; single runs per round are segmented with E-divisive means and a permutation test (about 1 false change in 200 series of pure noise).</p>\n")
+	return nil
+}
+
+// historyColumns is the number of rounds the history table shows.
+const historyColumns = 12
+
+// prevRound is the round before round ri in which the line was measured.
+func prevRound(l historyLine, ri int) int {
+	for i := ri - 1; i >= 0; i-- {
+		if len(l.values[i]) > 0 {
+			return i
+		}
+	}
+	return ri
+}
+
+// roundEngine says which engine version experiment exp ran in round ri:
+// the results' measured version, else the round record's.
+func (r *Report) roundEngine(ri int, exp string) string {
+	for _, res := range r.rounds[ri].Results {
+		if res.Experiment == exp && res.Engine.Version != "" {
+			return res.Engine.Name + " " + res.Engine.Version
+		}
+	}
+	if rec := r.rounds[ri].Record; rec != nil {
+		for _, e := range rec.Engines {
+			if e.Experiment == exp && (e.Version != "" || e.Image != "") {
+				return strings.TrimSpace(e.Engine + " " + e.Version + " " + e.Image)
+			}
+		}
+	}
+	return ""
+}
+
+// shortCommit is a commit's first 12 hex digits (and its -dirty).
+func shortCommit(c string) string {
+	if len(c) >= 40 {
+		return c[:12] + c[40:]
+	}
+	return c
+}
+
+func escString(s string) string {
+	var b bytes.Buffer
+	htmlEscape(&b, s)
+	return b.String()
+}
+
+// homeChanges is the home page's "Regressions and improvements" list
+// (asv has one): every change point in the latest round of every report,
+// largest first, each linking to its report's history; "" when nothing
+// changed in any latest round.
+func (s *Site) homeChanges(base string) template.HTML {
+	type item struct {
+		pct  float64
+		html string
+	}
+	var items []item
+	for _, r := range s.Reports {
+		if len(r.rounds) < 2 {
+			continue
+		}
+		lines, changes := r.history()
+		last := len(r.rounds) - 1
+		for _, ch := range changes {
+			if ch.round != last {
+				continue
+			}
+			var b bytes.Buffer
+			word := "Regression"
+			if ch.c.Pct > 0 {
+				word = "Improvement"
+			}
+			b.WriteString(`<li class="change `)
+			b.WriteString(strings.ToLower(word))
+			b.WriteString(`"><a href="`)
+			htmlEscape(&b, base+s.pageHref(r.Page.URL)+"#history")
+			b.WriteString(`">`)
+			htmlEscape(&b, r.Page.navTitleReport())
+			b.WriteString("</a>: ")
+			htmlEscape(&b, lines[ch.line].label())
+			fmt.Fprintf(&b, ", total throughput per GPU %+.1f%% in round ", ch.c.Pct)
+			htmlEscape(&b, r.rounds[last].ID)
+			b.WriteString(" (" + word + ")</li>\n")
+			items = append(items, item{ch.c.Pct, b.String()})
+		}
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
+	var b strings.Builder
+	b.WriteString("<h2 id=\"regressions-and-improvements\">Regressions and improvements</h2>\n<ul class=\"home-changes\">\n")
+	for _, it := range items {
+		b.WriteString(it.html)
+	}
+	b.WriteString("</ul>\n")
+	return template.HTML(b.String())
+}
+
+// roundData is one round in a report's data.json "rounds".
+type roundData struct {
+	ID        string    `json:"id"`
+	Start     string    `json:"start,omitempty"`
+	GitCommit string    `json:"git_commit,omitempty"`
+	Runs      []runData `json:"runs"`
+}
+
+// withRounds adds every round to a report's data.json ("rounds", oldest
+// first; "runs" stays the latest round's, as the page shows) and data.csv
+// (a leading "round" column, every round's rows), when the report has
+// rounds; otherwise it returns d and rows as they are.
+func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, [][]string) {
+	if len(r.rounds) < 2 {
+		return d, rows
+	}
+	out := [][]string{append([]string{"round"}, rows[0]...)}
+	for _, rr := range r.rounds {
+		shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
+		for _, res := range rr.Results {
+			shadow.all = append(shadow.all, &Run{Result: res})
+		}
+		rd, rrows := reportTables(shadow)
+		x := roundData{ID: rr.ID, Runs: rd.Runs}
+		if rr.Record != nil {
+			x.Start, x.GitCommit = rr.Record.Start, rr.Record.GitCommit
+		}
+		d.Rounds = append(d.Rounds, x)
+		for _, row := range rrows[1:] {
+			out = append(out, append([]string{rr.ID}, row...))
+		}
+	}
+	return d, out
+}

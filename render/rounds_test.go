@@ -1,0 +1,218 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// TestReportShowsLatestRound: a campaign re-run as a new round keeps
+// round 1's files beside it (results/<campaign>/ and rounds/<id>/); the
+// page and its data show the latest round only, never a mix.
+func TestReportShowsLatestRound(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "results", "demo-h100")
+	build := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		// Every block but the history (which shows every round), and
+		// data.json's runs (its rounds hold every round).
+		b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		if i := strings.Index(page, `<h2 id="history"`); i >= 0 {
+			j := strings.Index(page, `<h2 id="all-runs"`)
+			if j < i {
+				t.Fatal("no All Runs section after History")
+			}
+			page = page[:i] + page[j:]
+		}
+		b, err = os.ReadFile(filepath.Join(out, "demo", "h100", "data.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data struct {
+			Runs json.RawMessage `json:"runs"`
+		}
+		if err := json.Unmarshal(b, &data); err != nil {
+			t.Fatal(err)
+		}
+		return page + string(data.Runs)
+	}
+	if page := build(); !strings.Contains(page, "2352.82") {
+		t.Fatal("round 1's vllm-base throughput is not on the page")
+	}
+
+	// Round 2: the same runs, vllm-base/sharegpt measured again.
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-27", Start: "2026-11-27T22:00:00Z", Campaign: "demo-h100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		if r.Experiment == "vllm-base" && r.Profile == "sharegpt" {
+			r.Summary.TotalTokenThroughput = 2871.44
+		}
+		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := build()
+	if !strings.Contains(page, "2871.44") || strings.Contains(page, "2352.82") {
+		t.Errorf("the page does not show round 2 alone: has 2871.44 %v, has round 1's 2352.82 %v",
+			strings.Contains(page, "2871.44"), strings.Contains(page, "2352.82"))
+	}
+
+	// A round started but holding no result yet does not hide round 2.
+	if _, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T22:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	if page := build(); !strings.Contains(page, "2871.44") {
+		t.Error("an empty new round hid the latest round with results")
+	}
+}
+
+// TestHistoryBlock: a report with two rounds gets a History section
+// (chart, a table with a column per round, no change points from two
+// single runs); one with a single round gets none.
+func TestHistoryBlock(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "results", "demo-h100")
+	build := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if page := build(); strings.Contains(page, `id="history"`) {
+		t.Fatal("a History section with one round")
+	}
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-27", Start: "2026-11-27T22:00:00Z", Campaign: "demo-h100",
+		GitCommit: "0123456789abcdef0123456789abcdef01234567-dirty"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := build()
+	for _, want := range []string{`<h2 id="history">History`, `<table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27<br><small>2026-11-27</small>",
+		"No change points", `"chart-history-`, "commit 0123456789ab-dirty"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// data.json: "runs" is the latest round, "rounds" every round; data.csv
+	// gets a round column and every round's rows.
+	var data struct {
+		Runs   []json.RawMessage `json:"runs"`
+		Rounds []struct {
+			ID        string            `json:"id"`
+			GitCommit string            `json:"git_commit"`
+			Runs      []json.RawMessage `json:"runs"`
+		} `json:"rounds"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &data); err != nil || len(data.Runs) != 6 || len(data.Rounds) != 2 || data.Rounds[0].ID != "1" ||
+		len(data.Rounds[1].Runs) != 6 || data.Rounds[1].GitCommit == "" {
+		t.Fatalf("data.json: %d runs, rounds %+v, %v", len(data.Runs), data.Rounds, err)
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.csv"))
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 13 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[12], "2026-11-27,") {
+		t.Errorf("data.csv:\n%s", csv)
+	}
+}
+
+// TestDemoRoundsPage: the bundled living-lab demo's page flags exactly
+// the two changes made on purpose: large-batch in round 4 (slower, at both
+// concurrencies) and small-batch in round 5 (faster).
+func TestDemoRoundsPage(t *testing.T) {
+	root := repoRoot(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(root, "content"), Results: filepath.Join(root, "results"), Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "demo", "mock-rounds", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	i := strings.Index(page, `<ul class="history-changes">`)
+	if i < 0 {
+		t.Fatal("no change points listed")
+	}
+	list := page[i : i+strings.Index(page[i:], "</ul>")]
+	items := strings.Split(list, "<li>")[1:]
+	want := []string{"Large batch, slow step / Chat at concurrency 4: -", "Large batch, slow step / Chat at concurrency 16: -",
+		"Small batch, fast step / Chat at concurrency 4: +", "Small batch, fast step / Chat at concurrency 16: +"}
+	rounds := []string{"in round 4 ", "in round 4 ", "in round 5 ", "in round 5 "}
+	if len(items) != len(want) {
+		t.Fatalf("%d change points, want 4:\n%s", len(items), list)
+	}
+	for k, it := range items {
+		if !strings.HasPrefix(it, want[k]) || !strings.Contains(it, rounds[k]) {
+			t.Errorf("change point %d: %q, want %q … %q", k, it, want[k], rounds[k])
+		}
+	}
+}
+
+// TestHomeChanges: the home page lists the change points of every
+// report's latest round (the demo cut after round 4: large-batch's
+// regression at both concurrencies, linked to the history), and nothing
+// when the latest round changed nothing (the whole demo: round 6).
+func TestHomeChanges(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	copyDir(t, filepath.Join(root, "results", "demo-mock-rounds"), filepath.Join(dir, "results", "demo-mock-rounds"))
+	home := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if h := home(); strings.Contains(h, "Regressions and improvements") {
+		t.Error("a Regressions and improvements list when the latest round changed nothing")
+	}
+	for _, r := range []string{"5", "6"} {
+		if err := os.RemoveAll(filepath.Join(dir, "results", "demo-mock-rounds", "rounds", r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := home()
+	i := strings.Index(h, `<ul class="home-changes">`)
+	if i < 0 {
+		t.Fatal("no Regressions and improvements list after round 4")
+	}
+	list := h[i : i+strings.Index(h[i:], "</ul>")]
+	if n := strings.Count(list, "<li"); n != 2 || strings.Count(list, "Large batch, slow step / Chat at concurrency") != 2 ||
+		!strings.Contains(list, "(Regression)") || !strings.Contains(list, `href="mock-rounds/index.html#history"`) {
+		t.Errorf("list:\n%s", list)
+	}
+}
