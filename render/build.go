@@ -279,15 +279,20 @@ func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 	if dir != "" {
 		fsys = os.DirFS(dir)
 	}
-	t, err := template.New("").Funcs(template.FuncMap{
-		"join": strings.Join,
-		"add":  func(a, b int) int { return a + b },
-		"gpus": gpuCount,
-	}).ParseFS(fsys, "*.html")
+	t, err := template.New("").Funcs(templateFuncs).ParseFS(fsys, "*.html")
 	if err != nil {
 		return nil, nil, fmt.Errorf("render: templates: %w", err)
 	}
 	if dir == "" {
+		// The generated writers (htmlwriters.go) are used only for the
+		// templates they were generated from.
+		sum, err := templatesSum(fsys)
+		if err != nil {
+			return nil, nil, fmt.Errorf("render: templates: %w", err)
+		}
+		if sum != generatedTemplatesSum {
+			return t, fsys, nil
+		}
 		if _, err := t.New(builtinMarker).Parse(""); err != nil {
 			return nil, nil, fmt.Errorf("render: templates: %w", err)
 		}
@@ -745,11 +750,7 @@ func (s *Site) layoutInto(buf *bytes.Buffer, t *template.Template, v layoutView)
 	v.SiteTitle = SiteTitle
 	v.LiveReload = s.opt.LiveReload
 	v.ReloadURL = v.Base + ReloadPath
-	if t.Lookup(builtinMarker) != nil && fastLayoutOK(&v) { // fastlayout.go
-		writeLayout(buf, &v)
-		return nil
-	}
-	if err := t.ExecuteTemplate(buf, "layout", v); err != nil {
+	if err := execTemplate(t, buf, "layout", v); err != nil {
 		return fmt.Errorf("render: template layout: %w", err)
 	}
 	return nil
@@ -908,7 +909,7 @@ func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry
 		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
 	}
 	var body bytes.Buffer
-	if err := t.ExecuteTemplate(&body, "home", hv); err != nil {
+	if err := execTemplate(t, &body, "home", hv); err != nil {
 		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())

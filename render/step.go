@@ -187,9 +187,6 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 			}
 		}
 	}
-	if c.builtin() {
-		return c.writeStep(w, &v)
-	}
 	return c.execTo(w, "step", &v)
 }
 
@@ -337,9 +334,6 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	}
 	for _, row := range v.Rows {
 		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
-	}
-	if c.builtin() {
-		return c.writeSummary(w, &v)
 	}
 	return c.execTo(w, "summary", &v)
 }
