@@ -112,9 +112,9 @@
 // Then (issue 11, last round; the profile gave html/template 1.0 s of a
 // 3.5 s in-process build, data.json 0.2 s, the collector 0.6 s): with the
 // embedded templates the runs, step, comparison, cases and summary blocks
-// are written by Go code (fastblocks.go; escapeText is html/template's
-// replacement table) that gives the same bytes as their templates
-// (TestFastBlocks builds the fixture, bundled, corpus and synthetic sites
+// are written by Go code (then written by hand, now generated: see issue
+// 17 below; escapeText is html/template's replacement table) that gives
+// the same bytes as their templates (TestGeneratedSites builds the fixture, bundled, corpus and synthetic sites
 // both ways and compares every file; a templates directory on disk is
 // always executed as it is); data.json is encoded by json v2 with
 // encoding/json's options, indenting as it goes (TestReportDataJSON);
@@ -141,14 +141,14 @@
 // of creating fewer files.
 //
 // Then the page layout and the setup block's subsections are written by
-// Go code too (fastlayout.go, fastsetup.go: the profile of a cold build
+// Go code too (hand-written then; the profile of a cold build
 // with the cache on gave their templates 0.15 s of about 2.1 s in
 // process); the layout's URL values (base, home, data and campaign links,
 // the contents' fragments) are written as they are only when they hold
 // nothing html/template's URL filter, normaliser or escaper would change
 // (letters, digits, "-._~" and "/"), else the page goes through the
-// template, as a live-reload page does (TestFastLayout, TestFastSetup,
-// and TestFastBlocks over whole sites). html/template is now only the
+// template, as a live-reload page does (TestGeneratedLayout,
+// TestGeneratedSetup, and TestGeneratedSites over whole sites). html/template is now only the
 // home page's. Benchmark (5 alternating runs, benchstat): allocations
 // 6.25 → 5.32 M (−15 %), 976 → 868 MiB (−11 %); wall time was within
 // the noise of a machine at load 2.4. Whole process, output and cache on
