@@ -152,7 +152,6 @@ type fn struct {
 	goName string
 	body   bytes.Buffer
 	err    error
-	busy   bool // being compiled (a template that calls itself)
 }
 
 type gen struct {
@@ -171,7 +170,9 @@ func (g *gen) compile(name string, typ reflect.Type) *fn {
 	if f, ok := g.funcs[k]; ok {
 		return f
 	}
-	f := &fn{goName: g.goName(name), busy: true}
+	// Registered before its body is compiled: a template that calls
+	// itself calls the function being written.
+	f := &fn{goName: g.goName(name)}
 	g.funcs[k] = f
 	g.order = append(g.order, k)
 	h := g.t.Lookup(name)
@@ -187,7 +188,6 @@ func (g *gen) compile(name string, typ reflect.Type) *fn {
 			f.err = fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	f.busy = false
 	return f
 }
 
@@ -360,7 +360,7 @@ func (c *fctx) action(n *parse.ActionNode) error {
 		}
 		name := c.tmp("v")
 		c.printf("%s := %s\n_ = %s\n", name, v.expr, name)
-		c.vars = append(c.vars, varBinding{n.Pipe.Decl[0].Ident[0], &binding{expr: name, typ: c.typeOf(v)}})
+		c.vars = append(c.vars, varBinding{n.Pipe.Decl[0].Ident[0], &binding{expr: name, typ: v.typ}})
 		return nil
 	}
 	v, escs, err := c.pipe(n.Pipe)
@@ -369,9 +369,6 @@ func (c *fctx) action(n *parse.ActionNode) error {
 	}
 	return c.write(n, v, escs)
 }
-
-// typeOf is v's type, int for an untyped constant.
-func (c *fctx) typeOf(v val) reflect.Type { return v.typ }
 
 // write writes v as its escaper chain escs would.
 func (c *fctx) write(n parse.Node, v val, escs []string) error {
