@@ -312,9 +312,9 @@ func tmplNoterefs(b *bytes.Buffer, dot []int) error {
 	if r1 := dot; len(r1) > 0 {
 		for i2 := range r1 {
 			b.WriteString(`<sup class="fn" title="see note `)
-			escapeText(b, strconv.FormatInt(int64(r1[i2]), 10))
+			b.WriteString(strconv.FormatInt(int64(r1[i2]), 10))
 			b.WriteString(` below">[`)
-			escapeText(b, strconv.FormatInt(int64(r1[i2]), 10))
+			b.WriteString(strconv.FormatInt(int64(r1[i2]), 10))
 			b.WriteString(`]</sup>`)
 		}
 	}
@@ -330,7 +330,7 @@ func tmplNotes(b *bytes.Buffer, dot footnotes) error {
 		}
 		b.WriteString(`>
 <summary>Caveats on `)
-		escapeText(b, strconv.FormatInt(int64(len(dot.List)), 10))
+		b.WriteString(strconv.FormatInt(int64(len(dot.List)), 10))
 		b.WriteString(` `)
 		if int64((len(dot.List))) == int64(1) {
 			b.WriteString(`run`)
@@ -342,7 +342,7 @@ func tmplNotes(b *bytes.Buffer, dot footnotes) error {
 		if r1 := dot.List; len(r1) > 0 {
 			for i2 := range r1 {
 				b.WriteString(`<li value="`)
-				escapeText(b, strconv.FormatInt(int64(tmplAdd(i2, 1)), 10))
+				b.WriteString(strconv.FormatInt(int64(tmplAdd(i2, 1)), 10))
 				b.WriteString(`"><strong>`)
 				escapeText(b, r1[i2].Run)
 				b.WriteString(`:</strong>`)
@@ -605,7 +605,7 @@ func tmplLayout(b *bytes.Buffer, dot layoutView) error {
 		if r14 := dot.TOC; len(r14) > 0 {
 			for i15 := range r14 {
 				b.WriteString(`<li class="toc-h`)
-				escapeText(b, strconv.FormatInt(int64(r14[i15].Level), 10))
+				b.WriteString(strconv.FormatInt(int64(r14[i15].Level), 10))
 				b.WriteString(`"><a href="#`)
 				if u16 := r14[i15].ID; urlInert(u16, true) {
 					b.WriteString(u16)
@@ -994,9 +994,9 @@ func tmplStep(b *bytes.Buffer, dot *stepView) error {
 				b.WriteString(`</td><td>`)
 				escapeText(b, r3[i4].Engine)
 				b.WriteString(`</td><td class="num" data-sort="`)
-				escapeText(b, strconv.FormatInt(int64(r3[i4].GPUs), 10))
+				b.WriteString(strconv.FormatInt(int64(r3[i4].GPUs), 10))
 				b.WriteString(`">`)
-				escapeText(b, strconv.FormatInt(int64(r3[i4].GPUs), 10))
+				b.WriteString(strconv.FormatInt(int64(r3[i4].GPUs), 10))
 				b.WriteString(`</td>`)
 				if r5 := r3[i4].Cells; len(r5) > 0 {
 					for i6 := range r5 {

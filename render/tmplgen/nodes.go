@@ -146,6 +146,24 @@ func (c *fctx) write(n parse.Node, v val, escs []string) error {
 		return fmt.Errorf("%s: %w", c.pos(n), err)
 	}
 	chain := strings.Join(escs, " ")
+	// An integer or a bool prints as digits, "-", "true" or "false",
+	// which the text, attribute and URL escapers leave as they are (not
+	// the script escaper: it pads values with spaces).
+	plain := false
+	switch v.typ.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.Bool:
+		plain = !v.lit && strings.HasPrefix(s, "strconv.")
+	}
+	switch chain {
+	case "htmlescaper", "rcdataescaper", "attrescaper", "urlfilter urlnormalizer attrescaper", "urlnormalizer attrescaper", "urlescaper attrescaper":
+	default:
+		plain = false
+	}
+	if plain {
+		c.printf("b.WriteString(%s)\n", s)
+		return nil
+	}
 	switch chain {
 	case "htmlescaper":
 		if html {

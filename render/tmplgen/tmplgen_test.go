@@ -40,9 +40,14 @@ func generate(t *testing.T, src string, entries map[string]reflect.Type) string 
 func TestGenerateWriters(t *testing.T) {
 	src := `{{define "page"}}<title>{{.Title}}</title><a href="{{.URL}}">{{.Body}}</a>
 {{- range $i, $r := .Rows}}{{if $i}},{{end}}{{template "row" $r}}{{else}}none{{end}}
-{{- if eq .N 1}}one{{end}}<script>var t = {{.Title}};</script>{{end}}
+{{- if eq .N 1}}one{{end}}<script>var t = {{.Title}}, n = {{.N}};</script>{{end}}
 {{define "row"}}<td title="{{.Name}}">{{len .Tags}}</td>{{end}}`
 	out := generate(t, src, map[string]reflect.Type{"page": reflect.TypeOf(&view{})})
+	// Both script values hand the template back (the script escaper pads
+	// even a number with spaces).
+	if n := strings.Count(out, "// jsvalescaper"); n != 2 {
+		t.Errorf("%d script values hand back, want 2:\n%s", n, out)
+	}
 	for _, want := range []string{
 		"func dispatch(b *bytes.Buffer, name string, data any) (ok bool, err error) {",
 		`case "page":`,
@@ -55,7 +60,7 @@ func TestGenerateWriters(t *testing.T) {
 		"func tmplRow(b *bytes.Buffer, dot row) error {",
 		"if err := tmplRow(b, r",
 		"int64(dot.N) == int64(1)",
-		"strconv.FormatInt(int64(len(dot.Tags)), 10)",
+		"b.WriteString(strconv.FormatInt(int64(len(dot.Tags)), 10))", // digits: no escaping
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("generated code lacks %q:\n%s", want, out)
