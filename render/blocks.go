@@ -92,7 +92,7 @@ func (c *pageCtx) exec(name string, data any) (template.HTML, error) {
 
 // execTo executes template name for data into w.
 func (c *pageCtx) execTo(w *bytes.Buffer, name string, data any) error {
-	if err := c.t.ExecuteTemplate(w, name, data); err != nil {
+	if err := execTemplate(c.t, w, name, data); err != nil {
 		return fmt.Errorf("template %s: %w", name, err)
 	}
 	return nil

@@ -318,8 +318,5 @@ func (c *pageCtx) latencyChart(w *bytes.Buffer, title string) error {
 }
 
 func (c *pageCtx) comparisonHTML(w *bytes.Buffer, v *comparisonView) error {
-	if c.builtin() {
-		return c.writeComparison(w, v)
-	}
 	return c.execTo(w, "comparison", v)
 }

@@ -204,7 +204,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	}
 	for _, s := range setupSections {
 		if h := prose[strings.ToLower(s.title)]; h != nil {
-			body, err := c.html(func(b *bytes.Buffer) error { return c.setupSection(b, s.tmpl, &v) })
+			body, err := c.html(func(b *bytes.Buffer) error { return c.execTo(b, s.tmpl, &v) })
 			if err != nil {
 				return err
 			}
@@ -212,7 +212,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 			continue
 		}
 		c.headingTo(w, 3, s.title)
-		if err := c.setupSection(w, s.tmpl, &v); err != nil { // fastsetup.go
+		if err := c.execTo(w, s.tmpl, &v); err != nil {
 			return err
 		}
 	}
@@ -386,9 +386,6 @@ func (c *pageCtx) runs(w *bytes.Buffer) error {
 		p, _ := r.Campaign.Profile(run.Result.Profile)
 		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))
 	}
-	if c.builtin() {
-		return c.writeRuns(w, &v)
-	}
 	return c.execTo(w, "runs", &v)
 }
 
@@ -475,9 +472,6 @@ func (c *pageCtx) cases(w *bytes.Buffer) error {
 		// Every repeat of the point, as under each experiment.
 		cv.BaseRaw.Raws, cv.OptRaw.Raws = c.pointRaws(base, ""), c.pointRaws(opt, "")
 		v.Cases = append(v.Cases, cv)
-	}
-	if c.builtin() {
-		return c.writeCases(w, &v)
 	}
 	return c.execTo(w, "cases", &v)
 }

@@ -223,9 +223,6 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 			v.Judged = v.Judged || cl.Judged
 		}
 	}
-	if c.builtin() {
-		return c.writeStep(w, &v)
-	}
 	return c.execTo(w, "step", &v)
 }
 
@@ -377,9 +374,6 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	for _, row := range v.Rows {
 		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
 		v.Judged = v.Judged || row.Inc.Untested || row.Inc.Noise || row.Cum.Untested || row.Cum.Noise
-	}
-	if c.builtin() {
-		return c.writeSummary(w, &v)
 	}
 	return c.execTo(w, "summary", &v)
 }

@@ -2,6 +2,8 @@ package render
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"html/template"
 	"math"
 	"strings"
@@ -130,65 +132,61 @@ func hostileViews(h string, k int) map[string][]any {
 	}
 }
 
-// TestFastBlocksHostile renders every Go-written block over hostile
-// values both ways, by its Go writer and by html/template executing its
-// template in templates/blocks.html, and requires the same bytes: html/
-// template escapes by the context each value lands in (text, attribute,
-// URL, script, style), so a writer that escapes a value for the wrong
-// context differs here on one of these strings.
-func TestFastBlocksHostile(t *testing.T) {
+// TestGeneratedHostile renders blocks over hostile values both ways, by
+// their generated writers and by html/template executing their templates
+// in templates/blocks.html, and requires the same bytes: html/template
+// escapes by the context each value lands in (text, attribute, URL,
+// script, style), so a writer that escapes a value for the wrong context
+// differs here on one of these strings.
+func TestGeneratedHostile(t *testing.T) {
 	tm, _, err := loadTemplates("")
 	if err != nil {
 		t.Fatal(err)
-	}
-	c := &pageCtx{site: &Site{bufs: &buffers{}}, t: tm}
-	if !c.builtin() {
-		t.Fatal("the embedded templates lack the marker: the Go writers would not be used")
-	}
-	write := map[string]func(v any) (template.HTML, error){
-		"runs": func(v any) (template.HTML, error) {
-			return c.html(func(w *bytes.Buffer) error { return c.writeRuns(w, v.(*runsView)) })
-		},
-		"step": func(v any) (template.HTML, error) {
-			return c.html(func(w *bytes.Buffer) error { return c.writeStep(w, v.(*stepView)) })
-		},
-		"comparison": func(v any) (template.HTML, error) {
-			return c.html(func(w *bytes.Buffer) error { return c.writeComparison(w, v.(*comparisonView)) })
-		},
-		"cases": func(v any) (template.HTML, error) {
-			return c.html(func(w *bytes.Buffer) error { return c.writeCases(w, v.(*casesView)) })
-		},
-		"summary": func(v any) (template.HTML, error) {
-			return c.html(func(w *bytes.Buffer) error { return c.writeSummary(w, v.(*summaryView)) })
-		},
 	}
 	n := 0
 	for k, h := range hostileStrings {
 		for name, views := range hostileViews(h, k) {
 			for i, v := range views {
-				got, err := write[name](v)
-				if err != nil {
-					t.Fatalf("%s %d over %.40q: Go writer: %v", name, i, h, err)
-				}
-				want, err := c.exec(name, v)
-				if err != nil {
-					t.Fatalf("%s %d over %.40q: html/template: %v", name, i, h, err)
-				}
+				compareGenerated(t, tm, name, v, fmt.Sprintf("view %d over %.40q", i, h))
 				n++
-				if got == want {
-					continue
-				}
-				j := 0
-				for j < len(got) && j < len(want) && got[j] == want[j] {
-					j++
-				}
-				lo := max(0, j-60)
-				t.Errorf("%s view %d over %.40q differs from html/template's at byte %d:\n got …%q\nwant …%q",
-					name, i, h, j, got[lo:min(len(got), j+60)], want[lo:min(len(want), j+60)])
 			}
 		}
 	}
 	t.Logf("%d block renderings compared", n)
+}
+
+// compareGenerated requires the generated writer of template name to
+// write for v what html/template writes (not to hand it back).
+func compareGenerated(t *testing.T, tm *template.Template, name string, v any, what string) {
+	t.Helper()
+	if tm.Lookup(builtinMarker) == nil {
+		t.Fatal("the embedded templates lack the marker: the generated writers would not be used (run go generate ./render)")
+	}
+	var want, got bytes.Buffer
+	if err := tm.ExecuteTemplate(&want, name, v); err != nil {
+		t.Fatalf("%s %s: html/template: %v", name, what, err)
+	}
+	ok, err := writeGenerated(&got, name, v)
+	if !ok {
+		t.Fatalf("%s %s: no generated writer for %T", name, what, v)
+	}
+	if errors.Is(err, errFallback) {
+		t.Fatalf("%s %s: the generated writer handed the template back to html/template", name, what)
+	}
+	if err != nil {
+		t.Fatalf("%s %s: generated writer: %v", name, what, err)
+	}
+	if got.String() == want.String() {
+		return
+	}
+	g, w := got.String(), want.String()
+	j := 0
+	for j < len(g) && j < len(w) && g[j] == w[j] {
+		j++
+	}
+	lo := max(0, j-60)
+	t.Errorf("%s %s differs from html/template's at byte %d:\n got …%q\nwant …%q",
+		name, what, j, g[lo:min(len(g), j+60)], w[lo:min(len(w), j+60)])
 }
 
 // TestEscapeTextContexts: escapeText against html/template in each

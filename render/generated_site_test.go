@@ -88,15 +88,18 @@ func TestEscapeText(t *testing.T) {
 	}
 }
 
-// TestFastBlocks builds sites with the embedded templates (blocks written
-// by Go code) and with the same templates read from disk (every block
-// executed by html/template), and requires every output file to be
+// TestGeneratedSites builds sites with the embedded templates (pages
+// written by the generated writers) and with the same templates read
+// from disk (every template executed by html/template), and requires every output file to be
 // byte-identical: the fixture site (failed, skipped and caveated runs),
 // the bundled seed reports, a lab of the issue-11 corpus and synthetic
 // reports.
-func TestFastBlocks(t *testing.T) {
+func TestGeneratedSites(t *testing.T) {
 	root := repoRoot(t)
 	tdir := filepath.Join(root, "templates")
+	if tm, _, err := loadTemplates(""); err != nil || tm.Lookup(builtinMarker) == nil {
+		t.Fatalf("the generated writers are not used with the embedded templates (%v): run go generate ./render", err)
+	}
 	type site struct{ name, content, results string }
 	sites := []site{{"fixture", fixtureSite + "/content", fixtureSite + "/results"}}
 	if _, err := os.Stat(filepath.Join(root, "content")); err == nil {
@@ -115,7 +118,7 @@ func TestFastBlocks(t *testing.T) {
 	hostile := t.TempDir()
 	writeHostileSite(t, hostile)
 	sites = append(sites, site{"hostile", filepath.Join(hostile, "content"), filepath.Join(hostile, "results")})
-	// What the Go-written blocks put on the pages compared, to show that
+	// What the generated writers put on the pages compared, to show that
 	// the comparison covers them: their tables and their rarer branches.
 	markers := []string{`<table class="sortable runs">`, `<table class="sortable step">`, `<tr class="bad">`, `class="delta na"`,
 		`<span class="missing">`, `<sup class="fn"`, `<p class="exp-name">`, `<p class="raw-note">`, `<ul class="caveats">`, `<p class="raw-label">`,
