@@ -28,8 +28,9 @@ import (
 // as they are. Round 1 is the campaign directory less its rounds/
 // subdirectory; it exists when it holds a result.
 //
-// The rounds of a campaign are ordered by their record's Start (round 1,
-// which has none, first), then by id; the last is the latest round, the
+// The rounds of a campaign are ordered by their record's Start (a round
+// without a record, as round 1, by its earliest result's start; round 1
+// first of equals), then by id; the last is the latest round, the
 // one `perflab collect` resumes and the pages show.
 const (
 	// RoundsDir is the subdirectory of a campaign's results directory
@@ -158,14 +159,61 @@ func Rounds(dir string) ([]RoundDir, error) {
 		rd.Record = rec
 		later = append(later, rd)
 	}
-	sort.SliceStable(later, func(i, j int) bool {
-		a, b := later[i].StartTime(), later[j].StartTime()
+	out = append(out, later...)
+	if len(later) == 0 {
+		return out, nil
+	}
+	// Order by start. A round without a record (round 1, a round copied
+	// in by hand) starts when its earliest result started: a lab's older
+	// outputs imported as a dated round go before the results it already
+	// had, not after them (they would be "latest").
+	start := make(map[string]time.Time, len(out))
+	for _, rd := range out {
+		t := rd.StartTime()
+		if rd.Record == nil {
+			if t, err = resultsStart(rd); err != nil {
+				return nil, err
+			}
+		}
+		start[rd.ID] = t
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := start[out[i].ID], start[out[j].ID]
 		if !a.Equal(b) {
 			return a.Before(b)
 		}
-		return later[i].ID < later[j].ID
+		if (out[i].ID == FirstRound) != (out[j].ID == FirstRound) {
+			return out[i].ID == FirstRound
+		}
+		return out[i].ID < out[j].ID
 	})
-	return append(out, later...), nil
+	return out, nil
+}
+
+// resultsStart is the earliest start of the results of round rd (zero
+// when none says when it started).
+func resultsStart(rd RoundDir) (time.Time, error) {
+	files, err := RoundFiles(rd)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var first time.Time
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("schema: %w", err)
+		}
+		var r struct {
+			Start string `json:"start"`
+		}
+		if json.Unmarshal(data, &r) != nil {
+			continue // not this order's business: reading the round names it
+		}
+		if t, err := time.Parse(time.RFC3339, r.Start); err == nil && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	return first, nil
 }
 
 // Latest returns the latest round of dir that holds a result (ok false
