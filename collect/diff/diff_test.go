@@ -211,3 +211,41 @@ func TestOpenFiles(t *testing.T) {
 		t.Error("a missing side opened")
 	}
 }
+
+// TestFindRoundSkipsEmptyRound: a round just started (its record, no
+// result yet) is not "latest" — as for a results directory and on the
+// pages — and named by its id it is an error, not an empty side that a
+// gate would pass.
+func TestFindRoundSkipsEmptyRound(t *testing.T) {
+	dir := t.TempDir()
+	if err := schema.WriteFile(filepath.Join(dir, "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"2026-11-20", "2026-11-27"} {
+		rd, err := schema.CreateRound(dir, &schema.Round{ID: id, Start: id + "T00:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == "2026-11-20" {
+			if err := schema.WriteFile(filepath.Join(rd.Dir, "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for want, id := range map[string]string{"latest": "2026-11-20", "previous": "1", "2": "2026-11-20"} {
+		rd, err := FindRound(dir, want)
+		if err != nil || rd.ID != id {
+			t.Errorf("round %s: %q, %v; want %s", want, rd.ID, err, id)
+		}
+	}
+	latest, err := Open(dir)
+	if err != nil || !strings.Contains(latest.Name, "2026-11-20") {
+		t.Errorf("the directory: %q, %v", latest.Name, err)
+	}
+	if _, err := FindRound(dir, "3"); err == nil {
+		t.Error("round 3 of 2 rounds holding results found")
+	}
+	if _, err := Open(dir + "@2026-11-27"); err == nil || !strings.Contains(err.Error(), "holds no results") {
+		t.Errorf("the empty round by id: %v", err)
+	}
+}

@@ -216,6 +216,12 @@ func resultsStart(rd RoundDir) (time.Time, error) {
 	return first, nil
 }
 
+// HoldsResult reports whether round rd holds a result file (a round just
+// started holds none yet).
+func HoldsResult(rd RoundDir) (bool, error) {
+	return holdsResult(rd.Dir, rd.ID == FirstRound)
+}
+
 // Latest returns the latest round of dir that holds a result (ok false
 // when none does): a round just started, or one whose collect stopped
 // before its first run, does not hide the round before it.
