@@ -119,7 +119,9 @@ func openFile(path string) (Side, error) {
 	}
 	r, rerr := schema.Unmarshal(path, data)
 	if rerr == nil {
-		return NewSide(path, []*schema.Result{r}), nil
+		s := NewSide(path, []*schema.Result{r})
+		s.File = true
+		return s, nil
 	}
 	// Not a perflab result: a benchmark output perflab import reads?
 	es, err := ingest.Parse(path, data)
@@ -136,5 +138,7 @@ func openFile(path string) (Side, error) {
 			r.Label = r.ID
 		}
 	}
-	return NewSide(path, rs), nil
+	s := NewSide(path, rs)
+	s.File = true
+	return s, nil
 }
