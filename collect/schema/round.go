@@ -49,10 +49,14 @@ var roundID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // CheckRoundID returns an error saying what is wrong with id as a round
 // id: a lower-case slug of at most 64 characters (letters, digits, '.',
-// '_', '-', starting with a letter or digit).
+// '_', '-', starting with a letter or digit), and not "latest" or
+// "previous", which name rounds by their place (perflab diff DIR@latest).
 func CheckRoundID(id string) error {
 	if !roundID.MatchString(id) || strings.Contains(id, "..") {
 		return fmt.Errorf("round id %q: want a lower-case slug such as 2026-11-27, v0.13.0 or slurm-81234 (letters, digits, '.', '_', '-'; at most 64)", id)
+	}
+	if id == "latest" || id == "previous" {
+		return fmt.Errorf("round id %q: latest and previous name a round by its place (perflab diff DIR@latest); give the round a name of its own, such as the date", id)
 	}
 	return nil
 }

@@ -77,3 +77,21 @@ func TestRoundsFirstOfEquals(t *testing.T) {
 		t.Fatalf("rounds %+v, %v: want round 1 first", rs, err)
 	}
 }
+
+// TestCheckRoundIDReserved: latest and previous name rounds by their
+// place; a round called so would shadow them in perflab diff.
+func TestCheckRoundIDReserved(t *testing.T) {
+	for _, id := range []string{"latest", "previous", "../x", "A", ""} {
+		if CheckRoundID(id) == nil {
+			t.Errorf("round id %q accepted", id)
+		}
+	}
+	for _, id := range []string{"2026-11-27", "2026-11-27.2", "v0.13.0", "slurm-81234", "latest-vllm", "7"} {
+		if err := CheckRoundID(id); err != nil {
+			t.Errorf("round id %q: %v", id, err)
+		}
+	}
+	if _, err := CreateRound(t.TempDir(), &Round{ID: "latest", Start: "2026-11-27T00:00:00Z"}); err == nil {
+		t.Error("round latest created")
+	}
+}
