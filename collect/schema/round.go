@@ -29,7 +29,8 @@ import (
 // subdirectory; it exists when it holds a result.
 //
 // The rounds of a campaign are ordered by their record's Start (a round
-// without a record, as round 1, by its earliest result's start; round 1
+// without a record, as round 1, by its earliest result's start; a record
+// dated before round 1 by its results' start when they have one; round 1
 // first of equals), then by id; the last is the latest round, the
 // one `perflab collect` resumes and the pages show.
 const (
@@ -170,13 +171,32 @@ func Rounds(dir string) ([]RoundDir, error) {
 	// Order by start. A round without a record (round 1, a round copied
 	// in by hand) starts when its earliest result started: a lab's older
 	// outputs imported as a dated round go before the results it already
-	// had, not after them (they would be "latest").
+	// had, not after them (they would be "latest"). A record dated before
+	// round 1 is believed when its results agree (or have no dates): a
+	// record re-dated by hand does not move its round before results
+	// measured earlier.
 	start := make(map[string]time.Time, len(out))
 	for _, rd := range out {
-		t := rd.StartTime()
+		if rd.Record != nil {
+			continue
+		}
+		if start[rd.ID], err = resultsStart(rd); err != nil {
+			return nil, err
+		}
+	}
+	first := start[FirstRound]
+	for _, rd := range out {
 		if rd.Record == nil {
-			if t, err = resultsStart(rd); err != nil {
+			continue
+		}
+		t := rd.StartTime()
+		if t.Before(first) {
+			rt, err := resultsStart(rd)
+			if err != nil {
 				return nil, err
+			}
+			if !rt.IsZero() {
+				t = rt
 			}
 		}
 		start[rd.ID] = t
