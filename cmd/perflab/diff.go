@@ -111,6 +111,9 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if o, n := strings.Join(old.Campaigns, ", "), strings.Join(nw.Campaigns, ", "); o != "" && n != "" && o != n {
+		fmt.Fprintf(stderr, "perflab diff: warning: %s holds campaign %s and %s campaign %s: their runs are matched by experiment, profile and load point only\n", old.Name, o, nw.Name, n)
+	}
 	t := diff.Compare(old, nw, margin)
 	switch *format {
 	case "markdown":

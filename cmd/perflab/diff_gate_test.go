@@ -41,3 +41,28 @@ func TestDiffGateNothingShared(t *testing.T) {
 		t.Errorf("crashed in new: %v\n%s", err, out.String())
 	}
 }
+
+// TestDiffWarnsOtherCampaign: two sides of different campaigns are
+// compared (an H100 and an H200 campaign of the same experiments) with a
+// warning naming both.
+func TestDiffWarnsOtherCampaign(t *testing.T) {
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	for i, c := range []string{"h100", "h200"} {
+		r := &schema.Result{SchemaVersion: schema.Version, Campaign: c, Experiment: "a", Profile: "chat", Status: schema.StatusOK,
+			Summary: &schema.Summary{OutputThroughput: 100, TotalTokenThroughput: 1000}}
+		if err := schema.WriteFile(filepath.Join(dirs[i], "a--chat.json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"diff", dirs[0], dirs[1]}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if w := errb.String(); !strings.Contains(w, "campaign h100") || !strings.Contains(w, "campaign h200") || !strings.Contains(w, dirs[0]) {
+		t.Errorf("stderr: %q", w)
+	}
+	errb.Reset()
+	if err := run(context.Background(), []string{"diff", dirs[0], dirs[0]}, &out, &errb); err != nil || errb.Len() != 0 {
+		t.Errorf("one campaign: %v, stderr %q", err, errb.String())
+	}
+}

@@ -87,6 +87,8 @@ type Side struct {
 	File bool
 	runs map[string][]*schema.Result
 	keys []string // sorted
+	// Campaigns are the campaign ids its results name, sorted.
+	Campaigns []string
 	// failed holds the status of the runs with no ok result (crashed,
 	// failed): nothing to compare, but not absent either.
 	failed map[string]string
@@ -118,7 +120,12 @@ func RunKey(r *schema.Result) string {
 // a crash has no numbers to compare.
 func NewSide(name string, rs []*schema.Result) Side {
 	s := Side{Name: name, runs: map[string][]*schema.Result{}, failed: map[string]string{}}
+	seen := map[string]bool{}
 	for _, r := range rs {
+		if r.Campaign != "" && !seen[r.Campaign] {
+			seen[r.Campaign] = true
+			s.Campaigns = append(s.Campaigns, r.Campaign)
+		}
 		if r.Status != schema.StatusOK || r.Summary == nil {
 			if _, ok := s.failed[RunKey(r)]; !ok {
 				st := string(r.Status)
@@ -138,6 +145,7 @@ func NewSide(name string, rs []*schema.Result) Side {
 	for k := range s.runs {
 		delete(s.failed, k) // some repeats finished: compared on those
 	}
+	sort.Strings(s.Campaigns)
 	sort.SliceStable(s.keys, func(i, j int) bool { return runLess(s.runs[s.keys[i]][0], s.runs[s.keys[j]][0]) })
 	return s
 }
