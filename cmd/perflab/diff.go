@@ -111,6 +111,9 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if o, n := strings.Join(old.Campaigns, ", "), strings.Join(nw.Campaigns, ", "); o != "" && n != "" && o != n {
+		fmt.Fprintf(stderr, "perflab diff: warning: %s holds campaign %s and %s campaign %s: their runs are matched by experiment, profile and load point only\n", old.Name, o, nw.Name, n)
+	}
 	t := diff.Compare(old, nw, margin)
 	switch *format {
 	case "markdown":
@@ -124,12 +127,18 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if gate {
-		if regs := t.Regressions(); len(regs) > 0 {
-			var what []string
-			for _, r := range regs {
-				what = append(what, fmt.Sprintf("%s %s %+.1f%%", r.Run, r.Metric.Name, r.Pct))
+		if len(t.Rows) == 0 && len(t.FailedNew) == 0 {
+			return fmt.Errorf("diff: --fail-on: %s and %s share no run: nothing to gate on", t.Old, t.New)
+		}
+		if what := t.Gate(); len(what) > 0 {
+			var n []string
+			if k := len(t.Regressions()); k > 0 {
+				n = append(n, fmt.Sprintf("%d significant regression(s) beyond %g%%", k, margin))
 			}
-			return fmt.Errorf("diff: %d significant regression(s) beyond %g%%: %s", len(regs), margin, strings.Join(what, "; "))
+			if k := len(t.FailedNew); k > 0 {
+				n = append(n, fmt.Sprintf("%d run(s) no longer finishing", k))
+			}
+			return fmt.Errorf("diff: %s: %s", strings.Join(n, ", "), strings.Join(what, "; "))
 		}
 	}
 	return nil

@@ -80,8 +80,18 @@ var Metrics = []Metric{
 // and its results grouped by run.
 type Side struct {
 	Name string
+	// File: the side is one file (a result, a benchmark output). Two
+	// files of one run each are compared whatever their runs' names (one
+	// configuration before and after an upgrade); two directories or
+	// rounds are matched by run only.
+	File bool
 	runs map[string][]*schema.Result
 	keys []string // sorted
+	// Campaigns are the campaign ids its results name, sorted.
+	Campaigns []string
+	// failed holds the status of the runs with no ok result (crashed,
+	// failed): nothing to compare, but not absent either.
+	failed map[string]string
 }
 
 // RunKey is what matches a result with its counterpart on the other
@@ -109,9 +119,21 @@ func RunKey(r *schema.Result) string {
 // sample. Runs that did not finish ok, or have no summary, are left out:
 // a crash has no numbers to compare.
 func NewSide(name string, rs []*schema.Result) Side {
-	s := Side{Name: name, runs: map[string][]*schema.Result{}}
+	s := Side{Name: name, runs: map[string][]*schema.Result{}, failed: map[string]string{}}
+	seen := map[string]bool{}
 	for _, r := range rs {
+		if r.Campaign != "" && !seen[r.Campaign] {
+			seen[r.Campaign] = true
+			s.Campaigns = append(s.Campaigns, r.Campaign)
+		}
 		if r.Status != schema.StatusOK || r.Summary == nil {
+			if _, ok := s.failed[RunKey(r)]; !ok {
+				st := string(r.Status)
+				if r.Status == schema.StatusOK {
+					st = "no summary"
+				}
+				s.failed[RunKey(r)] = st
+			}
 			continue
 		}
 		k := RunKey(r)
@@ -120,6 +142,10 @@ func NewSide(name string, rs []*schema.Result) Side {
 		}
 		s.runs[k] = append(s.runs[k], r)
 	}
+	for k := range s.runs {
+		delete(s.failed, k) // some repeats finished: compared on those
+	}
+	sort.Strings(s.Campaigns)
 	sort.SliceStable(s.keys, func(i, j int) bool { return runLess(s.runs[s.keys[i]][0], s.runs[s.keys[j]][0]) })
 	return s
 }
@@ -175,6 +201,10 @@ type Table struct {
 	Rows     []Row
 	// OnlyOld and OnlyNew are the runs found on one side only.
 	OnlyOld, OnlyNew []string
+	// FailedNew are the runs OLD finished ok that NEW holds no ok result
+	// of, only crashed or failed ones ("a/chat c=4 (crashed)"): the worst
+	// regression there is, and a gate's failure (Gate).
+	FailedNew []string
 	// Tests is the number of comparisons tested (the Benjamini-Hochberg
 	// family); MarginPct the regression margin.
 	Tests     int
@@ -183,18 +213,20 @@ type Table struct {
 
 // Compare diffs new against old. A regression is a significant change
 // for the worse by more than marginPct percent (0: any). When each side
-// holds a single run under different names (two files of one
-// configuration, before and after an upgrade), the two are compared.
+// is a file holding a single run under different names (one
+// configuration before and after an upgrade), the two are compared.
 func Compare(old, new Side, marginPct float64) *Table {
 	t := &Table{Old: old.Name, New: new.Name, MarginPct: marginPct}
 	type pair struct{ name, o, n string }
 	var pairs []pair
-	if len(old.keys) == 1 && len(new.keys) == 1 && old.keys[0] != new.keys[0] {
+	if old.File && new.File && len(old.keys) == 1 && len(new.keys) == 1 && old.keys[0] != new.keys[0] {
 		pairs = append(pairs, pair{old.keys[0] + " → " + new.keys[0], old.keys[0], new.keys[0]})
 	} else {
 		for _, k := range old.keys {
 			if _, ok := new.runs[k]; ok {
 				pairs = append(pairs, pair{k, k, k})
+			} else if st, ok := new.failed[k]; ok {
+				t.FailedNew = append(t.FailedNew, k+" ("+st+")")
 			} else {
 				t.OnlyOld = append(t.OnlyOld, k)
 			}
@@ -250,6 +282,19 @@ func (t *Table) Regressions() []Row {
 		if r.Regression {
 			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// Gate is what fails a regression gate: the regressions beyond the
+// margin, and the runs that finished in OLD and crashed or failed in NEW.
+func (t *Table) Gate() []string {
+	var out []string
+	for _, r := range t.Regressions() {
+		out = append(out, fmt.Sprintf("%s %s %+.1f%%", r.Run, r.Metric.Name, r.Pct))
+	}
+	for _, f := range t.FailedNew {
+		out = append(out, f+" in NEW")
 	}
 	return out
 }

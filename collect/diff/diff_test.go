@@ -103,7 +103,9 @@ func TestCompareSingleRuns(t *testing.T) {
 	a.Label, a.Load, a.Profile = "vllm 0.13", schema.Load{}, ""
 	b := result("", 0, 0, 800, 13)
 	b.Label, b.Load, b.Profile = "vllm 0.15", schema.Load{}, ""
-	tab := Compare(NewSide("old.json", []*schema.Result{a}), NewSide("new.json", []*schema.Result{b}), 0)
+	oldF, newF := NewSide("old.json", []*schema.Result{a}), NewSide("new.json", []*schema.Result{b})
+	oldF.File, newF.File = true, true
+	tab := Compare(oldF, newF, 0)
 	if len(tab.Rows) != 6 || tab.Rows[0].Run != "vllm 0.13 → vllm 0.15" || tab.Tests != 0 || len(tab.Regressions()) != 0 {
 		t.Fatalf("%+v", tab)
 	}
@@ -209,5 +211,121 @@ func TestOpenFiles(t *testing.T) {
 	}
 	if _, err := Open(filepath.Join(dir, "nope")); err == nil {
 		t.Error("a missing side opened")
+	}
+}
+
+// TestFindRoundSkipsEmptyRound: a round just started (its record, no
+// result yet) is not "latest" — as for a results directory and on the
+// pages — and named by its id it is an error, not an empty side that a
+// gate would pass.
+func TestFindRoundSkipsEmptyRound(t *testing.T) {
+	dir := t.TempDir()
+	if err := schema.WriteFile(filepath.Join(dir, "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"2026-11-20", "2026-11-27"} {
+		rd, err := schema.CreateRound(dir, &schema.Round{ID: id, Start: id + "T00:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == "2026-11-20" {
+			if err := schema.WriteFile(filepath.Join(rd.Dir, "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for want, id := range map[string]string{"latest": "2026-11-20", "previous": "1", "2": "2026-11-20"} {
+		rd, err := FindRound(dir, want)
+		if err != nil || rd.ID != id {
+			t.Errorf("round %s: %q, %v; want %s", want, rd.ID, err, id)
+		}
+	}
+	latest, err := Open(dir)
+	if err != nil || !strings.Contains(latest.Name, "2026-11-20") {
+		t.Errorf("the directory: %q, %v", latest.Name, err)
+	}
+	if _, err := FindRound(dir, "3"); err == nil {
+		t.Error("round 3 of 2 rounds holding results found")
+	}
+	if _, err := Open(dir + "@2026-11-27"); err == nil || !strings.Contains(err.Error(), "holds no results") {
+		t.Errorf("the empty round by id: %v", err)
+	}
+}
+
+// TestCompareCrashedInNew: an upgrade whose engine crashes on a run that
+// finished before is not "only in old": it fails the gate.
+func TestCompareCrashedInNew(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	old := side(rng, "old", 5, 0.02, 1, "a", "b")
+	var rs []*schema.Result
+	for _, c := range []int{4, 16} {
+		for r := 0; r < 5; r++ {
+			rs = append(rs, result("b", c, r, 1000*float64(c), 10))
+			crashed := result("a", c, r, 0, 0)
+			crashed.Status, crashed.Summary = schema.StatusCrashed, nil
+			rs = append(rs, crashed)
+		}
+	}
+	tab := Compare(old, NewSide("new", rs), 5)
+	if len(tab.FailedNew) != 2 || tab.FailedNew[0] != "a/chat c=4 (crashed)" || len(tab.OnlyOld) != 0 {
+		t.Fatalf("failed in new %v, only old %v", tab.FailedNew, tab.OnlyOld)
+	}
+	if g := tab.Gate(); len(g) != 2 || !strings.Contains(g[1], "a/chat c=16 (crashed)") {
+		t.Errorf("gate %v", g)
+	}
+	var buf bytes.Buffer
+	if err := tab.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		FailedNew []string `json:"failed_new"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &js); err != nil || len(js.FailedNew) != 2 {
+		t.Errorf("json failed_new %v, %v", js.FailedNew, err)
+	}
+	buf.Reset()
+	if err := tab.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "no ok result in new: a/chat c=4 (crashed)") {
+		t.Errorf("text: %v\n%s", err, buf.String())
+	}
+	// Some repeats finished: compared on those, not failed.
+	rs[1].Status, rs[1].Summary = schema.StatusOK, result("a", 4, 0, 4000, 10).Summary
+	if tab := Compare(old, NewSide("new", rs), 5); len(tab.FailedNew) != 1 {
+		t.Errorf("failed in new %v, want c=16 only", tab.FailedNew)
+	}
+}
+
+// TestCompareDirsMatchByRun: two results directories (or rounds) holding
+// one run each, of different configurations, are not compared with each
+// other: only two files are paired whatever their names.
+func TestCompareDirsMatchByRun(t *testing.T) {
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	if err := schema.WriteFile(filepath.Join(dirs[0], "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.WriteFile(filepath.Join(dirs[1], "b--chat--c16.json"), result("b", 16, 0, 800, 13)); err != nil {
+		t.Fatal(err)
+	}
+	var sides [2]Side
+	for i, d := range dirs {
+		s, err := Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sides[i] = s
+	}
+	tab := Compare(sides[0], sides[1], 0)
+	if len(tab.Rows) != 0 || len(tab.OnlyOld) != 1 || len(tab.OnlyNew) != 1 {
+		t.Errorf("rows %d, only old %v, only new %v: want nothing compared", len(tab.Rows), tab.OnlyOld, tab.OnlyNew)
+	}
+	files := [2]Side{}
+	for i, p := range []string{filepath.Join(dirs[0], "a--chat--c4.json"), filepath.Join(dirs[1], "b--chat--c16.json")} {
+		s, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = s
+	}
+	if tab := Compare(files[0], files[1], 0); len(tab.Rows) != 6 {
+		t.Errorf("two files: %d rows, want them paired", len(tab.Rows))
 	}
 }

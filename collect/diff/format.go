@@ -71,6 +71,9 @@ func (t *Table) footer() []string {
 	if len(t.OnlyNew) > 0 {
 		out = append(out, "only in "+t.New+": "+strings.Join(t.OnlyNew, ", "))
 	}
+	if len(t.FailedNew) > 0 {
+		out = append(out, "finished in "+t.Old+", no ok result in "+t.New+": "+strings.Join(t.FailedNew, ", "))
+	}
 	if n := len(t.Regressions()); n > 0 {
 		margin := ""
 		if t.MarginPct > 0 {
@@ -183,10 +186,11 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		Rows        []jsonRow `json:"rows"`
 		OnlyOld     []string  `json:"only_old"`
 		OnlyNew     []string  `json:"only_new"`
+		FailedNew   []string  `json:"failed_new"`
 		Regressions int       `json:"regressions"`
 	}{Old: t.Old, New: t.New, Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha, MinEffect: MinEffect,
 		Tests: t.Tests, MarginPct: t.MarginPct, Rows: []jsonRow{}, OnlyOld: nonNil(t.OnlyOld), OnlyNew: nonNil(t.OnlyNew),
-		Regressions: len(t.Regressions())}
+		FailedNew: nonNil(t.FailedNew), Regressions: len(t.Regressions())}
 	js := func(s stats.Sample) jsonSample { return jsonSample{s.N, s.Mean, s.CV, s.Values} }
 	for _, r := range t.Rows {
 		jr := jsonRow{Run: r.Run, Metric: r.Metric.Key, Unit: r.Metric.Unit, HigherIsBetter: r.Metric.HigherIsBetter,

@@ -44,20 +44,39 @@ func Open(ref string) (Side, error) {
 }
 
 // FindRound finds round want of the campaign results directory dir: by
-// id; "latest" or "previous"; or a number N, the N-th round in order,
-// when no round has that id.
+// id; "latest" or "previous"; or a number N, the N-th round in order
+// (numbered as the history pages number them), when no round has that
+// id. latest, previous and the numbers count the rounds holding results:
+// a round just started, with no result yet, is not the latest (as on the
+// pages and for a results directory); named by its id it is an error.
 func FindRound(dir, want string) (schema.RoundDir, error) {
-	rounds, err := schema.Rounds(dir)
+	all, err := schema.Rounds(dir)
 	if err != nil {
 		return schema.RoundDir{}, fmt.Errorf("diff: %w", err)
 	}
-	if len(rounds) == 0 {
-		return schema.RoundDir{}, fmt.Errorf("diff: %s: no rounds (no results)", dir)
+	var rounds []schema.RoundDir
+	var empty *schema.RoundDir
+	for i, r := range all {
+		has, err := schema.HoldsResult(r)
+		if err != nil {
+			return schema.RoundDir{}, fmt.Errorf("diff: %w", err)
+		}
+		if has {
+			rounds = append(rounds, r)
+		} else if r.ID == want {
+			empty = &all[i]
+		}
 	}
 	for _, r := range rounds {
 		if r.ID == want {
 			return r, nil
 		}
+	}
+	if empty != nil {
+		return schema.RoundDir{}, fmt.Errorf("diff: %s: round %s holds no results yet (%s)", dir, want, empty.Dir)
+	}
+	if len(rounds) == 0 {
+		return schema.RoundDir{}, fmt.Errorf("diff: %s: no rounds (no results)", dir)
 	}
 	switch want {
 	case "latest":
@@ -100,7 +119,9 @@ func openFile(path string) (Side, error) {
 	}
 	r, rerr := schema.Unmarshal(path, data)
 	if rerr == nil {
-		return NewSide(path, []*schema.Result{r}), nil
+		s := NewSide(path, []*schema.Result{r})
+		s.File = true
+		return s, nil
 	}
 	// Not a perflab result: a benchmark output perflab import reads?
 	es, err := ingest.Parse(path, data)
@@ -117,5 +138,7 @@ func openFile(path string) (Side, error) {
 			r.Label = r.ID
 		}
 	}
-	return NewSide(path, rs), nil
+	s := NewSide(path, rs)
+	s.File = true
+	return s, nil
 }

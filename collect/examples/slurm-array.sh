@@ -53,7 +53,9 @@ fi
 
 # Run perflab in the background and wait, so that bash forwards the
 # --signal SIGINT to it instead of dying first.
-"$PERFLAB" collect "$CAMPAIGN" --results "$RESULTS" "${round_args[@]}" --shard "${SLURM_ARRAY_TASK_ID}/${SHARDS}" &
+# (${a[@]+"${a[@]}"}: an empty array under set -u, also in bash < 4.4 as on
+# RHEL 7, where "${round_args[@]}" alone is an unbound variable.)
+"$PERFLAB" collect "$CAMPAIGN" --results "$RESULTS" ${round_args[@]+"${round_args[@]}"} --shard "${SLURM_ARRAY_TASK_ID}/${SHARDS}" &
 pid=$!
 trap 'kill -INT "$pid" 2>/dev/null' INT TERM
 status=0

@@ -28,8 +28,10 @@ import (
 // as they are. Round 1 is the campaign directory less its rounds/
 // subdirectory; it exists when it holds a result.
 //
-// The rounds of a campaign are ordered by their record's Start (round 1,
-// which has none, first), then by id; the last is the latest round, the
+// The rounds of a campaign are ordered by their record's Start (a round
+// without a record, as round 1, by its earliest result's start; a record
+// dated before round 1 by its results' start when they have one; round 1
+// first of equals), then by id; the last is the latest round, the
 // one `perflab collect` resumes and the pages show.
 const (
 	// RoundsDir is the subdirectory of a campaign's results directory
@@ -48,10 +50,14 @@ var roundID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // CheckRoundID returns an error saying what is wrong with id as a round
 // id: a lower-case slug of at most 64 characters (letters, digits, '.',
-// '_', '-', starting with a letter or digit).
+// '_', '-', starting with a letter or digit), and not "latest" or
+// "previous", which name rounds by their place (perflab diff DIR@latest).
 func CheckRoundID(id string) error {
 	if !roundID.MatchString(id) || strings.Contains(id, "..") {
 		return fmt.Errorf("round id %q: want a lower-case slug such as 2026-11-27, v0.13.0 or slurm-81234 (letters, digits, '.', '_', '-'; at most 64)", id)
+	}
+	if id == "latest" || id == "previous" {
+		return fmt.Errorf("round id %q: latest and previous name a round by its place (perflab diff DIR@latest); give the round a name of its own, such as the date", id)
 	}
 	return nil
 }
@@ -158,14 +164,86 @@ func Rounds(dir string) ([]RoundDir, error) {
 		rd.Record = rec
 		later = append(later, rd)
 	}
-	sort.SliceStable(later, func(i, j int) bool {
-		a, b := later[i].StartTime(), later[j].StartTime()
+	out = append(out, later...)
+	if len(later) == 0 {
+		return out, nil
+	}
+	// Order by start. A round without a record (round 1, a round copied
+	// in by hand) starts when its earliest result started: a lab's older
+	// outputs imported as a dated round go before the results it already
+	// had, not after them (they would be "latest"). A record dated before
+	// round 1 is believed when its results agree (or have no dates): a
+	// record re-dated by hand does not move its round before results
+	// measured earlier.
+	start := make(map[string]time.Time, len(out))
+	for _, rd := range out {
+		if rd.Record != nil {
+			continue
+		}
+		if start[rd.ID], err = resultsStart(rd); err != nil {
+			return nil, err
+		}
+	}
+	first := start[FirstRound]
+	for _, rd := range out {
+		if rd.Record == nil {
+			continue
+		}
+		t := rd.StartTime()
+		if t.Before(first) {
+			rt, err := resultsStart(rd)
+			if err != nil {
+				return nil, err
+			}
+			if !rt.IsZero() {
+				t = rt
+			}
+		}
+		start[rd.ID] = t
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := start[out[i].ID], start[out[j].ID]
 		if !a.Equal(b) {
 			return a.Before(b)
 		}
-		return later[i].ID < later[j].ID
+		if (out[i].ID == FirstRound) != (out[j].ID == FirstRound) {
+			return out[i].ID == FirstRound
+		}
+		return out[i].ID < out[j].ID
 	})
-	return append(out, later...), nil
+	return out, nil
+}
+
+// resultsStart is the earliest start of the results of round rd (zero
+// when none says when it started).
+func resultsStart(rd RoundDir) (time.Time, error) {
+	files, err := RoundFiles(rd)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var first time.Time
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("schema: %w", err)
+		}
+		var r struct {
+			Start string `json:"start"`
+		}
+		if json.Unmarshal(data, &r) != nil {
+			continue // not this order's business: reading the round names it
+		}
+		if t, err := time.Parse(time.RFC3339, r.Start); err == nil && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	return first, nil
+}
+
+// HoldsResult reports whether round rd holds a result file (a round just
+// started holds none yet).
+func HoldsResult(rd RoundDir) (bool, error) {
+	return holdsResult(rd.Dir, rd.ID == FirstRound)
 }
 
 // Latest returns the latest round of dir that holds a result (ok false
