@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
@@ -372,6 +374,10 @@ func splitEnv(cmd string) (map[string]string, string) {
 func (m *migration) commandExp(e *ingest.Entry, idx int) (*exp, string) {
 	if e.Command == "" {
 		return nil, "no serving command precedes it"
+	}
+	if c, ci, why := m.commandByHeading(e); c != "" {
+		m.note(idx, "the output's heading %s names the serving command at %s (%s), not the nearest one above it at %s", m.p.loc(m.nearestHeading(idx).idx), m.p.loc(ci), why, m.p.loc(e.CommandLine-1))
+		e.Command, e.CommandLine = c, ci+1
 	}
 	cmdIdx := e.CommandLine - 1
 	name, how, role, notes := m.labelBefore(cmdIdx)
@@ -902,6 +908,78 @@ func (m *migration) rerunExp(i, j, tries int) *exp {
 	m.note(idx, "the output ran experiment %s's command on profile %s at the load of %s with other numbers: experiment %s (%q, named from the %s)", base.ID, m.places[i].profile, m.p.loc(m.entries[j].Line-1), x.ID, name, how)
 	return x
 }
+
+// commandByHeading finds the serving command an output's heading names
+// when that is not the nearest command above it: a page that lists its
+// configurations first ("### TP8", "### TP4 x DP2", each with its command)
+// and their results after ("### Results: TP8", "### 基线 (TP8) 结果") ran
+// each output on the command whose heading its own heading names. The
+// output's heading must contain that command's heading title as a phrase,
+// must not name the nearest command's heading, and no other command's
+// heading of the same length may match (the longest title wins); else "".
+func (m *migration) commandByHeading(e *ingest.Entry) (cmd string, at int, why string) {
+	idx := e.Line - 1
+	h := m.nearestHeading(idx)
+	hc := m.nearestHeading(e.CommandLine - 1)
+	if h == nil || hc == nil || h == hc {
+		return "", 0, ""
+	}
+	title := cleanTitle(h.title)
+	if containsPhrase(title, cleanTitle(hc.title)) {
+		return "", 0, ""
+	}
+	best, bestLen, tie := -1, 0, false
+	for i := 0; i < idx; i++ {
+		c := m.p.servingAt(i)
+		if c == "" {
+			continue
+		}
+		hk := m.nearestHeading(i)
+		if hk == nil || hk == h {
+			continue
+		}
+		t := cleanTitle(hk.title)
+		if !containsPhrase(title, t) {
+			continue
+		}
+		switch {
+		case len(t) > bestLen:
+			best, bestLen, tie = i, len(t), false
+		case len(t) == bestLen && cmdKey(c) != cmdKey(m.p.servingAt(best)):
+			tie = true
+		}
+	}
+	if best < 0 || tie {
+		return "", 0, ""
+	}
+	return m.p.servingAt(best), best, fmt.Sprintf("heading %q", cleanTitle(m.nearestHeading(best).title))
+}
+
+// containsPhrase: t holds phrase, not as part of a longer word (the
+// characters either side are no letters or digits). An empty phrase is
+// never held.
+func containsPhrase(t, phrase string) bool {
+	if phrase == "" {
+		return false
+	}
+	lt, lp := strings.ToLower(t), strings.ToLower(phrase)
+	for from := 0; ; {
+		k := strings.Index(lt[from:], lp)
+		if k < 0 {
+			return false
+		}
+		k += from
+		end := k + len(lp)
+		before, _ := utf8.DecodeLastRuneInString(lt[:k])
+		after, _ := utf8.DecodeRuneInString(lt[end:])
+		if (k == 0 || !wordRune(before)) && (end == len(lt) || !wordRune(after)) {
+			return true
+		}
+		from = k + 1
+	}
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // nearestHeading is the nearest heading above line idx.
 func (m *migration) nearestHeading(idx int) *heading {

@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -1074,4 +1075,33 @@ func planDir(t *testing.T, dir string) (*Report, []File) {
 		t.Fatal(err)
 	}
 	return rep, files
+}
+
+// TestResultsUnderTheirConfigsHeading: a page that lists its serving
+// commands first, each under a heading ("### TP8", "### TP4 x DP2"), and
+// their outputs after under headings naming them ("### Results: TP8",
+// "### 基线 (TP8) 结果", CRLF) places each output on the command its
+// heading names, not on the last command above it (which made the first
+// config's output a run of the second and lost the first config).
+func TestResultsUnderTheirConfigsHeading(t *testing.T) {
+	for _, c := range []struct{ file, want, base, tput string }{
+		{"testdata/otherlabs/recipe-results-after.md", "tp8/random-1024-1024 tp4-x-dp2/random-1024-1024", "tp8", "5673.13"},
+		{"testdata/otherlabs/zh-results-after-crlf.md", "tp8/random-4096-1024 dp-attention/random-4096-1024", "tp8", "1247.32"},
+	} {
+		pg := migrateFile(t, c.file)
+		if got := strings.Join(pairs(pg), " "); got != c.want {
+			t.Errorf("%s: pairs %s, want %s", c.file, got, c.want)
+		}
+		if pg.Campaign.Baseline != c.base {
+			t.Errorf("%s: baseline %q", c.file, pg.Campaign.Baseline)
+		}
+		r := result(t, pg, c.base, pg.Results[0].Profile)
+		if got := fmt.Sprintf("%.2f", r.Summary.OutputThroughput); got != c.tput {
+			t.Errorf("%s: %s output throughput %s, want %s (the first block's)", c.file, c.base, got, c.tput)
+		}
+		x, _ := pg.Campaign.Experiment(c.base)
+		if strings.Contains(x.Command, "--dp") || strings.Contains(x.Command, "--data-parallel-size") {
+			t.Errorf("%s: %s command %q", c.file, c.base, x.Command)
+		}
+	}
 }
