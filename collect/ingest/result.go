@@ -63,8 +63,14 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 		}
 		loc := fmt.Sprintf("%s:%d", e.File, e.Line)
 		key := r.Campaign + "\x00" + r.ID // runs of two campaigns never collide
-		if prev, ok := byKey[key]; ok {
-			if prev.Status == r.Status && reflect.DeepEqual(prev.Summary, r.Summary) {
+		if _, ok := byKey[key]; ok {
+			// The same numbers as any run already imported under the key
+			// (a sweep's point pasted twice, not only its first): once.
+			dup := false
+			for _, g := range group[key] {
+				dup = dup || g.r.Status == r.Status && reflect.DeepEqual(g.r.Summary, r.Summary)
+			}
+			if dup {
 				continue
 			}
 			first := group[key][0]

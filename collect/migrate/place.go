@@ -63,6 +63,7 @@ func (m *migration) placeEntries() {
 		m.places[i].rule = ruleCrash
 	}
 	m.loadPoints()
+	m.pastedAgain()
 	// Repeated outputs: the same experiment and profile twice is fine when
 	// the numbers agree (the page shows a run twice); at another load it is
 	// a point of a sweep (below); otherwise the later block is another run
@@ -822,6 +823,53 @@ func (m *migration) profilesFromOutputs() {
 		}
 		got := m.addProfile(e.Line-1, pr, "the output's tokens per request")
 		m.ambiguous(e.Line-1, "new-profile", "the page describes no benchmark profile; profile %s (%s) was made from this output's tokens per request", got.ID, describeProfile(got))
+	}
+}
+
+// pastedAgain places an output whose numbers are those of an earlier
+// output of another experiment with it: the same run pasted again ("here
+// is the concurrency 64 run again, for reference") below another serving
+// command. Two configurations never print the same numbers to the last
+// digit, so the nearest command above it is not what ran it; the
+// collision pass then imports it once. An experiment left without any
+// output by this was made for the repeat alone and is dropped.
+func (m *migration) pastedAgain() {
+	for i := range m.entries {
+		pi := &m.places[i]
+		a := &m.entries[i]
+		if pi.exp == nil || pi.profile == "" || a.Format == ingest.FormatCrash || a.Summary == nil || a.Summary.Completed == 0 {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			pj := &m.places[j]
+			b := &m.entries[j]
+			if pj.exp == nil || pj.exp == pi.exp || pj.profile == "" || pj.reason != "" || b.Format != a.Format || loadDiffers(a, b) || !reflect2(a.Summary, b.Summary) {
+				continue
+			}
+			old := pi.exp
+			m.note(a.Line-1, "the output's numbers are those of the output at %s (experiment %s, profile %s): the same run pasted again, not a run of experiment %s", m.p.loc(b.Line-1), pj.exp.ID, pj.profile, old.ID)
+			pi.exp, pi.profile, pi.why, pi.rule = pj.exp, pj.profile, pj.why, pj.rule
+			m.dropIfUnused(old)
+			break
+		}
+	}
+}
+
+// dropIfUnused removes an experiment no output is placed on any more.
+func (m *migration) dropIfUnused(x *exp) {
+	for k := range m.places {
+		if m.places[k].exp == x {
+			return
+		}
+	}
+	for k, y := range m.exps {
+		if y == x {
+			m.exps = append(m.exps[:k], m.exps[k+1:]...)
+			break
+		}
+	}
+	if m.byKey[x.key] == x {
+		delete(m.byKey, x.key)
 	}
 }
 

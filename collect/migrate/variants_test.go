@@ -941,9 +941,12 @@ func TestVariantSweep(t *testing.T) {
 		"Maximum request concurrency:             8\n", "Request rate configured (RPS):           8.00\n",
 		"Maximum request concurrency:             64\n", "").Replace(string(data))
 	// vLLM prints no rate line for an unlimited rate (inf).
-	// A second serving command on the same profile, run at one load.
+	// A second serving command on the same profile, run at one load (its
+	// own numbers: the c1 block with another mean TTFT; the very same
+	// numbers would be the c1 run pasted again).
 	mixed := string(data) + "\n## SGLang\n\n```bash\npython3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n```\n\n" +
-		string(data[strings.Index(string(data), "```\n====="):strings.Index(string(data), "Max concurrency 8:")])
+		strings.Replace(string(data[strings.Index(string(data), "```\n====="):strings.Index(string(data), "Max concurrency 8:")]),
+			"Mean TTFT (ms):                          60.00", "Mean TTFT (ms):                          55.00", 1)
 	for _, tc := range []struct {
 		name, page, ids, profile string
 		points                   []string
@@ -1102,6 +1105,46 @@ func TestResultsUnderTheirConfigsHeading(t *testing.T) {
 		x, _ := pg.Campaign.Experiment(c.base)
 		if strings.Contains(x.Command, "--dp") || strings.Contains(x.Command, "--data-parallel-size") {
 			t.Errorf("%s: %s command %q", c.file, c.base, x.Command)
+		}
+	}
+}
+
+// TestSweepPointPastedAgain: a blog's concurrency sweep (1..256) whose
+// c64 point is pasted again at the end "for reference", below another
+// serving command (prefix caching off), is the same run: imported once as
+// the sweep's c64 point, not a run of the other command ("vLLM (run 2)")
+// nor a second c64 point ("--c64--r1"). Without the other command between
+// them the repeat of a point that is not the sweep's first is imported
+// once too.
+func TestSweepPointPastedAgain(t *testing.T) {
+	page := mustRead(t, "testdata/otherlabs/blog-sweep-repeat.md")
+	from, to := strings.Index(page, "## Prefix caching off"), strings.Index(page, "For reference")
+	direct := page[:from] + page[to:]
+	for _, c := range []struct {
+		name, page string
+		want       int
+	}{{"with another command between", page, 10}, {"directly after", direct, 9}} {
+		pg, err := Migrate("blog.md", []byte(c.page), "blog", "results/blog/src/blog.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pg.Results) != c.want || pg.Repeats != 1 {
+			t.Errorf("%s: %d results (want %d), %d repeats: %v", c.name, len(pg.Results), c.want, pg.Repeats, pairs(pg))
+		}
+		c64 := 0
+		for _, r := range pg.Results {
+			if strings.HasPrefix(r.Experiment, "vllm-run") {
+				t.Errorf("%s: the repeat made experiment %s", c.name, r.Experiment)
+			}
+			if r.Experiment == "server" && r.Load.MaxConcurrency == 64 {
+				c64++
+				if r.ID != "server--random-2048-512-sweep--c64" && r.ID != "server--random-2048-512--c64" {
+					t.Errorf("%s: c64 point id %s", c.name, r.ID)
+				}
+			}
+		}
+		if c64 != 1 {
+			t.Errorf("%s: %d results of server at concurrency 64", c.name, c64)
 		}
 	}
 }
