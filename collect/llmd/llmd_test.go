@@ -403,3 +403,26 @@ func TestDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestV01TimesAsPrinted: a v0.1 report's start and stop (UTC seconds
+// since the epoch) are read to the digits it printed: 1761840041.25 is
+// 16:00:41.25, not 16:00:41.249999872 (seconds × 1e9 in float64).
+func TestV01TimesAsPrinted(t *testing.T) {
+	data, err := os.ReadFile("testdata/v01-hand.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ start, stop, wantStart, wantEnd string }{
+		{"1761840000.0", "1761840041.25", "2025-10-30T16:00:00Z", "2025-10-30T16:00:41.25Z"},
+		{"1749570580.1030924", "1749570583.5714512", "2025-06-10T15:49:40.1030924Z", "2025-06-10T15:49:43.5714512Z"},
+	} {
+		page := strings.NewReplacer("start: 1761840000.0", "start: "+c.start, "stop: 1761840041.25", "stop: "+c.stop).Replace(string(data))
+		rs, err := llmd.Read("v01-hand.yaml", []byte(page))
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("%d reports, %v", len(rs), err)
+		}
+		if rs[0].Start != c.wantStart || rs[0].End != c.wantEnd {
+			t.Errorf("start %s, end %s; want %s, %s", rs[0].Start, rs[0].End, c.wantStart, c.wantEnd)
+		}
+	}
+}

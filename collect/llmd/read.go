@@ -472,16 +472,27 @@ func readV02(d map[string]any) (Report, error) {
 	return r, nil
 }
 
+// epochTime is a v0.1 report's time (UTC seconds since the epoch) as
+// RFC 3339, to the digits the report printed: 1761840041.25 is …:41.25Z.
+// (sec*1e9 in float64 is past 2^53 and came out as …:41.249999872Z.)
+func epochTime(sec float64) string {
+	whole, frac, _ := strings.Cut(strconv.FormatFloat(sec, 'f', -1, 64), ".")
+	s, _ := strconv.ParseInt(whole, 10, 64)
+	frac = (frac + "000000000")[:9]
+	ns, _ := strconv.ParseInt(frac, 10, 64)
+	return time.Unix(s, ns).UTC().Format(time.RFC3339Nano)
+}
+
 // readV01 reads a v0.1 report.
 func readV01(d map[string]any) (Report, error) {
 	r := Report{Version: getStr(d, "version"), Description: getStr(d, "scenario", "description")}
 	met := getMap(d, "metrics")
 	duration, _ := getNum(met, "time", "duration")
 	if st, ok := getNum(met, "time", "start"); ok && st > 0 {
-		r.Start = time.Unix(0, int64(st*1e9)).UTC().Format(time.RFC3339Nano)
+		r.Start = epochTime(st)
 	}
 	if en, ok := getNum(met, "time", "stop"); ok && en > 0 {
-		r.End = time.Unix(0, int64(en*1e9)).UTC().Format(time.RFC3339Nano)
+		r.End = epochTime(en)
 	}
 	if err := r.summary(getMap(met, "requests"), getMap(met, "latency"), getMap(met, "throughput"), duration,
 		[4]string{"input_tokens_per_sec", "output_tokens_per_sec", "total_tokens_per_sec", "requests_per_sec"}); err != nil {
