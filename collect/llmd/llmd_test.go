@@ -426,3 +426,46 @@ func TestV01TimesAsPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedReportNamed: a report with a value that is no number, a
+// negative one or units perflab cannot convert is an error naming the
+// file, the value's line and the field (it was read as absent: "total:
+// lots" made 0 requests and "no request succeeded"; a JSON report's
+// "ten" too; units named line 1); a report of another version or one
+// that is no YAML is said to be so at its line, not "no benchmark output
+// found".
+func TestMalformedReportNamed(t *testing.T) {
+	data, err := os.ReadFile("testdata/v01-hand.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(data)
+	for _, c := range []struct{ name, from, to, want string }{
+		{"word", "    total: 640", "    total: lots", `r.yaml:40: llm-d benchmark report: metrics.requests.total: "lots" is not a number`},
+		{"negative", "      mean: 0.0875", "      mean: -0.0875", "r.yaml:62: llm-d benchmark report: metrics.latency.time_to_first_token.mean: -0.0875 is negative"},
+		{"units", "      units: s/token", "      units: fortnights", `r.yaml:66: llm-d benchmark report: metrics.latency.time_per_output_token.units: units "fortnights"`},
+		{"version", "version: '0.1'", "version: '0.9'", "r.yaml:1: not an llm-d benchmark report: version 0.9"},
+		{"not yaml", "  throughput:", " throughput:", "r.yaml:74: llm-d benchmark report: not YAML"},
+	} {
+		bad := strings.Replace(good, c.from, c.to, 1)
+		if bad == good {
+			t.Fatalf("%s: %q not in the report", c.name, c.from)
+		}
+		if !llmd.Detect([]byte(bad)) {
+			t.Errorf("%s: not detected as a report", c.name)
+		}
+		_, err := llmd.Read("r.yaml", []byte(bad))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: error %v\nwant %s…", c.name, err, c.want)
+		}
+	}
+	arr := `[
+  {"version": "0.2", "run": {"uid": "a"}, "results": {"request_performance": {"aggregate": {"requests": {"total": 10, "failures": 0}}}}},
+  {"version": "0.2", "run": {"uid": "b"},
+   "results": {"request_performance": {"aggregate": {"requests": {"total": "ten", "failures": 0}}}}}
+]`
+	_, err = llmd.Read("r.json", []byte(arr))
+	if want := `r.json:4: llm-d benchmark report: results.request_performance.aggregate.requests.total: "ten" is not a number`; err == nil || err.Error() != want {
+		t.Errorf("JSON array: error %v\nwant %s", err, want)
+	}
+}
