@@ -346,6 +346,12 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 			r.Warnings = append(r.Warnings, fmt.Sprintf("model %s is not the campaign's model %s or one of its variants", r.Model.ID, c.Model.ID))
 		}
 	}
+	if e.report != nil && e.report.own != nil && e.report.own.Model.ID == r.Model.ID {
+		// A perflab export: the name it requested and the tokenizer it
+		// sized prompts with are its record's (llm-d's model has no field
+		// for them).
+		r.Model.Served, r.Model.Tokenizer = e.report.own.Model.Served, e.report.own.Model.Tokenizer
+	}
 
 	// Load: the profile as configured; what the source itself states wins
 	// where it says something.
