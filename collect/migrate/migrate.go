@@ -643,6 +643,12 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 			if h := p.enclosing(idx, 3); h != nil {
 				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
 			}
+			// A blog's "## Prefix caching off" with a sentence between it
+			// and the command: the section names the command (not a
+			// template section, not a results one: "Experiment Results").
+			if h := p.enclosing(idx, 2); h != nil && !notResults(h.title) && !slices.Contains(knownTitles, cleanTitle(h.title)) && nameLike(cleanTitle(h.title)) {
+				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
+			}
 			return "", "", role, notes
 		}
 	}

@@ -1148,3 +1148,14 @@ func TestSweepPointPastedAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandNamedBySection: a blog's serving command under "## Prefix
+// caching off" with a sentence between the heading and the command is
+// named by that section, not by its engine ("vLLM").
+func TestCommandNamedBySection(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/blog-sweep-repeat.md")
+	x, ok := pg.Campaign.Experiment("prefix-caching-off")
+	if !ok || x.Name != "Prefix caching off" || !strings.Contains(x.Command, "--no-enable-prefix-caching") {
+		t.Errorf("experiment prefix-caching-off: %+v; results %v", x, pairs(pg))
+	}
+}
