@@ -917,6 +917,8 @@ func (m *migration) rerunExp(i, j, tries int) *exp {
 		name, how = strings.Join(parts, ", "), "flag label "+m.p.loc(idx)
 	} else if l := strings.TrimSpace(e.Label); l != "" && labelFacts(l).empty() && nameLike(l) {
 		name, how = l, "label "+m.p.loc(idx)
+	} else if tt, at := m.p.tabTitle(idx); tt != "" && tt != base.Name {
+		name, how = tt, "tab title "+m.p.loc(at)
 	} else if h := m.nearestHeading(idx); h != nil && h.idx > base.firstIdx && h.idx > m.entries[j].Line-1 && cleanTitle(h.title) != base.Name {
 		name, how = cleanTitle(h.title), "heading "+m.p.loc(h.idx)
 	}
@@ -1028,6 +1030,30 @@ func containsPhrase(t, phrase string) bool {
 }
 
 func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// reTabTitle is an MkDocs content tab (pymdownx.tabbed): === "H100".
+var reTabTitle = regexp.MustCompile(`^===\+?[ \t]+"([^"]+)"[ \t]*$`)
+
+// tabTitle is the title of the content tab an output at line idx opens
+// (=== "A100", then the indented fence), with its line; "" when the
+// output is not the first thing in a tab.
+func (p *page) tabTitle(idx int) (string, int) {
+	for i := idx - 1; i >= 0; i-- {
+		t := strings.TrimSpace(p.lines[i])
+		switch {
+		case t == "" || reFenceLine.MatchString(t):
+			continue
+		case reTabTitle.MatchString(t):
+			if n := cleanTitle(reTabTitle.FindStringSubmatch(t)[1]); nameLike(n) {
+				return n, i
+			}
+			return "", 0
+		default:
+			return "", 0
+		}
+	}
+	return "", 0
+}
 
 // nearestHeading is the nearest heading above line idx.
 func (m *migration) nearestHeading(idx int) *heading {

@@ -1159,3 +1159,22 @@ func TestCommandNamedBySection(t *testing.T) {
 		t.Errorf("experiment prefix-caching-off: %+v; results %v", x, pairs(pg))
 	}
 }
+
+// TestTabTitleNamesRun: an MkDocs page with its outputs in content tabs
+// (=== "H100", === "A100", indented fences) under one command names the
+// second run by its tab's title, not "vLLM (run 2)" with a rerun
+// ambiguity.
+func TestTabTitleNamesRun(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/mkdocs-tabs.md")
+	if got := strings.Join(pairs(pg), " "); got != "vllm/sharegpt a100/sharegpt" {
+		t.Errorf("pairs %s", got)
+	}
+	if x, ok := pg.Campaign.Experiment("a100"); !ok || x.Name != "A100" {
+		t.Errorf("experiment a100: %+v", x)
+	}
+	for _, a := range pg.Ambiguities {
+		if a.Kind == "rerun" {
+			t.Errorf("ambiguity %s", a)
+		}
+	}
+}
