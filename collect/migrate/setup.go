@@ -228,7 +228,7 @@ type benchCommand struct {
 	fields []string
 }
 
-var reBenchCmd = regexp.MustCompile(`(vllm\s+bench\s+serve|benchmark_serving\.py|sglang\.bench_serving|perflab\s+bench)\b`)
+var reBenchCmd = regexp.MustCompile(`(vllm\s+bench\s+serve|benchmark_serving(\.py)?|sglang\.bench_serving|perflab\s+bench)\b`)
 
 // benchCommands lists the benchmark client commands of the page.
 func (p *page) benchCommands() []benchCommand {

@@ -1178,3 +1178,25 @@ func TestTabTitleNamesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchmarkServingModuleAndLoad: TensorRT-LLM's `python -m
+// tensorrt_llm.serve.scripts.benchmark_serving` is the page's benchmark
+// command (its profile, not one made from an output's tokens with a
+// new-profile ambiguity), and a profile every output of which ran at one
+// concurrency the page states (--max-concurrency 256, "Maximum request
+// concurrency: 256") records that load.
+func TestBenchmarkServingModuleAndLoad(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/trtllm-benchmark-serving.md")
+	pr, ok := pg.Campaign.Profile("random-1024-128")
+	if !ok || pr.NumPrompts != 2000 || pr.MaxConcurrency != 256 {
+		t.Errorf("profile %+v", pr)
+	}
+	for _, a := range pg.Ambiguities {
+		if a.Kind == "new-profile" {
+			t.Errorf("ambiguity %s", a)
+		}
+	}
+	if got := strings.Join(pairs(pg), " "); got != "serve/random-1024-128 with-overlap-scheduler-disabled/random-1024-128" {
+		t.Errorf("pairs %s", got)
+	}
+}
