@@ -142,6 +142,7 @@ func loadDiffers(a, b *ingest.Entry) bool {
 // point of such a sweep, else a copy "<profile>-sweep" for the sweeping
 // experiments (the others keep the profile at one load).
 func (m *migration) sweeps() {
+	m.splitLoadKinds()
 	type key struct {
 		x    *exp
 		prof string
@@ -271,6 +272,73 @@ func (m *migration) sweeps() {
 			pts = append(pts, pt.String()+" "+m.p.loc(m.entries[i].Line-1))
 		}
 		m.note(m.entries[groups[k][0]].Line-1, "experiment %s ran profile %s at %d loads: a sweep profile %s (%s)", k.x.ID, k.prof, len(groups[k]), prof, strings.Join(pts, ", "))
+	}
+}
+
+// splitLoadKinds: one experiment's outputs of one profile, some capped
+// by several max concurrencies (a concurrency sweep) and others paced by a request
+// rate alone (a rate sweep: "Traffic request rate: 2.00", no concurrency
+// cap), are two sweeps, not one: the fewer move to a copy of the profile,
+// "<profile>-rate" (or "-concurrency"), so that each sweep's points are
+// of one kind. (They made one group whose concurrency points all sat at
+// the rate sweep's "inf" point, and the page was not migrated.)
+func (m *migration) splitLoadKinds() {
+	type key struct {
+		x    *exp
+		prof string
+	}
+	capped, paced := map[key][]int{}, map[key][]int{}
+	var order []key
+	for i := range m.entries {
+		pl := m.places[i]
+		if pl.exp == nil || pl.profile == "" || pl.reason != "" || m.entries[i].Format == ingest.FormatCrash {
+			continue
+		}
+		k := key{pl.exp, pl.profile}
+		if capped[k] == nil && paced[k] == nil {
+			order = append(order, k)
+		}
+		l := m.entries[i].Load
+		switch r := l.RequestRate; {
+		case l.MaxConcurrency > 0:
+			capped[k] = append(capped[k], i)
+		case r > 0 && !math.IsInf(r, 1):
+			paced[k] = append(paced[k], i)
+		}
+	}
+	for _, k := range order {
+		c, r := capped[k], paced[k]
+		concs := map[int]bool{}
+		for _, i := range c {
+			concs[m.entries[i].Load.MaxConcurrency] = true
+		}
+		if len(concs) < 2 || len(r) == 0 {
+			// One capped output among rate-paced ones is the rate sweep's
+			// unlimited ("inf") point, its cap a label's.
+			continue
+		}
+		move, suffix, what := r, "-rate", "request rate"
+		if len(r) > len(c) {
+			move, suffix, what = c, "-concurrency", "max concurrency"
+		}
+		pr := m.profileBy(func(x *schema.Profile) bool { return x.ID == k.prof })
+		if pr == nil {
+			continue
+		}
+		id := boundID(k.prof+suffix, k.prof+suffix)
+		if m.profileBy(func(x *schema.Profile) bool { return x.ID == id }) == nil {
+			q := *pr
+			q.ID, q.Name = id, pr.Name+" ("+what+")"
+			q.MaxConcurrency, q.RequestRate, q.Concurrencies, q.RequestRates = 0, 0, nil, nil
+			q.Description = fmt.Sprintf("%s, its outputs paced by %s (profile %s's other outputs are of another kind of load)", pr.Name, what, k.prof)
+			m.profiles = append(m.profiles, q)
+		}
+		var at []string
+		for _, i := range move {
+			m.places[i].profile = id
+			at = append(at, m.p.loc(m.entries[i].Line-1))
+		}
+		m.note(m.entries[move[0]].Line-1, "experiment %s ran profile %s capped by concurrency at %d outputs and paced by a request rate alone at %d: the %s outputs (%s) are profile %s", k.x.ID, k.prof, len(c), len(r), what, strings.Join(at, ", "), id)
 	}
 }
 

@@ -1200,3 +1200,29 @@ func TestBenchmarkServingModuleAndLoad(t *testing.T) {
 		t.Errorf("pairs %s", got)
 	}
 }
+
+// TestConcurrencyAndRateSweepsOfOneProfile: vLLM and SGLang each swept by
+// concurrency (1..64) on one profile, and SGLang also by request rate
+// alone (2, 8 req/s; "Max request concurrency: not set") on it: the rate
+// outputs are a sweep of their own ("-rate"), the page migrates (its
+// concurrency points all fell on the rate sweep's "inf" point and the page
+// was not migrated at all).
+func TestConcurrencyAndRateSweepsOfOneProfile(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/sweep-concurrency-and-rate.md")
+	var ids []string
+	for _, r := range pg.Results {
+		ids = append(ids, r.ID)
+	}
+	want := "vllm--random-1000-1000--c1 vllm--random-1000-1000--c4 vllm--random-1000-1000--c16 vllm--random-1000-1000--c64 " +
+		"sglang--random-1000-1000--c1 sglang--random-1000-1000--c4 sglang--random-1000-1000--c16 sglang--random-1000-1000--c64 " +
+		"sglang--random-1000-1000-rate--rate2 sglang--random-1000-1000-rate--rate8"
+	if got := strings.Join(ids, " "); got != want {
+		t.Errorf("results %s\nwant %s", got, want)
+	}
+	if pr, ok := pg.Campaign.Profile("random-1000-1000-rate"); !ok || strings.Join(pr.PointValues(), ",") != "2,8" {
+		t.Errorf("profile random-1000-1000-rate: %+v", pr)
+	}
+	if pr, ok := pg.Campaign.Profile("random-1000-1000"); !ok || strings.Join(pr.PointValues(), ",") != "1,4,16,64" {
+		t.Errorf("profile random-1000-1000: %+v", pr)
+	}
+}
