@@ -1226,3 +1226,33 @@ func TestConcurrencyAndRateSweepsOfOneProfile(t *testing.T) {
 		t.Errorf("profile random-1000-1000: %+v", pr)
 	}
 }
+
+// TestEngineVersionFromInstall: a recipe without an Engine Version
+// section or a version in its prose pins its engine in its install
+// command ("uv pip install vllm==0.11.0", `pip install "sglang[all]==0.5.3"`):
+// that is the engine's version, not an "engine" ambiguity.
+func TestEngineVersionFromInstall(t *testing.T) {
+	page := mustRead(t, "testdata/otherlabs/recipe-results-after.md")
+	for _, c := range []struct{ from, to, want string }{
+		{"", "", "vllm v0.11.0"},
+		{"uv pip install vllm==0.11.0 --torch-backend=auto", `pip install "vllm[flashinfer]==0.10.2"`, "vllm v0.10.2"},
+	} {
+		src := strings.Replace(page, c.from, c.to, 1)
+		pg, err := Migrate("r.md", []byte(src), "r", "results/r/src/r.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range pg.Campaign.Engines {
+			got = append(got, e.Name+" "+e.Version)
+		}
+		if strings.Join(got, ", ") != c.want {
+			t.Errorf("%q: engines %v, want %s", c.to, got, c.want)
+		}
+		for _, a := range pg.Ambiguities {
+			if a.Kind == "engine" {
+				t.Errorf("%q: ambiguity %s", c.to, a)
+			}
+		}
+	}
+}
