@@ -251,9 +251,18 @@ func (m *migration) chooseSteps(c *schema.Campaign) {
 		}
 		// A run that lost requests is no candidate ("success rate 51.6%,
 		// optimization skipped").
-		if pr, ok := c.Profile(pl.profile); ok && pr.NumPrompts > 0 && float64(s.Completed) < 0.95*float64(pr.NumPrompts) {
-			m.note(m.entries[i].Line-1, "experiment %s is not a candidate for its step's choice: %d of %d requests completed", pl.exp.ID, s.Completed, pr.NumPrompts)
-			continue
+		// A sweep's points each ran their own number of prompts (10 at
+		// concurrency 1, 2560 at 256): a point lost those its output
+		// counts as failed, not those short of the profile's prompts.
+		if pr, ok := c.Profile(pl.profile); ok {
+			want := pr.NumPrompts
+			if pr.Sweep() != "" {
+				want = s.Completed + s.Failed
+			}
+			if want > 0 && float64(s.Completed) < 0.95*float64(want) {
+				m.note(m.entries[i].Line-1, "experiment %s is not a candidate for its step's choice: %d of %d requests completed", pl.exp.ID, s.Completed, want)
+				continue
+			}
 		}
 		if _, ok := tput[pl.exp.ID][pl.profile]; !ok {
 			tput[pl.exp.ID][pl.profile] = s.TotalTokenThroughput

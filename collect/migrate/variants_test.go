@@ -1225,6 +1225,13 @@ func TestConcurrencyAndRateSweepsOfOneProfile(t *testing.T) {
 	if pr, ok := pg.Campaign.Profile("random-1000-1000"); !ok || strings.Join(pr.PointValues(), ",") != "1,4,16,64" {
 		t.Errorf("profile random-1000-1000: %+v", pr)
 	}
+	// Each point ran its own number of prompts (20 at concurrency 1, the
+	// profile's 200 is the rate runs'): none lost requests.
+	for _, n := range pg.Notes {
+		if strings.Contains(n, "not a candidate") {
+			t.Errorf("note %s", n)
+		}
+	}
 }
 
 // TestEngineVersionFromInstall: a recipe without an Engine Version
