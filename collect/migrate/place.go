@@ -288,6 +288,7 @@ func (m *migration) splitLoadKinds() {
 		prof string
 	}
 	capped, paced := map[key][]int{}, map[key][]int{}
+	seen := map[key]bool{}
 	var order []key
 	for i := range m.entries {
 		pl := m.places[i]
@@ -295,7 +296,8 @@ func (m *migration) splitLoadKinds() {
 			continue
 		}
 		k := key{pl.exp, pl.profile}
-		if capped[k] == nil && paced[k] == nil {
+		if !seen[k] {
+			seen[k] = true
 			order = append(order, k)
 		}
 		l := m.entries[i].Load
@@ -321,17 +323,9 @@ func (m *migration) splitLoadKinds() {
 		if len(r) > len(c) {
 			move, suffix, what = c, "-concurrency", "max concurrency"
 		}
-		pr := m.profileBy(func(x *schema.Profile) bool { return x.ID == k.prof })
-		if pr == nil {
+		id := m.loadKindProfile(k.prof, suffix, what)
+		if id == "" {
 			continue
-		}
-		id := boundID(k.prof+suffix, k.prof+suffix)
-		if m.profileBy(func(x *schema.Profile) bool { return x.ID == id }) == nil {
-			q := *pr
-			q.ID, q.Name = id, pr.Name+" ("+what+")"
-			q.MaxConcurrency, q.RequestRate, q.Concurrencies, q.RequestRates = 0, 0, nil, nil
-			q.Description = fmt.Sprintf("%s, its outputs paced by %s (profile %s's other outputs are of another kind of load)", pr.Name, what, k.prof)
-			m.profiles = append(m.profiles, q)
 		}
 		var at []string
 		for _, i := range move {
@@ -340,6 +334,74 @@ func (m *migration) splitLoadKinds() {
 		}
 		m.note(m.entries[move[0]].Line-1, "experiment %s ran profile %s capped by concurrency at %d outputs and paced by a request rate alone at %d: the %s outputs (%s) are profile %s", k.x.ID, k.prof, len(c), len(r), what, strings.Join(at, ", "), id)
 	}
+	// One experiment sweeps a profile by concurrency, another by rate:
+	// the rate sweeps move to "<profile>-rate" (each experiment's outputs
+	// stay together), so that the profile's points are of one kind.
+	rated := map[string][]key{}
+	byConc := map[string]bool{}
+	for _, k := range order {
+		c, r := capped[k], paced[k]
+		if len(c)+len(r) == 0 || m.places[firstOf(c, r)].profile != k.prof {
+			continue // no load stated, or moved above
+		}
+		concs := map[int]bool{}
+		for _, i := range c {
+			concs[m.entries[i].Load.MaxConcurrency] = true
+		}
+		switch {
+		case len(concs) > 1 && len(r) == 0:
+			byConc[k.prof] = true
+		case len(r) > 1 && len(concs) <= 1:
+			rated[k.prof] = append(rated[k.prof], k)
+		}
+	}
+	for _, k := range order {
+		if !byConc[k.prof] {
+			continue
+		}
+		for _, rk := range rated[k.prof] {
+			id := m.loadKindProfile(rk.prof, "-rate", "request rate")
+			if id == "" {
+				continue
+			}
+			var at []string
+			for i := range m.entries {
+				if pl := &m.places[i]; pl.exp == rk.x && pl.profile == rk.prof && pl.reason == "" {
+					pl.profile = id
+					at = append(at, m.p.loc(m.entries[i].Line-1))
+				}
+			}
+			m.note(m.entries[paced[rk][0]].Line-1, "experiment %s sweeps profile %s by request rate where another experiment sweeps it by concurrency: its outputs (%s) are profile %s", rk.x.ID, rk.prof, strings.Join(at, ", "), id)
+		}
+		delete(rated, k.prof)
+	}
+}
+
+// firstOf is the first index of two lists (the one that is not empty).
+func firstOf(a, b []int) int {
+	if len(a) > 0 {
+		return a[0]
+	}
+	return b[0]
+}
+
+// loadKindProfile is the copy of profile prof for the outputs of one kind
+// of load ("-rate": paced by a request rate alone; "-concurrency"),
+// created when missing; "" when prof is no profile of the page.
+func (m *migration) loadKindProfile(prof, suffix, what string) string {
+	pr := m.profileBy(func(x *schema.Profile) bool { return x.ID == prof })
+	if pr == nil {
+		return ""
+	}
+	id := boundID(prof+suffix, prof+suffix)
+	if m.profileBy(func(x *schema.Profile) bool { return x.ID == id }) == nil {
+		q := *pr
+		q.ID, q.Name = id, pr.Name+" ("+what+")"
+		q.MaxConcurrency, q.RequestRate, q.Concurrencies, q.RequestRates = 0, 0, nil, nil
+		q.Description = fmt.Sprintf("%s, its outputs paced by %s (profile %s's other outputs are of another kind of load)", pr.Name, what, prof)
+		m.profiles = append(m.profiles, q)
+	}
+	return id
 }
 
 // entryPoint is the load point of an output in a sweep of kind

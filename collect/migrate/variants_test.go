@@ -1263,3 +1263,30 @@ func TestEngineVersionFromInstall(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoExperimentsSweepOneProfileTwoWays: vLLM swept by concurrency and
+// SGLang by request rate alone on one profile: SGLang's rate sweep is
+// profile "-rate" and the page migrates (the rate outputs stayed in the
+// concurrency sweep's profile, collided, and the page was not migrated).
+func TestTwoExperimentsSweepOneProfileTwoWays(t *testing.T) {
+	page := mustRead(t, "testdata/otherlabs/sweep-concurrency-and-rate.md")
+	a, b := strings.Index(page, "**SGLang @ concurrency 1**"), strings.Index(page, "## Rate sweep (SGLang)")
+	pg, err := Migrate("two.md", []byte(page[:a]+page[b:]), "two", "results/two/src/two.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range pg.Results {
+		ids = append(ids, r.ID)
+	}
+	want := "vllm--random-1000-1000--c1 vllm--random-1000-1000--c4 vllm--random-1000-1000--c16 vllm--random-1000-1000--c64 " +
+		"sglang--random-1000-1000-rate--rate2 sglang--random-1000-1000-rate--rate8"
+	if got := strings.Join(ids, " "); got != want {
+		t.Errorf("results %s\nwant %s", got, want)
+	}
+	for _, x := range pg.Ambiguities {
+		if x.Kind == "sweep" {
+			t.Errorf("ambiguity %s", x)
+		}
+	}
+}
