@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -321,7 +322,15 @@ func (m *migration) results(c *schema.Campaign) error {
 	}
 	rs, err := ingest.Results(m.entries, ingest.Options{Campaign: c})
 	if err != nil {
-		return fmt.Errorf("migrate: %s: %w", m.out.Source, err)
+		// The entries name the verbatim copy (results/<id>/src/…): the
+		// report names the page migrated, at its own lines.
+		msg := reSrcLoc.ReplaceAllStringFunc(err.Error(), func(loc string) string {
+			if !strings.HasPrefix(loc, m.srcRef+":") {
+				return loc
+			}
+			return m.out.Source + strings.TrimPrefix(m.fixLine(loc), m.srcRef)
+		})
+		return fmt.Errorf("migrate: %s", msg)
 	}
 	// Source references: the verbatim copy's own line numbers.
 	for _, r := range rs {
@@ -342,6 +351,9 @@ func (m *migration) results(c *schema.Campaign) error {
 	m.out.Results = rs
 	return nil
 }
+
+// reSrcLoc is a FILE:LINE in an error.
+var reSrcLoc = regexp.MustCompile(`\S+:\d+`)
 
 // fixLine maps "file:N" (a line of the re-broken page) to the source line.
 func (m *migration) fixLine(v string) string {
