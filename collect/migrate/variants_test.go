@@ -1290,3 +1290,26 @@ func TestTwoExperimentsSweepOneProfileTwoWays(t *testing.T) {
 		}
 	}
 }
+
+// TestGuideLLMConsoleTableReported: a page whose results are guidellm's
+// console table ("Benchmarks Stats:") has no output perflab reads; it is
+// copied as a plain page, but with an ambiguity saying its results were
+// not brought over (it was silent: 0 ambiguities, --strict passed).
+func TestGuideLLMConsoleTableReported(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/guidellm-console.md")
+	if !pg.Plain {
+		t.Errorf("not plain: %d results", len(pg.Results))
+	}
+	n := 0
+	for _, a := range pg.Ambiguities {
+		if a.Kind == "console-table" {
+			n++
+			if !strings.HasSuffix(a.Loc, ":14") || !strings.Contains(a.Msg, "perflab import") {
+				t.Errorf("ambiguity %s", a)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d console-table ambiguities, want 1: %v", n, pg.Ambiguities)
+	}
+}
