@@ -469,3 +469,29 @@ func TestMalformedReportNamed(t *testing.T) {
 		t.Errorf("JSON array: error %v\nwant %s", err, want)
 	}
 }
+
+// TestOutputRateDerived: a report that states no output token rate gets
+// it from its output tokens over its duration, with a note (it read as 0
+// tok/s); the total token rate it states is kept.
+func TestOutputRateDerived(t *testing.T) {
+	data, err := os.ReadFile("testdata/v01-hand.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Replace(string(data), "    output_tokens_per_sec: 3962.57\n", "", 1)
+	if page == string(data) {
+		t.Fatal("no output_tokens_per_sec line")
+	}
+	rs, err := llmd.Read("r.yaml", []byte(page))
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%d reports, %v", len(rs), err)
+	}
+	s := rs[0].Summary
+	// 640 requests × 255.4 mean output tokens = 163456 over 41.25 s.
+	if math.Abs(s.OutputThroughput-163456/41.25) > 1e-9 || s.TotalTokenThroughput != 19850.09 {
+		t.Errorf("output %v tok/s, total %v tok/s", s.OutputThroughput, s.TotalTokenThroughput)
+	}
+	if !strings.Contains(strings.Join(rs[0].Notes, "\n"), "output token throughput derived") {
+		t.Errorf("notes %v", rs[0].Notes)
+	}
+}

@@ -369,14 +369,9 @@ func (r *Report) summary(requests, latency, throughput map[string]any, duration 
 		r.Notes = append(r.Notes, "token totals are the report's mean lengths × completed requests")
 	}
 	in, okIn := meanOf(throughput[rateKeys[0]])
-	out, _ := meanOf(throughput[rateKeys[1]])
+	out, okOut := meanOf(throughput[rateKeys[1]])
 	tot, okTot := meanOf(throughput[rateKeys[2]])
 	rps, okRPS := meanOf(throughput[rateKeys[3]])
-	s.OutputThroughput = out
-	s.TotalTokenThroughput = tot
-	if !okTot && okIn {
-		s.TotalTokenThroughput = in + out
-	}
 	s.RequestThroughput = rps
 	if m, ok := throughput[rateKeys[1]].(map[string]any); ok {
 		if v, ok := num(m["max"]); ok {
@@ -387,6 +382,17 @@ func (r *Report) summary(requests, latency, throughput map[string]any, duration 
 	if s.DurationS <= 0 && okRPS && rps > 0 {
 		s.DurationS = float64(s.Completed) / rps
 		r.Notes = append(r.Notes, "duration derived from completed requests ÷ request rate (the report states none)")
+	}
+	// A report without an output token rate: the output tokens over the
+	// duration (it read as 0 tok/s, and the total as the input rate alone).
+	if !okOut && s.DurationS > 0 && s.TotalOutputTokens > 0 {
+		out, okOut = float64(s.TotalOutputTokens)/s.DurationS, true
+		r.Notes = append(r.Notes, "output token throughput derived from output tokens ÷ duration (the report states none)")
+	}
+	s.OutputThroughput = out
+	s.TotalTokenThroughput = tot
+	if !okTot && okIn && okOut {
+		s.TotalTokenThroughput = in + out
 	}
 	var err error
 	if s.TTFT, err = stats(getMap(latency, "time_to_first_token"), "time_to_first_token"); err != nil {
