@@ -77,3 +77,44 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("round trip\n%s\n%s", ja, jb)
 	}
 }
+
+// TestExportImportKeepsModel: the bundled demo results exported as llm-d
+// reports and imported back keep their model whole: the served name (an
+// FP8 experiment's perflab/mock-8b-FP8) and the tokenizer ("server") came
+// back empty, the FP8 runs then reading as the base model's.
+func TestExportImportKeepsModel(t *testing.T) {
+	src := filepath.Join("..", "..", "results", "demo-mock-h100")
+	exp, back := t.TempDir(), t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"export", src, "--out", exp}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if err := run(context.Background(), []string{"import", exp, "--into", back}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	orig, _ := filepath.Glob(filepath.Join(src, "*.json"))
+	served := 0
+	for _, f := range orig {
+		a, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		matches, _ := filepath.Glob(filepath.Join(back, a.ID+".json"))
+		if len(matches) != 1 {
+			t.Fatalf("%s: imported back as %v", f, matches)
+		}
+		b, err := schema.ReadFile(matches[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Model != b.Model {
+			t.Errorf("%s: model %+v came back as %+v", filepath.Base(f), a.Model, b.Model)
+		}
+		if a.Model.Served != "" {
+			served++
+		}
+	}
+	if len(orig) == 0 || served == 0 {
+		t.Fatalf("%d results, %d with a served name: the test checks nothing", len(orig), served)
+	}
+}

@@ -860,7 +860,7 @@ func (c *checker) runsChangeIn(n *number, text string) (about, ok bool) {
 	p := math.Abs(n.v)
 	for _, a := range c.runs {
 		for _, b := range c.runs {
-			if a == b || a.profile != b.profile {
+			if a == b || a.profile != b.profile && (a.workload == "" || a.workload != b.workload) {
 				continue
 			}
 			for _, x := range a.values {

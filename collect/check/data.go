@@ -23,8 +23,13 @@ type run struct {
 	cmdLine int
 	// profile and gpus group runs for computed changes (perflab pages).
 	profile string
-	gpus    int
-	values  []value
+	// workload is the run's dataset, lengths and load, "" when unknown:
+	// two runs of one workload compare like with like even when filed
+	// under two profiles (a sweep's c64 point and a profile run at
+	// concurrency 64).
+	workload string
+	gpus     int
+	values   []value
 	// rate is the offered load in requests/s (0: unknown or unlimited).
 	rate float64
 	// reqPerS is the measured request throughput.
@@ -165,6 +170,9 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) (out []*run, 
 		}
 		r := &run{where: res.Experiment + "--" + res.Profile, command: res.Engine.Command,
 			profile: res.Profile, rate: res.Load.RequestRate, reqPerS: res.Summary.RequestThroughput}
+		if l := res.Load; l.Dataset != "" {
+			r.workload = fmt.Sprintf("%s|%s|%d|%d|%g|%d|%d|%g|%g|%t", l.Dataset, l.DatasetPath, l.InputLen, l.OutputLen, l.RangeRatio, l.PrefixLen, l.MaxConcurrency, l.RequestRate, l.Burstiness, l.IgnoreEOS)
+		}
 		r.gpus = c.Hardware.Count
 		if x, ok := c.Experiment(res.Experiment); ok && x.GPUs > 0 {
 			r.gpus = x.GPUs

@@ -63,8 +63,14 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 		}
 		loc := fmt.Sprintf("%s:%d", e.File, e.Line)
 		key := r.Campaign + "\x00" + r.ID // runs of two campaigns never collide
-		if prev, ok := byKey[key]; ok {
-			if prev.Status == r.Status && reflect.DeepEqual(prev.Summary, r.Summary) {
+		if _, ok := byKey[key]; ok {
+			// The same numbers as any run already imported under the key
+			// (a sweep's point pasted twice, not only its first): once.
+			dup := false
+			for _, g := range group[key] {
+				dup = dup || g.r.Status == r.Status && reflect.DeepEqual(g.r.Summary, r.Summary)
+			}
+			if dup {
 				continue
 			}
 			first := group[key][0]
@@ -339,6 +345,12 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 		} else if !sameModel(c.Model, r.Model.ID) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("model %s is not the campaign's model %s or one of its variants", r.Model.ID, c.Model.ID))
 		}
+	}
+	if e.report != nil && e.report.own != nil && e.report.own.Model.ID == r.Model.ID {
+		// A perflab export: the name it requested and the tokenizer it
+		// sized prompts with are its record's (llm-d's model has no field
+		// for them).
+		r.Model.Served, r.Model.Tokenizer = e.report.own.Model.Served, e.report.own.Model.Tokenizer
 	}
 
 	// Load: the profile as configured; what the source itself states wins

@@ -403,3 +403,95 @@ func TestDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestV01TimesAsPrinted: a v0.1 report's start and stop (UTC seconds
+// since the epoch) are read to the digits it printed: 1761840041.25 is
+// 16:00:41.25, not 16:00:41.249999872 (seconds × 1e9 in float64).
+func TestV01TimesAsPrinted(t *testing.T) {
+	data, err := os.ReadFile("testdata/v01-hand.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ start, stop, wantStart, wantEnd string }{
+		{"1761840000.0", "1761840041.25", "2025-10-30T16:00:00Z", "2025-10-30T16:00:41.25Z"},
+		{"1749570580.1030924", "1749570583.5714512", "2025-06-10T15:49:40.1030924Z", "2025-06-10T15:49:43.5714512Z"},
+	} {
+		page := strings.NewReplacer("start: 1761840000.0", "start: "+c.start, "stop: 1761840041.25", "stop: "+c.stop).Replace(string(data))
+		rs, err := llmd.Read("v01-hand.yaml", []byte(page))
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("%d reports, %v", len(rs), err)
+		}
+		if rs[0].Start != c.wantStart || rs[0].End != c.wantEnd {
+			t.Errorf("start %s, end %s; want %s, %s", rs[0].Start, rs[0].End, c.wantStart, c.wantEnd)
+		}
+	}
+}
+
+// TestMalformedReportNamed: a report with a value that is no number, a
+// negative one or units perflab cannot convert is an error naming the
+// file, the value's line and the field (it was read as absent: "total:
+// lots" made 0 requests and "no request succeeded"; a JSON report's
+// "ten" too; units named line 1); a report of another version or one
+// that is no YAML is said to be so at its line, not "no benchmark output
+// found".
+func TestMalformedReportNamed(t *testing.T) {
+	data, err := os.ReadFile("testdata/v01-hand.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(data)
+	for _, c := range []struct{ name, from, to, want string }{
+		{"word", "    total: 640", "    total: lots", `r.yaml:40: llm-d benchmark report: metrics.requests.total: "lots" is not a number`},
+		{"negative", "      mean: 0.0875", "      mean: -0.0875", "r.yaml:62: llm-d benchmark report: metrics.latency.time_to_first_token.mean: -0.0875 is negative"},
+		{"units", "      units: s/token", "      units: fortnights", `r.yaml:66: llm-d benchmark report: metrics.latency.time_per_output_token.units: units "fortnights"`},
+		{"version", "version: '0.1'", "version: '0.9'", "r.yaml:1: not an llm-d benchmark report: version 0.9"},
+		{"not yaml", "  throughput:", " throughput:", "r.yaml:74: llm-d benchmark report: not YAML"},
+	} {
+		bad := strings.Replace(good, c.from, c.to, 1)
+		if bad == good {
+			t.Fatalf("%s: %q not in the report", c.name, c.from)
+		}
+		if !llmd.Detect([]byte(bad)) {
+			t.Errorf("%s: not detected as a report", c.name)
+		}
+		_, err := llmd.Read("r.yaml", []byte(bad))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: error %v\nwant %s…", c.name, err, c.want)
+		}
+	}
+	arr := `[
+  {"version": "0.2", "run": {"uid": "a"}, "results": {"request_performance": {"aggregate": {"requests": {"total": 10, "failures": 0}}}}},
+  {"version": "0.2", "run": {"uid": "b"},
+   "results": {"request_performance": {"aggregate": {"requests": {"total": "ten", "failures": 0}}}}}
+]`
+	_, err = llmd.Read("r.json", []byte(arr))
+	if want := `r.json:4: llm-d benchmark report: results.request_performance.aggregate.requests.total: "ten" is not a number`; err == nil || err.Error() != want {
+		t.Errorf("JSON array: error %v\nwant %s", err, want)
+	}
+}
+
+// TestOutputRateDerived: a report that states no output token rate gets
+// it from its output tokens over its duration, with a note (it read as 0
+// tok/s); the total token rate it states is kept.
+func TestOutputRateDerived(t *testing.T) {
+	data, err := os.ReadFile("testdata/v01-hand.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Replace(string(data), "    output_tokens_per_sec: 3962.57\n", "", 1)
+	if page == string(data) {
+		t.Fatal("no output_tokens_per_sec line")
+	}
+	rs, err := llmd.Read("r.yaml", []byte(page))
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%d reports, %v", len(rs), err)
+	}
+	s := rs[0].Summary
+	// 640 requests × 255.4 mean output tokens = 163456 over 41.25 s.
+	if math.Abs(s.OutputThroughput-163456/41.25) > 1e-9 || s.TotalTokenThroughput != 19850.09 {
+		t.Errorf("output %v tok/s, total %v tok/s", s.OutputThroughput, s.TotalTokenThroughput)
+	}
+	if !strings.Contains(strings.Join(rs[0].Notes, "\n"), "output token throughput derived") {
+		t.Errorf("notes %v", rs[0].Notes)
+	}
+}

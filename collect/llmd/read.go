@@ -47,11 +47,6 @@ type Report struct {
 	Notes []string
 }
 
-var (
-	reYAMLVersion = regexp.MustCompile(`(?m)^version:[ \t]*['"]?0\.[12]`)
-	reYAMLBody    = regexp.MustCompile(`(?m)^(metrics|results|scenario|run):`)
-)
-
 // Detect reports whether data looks like benchmark reports (YAML or JSON
 // with a version 0.1/0.2 and its top-level sections).
 func Detect(data []byte) bool {
@@ -75,7 +70,7 @@ func Detect(data []byte) bool {
 		}
 		return false
 	}
-	if !reYAMLVersion.Match(data) || !reYAMLBody.Match(data) {
+	if !reYAMLAnyVersion.Match(data) || !reYAMLMeasured.Match(data) {
 		return false
 	}
 	// A YAML file, not a Markdown page quoting a report: its first line
@@ -93,10 +88,26 @@ func Detect(data []byte) bool {
 	}
 	var first map[string]any
 	if yaml.NewDecoder(bytes.NewReader(t)).Decode(&first) != nil {
-		return false
+		// A top-level version and metrics or results, but no YAML: a
+		// report damaged by hand; Read says where.
+		return true
 	}
-	return isReport(first)
+	if isReport(first) {
+		return true
+	}
+	// A report of another version: Read says which (rather than "no
+	// benchmark output found").
+	_, v := first["version"]
+	_, metrics := first["metrics"]
+	_, results := first["results"]
+	return v && (metrics || results)
 }
+
+var (
+	reYAMLErrLine    = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	reYAMLAnyVersion = regexp.MustCompile(`(?m)^version:`)
+	reYAMLMeasured   = regexp.MustCompile(`(?m)^(metrics|results):`)
+)
 
 var reTopKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*:`)
 
@@ -121,14 +132,26 @@ func isReport(m map[string]any) bool {
 func Read(name string, data []byte) ([]Report, error) {
 	var docs []map[string]any
 	var lines []int
+	var nodes []*yaml.Node // each document's, for the lines of its fields
 	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(t) > 0 && t[0] == '[' {
 		var arr []map[string]any
 		if err := json.Unmarshal(data, &arr); err != nil {
 			return nil, fmt.Errorf("%s: llm-d benchmark reports: %w", name, err)
 		}
-		for range arr {
-			lines = append(lines, 1)
+		var arrNode yaml.Node // JSON is YAML: the items' lines
+		_ = yaml.Unmarshal(data, &arrNode)
+		var items []*yaml.Node
+		if len(arrNode.Content) == 1 && arrNode.Content[0].Kind == yaml.SequenceNode && len(arrNode.Content[0].Content) == len(arr) {
+			items = arrNode.Content[0].Content
+		}
+		for i := range arr {
+			line := 1
+			var n *yaml.Node
+			if items != nil {
+				n, line = items[i], items[i].Line
+			}
+			lines, nodes = append(lines, line), append(nodes, n)
 		}
 		docs = arr
 	} else {
@@ -140,6 +163,9 @@ func Read(name string, data []byte) ([]Report, error) {
 				break
 			}
 			if err != nil {
+				if m := reYAMLErrLine.FindStringSubmatch(err.Error()); m != nil {
+					return nil, fmt.Errorf("%s:%s: llm-d benchmark report: not YAML: %s", name, m[1], m[2])
+				}
 				return nil, fmt.Errorf("%s: llm-d benchmark report: %w", name, err)
 			}
 			var m map[string]any
@@ -151,12 +177,20 @@ func Read(name string, data []byte) ([]Report, error) {
 			}
 			docs = append(docs, m)
 			lines = append(lines, max(node.Line, 1))
+			nodes = append(nodes, &node)
 		}
 	}
 	var out []Report
 	for i, d := range docs {
 		if !isReport(d) {
 			return nil, fmt.Errorf("%s:%d: not an llm-d benchmark report: version %v, expected 0.1 or 0.2 with metrics or results", name, lines[i], d["version"])
+		}
+		if err := checkNumbers(nodes[i], fmt.Sprint(d["version"])); err != nil {
+			var le *lineError
+			if errors.As(err, &le) && le.line > 0 {
+				return nil, fmt.Errorf("%s:%d: llm-d benchmark report: %w", name, le.line, err)
+			}
+			return nil, fmt.Errorf("%s:%d: llm-d benchmark report: %w", name, lines[i], err)
 		}
 		var r Report
 		var err error
@@ -335,14 +369,9 @@ func (r *Report) summary(requests, latency, throughput map[string]any, duration 
 		r.Notes = append(r.Notes, "token totals are the report's mean lengths × completed requests")
 	}
 	in, okIn := meanOf(throughput[rateKeys[0]])
-	out, _ := meanOf(throughput[rateKeys[1]])
+	out, okOut := meanOf(throughput[rateKeys[1]])
 	tot, okTot := meanOf(throughput[rateKeys[2]])
 	rps, okRPS := meanOf(throughput[rateKeys[3]])
-	s.OutputThroughput = out
-	s.TotalTokenThroughput = tot
-	if !okTot && okIn {
-		s.TotalTokenThroughput = in + out
-	}
 	s.RequestThroughput = rps
 	if m, ok := throughput[rateKeys[1]].(map[string]any); ok {
 		if v, ok := num(m["max"]); ok {
@@ -353,6 +382,17 @@ func (r *Report) summary(requests, latency, throughput map[string]any, duration 
 	if s.DurationS <= 0 && okRPS && rps > 0 {
 		s.DurationS = float64(s.Completed) / rps
 		r.Notes = append(r.Notes, "duration derived from completed requests ÷ request rate (the report states none)")
+	}
+	// A report without an output token rate: the output tokens over the
+	// duration (it read as 0 tok/s, and the total as the input rate alone).
+	if !okOut && s.DurationS > 0 && s.TotalOutputTokens > 0 {
+		out, okOut = float64(s.TotalOutputTokens)/s.DurationS, true
+		r.Notes = append(r.Notes, "output token throughput derived from output tokens ÷ duration (the report states none)")
+	}
+	s.OutputThroughput = out
+	s.TotalTokenThroughput = tot
+	if !okTot && okIn && okOut {
+		s.TotalTokenThroughput = in + out
 	}
 	var err error
 	if s.TTFT, err = stats(getMap(latency, "time_to_first_token"), "time_to_first_token"); err != nil {
@@ -472,16 +512,27 @@ func readV02(d map[string]any) (Report, error) {
 	return r, nil
 }
 
+// epochTime is a v0.1 report's time (UTC seconds since the epoch) as
+// RFC 3339, to the digits the report printed: 1761840041.25 is …:41.25Z.
+// (sec*1e9 in float64 is past 2^53 and came out as …:41.249999872Z.)
+func epochTime(sec float64) string {
+	whole, frac, _ := strings.Cut(strconv.FormatFloat(sec, 'f', -1, 64), ".")
+	s, _ := strconv.ParseInt(whole, 10, 64)
+	frac = (frac + "000000000")[:9]
+	ns, _ := strconv.ParseInt(frac, 10, 64)
+	return time.Unix(s, ns).UTC().Format(time.RFC3339Nano)
+}
+
 // readV01 reads a v0.1 report.
 func readV01(d map[string]any) (Report, error) {
 	r := Report{Version: getStr(d, "version"), Description: getStr(d, "scenario", "description")}
 	met := getMap(d, "metrics")
 	duration, _ := getNum(met, "time", "duration")
 	if st, ok := getNum(met, "time", "start"); ok && st > 0 {
-		r.Start = time.Unix(0, int64(st*1e9)).UTC().Format(time.RFC3339Nano)
+		r.Start = epochTime(st)
 	}
 	if en, ok := getNum(met, "time", "stop"); ok && en > 0 {
-		r.End = time.Unix(0, int64(en*1e9)).UTC().Format(time.RFC3339Nano)
+		r.End = epochTime(en)
 	}
 	if err := r.summary(getMap(met, "requests"), getMap(met, "latency"), getMap(met, "throughput"), duration,
 		[4]string{"input_tokens_per_sec", "output_tokens_per_sec", "total_tokens_per_sec", "requests_per_sec"}); err != nil {

@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -251,9 +252,18 @@ func (m *migration) chooseSteps(c *schema.Campaign) {
 		}
 		// A run that lost requests is no candidate ("success rate 51.6%,
 		// optimization skipped").
-		if pr, ok := c.Profile(pl.profile); ok && pr.NumPrompts > 0 && float64(s.Completed) < 0.95*float64(pr.NumPrompts) {
-			m.note(m.entries[i].Line-1, "experiment %s is not a candidate for its step's choice: %d of %d requests completed", pl.exp.ID, s.Completed, pr.NumPrompts)
-			continue
+		// A sweep's points each ran their own number of prompts (10 at
+		// concurrency 1, 2560 at 256): a point lost those its output
+		// counts as failed, not those short of the profile's prompts.
+		if pr, ok := c.Profile(pl.profile); ok {
+			want := pr.NumPrompts
+			if pr.Sweep() != "" {
+				want = s.Completed + s.Failed
+			}
+			if want > 0 && float64(s.Completed) < 0.95*float64(want) {
+				m.note(m.entries[i].Line-1, "experiment %s is not a candidate for its step's choice: %d of %d requests completed", pl.exp.ID, s.Completed, want)
+				continue
+			}
 		}
 		if _, ok := tput[pl.exp.ID][pl.profile]; !ok {
 			tput[pl.exp.ID][pl.profile] = s.TotalTokenThroughput
@@ -312,7 +322,15 @@ func (m *migration) results(c *schema.Campaign) error {
 	}
 	rs, err := ingest.Results(m.entries, ingest.Options{Campaign: c})
 	if err != nil {
-		return fmt.Errorf("migrate: %s: %w", m.out.Source, err)
+		// The entries name the verbatim copy (results/<id>/src/…): the
+		// report names the page migrated, at its own lines.
+		msg := reSrcLoc.ReplaceAllStringFunc(err.Error(), func(loc string) string {
+			if !strings.HasPrefix(loc, m.srcRef+":") {
+				return loc
+			}
+			return m.out.Source + strings.TrimPrefix(m.fixLine(loc), m.srcRef)
+		})
+		return fmt.Errorf("migrate: %s", msg)
 	}
 	// Source references: the verbatim copy's own line numbers.
 	for _, r := range rs {
@@ -333,6 +351,9 @@ func (m *migration) results(c *schema.Campaign) error {
 	m.out.Results = rs
 	return nil
 }
+
+// reSrcLoc is a FILE:LINE in an error.
+var reSrcLoc = regexp.MustCompile(`\S+:\d+`)
 
 // fixLine maps "file:N" (a line of the re-broken page) to the source line.
 func (m *migration) fixLine(v string) string {

@@ -40,12 +40,18 @@
 //     earlier one but other numbers is an experiment of its own, named
 //     by its label (a label that is one of the command's flag values sets
 //     that flag: "# flashinfer" after "# triton" over --attention-backend
-//     triton) or heading, else "(run N)" (an ambiguity). Outputs of one
-//     serving command and profile at several loads (their max request
-//     concurrency or configured request rate) are the points of a sweep:
-//     the profile gets the list of values (a profile another command ran
-//     at one load is copied as "<profile>-sweep"), the page curve blocks
-//     and a raw block per point.
+//     triton), content tab (=== "A100") or heading, else "(run N)" (an
+//     ambiguity). An output whose numbers are an earlier output's is that
+//     run pasted again: placed with it, imported once (pastedAgain). An
+//     output whose heading names another serving command's heading ("###
+//     Results: TP8" after "### TP8" and "### TP4 x DP2") runs that command
+//     (commandByHeading). Outputs of one serving command and profile at
+//     several loads (their max request concurrency or configured request
+//     rate) are the points of a sweep: the profile gets the list of values
+//     (a profile another command ran at one load is copied as
+//     "<profile>-sweep"; rate-only outputs beside a concurrency sweep, of
+//     the same experiment or another, as "<profile>-rate":
+//     splitLoadKinds), the page curve blocks and a raw block per point.
 //   - Experiments: one per distinct serving command (environment
 //     assignments included; a `docker run` of an engine image counts, its
 //     image tag the engine's version where the page gives none); a flag label inside the fence ("#

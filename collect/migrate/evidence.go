@@ -396,6 +396,19 @@ func (m *migration) loadPoints() {
 			}
 			perExp[pl.exp][k] = true
 		}
+		if len(count) == 1 && stated == (loadKey{}) {
+			// Every output ran at one load the page's profile does not
+			// state ("--max-concurrency 128" on the benchmark command,
+			// "Maximum request concurrency: 128" in each output): that is
+			// the profile's load, as a re-run must reproduce it.
+			for k := range count {
+				if k != (loadKey{}) {
+					m.profiles[pi].MaxConcurrency, m.profiles[pi].RequestRate = k.conc, k.rate
+					m.note(m.entries[members[0]].Line-1, "profile %s runs at %s: the load all of its outputs state", pr.ID, k)
+				}
+			}
+			continue
+		}
 		if len(count) < 2 {
 			continue
 		}

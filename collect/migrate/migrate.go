@@ -20,7 +20,8 @@ type Ambiguity struct {
 	Loc, Msg string
 	// Kind groups ambiguities in the report's summary: model, hardware,
 	// engine, step, role, placement, collision, unassigned, new-profile,
-	// sweep, json-result, link, page (a page not migrated).
+	// sweep, json-result, console-table (guidellm's console summary), link,
+	// page (a page not migrated).
 	Kind string
 }
 
@@ -175,6 +176,7 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	m.entries = kept
 	out.Blocks = len(kept)
 	m.reportJSONResults()
+	m.reportConsoleTables()
 	if len(kept) == 0 {
 		out.Plain = true
 		out.Index = data
@@ -306,6 +308,28 @@ func (p *page) checkFences() error {
 		return fmt.Errorf("migrate: %s: this code fence is never closed", p.loc(open))
 	}
 	return nil
+}
+
+// reGuideLLMTable is the header of guidellm's console summary ("Benchmarks
+// Stats:", or its column row "| Out Tok/sec| Tot Tok/sec|").
+var reGuideLLMTable = regexp.MustCompile(`^\s*(Benchmarks Stats:|.*\|\s*Out Tok/sec\s*\|\s*Tot Tok/sec\s*\|)`)
+
+// reportConsoleTables reports guidellm's console summary tables: perflab
+// reads no results from them (its JSON report holds the numbers), and a
+// page holding only such tables was copied as a plain page with no word
+// about the results it did not bring over.
+func (m *migration) reportConsoleTables() {
+	p := m.p
+	for i := 0; i < len(p.lines); i++ {
+		if !reGuideLLMTable.MatchString(p.lines[i]) {
+			continue
+		}
+		m.ambiguous(i, "console-table", "guidellm's console table is not imported (perflab reads no results from it): import guidellm's JSON report (guidellm benchmark --output-path) with perflab import")
+		// One report per table: skip to its end (a blank line or a fence).
+		for i+1 < len(p.lines) && strings.TrimSpace(p.lines[i+1]) != "" && !reFenceLine.MatchString(p.lines[i+1]) {
+			i++
+		}
+	}
 }
 
 // reportJSONResults reports the benchmark results pasted as JSON (vLLM's
@@ -641,6 +665,12 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
 			}
 			if h := p.enclosing(idx, 3); h != nil {
+				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
+			}
+			// A blog's "## Prefix caching off" with a sentence between it
+			// and the command: the section names the command (not a
+			// template section, not a results one: "Experiment Results").
+			if h := p.enclosing(idx, 2); h != nil && !notResults(h.title) && !slices.Contains(knownTitles, cleanTitle(h.title)) && nameLike(cleanTitle(h.title)) {
 				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
 			}
 			return "", "", role, notes

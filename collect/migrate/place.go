@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
@@ -61,6 +63,7 @@ func (m *migration) placeEntries() {
 		m.places[i].rule = ruleCrash
 	}
 	m.loadPoints()
+	m.pastedAgain()
 	// Repeated outputs: the same experiment and profile twice is fine when
 	// the numbers agree (the page shows a run twice); at another load it is
 	// a point of a sweep (below); otherwise the later block is another run
@@ -139,6 +142,7 @@ func loadDiffers(a, b *ingest.Entry) bool {
 // point of such a sweep, else a copy "<profile>-sweep" for the sweeping
 // experiments (the others keep the profile at one load).
 func (m *migration) sweeps() {
+	m.splitLoadKinds()
 	type key struct {
 		x    *exp
 		prof string
@@ -271,6 +275,135 @@ func (m *migration) sweeps() {
 	}
 }
 
+// splitLoadKinds: one experiment's outputs of one profile, some capped
+// by several max concurrencies (a concurrency sweep) and others paced by a request
+// rate alone (a rate sweep: "Traffic request rate: 2.00", no concurrency
+// cap), are two sweeps, not one: the fewer move to a copy of the profile,
+// "<profile>-rate" (or "-concurrency"), so that each sweep's points are
+// of one kind. (They made one group whose concurrency points all sat at
+// the rate sweep's "inf" point, and the page was not migrated.)
+func (m *migration) splitLoadKinds() {
+	type key struct {
+		x    *exp
+		prof string
+	}
+	capped, paced := map[key][]int{}, map[key][]int{}
+	seen := map[key]bool{}
+	var order []key
+	for i := range m.entries {
+		pl := m.places[i]
+		if pl.exp == nil || pl.profile == "" || pl.reason != "" || m.entries[i].Format == ingest.FormatCrash {
+			continue
+		}
+		k := key{pl.exp, pl.profile}
+		if !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+		l := m.entries[i].Load
+		switch r := l.RequestRate; {
+		case l.MaxConcurrency > 0:
+			capped[k] = append(capped[k], i)
+		case r > 0 && !math.IsInf(r, 1):
+			paced[k] = append(paced[k], i)
+		}
+	}
+	for _, k := range order {
+		c, r := capped[k], paced[k]
+		concs := map[int]bool{}
+		for _, i := range c {
+			concs[m.entries[i].Load.MaxConcurrency] = true
+		}
+		if len(concs) < 2 || len(r) == 0 {
+			// One capped output among rate-paced ones is the rate sweep's
+			// unlimited ("inf") point, its cap a label's.
+			continue
+		}
+		move, suffix, what := r, "-rate", "request rate"
+		if len(r) > len(c) {
+			move, suffix, what = c, "-concurrency", "max concurrency"
+		}
+		id := m.loadKindProfile(k.prof, suffix, what)
+		if id == "" {
+			continue
+		}
+		var at []string
+		for _, i := range move {
+			m.places[i].profile = id
+			at = append(at, m.p.loc(m.entries[i].Line-1))
+		}
+		m.note(m.entries[move[0]].Line-1, "experiment %s ran profile %s capped by concurrency at %d outputs and paced by a request rate alone at %d: the %s outputs (%s) are profile %s", k.x.ID, k.prof, len(c), len(r), what, strings.Join(at, ", "), id)
+	}
+	// One experiment sweeps a profile by concurrency, another by rate:
+	// the rate sweeps move to "<profile>-rate" (each experiment's outputs
+	// stay together), so that the profile's points are of one kind.
+	rated := map[string][]key{}
+	byConc := map[string]bool{}
+	for _, k := range order {
+		c, r := capped[k], paced[k]
+		if len(c)+len(r) == 0 || m.places[firstOf(c, r)].profile != k.prof {
+			continue // no load stated, or moved above
+		}
+		concs := map[int]bool{}
+		for _, i := range c {
+			concs[m.entries[i].Load.MaxConcurrency] = true
+		}
+		switch {
+		case len(concs) > 1 && len(r) == 0:
+			byConc[k.prof] = true
+		case len(r) > 1 && len(concs) <= 1:
+			rated[k.prof] = append(rated[k.prof], k)
+		}
+	}
+	for _, k := range order {
+		if !byConc[k.prof] {
+			continue
+		}
+		for _, rk := range rated[k.prof] {
+			id := m.loadKindProfile(rk.prof, "-rate", "request rate")
+			if id == "" {
+				continue
+			}
+			var at []string
+			for i := range m.entries {
+				if pl := &m.places[i]; pl.exp == rk.x && pl.profile == rk.prof && pl.reason == "" {
+					pl.profile = id
+					at = append(at, m.p.loc(m.entries[i].Line-1))
+				}
+			}
+			m.note(m.entries[paced[rk][0]].Line-1, "experiment %s sweeps profile %s by request rate where another experiment sweeps it by concurrency: its outputs (%s) are profile %s", rk.x.ID, rk.prof, strings.Join(at, ", "), id)
+		}
+		delete(rated, k.prof)
+	}
+}
+
+// firstOf is the first index of two lists (the one that is not empty).
+func firstOf(a, b []int) int {
+	if len(a) > 0 {
+		return a[0]
+	}
+	return b[0]
+}
+
+// loadKindProfile is the copy of profile prof for the outputs of one kind
+// of load ("-rate": paced by a request rate alone; "-concurrency"),
+// created when missing; "" when prof is no profile of the page.
+func (m *migration) loadKindProfile(prof, suffix, what string) string {
+	pr := m.profileBy(func(x *schema.Profile) bool { return x.ID == prof })
+	if pr == nil {
+		return ""
+	}
+	id := boundID(prof+suffix, prof+suffix)
+	if m.profileBy(func(x *schema.Profile) bool { return x.ID == id }) == nil {
+		q := *pr
+		q.ID, q.Name = id, pr.Name+" ("+what+")"
+		q.MaxConcurrency, q.RequestRate, q.Concurrencies, q.RequestRates = 0, 0, nil, nil
+		q.Description = fmt.Sprintf("%s, its outputs paced by %s (profile %s's other outputs are of another kind of load)", pr.Name, what, prof)
+		m.profiles = append(m.profiles, q)
+	}
+	return id
+}
+
 // entryPoint is the load point of an output in a sweep of kind
 // (schema.SweepConcurrency or SweepRate).
 func entryPoint(e *ingest.Entry, kind string) schema.Point {
@@ -372,6 +505,10 @@ func splitEnv(cmd string) (map[string]string, string) {
 func (m *migration) commandExp(e *ingest.Entry, idx int) (*exp, string) {
 	if e.Command == "" {
 		return nil, "no serving command precedes it"
+	}
+	if c, ci, why := m.commandByHeading(e); c != "" {
+		m.note(idx, "the output's heading %s names the serving command at %s (%s), not the nearest one above it at %s", m.p.loc(m.nearestHeading(idx).idx), m.p.loc(ci), why, m.p.loc(e.CommandLine-1))
+		e.Command, e.CommandLine = c, ci+1
 	}
 	cmdIdx := e.CommandLine - 1
 	name, how, role, notes := m.labelBefore(cmdIdx)
@@ -819,6 +956,53 @@ func (m *migration) profilesFromOutputs() {
 	}
 }
 
+// pastedAgain places an output whose numbers are those of an earlier
+// output of another experiment with it: the same run pasted again ("here
+// is the concurrency 64 run again, for reference") below another serving
+// command. Two configurations never print the same numbers to the last
+// digit, so the nearest command above it is not what ran it; the
+// collision pass then imports it once. An experiment left without any
+// output by this was made for the repeat alone and is dropped.
+func (m *migration) pastedAgain() {
+	for i := range m.entries {
+		pi := &m.places[i]
+		a := &m.entries[i]
+		if pi.exp == nil || pi.profile == "" || a.Format == ingest.FormatCrash || a.Summary == nil || a.Summary.Completed == 0 {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			pj := &m.places[j]
+			b := &m.entries[j]
+			if pj.exp == nil || pj.exp == pi.exp || pj.profile == "" || pj.reason != "" || b.Format != a.Format || loadDiffers(a, b) || !reflect2(a.Summary, b.Summary) {
+				continue
+			}
+			old := pi.exp
+			m.note(a.Line-1, "the output's numbers are those of the output at %s (experiment %s, profile %s): the same run pasted again, not a run of experiment %s", m.p.loc(b.Line-1), pj.exp.ID, pj.profile, old.ID)
+			pi.exp, pi.profile, pi.why, pi.rule = pj.exp, pj.profile, pj.why, pj.rule
+			m.dropIfUnused(old)
+			break
+		}
+	}
+}
+
+// dropIfUnused removes an experiment no output is placed on any more.
+func (m *migration) dropIfUnused(x *exp) {
+	for k := range m.places {
+		if m.places[k].exp == x {
+			return
+		}
+	}
+	for k, y := range m.exps {
+		if y == x {
+			m.exps = append(m.exps[:k], m.exps[k+1:]...)
+			break
+		}
+	}
+	if m.byKey[x.key] == x {
+		delete(m.byKey, x.key)
+	}
+}
+
 // collision is the earlier entry that has entry i's experiment, profile
 // and load with other numbers; i itself when an earlier one has the same
 // numbers (noted: imported once); -1 when none.
@@ -863,6 +1047,8 @@ func (m *migration) rerunExp(i, j, tries int) *exp {
 		name, how = strings.Join(parts, ", "), "flag label "+m.p.loc(idx)
 	} else if l := strings.TrimSpace(e.Label); l != "" && labelFacts(l).empty() && nameLike(l) {
 		name, how = l, "label "+m.p.loc(idx)
+	} else if tt, at := m.p.tabTitle(idx); tt != "" && tt != base.Name {
+		name, how = tt, "tab title "+m.p.loc(at)
 	} else if h := m.nearestHeading(idx); h != nil && h.idx > base.firstIdx && h.idx > m.entries[j].Line-1 && cleanTitle(h.title) != base.Name {
 		name, how = cleanTitle(h.title), "heading "+m.p.loc(h.idx)
 	}
@@ -901,6 +1087,102 @@ func (m *migration) rerunExp(i, j, tries int) *exp {
 	m.exps = append(m.exps, x)
 	m.note(idx, "the output ran experiment %s's command on profile %s at the load of %s with other numbers: experiment %s (%q, named from the %s)", base.ID, m.places[i].profile, m.p.loc(m.entries[j].Line-1), x.ID, name, how)
 	return x
+}
+
+// commandByHeading finds the serving command an output's heading names
+// when that is not the nearest command above it: a page that lists its
+// configurations first ("### TP8", "### TP4 x DP2", each with its command)
+// and their results after ("### Results: TP8", "### 基线 (TP8) 结果") ran
+// each output on the command whose heading its own heading names. The
+// output's heading must contain that command's heading title as a phrase,
+// must not name the nearest command's heading, and no other command's
+// heading of the same length may match (the longest title wins); else "".
+func (m *migration) commandByHeading(e *ingest.Entry) (cmd string, at int, why string) {
+	idx := e.Line - 1
+	h := m.nearestHeading(idx)
+	hc := m.nearestHeading(e.CommandLine - 1)
+	if h == nil || hc == nil || h == hc {
+		return "", 0, ""
+	}
+	title := cleanTitle(h.title)
+	if containsPhrase(title, cleanTitle(hc.title)) {
+		return "", 0, ""
+	}
+	best, bestLen, tie := -1, 0, false
+	for i := 0; i < idx; i++ {
+		c := m.p.servingAt(i)
+		if c == "" {
+			continue
+		}
+		hk := m.nearestHeading(i)
+		if hk == nil || hk == h {
+			continue
+		}
+		t := cleanTitle(hk.title)
+		if !containsPhrase(title, t) {
+			continue
+		}
+		switch {
+		case len(t) > bestLen:
+			best, bestLen, tie = i, len(t), false
+		case len(t) == bestLen && cmdKey(c) != cmdKey(m.p.servingAt(best)):
+			tie = true
+		}
+	}
+	if best < 0 || tie {
+		return "", 0, ""
+	}
+	return m.p.servingAt(best), best, fmt.Sprintf("heading %q", cleanTitle(m.nearestHeading(best).title))
+}
+
+// containsPhrase: t holds phrase, not as part of a longer word (the
+// characters either side are no letters or digits). An empty phrase is
+// never held.
+func containsPhrase(t, phrase string) bool {
+	if phrase == "" {
+		return false
+	}
+	lt, lp := strings.ToLower(t), strings.ToLower(phrase)
+	for from := 0; ; {
+		k := strings.Index(lt[from:], lp)
+		if k < 0 {
+			return false
+		}
+		k += from
+		end := k + len(lp)
+		before, _ := utf8.DecodeLastRuneInString(lt[:k])
+		after, _ := utf8.DecodeRuneInString(lt[end:])
+		if (k == 0 || !wordRune(before)) && (end == len(lt) || !wordRune(after)) {
+			return true
+		}
+		from = k + 1
+	}
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// reTabTitle is an MkDocs content tab (pymdownx.tabbed): === "H100".
+var reTabTitle = regexp.MustCompile(`^===\+?[ \t]+"([^"]+)"[ \t]*$`)
+
+// tabTitle is the title of the content tab an output at line idx opens
+// (=== "A100", then the indented fence), with its line; "" when the
+// output is not the first thing in a tab.
+func (p *page) tabTitle(idx int) (string, int) {
+	for i := idx - 1; i >= 0; i-- {
+		t := strings.TrimSpace(p.lines[i])
+		switch {
+		case t == "" || reFenceLine.MatchString(t):
+			continue
+		case reTabTitle.MatchString(t):
+			if n := cleanTitle(reTabTitle.FindStringSubmatch(t)[1]); nameLike(n) {
+				return n, i
+			}
+			return "", 0
+		default:
+			return "", 0
+		}
+	}
+	return "", 0
 }
 
 // nearestHeading is the nearest heading above line idx.

@@ -134,7 +134,27 @@ func (m *migration) enginesFromText() {
 			m.note(i, "engine %s %s from the page's text (no Engine Version section)", engineID(mm[1]), mm[2])
 		}
 	}
+	// An install command pinning the engine (a recipe's "uv pip install
+	// vllm==0.11.0", "pip install "sglang[all]==0.5.3"") says its version
+	// where no prose does.
+	for i, l := range p.lines {
+		if !insideFence(p, i) {
+			continue
+		}
+		for _, mm := range rePipPin.FindAllStringSubmatch(l, -1) {
+			id := engineID(strings.ReplaceAll(mm[1], "_", "-"))
+			if id == "" || seen[id] {
+				continue
+			}
+			seen[id] = true
+			m.setup.engines = append(m.setup.engines, schema.EngineSpec{Name: id, Version: "v" + mm[2]})
+			m.note(i, "engine %s v%s from the install command (no Engine Version section)", id, mm[2])
+		}
+	}
 }
+
+// rePipPin is an engine pinned in a pip install command.
+var rePipPin = regexp.MustCompile(`(?i)\bpip3?\s+install\b[^#\n]*?\b(vllm|sglang|tensorrt[-_]llm)(?:\[[^\]]*\])?==v?(\d+\.\d+[\w.+-]*)`)
 
 var (
 	reHFID    = regexp.MustCompile(`[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*[A-Za-z0-9]`)
@@ -228,7 +248,7 @@ type benchCommand struct {
 	fields []string
 }
 
-var reBenchCmd = regexp.MustCompile(`(vllm\s+bench\s+serve|benchmark_serving\.py|sglang\.bench_serving|perflab\s+bench)\b`)
+var reBenchCmd = regexp.MustCompile(`(vllm\s+bench\s+serve|benchmark_serving(\.py)?|sglang\.bench_serving|perflab\s+bench)\b`)
 
 // benchCommands lists the benchmark client commands of the page.
 func (p *page) benchCommands() []benchCommand {
