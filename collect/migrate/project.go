@@ -257,14 +257,16 @@ func Plan(ctx context.Context, srcs []Source) (*Report, []File, error) {
 }
 
 // planPage migrates one page and lays it out as files.
-func planPage(s Source, data []byte, id, srcRef string) (*Page, []File, error) {
-	pg, err := Migrate(s.Path, data, id, srcRef)
-	if err != nil {
+func planPage(s Source, data []byte, id, srcRef string) (pg *Page, fs []File, err error) {
+	if err := guardPage(s.Path, func() (err error) {
+		pg, err = Migrate(s.Path, data, id, srcRef)
+		return err
+	}); err != nil {
 		return nil, nil, err
 	}
 	pg.SrcName = filepath.Base(s.Path)
 	pg.Content = contentDir(s.Rel)
-	fs, err := pg.Files(s.Rel)
+	fs, err = pg.Files(s.Rel)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -453,4 +455,17 @@ func linkTree(src, dst string, skip func(rel string) bool) error {
 		}
 		return os.WriteFile(target, b, info.Mode().Perm())
 	})
+}
+
+// guardPage runs the migration of the page at path. A page is input
+// perflab does not control, and a bug its reading meets must cost that
+// page, not the lab's migration: a panic becomes the page's error, so the
+// page is reported as not migrated (with what to report) and the others go on.
+func guardPage(path string, migrate func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("migrate: %s: perflab failed on this page (a bug: please report it with the page): %v", path, r)
+		}
+	}()
+	return migrate()
 }
