@@ -398,7 +398,8 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 			}
 		} else if v := yamlType.FindStringSubmatch(what); v != nil {
 			field = fieldAt(root, line, v[1], false)
-			if unit := unitOf(field); unit != "" {
+			// A fraction for an integer already says "(want an integer)".
+			if unit := unitOf(field); unit != "" && !strings.Contains(what, "(want ") {
 				what += " (want " + unit + ")"
 			}
 		}
