@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
 )
 
@@ -259,7 +260,11 @@ func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 	case "":
 		return fmt.Errorf("field block: missing (one of %s)", blockTypes)
 	}
-	return fmt.Errorf("field block: unknown block type %q (one of %s)", spec.Block, blockTypes)
+	guess := ""
+	if near := campaignfile.Nearest(spec.Block, strings.Split(blockTypes, ", ")); near != "" {
+		guess = " (did you mean " + near + "?)"
+	}
+	return fmt.Errorf("field block: unknown block type %q%s (one of %s)", spec.Block, guess, blockTypes)
 }
 
 func stepIDs(c *schema.Campaign) string {
