@@ -385,7 +385,9 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 			}
 			val := "not recorded"
 			if ch.Found {
-				val = fmtMs(ch.ValueMs) + " ms"
+				// No break between the value and its unit: a narrow
+				// Limits column wrapped "10.6" and "ms" onto two lines.
+				val = fmtMs(ch.ValueMs) + "\u00a0ms"
 			}
 			row.Checks = append(row.Checks, fmt.Sprintf("%s %s %s", mark, sloLabel(ch.Key), val))
 		}
