@@ -351,7 +351,10 @@ type cell struct {
 }
 
 type cellLine struct {
-	Label, Value, PerGPU string
+	// Spread is the "± 2.1%" (CV) after a mean Value, its own unbreakable
+	// part: a narrow column may put it under the mean rather than widen
+	// the table past a phone's screen.
+	Label, Value, Spread, PerGPU string
 	Delta                template.HTML
 	DeltaClass           string
 }

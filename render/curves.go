@@ -527,10 +527,19 @@ func sloLabel(key string) string {
 // repeatCell formats a sample for a comparison cell: "1,234.56" for one
 // run, "1,234.56 ± 2.1%" (mean, CV) for repeats.
 func repeatValue(s stats.Sample) string {
-	if s.N > 1 {
-		return fmt.Sprintf("%s ± %.1f%%", fmtNum(s.Mean), s.CV*100)
+	if mean, spread := repeatParts(s); spread != "" {
+		return mean + " " + spread
 	}
 	return fmtNum(s.Mean)
+}
+
+// repeatParts is repeatValue in its two parts: "1,234.56" and "± 2.1%"
+// ("" for one run).
+func repeatParts(s stats.Sample) (mean, spread string) {
+	if s.N > 1 {
+		return fmtNum(s.Mean), fmt.Sprintf("± %.1f%%", s.CV*100)
+	}
+	return fmtNum(s.Mean), ""
 }
 
 func profileName(p schema.Profile) string {

@@ -150,6 +150,11 @@ func writeCell(b *bytes.Buffer, cl *cell) {
 		b.WriteString(`:</span> <span class="v">`)
 		escapeText(b, l.Value)
 		b.WriteString("</span>")
+		if l.Spread != "" {
+			b.WriteString(` <span class="v">`)
+			escapeText(b, l.Spread)
+			b.WriteString("</span>")
+		}
 		if l.Delta != "" {
 			b.WriteString(` <span class="`)
 			escapeText(b, l.DeltaClass)
