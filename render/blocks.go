@@ -355,8 +355,8 @@ type cellLine struct {
 	// part: a narrow column may put it under the mean rather than widen
 	// the table past a phone's screen.
 	Label, Value, Spread, PerGPU string
-	Delta                template.HTML
-	DeltaClass           string
+	Delta                        template.HTML
+	DeltaClass                   string
 }
 
 // cellOf builds the cell of run for metrics ms. ref, when non-nil, is the
