@@ -219,7 +219,22 @@ func commandNeeds(f *File, e *schema.Experiment, l *Launch) []string {
 	if !l.Adapter.Launches || len(l.Argv) == 0 {
 		return nil
 	}
+	// FILE:LINE: field: as every other campaign problem is named.
 	where := fmt.Sprintf("%s: experiment %s", f.Path, e.ID)
+	for si, st := range f.Campaign.Steps {
+		for ei := range st.Experiments {
+			if st.Experiments[ei].ID != e.ID {
+				continue
+			}
+			field := "command"
+			if e.Command == "" {
+				field = "args"
+			}
+			if line := f.Line("steps", si, "experiments", ei, field); line > 0 {
+				where = fmt.Sprintf("%s:%d: steps[%d].experiments[%d].%s: experiment %s", f.Path, line, si, ei, field, e.ID)
+			}
+		}
+	}
 	var out []string
 	prog := l.Argv[0]
 	switch {

@@ -427,10 +427,10 @@ optimized: np2
 	}
 	plan := b.String()
 	for _, want := range []string{
-		"missing: own.yaml: experiment np1: program llama-server is not on PATH",
-		"missing: own.yaml: experiment np2: program llama-server is not on PATH",
-		"missing: own.yaml: experiment np2: the command names ./models/missing.gguf, which does not exist here",
-		"missing: own.yaml: experiment v: the command names " + dir + "/none.jinja, which does not exist here",
+		"missing: own.yaml:10: steps[0].experiments[0].command: experiment np1: program llama-server is not on PATH",
+		"missing: own.yaml:11: steps[0].experiments[1].command: experiment np2: program llama-server is not on PATH",
+		"missing: own.yaml:11: steps[0].experiments[1].command: experiment np2: the command names ./models/missing.gguf, which does not exist here",
+		"missing: own.yaml:12: steps[0].experiments[2].command: experiment v: the command names " + dir + "/none.jinja, which does not exist here",
 		"warning: own.yaml:5: profiles[0].repeats: 3 runs per configuration can never show a difference",
 		"  1 step, 3 experiments, 1 profile, 18 runs\n", // not "1 steps"
 		"experiment np1 (np1): engine llamacpp, 1 CPU, at http://127.0.0.1:<free port>",

@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
 )
 
@@ -262,7 +263,11 @@ func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 	case "":
 		return fmt.Errorf("field block: missing (one of %s)", blockTypes)
 	}
-	return fmt.Errorf("field block: unknown block type %q (one of %s)", spec.Block, blockTypes)
+	guess := ""
+	if near := campaignfile.Nearest(spec.Block, strings.Split(blockTypes, ", ")); near != "" {
+		guess = " (did you mean " + near + "?)"
+	}
+	return fmt.Errorf("field block: unknown block type %q%s (one of %s)", spec.Block, guess, blockTypes)
 }
 
 func stepIDs(c *schema.Campaign) string {
@@ -349,9 +354,12 @@ type cell struct {
 }
 
 type cellLine struct {
-	Label, Value, PerGPU string
-	Delta                template.HTML
-	DeltaClass           string
+	// Spread is the "± 2.1%" (CV) after a mean Value, its own unbreakable
+	// part: a narrow column may put it under the mean rather than widen
+	// the table past a phone's screen.
+	Label, Value, Spread, PerGPU string
+	Delta                        template.HTML
+	DeltaClass                   string
 }
 
 // cellOf builds the cell of run for metrics ms. ref, when non-nil, is the

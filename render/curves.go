@@ -385,7 +385,9 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 			}
 			val := "not recorded"
 			if ch.Found {
-				val = fmtMs(ch.ValueMs) + " ms"
+				// No break between the value and its unit: a narrow
+				// Limits column wrapped "10.6" and "ms" onto two lines.
+				val = fmtMs(ch.ValueMs) + "\u00a0ms"
 			}
 			row.Checks = append(row.Checks, fmt.Sprintf("%s %s %s", mark, sloLabel(ch.Key), val))
 		}
@@ -525,10 +527,19 @@ func sloLabel(key string) string {
 // repeatCell formats a sample for a comparison cell: "1,234.56" for one
 // run, "1,234.56 ± 2.1%" (mean, CV) for repeats.
 func repeatValue(s stats.Sample) string {
-	if s.N > 1 {
-		return fmt.Sprintf("%s ± %.1f%%", fmtNum(s.Mean), s.CV*100)
+	if mean, spread := repeatParts(s); spread != "" {
+		return mean + " " + spread
 	}
 	return fmtNum(s.Mean)
+}
+
+// repeatParts is repeatValue in its two parts: "1,234.56" and "± 2.1%"
+// ("" for one run).
+func repeatParts(s stats.Sample) (mean, spread string) {
+	if s.N > 1 {
+		return fmtNum(s.Mean), fmt.Sprintf("± %.1f%%", s.CV*100)
+	}
+	return fmtNum(s.Mean), ""
 }
 
 func profileName(p schema.Profile) string {

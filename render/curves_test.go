@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -117,6 +118,22 @@ func TestSweepPageSkeleton(t *testing.T) {
 	// wide at c64: 4 runs, 9975 tok/s/GPU, 1000/15 tok/s/user, on the frontier.
 	if want := "wide,chat,max_concurrency,64,4,false,9975,"; !strings.Contains(csv, want) || !strings.HasSuffix(lines[3], ",true") {
 		t.Errorf("curves.csv lacks %q or wide c64 is not on the frontier:\n%s", want, csv)
+	}
+}
+
+// TestSLOLimitsKeepTheirUnit: the SLO table's limits at a load keep each
+// value on the line of its unit (a narrow column wrapped "10.6" / "ms").
+func TestSLOLimitsKeepTheirUnit(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	html := buildPage(t, content, results)
+	cells := regexp.MustCompile(`<small>(✓|✗) [^<]*(<br>[^<]*)*</small>`).FindAllString(html, -1)
+	if len(cells) == 0 {
+		t.Fatal("no SLO limits cell on the sweep page")
+	}
+	for _, c := range cells {
+		if regexp.MustCompile(`\d ms`).MatchString(c) || !strings.Contains(c, "\u00a0ms") {
+			t.Errorf("limits cell %q: a value breakable from its unit", c)
+		}
 	}
 }
 

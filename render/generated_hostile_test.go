@@ -56,7 +56,7 @@ func hostileViews(h string, k int) map[string][]any {
 	notes := footnotes{List: []footnote{{Run: h, Items: []string{h}}, {Run: h + "2", Items: []string{h, "<b>" + h, ""}}}}
 	cells := []cell{
 		{Missing: h, Sort: ""},
-		{Sort: h, Bad: true, Notes: []int{1, 22}, Lines: []cellLine{{Label: h, Value: h, PerGPU: h, Delta: template.HTML("+" + h), DeltaClass: h}}},
+		{Sort: h, Bad: true, Notes: []int{1, 22}, Lines: []cellLine{{Label: h, Value: h, Spread: h, PerGPU: h, Delta: template.HTML("+" + h), DeltaClass: h}}},
 		{Sort: h, Lines: []cellLine{
 			{Label: h, Value: h},
 			{Label: "TTFT", Value: h, Delta: "-1.0%", DeltaClass: "delta na"},

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "230a00e13aa90de572235640a72fe64dd2e698cda0fa4aedb8f77d46ea25b419"
+const generatedTemplatesSum = "87474d1ebed3adb83d8e27a6d40a556453272acd968c065cef29db9bc23fef03"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -281,7 +281,12 @@ func tmplCell(b *bytes.Buffer, dot cell) error {
 			b.WriteString(`:</span> <span class="v">`)
 			escapeText(b, r1[i2].Value)
 			b.WriteString(`</span>`)
-			if w3 := r1[i2].Delta; len(w3) > 0 {
+			if w3 := r1[i2].Spread; len(w3) > 0 {
+				b.WriteString(` <span class="v">`)
+				escapeText(b, w3)
+				b.WriteString(`</span>`)
+			}
+			if w4 := r1[i2].Delta; len(w4) > 0 {
 				b.WriteString(` <span class="`)
 				escapeText(b, r1[i2].DeltaClass)
 				b.WriteString(`"`)
@@ -289,13 +294,13 @@ func tmplCell(b *bytes.Buffer, dot cell) error {
 					b.WriteString(` title="not a fair comparison: a smaller share of this run's requests succeeded than of the reference's"`)
 				}
 				b.WriteString(`>(`)
-				b.WriteString(string(w3))
+				b.WriteString(string(w4))
 				b.WriteString(`)</span>`)
 			}
 			b.WriteString(`</span>`)
-			if w4 := r1[i2].PerGPU; len(w4) > 0 {
+			if w5 := r1[i2].PerGPU; len(w5) > 0 {
 				b.WriteString(` <small class="pergpu">(`)
-				escapeText(b, w4)
+				escapeText(b, w5)
 				b.WriteString(`)</small>`)
 			}
 		}
@@ -377,7 +382,7 @@ func tmplHome(b *bytes.Buffer, dot homeView) error {
 <h2 id="reports">Reports<a class="headerlink" href="#reports" title="Permanent link">¶</a></h2>
 <div class="table-wrap">
 <table class="sortable reports">
-<thead><tr><th>Report</th><th class="wide">Model</th><th>Hardware</th><th class="wide">Engine</th><th class="wide">Objective</th><th data-sort-type="number">Optimized vs baseline</th><th data-sort-type="number">Recommended: throughput</th></tr></thead>
+<thead><tr><th>Report</th><th class="wide">Model</th><th>Hardware</th><th class="wide">Engine</th><th class="wide">Objective</th><th data-sort-type="number">Optimized vs baseline</th><th data-sort-type="number">Recom&shy;mended: throughput</th></tr></thead>
 <tbody>`)
 		if r1 := dot.Reports; len(r1) > 0 {
 			for i2 := range r1 {

@@ -13,8 +13,9 @@ import (
 
 const checkUsage = `usage: perflab check [flags] [PATH...]
 
-Reads Markdown pages (files, or folders searched for *.md; default:
-content/) and reports every number that disagrees with the page's own
+Reads Markdown pages (files, or folders searched for *.md, and for
+report bundles' campaign.yaml without an index.md; default: content/)
+and reports every number that disagrees with the page's own
 data, one line each: FILE:LINE: what. A page of pasted outputs is checked
 against the benchmark blocks on it; a perflab report page (a bundle with a
 campaign) against its campaign's results. A page that cannot be read (or
@@ -62,7 +63,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(files) == 0 {
 		// Checking nothing is no clean bill: a folder of .txt pages or the
 		// wrong folder must not pass.
-		return inputError{fmt.Errorf("check: no Markdown pages (*.md, *.markdown) in %s", strings.Join(paths, ", "))}
+		return inputError{fmt.Errorf("check: no Markdown pages (*.md, *.markdown) nor report bundles (campaign.yaml) in %s", strings.Join(paths, ", "))}
 	}
 	total, pages, unread := 0, 0, 0
 	var counts check.Counts

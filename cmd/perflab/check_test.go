@@ -194,3 +194,58 @@ func TestCheckCountsWhatItRead(t *testing.T) {
 		t.Errorf("%d ok result files; summary:\n%s\nwant %q", ok, errb.String(), want)
 	}
 }
+
+// TestCheckReportWithoutMarkdown: a report bundle with a campaign.yaml and
+// no index.md (its page all generated, as the docs offer) is checked, not
+// "no Markdown pages": its results against its campaign, clean with the
+// demo's results, a finding for a result that ran another model.
+func TestCheckReportWithoutMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	content := filepath.Join(dir, "content", "demo", "mock-h100")
+	if err := os.MkdirAll(content, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	camp, err := os.ReadFile("../../content/demo/mock-h100/campaign.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(content, "campaign.yaml"), camp, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err = run(context.Background(), []string{"check", "--results", "../../results", filepath.Join(dir, "content")}, &out, &errb)
+	if err != nil {
+		t.Fatalf("check of a bundle without index.md: %v\nstdout %q\nstderr %q", err, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "read 1 page with 0 benchmark outputs and 10 result files") || !strings.Contains(errb.String(), "no findings") {
+		t.Errorf("stderr %q, want the bundle read with its 10 ok results and no findings", errb.String())
+	}
+
+	// One result ran another model: found, and reported at the campaign.
+	results := filepath.Join(dir, "results", "demo-mock-h100")
+	if err := os.MkdirAll(results, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	names, err := filepath.Glob("../../results/demo-mock-h100/*.json")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("demo results: %v (%d)", err, len(names))
+	}
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(n) == "vllm--short.json" {
+			data = bytes.ReplaceAll(data, []byte("--model perflab/mock-8b "), []byte("--model other/Llama-3.1-70B "))
+		}
+		if err := os.WriteFile(filepath.Join(results, filepath.Base(n)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	err = run(context.Background(), []string{"check", "--results", filepath.Join(dir, "results"), filepath.Join(dir, "content")}, &out, &errb)
+	if err == nil || !strings.Contains(out.String(), "campaign.yaml:") || !strings.Contains(out.String(), "result vllm--short ran model other/Llama-3.1-70B") {
+		t.Errorf("a result of another model: error %v, stdout %q; want a finding at the campaign", err, out.String())
+	}
+}

@@ -82,7 +82,7 @@ func Parse(name string, data []byte) (*File, error) {
 	var root yaml.Node
 	lines := countLines(data)
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, decodeError(name, 0, nil, lines, err, nil)
+		return nil, decodeError(name, 0, nil, lines, err, nil, nil)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty campaign file", name)
@@ -90,7 +90,7 @@ func Parse(name string, data []byte) (*File, error) {
 	f.pos = &positions{root: root.Content[0]}
 	f.pos.once.Do(func() {})
 	if err := DecodeStrict(data, &f.Campaign); err != nil {
-		return nil, decodeError(name, 0, f.pos.root, lines, err, nil)
+		return nil, decodeError(name, 0, f.pos.root, lines, err, nil, nil)
 	}
 	f.Campaign.DefaultChosen()
 	return f, nil
@@ -340,7 +340,37 @@ var yamlParserErrors = []string{
 // offset+1, or named without a line when offset is 0. noun names a Go type
 // ("schema.Step") as the file's author knows it ("a step"); nil means Noun.
 func DecodeError(name string, offset int, data []byte, err error, noun func(typ string) string) error {
-	return decodeError(name, offset, nil, countLines(data), err, noun)
+	return decodeError(name, offset, nil, countLines(data), err, noun, nil)
+}
+
+// DecodeErrorKeys is DecodeError for types of the caller's own: keys gives
+// the keys a type takes ("render.BlockSpec"; nil: the campaign types'), so
+// that an unknown field gets a "did you mean" (YAMLKeys reads them).
+func DecodeErrorKeys(name string, offset int, data []byte, err error, noun func(typ string) string, keys func(typ string) []string) error {
+	return decodeError(name, offset, nil, countLines(data), err, noun, keys)
+}
+
+// YAMLKeys returns the keys a struct value's type takes in YAML (its yaml
+// tags, inline fields included), sorted.
+func YAMLKeys(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	fields := map[string]reflect.Type{}
+	yamlFields(t, fields)
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Nearest returns the word of words closest to word when it is a likely
+// misspelling of it ("comparision" → "comparison"); "" if none.
+func Nearest(word string, words []string) string {
+	return nearest(word, words)
 }
 
 // countLines is the number of lines in data (a last line without "\n"
@@ -356,9 +386,12 @@ func countLines(data []byte) int {
 // decodeError is DecodeError that also names the field's path
 // ("profiles[1].num_prompts: ...") where root (nil: unknown) locates it,
 // and keeps lines within the document's lines (0: unknown).
-func decodeError(name string, offset int, root *yaml.Node, lines int, err error, noun func(typ string) string) error {
+func decodeError(name string, offset int, root *yaml.Node, lines int, err error, noun func(typ string) string, keys func(typ string) []string) error {
 	if noun == nil {
 		noun = Noun
+	}
+	if keys == nil {
+		keys = knownKeys
 	}
 	var msgs []string
 	var te *yaml.TypeError
@@ -390,7 +423,7 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 		field := ""
 		if u := yamlUnknown.FindStringSubmatch(what); u != nil {
 			what = fmt.Sprintf("unknown field %q in %s", u[1], noun(u[2]))
-			if near := nearest(u[1], knownKeys(u[2])); near != "" {
+			if near := nearest(u[1], keys(u[2])); near != "" {
 				what += fmt.Sprintf(" (did you mean %s?)", near)
 			}
 			if field = fieldAt(root, line, u[1], true); field == u[1] {
@@ -398,7 +431,8 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 			}
 		} else if v := yamlType.FindStringSubmatch(what); v != nil {
 			field = fieldAt(root, line, v[1], false)
-			if unit := unitOf(field); unit != "" {
+			// A fraction for an integer already says "(want an integer)".
+			if unit := unitOf(field); unit != "" && !strings.Contains(what, "(want ") {
 				what += " (want " + unit + ")"
 			}
 		}

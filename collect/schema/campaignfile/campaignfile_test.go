@@ -480,4 +480,10 @@ optimized: a
 	if strings.Contains(err.Error(), `"bogus_thing" in the campaign (did you mean`) {
 		t.Errorf("a guess for a word near no field:\n%v", err)
 	}
+	// A fraction for a count says what it wants once.
+	_, err = Parse("c.yaml", []byte("id: x\nmodel: {id: m}\nprofiles:\n  - {id: p, dataset: random, num_prompts: 8.5}\n"))
+	want := "c.yaml:4: profiles[0].num_prompts: cannot unmarshal !!float `8.5` into int (want an integer)"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "(want") != 1 {
+		t.Errorf("num_prompts: 8.5: %v\nwant %q, one (want …)", err, want)
+	}
 }
