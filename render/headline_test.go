@@ -17,7 +17,7 @@ var (
 	homeGainRE = regexp.MustCompile(`^<span class="([^"]+)">([^<]*)</span><br><small>([^<]*)</small>$`)
 	homeBestRE = regexp.MustCompile(`^([^<]*)(?:<br><small>([^<]*)</small>)?$`)
 	// A comparison row: its case and the optimized cell's first line.
-	cmpRowRE = regexp.MustCompile(`<tr><td><strong>([^<]*)</strong>.*?</td><td class="num[^"]*"[^>]*>.*?</td><td class="num( bad)?"[^>]*><span class="ln"><span class="k">[^<]*</span> <span class="v">([^<]*)</span>(?: <span class="([^"]+)">\(([^<]*)\)</span>)?`)
+	cmpRowRE = regexp.MustCompile(`<tr><td><strong>([^<]*)</strong>.*?</td><td class="num[^"]*"[^>]*>.*?</td><td class="num( bad)?"[^>]*><span class="ln"><span class="k">[^<]*</span> <span class="v">([^<]*)</span>(?: <span class="v">([^<]*)</span>)?(?: <span class="([^"]+)">\(([^<]*)\)</span>)?`)
 	sloRowRE = regexp.MustCompile(`<tr[^>]*><td>([^<]*)(?: <span class="badge">[^<]*</span>)?</td><td[^>]*>[^<]*<small>\(([^)]*)\)</small>.*?</td><td class="num"[^>]*>([^<]*)</td>`)
 )
 
@@ -121,6 +121,9 @@ func TestHomeTellsTheReportsNumbers(t *testing.T) {
 		for _, c := range cases {
 			if c[1] == bestCase {
 				bestVal = html.UnescapeString(c[3])
+				if c[4] != "" { // the mean's spread, in a span of its own
+					bestVal += " " + html.UnescapeString(c[4])
+				}
 			}
 		}
 		if row.best != bestVal+" tok/s" {
@@ -137,9 +140,9 @@ func TestHomeTellsTheReportsNumbers(t *testing.T) {
 				continue
 			}
 			found = true
-			delta, verdict, _ := strings.Cut(html.UnescapeString(c[5]), ", ")
-			if row.gain != delta || row.gainClass != c[4] {
-				t.Errorf("%s: home gain %q (%s), comparison on %s: %q (%s)", href, row.gain, row.gainClass, name, delta, c[4])
+			delta, verdict, _ := strings.Cut(html.UnescapeString(c[6]), ", ")
+			if row.gain != delta || row.gainClass != c[5] {
+				t.Errorf("%s: home gain %q (%s), comparison on %s: %q (%s)", href, row.gain, row.gainClass, name, delta, c[5])
 			}
 			if verdict != "" && !strings.Contains(row.gainNote, verdict) {
 				t.Errorf("%s: home gain note %q lacks the test's verdict %q", href, row.gainNote, verdict)
