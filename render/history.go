@@ -129,8 +129,26 @@ type historyChange struct {
 	c     stats.SeriesChange
 }
 
-// history computes the report's history lines and their change points.
-func (r *Report) history() ([]historyLine, []historyChange) {
+// reportHistory is a report's history lines and their change points.
+type reportHistory struct {
+	lines   []historyLine
+	changes []historyChange
+}
+
+// history is the report's history, computed once per build (the page
+// and the home page's list both use it; the change points' permutation
+// tests are the costly part).
+func (r *Report) history() *reportHistory {
+	r.histOnce.Do(func() {
+		lines, changes := r.computeHistory()
+		r.hist = &reportHistory{lines, changes}
+	})
+	return r.hist
+}
+
+// computeHistory computes the report's history lines and their change
+// points.
+func (r *Report) computeHistory() ([]historyLine, []historyChange) {
 	var lines []historyLine
 	idx := map[string]int{}
 	for ri, rr := range r.rounds {
@@ -197,7 +215,8 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		w.WriteString("<p class=\"history-none\">One round of results so far: the history starts with the second round (<code>perflab collect --new-round</code>).</p>\n")
 		return nil
 	}
-	lines, changes := r.history()
+	h := r.history()
+	lines, changes := h.lines, h.changes
 	marked := map[[2]int]historyChange{}
 	for _, ch := range changes {
 		marked[[2]int{ch.line, ch.round}] = ch
@@ -205,42 +224,12 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 	if title == "" {
 		title = "Total throughput per GPU over " + strconv.Itoa(len(r.rounds)) + " rounds"
 	}
-	panel := charts.XYPanel{XName: "round", YName: "total throughput per GPU (tok/s)"}
-	for li, l := range lines {
-		s := charts.XYSeries{Name: l.label()}
-		lastEng, lastCommit := "", ""
-		for ri, v := range l.values {
-			if len(v) == 0 {
-				continue
-			}
-			sm := stats.Summarize(v)
-			val := fmt.Sprintf("%.1f tok/s/GPU", sm.Mean)
-			if sm.N > 1 {
-				val += fmt.Sprintf(" ± %.1f%% (n=%d)", sm.CV*100, sm.N)
-			}
-			tip := []string{"round " + r.rounds[ri].ID + " " + r.rounds[ri].date(), val}
-			// The engine and the commit where they change (the first
-			// point says them): a page of 100 rounds stays light.
-			if eng := r.roundEngine(ri, l.exp.ID); eng != "" && eng != lastEng {
-				tip = append(tip, eng)
-				lastEng = eng
-			}
-			if rec := r.rounds[ri].Record; rec != nil && rec.GitCommit != "" && rec.GitCommit != lastCommit {
-				tip = append(tip, "commit "+shortCommit(rec.GitCommit))
-				lastCommit = rec.GitCommit
-			}
-			if ch, ok := marked[[2]int{li, ri}]; ok {
-				tip = append(tip, fmt.Sprintf("change point: %+.1f%%", ch.c.Pct))
-			}
-			s.Points = append(s.Points, charts.XYPoint{X: float64(ri + 1), Y: sm.Mean, Tip: tip})
-		}
-		panel.Series = append(panel.Series, s)
-	}
-	caption := "Each configuration's total throughput per GPU in each round (round 1 first; hover for the round's date, engine and commit)"
+	caption := "Each configuration's total throughput per GPU in each round (hover for the round's engine, commit and spread; dotted vertical lines mark engine version changes"
 	if len(changes) > 0 {
-		caption += "; change points are listed under the table"
+		caption += ", pins the change points, listed under the table"
 	}
-	if err := c.chartHTML(w, charts.Lines(c.nextChartID("history"), []charts.XYPanel{panel}), title, caption); err != nil {
+	caption += ")"
+	if err := c.chartHTML(w, r.historyChart(c.nextChartID("history"), lines, changes), title, caption); err != nil {
 		return err
 	}
 
@@ -386,7 +375,8 @@ func (s *Site) homeChanges(base string) template.HTML {
 		if len(r.rounds) < 2 {
 			continue
 		}
-		lines, changes := r.history()
+		h := r.history()
+		lines, changes := h.lines, h.changes
 		last := len(r.rounds) - 1
 		for _, ch := range changes {
 			if ch.round != last {
@@ -457,4 +447,198 @@ func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, 
 		}
 	}
 	return d, out
+}
+
+// The history chart is an ECharts line chart over one dataset: a row per
+// round (x, then each line's mean, CV % and number of runs), so a page of
+// 100 rounds carries each number once. Its hover text is drawn by the
+// page's script (site.js, historyTip) from "history" in the option: the
+// rounds' ids, dates and commits, and each experiment's engine where it
+// changes; the page works from file:// (no fetch).
+
+// historyOption is the history chart's ECharts option.
+type historyOption struct {
+	BackgroundColor string           `json:"backgroundColor"`
+	Color           []string         `json:"color"`
+	Tooltip         map[string]any   `json:"tooltip"`
+	Legend          charts.Legend    `json:"legend"`
+	Grid            []charts.Grid    `json:"grid"`
+	Dataset         historyDataset   `json:"dataset"`
+	XAxis           []map[string]any `json:"xAxis"`
+	YAxis           []map[string]any `json:"yAxis"`
+	Series          []historySeries  `json:"series"`
+	// History is read (and removed) by site.js before the chart is drawn.
+	History historyTips `json:"history"`
+}
+
+type historyDataset struct {
+	Source [][]any `json:"source"`
+}
+
+type historySeries struct {
+	Name         string         `json:"name"`
+	Type         string         `json:"type"`
+	Encode       map[string]int `json:"encode"`
+	Symbol       string         `json:"symbol"`
+	SymbolSize   int            `json:"symbolSize"`
+	ConnectNulls bool           `json:"connectNulls"`
+	MarkPoint    map[string]any `json:"markPoint,omitempty"`
+	MarkLine     map[string]any `json:"markLine,omitempty"`
+}
+
+// historyTips is what the hover text needs beyond the dataset.
+type historyTips struct {
+	// Rounds: [id, date, short commit] per round, oldest first.
+	Rounds [][3]string `json:"rounds"`
+	// Engines[i]: line i's engine from a round on, [round index, text]
+	// where it changes.
+	Engines [][][2]any `json:"engines"`
+	// Changes: "line:round" → the change point's text.
+	Changes map[string]string `json:"changes,omitempty"`
+}
+
+// start is the round's start time (RFC 3339), "" when unknown.
+func (r roundResults) start() string {
+	if r.Record != nil && r.Record.Start != "" {
+		return r.Record.Start
+	}
+	first := ""
+	for _, res := range r.Results {
+		if res.Start != "" && (first == "" || res.Start < first) {
+			first = res.Start
+		}
+	}
+	return first
+}
+
+// historyChart builds the history chart: x is the round's start time
+// (the round's number when a round's date is unknown), a line per
+// configuration, change points pinned, engine version changes marked by
+// a vertical line on the x axis.
+func (r *Report) historyChart(id string, lines []historyLine, changes []historyChange) charts.Chart {
+	x := make([]any, len(r.rounds))
+	timed := true
+	for ri, rr := range r.rounds {
+		st := rr.start()
+		if st == "" {
+			timed = false
+			break
+		}
+		x[ri] = st
+	}
+	xAxis := map[string]any{"type": "time", "name": "round date", "nameLocation": "middle", "nameGap": 28,
+		"nameTextStyle": map[string]any{"fontSize": 11}}
+	if !timed {
+		for ri := range x {
+			x[ri] = ri + 1
+		}
+		xAxis["type"], xAxis["name"], xAxis["minInterval"] = "value", "round", 1
+	}
+	o := historyOption{
+		BackgroundColor: "transparent",
+		Color:           charts.Palette(),
+		Tooltip:         map[string]any{"trigger": "item"},
+		Legend:          charts.Legend{Top: 0, Type: "scroll"},
+		Grid:            []charts.Grid{{Left: "3%", Right: "6%", Top: 64, Height: 300, ContainLabel: true}},
+		XAxis:           []map[string]any{xAxis},
+		YAxis: []map[string]any{{"type": "value", "scale": true, "name": "total throughput per GPU (tok/s)", "nameLocation": "end", "nameGap": 10,
+			"nameTextStyle": map[string]any{"align": "left", "fontSize": 11}}},
+	}
+	marked := map[[2]int]historyChange{}
+	for _, ch := range changes {
+		marked[[2]int{ch.line, ch.round}] = ch
+	}
+	for ri, rr := range r.rounds {
+		row := make([]any, 1, 1+3*len(lines))
+		row[0] = x[ri]
+		for _, l := range lines {
+			v := l.values[ri]
+			if len(v) == 0 {
+				row = append(row, nil, nil, nil)
+				continue
+			}
+			sm := stats.Summarize(v)
+			cv := 0.0
+			if sm.N > 1 {
+				cv = math.Round(sm.CV*1000) / 10
+			}
+			row = append(row, math.Round(sm.Mean*100)/100, cv, sm.N)
+		}
+		o.Dataset.Source = append(o.Dataset.Source, row)
+		commit := ""
+		if rr.Record != nil {
+			commit = shortCommit(rr.Record.GitCommit)
+		}
+		o.History.Rounds = append(o.History.Rounds, [3]string{rr.ID, rr.date(), commit})
+	}
+	// Engine versions: each line's where they change; the version
+	// changes of all lines are marked on the x axis (one vertical line
+	// per round, naming the new versions).
+	type mark struct {
+		names []string
+		seen  map[string]bool
+	}
+	marks := map[int]*mark{}
+	var markRounds []int
+	o.History.Engines = make([][][2]any, len(lines))
+	for li, l := range lines {
+		last := ""
+		for ri, v := range l.values {
+			if len(v) == 0 {
+				continue
+			}
+			eng := r.roundEngine(ri, l.exp.ID)
+			if eng == "" || eng == last {
+				continue
+			}
+			o.History.Engines[li] = append(o.History.Engines[li], [2]any{ri, eng})
+			if last != "" {
+				m := marks[ri]
+				if m == nil {
+					m = &mark{seen: map[string]bool{}}
+					marks[ri] = m
+					markRounds = append(markRounds, ri)
+				}
+				if !m.seen[eng] {
+					m.seen[eng] = true
+					m.names = append(m.names, eng)
+				}
+			}
+			last = eng
+		}
+	}
+	sort.Ints(markRounds)
+	for li, l := range lines {
+		s := historySeries{Name: l.label(), Type: "line", Encode: map[string]int{"x": 0, "y": 1 + 3*li},
+			Symbol: "circle", SymbolSize: 6, ConnectNulls: true}
+		var pins []map[string]any
+		for ri := range l.values {
+			ch, ok := marked[[2]int{li, ri}]
+			if !ok {
+				continue
+			}
+			sm := stats.Summarize(l.values[ri])
+			pct := fmt.Sprintf("%+.0f%%", ch.c.Pct)
+			pins = append(pins, map[string]any{"coord": []any{x[ri], math.Round(sm.Mean*100) / 100}, "value": pct})
+			if o.History.Changes == nil {
+				o.History.Changes = map[string]string{}
+			}
+			o.History.Changes[strconv.Itoa(li)+":"+strconv.Itoa(ri)] = fmt.Sprintf("change point: %+.1f%%", ch.c.Pct)
+		}
+		if len(pins) > 0 {
+			s.MarkPoint = map[string]any{"symbol": "pin", "symbolSize": 40, "label": map[string]any{"fontSize": 10}, "data": pins}
+		}
+		if li == 0 && len(markRounds) > 0 {
+			var data []map[string]any
+			for _, ri := range markRounds {
+				data = append(data, map[string]any{"name": strings.Join(marks[ri].names, ", "), "xAxis": x[ri]})
+			}
+			s.MarkLine = map[string]any{"silent": true, "symbol": "none",
+				"lineStyle": map[string]any{"type": "dotted", "color": "#7f7f7f", "width": 1.5},
+				"label":     map[string]any{"show": true, "position": "insideEndTop", "formatter": "{b}", "fontSize": 10},
+				"data":      data}
+		}
+		o.Series = append(o.Series, s)
+	}
+	return charts.Chart{ID: id, Height: 64 + 300 + 40, Option: o}
 }

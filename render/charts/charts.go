@@ -202,3 +202,7 @@ func (c Chart) JSON() ([]byte, error) {
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
+
+// Palette returns the series colours charts use, in order (a chart built
+// outside this package draws in the same colours).
+func Palette() []string { return append([]string(nil), palette...) }
