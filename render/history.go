@@ -13,6 +13,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
+	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/charts"
 )
 
@@ -133,6 +134,17 @@ type historyChange struct {
 type reportHistory struct {
 	lines   []historyLine
 	changes []historyChange
+	// slo is, for a sweep campaign with an SLO, each sweep profile ×
+	// experiment's SLO answer in each round.
+	slo []sloHistory
+}
+
+// sloHistory is one sweep profile × experiment's SLO answer over rounds.
+type sloHistory struct {
+	label string
+	// answers[i] is round i's answer; nil where the round did not
+	// measure the experiment on the profile.
+	answers []*analysis.SLOAnswer
 }
 
 // history is the report's history, computed once per build (the page
@@ -141,7 +153,7 @@ type reportHistory struct {
 func (r *Report) history() *reportHistory {
 	r.histOnce.Do(func() {
 		lines, changes := r.computeHistory()
-		r.hist = &reportHistory{lines, changes}
+		r.hist = &reportHistory{lines: lines, changes: changes, slo: r.sloHistory()}
 	})
 	return r.hist
 }
@@ -284,6 +296,7 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		w.WriteString("</tr>\n")
 	}
 	w.WriteString("</tbody>\n</table>\n")
+	r.writeSLOHistory(w, h.slo, first)
 
 	if len(changes) == 0 {
 		w.WriteString("<p class=\"history-changes\">No change points: no round differs from the one before beyond its runs' noise.</p>\n")
@@ -641,4 +654,99 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 		o.Series = append(o.Series, s)
 	}
 	return charts.Chart{ID: id, Height: 64 + 300 + 40, Option: o}
+}
+
+// sloHistory answers the campaign's SLO in each round, for each sweep
+// profile and experiment (the slo block's answer: the highest load whose
+// runs meet every limit, and the throughput per GPU there); nil without
+// an SLO or a sweep.
+func (r *Report) sloHistory() []sloHistory {
+	if len(r.Campaign.SLO) == 0 {
+		return nil
+	}
+	var out []sloHistory
+	idx := map[string]int{}
+	for ri, rr := range r.rounds {
+		runs := make([]analysis.Run, 0, len(rr.Results))
+		for _, res := range rr.Results {
+			e, ok := r.Campaign.Experiment(res.Experiment)
+			if !ok {
+				continue
+			}
+			runs = append(runs, analysis.Run{Result: res, GPUs: r.GPUs(e)})
+		}
+		for _, p := range r.Campaign.Profiles {
+			if !analysis.IsSweep(runs, p.ID) {
+				continue
+			}
+			cs := r.curveSet(runs, p.ID, false)
+			for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
+				k := p.ID + "\x00" + a.Experiment
+				j, ok := idx[k]
+				if !ok {
+					j = len(out)
+					idx[k] = j
+					out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.rounds))})
+				}
+				a := a
+				out[j].answers[ri] = &a
+			}
+		}
+	}
+	return out
+}
+
+// writeSLOHistory writes the SLO answer of each sweep profile ×
+// experiment in the rounds from first on, a cell marked where the answer
+// moved to another load.
+func (r *Report) writeSLOHistory(w *bytes.Buffer, hs []sloHistory, first int) {
+	if len(hs) == 0 {
+		return
+	}
+	w.WriteString("<p class=\"history-slo\">The SLO (")
+	htmlEscape(w, sloText(r.Campaign.SLO))
+	w.WriteString(") in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>\n")
+	w.WriteString("<table class=\"sortable history history-slo\">\n<thead><tr><th>Configuration</th>")
+	for _, rr := range r.rounds[first:] {
+		w.WriteString("<th>Round ")
+		htmlEscape(w, rr.ID)
+		w.WriteString("</th>")
+	}
+	w.WriteString("</tr></thead>\n<tbody>\n")
+	for _, h := range hs {
+		w.WriteString("<tr><td>")
+		htmlEscape(w, h.label)
+		w.WriteString("</td>")
+		var prev *analysis.SLOAnswer
+		for ri, a := range h.answers {
+			if ri < first {
+				if a != nil {
+					prev = a
+				}
+				continue
+			}
+			if a == nil {
+				w.WriteString("<td>–</td>")
+				continue
+			}
+			moved := prev != nil && (prev.Best < 0) != (a.Best < 0) || prev != nil && a.Best >= 0 && prev.Best >= 0 && prev.Point != a.Point
+			if moved {
+				w.WriteString(`<td class="change">`)
+			} else {
+				w.WriteString("<td>")
+			}
+			if a.Best < 0 {
+				w.WriteString("none meets it")
+			} else {
+				htmlEscape(w, a.Point.String())
+				w.WriteString(": ")
+				w.WriteString(strconv.FormatFloat(a.ThroughputPerGPU, 'f', 1, 64))
+				w.WriteString(" tok/s/GPU")
+			}
+			w.WriteString("</td>")
+			prev = a
+		}
+		w.WriteString("</tr>\n")
+	}
+	w.WriteString("</tbody>\n</table>\n")
 }

@@ -342,3 +342,49 @@ func historyChartOption(t *testing.T, page string) (opt struct {
 	}
 	return opt
 }
+
+// TestHistorySLO: for a sweep campaign with an SLO, the history gives
+// each configuration's SLO answer in each round (the slo block's: the
+// highest load meeting it and the throughput per GPU there), marking the
+// round where it moved: wide's c64 TPOT p99 goes over the limit in round
+// 2, so its answer falls back to c8.
+func TestHistorySLO(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	camp := filepath.Join(results, "sw")
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "r2", Start: "2026-11-27T22:00:00Z", Campaign: "sw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(camp, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Experiment == "wide" && res.Load.MaxConcurrency == 64 {
+			res.Summary.TPOT.Percentiles[0].ValueMs = 25 // over the 20 ms limit
+		}
+		if err := schema.WriteFile(filepath.Join(rd.Dir, filepath.Base(f)), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := buildPage(t, content, results)
+	i := strings.Index(page, `<table class="sortable history history-slo">`)
+	if i < 0 {
+		t.Fatal("no SLO history table")
+	}
+	table := page[i : i+strings.Index(page[i:], "</table>")]
+	// wide: c64 at 20000/2 GPUs in round 1, then c8 at 3000/2; fast: c8
+	// (4000/2) in both.
+	for _, want := range []string{
+		"<tr><td>Wide / Chat</td><td>concurrency 64: 10000.0 tok/s/GPU</td><td class=\"change\">concurrency 8: 1500.0 tok/s/GPU</td></tr>",
+		"<tr><td>Fast / Chat</td><td>concurrency 8: 2000.0 tok/s/GPU</td><td>concurrency 8: 2000.0 tok/s/GPU</td></tr>",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("SLO history lacks %q:\n%s", want, table)
+		}
+	}
+}
