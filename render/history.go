@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
@@ -525,19 +526,25 @@ func (r roundResults) start() string {
 }
 
 // historyChart builds the history chart: x is the round's start time
-// (the round's number when a round's date is unknown), a line per
+// (the round's number when a round's date is unknown or the dates do not
+// follow the rounds' order), a line per
 // configuration, change points pinned, engine version changes marked by
 // a vertical line on the x axis.
 func (r *Report) historyChart(id string, lines []historyLine, changes []historyChange) charts.Chart {
 	x := make([]any, len(r.rounds))
 	timed := true
+	var prev time.Time
 	for ri, rr := range r.rounds {
-		st := rr.start()
-		if st == "" {
+		// Dates on x only when every round has one and they follow the
+		// rounds' order (a round 1 whose results were re-dated later than
+		// round 2's record would draw the line backwards).
+		t, err := time.Parse(time.RFC3339, rr.start())
+		if err != nil || t.Before(prev) {
 			timed = false
 			break
 		}
-		x[ri] = st
+		prev = t
+		x[ri] = rr.start()
 	}
 	xAxis := map[string]any{"type": "time", "name": "round date", "nameLocation": "middle", "nameGap": 28,
 		"nameTextStyle": map[string]any{"fontSize": 11}}
