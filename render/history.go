@@ -242,6 +242,13 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		caption += ", pins the change points, listed under the table"
 	}
 	caption += ")"
+	// The home page's list of changes links here (#history-chart, the
+	// page's first history block; IDs keeps ids unique on the page).
+	if c.ids != nil {
+		w.WriteString(`<div id="`)
+		htmlEscape(w, c.ids.Slug("history-chart"))
+		w.WriteString(`"></div>`)
+	}
 	if err := c.chartHTML(w, r.historyChart(c.nextChartID("history"), lines, changes), title, caption); err != nil {
 		return err
 	}
@@ -252,7 +259,7 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 	if first > 0 {
 		fmt.Fprintf(w, "<p class=\"history-note\">The last %d of %d rounds; the chart above and the report's data.json have every round.</p>\n", historyColumns, len(r.rounds))
 	}
-	w.WriteString("<table class=\"sortable history\">\n<thead><tr><th>Configuration</th>")
+	w.WriteString("<div class=\"table-wrap\"><table class=\"sortable history\">\n<thead><tr><th>Configuration</th>")
 	for _, rr := range r.rounds[first:] {
 		w.WriteString("<th>Round ")
 		htmlEscape(w, rr.ID)
@@ -296,7 +303,7 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		}
 		w.WriteString("</tr>\n")
 	}
-	w.WriteString("</tbody>\n</table>\n")
+	w.WriteString("</tbody>\n</table></div>\n")
 	r.writeSLOHistory(w, h.slo, first)
 
 	if len(changes) == 0 {
@@ -377,7 +384,7 @@ func escString(s string) string {
 
 // homeChanges is the home page's "Regressions and improvements" list
 // (asv has one): every change point in the latest round of every report,
-// largest first, each linking to its report's history; "" when nothing
+// largest first, each linking to its report's history chart; "" when nothing
 // changed in any latest round.
 func (s *Site) homeChanges(base string) template.HTML {
 	type item struct {
@@ -404,7 +411,7 @@ func (s *Site) homeChanges(base string) template.HTML {
 			b.WriteString(`<li class="change `)
 			b.WriteString(strings.ToLower(word))
 			b.WriteString(`"><a href="`)
-			htmlEscape(&b, base+s.pageHref(r.Page.URL)+"#history")
+			htmlEscape(&b, base+s.pageHref(r.Page.URL)+"#history-chart")
 			b.WriteString(`">`)
 			htmlEscape(&b, r.Page.navTitleReport())
 			b.WriteString("</a>: ")
@@ -713,7 +720,7 @@ func (r *Report) writeSLOHistory(w *bytes.Buffer, hs []sloHistory, first int) {
 	w.WriteString("<p class=\"history-slo\">The SLO (")
 	htmlEscape(w, sloText(r.Campaign.SLO))
 	w.WriteString(") in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>\n")
-	w.WriteString("<table class=\"sortable history history-slo\">\n<thead><tr><th>Configuration</th>")
+	w.WriteString("<div class=\"table-wrap\"><table class=\"sortable history history-slo\">\n<thead><tr><th>Configuration</th>")
 	for _, rr := range r.rounds[first:] {
 		w.WriteString("<th>Round ")
 		htmlEscape(w, rr.ID)
@@ -755,5 +762,5 @@ func (r *Report) writeSLOHistory(w *bytes.Buffer, hs []sloHistory, first int) {
 		}
 		w.WriteString("</tr>\n")
 	}
-	w.WriteString("</tbody>\n</table>\n")
+	w.WriteString("</tbody>\n</table></div>\n")
 }

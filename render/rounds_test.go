@@ -115,7 +115,7 @@ func TestHistoryBlock(t *testing.T) {
 		}
 	}
 	page := build()
-	for _, want := range []string{`<h2 id="history">History`, `<table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27<br><small>2026-11-27</small>",
+	for _, want := range []string{`<h2 id="history">History`, `<div class="table-wrap"><table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27<br><small>2026-11-27</small>",
 		"No change points", `"chart-history-`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -300,8 +300,13 @@ func TestHomeChanges(t *testing.T) {
 	}
 	list := h[i : i+strings.Index(h[i:], "</ul>")]
 	if n := strings.Count(list, "<li"); n != 2 || strings.Count(list, "Large batch, slow step / Chat at concurrency") != 2 ||
-		!strings.Contains(list, "(Regression)") || !strings.Contains(list, `href="mock-rounds/index.html#history"`) {
+		!strings.Contains(list, "(Regression)") || !strings.Contains(list, `href="mock-rounds/index.html#history-chart"`) {
 		t.Errorf("list:\n%s", list)
+	}
+	// The link's target: the history chart on the report's page.
+	page := readFile(t, filepath.Join(dir, "site", "mock-rounds", "index.html"))
+	if j := strings.Index(page, `<div id="history-chart"></div>`); j < 0 || !strings.HasPrefix(page[j+len(`<div id="history-chart"></div>`):], `<figure class="chart-figure">`) {
+		t.Error(`the report page has no id="history-chart" right before the history chart`)
 	}
 }
 
