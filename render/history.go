@@ -427,7 +427,9 @@ func (s *Site) homeChanges(base string) template.HTML {
 	}
 	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
 	var b strings.Builder
-	b.WriteString("<h2 id=\"regressions-and-improvements\">Regressions and improvements</h2>\n<ul class=\"home-changes\">\n")
+	// A heading as every other (its headerlink ends its text in the
+	// page's table of contents).
+	b.WriteString("<h2 id=\"regressions-and-improvements\">Regressions and improvements<a class=\"headerlink\" href=\"#regressions-and-improvements\" title=\"Permanent link\">¶</a></h2>\n<ul class=\"home-changes\">\n")
 	for _, it := range items {
 		b.WriteString(it.html)
 	}

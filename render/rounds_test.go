@@ -303,6 +303,10 @@ func TestHomeChanges(t *testing.T) {
 		!strings.Contains(list, "(Regression)") || !strings.Contains(list, `href="mock-rounds/index.html#history-chart"`) {
 		t.Errorf("list:\n%s", list)
 	}
+	// The home page's table of contents names the section, alone.
+	if !strings.Contains(h, `<a href="#regressions-and-improvements">Regressions and improvements</a>`) {
+		t.Error("the home page's table of contents lacks a plain Regressions and improvements entry")
+	}
 	// The link's target: the history chart on the report's page.
 	page := readFile(t, filepath.Join(dir, "site", "mock-rounds", "index.html"))
 	if j := strings.Index(page, `<div id="history-chart"></div>`); j < 0 || !strings.HasPrefix(page[j+len(`<div id="history-chart"></div>`):], `<figure class="chart-figure">`) {
