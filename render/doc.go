@@ -314,8 +314,11 @@ package render
 //	                         #   and whether its lead is real (U test)
 //	block: history           # rounds: total throughput per GPU of every
 //	                         #   configuration and point over the rounds
-//	                         #   (chart, table), change points marked and
-//	                         #   listed (history.go)
+//	                         #   (chart over the rounds' dates, engine
+//	                         #   version changes marked on the axis; table),
+//	                         #   change points pinned and listed; for a
+//	                         #   sweep with an slo, its answer in each
+//	                         #   round (history.go)
 //
 // Rounds: a report whose results have rounds (schema.RoundsDir) shows the
 // latest round in every block (rounds.go), the others in the history

@@ -10,9 +10,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
+	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/charts"
 )
 
@@ -129,8 +131,37 @@ type historyChange struct {
 	c     stats.SeriesChange
 }
 
-// history computes the report's history lines and their change points.
-func (r *Report) history() ([]historyLine, []historyChange) {
+// reportHistory is a report's history lines and their change points.
+type reportHistory struct {
+	lines   []historyLine
+	changes []historyChange
+	// slo is, for a sweep campaign with an SLO, each sweep profile ×
+	// experiment's SLO answer in each round.
+	slo []sloHistory
+}
+
+// sloHistory is one sweep profile × experiment's SLO answer over rounds.
+type sloHistory struct {
+	label string
+	// answers[i] is round i's answer; nil where the round did not
+	// measure the experiment on the profile.
+	answers []*analysis.SLOAnswer
+}
+
+// history is the report's history, computed once per build (the page
+// and the home page's list both use it; the change points' permutation
+// tests are the costly part).
+func (r *Report) history() *reportHistory {
+	r.histOnce.Do(func() {
+		lines, changes := r.computeHistory()
+		r.hist = &reportHistory{lines: lines, changes: changes, slo: r.sloHistory()}
+	})
+	return r.hist
+}
+
+// computeHistory computes the report's history lines and their change
+// points.
+func (r *Report) computeHistory() ([]historyLine, []historyChange) {
 	var lines []historyLine
 	idx := map[string]int{}
 	for ri, rr := range r.rounds {
@@ -197,7 +228,8 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		w.WriteString("<p class=\"history-none\">One round of results so far: the history starts with the second round (<code>perflab collect --new-round</code>).</p>\n")
 		return nil
 	}
-	lines, changes := r.history()
+	h := r.history()
+	lines, changes := h.lines, h.changes
 	marked := map[[2]int]historyChange{}
 	for _, ch := range changes {
 		marked[[2]int{ch.line, ch.round}] = ch
@@ -205,42 +237,19 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 	if title == "" {
 		title = "Total throughput per GPU over " + strconv.Itoa(len(r.rounds)) + " rounds"
 	}
-	panel := charts.XYPanel{XName: "round", YName: "total throughput per GPU (tok/s)"}
-	for li, l := range lines {
-		s := charts.XYSeries{Name: l.label()}
-		lastEng, lastCommit := "", ""
-		for ri, v := range l.values {
-			if len(v) == 0 {
-				continue
-			}
-			sm := stats.Summarize(v)
-			val := fmt.Sprintf("%.1f tok/s/GPU", sm.Mean)
-			if sm.N > 1 {
-				val += fmt.Sprintf(" ± %.1f%% (n=%d)", sm.CV*100, sm.N)
-			}
-			tip := []string{"round " + r.rounds[ri].ID + " " + r.rounds[ri].date(), val}
-			// The engine and the commit where they change (the first
-			// point says them): a page of 100 rounds stays light.
-			if eng := r.roundEngine(ri, l.exp.ID); eng != "" && eng != lastEng {
-				tip = append(tip, eng)
-				lastEng = eng
-			}
-			if rec := r.rounds[ri].Record; rec != nil && rec.GitCommit != "" && rec.GitCommit != lastCommit {
-				tip = append(tip, "commit "+shortCommit(rec.GitCommit))
-				lastCommit = rec.GitCommit
-			}
-			if ch, ok := marked[[2]int{li, ri}]; ok {
-				tip = append(tip, fmt.Sprintf("change point: %+.1f%%", ch.c.Pct))
-			}
-			s.Points = append(s.Points, charts.XYPoint{X: float64(ri + 1), Y: sm.Mean, Tip: tip})
-		}
-		panel.Series = append(panel.Series, s)
-	}
-	caption := "Each configuration's total throughput per GPU in each round (round 1 first; hover for the round's date, engine and commit)"
+	caption := "Each configuration's total throughput per GPU in each round (hover for the round's engine, commit and spread; dotted vertical lines mark engine version changes"
 	if len(changes) > 0 {
-		caption += "; change points are listed under the table"
+		caption += ", pins the change points, listed under the table"
 	}
-	if err := c.chartHTML(w, charts.Lines(c.nextChartID("history"), []charts.XYPanel{panel}), title, caption); err != nil {
+	caption += ")"
+	// The home page's list of changes links here (#history-chart, the
+	// page's first history block; IDs keeps ids unique on the page).
+	if c.ids != nil {
+		w.WriteString(`<div id="`)
+		htmlEscape(w, c.ids.Slug("history-chart"))
+		w.WriteString(`"></div>`)
+	}
+	if err := c.chartHTML(w, r.historyChart(c.nextChartID("history"), lines, changes), title, caption); err != nil {
 		return err
 	}
 
@@ -250,7 +259,7 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 	if first > 0 {
 		fmt.Fprintf(w, "<p class=\"history-note\">The last %d of %d rounds; the chart above and the report's data.json have every round.</p>\n", historyColumns, len(r.rounds))
 	}
-	w.WriteString("<table class=\"sortable history\">\n<thead><tr><th>Configuration</th>")
+	w.WriteString("<div class=\"table-wrap\"><table class=\"sortable history\">\n<thead><tr><th>Configuration</th>")
 	for _, rr := range r.rounds[first:] {
 		w.WriteString("<th>Round ")
 		htmlEscape(w, rr.ID)
@@ -294,7 +303,8 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		}
 		w.WriteString("</tr>\n")
 	}
-	w.WriteString("</tbody>\n</table>\n")
+	w.WriteString("</tbody>\n</table></div>\n")
+	r.writeSLOHistory(w, h.slo, first)
 
 	if len(changes) == 0 {
 		w.WriteString("<p class=\"history-changes\">No change points: no round differs from the one before beyond its runs' noise.</p>\n")
@@ -374,7 +384,7 @@ func escString(s string) string {
 
 // homeChanges is the home page's "Regressions and improvements" list
 // (asv has one): every change point in the latest round of every report,
-// largest first, each linking to its report's history; "" when nothing
+// largest first, each linking to its report's history chart; "" when nothing
 // changed in any latest round.
 func (s *Site) homeChanges(base string) template.HTML {
 	type item struct {
@@ -386,7 +396,8 @@ func (s *Site) homeChanges(base string) template.HTML {
 		if len(r.rounds) < 2 {
 			continue
 		}
-		lines, changes := r.history()
+		h := r.history()
+		lines, changes := h.lines, h.changes
 		last := len(r.rounds) - 1
 		for _, ch := range changes {
 			if ch.round != last {
@@ -400,7 +411,7 @@ func (s *Site) homeChanges(base string) template.HTML {
 			b.WriteString(`<li class="change `)
 			b.WriteString(strings.ToLower(word))
 			b.WriteString(`"><a href="`)
-			htmlEscape(&b, base+s.pageHref(r.Page.URL)+"#history")
+			htmlEscape(&b, base+s.pageHref(r.Page.URL)+"#history-chart")
 			b.WriteString(`">`)
 			htmlEscape(&b, r.Page.navTitleReport())
 			b.WriteString("</a>: ")
@@ -416,7 +427,9 @@ func (s *Site) homeChanges(base string) template.HTML {
 	}
 	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
 	var b strings.Builder
-	b.WriteString("<h2 id=\"regressions-and-improvements\">Regressions and improvements</h2>\n<ul class=\"home-changes\">\n")
+	// A heading as every other (its headerlink ends its text in the
+	// page's table of contents).
+	b.WriteString("<h2 id=\"regressions-and-improvements\">Regressions and improvements<a class=\"headerlink\" href=\"#regressions-and-improvements\" title=\"Permanent link\">¶</a></h2>\n<ul class=\"home-changes\">\n")
 	for _, it := range items {
 		b.WriteString(it.html)
 	}
@@ -457,4 +470,299 @@ func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, 
 		}
 	}
 	return d, out
+}
+
+// The history chart is an ECharts line chart over one dataset: a row per
+// round (x, then each line's mean, CV % and number of runs), so a page of
+// 100 rounds carries each number once. Its hover text is drawn by the
+// page's script (site.js, historyTip) from "history" in the option: the
+// rounds' ids, dates and commits, and each experiment's engine where it
+// changes; the page works from file:// (no fetch).
+
+// historyOption is the history chart's ECharts option.
+type historyOption struct {
+	BackgroundColor string           `json:"backgroundColor"`
+	Color           []string         `json:"color"`
+	Tooltip         map[string]any   `json:"tooltip"`
+	Legend          charts.Legend    `json:"legend"`
+	Grid            []charts.Grid    `json:"grid"`
+	Dataset         historyDataset   `json:"dataset"`
+	XAxis           []map[string]any `json:"xAxis"`
+	YAxis           []map[string]any `json:"yAxis"`
+	Series          []historySeries  `json:"series"`
+	// History is read (and removed) by site.js before the chart is drawn.
+	History historyTips `json:"history"`
+}
+
+type historyDataset struct {
+	Source [][]any `json:"source"`
+}
+
+type historySeries struct {
+	Name         string         `json:"name"`
+	Type         string         `json:"type"`
+	Encode       map[string]int `json:"encode"`
+	Symbol       string         `json:"symbol"`
+	SymbolSize   int            `json:"symbolSize"`
+	ConnectNulls bool           `json:"connectNulls"`
+	MarkPoint    map[string]any `json:"markPoint,omitempty"`
+	MarkLine     map[string]any `json:"markLine,omitempty"`
+}
+
+// historyTips is what the hover text needs beyond the dataset.
+type historyTips struct {
+	// Rounds: [id, date, short commit] per round, oldest first.
+	Rounds [][3]string `json:"rounds"`
+	// Engines[i]: line i's engine from a round on, [round index, text]
+	// where it changes.
+	Engines [][][2]any `json:"engines"`
+	// Changes: "line:round" → the change point's text.
+	Changes map[string]string `json:"changes,omitempty"`
+}
+
+// start is the round's start time (RFC 3339), "" when unknown.
+func (r roundResults) start() string {
+	if r.Record != nil && r.Record.Start != "" {
+		return r.Record.Start
+	}
+	first := ""
+	for _, res := range r.Results {
+		if res.Start != "" && (first == "" || res.Start < first) {
+			first = res.Start
+		}
+	}
+	return first
+}
+
+// historyChart builds the history chart: x is the round's start time
+// (the round's number when a round's date is unknown or the dates do not
+// follow the rounds' order), a line per
+// configuration, change points pinned, engine version changes marked by
+// a vertical line on the x axis.
+func (r *Report) historyChart(id string, lines []historyLine, changes []historyChange) charts.Chart {
+	x := make([]any, len(r.rounds))
+	timed := true
+	var prev time.Time
+	for ri, rr := range r.rounds {
+		// Dates on x only when every round has one and they follow the
+		// rounds' order (a round 1 whose results were re-dated later than
+		// round 2's record would draw the line backwards).
+		t, err := time.Parse(time.RFC3339, rr.start())
+		if err != nil || t.Before(prev) {
+			timed = false
+			break
+		}
+		prev = t
+		x[ri] = rr.start()
+	}
+	xAxis := map[string]any{"type": "time", "name": "round date", "nameLocation": "middle", "nameGap": 28,
+		"nameTextStyle": map[string]any{"fontSize": 11}}
+	if !timed {
+		for ri := range x {
+			x[ri] = ri + 1
+		}
+		xAxis["type"], xAxis["name"], xAxis["minInterval"] = "value", "round", 1
+	}
+	o := historyOption{
+		BackgroundColor: "transparent",
+		Color:           charts.Palette(),
+		Tooltip:         map[string]any{"trigger": "item"},
+		Legend:          charts.Legend{Top: 0, Type: "scroll"},
+		Grid:            []charts.Grid{{Left: "3%", Right: "6%", Top: 64, Height: 300, ContainLabel: true}},
+		XAxis:           []map[string]any{xAxis},
+		YAxis: []map[string]any{{"type": "value", "scale": true, "name": "total throughput per GPU (tok/s)", "nameLocation": "end", "nameGap": 10,
+			"nameTextStyle": map[string]any{"align": "left", "fontSize": 11}}},
+	}
+	marked := map[[2]int]historyChange{}
+	for _, ch := range changes {
+		marked[[2]int{ch.line, ch.round}] = ch
+	}
+	for ri, rr := range r.rounds {
+		row := make([]any, 1, 1+3*len(lines))
+		row[0] = x[ri]
+		for _, l := range lines {
+			v := l.values[ri]
+			if len(v) == 0 {
+				row = append(row, nil, nil, nil)
+				continue
+			}
+			sm := stats.Summarize(v)
+			cv := 0.0
+			if sm.N > 1 {
+				cv = math.Round(sm.CV*1000) / 10
+			}
+			row = append(row, math.Round(sm.Mean*100)/100, cv, sm.N)
+		}
+		o.Dataset.Source = append(o.Dataset.Source, row)
+		commit := ""
+		if rr.Record != nil {
+			commit = shortCommit(rr.Record.GitCommit)
+		}
+		o.History.Rounds = append(o.History.Rounds, [3]string{rr.ID, rr.date(), commit})
+	}
+	// Engine versions: each line's where they change; the version
+	// changes of all lines are marked on the x axis (one vertical line
+	// per round, naming the new versions).
+	type mark struct {
+		names []string
+		seen  map[string]bool
+	}
+	marks := map[int]*mark{}
+	var markRounds []int
+	o.History.Engines = make([][][2]any, len(lines))
+	for li, l := range lines {
+		last := ""
+		for ri, v := range l.values {
+			if len(v) == 0 {
+				continue
+			}
+			eng := r.roundEngine(ri, l.exp.ID)
+			if eng == "" || eng == last {
+				continue
+			}
+			o.History.Engines[li] = append(o.History.Engines[li], [2]any{ri, eng})
+			if last != "" {
+				m := marks[ri]
+				if m == nil {
+					m = &mark{seen: map[string]bool{}}
+					marks[ri] = m
+					markRounds = append(markRounds, ri)
+				}
+				if !m.seen[eng] {
+					m.seen[eng] = true
+					m.names = append(m.names, eng)
+				}
+			}
+			last = eng
+		}
+	}
+	sort.Ints(markRounds)
+	for li, l := range lines {
+		s := historySeries{Name: l.label(), Type: "line", Encode: map[string]int{"x": 0, "y": 1 + 3*li},
+			Symbol: "circle", SymbolSize: 6, ConnectNulls: true}
+		var pins []map[string]any
+		for ri := range l.values {
+			ch, ok := marked[[2]int{li, ri}]
+			if !ok {
+				continue
+			}
+			sm := stats.Summarize(l.values[ri])
+			pct := fmt.Sprintf("%+.0f%%", ch.c.Pct)
+			pins = append(pins, map[string]any{"coord": []any{x[ri], math.Round(sm.Mean*100) / 100}, "value": pct})
+			if o.History.Changes == nil {
+				o.History.Changes = map[string]string{}
+			}
+			o.History.Changes[strconv.Itoa(li)+":"+strconv.Itoa(ri)] = fmt.Sprintf("change point: %+.1f%%", ch.c.Pct)
+		}
+		if len(pins) > 0 {
+			s.MarkPoint = map[string]any{"symbol": "pin", "symbolSize": 40, "label": map[string]any{"fontSize": 10}, "data": pins}
+		}
+		if li == 0 && len(markRounds) > 0 {
+			var data []map[string]any
+			for _, ri := range markRounds {
+				data = append(data, map[string]any{"name": strings.Join(marks[ri].names, ", "), "xAxis": x[ri]})
+			}
+			s.MarkLine = map[string]any{"silent": true, "symbol": "none",
+				"lineStyle": map[string]any{"type": "dotted", "color": "#7f7f7f", "width": 1.5},
+				"label":     map[string]any{"show": true, "position": "insideEndTop", "formatter": "{b}", "fontSize": 10},
+				"data":      data}
+		}
+		o.Series = append(o.Series, s)
+	}
+	return charts.Chart{ID: id, Height: 64 + 300 + 40, Option: o}
+}
+
+// sloHistory answers the campaign's SLO in each round, for each sweep
+// profile and experiment (the slo block's answer: the highest load whose
+// runs meet every limit, and the throughput per GPU there); nil without
+// an SLO or a sweep.
+func (r *Report) sloHistory() []sloHistory {
+	if len(r.Campaign.SLO) == 0 {
+		return nil
+	}
+	var out []sloHistory
+	idx := map[string]int{}
+	for ri, rr := range r.rounds {
+		runs := make([]analysis.Run, 0, len(rr.Results))
+		for _, res := range rr.Results {
+			e, ok := r.Campaign.Experiment(res.Experiment)
+			if !ok {
+				continue
+			}
+			runs = append(runs, analysis.Run{Result: res, GPUs: r.GPUs(e)})
+		}
+		for _, p := range r.Campaign.Profiles {
+			if !analysis.IsSweep(runs, p.ID) {
+				continue
+			}
+			cs := r.curveSet(runs, p.ID, false)
+			for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
+				k := p.ID + "\x00" + a.Experiment
+				j, ok := idx[k]
+				if !ok {
+					j = len(out)
+					idx[k] = j
+					out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.rounds))})
+				}
+				a := a
+				out[j].answers[ri] = &a
+			}
+		}
+	}
+	return out
+}
+
+// writeSLOHistory writes the SLO answer of each sweep profile ×
+// experiment in the rounds from first on, a cell marked where the answer
+// moved to another load.
+func (r *Report) writeSLOHistory(w *bytes.Buffer, hs []sloHistory, first int) {
+	if len(hs) == 0 {
+		return
+	}
+	w.WriteString("<p class=\"history-slo\">The SLO (")
+	htmlEscape(w, sloText(r.Campaign.SLO))
+	w.WriteString(") in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>\n")
+	w.WriteString("<div class=\"table-wrap\"><table class=\"sortable history history-slo\">\n<thead><tr><th>Configuration</th>")
+	for _, rr := range r.rounds[first:] {
+		w.WriteString("<th>Round ")
+		htmlEscape(w, rr.ID)
+		w.WriteString("</th>")
+	}
+	w.WriteString("</tr></thead>\n<tbody>\n")
+	for _, h := range hs {
+		w.WriteString("<tr><td>")
+		htmlEscape(w, h.label)
+		w.WriteString("</td>")
+		var prev *analysis.SLOAnswer
+		for ri, a := range h.answers {
+			if ri < first {
+				if a != nil {
+					prev = a
+				}
+				continue
+			}
+			if a == nil {
+				w.WriteString("<td>–</td>")
+				continue
+			}
+			moved := prev != nil && (prev.Best < 0) != (a.Best < 0) || prev != nil && a.Best >= 0 && prev.Best >= 0 && prev.Point != a.Point
+			if moved {
+				w.WriteString(`<td class="change">`)
+			} else {
+				w.WriteString("<td>")
+			}
+			if a.Best < 0 {
+				w.WriteString("none meets it")
+			} else {
+				htmlEscape(w, a.Point.String())
+				w.WriteString(": ")
+				w.WriteString(strconv.FormatFloat(a.ThroughputPerGPU, 'f', 1, 64))
+				w.WriteString(" tok/s/GPU")
+			}
+			w.WriteString("</td>")
+			prev = a
+		}
+		w.WriteString("</tr>\n")
+	}
+	w.WriteString("</tbody>\n</table></div>\n")
 }

@@ -106,6 +106,9 @@ type Report struct {
 	// have rounds (the history block; history.go); the blocks show the
 	// latest, all.
 	rounds []roundResults
+	// hist is the history of the rounds, computed once (history.go).
+	histOnce sync.Once
+	hist     *reportHistory
 	// Stale are the results the campaign no longer defines (a sweep point
 	// taken out of the profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and

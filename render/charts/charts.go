@@ -249,3 +249,7 @@ func (v *panelVisitor) VisitSeriesOpt(ms echarts.MultiSeries) any {
 	}
 	return out
 }
+
+// Palette returns the series colours charts use, in order (a chart built
+// outside this package draws in the same colours).
+func Palette() []string { return append([]string(nil), palette...) }

@@ -4,8 +4,9 @@
 # directory itself (as results collected before rounds existed), rounds
 # 2–6 in rounds/2 … rounds/6. Each round runs campaign.yaml as it stood
 # then: the simulated engines of rounds 1–3 are undone from this file's
-# round-6 commands with sed. The rounds' records are dated a week apart
-# (2026-10-05 … 2026-11-09), as a weekly job would have dated them.
+# round-6 commands with sed. The rounds are dated a week apart
+# (2026-10-05 … 2026-11-09), as a weekly job would have dated them: round
+# 2–6 by their records, round 1 (no record) by its results' start.
 #
 #   PERFLAB=./perflab content/demo/mock-rounds/rounds.sh
 set -euo pipefail
@@ -29,7 +30,11 @@ for r in 1 2 3 4 5 6; do
     cp "$here/campaign.yaml" "$tmp/campaign.yaml"
   fi
   "$perflab" collect "$tmp/campaign.yaml" --results "$results" --round "$r"
-  if [ "$r" -gt 1 ]; then
+  if [ "$r" -eq 1 ]; then
+    # Round 1 has no record: it is dated by its results' start, so they
+    # take the first week's date (the time of day kept).
+    sed -i -E 's/"(start|end)": "[0-9]{4}-[0-9]{2}-[0-9]{2}T/"\1": "2026-10-05T/' "$results"/demo-mock-rounds/*.json
+  else
     rec="$results/demo-mock-rounds/rounds/$r/round.json"
     day=$(date -u -d "2026-10-05 +$(( (r - 1) * 7 )) days" +%Y-%m-%d)
     sed -i -e "s/\"start\": \"[^\"]*\"/\"start\": \"${day}T02:00:00Z\"/" -e '/"git_commit"/d' "$rec"
