@@ -484,14 +484,27 @@ type historyOption struct {
 	BackgroundColor string           `json:"backgroundColor"`
 	Color           []string         `json:"color"`
 	Tooltip         map[string]any   `json:"tooltip"`
-	Legend          charts.Legend    `json:"legend"`
-	Grid            []charts.Grid    `json:"grid"`
+	Legend          historyLegend    `json:"legend"`
+	Grid            []historyGrid    `json:"grid"`
 	Dataset         historyDataset   `json:"dataset"`
 	XAxis           []map[string]any `json:"xAxis"`
 	YAxis           []map[string]any `json:"yAxis"`
 	Series          []historySeries  `json:"series"`
 	// History is read (and removed) by site.js before the chart is drawn.
 	History historyTips `json:"history"`
+}
+
+type historyLegend struct {
+	Top  int    `json:"top"`
+	Type string `json:"type"`
+}
+
+type historyGrid struct {
+	Left         string `json:"left"`
+	Right        string `json:"right"`
+	Top          int    `json:"top"`
+	Height       int    `json:"height"`
+	ContainLabel bool   `json:"containLabel"`
 }
 
 type historyDataset struct {
@@ -567,8 +580,8 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 		BackgroundColor: "transparent",
 		Color:           charts.Palette(),
 		Tooltip:         map[string]any{"trigger": "item"},
-		Legend:          charts.Legend{Top: 0, Type: "scroll"},
-		Grid:            []charts.Grid{{Left: "3%", Right: "6%", Top: 64, Height: 300, ContainLabel: true}},
+		Legend:          historyLegend{Top: 0, Type: "scroll"},
+		Grid:            []historyGrid{{Left: "3%", Right: "6%", Top: 64, Height: 300, ContainLabel: true}},
 		XAxis:           []map[string]any{xAxis},
 		YAxis: []map[string]any{{"type": "value", "scale": true, "name": "total throughput per GPU (tok/s)", "nameLocation": "end", "nameGap": 10,
 			"nameTextStyle": map[string]any{"align": "left", "fontSize": 11}}},
@@ -669,7 +682,7 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 		}
 		o.Series = append(o.Series, s)
 	}
-	return charts.Chart{ID: id, Height: 64 + 300 + 40, Option: o}
+	return charts.Custom(id, 64+300+40, o)
 }
 
 // sloHistory answers the campaign's SLO in each round, for each sweep

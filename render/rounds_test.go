@@ -257,7 +257,14 @@ func TestHistoryChartOrder(t *testing.T) {
 	}{{"2026-10-05T23:52:06Z", "time"}, {"2026-11-27T23:52:06Z", "value"}, {"", "value"}} {
 		r.rounds = []roundResults{{ID: "1", Results: res(tc.start1)}, {ID: "2", Record: &schema.Round{ID: "2", Start: "2026-10-12T02:00:00Z"}, Results: res("")}}
 		lines, changes := r.computeHistory()
-		o := r.historyChart("h", lines, changes).Option.(historyOption)
+		b, err := r.historyChart("h", lines, changes).JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o historyOption
+		if err := json.Unmarshal(b, &o); err != nil {
+			t.Fatal(err)
+		}
 		if o.XAxis[0]["type"] != tc.want || len(o.Dataset.Source) != 2 {
 			t.Errorf("round 1 starting %q: x axis %v, dataset %v; want %s", tc.start1, o.XAxis[0], o.Dataset.Source, tc.want)
 		}

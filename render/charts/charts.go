@@ -46,6 +46,14 @@ type Chart struct {
 	Height int
 	// chart is the go-echarts chart (*echarts.Bar or *echarts.Line).
 	chart option
+	// custom is an option built outside go-echarts (Custom), else nil.
+	custom any
+}
+
+// Custom is a chart whose option the caller built: the history chart's
+// dataset form, until it is built with go-echarts' types as the others are.
+func Custom(id string, height int, option any) Chart {
+	return Chart{ID: id, Height: height, custom: option}
 }
 
 // option is what a go-echarts chart offers for its option object.
@@ -144,8 +152,12 @@ func round2(v *float64) *float64 {
 // JSON returns the option as compact JSON, safe to embed in a
 // <script type="application/json"> element (<, > and & are escaped).
 func (c Chart) JSON() ([]byte, error) {
-	c.chart.Validate()
-	b, err := json.Marshal(c.chart.JSON())
+	var o any = c.custom
+	if c.custom == nil {
+		c.chart.Validate()
+		o = c.chart.JSON()
+	}
+	b, err := json.Marshal(o)
 	if err != nil {
 		return nil, fmt.Errorf("charts: %s: %w", c.ID, err)
 	}
