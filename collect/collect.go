@@ -224,6 +224,9 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	if err := f.CheckEnv(nil); err != nil {
+		return nil, err
+	}
 	if opt.Results == "" {
 		opt.Results = "results"
 	}
@@ -733,7 +736,7 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	res.Campaign, res.Experiment, res.Profile = k.c.ID, e.ID, p.ID
 	res.Repeat = r.Repeat
 	l := er.launch
-	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: redact.URL(er.baseURL)}
+	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.ShownEnv), BaseURL: redact.URL(er.baseURL)}
 	res.Model.ID = k.c.Model.ID
 	if er.model != "" && er.model != k.c.Model.ID {
 		res.Model.Served = er.model

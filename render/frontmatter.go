@@ -79,6 +79,7 @@ func yamlError(file string, offset int, data []byte, err error) error {
 
 // parseFrontMatter parses a page's front matter.
 func parseFrontMatter(file string, src []byte) (FrontMatter, []byte, int, bool, error) {
+	src = redactText(patterns, src) // the page's door (secrets.go)
 	var fm FrontMatter
 	raw, body, lines, ok, err := splitFrontMatter(src)
 	if err != nil {

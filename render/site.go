@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/markdown"
 )
@@ -52,6 +53,9 @@ type Site struct {
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.
 	untouched *outputs
+	// secrets are the campaigns' secret values, hidden in the static
+	// files (secrets.go).
+	secrets *siteSecrets
 }
 
 // Page is one Markdown page.
@@ -311,7 +315,7 @@ func loadForBuild(ctx context.Context, opt Options) (*Site, error) {
 
 func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	opt = opt.withDefaults()
-	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}}
+	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}, secrets: &siteSecrets{}}
 	if _, err := os.Stat(opt.Content); err != nil {
 		if os.IsNotExist(err) {
 			return s, nil // no content yet: the build still produces an index
@@ -491,6 +495,12 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The campaign and its results are redacted as they come in
+	// (secrets.go): nothing made from them can show a secret.
+	secrets := campaignSecrets(c)
+	s.secrets.add(secrets)
+	red := redact.New(secrets...)
+	red.Walk(c)
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	p.Deps = append(p.Deps, file)
 	ih.addSum(file, sum)
@@ -524,6 +534,7 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		red.Walk(res)
 		if res.Campaign != "" && res.Campaign != c.ID {
 			return nil, fmt.Errorf("%s:1: field campaign: %q is not %s's id %q", f, res.Campaign, file, c.ID)
 		}

@@ -56,18 +56,29 @@ func Args(argv []string) []string {
 		switch {
 		case strings.Contains(a, "="): // --flag=value or NAME=value
 			name, _, _ := strings.Cut(a, "=")
-			if (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) {
+			if v := a[len(name)+1:]; (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) && !IsRef(v) {
 				a = name + "=" + Mask
 			}
 		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
 			out[i] = a
 			i++
 			out[i] = Mask
+			if IsRef(argv[i]) {
+				out[i] = argv[i]
+			}
 			continue
 		}
 		out[i] = shaped.ReplaceAllString(a, Mask)
 	}
 	return out
+}
+
+// IsRef reports whether a value is a reference to an environment
+// variable, ${NAME}, as a campaign writes a secret it does not hold
+// (collect expands it when it starts the engine): the reference is no
+// secret, and shows where the value comes from.
+func IsRef(v string) bool {
+	return len(v) > 3 && strings.HasPrefix(v, "${") && v[len(v)-1] == '}' && IsEnvName(v[2:len(v)-1])
 }
 
 // IsEnvName reports whether s is a shell variable name
@@ -91,7 +102,7 @@ func Env(env map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(env))
 	for k, v := range env {
-		if SecretName(k) {
+		if SecretName(k) && !IsRef(v) {
 			v = Mask
 		} else {
 			v = shaped.ReplaceAllString(v, Mask)
@@ -106,7 +117,7 @@ func Env(env map[string]string) map[string]string {
 func SecretValues(env map[string]string) []string {
 	var vs []string
 	for k, v := range env {
-		if SecretName(k) && len(v) >= 4 {
+		if SecretName(k) && len(v) >= 4 && !IsRef(v) {
 			vs = append(vs, v)
 		}
 	}
@@ -125,11 +136,11 @@ func ArgValues(argv []string) []string {
 		switch {
 		case strings.Contains(a, "="):
 			name, v, _ := strings.Cut(a, "=")
-			if (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) && len(v) >= 4 {
+			if (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) && len(v) >= 4 && !IsRef(v) {
 				vs = append(vs, v)
 			}
 		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
-			if len(argv[i+1]) >= 4 {
+			if len(argv[i+1]) >= 4 && !IsRef(argv[i+1]) {
 				vs = append(vs, argv[i+1])
 			}
 		}
@@ -367,7 +378,7 @@ func maskPairs(s string) string {
 		if q := len(val); q >= 2 && (val[0] == '"' || val[0] == '\'') && val[q-1] == val[0] {
 			k, end, val = k+1, end-1, val[1:q-1]
 		}
-		if val == "" || val == Mask || tokenID(name, val) {
+		if val == "" || val == Mask || IsRef(val) || tokenID(name, val) {
 			continue
 		}
 		out.WriteString(s[last:k])
