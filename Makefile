@@ -5,7 +5,7 @@ GO ?= go
 # functions deprecated; keep the build quiet.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test deps vet unit bench seeds
+.PHONY: build test deps vet unit bench seeds serve-soak gpu-check
 
 build:
 	$(GO) run ./cmd/perflab build
@@ -32,3 +32,10 @@ bench:
 # (results/<campaign>/src/seed.md) with perflab import.
 seeds:
 	GO=$(GO) bash .ci/import-seeds.sh
+
+# serve-soak serves the bundled site for 10 minutes under a stream of
+# edits (half-written files completed later) and reloading clients, and
+# logs heap, RSS and goroutines over time (render/serve's TestServeUnderLoad;
+# `make test` runs it for a few seconds).
+serve-soak:
+	PERFLAB_SERVE_SOAK=$${PERFLAB_SERVE_SOAK:-10m} $(GO) test -count=1 -timeout 30m -run '^TestServeUnderLoad$$' -v ./render/serve
