@@ -39,3 +39,10 @@ seeds:
 # `make test` runs it for a few seconds).
 serve-soak:
 	PERFLAB_SERVE_SOAK=$${PERFLAB_SERVE_SOAK:-10m} $(GO) test -count=1 -timeout 30m -run '^TestServeUnderLoad$$' -v ./render/serve
+
+# gpu-check runs the checks that need NVIDIA GPUs (--gpu-info, a mock
+# campaign sampled with NVML, the client benchmark at 1,024 and 4,096
+# streams) and writes .cache/gpu-check/summary.txt; exit 2 on a machine
+# without an NVIDIA GPU (see README, Testing).
+gpu-check:
+	GO=$(GO) bash .ci/gpu-check.sh

@@ -382,12 +382,14 @@ func (k *collector) closeTelemetry() {
 
 // needsGPUs says whether an experiment's engine runs on the node's GPUs:
 // a GPU engine given GPUs (llama.cpp too, which offloads to them; a CPU
-// llama.cpp campaign says hardware count 0), never a mock or an external
-// endpoint.
+// llama.cpp campaign says hardware count 0), never an external endpoint,
+// and a mock only when its experiment names gpus: (Launch.MockOnGPUs).
 func needsGPUs(l *Launch) bool {
 	switch l.Adapter.Name {
 	case "vllm", "sglang", "trtllm", "llamacpp":
 		return l.GPUs > 0
+	case "mock":
+		return l.MockOnGPUs
 	}
 	return false
 }

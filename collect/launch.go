@@ -33,6 +33,11 @@ type Launch struct {
 	// FreePort says the collector picks the port at launch (mock engines
 	// whose command sets none): BaseURL is then a placeholder.
 	FreePort bool
+	// MockOnGPUs is set for a mock engine whose experiment names its
+	// gpus: the collector samples those GPUs while it runs, as for a real
+	// engine (make gpu-check tests the NVML sampler this way, with no
+	// engine installed). A mock without gpus: runs anywhere, unsampled.
+	MockOnGPUs bool
 }
 
 // NewLaunch works out an experiment's launch from the campaign.
@@ -41,7 +46,7 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown engine %q", e.ID, e.Engine)
 	}
-	l := &Launch{Adapter: a, GPUs: e.GPUs}
+	l := &Launch{Adapter: a, GPUs: e.GPUs, MockOnGPUs: a.Name == "mock" && e.GPUs > 0}
 	if l.GPUs == 0 {
 		l.GPUs = c.Hardware.Count
 	}
