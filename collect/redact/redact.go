@@ -23,11 +23,10 @@ func SecretName(name string) bool {
 	if n == "" {
 		return false
 	}
-	l := strings.ToLower(n)
-	if !containsAny(l, "key", "secret", "token", "passw", "credential") {
+	if !nameWords.in(n) {
 		return false // the common case, without a regular expression
 	}
-	if strings.HasSuffix(l, "_key") || strings.HasSuffix(l, "-key") {
+	if k := len(n) - 4; k >= 0 && (n[k] == '_' || n[k] == '-') && strings.EqualFold(n[k+1:], "key") {
 		return true
 	}
 	// max-num-batched-tokens, --max-tokens, tokenizer… are not secrets.
@@ -231,9 +230,12 @@ func (r *Redactor) String(s string) string {
 			s = strings.ReplaceAll(s, v, Mask)
 		}
 	}
-	// The regular expressions are slow next to the scanner below: run
-	// them only where a cheap test says they may match (every byte an
-	// engine logs passes through here).
+	// The regular expressions and the scanner are slow next to one pass
+	// looking for the words they need (every byte an engine logs, every
+	// string of every result a site is built from passes through here).
+	if !textWords.in(s) && !containsAny(s, "hf_", "sk-", "gh", "xox", "AKIA") {
+		return s
+	}
 	if containsAny(s, "hf_", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA") {
 		s = shaped.ReplaceAllString(s, Mask)
 	}
@@ -254,6 +256,45 @@ func containsAny(s string, subs ...string) bool {
 	}
 	return false
 }
+
+// foldWords is a set of lowercase ASCII words, looked for in any case.
+type foldWords struct {
+	first [256]bool // the words' first bytes, in both cases
+	words []string
+}
+
+func newFoldWords(words ...string) *foldWords {
+	f := &foldWords{words: words}
+	for _, w := range words {
+		f.first[w[0]] = true
+		f.first[w[0]-'a'+'A'] = true
+	}
+	return f
+}
+
+// in reports whether s contains one of the words, in any case, in one
+// pass without allocating.
+func (f *foldWords) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !f.first[s[i]] {
+			continue
+		}
+		for _, w := range f.words {
+			if len(s)-i >= len(w) && strings.EqualFold(s[i:i+len(w)], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	// nameWords are in every secret name (SecretName).
+	nameWords = newFoldWords("key", "secret", "token", "passw", "credential")
+	// textWords are in every text String masks something of, besides
+	// token shapes: a secret name, or an Authorization header's scheme.
+	textWords = newFoldWords("key", "secret", "token", "passw", "credential", "bearer", "basic")
+)
 
 // containsFold reports whether s contains the lowercase ASCII word w in
 // any case.

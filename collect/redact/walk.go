@@ -26,7 +26,7 @@ func (r *Redactor) Walk(v any) {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return
 	}
-	r.walk(rv.Elem())
+	r.walk(rv.Elem(), planOf(rv.Elem().Type()))
 }
 
 var (
@@ -34,8 +34,71 @@ var (
 	stringSliceType = reflect.TypeFor[[]string]()
 )
 
-func (r *Redactor) walk(v reflect.Value) {
-	if !holdsStrings(v.Type()) {
+// plan is what Walk needs to know of a type, worked out once: whether a
+// value of it can hold a string at all (a result's thousands of numeric
+// request timings are not walked), and for a struct which fields can.
+type plan struct {
+	strings bool
+	fields  []int   // a struct's exported fields that hold strings
+	elem    *plan   // a pointer's, slice's, array's or map's element
+	subs    []*plan // the plans of fields, in step with fields
+}
+
+var (
+	plans  sync.Map // reflect.Type → *plan, complete
+	planMu sync.Mutex
+)
+
+func planOf(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	planMu.Lock()
+	defer planMu.Unlock()
+	building := map[reflect.Type]*plan{}
+	p := planLocked(t, building)
+	// Published only when all are complete (a recursive type's plans
+	// point at each other).
+	for t, q := range building {
+		plans.Store(t, q)
+	}
+	return p
+}
+
+func planLocked(t reflect.Type, building map[reflect.Type]*plan) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	if p, ok := building[t]; ok {
+		return p
+	}
+	p := &plan{strings: true} // a recursive type refers to itself: walked
+	building[t] = p
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		p.elem = planLocked(t.Elem(), building)
+		p.strings = p.elem.strings
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			if fp := planLocked(f.Type, building); fp.strings {
+				p.fields = append(p.fields, i)
+				p.subs = append(p.subs, fp)
+			}
+		}
+		p.strings = len(p.fields) > 0
+	default:
+		p.strings = false
+	}
+	return p
+}
+
+func (r *Redactor) walk(v reflect.Value, p *plan) {
+	if !p.strings {
 		return
 	}
 	switch v.Kind() {
@@ -47,27 +110,24 @@ func (r *Redactor) walk(v reflect.Value) {
 				}
 			}
 		}
-	case reflect.Pointer, reflect.Interface:
+	case reflect.Interface:
 		if !v.IsNil() {
+			// A value held in an interface cannot be set: redact a copy.
 			e := v.Elem()
-			if v.Kind() == reflect.Interface && !e.CanSet() {
-				// A value held in an interface cannot be set: redact a copy.
-				c := reflect.New(e.Type()).Elem()
-				c.Set(e)
-				r.walk(c)
-				if v.CanSet() {
-					v.Set(c)
-				}
-				return
+			c := reflect.New(e.Type()).Elem()
+			c.Set(e)
+			r.walk(c, planOf(e.Type()))
+			if v.CanSet() {
+				v.Set(c)
 			}
-			r.walk(e)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			r.walk(v.Elem(), p.elem)
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				r.walk(v.Field(i))
-			}
+		for i, f := range p.fields {
+			r.walk(v.Field(f), p.subs[i])
 		}
 	case reflect.Slice:
 		if v.Type().Elem() == stringType && v.CanSet() && v.Len() > 0 {
@@ -88,7 +148,7 @@ func (r *Redactor) walk(v reflect.Value) {
 		fallthrough
 	case reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			r.walk(v.Index(i))
+			r.walk(v.Index(i), p.elem)
 		}
 	case reflect.Map:
 		if v.IsNil() {
@@ -105,7 +165,7 @@ func (r *Redactor) walk(v reflect.Value) {
 			if env && SecretName(k.String()) && c.String() != "" && !IsRef(c.String()) {
 				c.SetString(Mask)
 			} else {
-				r.walk(c)
+				r.walk(c, p.elem)
 			}
 			if c.Kind() != reflect.String || c.String() != e.String() {
 				set = append(set, kv{k, c}) // the map cannot change while ranged
@@ -115,39 +175,6 @@ func (r *Redactor) walk(v reflect.Value) {
 			v.SetMapIndex(x.k, x.v)
 		}
 	}
-}
-
-// holdsStrings reports whether a value of type t can hold a string:
-// numeric records (a result's thousands of request timings) are not
-// walked.
-func holdsStrings(t reflect.Type) bool {
-	if h, ok := holds.Load(t); ok {
-		return h.(bool)
-	}
-	holds.Store(t, true) // a recursive type is walked
-	h := holdsStringsOf(t)
-	holds.Store(t, h)
-	return h
-}
-
-var holds sync.Map // reflect.Type → bool
-
-func holdsStringsOf(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.String, reflect.Interface:
-		return true
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return holdsStrings(t.Elem())
-	case reflect.Map:
-		return holdsStrings(t.Elem())
-	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
-			if f := t.Field(i); f.IsExported() && holdsStrings(f.Type) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Leak is a token-shaped string found in text (Find).

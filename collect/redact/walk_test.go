@@ -95,3 +95,27 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find on clean text = %+v", got)
 	}
 }
+
+// TestWalkRecursiveTypesConcurrently: a type that refers to itself is
+// walked to the bottom, from several goroutines at once (go test -race).
+func TestWalkRecursiveTypesConcurrently(t *testing.T) {
+	type node struct {
+		Name string
+		Next *node
+		Kids []node
+		N    []int
+	}
+	done := make(chan *node)
+	for range 4 {
+		go func() {
+			n := &node{Name: "a", Next: &node{Kids: []node{{Name: "HF_TOKEN=abcd1234"}}}}
+			New().Walk(n)
+			done <- n
+		}()
+	}
+	for range 4 {
+		if n := <-done; n.Next.Kids[0].Name != "HF_TOKEN="+Mask {
+			t.Errorf("deep field: %q", n.Next.Kids[0].Name)
+		}
+	}
+}
