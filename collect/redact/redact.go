@@ -233,9 +233,6 @@ func (r *Redactor) String(s string) string {
 	// The regular expressions and the scanner are slow next to one pass
 	// looking for the words they need (every byte an engine logs, every
 	// string of every result a site is built from passes through here).
-	if !textWords.in(s) && !containsAny(s, "hf_", "sk-", "gh", "xox", "AKIA") {
-		return s
-	}
 	if containsAny(s, "hf_", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA") {
 		s = shaped.ReplaceAllString(s, Mask)
 	}
@@ -245,7 +242,42 @@ func (r *Redactor) String(s string) string {
 			return f[0] + " " + Mask
 		})
 	}
+	if !mayHavePairs(s) {
+		return s
+	}
 	return maskPairs(s)
+}
+
+// mayHavePairs reports whether s holds a secret name (one maskPairs could
+// mask the value of): every such name holds one of nameWords, so only the
+// names around their occurrences are looked at. A vLLM result block says
+// "tokens" a dozen times and holds no secret name; scanning it word by
+// word was most of the time a site's results took to redact.
+func mayHavePairs(s string) bool {
+	f := nameWords
+	for i := 0; i < len(s); i++ {
+		if !f.first[s[i]] {
+			continue
+		}
+		for _, w := range f.words {
+			if len(s)-i < len(w) || !strings.EqualFold(s[i:i+len(w)], w) {
+				continue
+			}
+			a, b := i, i+len(w)
+			for a > 0 && nameByte(s[a-1]) {
+				a--
+			}
+			for b < len(s) && nameByte(s[b]) {
+				b++
+			}
+			if SecretName(s[a:b]) {
+				return true
+			}
+			i = b - 1 // the rest of this name holds no other word worth a look
+			break
+		}
+	}
+	return false
 }
 
 func containsAny(s string, subs ...string) bool {
@@ -291,9 +323,6 @@ func (f *foldWords) in(s string) bool {
 var (
 	// nameWords are in every secret name (SecretName).
 	nameWords = newFoldWords("key", "secret", "token", "passw", "credential")
-	// textWords are in every text String masks something of, besides
-	// token shapes: a secret name, or an Authorization header's scheme.
-	textWords = newFoldWords("key", "secret", "token", "passw", "credential", "bearer", "basic")
 )
 
 // containsFold reports whether s contains the lowercase ASCII word w in

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -116,6 +117,28 @@ func TestWalkRecursiveTypesConcurrently(t *testing.T) {
 	for range 4 {
 		if n := <-done; n.Next.Kids[0].Name != "HF_TOKEN="+Mask {
 			t.Errorf("deep field: %q", n.Next.Kids[0].Name)
+		}
+	}
+}
+
+// TestMayHavePairsNeverMissesAPair: String skips maskPairs only for text
+// in which maskPairs would mask nothing (random texts from a vocabulary
+// of names, separators and values that hit its every rule).
+func TestMayHavePairsNeverMissesAPair(t *testing.T) {
+	words := []string{"HF_TOKEN", "--api-key", "api_key", "x.api_key", "--max-num-batched-tokens", "tokens", "token",
+		"Token", "TOKENIZER", "-tp", "---api-key", "1api_key", "AUTH_KEY", "mykey", "passwd", "db_password", "credential",
+		"secret", "\"api_key\"", "value", "abc123", "${K}", "8", "-x", "/api_key", "(token", "[secret", "{key", "num_token"}
+	seps := []string{" ", "=", ": ", ":", "\t", "\n", "\"", "'", ",", ";", "/", "-", " \"", "\": \"", ""}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 200000; i++ {
+		var b strings.Builder
+		for j := rng.IntN(6) + 1; j > 0; j-- {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteString(seps[rng.IntN(len(seps))])
+		}
+		s := b.String()
+		if !mayHavePairs(s) && maskPairs(s) != s {
+			t.Fatalf("mayHavePairs(%q) = false, but maskPairs masks: %q", s, maskPairs(s))
 		}
 	}
 }
