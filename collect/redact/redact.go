@@ -248,9 +248,10 @@ func (r *Redactor) String(s string) string {
 	return maskPairs(s)
 }
 
-// mayHavePairs reports whether s holds a secret name (one maskPairs could
-// mask the value of): every such name holds one of nameWords, so only the
-// names around their occurrences are looked at. A vLLM result block says
+// mayHavePairs reports whether s holds a secret name followed by the
+// separator of a pair (one maskPairs could mask the value of): every such
+// name holds one of nameWords, so only the names around their
+// occurrences are looked at. A vLLM result block says
 // "tokens" a dozen times and holds no secret name; scanning it word by
 // word was most of the time a site's results took to redact.
 func mayHavePairs(s string) bool {
@@ -270,7 +271,10 @@ func mayHavePairs(s string) bool {
 			for b < len(s) && nameByte(s[b]) {
 				b++
 			}
-			if SecretName(s[a:b]) {
+			// The separator maskPairs needs after the name: = or : (or
+			// the quote of a JSON key), or for a flag a blank.
+			sep := b < len(s) && (s[b] == '=' || s[b] == ':' || s[b] == '"' || s[a] == '-' && (s[b] == ' ' || s[b] == '\t'))
+			if sep && SecretName(s[a:b]) {
 				return true
 			}
 			i = b - 1 // the rest of this name holds no other word worth a look
