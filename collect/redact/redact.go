@@ -272,9 +272,11 @@ func mayHavePairs(s string) bool {
 				b++
 			}
 			// The separator maskPairs needs after the name: = or : (or
-			// the quote of a JSON key), or for a flag a blank.
+			// the quote of a JSON key), or for a flag a blank. A name
+			// after more than two dashes is none (a rule of dashes:
+			// "-----Inter-token Latency-----").
 			sep := b < len(s) && (s[b] == '=' || s[b] == ':' || s[b] == '"' || s[a] == '-' && (s[b] == ' ' || s[b] == '\t'))
-			if sep && SecretName(s[a:b]) {
+			if sep && !strings.HasPrefix(s[a:b], "---") && SecretName(s[a:b]) {
 				return true
 			}
 			i = b - 1 // the rest of this name holds no other word worth a look

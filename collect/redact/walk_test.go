@@ -127,7 +127,7 @@ func TestWalkRecursiveTypesConcurrently(t *testing.T) {
 func TestMayHavePairsNeverMissesAPair(t *testing.T) {
 	words := []string{"HF_TOKEN", "--api-key", "api_key", "x.api_key", "--max-num-batched-tokens", "tokens", "token",
 		"Token", "TOKENIZER", "-tp", "---api-key", "1api_key", "AUTH_KEY", "mykey", "passwd", "db_password", "credential",
-		"secret", "\"api_key\"", "Total token throughput", "value", "abc123", "${K}", "8", "-x", "/api_key", "(token", "[secret", "{key", "num_token"}
+		"secret", "\"api_key\"", "Total token throughput", "-----Inter-token", "value", "abc123", "${K}", "8", "-x", "/api_key", "(token", "[secret", "{key", "num_token"}
 	seps := []string{" ", "=", ": ", ":", "\t", "\n", "\"", "'", ",", ";", "/", "-", " \"", "\": \"", ""}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 200000; i++ {
