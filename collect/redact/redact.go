@@ -255,33 +255,27 @@ func (r *Redactor) String(s string) string {
 // "tokens" a dozen times and holds no secret name; scanning it word by
 // word was most of the time a site's results took to redact.
 func mayHavePairs(s string) bool {
-	f := nameWords
 	for i := 0; i < len(s); i++ {
-		if !f.first[s[i]] {
+		n := nameWords.at(s, i)
+		if n == 0 {
 			continue
 		}
-		for _, w := range f.words {
-			if len(s)-i < len(w) || !strings.EqualFold(s[i:i+len(w)], w) {
-				continue
-			}
-			a, b := i, i+len(w)
-			for a > 0 && nameByte(s[a-1]) {
-				a--
-			}
-			for b < len(s) && nameByte(s[b]) {
-				b++
-			}
-			// The separator maskPairs needs after the name: = or : (or
-			// the quote of a JSON key), or for a flag a blank. A name
-			// after more than two dashes is none (a rule of dashes:
-			// "-----Inter-token Latency-----").
-			sep := b < len(s) && (s[b] == '=' || s[b] == ':' || s[b] == '"' || s[a] == '-' && (s[b] == ' ' || s[b] == '\t'))
-			if sep && !strings.HasPrefix(s[a:b], "---") && SecretName(s[a:b]) {
-				return true
-			}
-			i = b - 1 // the rest of this name holds no other word worth a look
-			break
+		a, b := i, i+n
+		for a > 0 && nameByte(s[a-1]) {
+			a--
 		}
+		for b < len(s) && nameByte(s[b]) {
+			b++
+		}
+		// The separator maskPairs needs after the name: = or : (or the
+		// quote of a JSON key), or for a flag a blank. A name after more
+		// than two dashes is none (a rule of dashes: "-----Inter-token
+		// Latency-----").
+		sep := b < len(s) && (s[b] == '=' || s[b] == ':' || s[b] == '"' || s[a] == '-' && (s[b] == ' ' || s[b] == '\t'))
+		if sep && !strings.HasPrefix(s[a:b], "---") && SecretName(s[a:b]) {
+			return true
+		}
+		i = b - 1 // the rest of this name holds no other word worth a look
 	}
 	return false
 }
@@ -297,30 +291,36 @@ func containsAny(s string, subs ...string) bool {
 
 // foldWords is a set of lowercase ASCII words, looked for in any case.
 type foldWords struct {
-	first [256]bool // the words' first bytes, in both cases
-	words []string
+	byFirst [256][]string // the words by their first byte, in both cases
 }
 
 func newFoldWords(words ...string) *foldWords {
-	f := &foldWords{words: words}
+	f := &foldWords{}
 	for _, w := range words {
-		f.first[w[0]] = true
-		f.first[w[0]-'a'+'A'] = true
+		f.byFirst[w[0]] = append(f.byFirst[w[0]], w)
+		f.byFirst[w[0]-'a'+'A'] = append(f.byFirst[w[0]-'a'+'A'], w)
 	}
 	return f
+}
+
+// at returns the length of the word s holds at i, in any case, or 0.
+func (f *foldWords) at(s string, i int) int {
+	for _, w := range f.byFirst[s[i]] {
+		// The second byte first: most words starting with a common
+		// letter end there.
+		if len(s)-i >= len(w) && s[i+1]|0x20 == w[1] && strings.EqualFold(s[i:i+len(w)], w) {
+			return len(w)
+		}
+	}
+	return 0
 }
 
 // in reports whether s contains one of the words, in any case, in one
 // pass without allocating.
 func (f *foldWords) in(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !f.first[s[i]] {
-			continue
-		}
-		for _, w := range f.words {
-			if len(s)-i >= len(w) && strings.EqualFold(s[i:i+len(w)], w) {
-				return true
-			}
+		if f.at(s, i) > 0 {
+			return true
 		}
 	}
 	return false
