@@ -230,32 +230,54 @@ func (r *Redactor) String(s string) string {
 			s = strings.ReplaceAll(s, v, Mask)
 		}
 	}
-	// The regular expressions and the scanner are slow next to one pass
-	// looking for the words they need (every byte an engine logs, every
+	// The regular expressions and the pair scanner are slow next to one
+	// pass looking for what they need (every byte an engine logs, every
 	// string of every result a site is built from passes through here).
-	if containsAny(s, "hf_", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA") {
+	shapes, auth, pairs := scan(s)
+	if shapes {
 		s = shaped.ReplaceAllString(s, Mask)
 	}
-	if containsFold(s, "bearer") || containsFold(s, "basic") {
+	if auth {
 		s = bearer.ReplaceAllStringFunc(s, func(m string) string {
 			f := strings.Fields(m)
 			return f[0] + " " + Mask
 		})
 	}
-	if !mayHavePairs(s) {
+	if !pairs {
 		return s
 	}
 	return maskPairs(s)
 }
 
-// mayHavePairs reports whether s holds a secret name followed by the
-// separator of a pair (one maskPairs could mask the value of): every such
-// name holds one of nameWords, so only the names around their
-// occurrences are looked at. A vLLM result block says
-// "tokens" a dozen times and holds no secret name; scanning it word by
-// word was most of the time a site's results took to redact.
-func mayHavePairs(s string) bool {
+// scan looks at s once for what String's steps need: the start of a
+// token shape (shapes: hf_, sk-, gh?_, github_pat_, xox, AKIA, as shaped
+// begins), an Authorization scheme (auth: bearer or basic, any case),
+// and a secret name followed by the separator of a pair (pairs: one
+// maskPairs could mask the value of). Every such name holds one of
+// nameWords, so only the names around their occurrences are looked at:
+// a vLLM result block says "tokens" a dozen times and holds no pair, and
+// scanning it word by word was most of the time a site's results took
+// to redact. Each answer may be a false yes, never a false no
+// (TestMayHavePairsNeverMissesAPair).
+func scan(s string) (shapes, auth, pairs bool) {
 	for i := 0; i < len(s); i++ {
+		c := s[i]
+		k := scanClass[c]
+		if k == 0 {
+			continue
+		}
+		rest := s[i:]
+		if k&classShape != 0 && !shapes {
+			shapes = strings.HasPrefix(rest, "hf_") || strings.HasPrefix(rest, "sk-") || strings.HasPrefix(rest, "xox") ||
+				strings.HasPrefix(rest, "AKIA") || strings.HasPrefix(rest, "github_pat_") ||
+				len(rest) >= 4 && rest[0] == 'g' && rest[1] == 'h' && rest[3] == '_'
+		}
+		if k&classAuth != 0 && !auth {
+			auth = len(rest) >= 5 && (strings.EqualFold(rest[:5], "basic") || len(rest) >= 6 && strings.EqualFold(rest[:6], "bearer"))
+		}
+		if k&className == 0 || pairs {
+			continue
+		}
 		n := nameWords.at(s, i)
 		if n == 0 {
 			continue
@@ -273,12 +295,50 @@ func mayHavePairs(s string) bool {
 		// Latency-----").
 		sep := b < len(s) && (s[b] == '=' || s[b] == ':' || s[b] == '"' || s[a] == '-' && (s[b] == ' ' || s[b] == '\t'))
 		if sep && !strings.HasPrefix(s[a:b], "---") && SecretName(s[a:b]) {
-			return true
+			pairs = true
 		}
-		i = b - 1 // the rest of this name holds no other word worth a look
+		// The rest of this name holds no other name; it may hold a
+		// shape or a scheme (Bearer-sk-…), which the next bytes still
+		// get a look for when the name was a pair's.
+		if !pairs {
+			for j := i + 1; j < b; j++ {
+				if scanClass[s[j]]&(classShape|classAuth) != 0 {
+					b = j
+					break
+				}
+			}
+			i = b - 1
+		}
 	}
-	return false
+	return shapes, auth, pairs
 }
+
+// mayHavePairs is scan's pairs.
+func mayHavePairs(s string) bool {
+	_, _, pairs := scan(s)
+	return pairs
+}
+
+// Byte classes for scan: the first bytes of what it looks for.
+const (
+	classShape = 1 << iota
+	classAuth
+	className
+)
+
+var scanClass = func() (t [256]uint8) {
+	for _, c := range "hsgxA" {
+		t[c] |= classShape
+	}
+	for _, c := range "bB" {
+		t[c] |= classAuth
+	}
+	for _, w := range []string{"key", "secret", "token", "passw", "credential"} {
+		t[w[0]] |= className
+		t[w[0]-'a'+'A'] |= className
+	}
+	return t
+}()
 
 func containsAny(s string, subs ...string) bool {
 	for _, x := range subs {
