@@ -495,6 +495,10 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	dir := c.Results // a path to read, taken before redaction
+	if dir == "" {
+		dir = c.ID
+	}
 	// The campaign and its results are redacted as they come in
 	// (secrets.go): nothing made from them can show a secret.
 	secrets := campaignSecrets(c)
@@ -504,10 +508,6 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	p.Deps = append(p.Deps, file)
 	ih.addSum(file, sum)
-	dir := c.Results
-	if dir == "" {
-		dir = c.ID
-	}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
 	ih.add("results dir", []byte(r.ResultsDir))
 	files, found, flat, err := resultFiles(r.ResultsDir)
