@@ -22,8 +22,14 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 OUT=${GPU_CHECK_OUT:-.cache/gpu-check}
 export CGO_CFLAGS=${CGO_CFLAGS:--O2 -g -Wno-deprecated-declarations}
+# Emptied first, but only a directory an earlier check made (or an empty one).
+if [ -d "$OUT" ] && [ ! -e "$OUT/.gpu-check" ] && [ -n "$(ls -A "$OUT")" ]; then
+  echo "gpu-check: $OUT is not empty and not a gpu-check directory; give GPU_CHECK_OUT another" >&2
+  exit 1
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
+touch "$OUT/.gpu-check"
 OUT=$(cd "$OUT" && pwd)
 # go run would turn the summary's exit status into 1: build it, then run it.
 summary() {
