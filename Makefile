@@ -5,7 +5,7 @@ GO ?= go
 # functions deprecated; keep the build quiet.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test deps vet unit bench seeds docs
+.PHONY: build test deps vet unit bench seeds docs serve-soak gpu-check
 
 build:
 	$(GO) run ./cmd/perflab build
@@ -36,3 +36,17 @@ seeds:
 # docs renders docs/ (the reference pages) as a site into docs-site/.
 docs:
 	$(GO) run ./cmd/perflab build --content docs --results .cache/docs-no-results --out docs-site
+
+# serve-soak serves the bundled site for 10 minutes under a stream of
+# edits (half-written files completed later) and reloading clients, and
+# logs heap, RSS and goroutines over time (render/serve's TestServeUnderLoad;
+# `make test` runs it for a few seconds).
+serve-soak:
+	PERFLAB_SERVE_SOAK=$${PERFLAB_SERVE_SOAK:-10m} $(GO) test -count=1 -timeout 30m -run '^TestServeUnderLoad$$' -v ./render/serve
+
+# gpu-check runs the checks that need NVIDIA GPUs (--gpu-info, a mock
+# campaign sampled with NVML, the client benchmark at 1,024 and 4,096
+# streams) and writes .cache/gpu-check/summary.txt; exit 2 on a machine
+# without an NVIDIA GPU (see README, Testing).
+gpu-check:
+	GO=$(GO) bash .ci/gpu-check.sh

@@ -258,6 +258,9 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	if err := f.CheckEnv(nil); err != nil {
+		return nil, err
+	}
 	if opt.Results == "" {
 		opt.Results = "results"
 	}
@@ -431,12 +434,14 @@ func (k *collector) closeTelemetry() {
 
 // needsGPUs says whether an experiment's engine runs on the node's GPUs:
 // a GPU engine given GPUs (llama.cpp too, which offloads to them; a CPU
-// llama.cpp campaign says hardware count 0), never a mock or an external
-// endpoint.
+// llama.cpp campaign says hardware count 0), never an external endpoint,
+// and a mock only when its experiment names gpus: (Launch.MockOnGPUs).
 func needsGPUs(l *Launch) bool {
 	switch l.Adapter.Name {
 	case "vllm", "sglang", "trtllm", "llamacpp":
 		return l.GPUs > 0
+	case "mock":
+		return l.MockOnGPUs
 	}
 	return false
 }
@@ -795,7 +800,7 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	res.Campaign, res.Experiment, res.Profile = k.c.ID, e.ID, p.ID
 	res.Repeat = r.Repeat
 	l := er.launch
-	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: redact.URL(er.baseURL)}
+	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.ShownEnv), BaseURL: redact.URL(er.baseURL)}
 	res.Model.ID = k.c.Model.ID
 	if er.model != "" && er.model != k.c.Model.ID {
 		res.Model.Served = er.model
@@ -969,27 +974,11 @@ func firstLine(s string) string {
 	return s
 }
 
-// redactResult hides secrets in every free-text field of a result.
+// redactResult hides secrets in every string a result holds (redact's
+// Walk: a field added later is covered without being listed here);
+// perflab build redacts every result it reads the same way.
 func redactResult(red *redact.Redactor, res *schema.Result) {
-	res.Error = red.String(res.Error)
-	res.LogTail = red.String(res.LogTail)
-	res.Engine.Command = red.Command(res.Engine.Command)
-	res.Engine.Env = redact.Env(res.Engine.Env)
-	res.Load.Command = red.Command(res.Load.Command)
-	res.RawOutput = red.String(res.RawOutput)
-	for i := range res.Warnings {
-		res.Warnings[i] = red.String(res.Warnings[i])
-	}
-	for k, v := range res.Metadata {
-		if redact.SecretName(k) {
-			res.Metadata[k] = redact.Mask
-		} else {
-			res.Metadata[k] = red.String(v)
-		}
-	}
-	for i := range res.Requests {
-		res.Requests[i].Error = red.String(res.Requests[i].Error)
-	}
+	red.Walk(res)
 }
 
 func (k *collector) interrupted(ctx context.Context) error {

@@ -703,6 +703,22 @@ func TestNeedsGPUs(t *testing.T) {
 			t.Errorf("%s with %d GPUs: %v, want %v", tc.engine, tc.gpus, got, tc.want)
 		}
 	}
+	// A mock is sampled only when its experiment names gpus: (make
+	// gpu-check), not for the campaign's hardware count (the demo runs
+	// on any machine).
+	c := &schema.Campaign{Model: schema.CampaignModel{ID: "perflab/mock-8b"}, Hardware: schema.HardwareSpec{GPU: "H100", Count: 1}}
+	for _, tc := range []struct {
+		gpus int
+		want bool
+	}{{0, false}, {1, true}} {
+		l, err := NewLaunch(c, &schema.Experiment{ID: "m", Engine: "mock", GPUs: tc.gpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := needsGPUs(l); got != tc.want {
+			t.Errorf("mock with experiment gpus %d: %v, want %v", tc.gpus, got, tc.want)
+		}
+	}
 }
 
 func TestSameVersion(t *testing.T) {

@@ -16,9 +16,13 @@ import (
 // Launch is how an experiment's engine is started.
 type Launch struct {
 	Adapter engine.Adapter
-	// Argv and Env are what runs (Env on top of the collector's own).
+	// Argv and Env are what runs (Env on top of the collector's own),
+	// references to the environment (${HF_TOKEN}, envref.go) expanded.
 	Argv []string
 	Env  map[string]string
+	// ShownEnv is Env as the campaign writes it, references kept: what
+	// results record.
+	ShownEnv map[string]string
 	// Display is the serve command as the campaign writes it (the
 	// experiment's command verbatim, or the default command with args),
 	// secrets redacted: what results and the plan show.
@@ -31,6 +35,11 @@ type Launch struct {
 	// sets no --port): BaseURL is then a placeholder, and the launch adds
 	// --port N (and --host 127.0.0.1 when the command sets no --host).
 	FreePort bool
+	// MockOnGPUs is set for a mock engine whose experiment names its
+	// gpus: the collector samples those GPUs while it runs, as for a real
+	// engine (make gpu-check tests the NVML sampler this way, with no
+	// engine installed). A mock without gpus: runs anywhere, unsampled.
+	MockOnGPUs bool
 }
 
 // NewLaunch works out an experiment's launch from the campaign.
@@ -39,7 +48,7 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown engine %q", e.ID, e.Engine)
 	}
-	l := &Launch{Adapter: a, GPUs: e.GPUs}
+	l := &Launch{Adapter: a, GPUs: e.GPUs, MockOnGPUs: a.Name == "mock" && e.GPUs > 0}
 	if l.GPUs == 0 {
 		l.GPUs = c.Hardware.Count
 	}
@@ -49,7 +58,7 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 		if len(e.Env) > 0 {
 			l.Env = e.Env // not launched: only OPENAI_API_KEY means something
 		}
-		return l, nil
+		return l, l.expand(e.ID)
 	}
 	env := map[string]string{}
 	if e.Command != "" {
@@ -96,7 +105,36 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 		l.FreePort = true
 		l.BaseURL = strings.TrimSuffix(u, ":"+strconv.Itoa(a.DefaultPort)) + ":<free port>"
 	}
-	return l, nil
+	return l, l.expand(e.ID)
+}
+
+// expand replaces the references to the environment in what runs; the
+// display and ShownEnv keep them.
+func (l *Launch) expand(id string) error {
+	l.ShownEnv = l.Env
+	var err error
+	if l.BaseURL, err = expandRefs(l.BaseURL, os.LookupEnv); err != nil {
+		return fmt.Errorf("%s: base_url: %w", id, err)
+	}
+	if len(l.Argv) > 0 {
+		argv := make([]string, len(l.Argv))
+		for i, a := range l.Argv {
+			if argv[i], err = expandRefs(a, os.LookupEnv); err != nil {
+				return fmt.Errorf("%s: command: %w", id, err)
+			}
+		}
+		l.Argv = argv
+	}
+	if len(l.Env) > 0 {
+		env := make(map[string]string, len(l.Env))
+		for k, v := range l.Env {
+			if env[k], err = expandRefs(v, os.LookupEnv); err != nil {
+				return fmt.Errorf("%s: env %s: %w", id, k, err)
+			}
+		}
+		l.Env = env
+	}
+	return nil
 }
 
 // PortArgs are the arguments a launch with FreePort adds to the command

@@ -489,7 +489,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			if err != nil {
 				staticErr[k] = fmt.Errorf("render: %w", err)
 			} else {
-				staticWErr[k] = writeFile(File{Path: s.Static[k], Data: data})
+				staticWErr[k] = writeFile(File{Path: s.Static[k], Data: s.staticData(s.Static[k], data)})
 			}
 			*bp = data
 			putReadBuf(bp)

@@ -272,7 +272,12 @@
 // works at any path and opened from the disk.
 //
 // render depends on collect/schema only (a test enforces it): old results
-// keep rendering whatever the collector does.
+// keep rendering whatever the collector does. It also uses collect/redact,
+// a leaf: secrets never reach the site because every input is redacted
+// at the door it comes in by (secrets.go: a report's campaign and results
+// through redact's Walk over every string, a page's text before it is
+// parsed, a static text file before it is copied); perflab publish looks
+// once more for token-shaped strings before it pushes.
 package render
 
 // Generated blocks are placed from Markdown with a fenced block whose info

@@ -91,6 +91,7 @@ func yamlKeys(typ string) []string {
 
 // parseFrontMatter parses a page's front matter.
 func parseFrontMatter(file string, src []byte) (FrontMatter, []byte, int, bool, error) {
+	src = redactText(patterns, src) // the page's door (secrets.go)
 	var fm FrontMatter
 	raw, body, lines, ok, err := splitFrontMatter(src)
 	if err != nil {

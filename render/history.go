@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
@@ -49,7 +50,7 @@ func (r roundResults) date() string {
 // loadRounds reads every round of the report's results for the history,
 // each file into the page's inputs (ih, Deps), when the results have
 // rounds; the latest round's results are the ones Load already read.
-func (s *Site) loadRounds(r *Report, ih inputHash) error {
+func (s *Site) loadRounds(r *Report, ih inputHash, red *redact.Redactor) error {
 	if fi, err := os.Stat(filepath.Join(r.ResultsDir, schema.RoundsDir)); err != nil || !fi.IsDir() {
 		return nil
 	}
@@ -71,6 +72,7 @@ func (s *Site) loadRounds(r *Report, ih inputHash) error {
 			}
 			ih.add(p, data)
 			r.Page.Deps = append(r.Page.Deps, p)
+			red.Walk(rd.Record) // its note and engines are shown as they came in, redacted
 		}
 		if rd.ID == latest.ID {
 			for _, run := range r.all {
@@ -94,6 +96,7 @@ func (s *Site) loadRounds(r *Report, ih inputHash) error {
 					return err
 				}
 				res.Requests = nil // the history needs the summaries only
+				red.Walk(res)      // as the latest round's results are (site.go)
 				rr.Results = append(rr.Results, res)
 			}
 		}

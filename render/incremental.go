@@ -239,7 +239,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		if err != nil {
 			return inc, fmt.Errorf("render: %w", err)
 		}
-		files = append(files, File{Path: rel, Data: data})
+		files = append(files, File{Path: rel, Data: s.staticData(rel, data)})
 	}
 	if len(affected) == 0 {
 		n, err := writeInPlace(b.opt.Out, files)

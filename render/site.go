@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/markdown"
 )
@@ -52,6 +53,9 @@ type Site struct {
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.
 	untouched *outputs
+	// secrets are the campaigns' secret values, hidden in the static
+	// files (secrets.go).
+	secrets *siteSecrets
 }
 
 // Page is one Markdown page.
@@ -318,7 +322,7 @@ func loadForBuild(ctx context.Context, opt Options) (*Site, error) {
 
 func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	opt = opt.withDefaults()
-	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}}
+	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}, secrets: &siteSecrets{}}
 	if _, err := os.Stat(opt.Content); err != nil {
 		if os.IsNotExist(err) {
 			return s, nil // no content yet: the build still produces an index
@@ -498,13 +502,19 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
-	p.Deps = append(p.Deps, file)
-	ih.addSum(file, sum)
-	dir := c.Results
+	dir := c.Results // a path to read, taken before redaction
 	if dir == "" {
 		dir = c.ID
 	}
+	// The campaign and its results are redacted as they come in
+	// (secrets.go): nothing made from them can show a secret.
+	secrets := campaignSecrets(c)
+	s.secrets.add(secrets)
+	red := redact.New(secrets...)
+	red.Walk(c)
+	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
+	p.Deps = append(p.Deps, file)
+	ih.addSum(file, sum)
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
 	ih.add("results dir", []byte(r.ResultsDir))
 	files, found, flat, err := reportResultFiles(r.ResultsDir) // the latest round (rounds.go)
@@ -531,6 +541,7 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		red.Walk(res)
 		if res.Campaign != "" && res.Campaign != c.ID {
 			return nil, fmt.Errorf("%s:1: field campaign: %q is not %s's id %q", f, res.Campaign, file, c.ID)
 		}
@@ -566,7 +577,7 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
 	}
-	if err := s.loadRounds(r, ih); err != nil { // history.go
+	if err := s.loadRounds(r, ih, red); err != nil { // history.go; older rounds come in through the same redaction
 		return nil, err
 	}
 	return r, nil

@@ -289,6 +289,13 @@ func TestParseCommand(t *testing.T) {
 		{in: `x --a "b c" --d=e\ f`, argv: []string{"x", "--a", "b c", "--d=e f"}},
 		{in: "vllm serve M | tee log", err: `shell syntax "|"`},
 		{in: "vllm serve $MODEL", err: `shell syntax "$"`},
+		// A reference to the environment is kept for the collector to
+		// expand, bare, in double quotes or in an assignment.
+		{in: `HF_TOKEN=${HF_TOKEN} vllm serve M --api-key ${VLLM_API_KEY} --x "a-${B_1}"`,
+			env:  map[string]string{"HF_TOKEN": "${HF_TOKEN}"},
+			argv: []string{"vllm", "serve", "M", "--api-key", "${VLLM_API_KEY}", "--x", "a-${B_1}"}},
+		{in: "vllm serve ${1X}", err: `shell syntax "$"`},
+		{in: `vllm serve "${}"`, err: `"$" inside double quotes`},
 		{in: "x 'open", err: "unterminated single quote"},
 		{in: "  # only a comment\n", err: "empty"},
 	} {
