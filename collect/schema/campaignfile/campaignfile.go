@@ -370,11 +370,10 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 		m = strings.TrimSpace(strings.TrimPrefix(m, "yaml: "))
 		sub := yamlLine.FindStringSubmatch(m)
 		if sub == nil {
-			if offset > 0 {
-				out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, m))
-			} else {
-				out = append(out, fmt.Sprintf("%s: %s", name, m))
-			}
+			// yaml.v3 leaves the line out where its marks are on its
+			// line 0: the document's first line (a lone `"` ends the
+			// stream inside the string it opens there).
+			out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, m))
 			continue
 		}
 		line, _ := strconv.Atoi(sub[1])

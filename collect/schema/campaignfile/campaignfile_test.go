@@ -58,6 +58,9 @@ func TestParseErrors(t *testing.T) {
 		{"unclosed in the middle", "id: x\nprofiles: [p\nsteps: []\n", "c.yaml:2: did not find expected ',' or ']'"},
 		// ... but never past the file's last line.
 		{"unclosed at the end", "id: [", "c.yaml:1: did not find expected node content"},
+		// yaml.v3 names no line for an error on its line 0 (found by
+		// FuzzParse)
+		{"lone quote", "\"", "c.yaml:1: found unexpected end of stream"},
 		{"empty", "", "c.yaml: empty campaign file"},
 		// A comment only is an empty document too.
 		{"comment only", "# nothing yet\n", "c.yaml: empty campaign file"},
