@@ -5,7 +5,7 @@ GO ?= go
 # functions deprecated; keep the build quiet.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test deps vet unit bench seeds
+.PHONY: build test deps vet unit bench seeds fuzz
 
 build:
 	$(GO) run ./cmd/perflab build
@@ -32,3 +32,21 @@ bench:
 # (results/<campaign>/src/seed.md) with perflab import.
 seeds:
 	GO=$(GO) bash .ci/import-seeds.sh
+
+# fuzz runs every fuzz target for FUZZTIME each, one after the other
+# (`make test` runs their seed corpora and the inputs saved under each
+# package's testdata/fuzz/). FUZZTARGETS picks some: FUZZTARGETS="./collect/ingest:FuzzParseText".
+FUZZTIME ?= 1m
+FUZZTARGETS ?= \
+	./collect/ingest:FuzzParseText ./collect/ingest:FuzzParseVLLMJSON ./collect/ingest:FuzzParseGuideLLM \
+	./collect/schema/campaignfile:FuzzParse ./render:FuzzFrontMatter ./render:FuzzMarkdown \
+	./collect/migrate:FuzzMigrate ./collect/dataset/tokenizer:FuzzParse \
+	./collect/dataset:FuzzShareGPT ./collect/dataset:FuzzCustom ./collect/dataset:FuzzTimedTrace \
+	./collect/mock:FuzzServeHTTP ./render/serve:FuzzHandler \
+	./collect/sse:FuzzReader ./collect/openai:FuzzParseChunk ./collect/check:FuzzCheck
+fuzz:
+	@set -e; for t in $(FUZZTARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
