@@ -316,9 +316,9 @@ func yamlFields(t reflect.Type, out map[string]reflect.Type) {
 }
 
 var (
-	yamlLine    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	yamlLine    = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 	yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type ([\w.]+)$`)
-	yamlType    = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into ")
+	yamlType    = regexp.MustCompile("(?s)^cannot unmarshal !!\\w+ `(.*)` into ")
 )
 
 // yamlParserErrors are the messages of yaml.v3's parser (not its
@@ -373,7 +373,7 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 			// yaml.v3 leaves the line out where its marks are on its
 			// line 0: the document's first line (a lone `"` ends the
 			// stream inside the string it opens there).
-			out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, m))
+			out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, strings.ReplaceAll(m, "\n", `\n`)))
 			continue
 		}
 		line, _ := strconv.Atoi(sub[1])
@@ -396,6 +396,9 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 		if field != "" {
 			what = field + ": " + what
 		}
+		// One message a line: a value quoted in it keeps its line
+		// breaks escaped.
+		what = strings.ReplaceAll(what, "\n", `\n`)
 		out = append(out, fmt.Sprintf("%s:%d: %s", name, line+offset, what))
 	}
 	return errors.New(strings.Join(out, "\n"))

@@ -61,6 +61,9 @@ func TestParseErrors(t *testing.T) {
 		// yaml.v3 names no line for an error on its line 0 (found by
 		// FuzzParse)
 		{"lone quote", "\"", "c.yaml:1: found unexpected end of stream"},
+		// a value with line breaks is quoted on one line, after the
+		// line that yaml.v3's "line N:" gave (found by FuzzParse)
+		{"multi-line value", "0\n\n0", "c.yaml:1: cannot unmarshal !!str `0\\n0` into schema.Campaign"},
 		{"empty", "", "c.yaml: empty campaign file"},
 		// A comment only is an empty document too.
 		{"comment only", "# nothing yet\n", "c.yaml: empty campaign file"},
