@@ -79,23 +79,15 @@ func (c *pageCtx) curves(spec BlockSpec) (*curveSet, error) {
 		}
 		return nil, nil
 	}
-	output := false
+	p, _ := r.Campaign.Profile(prof)
+	cs := &curveSet{Profile: *p}
 	switch spec.Metric {
 	case "", "total_token_throughput", "total_tps":
 	case "output_throughput", "output_tps":
-		output = true
+		cs.Output = true
 	default:
 		return nil, fmt.Errorf("block %s: field metric: %q (total_token_throughput or output_throughput)", spec.Block, spec.Metric)
 	}
-	return r.curveSet(runs, prof, output), nil
-}
-
-// curveSet gathers the curves of sweep profile prof, one per experiment
-// with points, in campaign order: what the curve and slo blocks show and
-// the home page's headline reads.
-func (r *Report) curveSet(runs []analysis.Run, prof string, output bool) *curveSet {
-	p, _ := r.Campaign.Profile(prof)
-	cs := &curveSet{Profile: *p, Output: output}
 	i := 0
 	for _, st := range r.Campaign.Steps {
 		for _, e := range st.Experiments {
@@ -112,7 +104,7 @@ func (r *Report) curveSet(runs []analysis.Run, prof string, output bool) *curveS
 			}
 		}
 	}
-	return cs
+	return cs, nil
 }
 
 func (cs *curveSet) tputName() string {
@@ -360,21 +352,7 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 	}
 	win, second := -1, -1
 	for i, a := range answers {
-		if a.Best < 0 {
-			continue
-		}
-		if a.Winner {
-			win = i
-		} else if second < 0 || a.ThroughputPerGPU > answers[second].ThroughputPerGPU {
-			second = i
-		}
-	}
-	// The badge crowns a winner only when its lead over the runner-up is
-	// shown to be real (or nothing else meets the SLO): a lead within noise
-	// is no win (sloAnswer says what it is).
-	lead, shown := c.sloLead(cs, answers, win, second)
-	for i, a := range answers {
-		row := sloRow{Name: cs.Names[i], None: a.Best < 0, Winner: a.Winner && shown}
+		row := sloRow{Name: cs.Names[i], None: a.Best < 0, Winner: a.Winner}
 		for _, ch := range a.Checks {
 			mark := "✓"
 			if !ch.Met {
@@ -424,36 +402,22 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 				row.TokPerJ = fmt.Sprintf("%.2f", a.TokPerJ)
 				v.Energy = true
 			}
+			if a.Winner {
+				win = i
+			} else if second < 0 || a.ThroughputPerGPU > answers[second].ThroughputPerGPU {
+				second = i
+			}
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	v.Answer = c.sloAnswer(cs, answers, win, second, lead)
+	v.Answer = c.sloAnswer(cs, answers, win, second)
 	return c.exec("slo", &v)
 }
 
-// sloLead tests the SLO winner's lead over the runner-up: the U test
-// over the two points' repeats (throughput per GPU). shown is true when
-// the lead is significant, or when no other configuration meets the SLO.
-func (c *pageCtx) sloLead(cs *curveSet, answers []analysis.SLOAnswer, win, second int) (d stats.Delta, shown bool) {
-	if win < 0 || second < 0 {
-		return d, win >= 0
-	}
-	runs := c.rep.AllRuns()
-	prof := cs.Profile.ID
-	get := func(sm *schema.Summary) (float64, bool) { return sm.TotalTokenThroughput, true }
-	if cs.Output {
-		get = func(sm *schema.Summary) (float64, bool) { return sm.OutputThroughput, true }
-	}
-	d = analysis.Compare(analysis.Group(runs, cs.Curves[second].Experiment, prof, answers[second].Point),
-		analysis.Group(runs, cs.Curves[win].Experiment, prof, answers[win].Point), get, true)
-	return d, d.Significant
-}
-
-// sloAnswer is the block's one-sentence answer: the winner and its margin
-// over the runner-up when the U test over the two points' repeats shows
-// the margin is real; otherwise that no configuration is shown to give
-// more, with both numbers and why (within noise, or too few runs to test).
-func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, second int, d stats.Delta) template.HTML {
+// sloAnswer is the block's one-sentence answer: the winner, its margin
+// over the runner-up and whether the margin is real (the U test over the
+// two points' repeats).
+func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, second int) template.HTML {
 	esc := template.HTMLEscapeString
 	// With several swept profiles each has its answer: name which.
 	on := ""
@@ -471,23 +435,6 @@ func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, sec
 		return template.HTML(on + "No configuration meets the SLO (" + esc(sloText(c.rep.Campaign.SLO)) + ") at any measured load.")
 	}
 	w := answers[win]
-	if second >= 0 && !d.Significant {
-		sec := answers[second]
-		delta, note := d.DeltaText()
-		why := "within noise: " + note + ", Mann-Whitney U"
-		if !d.Tested {
-			why = "not tested: " + note
-			if d.Old.N > 1 || d.New.N > 1 {
-				why += "; run more repeats to test it"
-			}
-		}
-		if delta == "~" {
-			delta = fmt.Sprintf("%+.2f%%", d.Pct)
-		}
-		return template.HTML(on + fmt.Sprintf("At the SLO (%s), no configuration is shown to give more throughput per GPU than the others: %s reached %s tok/s/GPU at %s and %s %s at %s, a difference of %s that is %s.",
-			esc(sloText(c.rep.Campaign.SLO)), esc(cs.Names[win]), fmtNum(w.ThroughputPerGPU), esc(w.Point.String()),
-			esc(cs.Names[second]), fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(delta), esc(why)))
-	}
 	s := on + fmt.Sprintf("At the SLO (%s), <strong>%s</strong> gives the most throughput per GPU: %s tok/s/GPU at %s",
 		esc(sloText(c.rep.Campaign.SLO)), esc(cs.Names[win]), fmtNum(w.ThroughputPerGPU), esc(w.Point.String()))
 	if !math.IsNaN(w.CostPerMTok) {
@@ -495,11 +442,28 @@ func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, sec
 	}
 	if second >= 0 {
 		sec := answers[second]
+		prof := cs.Profile.ID
+		get := func(sm *schema.Summary) (float64, bool) { return sm.TotalTokenThroughput, true }
+		if cs.Output {
+			get = func(sm *schema.Summary) (float64, bool) { return sm.OutputThroughput, true }
+		}
+		d := analysis.Compare(analysis.Group(runs, cs.Curves[second].Experiment, prof, sec.Point),
+			analysis.Group(runs, cs.Curves[win].Experiment, prof, w.Point), get, true)
 		delta, note := d.DeltaText()
-		s += fmt.Sprintf(", %s over %s (%s at %s; %s, Mann-Whitney U)", esc(delta), esc(cs.Names[second]),
-			fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
-	} else if len(answers) > 1 {
-		s += "; no other configuration meets the SLO at any measured load"
+		switch {
+		case d.Tested && !d.Significant:
+			s += fmt.Sprintf("; its lead over %s (%s at %s) is within noise: %s (%s, Mann-Whitney U)",
+				esc(cs.Names[second]), fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(fmt.Sprintf("%+.2f%%", d.Pct)), esc(note))
+		case d.Tested:
+			s += fmt.Sprintf(", %s over %s (%s at %s; %s, Mann-Whitney U)", esc(delta), esc(cs.Names[second]),
+				fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
+		default: // too few runs to test: the note says so
+			if note == "1 run each" {
+				note += ", not tested"
+			}
+			s += fmt.Sprintf(", %s over %s (%s at %s; %s)", esc(delta), esc(cs.Names[second]),
+				fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
+		}
 	}
 	return template.HTML(s + ".")
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
-	"github.com/perflab/perflab/render/analysis"
 )
 
 // ---- steps ----
@@ -103,7 +102,6 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 		name, note string
 		v          float64
 		ok         bool
-		exp        string
 	}
 	var ranks []ranked
 	v.Rows = make([]stepRow, 0, len(st.Experiments))
@@ -132,12 +130,12 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 			x := c.metricValue(run, p1)
 			switch {
 			case x != nil && successful(run.Result):
-				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, exp: e.ID})
+				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true})
 			case x != nil:
 				// Numbers from a partly failed run rank, marked.
 				s := run.Result.Summary
 				total := max(s.Completed+s.Failed, run.Result.Load.NumPrompts)
-				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, exp: e.ID, note: fmt.Sprintf(", only %d of %d requests succeeded", s.Completed, total)})
+				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, note: fmt.Sprintf(", only %d of %d requests succeeded", s.Completed, total)})
 			case run == nil:
 				note := "not run"
 				if sk := r.skippedAt(e.ID, profs[0].ID); sk != nil {
@@ -168,51 +166,19 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 			}
 			return ranks[a].v < ranks[b].v
 		})
+		var parts []string
+		for _, k := range ranks {
+			if k.ok {
+				parts = append(parts, k.name+" ("+fmtNum(k.v)+" "+p1.Unit+k.note+")")
+			} else {
+				parts = append(parts, k.name+" ("+k.note+")")
+			}
+		}
 		sep := " > "
 		if !p1.HigherBetter {
 			sep = " < "
 		}
-		// With repeats, two neighbours are ordered only when the U test
-		// shows their difference; otherwise "≈" and why: a lead within
-		// noise is no win (single runs keep the lab's plain order).
-		runs := r.AllRuns()
-		pt := schema.Point{}
-		if run := r.Run(ref.ID, profs[0].ID); run != nil {
-			pt = schema.PointOf(run.Result.Load)
-		}
-		repeats := r.hasRepeats()
-		var b strings.Builder
-		unshown := ""
-		for i, k := range ranks {
-			if i > 0 {
-				prev := ranks[i-1]
-				if repeats && prev.ok && k.ok {
-					d := analysis.Compare(analysis.Group(runs, k.exp, profs[0].ID, pt), analysis.Group(runs, prev.exp, profs[0].ID, pt), p1.Value, false)
-					if d.Significant {
-						b.WriteString(sep)
-					} else {
-						b.WriteString(" ≈ ")
-						if _, note := d.DeltaText(); unshown == "" {
-							unshown = note
-							if d.Tested {
-								unshown = "within noise, " + note
-							}
-						}
-					}
-				} else {
-					b.WriteString(sep)
-				}
-			}
-			if k.ok {
-				b.WriteString(k.name + " (" + fmtNum(k.v) + " " + p1.Unit + k.note + ")")
-			} else {
-				b.WriteString(k.name + " (" + k.note + ")")
-			}
-		}
-		v.Ranking = fmt.Sprintf("%s on %s: %s", p1.Name, profs[0].Name, b.String())
-		if unshown != "" {
-			v.Ranking += " (≈: not shown to differ, " + unshown + ")"
-		}
+		v.Ranking = fmt.Sprintf("%s on %s: %s", p1.Name, profs[0].Name, strings.Join(parts, sep))
 	}
 	for _, row := range v.Rows {
 		for _, cl := range row.Cells {
