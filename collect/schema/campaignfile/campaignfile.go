@@ -72,7 +72,7 @@ func Parse(name string, data []byte) (*File, error) {
 	dec.KnownFields(true)
 	// A tagged scalar (!!float "1.5") is a float whatever its spelling:
 	// like an untagged fraction, only the checked path sees it.
-	if dec.Decode(&f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
+	if decode(dec, &f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
 		return f, nil
 	}
 	// An empty document or an error: decide and word it as always, with
@@ -161,12 +161,35 @@ func byteSet(s string) (set [256]bool) {
 // floatWord is yaml.v3's float syntax with a fraction or an exponent.
 var floatWord = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+\.[0-9]*|[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+)([eE][-+]?[0-9]+)?$`)
 
+// decode is dec.Decode(v) that returns yaml.v3's own panics as errors:
+// a merge key (<<) in a mapping that also has a mapping as a key makes
+// yaml.v3 hash the unhashable key and panic (found by FuzzParse); a
+// campaign or page must get an error, not stop perflab.
+func decode(dec *yaml.Decoder, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML the decoder cannot read (%v)", r)
+		}
+	}()
+	return dec.Decode(v)
+}
+
+// Unmarshal is yaml.Unmarshal with decode's guard against yaml.v3's
+// panics.
+func Unmarshal(data []byte, v any) error {
+	err := decode(yaml.NewDecoder(bytes.NewReader(data)), v)
+	if errors.Is(err, io.EOF) {
+		return nil // an empty document, as yaml.Unmarshal
+	}
+	return err
+}
+
 // DecodeStrict decodes YAML into v with unknown fields rejected. An empty
 // document leaves v as it is.
 func DecodeStrict(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	if err := decode(dec, v); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	// yaml.v3 stores a float in an integer field truncated (ramp_up_start_rps:
