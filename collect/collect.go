@@ -101,6 +101,10 @@ type Options struct {
 	NoEarlyStop bool
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
+	// Storage creates the temporary files results are written through
+	// (nil: the operating system's); the chaos drill injects a full or
+	// failing disk (ENOSPC, EIO) through it.
+	Storage schema.Storage
 }
 
 // Report says what a Collect did.
@@ -194,6 +198,33 @@ func readHead(path string) (*schema.Result, error) {
 	return res, nil
 }
 
+// removeLeftovers deletes the temporary files a collect killed while
+// writing (SIGKILL, a lost node) left beside these runs' results. Each
+// run belongs to one shard, so shards sharing the directory never remove
+// each other's files in flight.
+func removeLeftovers(runs []Run) {
+	byDir := map[string]map[string]bool{} // directory → temporary-name prefixes
+	for _, r := range runs {
+		dir := filepath.Dir(r.Path)
+		if byDir[dir] == nil {
+			byDir[dir] = map[string]bool{}
+		}
+		byDir[dir][strings.TrimSuffix(schema.TempPattern(r.Path), "*")] = true
+	}
+	for dir, prefixes := range byDir {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if i := strings.Index(name, ".tmp-"); i > 0 && prefixes[name[:i+len(".tmp-")]] {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
+}
+
 // Imported reports whether a result came from perflab import rather than
 // from a collect run.
 func Imported(res *schema.Result) bool {
@@ -257,6 +288,7 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 		return nil, err
 	}
 	k.report.Planned = len(runs)
+	removeLeftovers(runs)
 	var todo []Run
 	for _, r := range runs {
 		if !opt.Force {
@@ -847,7 +879,7 @@ func loadOf(c *schema.Campaign, p *schema.Profile) schema.Load {
 // write redacts a result and writes it atomically.
 func (k *collector) write(r Run, res *schema.Result, red *redact.Redactor) error {
 	redactResult(red, res)
-	if err := schema.WriteFile(r.Path, res); err != nil {
+	if err := schema.WriteFileTo(k.opt.Storage, r.Path, res); err != nil {
 		return fmt.Errorf("collect: %w", err)
 	}
 	k.report.Ran++
