@@ -601,6 +601,12 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	if err != nil {
 		if er.proc != nil {
 			er.proc.Stop(k.opt.StopGrace)
+			// Taken between the check above and the engine's bind (another
+			// collect on this node launched an engine on the same port):
+			// the node's problem, as above, not a crash of every run.
+			if errors.Is(err, engine.ErrExited) && strings.Contains(strings.ToLower(er.proc.LogTail(40)), "address already in use") {
+				return er, fmt.Errorf("%s: %w: the engine could not bind %s, which another process took as it started; stop that server or give the command another --port", e.ID, ErrPortInUse, redact.URL(er.baseURL))
+			}
 		}
 		return er, fmt.Errorf("%s: wait healthy: %w", e.ID, err)
 	}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/perflab/perflab/collect/engine"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -96,5 +98,39 @@ func TestCollectRemovesLeftovers(t *testing.T) {
 	}
 	if _, err := os.Stat(otherTemp); err != nil {
 		t.Errorf("the other shard's temporary file was touched: %v", err)
+	}
+}
+
+// TestCollectPortTakenAtBind: a port that passes the check before the
+// launch but is taken when the engine binds it (another collect's engine
+// on this node got there first) stops the campaign with ErrPortInUse, as
+// a port taken before, and records no crash: the runs are run again once
+// the port is free. The drill found them recorded as crashed for good.
+func TestCollectPortTakenAtBind(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	port, _ := engine.FlagValue(strings.Fields(f.Campaign.Steps[0].Experiments[0].Command), "--port")
+	// Bound but not listening: a dial (the collector's check) is refused,
+	// the engine's bind fails.
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	n, _ := strconv.Atoi(port)
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: n, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Skip("port taken meanwhile:", err)
+	}
+	_, err = Collect(context.Background(), f, opts(t, dir, pids))
+	if !errors.Is(err, ErrPortInUse) || !strings.Contains(err.Error(), "could not bind") {
+		t.Fatalf("err = %v", err)
+	}
+	if res, _ := filepath.Glob(filepath.Join(dir, "fake", "*.json")); len(res) != 0 {
+		t.Fatalf("results written: %v", res)
+	}
+	syscall.Close(fd)
+	rep, err := Collect(context.Background(), f, opts(t, dir, pids))
+	if err != nil || rep.Ran != 2 || rep.Status[schema.StatusOK] != 2 {
+		t.Fatalf("once the port is free: %+v %v", rep, err)
 	}
 }
