@@ -5,7 +5,7 @@ GO ?= go
 # functions deprecated; keep the build quiet.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test deps vet unit bench seeds fuzz
+.PHONY: build test deps vet unit bench seeds fuzz chaos
 
 build:
 	$(GO) run ./cmd/perflab build
@@ -50,3 +50,10 @@ fuzz:
 		echo "== $$pkg $$name ($(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
+
+# chaos runs the collect chaos drill (cmd/perflab/chaos_test.go) for
+# CHAOSTIME and prints its figures; `make test` runs one short campaign of
+# it. CHAOSSEED=N repeats a drill.
+CHAOSTIME ?= 10m
+chaos:
+	PERFLAB_CHAOS=$(CHAOSTIME) PERFLAB_CHAOS_SEED=$(CHAOSSEED) $(GO) test ./cmd/perflab -run '^TestChaosCollect$$' -count=1 -v -timeout 0
