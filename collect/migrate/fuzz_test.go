@@ -2,6 +2,8 @@ package migrate
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,6 +76,58 @@ func FuzzMigrate(f *testing.F) {
 			if !bytes.Equal(again, fl.Data) {
 				t.Fatalf("%s changes through decoding:\n%s\n---\n%s", fl.Path, fl.Data, again)
 			}
+			if r.Summary != nil {
+				checkNumbers(t, fl.Path, r.Summary, data)
+			}
 		}
 	})
+}
+
+var reNumber = regexp.MustCompile(`[0-9][0-9_,]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+`)
+
+// checkNumbers fails unless every number of the summary is written on
+// the page (as it is, or between seconds and milliseconds); a
+// percentile's rank comes from its label.
+func checkNumbers(t *testing.T, where string, s *schema.Summary, page []byte) {
+	t.Helper()
+	var nums []float64
+	for _, w := range reNumber.FindAll(page, -1) {
+		if v, err := strconv.ParseFloat(strings.NewReplacer(",", "", "_", "").Replace(string(w)), 64); err == nil {
+			nums = append(nums, v)
+		}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatalf("%s: summary does not encode: %v", where, err)
+	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case float64:
+			if x == 0 || strings.HasSuffix(path, "].p") {
+				return
+			}
+			for _, n := range nums {
+				for _, c := range []float64{math.Abs(x), math.Abs(x) / 1000, math.Abs(x) * 1000} {
+					if math.Abs(n-c) <= 1e-9*math.Abs(n) {
+						return
+					}
+				}
+			}
+			t.Fatalf("%s: %s = %v is written nowhere on the page", where, path, x)
+		case map[string]any:
+			for k, c := range x {
+				walk(c, path+"."+k)
+			}
+		case []any:
+			for i, c := range x {
+				walk(c, path+"["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	walk(tree, "summary")
 }
