@@ -604,7 +604,7 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 			// Taken between the check above and the engine's bind (another
 			// collect on this node launched an engine on the same port):
 			// the node's problem, as above, not a crash of every run.
-			if errors.Is(err, engine.ErrExited) && strings.Contains(strings.ToLower(er.proc.LogTail(40)), "address already in use") {
+			if errors.Is(err, engine.ErrExited) && lostPort(er.proc) {
 				return er, fmt.Errorf("%s: %w: the engine could not bind %s, which another process took as it started; stop that server or give the command another --port", e.ID, ErrPortInUse, redact.URL(er.baseURL))
 			}
 		}
@@ -722,6 +722,13 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		}
 	}
 	switch {
+	case ctx.Err() == nil && er.proc != nil && er.proc.ExitError() != nil && lostPort(er.proc):
+		// The engine never had its port: what answered the health checks
+		// and this benchmark was another server (another collect's engine
+		// on this node). Nothing measured is this engine's; as a port
+		// taken before the start, the campaign stops and nothing is
+		// recorded, so the run is repeated once the port is free.
+		return fmt.Errorf("%s: %w: the engine exited because another process holds %s, which answered in its place; stop that server or give the command another --port", r.Experiment.ID, ErrPortInUse, redact.URL(er.baseURL))
 	case ctx.Err() != nil:
 		res = k.base(r, er, schema.StatusInterrupted, "interrupted by the user; collect again to resume", started)
 		if err := k.write(r, res, er.red); err != nil {
@@ -746,6 +753,12 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		res.Telemetry = tel
 	}
 	return k.write(r, res, er.red)
+}
+
+// lostPort reports whether an engine that exited says its port was in
+// use.
+func lostPort(p *engine.Process) bool {
+	return strings.Contains(strings.ToLower(p.LogTail(40)), "address already in use")
 }
 
 // base is a result with no measurement: the run's identity and status.

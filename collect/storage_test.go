@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/perflab/perflab/collect/engine"
 	"github.com/perflab/perflab/collect/schema"
@@ -132,5 +133,27 @@ func TestCollectPortTakenAtBind(t *testing.T) {
 	rep, err := Collect(context.Background(), f, opts(t, dir, pids))
 	if err != nil || rep.Ran != 2 || rep.Status[schema.StatusOK] != 2 {
 		t.Fatalf("once the port is free: %+v %v", rep, err)
+	}
+}
+
+// TestCollectEngineLostItsPort: an engine that passed its health checks
+// and then exits saying its port is in use never served: another server
+// (another collect's engine on this node) answered in its place. The run
+// is not recorded as a crash of this engine (the drill found one so): the
+// campaign stops with ErrPortInUse and the run is repeated later.
+func TestCollectEngineLostItsPort(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "portlost")
+	o := opts(t, dir, pids)
+	o.Runner = func(ctx context.Context, tg Target) (*schema.Result, error) {
+		time.Sleep(200 * time.Millisecond) // a benchmark takes a while: the engine exits meanwhile
+		return probeRunner(ctx, tg)
+	}
+	_, err := Collect(context.Background(), f, o)
+	if !errors.Is(err, ErrPortInUse) || !strings.Contains(err.Error(), "answered in its place") {
+		t.Fatalf("err = %v", err)
+	}
+	if res, _ := filepath.Glob(filepath.Join(dir, "fake", "*.json")); len(res) != 0 {
+		t.Fatalf("results written: %v", res)
 	}
 }
