@@ -207,6 +207,11 @@ steps:
 		t.Fatalf("the drill's campaign has %d runs", n)
 	}
 	release := 1 + d.rng.IntN(3) // the taken port is freed after this many cycles
+	// The first cycles once the port is free are one of each kind of
+	// chaos, in random order and with the shards killed, so that even the
+	// short drill has them all; the others come at random.
+	first := []float64{0.2, 0.5, 0.75}
+	d.rng.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
 	for cycle := 0; ; cycle++ {
 		if cycle == release {
 			d.port.Close()
@@ -216,18 +221,23 @@ steps:
 			d.portCycles++
 		}
 		d.cycles++
-		chaos := cycle < chaotic
+		forced := cycle >= release && cycle-release < len(first)
+		chaos := cycle < chaotic || forced
 		var killed, done bool
 		kind := "clean"
 		before := len(d.finished)
-		switch r := d.rng.Float64(); {
+		r := d.rng.Float64()
+		if forced {
+			r = first[cycle-release]
+		}
+		switch {
 		case chaos && r < 0.4:
 			kind = "kill"
 			killed = d.collectProcs(1, true)
 		case chaos && r < 0.65:
 			kind = "two shards"
 			d.shardCycles++
-			killed = d.collectProcs(2, d.rng.IntN(2) == 0)
+			killed = d.collectProcs(2, forced || d.rng.IntN(2) == 0)
 		case chaos && r < 0.85:
 			kind = "disk faults"
 			d.diskCycles++
