@@ -5,7 +5,7 @@ GO ?= go
 # functions deprecated; keep the build quiet.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test deps vet unit bench seeds docs serve-soak gpu-check
+.PHONY: build test deps vet unit bench seeds docs serve-soak gpu-check fuzz chaos
 
 build:
 	$(GO) run ./cmd/perflab build
@@ -50,3 +50,28 @@ serve-soak:
 # without an NVIDIA GPU (see README, Testing).
 gpu-check:
 	GO=$(GO) bash .ci/gpu-check.sh
+
+# fuzz runs every fuzz target for FUZZTIME each, one after the other
+# (`make test` runs their seed corpora and the inputs saved under each
+# package's testdata/fuzz/). FUZZTARGETS picks some: FUZZTARGETS="./collect/ingest:FuzzParseText".
+FUZZTIME ?= 1m
+FUZZTARGETS ?= \
+	./collect/ingest:FuzzParseText ./collect/ingest:FuzzParseVLLMJSON ./collect/ingest:FuzzParseGuideLLM \
+	./collect/schema/campaignfile:FuzzParse ./render:FuzzFrontMatter ./render:FuzzMarkdown \
+	./collect/migrate:FuzzMigrate ./collect/dataset/tokenizer:FuzzParse \
+	./collect/dataset:FuzzShareGPT ./collect/dataset:FuzzCustom ./collect/dataset:FuzzTimedTrace \
+	./collect/mock:FuzzServeHTTP ./render/serve:FuzzHandler \
+	./collect/sse:FuzzReader ./collect/openai:FuzzParseChunk ./collect/check:FuzzCheck
+fuzz:
+	@set -e; for t in $(FUZZTARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+# chaos runs the collect chaos drill (cmd/perflab/chaos_test.go) for
+# CHAOSTIME and prints its figures; `make test` runs one short campaign of
+# it. CHAOSSEED=N repeats a drill.
+CHAOSTIME ?= 10m
+chaos:
+	PERFLAB_CHAOS=$(CHAOSTIME) PERFLAB_CHAOS_SEED=$(CHAOSSEED) $(GO) test ./cmd/perflab -run '^TestChaosCollect$$' -count=1 -v -timeout 0

@@ -111,6 +111,10 @@ type Options struct {
 	NewRound bool
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
+	// Storage creates the temporary files results are written through
+	// (nil: the operating system's); the chaos drill injects a full or
+	// failing disk (ENOSPC, EIO) through it.
+	Storage schema.Storage
 }
 
 // Report says what a Collect did.
@@ -228,6 +232,33 @@ func readHead(path string, data []byte) (*schema.Result, error) {
 	return res, nil
 }
 
+// removeLeftovers deletes the temporary files a collect killed while
+// writing (SIGKILL, a lost node) left beside these runs' results. Each
+// run belongs to one shard, so shards sharing the directory never remove
+// each other's files in flight.
+func removeLeftovers(runs []Run) {
+	byDir := map[string]map[string]bool{} // directory → temporary-name prefixes
+	for _, r := range runs {
+		dir := filepath.Dir(r.Path)
+		if byDir[dir] == nil {
+			byDir[dir] = map[string]bool{}
+		}
+		byDir[dir][strings.TrimSuffix(schema.TempPattern(r.Path), "*")] = true
+	}
+	for dir, prefixes := range byDir {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if i := strings.Index(name, ".tmp-"); i > 0 && prefixes[name[:i+len(".tmp-")]] {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
+}
+
 // Imported reports whether a result came from perflab import rather than
 // from a collect run.
 func Imported(res *schema.Result) bool {
@@ -299,6 +330,7 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	runs, _ = selectRuns(k.plan, opt) // the same runs, in the round's directory
 	k.report.Round = k.plan.Round
 	k.report.Planned = len(runs)
+	removeLeftovers(runs)
 	var todo []Run
 	var unreadable []string
 	for _, r := range runs {
@@ -636,6 +668,12 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	if err != nil {
 		if er.proc != nil {
 			er.proc.Stop(k.opt.StopGrace)
+			// Taken between the check above and the engine's bind (another
+			// collect on this node launched an engine on the same port):
+			// the node's problem, as above, not a crash of every run.
+			if errors.Is(err, engine.ErrExited) && lostPort(er.proc) {
+				return er, fmt.Errorf("%s: %w: the engine could not bind %s, which another process took as it started; stop that server or give the command another --port", e.ID, ErrPortInUse, redact.URL(er.baseURL))
+			}
 		}
 		return er, fmt.Errorf("%s: wait healthy: %w", e.ID, err)
 	}
@@ -751,6 +789,13 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		}
 	}
 	switch {
+	case ctx.Err() == nil && er.proc != nil && er.proc.ExitError() != nil && lostPort(er.proc):
+		// The engine never had its port: what answered the health checks
+		// and this benchmark was another server (another collect's engine
+		// on this node). Nothing measured is this engine's; as a port
+		// taken before the start, the campaign stops and nothing is
+		// recorded, so the run is repeated once the port is free.
+		return fmt.Errorf("%s: %w: the engine exited because another process holds %s, which answered in its place; stop that server or give the command another --port", r.Experiment.ID, ErrPortInUse, redact.URL(er.baseURL))
 	case ctx.Err() != nil:
 		res = k.base(r, er, schema.StatusInterrupted, "interrupted by the user; collect again to resume", started)
 		if err := k.write(r, res, er.red); err != nil {
@@ -775,6 +820,12 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		res.Telemetry = tel
 	}
 	return k.write(r, res, er.red)
+}
+
+// lostPort reports whether an engine that exited says its port was in
+// use.
+func lostPort(p *engine.Process) bool {
+	return strings.Contains(strings.ToLower(p.LogTail(40)), "address already in use")
 }
 
 // base is a result with no measurement: the run's identity and status.
@@ -920,7 +971,7 @@ func loadOf(c *schema.Campaign, p *schema.Profile) schema.Load {
 // write redacts a result and writes it atomically.
 func (k *collector) write(r Run, res *schema.Result, red *redact.Redactor) error {
 	redactResult(red, res)
-	if err := schema.WriteFile(r.Path, res); err != nil {
+	if err := schema.WriteFileTo(k.opt.Storage, r.Path, res); err != nil {
 		return fmt.Errorf("collect: %w", err)
 	}
 	k.report.Ran++

@@ -14,7 +14,9 @@
 // (status crashed, with the engine's log tail and the likely cause), and
 // the campaign goes on. A second Collect skips the runs whose file holds
 // a finished result with the same key (or an imported one), so an
-// interrupted campaign resumes where it stopped.
+// interrupted campaign resumes where it stopped; the temporary file of a
+// result whose collect was killed while writing it is removed then.
+// Options.Storage lets tests inject a full or failing disk.
 //
 // Rounds (rounds.go): the results go to the campaign's round, a directory
 // level of results/<campaign>/ (schema.RoundsDir). RoundID picks it from

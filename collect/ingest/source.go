@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/llmd"
 	"github.com/perflab/perflab/collect/schema"
@@ -98,7 +99,14 @@ var (
 // Parse reads one source file. The format is detected: a file whose first
 // non-blank character is '{' is JSON, anything else is text (plain,
 // Markdown, a console log). name is used in errors and in Entry.File.
+//
+// The input must be UTF-8: results are JSON, whose strings cannot hold
+// other bytes (they would come back as U+FFFD, a value the source never
+// had), so a file with such bytes is refused at their line.
 func Parse(name string, data []byte) ([]Entry, error) {
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("%s:%d: not text (bytes that are not UTF-8)", name, firstInvalidLine(data))
+	}
 	if llmd.Detect(data) {
 		return parseLLMD(name, data)
 	}
@@ -107,6 +115,23 @@ func Parse(name string, data []byte) ([]Entry, error) {
 		return parseJSON(name, data)
 	}
 	return parseText(name, string(data))
+}
+
+// firstInvalidLine is the 1-based line of data's first byte that is not
+// part of a UTF-8 character.
+func firstInvalidLine(data []byte) int {
+	line := 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		if r == '\n' {
+			line++
+		}
+		i += n
+	}
+	return line
 }
 
 // textState is the context carried from one entry to the next.

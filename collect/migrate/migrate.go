@@ -8,10 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/schema/campaignfile"
 )
 
 // Ambiguity is something the page does not settle; Loc is FILE:LINE of the
@@ -221,7 +220,7 @@ func (p *page) frontMatter() (map[string]any, error) {
 		return nil, nil
 	}
 	fm := map[string]any{}
-	if err := yaml.Unmarshal([]byte(strings.Join(p.lines[1:p.fmEnd], "\n")), &fm); err != nil {
+	if err := campaignfile.Unmarshal([]byte(strings.Join(p.lines[1:p.fmEnd], "\n")), &fm); err != nil {
 		return nil, fmt.Errorf("migrate: %s: front matter: %v", p.loc(0), err)
 	}
 	return fm, nil

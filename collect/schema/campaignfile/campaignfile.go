@@ -72,7 +72,7 @@ func Parse(name string, data []byte) (*File, error) {
 	dec.KnownFields(true)
 	// A tagged scalar (!!float "1.5") is a float whatever its spelling:
 	// like an untagged fraction, only the checked path sees it.
-	if dec.Decode(&f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
+	if decode(dec, &f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
 		f.Campaign.DefaultChosen()
 		return f, nil
 	}
@@ -163,12 +163,35 @@ func byteSet(s string) (set [256]bool) {
 // floatWord is yaml.v3's float syntax with a fraction or an exponent.
 var floatWord = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+\.[0-9]*|[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+)([eE][-+]?[0-9]+)?$`)
 
+// decode is dec.Decode(v) that returns yaml.v3's own panics as errors:
+// a merge key (<<) in a mapping that also has a mapping as a key makes
+// yaml.v3 hash the unhashable key and panic (found by FuzzParse); a
+// campaign or page must get an error, not stop perflab.
+func decode(dec *yaml.Decoder, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML the decoder cannot read (%v)", r)
+		}
+	}()
+	return dec.Decode(v)
+}
+
+// Unmarshal is yaml.Unmarshal with decode's guard against yaml.v3's
+// panics.
+func Unmarshal(data []byte, v any) error {
+	err := decode(yaml.NewDecoder(bytes.NewReader(data)), v)
+	if errors.Is(err, io.EOF) {
+		return nil // an empty document, as yaml.Unmarshal
+	}
+	return err
+}
+
 // DecodeStrict decodes YAML into v with unknown fields rejected. An empty
 // document leaves v as it is.
 func DecodeStrict(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	if err := decode(dec, v); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	// yaml.v3 stores a float in an integer field truncated (ramp_up_start_rps:
@@ -318,9 +341,9 @@ func yamlFields(t reflect.Type, out map[string]reflect.Type) {
 }
 
 var (
-	yamlLine    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	yamlLine    = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 	yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type ([\w.]+)$`)
-	yamlType    = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into ")
+	yamlType    = regexp.MustCompile("(?s)^cannot unmarshal !!\\w+ `(.*)` into ")
 )
 
 // yamlParserErrors are the messages of yaml.v3's parser (not its
@@ -405,11 +428,10 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 		m = strings.TrimSpace(strings.TrimPrefix(m, "yaml: "))
 		sub := yamlLine.FindStringSubmatch(m)
 		if sub == nil {
-			if offset > 0 {
-				out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, m))
-			} else {
-				out = append(out, fmt.Sprintf("%s: %s", name, m))
-			}
+			// yaml.v3 leaves the line out where its marks are on its
+			// line 0: the document's first line (a lone `"` ends the
+			// stream inside the string it opens there).
+			out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, strings.ReplaceAll(m, "\n", `\n`)))
 			continue
 		}
 		line, _ := strconv.Atoi(sub[1])
@@ -439,6 +461,9 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 		if field != "" {
 			what = field + ": " + what
 		}
+		// One message a line: a value quoted in it keeps its line
+		// breaks escaped.
+		what = strings.ReplaceAll(what, "\n", `\n`)
 		out = append(out, fmt.Sprintf("%s:%d: %s", name, line+offset, what))
 	}
 	return errors.New(strings.Join(out, "\n"))

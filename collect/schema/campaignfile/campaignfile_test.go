@@ -58,6 +58,15 @@ func TestParseErrors(t *testing.T) {
 		{"unclosed in the middle", "id: x\nprofiles: [p\nsteps: []\n", "c.yaml:2: did not find expected ',' or ']'"},
 		// ... but never past the file's last line.
 		{"unclosed at the end", "id: [", "c.yaml:1: did not find expected node content"},
+		// yaml.v3 names no line for an error on its line 0 (found by
+		// FuzzParse)
+		{"lone quote", "\"", "c.yaml:1: found unexpected end of stream"},
+		// a value with line breaks is quoted on one line, after the
+		// line that yaml.v3's "line N:" gave (found by FuzzParse)
+		{"multi-line value", "0\n\n0", "c.yaml:1: cannot unmarshal !!str `0\\n0` into schema.Campaign"},
+		// yaml.v3 panics on a merge key beside a mapping used as a key
+		// (found by FuzzParse)
+		{"merge beside a mapping key", "id: x\nprofiles:\n  - {id: p, <<, &a {0}}\n", "c.yaml:1: malformed YAML the decoder cannot read"},
 		{"empty", "", "c.yaml: empty campaign file"},
 		// A comment only is an empty document too.
 		{"comment only", "# nothing yet\n", "c.yaml: empty campaign file"},
