@@ -472,7 +472,8 @@ func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, 
 	return d, out
 }
 
-// The history chart is an ECharts line chart over one dataset: a row per
+// The history chart (charts.HistoryChart, go-echarts' types) is an
+// ECharts line chart over one dataset: a row per
 // round (x, then each line's mean, CV % and number of runs), so a page of
 // 100 rounds carries each number once. Its hover text is drawn by the
 // page's script (site.js, historyTip) from "history" in the option: the
