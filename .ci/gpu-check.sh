@@ -5,7 +5,10 @@
 #   2. a short mock campaign whose experiments name gpus: 1, so collect
 #      samples GPU 0 with NVML while they run, and builds its page (checks:
 #      power, memory used, utilization and clocks recorded in every result,
-#      energy too, and drawn on the page);
+#      energy too, and drawn on the page: tokens per joule in the SLO table,
+#      and the telemetry block the skeleton places under the optimized
+#      experiment, its summary line and its chart's GPU 0 power, memory
+#      used, utilization and SM/memory clock series);
 #   3. BenchmarkClientEfficiency (collect/bench): perflab bench's client and
 #      the floor reader at 1,024 and 4,096 streams, the client on every core
 #      but the one the paced server is pinned to;

@@ -19,20 +19,20 @@ import (
 type BlockSpec struct {
 	// Block is the block type: comparison, chart, latency-chart, curve,
 	// latency-curve, slo, command, step, summary, raw, setup, runs, cases,
-	// history.
+	// history, telemetry.
 	Block      string `yaml:"block"`
 	Metric     string `yaml:"metric"`
 	Experiment string `yaml:"experiment"`
 	Profile    string `yaml:"profile"`
 	Step       string `yaml:"step"`
 	Title      string `yaml:"title"`
-	// Point picks one load of a sweep profile for a raw block, as result
+	// Point picks one load of a sweep profile for a raw or telemetry block, as result
 	// files name it: c64, rate10, rateinf (default: the highest load).
 	Point string `yaml:"point"`
 }
 
 // blockTypes lists the block types, for error messages.
-const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases, history"
+const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases, history, telemetry"
 
 // pageCtx is the state of one page being rendered.
 type pageCtx struct {
@@ -260,6 +260,8 @@ func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 		return c.cases(w)
 	case "history":
 		return c.historyBlock(w, spec.Title) // history.go
+	case "telemetry":
+		return c.telemetryBlock(w, spec) // telemetry.go
 	case "":
 		return fmt.Errorf("field block: missing (one of %s)", blockTypes)
 	}

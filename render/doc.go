@@ -324,6 +324,13 @@ package render
 //	                         #   change points pinned and listed; for a
 //	                         #   sweep with an slo, its answer in each
 //	                         #   round (history.go)
+//	block: telemetry         # one run's GPU utilization, memory used, power
+//	experiment: X            #   and SM/memory clocks over its time, a line
+//	profile: Y               #   per GPU, under a summary line; a run with no
+//	point: c8                #   samples gets a sentence (telemetry.go;
+//	                         #   default: optimized, first profile, highest
+//	                         #   point; the skeleton adds it under the
+//	                         #   optimized experiment once a run has samples)
 //
 // Rounds: a report whose results have rounds (schema.RoundsDir) shows the
 // latest round in every block (rounds.go), the others in the history

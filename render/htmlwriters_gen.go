@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "87474d1ebed3adb83d8e27a6d40a556453272acd968c065cef29db9bc23fef03"
+const generatedTemplatesSum = "71361ef48041c13ebc4d288b92788b743459cc2e01d670932140fb37ef3f8be2"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -1078,6 +1078,7 @@ func tmplStep(b *bytes.Buffer, dot *stepView) error {
 			}
 			b.WriteString(`
 </details>`)
+			b.WriteString(string(r8[i9].Telemetry))
 		}
 	}
 	b.WriteString(`

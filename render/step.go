@@ -72,6 +72,9 @@ type expView struct {
 	Chosen  bool
 	Command template.HTML
 	Raw     rawDetails
+	// Telemetry is the skeleton's telemetry block, under the optimized
+	// experiment (telemetry.go).
+	Telemetry template.HTML
 }
 
 // reference returns the experiment a step's results are compared with:
@@ -156,6 +159,12 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 		ev.Raw.Title = "Benchmark result"
 		for _, p := range r.profilesOf(&e) {
 			ev.Raw.Raws = append(ev.Raw.Raws, c.pointRaws(r.Run(e.ID, p.ID), c.rep.pointLabel(p))...)
+		}
+		if withHeadings {
+			var err error
+			if ev.Telemetry, err = c.skeletonTelemetry(e.ID); err != nil {
+				return err
+			}
 		}
 		v.Experiments = append(v.Experiments, ev)
 	}

@@ -213,16 +213,21 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // pageSigns are what a report page says where it draws a quantity: the
 // SLO table's tokens-per-joule column for energy, and for the others the
-// labels a telemetry chart or table would carry.
+// telemetry block's output (render/telemetry.go), which the generated
+// skeleton places under the optimized experiment once a run has samples:
+// its summary line, its chart, and the chart's series of GPU 0 (the one
+// the mock campaign samples).
 var pageSigns = []struct {
 	what string
 	re   *regexp.Regexp
 }{
 	{"energy (tokens per joule)", regexp.MustCompile(`(?i)tokens per joule`)},
-	{"power", regexp.MustCompile(`(?i)\bpower\b[^<]{0,40}\(W\)|GPU power`)},
-	{"memory used", regexp.MustCompile(`(?i)(GPU )?memory used`)},
-	{"utilization", regexp.MustCompile(`(?i)GPU utili[sz]ation`)},
-	{"clocks", regexp.MustCompile(`(?i)SM clock`)},
+	{"the telemetry summary", regexp.MustCompile(`<p class="telemetry">GPU telemetry[^<]*: mean power [\d,.]+ W`)},
+	{"the telemetry chart", regexp.MustCompile(`data-chart="chart-telemetry-\d+-option"`)},
+	{"power", regexp.MustCompile(`"name":"GPU 0 power \(W\)"`)},
+	{"memory used", regexp.MustCompile(`"name":"GPU 0 memory used \(GiB\)"`)},
+	{"utilization", regexp.MustCompile(`"name":"GPU 0 utilization \(%\)"`)},
+	{"clocks", regexp.MustCompile(`"name":"GPU 0 SM clock \(MHz\)"[\s\S]*"name":"GPU 0 memory clock \(MHz\)"`)},
 }
 
 // campaign checks the sampled mock campaign's results and its page.

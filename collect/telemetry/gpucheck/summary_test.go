@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render"
 )
 
 func put(t *testing.T, dir, name, data string) {
@@ -40,6 +42,22 @@ BenchmarkClientEfficiency/streams=4096/client=floor-16      	       3	2800000000
 PASS
 `
 
+// gpuCheckCampaign returns .ci/gpu-check.sh's mock campaign, read from
+// the script's here-document.
+func gpuCheckCampaign(t *testing.T) string {
+	t.Helper()
+	script, err := os.ReadFile(filepath.Join("..", "..", "..", ".ci", "gpu-check.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(script), "campaign.yaml\" <<'YAML'\n")
+	yaml, _, closed := strings.Cut(rest, "\nYAML\n")
+	if !ok || !closed {
+		t.Fatal(".ci/gpu-check.sh: no campaign.yaml here-document")
+	}
+	return yaml + "\n"
+}
+
 // recorded writes what a passing gpu-check run records.
 func recorded(t *testing.T) string {
 	dir := t.TempDir()
@@ -54,21 +72,29 @@ func recorded(t *testing.T) string {
 	put(t, dir, "gpu-info.rc", "0")
 	put(t, dir, "collect.rc", "0")
 	put(t, dir, "collect.log", "collect gpu-check-mock: 2 runs\n")
-	// Results as collect writes them: a bundled result with telemetry.
+	// Results as collect writes them (a bundled result with telemetry, at
+	// the top point of the campaign's sweep), and the page perflab build
+	// draws from them: the page check reads render's real output.
 	src, err := os.ReadFile(filepath.Join("..", "..", "..", "results", "demo-mock-h100", "vllm--short.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"a", "b"} {
+	for _, id := range []string{"base", "opt"} {
 		var r map[string]any
 		json.Unmarshal(src, &r)
-		r["telemetry"] = sampled(110)
+		r["campaign"], r["experiment"], r["telemetry"] = "gpu-check-mock", id, sampled(110)
+		load := r["load"].(map[string]any)
+		load["max_concurrency"], load["sweep"] = 16, schema.SweepConcurrency
 		b, _ := json.Marshal(r)
-		put(t, dir, "results/gpu-check-mock/"+id+"--short.json", string(b))
+		put(t, dir, "results/gpu-check-mock/"+id+"--short--c16.json", string(b))
+	}
+	put(t, dir, "content/gpu-check/mock/campaign.yaml", gpuCheckCampaign(t))
+	put(t, dir, "content/gpu-check/mock/index.md", "---\ntitle: GPU check\n---\n\nThe NVML sampler.\n")
+	if err := render.Build(context.Background(), render.Options{Content: filepath.Join(dir, "content"),
+		Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}); err != nil {
+		t.Fatal(err)
 	}
 	put(t, dir, "site.rc", "0")
-	put(t, dir, "site/gpu-check/mock/index.html", `<html><body><table><th>Output tokens per joule</th></table>
-<h3>GPU power (W)</h3><h3>GPU memory used (MiB)</h3><h3>GPU utilization (%)</h3><h3>SM clock (MHz)</h3></body></html>`)
 	put(t, dir, "bench.rc", "0")
 	put(t, dir, "bench.txt", benchOut)
 	return dir
@@ -120,7 +146,8 @@ func TestSummaryFailures(t *testing.T) {
 		"does not draw clocks",
 		"no result for 4096 streams, client h1",
 		"go test -bench: exit 1",
-		"FAIL: 8 check(s) failed",
+		"does not draw the telemetry chart",
+		"FAIL: 10 check(s) failed",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
