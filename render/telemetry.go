@@ -118,6 +118,9 @@ type telemetryMetric struct {
 	value             func(s *schema.GPUSample) float64
 }
 
+// maxTelemetryPoints bounds the points drawn per GPU and metric.
+const maxTelemetryPoints = 300
+
 var telemetryMetrics = []telemetryMetric{
 	{"GPU utilization (%)", "utilization (%)", "%", func(s *schema.GPUSample) float64 { return s.UtilPct }},
 	{"GPU memory used (GiB)", "memory used (GiB)", "GiB", func(s *schema.GPUSample) float64 { return s.MemUsedMiB / 1024 }},
@@ -155,6 +158,31 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 		}
 	}
 	slices.Sort(gpus)
+	// A long run on eight GPUs holds tens of thousands of samples: the chart
+	// draws at most maxTelemetryPoints of each GPU's, evenly spaced, the
+	// last kept (the summary line is over every sample).
+	drawn := map[int][]int{} // GPU → indexes of its samples drawn
+	thinned := false
+	for _, g := range gpus {
+		var idx []int
+		for i := range t.Samples {
+			if t.Samples[i].GPU == g {
+				idx = append(idx, i)
+			}
+		}
+		if n := len(idx); n > maxTelemetryPoints {
+			step := (n + maxTelemetryPoints - 1) / maxTelemetryPoints
+			var kept []int
+			for k := 0; k < n; k += step {
+				kept = append(kept, idx[k])
+			}
+			if kept[len(kept)-1] != idx[n-1] {
+				kept = append(kept, idx[n-1])
+			}
+			idx, thinned = kept, true
+		}
+		drawn[g] = idx
+	}
 	palette := charts.Palette()
 	var panels []charts.XYPanel
 	for _, m := range telemetryMetrics {
@@ -165,12 +193,11 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 		for gi, g := range gpus {
 			s := charts.XYSeries{Name: "GPU " + strconv.Itoa(g) + " " + m.name, Color: palette[gi%len(palette)],
 				Dashed: m.name == "memory clock (MHz)"}
-			for i := range t.Samples {
-				if smp := &t.Samples[i]; smp.GPU == g {
-					v := m.value(smp)
-					s.Points = append(s.Points, charts.XYPoint{X: smp.TimeS, Y: v,
-						Tip: []string{fmtNum(smp.TimeS) + " s", fmtNum(v) + " " + m.unit}})
-				}
+			for _, i := range drawn[g] {
+				smp := &t.Samples[i]
+				v := m.value(smp)
+				s.Points = append(s.Points, charts.XYPoint{X: smp.TimeS, Y: v,
+					Tip: []string{fmtNum(smp.TimeS) + " s", fmtNum(v) + " " + m.unit}})
 			}
 			p.Series = append(p.Series, s)
 		}
@@ -184,6 +211,9 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 	every := ""
 	if t.IntervalS > 0 {
 		every = " (sampled every " + strconv.FormatFloat(t.IntervalS, 'f', -1, 64) + " s)"
+	}
+	if thinned {
+		every += ", " + strconv.Itoa(maxTelemetryPoints) + " or so of each GPU's samples drawn, evenly spaced"
 	}
 	caption := "GPU utilization, memory used, power, and SM (solid) and memory (dashed) clocks of each GPU over the run" + every +
 		"; hover a point for its time and value."

@@ -187,3 +187,33 @@ func TestTelemetryBlockErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTelemetryBlockThinned: a long run's chart draws at most
+// maxTelemetryPoints (+ the last) of each GPU's samples, first and last
+// among them, and says so; the summary is over every sample.
+func TestTelemetryBlockThinned(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "```perflab\nblock: telemetry\n```\n")
+	tel := &schema.Telemetry{Available: true, IntervalS: 0.1}
+	const n = 2000
+	for i := 0; i < n; i++ {
+		tel.Samples = append(tel.Samples, schema.GPUSample{TimeS: float64(i) / 10, GPU: 0, UtilPct: 50, MemUsedMiB: 1024, PowerW: float64(100 + i%7), SMClockMHz: 1980, MemClockMHz: 2619})
+	}
+	tel.Samples[n-1].PowerW = 999 // the peak, on the last sample
+	setTelemetry(t, results, "fast--chat--c64", tel)
+	html := buildPage(t, content, results)
+	opt := chartOption(t, html, "telemetry")
+	for _, s := range opt.Series {
+		if len(s.Data) > maxTelemetryPoints+1 || len(s.Data) < maxTelemetryPoints/2 {
+			t.Errorf("%s: %d points drawn of %d samples", s.Name, len(s.Data), n)
+		}
+		if first, last := s.Data[0].Value[0], s.Data[len(s.Data)-1].Value[0]; first != 0 || last != float64(n-1)/10 {
+			t.Errorf("%s: drawn from %v s to %v s, want 0 to %v", s.Name, first, last, float64(n-1)/10)
+		}
+	}
+	if !strings.Contains(html, "of each GPU&#39;s samples drawn") && !strings.Contains(html, "of each GPU's samples drawn") {
+		t.Error("the caption does not say the samples were thinned")
+	}
+	if !strings.Contains(html, "peak 999.00 W") {
+		t.Error("the summary is not over every sample")
+	}
+}

@@ -14,6 +14,10 @@ import (
 // as GPUStack's charts use; more series cycle through the rest.
 var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"}
 
+// Palette is the charts' colours in series order (a copy), for a caller
+// that colours one series alike across panels.
+func Palette() []string { return append([]string(nil), palette...) }
+
 // Series is one named series of a panel: one value per category. A nil
 // value is a missing run (drawn as a gap). Labels, when set, replace the
 // value label of the bar at the same index (e.g. "4284.68\n+82.1%").
