@@ -1,6 +1,8 @@
 package render
 
 import (
+	"github.com/perflab/perflab/render/inputs"
+
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -127,7 +129,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	defer site.inputStats.abandon() // after a failure; a no-op after save
+	defer site.inputStats.Abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
@@ -154,7 +156,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 		}
 	}
 	site.cache.finish(true)
-	site.inputStats.save()
+	site.inputStats.Save()
 	st.Cached = site.cache.hitCount()
 	site.stamp(out, st) // sitestamp.go
 	return st, nil
@@ -467,15 +469,15 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		default:
 			k := i - jobStatic
 			// Read into a lent buffer (readfile.go), written from there.
-			bp := readBufs.Get().(*[]byte)
-			data, err := readInto(filepath.Join(s.opt.Content, filepath.FromSlash(s.Static[k])), (*bp)[:0])
+			bp := inputs.GetBuf()
+			data, err := inputs.ReadInto(filepath.Join(s.opt.Content, filepath.FromSlash(s.Static[k])), (*bp)[:0])
 			if err != nil {
 				staticErr[k] = fmt.Errorf("render: %w", err)
 			} else {
 				staticWErr[k] = writeFile(File{Path: s.Static[k], Data: data})
 			}
 			*bp = data
-			putReadBuf(bp)
+			inputs.PutBuf(bp)
 		}
 	}
 	work := make(chan int)

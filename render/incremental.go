@@ -122,7 +122,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
-	defer site.inputStats.abandon() // after a failure; a no-op after save
+	defer site.inputStats.Abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(b.opt, assets); err != nil {
 		return inc, err
 	}
@@ -160,7 +160,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		return inc, err
 	}
 	site.cache.finish(true)
-	site.inputStats.save()
+	site.inputStats.Save()
 	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}
@@ -262,7 +262,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 			// bundle; Load decides.
 			return full(pg.Src + " removed")
 		}
-		np, err := s.loadPage(pg.Rel)
+		np, _, err := s.loadPage(pg.Rel)
 		if err != nil {
 			return inc, err
 		}
@@ -278,7 +278,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		if _, err := os.Stat(filepath.FromSlash(s.Home.Src)); err != nil {
 			return full(s.Home.Src + " removed")
 		}
-		np, err := s.loadPage(s.Home.Rel)
+		np, _, err := s.loadPage(s.Home.Rel)
 		if err != nil {
 			return inc, err
 		}

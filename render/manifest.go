@@ -1,6 +1,8 @@
 package render
 
 import (
+	"github.com/perflab/perflab/render/inputs"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -147,8 +149,8 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 	}
 	ref, refOK := int64(0), false
 	if st, err := tmp.Stat(); err == nil {
-		var id fileID
-		id, refOK = statID(st)
+		var id inputs.ID
+		id, refOK = inputs.StatID(st)
 		ref = id.CTime
 	}
 	sums := o.sums
@@ -169,8 +171,8 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 					continue
 				}
 				e := manifestFile{Sum: sums[p], Size: st.Size(), ModTime: st.ModTime().UnixNano()}
-				if id, ok := statID(st); ok && refOK {
-					e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, racy(id.CTime, ref)
+				if id, ok := inputs.StatID(st); ok && refOK {
+					e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, inputs.Racy(id.CTime, ref)
 				}
 				mu.Lock()
 				m.Files[p] = e
@@ -188,8 +190,8 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 				if err != nil || !st.IsDir() {
 					return // m.Dirs stays nil: walk next time
 				}
-				id, _ := statID(st)
-				dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: racy(id.CTime, ref)}
+				id, _ := inputs.StatID(st)
+				dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: inputs.Racy(id.CTime, ref)}
 			}
 			mu.Lock()
 			m.Dirs = dirs
@@ -270,7 +272,7 @@ func (o *outputs) inOut(p string, e manifestFile) bool {
 	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size || st.ModTime().UnixNano() != e.ModTime {
 		return false
 	}
-	if id, ok := statID(st); ok && (id.CTime != e.CTime || id.Ino != e.Ino) {
+	if id, ok := inputs.StatID(st); ok && (id.CTime != e.CTime || id.Ino != e.Ino) {
 		return false
 	}
 	if e.Racy {
@@ -564,7 +566,7 @@ func (o *outputs) unchangedDirs(out string, dirs map[string]bool, dirPerm func()
 			stray.Store(true)
 			return
 		}
-		if id, ok := statID(st); ok && !md.Racy && id.MTime == md.ModTime && id.CTime == md.CTime && id.Ino == md.Ino {
+		if id, ok := inputs.StatID(st); ok && !md.Racy && id.MTime == md.ModTime && id.CTime == md.CTime && id.Ino == md.Ino {
 			return
 		}
 		if st.Mode().Perm() != dirPerm() {

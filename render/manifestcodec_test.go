@@ -54,7 +54,7 @@ func TestSumOutput(t *testing.T) {
 	if got := decodeManifest(data); got == nil || got.Files["a.html"] != m.Files["a.html"] {
 		t.Fatalf("round trip: %+v", got)
 	}
-	old := append([]byte("perflab-manifest-1\n"), data[len(manifestFormat):]...)
+	old := append([]byte("perflab-manifest-1\n"), data[len(manifestVersion):]...)
 	if decodeManifest(old) != nil {
 		t.Error("a perflab-manifest-1 manifest was read")
 	}

@@ -16,6 +16,7 @@ import (
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/inputs"
 	"github.com/perflab/perflab/render/markdown"
 )
 
@@ -37,17 +38,17 @@ type Site struct {
 	// cache keeps rendered pages between builds; nil renders every page.
 	cache *buildCache
 	// inputStats spares hashing the inputs unchanged since the last
-	// build (statcache.go); nil hashes every one.
-	inputStats *inputStats
+	// build (render/inputs); nil hashes every one.
+	inputStats *inputs.Stats
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (manifest.go).
 	outputs *outputs
 	bufs    *buffers
-	// walked are the directories of content/ that Load listed, and mds
-	// every Markdown file it loaded (drafts and absent bundle index.md
-	// files included): the site stamp records them (sitestamp.go).
-	walked []string
-	mds    []string
+	// in recorded Load's walk of content/ (its directories and static
+	// files), and readers every page's reads (drafts included): the site
+	// stamp is made of their records (sitestamp.go).
+	in      *inputs.Reader
+	readers []*inputs.Reader
 	// untouched is the outputs of a build that found out as it should
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.
@@ -74,15 +75,20 @@ type Page struct {
 	body           []byte // nil until read when lazy is set (markdownBody)
 	bodyLine       int    // lines before the body (front matter)
 	// lazy is set when Load took the page's front matter and heading from
-	// the input stat cache without reading the file (statcache.go).
+	// the input stat cache without reading the file (pagefile.go).
 	lazy *lazyBody
 
 	// Report is set for a page bundle with a campaign.
 	Report *Report
 
-	// inputs hashes the names and bytes of every input Load read for the
-	// page (the build cache's key, with the build's salt).
+	// in recorded every input Load read for the page; inputs is the key
+	// of those records (the build cache's key, with the build's salt and
+	// what the page's blocks read when rendered: pageKey).
+	in     *inputs.Reader
 	inputs [32]byte
+	// rendered recorded what the page's blocks read when it was last
+	// rendered or checked (renderPageInto); nil before.
+	rendered *inputs.Reader
 }
 
 // Out returns the page's output file relative to the output directory.
@@ -95,9 +101,9 @@ type Report struct {
 	CampaignFile string
 	// ResultsDir is where its results live (results/<campaign.results or id>).
 	ResultsDir string
-	// resultsFound and resultsFlat are what Load found at ResultsDir:
+	// resultsFound is what Load found at ResultsDir:
 	// the directory, and one with no subdirectory (resultFiles).
-	resultsFound, resultsFlat bool
+	resultsFound bool
 	runs                      map[runKey]*Run
 	// all holds every result, sweep points and repeats included, in file
 	// order (see Analysis).
@@ -319,16 +325,17 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	if stats {
-		s.inputStats = openInputStats(opt.cacheDir())
+		s.inputStats = inputs.OpenStats(opt.cacheDir(), selfVersion()+" "+pageMetaVersion)
 	}
+	s.in = inputs.NewReader(s.inputStats)
 	ok := false
 	defer func() {
 		if !ok {
-			s.inputStats.abandon()
+			s.inputStats.Abandon()
 		}
 	}()
 	var mds []string
-	err := filepath.WalkDir(opt.Content, func(p string, d fs.DirEntry, err error) error {
+	err := s.in.WalkDir(opt.Content, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -337,10 +344,9 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
-			return nil
+			return inputs.Skip
 		}
 		if d.IsDir() {
-			s.walked = append(s.walked, p)
 			return nil
 		}
 		rel, err := filepath.Rel(opt.Content, p)
@@ -374,11 +380,11 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	}
 	sort.Strings(mds)
 	sort.Strings(s.Static)
-	s.mds = mds
 	// Pages (and their results) load in parallel; the first error in
 	// path order is reported, whatever the timing.
 	type loaded struct {
 		p   *Page
+		in  *inputs.Reader
 		err error
 	}
 	pages := make([]loaded, len(mds))
@@ -393,7 +399,7 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 					pages[i].err = err
 					continue
 				}
-				pages[i].p, pages[i].err = s.loadPage(mds[i])
+				pages[i].p, pages[i].in, pages[i].err = s.loadPage(mds[i])
 			}
 		}()
 	}
@@ -408,6 +414,7 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.readers = append(s.readers, l.in)
 		if p == nil {
 			continue // draft
 		}
@@ -443,42 +450,46 @@ func pageURL(rel string) string {
 	return rel + "/"
 }
 
-func (s *Site) loadPage(rel string) (*Page, error) {
+// loadPage loads the page at rel, recording what it reads in the
+// returned Reader (also for a draft, which is nil).
+func (s *Site) loadPage(rel string) (*Page, *inputs.Reader, error) {
 	src := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
 	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: pageURL(rel)}
-	ih := newInputHash(p)
-	fm, has, lines, err := s.readPage(p, src, ih) // statcache.go
+	rd := inputs.NewReader(s.inputStats)
+	rd.Value("page", p.Src+"\x00"+p.Rel+"\x00"+p.URL)
+	fm, has, lines, err := s.readPage(p, src, rd) // pagefile.go
 	if err != nil {
-		return nil, err
+		return nil, rd, err
 	}
 	if fm.Draft {
-		return nil, nil
+		return nil, rd, nil
 	}
 	p.FrontMatter, p.HasFrontMatter, p.bodyLine = fm, has, lines
-	p.Deps = []string{p.Src} // listed even when absent: creating it changes the page
 
 	// A bundle (…/index.md) with a campaign is a report.
 	camp := fm.Campaign
 	if camp == "" && path.Base(rel) == "index.md" && rel != "index.md" {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(src), "campaign.yaml")); err == nil {
+		if rd.Exists(filepath.Join(filepath.Dir(src), "campaign.yaml")) {
 			camp = "campaign.yaml"
 		}
 	}
 	if camp != "" {
 		cf := filepath.ToSlash(filepath.Join(filepath.Dir(src), filepath.FromSlash(camp)))
-		r, err := s.loadReport(p, cf, ih)
+		r, err := s.loadReport(p, cf, rd)
 		if err != nil {
-			return nil, err
+			return nil, rd, err
 		}
 		p.Report = r
 	}
-	sort.Strings(p.Deps)
-	ih.sum(p)
-	return p, nil
+	// The page's own file is listed even when absent: creating it
+	// changes the page.
+	p.Deps = rd.Paths()
+	p.in, p.inputs = rd, rd.Key(0)
+	return p, rd, nil
 }
 
-func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
-	data, sum, err := s.readInput(file)
+func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, error) {
+	data, _, err := rd.ReadFile(file)
 	if err != nil {
 		line := 1
 		if p.FrontMatter.Campaign != "" {
@@ -492,34 +503,30 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
-	p.Deps = append(p.Deps, file)
-	ih.addSum(file, sum)
 	dir := c.Results
 	if dir == "" {
 		dir = c.ID
 	}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
-	ih.add("results dir", []byte(r.ResultsDir))
-	files, found, flat, err := resultFiles(r.ResultsDir)
+	files, found, err := rd.Files(r.ResultsDir, ".json")
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	r.resultsFound, r.resultsFlat = found, flat
+	r.resultsFound = found
 	if !found {
 		return r, nil // not collected yet: the page says so
 	}
 	seen := map[pointKey]*Run{}
 	// The bytes of a result are dropped once hashed and decoded
 	// (Unmarshal copies what it keeps): one buffer, reused (readfile.go).
-	buf := readBufs.Get().(*[]byte)
-	defer putReadBuf(buf)
+	buf := inputs.GetBuf()
+	defer inputs.PutBuf(buf)
 	for _, f := range files {
-		data, err := readInto(f, (*buf)[:0])
+		data, err := rd.ReadInto(f, (*buf)[:0])
 		*buf = data
 		if err != nil {
 			return nil, fmt.Errorf("schema: %w", err)
 		}
-		ih.add(f, data)
 		res, err := schema.Unmarshal(f, data)
 		if err != nil {
 			return nil, err
@@ -547,7 +554,6 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		}
 		run := &Run{Result: res, File: f}
 		seen[pk] = run
-		p.Deps = append(p.Deps, f)
 		if why := outsideCampaign(prof, res); why != "" {
 			// Left out, not mixed in: n=5+5 against "× 2 runs" after
 			// repeats went from 5 to 2 (README, perflab build).
@@ -560,79 +566,6 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		}
 	}
 	return r, nil
-}
-
-// resultFiles lists the *.json files of a results directory (recursively),
-// sorted; temporaries (".name") are skipped. found is false when dir does
-// not exist (os.Stat's answer: a link to nothing does not either).
-func resultFiles(dir string) (files []string, found, flat bool, err error) {
-	// The common case, a directory of results with no subdirectory, is one
-	// lstat and one read of the directory; anything else (a link, a
-	// subdirectory, an error) is walked as before, which words the error.
-	fi, err := os.Lstat(dir)
-	if os.IsNotExist(err) {
-		return nil, false, false, nil // no name on the way (os.Stat fails the same)
-	}
-	if err == nil && fi.IsDir() {
-		if files, ok := flatResultFiles(dir); ok {
-			return files, true, true, nil
-		}
-	}
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		return nil, false, false, nil
-	}
-	files, err = walkResultFiles(dir)
-	return files, true, false, err
-}
-
-// flatResultFiles is walkResultFiles for a directory read without error
-// and holding no subdirectory but hidden ones; ok is false otherwise.
-func flatResultFiles(dir string) (files []string, ok bool) {
-	entries, err := os.ReadDir(dir) // as filepath.WalkDir reads it
-	if err != nil {
-		return nil, false
-	}
-	// filepath.Join(dir, name) for a name of one element is the cleaned
-	// dir, a separator and name: cleaned once, not 14 times a report.
-	prefix := filepath.Join(dir, "x")
-	prefix = prefix[:len(prefix)-1]
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") {
-			continue
-		}
-		if e.IsDir() {
-			return nil, false
-		}
-		if strings.HasSuffix(name, ".json") {
-			files = append(files, filepath.ToSlash(prefix+name))
-		}
-	}
-	sort.Strings(files)
-	return files, true
-}
-
-// walkResultFiles lists the *.json files below dir, sorted; names starting
-// with "." (temporaries), and everything below them, are skipped.
-func walkResultFiles(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != dir {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".json") {
-			out = append(out, filepath.ToSlash(p))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // sortReports orders reports for navigation: objective, model, GPU, then

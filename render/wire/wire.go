@@ -277,6 +277,9 @@ func compile(t reflect.Type) *codec {
 		}
 		c.dec = func(r *reader, v reflect.Value) {
 			n := r.uvarint()
+			if n == 0 {
+				return // nil, as Append found it or an empty map
+			}
 			if n > uint64(len(r.b)) {
 				r.bad = true
 				return

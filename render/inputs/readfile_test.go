@@ -1,4 +1,4 @@
-package render
+package inputs
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func TestReadIntoSame(t *testing.T) {
 	buf := make([]byte, 0, 16)
 	for _, name := range names {
 		want, werr := os.ReadFile(name)
-		got, gerr := readInto(name, buf[:0])
+		got, gerr := ReadInto(name, buf[:0])
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) || reflect.TypeOf(gerr) != reflect.TypeOf(werr) {
 			t.Errorf("%s: error %v (%T), os.ReadFile's is %v (%T)", name, gerr, gerr, werr, werr)
 		}
@@ -55,7 +55,7 @@ func TestReadIntoSame(t *testing.T) {
 		}
 		// openFile opens what os.Open opens, and fails as it does.
 		wf, werr := os.Open(name)
-		gf, gerr := openFile(name)
+		gf, gerr := OpenFile(name)
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) || reflect.TypeOf(gerr) != reflect.TypeOf(werr) {
 			t.Errorf("%s: openFile error %v (%T), os.Open's is %v (%T)", name, gerr, gerr, werr, werr)
 		}
@@ -98,11 +98,11 @@ func oldResultFiles(dir string) ([]string, bool, error) {
 	if _, err := os.Stat(dir); os.IsNotExist(err) {
 		return nil, false, nil
 	}
-	files, err := walkResultFiles(dir)
+	files, err := walkFiles(dir, ".json")
 	return files, true, err
 }
 
-// TestResultFilesSame: resultFiles lists what os.Stat and filepath.WalkDir
+// TestResultFilesSame: Reader.Files lists what os.Stat and filepath.WalkDir
 // did (files, whether the directory is there, the error's text) for flat
 // directories, nested and hidden ones, links, files in the directory's
 // place and missing names.
@@ -151,19 +151,19 @@ func TestResultFilesSame(t *testing.T) {
 			dir += "/"
 		}
 		for _, d := range []string{dir, filepath.ToSlash(dir)} {
-			gf, gfound, _, gerr := resultFiles(d)
+			gf, gfound, gerr := NewReader(nil).Files(d, ".json")
 			wf, wfound, werr := oldResultFiles(d)
 			sort.Strings(wf)
 			if !reflect.DeepEqual(gf, wf) || gfound != wfound || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-				t.Errorf("%s: resultFiles = %q, %v, %v; before: %q, %v, %v", c, gf, gfound, gerr, wf, wfound, werr)
+				t.Errorf("%s: Files = %q, %v, %v; before: %q, %v, %v", c, gf, gfound, gerr, wf, wfound, werr)
 			}
 		}
 	}
 	// The flat case is taken where it should be (and lists the same).
-	if files, ok := flatResultFiles(filepath.Join(root, "flat")); !ok || len(files) != 2 {
-		t.Errorf("flat: flatResultFiles = %q, %v", files, ok)
+	if files, ok := flatFiles(filepath.Join(root, "flat"), ".json"); !ok || len(files) != 2 {
+		t.Errorf("flat: flatFiles = %q, %v", files, ok)
 	}
-	if _, ok := flatResultFiles(filepath.Join(root, "nested")); ok {
-		t.Error("nested: flatResultFiles took a directory with a subdirectory")
+	if _, ok := flatFiles(filepath.Join(root, "nested"), ".json"); ok {
+		t.Error("nested: flatFiles took a directory with a subdirectory")
 	}
 }

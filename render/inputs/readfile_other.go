@@ -1,6 +1,6 @@
 //go:build !linux
 
-package render
+package inputs
 
 import (
 	"errors"
@@ -8,12 +8,12 @@ import (
 	"os"
 )
 
-// openFile is os.Open.
-func openFile(name string) (*os.File, error) { return os.Open(name) }
+// OpenFile is os.Open.
+func OpenFile(name string) (*os.File, error) { return os.Open(name) }
 
-// readInto appends the bytes of the file name to buf, as os.ReadFile reads
+// ReadInto appends the bytes of the file name to buf, as os.ReadFile reads
 // them (same errors) but into buf.
-func readInto(name string, buf []byte) ([]byte, error) {
+func ReadInto(name string, buf []byte) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return buf, err

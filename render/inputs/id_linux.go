@@ -1,17 +1,17 @@
-package render
+package inputs
 
 import (
 	"os"
 	"syscall"
 )
 
-// statID is fi's identity (statcache.go).
-func statID(fi os.FileInfo) (fileID, bool) {
+// StatID is fi's identity (stats.go).
+func StatID(fi os.FileInfo) (ID, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fileID{}, false
+		return ID{}, false
 	}
-	return fileID{
+	return ID{
 		Size:  fi.Size(),
 		MTime: st.Mtim.Nano(),
 		CTime: st.Ctim.Nano(),

@@ -1,4 +1,4 @@
-package render
+package inputs
 
 import (
 	"os"
@@ -25,10 +25,10 @@ func sysOpen(name string) (int, error) {
 	}
 }
 
-// openFile is os.Open for a file or directory read in blocking mode: the
+// OpenFile is os.Open for a file or directory read in blocking mode: the
 // descriptor is not offered to the poller (os.NewFile, one fcntl, instead
 // of os.Open's five calls). Errors and the File's methods are os.Open's.
-func openFile(name string) (*os.File, error) {
+func OpenFile(name string) (*os.File, error) {
 	fd, err := sysOpen(name)
 	if err != nil {
 		return nil, err
@@ -36,11 +36,11 @@ func openFile(name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// readInto appends the bytes of the file name to buf: open, read until a
+// ReadInto appends the bytes of the file name to buf: open, read until a
 // read returns nothing, close, retrying a call EINTR interrupts, as
-// os.ReadFile does but without its fstat and the calls openFile spares.
+// os.ReadFile does but without its fstat and the calls OpenFile spares.
 // Errors are os.ReadFile's: &os.PathError{Op: "open" or "read", Path: name}.
-func readInto(name string, buf []byte) ([]byte, error) {
+func ReadInto(name string, buf []byte) ([]byte, error) {
 	fd, err := sysOpen(name)
 	if err != nil {
 		return buf, err

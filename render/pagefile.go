@@ -1,0 +1,92 @@
+package render
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/wire"
+)
+
+// pageMeta is what Load takes from a page's file: its front matter and
+// the text of its first "# " line (its title in the navigation). The
+// input stat cache keeps it as the file's memo (wire-encoded), so that an
+// unchanged page is not even read unless it has to be rendered.
+type pageMeta struct {
+	FM         FrontMatter
+	Has        bool // HasFrontMatter
+	Lines      int  // bodyLine
+	Heading    string
+	HasHeading bool
+}
+
+// pageMetaVersion salts the input stat cache: a memo written for another
+// pageMeta type is not read.
+var pageMetaVersion = wire.Version(pageMeta{})
+
+// lazyBody is a page whose body Load did not read: markdownBody reads it
+// when the page is rendered and checks that its bytes are still those
+// the page's cache key was made from.
+type lazyBody struct {
+	sum        [32]byte
+	heading    string
+	hasHeading bool
+	once       sync.Once
+	body       []byte
+	err        error
+}
+
+// readPage reads the page p at src through rd (or takes what Load needs
+// of it from the input stat cache, leaving the body to be read when it
+// is rendered).
+func (s *Site) readPage(p *Page, src string, rd *inputs.Reader) (FrontMatter, bool, int, error) {
+	if memo, sum, ok := rd.Memo(src); ok {
+		var m pageMeta
+		if wire.Decode(memo, &m) == nil {
+			p.lazy = &lazyBody{sum: sum, heading: m.Heading, hasHeading: m.HasHeading}
+			return m.FM, m.Has, m.Lines, nil
+		}
+	}
+	data, sum, err := rd.ReadFile(src)
+	if os.IsNotExist(err) && filepath.Base(src) == "index.md" {
+		data, err = nil, nil // a campaign bundle without narrative
+	}
+	if err != nil {
+		return FrontMatter{}, false, 0, fmt.Errorf("load: %w", err)
+	}
+	fm, body, lines, has, err := parseFrontMatter(p.Src, data)
+	if err != nil {
+		return fm, false, 0, err
+	}
+	p.body = body
+	if data != nil {
+		h, hasH := headingLineOf(body)
+		rd.SetMemo(src, sum, wire.Append(nil, pageMeta{FM: fm, Has: has, Lines: lines, Heading: h, HasHeading: hasH}))
+	}
+	return fm, has, lines, nil
+}
+
+// markdownBody is the page's Markdown after its front matter: the only
+// way to it (a page taken from the input stat cache has not read it).
+func (p *Page) markdownBody() ([]byte, error) {
+	l := p.lazy
+	if l == nil {
+		return p.body, nil
+	}
+	l.once.Do(func() {
+		data, err := os.ReadFile(p.Src)
+		if err == nil && sha256.Sum256(data) != l.sum {
+			err = errors.New("changed during the build; build again")
+		}
+		if err != nil {
+			l.err = fmt.Errorf("load: %s: %w", p.Src, err)
+			return
+		}
+		_, l.body, _, _, l.err = parseFrontMatter(p.Src, data)
+	})
+	return l.body, l.err
+}
