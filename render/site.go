@@ -104,7 +104,7 @@ type Report struct {
 	// resultsFound is what Load found at ResultsDir:
 	// the directory, and one with no subdirectory (resultFiles).
 	resultsFound bool
-	runs                      map[runKey]*Run
+	runs         map[runKey]*Run
 	// all holds every result, sweep points and repeats included, in file
 	// order (see Analysis).
 	all []*Run

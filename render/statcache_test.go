@@ -183,8 +183,6 @@ func TestInputStatCache(t *testing.T) {
 	}
 }
 
-
-
 // editManifest rewrites the manifest of f's output directory with edit.
 func (f *statCacheFixture) editManifest(edit func(m *manifest)) {
 	f.t.Helper()
