@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"github.com/perflab/perflab/render/inputs"
 	"html/template"
 	"slices"
 	"strconv"
@@ -34,9 +35,12 @@ const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo,
 
 // pageCtx is the state of one page being rendered.
 type pageCtx struct {
-	site   *Site
-	page   *Page
-	rep    *Report
+	site *Site
+	page *Page
+	rep  *Report
+	// in is how a block reads a file: what it reads is recorded, and
+	// part of the page's cache key (pagecache.go), by construction.
+	in     *inputs.Reader
 	t      *template.Template
 	ids    *markdown.IDs
 	charts int
@@ -143,9 +147,15 @@ func (c *pageCtx) headingTo(w *bytes.Buffer, level int, text string) {
 	w.WriteString(">\n")
 }
 
+// blockFunc writes a block of a type not built in (Options.blocks).
+type blockFunc func(c *pageCtx, w *bytes.Buffer, spec BlockSpec) error
+
 // renderBlock writes one block spec into w. Errors are messages without
 // a position; the caller adds file:line.
 func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
+	if f, ok := c.site.opt.blocks[spec.Block]; ok {
+		return f(c, w, spec)
+	}
 	if c.rep == nil {
 		return fmt.Errorf("block %q: this page has no campaign (add campaign.yaml to the bundle or `campaign:` to the front matter)", spec.Block)
 	}

@@ -50,6 +50,10 @@ type Options struct {
 	CacheDir string
 	// NoCache renders every page, neither reading nor writing the cache.
 	NoCache bool
+
+	// blocks are block types besides the built-in ones (tests: a block
+	// with a new kind of input).
+	blocks map[string]blockFunc
 }
 
 // ReloadPath is where, below the base URL, a preview server serves its
@@ -414,11 +418,12 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		var lk [32]byte
 		if o := s.outputs; o != nil && s.cache != nil {
 			p := s.Pages[i]
-			key := s.cache.key(p)
+			key, rd := s.cache.pageKey(p, s.inputStats)
 			lk = layoutKey(key, navKey+p.URL)
 			if s.cache.has(key) {
 				if mp, ok := o.reuse(p.URL, lk); ok {
 					s.cache.touch(key)
+					p.rendered = rd
 					results[i] = result{files: len(mp.Paths), searchSum: mp.SearchSum}
 					return
 				}
@@ -428,6 +433,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		defer s.bufs.put(buf)
 		files, se, err := s.renderPageInto(buf, s.Pages[i], t, &nav)
 		if err == nil && s.outputs != nil && s.cache != nil {
+			// Under the key the page was rendered with: what its blocks
+			// read is known now.
+			lk = layoutKey(s.Pages[i].key, navKey+s.Pages[i].URL)
 			s.outputs.page(s.Pages[i].URL, lk, se, files)
 		}
 		if err == nil {
@@ -785,10 +793,12 @@ func (s *Site) renderPage(p *Page, t *template.Template, nav *navView) ([]File, 
 // page's 80 kB (a 1,000-report site) was a tenth of a cold build's
 // allocation.
 func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, nav *navView) ([]File, searchEntry, error) {
-	key := s.cache.key(p)
+	key, rd := s.cache.pageKey(p, s.inputStats)
 	ce := s.cache.get(key)
 	if ce == nil {
-		rp, err := s.renderBody(p, t)
+		had := rd != nil
+		rd = inputs.NewReader(s.inputStats)
+		rp, err := s.renderBody(p, t, rd)
 		if err != nil {
 			return nil, searchEntry{}, err
 		}
@@ -803,8 +813,10 @@ func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, 
 				ce.Files = append(ce.Files, File{Path: p.URL + "curves.csv", Data: cv})
 			}
 		}
-		s.cache.put(key, ce)
+		key = s.cache.putPage(p, rd, had, ce)
 	}
+	p.key = key
+	p.rendered = rd
 	rp := &ce.Page
 	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.navHTML(nav, p.URL), Charts: rp.Charts}
 	se := ce.Search
@@ -899,7 +911,9 @@ func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry
 	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
 	desc := ""
 	if s.Home != nil {
-		rp, err := s.renderBody(s.Home, t)
+		rd := inputs.NewReader(s.inputStats)
+		rp, err := s.renderBody(s.Home, t, rd)
+		s.Home.rendered = rd
 		if err != nil {
 			return File{}, searchEntry{}, err
 		}

@@ -382,12 +382,17 @@ func (b *Builder) pages() []*Page {
 }
 
 // dependsOn reports whether the page's output may change when p changes:
-// p is one of its inputs or a directory above one, or sits in or above
+// p is one of its inputs (Load's, or its blocks' when last rendered) or
+// a directory above one, or sits in or above
 // its report's results directory (a new or removed result; a directory
 // moved away or back gives one event, for itself, not one per file), or
 // is the campaign.yaml that would turn its bundle into a report.
 func (pg *Page) dependsOn(p string, b *Builder) bool {
-	for _, d := range pg.Deps {
+	deps := pg.Deps
+	if pg.rendered != nil { // what its blocks read
+		deps = append(deps[:len(deps):len(deps)], pg.rendered.Paths()...)
+	}
+	for _, d := range deps {
 		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && within(p, a) {
 			return true
 		}

@@ -109,9 +109,12 @@ type manifestDir struct {
 }
 
 // manifestPath is where the cache keeps the manifest of out.
-func (c *buildCache) manifestPath(out string) string {
+func (c *buildCache) manifestPath(out string) string { return manifestPath(c.Dir(), out) }
+
+// manifestPath is where the cache in dir keeps the manifest of out.
+func manifestPath(dir, out string) string {
 	sum := sha256.Sum256([]byte(out))
-	return filepath.Join(c.dir, "manifest-"+hex.EncodeToString(sum[:8]))
+	return filepath.Join(dir, "manifest-"+hex.EncodeToString(sum[:8]))
 }
 
 // readManifest returns the manifest of out, or nil.
@@ -137,13 +140,12 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 	if c == nil {
 		return
 	}
-	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
-	if c.mkerr != nil {
+	if c.MkdirAll() != nil {
 		return
 	}
 	// The temporary file is made first: its change time is the moment
 	// from which a change to out might go unseen (Racy).
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	tmp, err := os.CreateTemp(c.Dir(), ".tmp-*")
 	if err != nil {
 		return
 	}
@@ -394,11 +396,10 @@ func (c *buildCache) writeManifestSearch(out string, entries map[string]searchEn
 		return
 	}
 	data := encodeSearchEntries(entries)
-	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
-	if c.mkerr != nil {
+	if c.MkdirAll() != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	tmp, err := os.CreateTemp(c.Dir(), ".tmp-*")
 	if err != nil {
 		return
 	}

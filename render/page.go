@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"github.com/perflab/perflab/render/inputs"
 	"html"
 	"html/template"
 	"path"
@@ -69,8 +70,9 @@ var schemeRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
 func hasScheme(s string) bool { return schemeRE.MatchString(s) }
 
 // renderBody renders a page's Markdown, its perflab blocks and, for a
-// report that places no block, the generated skeleton.
-func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) {
+// report that places no block, the generated skeleton. What the blocks
+// read, they read through rd, which records it for the page's cache key.
+func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*renderedPage, error) {
 	conv := s.markdown()
 	ids := markdown.NewIDs()
 	body, err := p.markdownBody()
@@ -78,7 +80,7 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 		return nil, err
 	}
 	doc := conv.Parse(body, markdown.ParseOptions{IDs: ids, Link: s.linkFunc(p)})
-	ctx := &pageCtx{site: s, page: p, rep: p.Report, t: t, ids: ids}
+	ctx := &pageCtx{site: s, page: p, rep: p.Report, t: t, ids: ids, in: rd}
 	out := &renderedPage{Title: p.FrontMatter.Title, Description: p.FrontMatter.Description}
 
 	// The first heading titles the page when nothing else does; a level-1

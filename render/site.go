@@ -87,8 +87,10 @@ type Page struct {
 	in     *inputs.Reader
 	inputs [32]byte
 	// rendered recorded what the page's blocks read when it was last
-	// rendered or checked (renderPageInto); nil before.
+	// rendered or checked (renderPageInto); nil before. key is the cache
+	// key it was last rendered or taken under.
 	rendered *inputs.Reader
+	key      string
 }
 
 // Out returns the page's output file relative to the output directory.

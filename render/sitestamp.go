@@ -237,7 +237,7 @@ func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 	// The manifest of out: a build that finds it rewritten (by another
 	// build, or edited) takes the normal path, which reads it. This
 	// build may have written it: its own write is not racy.
-	manifest := (&buildCache{dir: s.opt.cacheDir()}).manifestPath(out)
+	manifest := manifestPath(s.opt.cacheDir(), out)
 	want[manifest], must[manifest] = stampLstat, true
 	for p := range o.sums {
 		f := filepath.Join(out, filepath.FromSlash(p))

@@ -3,6 +3,8 @@
 package render
 
 import (
+	"github.com/perflab/perflab/render/buildcache"
+
 	"github.com/perflab/perflab/render/inputs"
 
 	"context"
@@ -187,7 +189,7 @@ func TestInputStatCache(t *testing.T) {
 func (f *statCacheFixture) editManifest(edit func(m *manifest)) {
 	f.t.Helper()
 	out, _ := filepath.Abs(f.opt.Out)
-	c := &buildCache{dir: f.opt.CacheDir}
+	c := &buildCache{Cache: buildcache.Open(f.opt.CacheDir)}
 	m := c.readManifest(out)
 	if m == nil {
 		f.t.Fatal("no manifest")
@@ -316,7 +318,7 @@ func TestOutputManifestStat(t *testing.T) {
 	})
 	kept("a racy directory as it should be")
 	out, _ := filepath.Abs(f.opt.Out)
-	if m := (&buildCache{dir: f.opt.CacheDir}).readManifest(out); m == nil || m.Dirs["demo"].Racy {
+	if m := (&buildCache{Cache: buildcache.Open(f.opt.CacheDir)}).readManifest(out); m == nil || m.Dirs["demo"].Racy {
 		t.Error("the racy directory was not recorded again")
 	}
 }
@@ -329,7 +331,7 @@ func TestManifestSearchFile(t *testing.T) {
 	f := newStatCacheFixture(t)
 	f.build("cold")
 	out, _ := filepath.Abs(f.opt.Out)
-	c := &buildCache{dir: f.opt.CacheDir}
+	c := &buildCache{Cache: buildcache.Open(f.opt.CacheDir)}
 	if _, err := os.Stat(c.manifestSearchPath(out)); err != nil {
 		t.Fatalf("no search file: %v", err)
 	}
@@ -380,7 +382,7 @@ func TestLazyBodyChanged(t *testing.T) {
 	}
 	src, _ := os.ReadFile(about.Src)
 	writeFile(t, about.Src, string(src)+"\nLate line.\n")
-	if _, err := s.renderBody(about, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
+	if _, err := s.renderBody(about, nil, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
 		t.Errorf("render after a change: %v", err)
 	}
 	f.build("after the change")

@@ -1,4 +1,4 @@
-package render
+package buildcache
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,47 +18,24 @@ import (
 	"sync"
 )
 
-// The build cache keeps each page's rendered content (its body, title,
-// search entry and data files: everything but the layout, which holds
-// the navigation and is applied on every build) under a key that hashes
-// every input of the page: its Markdown, its campaign and results (names
-// and bytes), the templates, perflab's own build, and the options that
-// show in a page (base URL, live reload, the content and results
-// directories). An unchanged page is therefore not rendered again, and
-// any change to what it is made from misses. Entries are kept under
-// their key in one pack file in Options.CacheDir (see packName); the
-// directory can be deleted at any time and the next build writes the same
-// site, only slower.
+// A Cache keeps entries, byte strings the caller encodes, under keys the
+// caller computes, in one pack file in its directory (see packName);
+// the directory can be deleted at any time and the next build makes the
+// same output, only slower. Every key is salted (Open): the caller's
+// salt, and perflab's own build (SelfVersion), so that no entry of
+// another build of perflab is ever read.
 
-// cacheFormat changes when the entry format or the way keys are made
-// does, so that an old cache is not read by a new perflab.
-const cacheFormat = "perflab-build-cache-7"
-
-// DefaultCacheDir is where a build keeps its cache when Options.CacheDir
-// is empty: .cache/perflab-build beside the output directory.
-func DefaultCacheDir(out string) string {
-	return filepath.Join(filepath.Dir(filepath.Clean(out)), ".cache", "perflab-build")
-}
-
-// cacheEntry is what the cache keeps of a page.
-type cacheEntry struct {
-	Page   renderedPage
-	Search searchEntry
-	Files  []File // a report's data.json and data.csv
-}
-
-// buildCache is one build's view of the cache directory. Its methods are
-// safe for concurrent use; a nil *buildCache caches nothing.
-type buildCache struct {
+// Cache is one build's view of the cache directory. Its methods are
+// safe for concurrent use; a nil *Cache caches nothing.
+type Cache struct {
 	dir  string
-	salt [32]byte // format, perflab's build, templates, options
+	salt [32]byte // perflab's build and the caller's salt
 
 	mkdir sync.Once
 	mkerr error
 
 	mu   sync.Mutex
 	used map[string]bool
-	hits int
 
 	packOnce sync.Once
 	pack     *os.File              // the old pack, or nil
@@ -72,44 +48,38 @@ type buildCache struct {
 	fresh   map[string]bool
 	broken  bool // writing next failed: keep the old pack
 	done    bool
-
-	bufs buffers // for encoding entries
 }
 
-// openCache returns the cache for a build with opt and the templates in
-// tmpl, or nil when opt.NoCache is set.
-func openCache(opt Options, tmpl fs.FS) (*buildCache, error) {
-	if opt.NoCache {
-		return nil, nil
-	}
-	dir := opt.cacheDir()
+// Open returns the cache in dir for a build whose entries also depend
+// on salt (the caller's options, templates, formats).
+func Open(dir string, salt ...string) *Cache {
 	h := sha256.New()
-	field(h, cacheFormat)
-	field(h, selfVersion())
-	field(h, opt.Content, opt.Results, opt.BaseURL, fmt.Sprint(opt.LiveReload))
-	names, err := fs.Glob(tmpl, "*.html")
-	if err != nil {
-		return nil, fmt.Errorf("render: cache: templates: %w", err)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		data, err := fs.ReadFile(tmpl, n)
-		if err != nil {
-			return nil, fmt.Errorf("render: cache: templates: %w", err)
-		}
-		field(h, n, string(data))
-	}
-	c := &buildCache{dir: dir, used: map[string]bool{}, fresh: map[string]bool{}}
+	field(h, SelfVersion())
+	field(h, salt...)
+	c := &Cache{dir: dir, used: map[string]bool{}, fresh: map[string]bool{}}
 	h.Sum(c.salt[:0])
-	return c, nil
+	return c
 }
 
-// cacheDir is the build cache's directory for opt.
-func (o Options) cacheDir() string {
-	if o.CacheDir != "" {
-		return o.CacheDir
+// Dir is the cache's directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// MkdirAll makes the cache's directory, once a build.
+func (c *Cache) MkdirAll() error {
+	c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+	return c.mkerr
+}
+
+// Key is the entry name for work whose inputs hash to id: the salt and
+// id. A nil cache's keys are "".
+func (c *Cache) Key(id []byte) string {
+	if c == nil {
+		return ""
 	}
-	return DefaultCacheDir(o.Out)
+	h := sha256.New()
+	h.Write(c.salt[:])
+	h.Write(id)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // field writes length-prefixed strings into h, so that no two lists of
@@ -128,17 +98,17 @@ var (
 	self     string
 )
 
-// selfVersion identifies the perflab build that renders: the Go build ID
+// SelfVersion identifies the perflab build that renders: the Go build ID
 // of the running executable (it hashes the link's inputs and its output,
 // so two builds of the same source with the same toolchain and flags,
 // such as two `go run ./cmd/perflab` or `make build`, share it, and any
 // change to the code changes it), else the SHA-256 of the executable's
 // bytes. It is computed once a process.
-func selfVersion() string {
+func SelfVersion() string {
 	selfOnce.Do(func() {
 		exe, err := os.Executable()
 		if err == nil {
-			if id := exeBuildID(exe); id != "" {
+			if id := ExeBuildID(exe); id != "" {
 				self = "buildid " + id
 				return
 			}
@@ -158,14 +128,14 @@ func selfVersion() string {
 	return self
 }
 
-// exeBuildID returns the Go build ID recorded in the executable at path,
+// ExeBuildID returns the Go build ID recorded in the executable at path,
 // or "" when it has none (built with -buildid=) or cannot be read. The
 // standard library has no reader for it (cmd/internal/buildid is
 // internal), so this reads the two places the Go linker puts it: an ELF
 // note named "Go\x00\x00" of type 4 in the section .note.go.buildid, and, on
 // other formats, a `\xff Go build ID: "…"` line near the start of the
 // text segment.
-func exeBuildID(path string) string {
+func ExeBuildID(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
@@ -203,20 +173,9 @@ func exeBuildID(path string) string {
 	return string(rest[:j])
 }
 
-// key is the page's entry name: the salt and the page's inputs.
-func (c *buildCache) key(p *Page) string {
-	if c == nil {
-		return ""
-	}
-	h := sha256.New()
-	h.Write(c.salt[:])
-	h.Write(p.inputs[:])
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// get returns the entry under key, or nil. A missing, unreadable or
-// broken entry is a miss.
-func (c *buildCache) get(key string) *cacheEntry {
+// Get returns the entry under key, or nil, and counts it as used (kept
+// in the next pack). A missing, unreadable or damaged entry is a miss.
+func (c *Cache) Get(key string) []byte {
 	if c == nil {
 		return nil
 	}
@@ -234,18 +193,14 @@ func (c *buildCache) get(key string) *cacheEntry {
 	if crc32.Checksum(data, castagnoli) != rec.sum {
 		return nil
 	}
-	e, err := decodeEntry(data)
-	if err != nil {
-		return nil
-	}
 	c.mu.Lock()
-	c.hit(key)
+	c.used[key] = true
 	c.mu.Unlock()
-	return e
+	return data
 }
 
-// has reports whether the pack holds an entry under key.
-func (c *buildCache) has(key string) bool {
+// Has reports whether the pack holds an entry under key.
+func (c *Cache) Has(key string) bool {
 	c.openPack()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -253,34 +208,14 @@ func (c *buildCache) has(key string) bool {
 	return ok
 }
 
-// touch counts the entry under key as used and as a hit without reading
-// it (its page is already in the output directory, see outputs.reuse).
-func (c *buildCache) touch(key string) {
+// Keep counts the entry under key as used without reading it.
+func (c *Cache) Keep(key string) {
 	c.mu.Lock()
-	c.hit(key)
+	c.used[key] = true
 	c.mu.Unlock()
 }
 
-// hit counts the entry under key as used and, once (a page rendered
-// again for its search entry is still one page), as a hit. c.mu is held.
-func (c *buildCache) hit(key string) {
-	if !c.used[key] {
-		c.hits++
-	}
-	c.used[key] = true
-}
-
-// hitCount is how many pages came from the cache.
-func (c *buildCache) hitCount() int {
-	if c == nil {
-		return 0
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hits
-}
-
-// put appends e under key to the pack the build is writing. The cache
+// Put appends data under key to the pack the build is writing. The cache
 // only saves work: a failure to store is not the build's (the entry is
 // then missing next time).
 //
@@ -289,23 +224,20 @@ func (c *buildCache) hitCount() int {
 // their entries side by side. put wrote through one bufio.Writer while
 // holding c.mu, so that the other worker waited on every 1 MB flush, and
 // the buffer cost a copy of the pack's 106 MB (a 1,000-report site).
-func (c *buildCache) put(key string, e *cacheEntry) {
+func (c *Cache) Put(key string, data []byte) {
 	if c == nil {
 		return
 	}
-	buf := c.bufs.get()
-	defer c.bufs.put(buf)
-	encodeEntry(buf, e) // cacheentry.go
-	sum := crc32.Checksum(buf.Bytes(), castagnoli)
+	sum := crc32.Checksum(data, castagnoli)
 	c.mu.Lock()
 	if c.broken || c.done {
 		c.mu.Unlock()
 		return
 	}
 	if c.next == nil {
-		c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+		mkerr := c.MkdirAll()
 		f, err := os.CreateTemp(c.dir, ".tmp-pack-*")
-		if c.mkerr != nil || err != nil {
+		if mkerr != nil || err != nil {
 			c.broken = true
 			c.mu.Unlock()
 			return
@@ -313,15 +245,15 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 		c.next = f
 	}
 	f, off := c.next, c.nextLen
-	c.nextLen += int64(buf.Len())
+	c.nextLen += int64(len(data))
 	c.writing.Add(1)
 	c.mu.Unlock()
-	_, err := f.WriteAt(buf.Bytes(), off)
+	_, err := f.WriteAt(data, off)
 	c.mu.Lock()
 	if err != nil {
 		c.broken = true
 	} else {
-		c.index = append(c.index, packRecord{Key: key, off: off, n: int64(buf.Len()), sum: sum})
+		c.index = append(c.index, packRecord{Key: key, off: off, n: int64(len(data)), sum: sum})
 		c.fresh[key] = true
 	}
 	c.mu.Unlock()
@@ -330,7 +262,7 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 
 // The entries live in one pack file (creating a file per page was a
 // fifth of a 924-page cold build, and opening one per page most of a
-// rebuild): the entries (encodeEntry, cacheentry.go) one after another, then the index
+// rebuild): the entries (as Put was given them) one after another, then the index
 // (gob: key, offset, length of each), then the index's offset as 8
 // little-endian bytes. A build reads entries from the pack with ReadAt
 // and writes a new pack (the entries it rendered, then those it took
@@ -342,9 +274,9 @@ type packRecord struct {
 	Key    string
 	Off, N int64
 	// Sum is the CRC-32C of the entry's bytes: an entry whose bytes were
-	// damaged after it was written (a length field is checked by
-	// decodeEntry, its text is not) is a miss, not a page with the damage
-	// in it. CRC-32C runs at memory speed (hash/crc32 uses the CPU's
+	// damaged after it was written (a decoder checks lengths, not text)
+	// is a miss, not a page with the damage in it. CRC-32C runs at
+	// memory speed (hash/crc32 uses the CPU's
 	// instruction); a damaged pack is rare enough that a cryptographic
 	// sum would buy nothing.
 	Sum    uint32
@@ -355,7 +287,7 @@ type packRecord struct {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // openPack reads the pack's index once; a missing or broken pack is empty.
-func (c *buildCache) openPack() {
+func (c *Cache) openPack() {
 	c.packOnce.Do(func() {
 		f, err := os.Open(filepath.Join(c.dir, packName))
 		if err != nil {
@@ -395,12 +327,12 @@ func (c *buildCache) openPack() {
 	})
 }
 
-// finish ends the build's use of the cache. After a successful build
+// Finish ends the build's use of the cache. After a successful build
 // (ok), a new pack replaces the old one if the build rendered an entry or
 // left one unused; old per-page entry files and temporaries of
 // interrupted builds are removed. After a failed one the new pack is
 // dropped.
-func (c *buildCache) finish(ok bool) {
+func (c *Cache) Finish(ok bool) {
 	if c == nil {
 		return
 	}
@@ -433,9 +365,9 @@ func (c *buildCache) finish(ok bool) {
 		return
 	}
 	if c.next == nil {
-		c.mkdir.Do(func() { c.mkerr = os.MkdirAll(c.dir, 0o755) })
+		mkerr := c.MkdirAll()
 		f, err := os.CreateTemp(c.dir, ".tmp-pack-*")
-		if c.mkerr != nil || err != nil {
+		if mkerr != nil || err != nil {
 			return
 		}
 		c.next = f
@@ -501,26 +433,3 @@ func (c *buildCache) finish(ok bool) {
 		}
 	}
 }
-
-// inputHash accumulates a page's inputs while Load reads them.
-type inputHash struct{ h hash.Hash }
-
-func newInputHash(p *Page) inputHash {
-	ih := inputHash{sha256.New()}
-	field(ih.h, p.Src, p.Rel, p.URL)
-	return ih
-}
-
-// add records an input file's name and bytes.
-func (ih inputHash) add(name string, data []byte) {
-	ih.addSum(name, sha256.Sum256(data))
-}
-
-// addSum records an input file's name and the SHA-256 of its bytes
-// (Site.readInput's, which the input stat cache spares recomputing).
-func (ih inputHash) addSum(name string, sum [32]byte) {
-	field(ih.h, name)
-	ih.h.Write(sum[:])
-}
-
-func (ih inputHash) sum(p *Page) { ih.h.Sum(p.inputs[:0]) }
