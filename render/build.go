@@ -2,6 +2,7 @@ package render
 
 import (
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/output"
 
 	"bytes"
 	"context"
@@ -146,9 +147,9 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
-	unlock := lockOut(out) // one build at a time writes out
+	unlock := output.Lock(out) // one build at a time writes out
 	defer unlock()
-	st, err := site.renderInto(ctx, out, t, assets, site.cache.readManifest(out))
+	st, err := site.renderInto(ctx, out, t, assets, site.readManifest(out))
 	unlock()
 	if err != nil {
 		return st, err
@@ -170,8 +171,8 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 // swaps it in; with prev (the manifest of out's last build) files that
 // are already in out are not written again, and out is not touched at
 // all when nothing in it would change.
-func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *manifest) (Stats, error) {
-	tmp, err := makeBuildDir(out)
+func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *output.Manifest) (Stats, error) {
+	tmp, err := output.MakeBuildDir(out)
 	if err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
@@ -181,101 +182,49 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 			os.RemoveAll(tmp)
 		}
 	}()
-	s.outputs = newOutputs(prev)
+	s.outputs = output.NewTracker(prev)
+	s.prevSearch = prevSearchOf(s.cache, s.outputs)
 	defer func() { s.outputs = nil }()
 	st, err := s.Render(ctx, tmp, t, assets)
 	if err != nil {
 		return st, err
 	}
 	o := s.outputs
-	if o.unchanged(out, tmp) {
+	if o.Unchanged(out, tmp) {
 		s.untouched = o
-		if o.relaid || o.reverified || o.prev.Search != o.search {
-			s.cache.writeManifest(out, o)
+		if o.Stale() {
+			s.writeManifest(out, o)
 		}
 		return st, nil // the deferred RemoveAll drops tmp's empty directories
 	}
-	if len(o.skipped) > 0 {
-		if err := o.fill(tmp); err != nil {
+	if o.Skipped() > 0 {
+		if err := o.Fill(tmp); err != nil {
 			// out changed under us: render everything afresh.
 			os.RemoveAll(tmp)
 			ok = true
 			return s.renderInto(ctx, out, t, assets, nil)
 		}
 	}
-	old, err := swapAside(tmp, out)
+	old, err := output.SwapAside(tmp, out)
 	if err != nil {
 		return st, err
 	}
 	ok = true
-	if len(o.skipped) > 0 {
-		// fill linked files of the old site into the new: removing the
+	if o.Skipped() > 0 {
+		// Fill linked files of the old site into the new: removing the
 		// old links sets their change times, which the manifest records.
-		if err := removeOld(old); err != nil {
+		if err := output.RemoveOld(old); err != nil {
 			return st, err
 		}
-		s.cache.writeManifest(out, o)
+		s.writeManifest(out, o)
 		return st, nil
 	}
 	// The old site shares no file with the new one: it is removed while
 	// the manifest is written (both were serial at the end of a build).
 	removed := make(chan error, 1)
-	go func() { removed <- removeOld(old) }()
-	s.cache.writeManifest(out, o)
+	go func() { removed <- output.RemoveOld(old) }()
+	s.writeManifest(out, o)
 	return st, <-removed
-}
-
-// makeBuildDir makes the temporary directory a build of out renders
-// into, beside out (the swap renames it), marked as the top of a tree
-// (topdir_linux.go).
-func makeBuildDir(out string) (string, error) {
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
-	if err == nil {
-		spreadTree(tmp)
-	}
-	return tmp, err
-}
-
-// swap replaces dir out with dir tmp using renames: out moves aside, tmp
-// takes its place, the old copy is removed.
-func swap(tmp, out string) error {
-	old, err := swapAside(tmp, out)
-	if err != nil {
-		return err
-	}
-	return removeOld(old)
-}
-
-// swapAside is swap but for the removal: it returns the directory the
-// old out was moved to ("" when there was none).
-func swapAside(tmp, out string) (old string, err error) {
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", fmt.Errorf("render: swap: %w", err)
-	}
-	if _, err := os.Lstat(out); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return "", fmt.Errorf("render: swap: %w", err)
-		}
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		if old != "" {
-			_ = os.Rename(old, out)
-		}
-		return "", fmt.Errorf("render: swap: %w", err)
-	}
-	return old, nil
-}
-
-// removeOld removes the old site swapAside moved aside.
-func removeOld(old string) error {
-	if old == "" {
-		return nil
-	}
-	if err := os.RemoveAll(old); err != nil {
-		return fmt.Errorf("render: swap: remove old site: %w", err)
-	}
-	return nil
 }
 
 // loadTemplates parses the HTML templates and returns the assets FS, from
@@ -302,10 +251,7 @@ func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 }
 
 // File is one output file.
-type File struct {
-	Path string // slash-separated, relative to the output directory
-	Data []byte
-}
+type File = output.File
 
 // Templates are the parsed HTML templates and the assets beside them.
 type Templates struct {
@@ -343,19 +289,19 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 	// file was a tenth of a 924-page build's system time.
 	var made sync.Map
 	writeFile := func(f File) error {
-		if s.outputs != nil && s.outputs.same(f) {
+		if s.outputs != nil && s.outputs.Same(f) {
 			return nil
 		}
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if d := filepath.Dir(p); d != dir {
 			if _, ok := made.Load(d); !ok {
-				if err := makeDir(d); err != nil {
+				if err := output.MakeDir(d); err != nil {
 					return fmt.Errorf("render: %w", err)
 				}
 				made.Store(d, true)
 			}
 		}
-		if err := writeOutput(p, f.Data); err != nil {
+		if err := output.WriteFile(p, f.Data); err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
 		return nil
@@ -372,7 +318,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		isStatic[rel] = true
 	}
 	if s.outputs != nil {
-		s.outputs.static = isStatic
+		s.outputs.Static = isStatic
 	}
 	write := func(f File) error {
 		if isStatic[f.Path] {
@@ -421,10 +367,10 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			key, rd := s.cache.pageKey(p, s.inputStats)
 			lk = layoutKey(key, navKey+p.URL)
 			if s.cache.has(key) {
-				if mp, ok := o.reuse(p.URL, lk); ok {
+				if mp, ok := o.Reuse(p.URL, lk); ok {
 					s.cache.touch(key)
 					p.rendered = rd
-					results[i] = result{files: len(mp.Paths), searchSum: mp.SearchSum}
+					results[i] = result{files: len(mp.Paths), searchSum: mp.Extra}
 					return
 				}
 			}
@@ -436,7 +382,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			// Under the key the page was rendered with: what its blocks
 			// read is known now.
 			lk = layoutKey(s.Pages[i].key, navKey+s.Pages[i].URL)
-			s.outputs.page(s.Pages[i].URL, lk, se, files)
+			s.outputPage(s.Pages[i].URL, lk, se, files)
 		}
 		if err == nil {
 			for _, f := range files {
@@ -448,7 +394,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		results[i] = result{files: len(files), search: se, err: err, laidOut: true}
 		if o := s.outputs; o != nil {
 			results[i].searchSum = searchEntrySum(se)
-			if o.prev != nil && o.prev.Pages[s.Pages[i].URL].SearchSum == results[i].searchSum {
+			if prev := o.Prev(); prev != nil && prev.Units[s.Pages[i].URL].Extra == results[i].searchSum {
 				return
 			}
 		}
@@ -555,9 +501,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			sums = append(sums, r.searchSum)
 		}
 		sd = searchDigest(sums)
-		o.search = sd
+		o.Extra = sd
 	}
-	if o != nil && o.prev != nil && o.prev.Search == sd && o.reuseFiles("search.json", "search.js") {
+	if o != nil && o.Prev() != nil && o.Prev().Extra == sd && o.ReuseFiles("search.json", "search.js") {
 		st.Files += 2
 	} else {
 		index := []searchEntry{homeSearch}
@@ -565,7 +511,7 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 		for i, r := range results {
 			p := s.Pages[i]
 			if !r.laidOut { // taken as it is: its entry is in the manifest's search file
-				se, ok := o.prevSearch(s.cache)[p.URL]
+				se, ok := s.prevSearch()[p.URL]
 				if !ok || searchEntrySum(se) != r.searchSum {
 					var err error
 					if _, se, err = s.renderPage(p, t, &nav); err != nil {
@@ -578,10 +524,11 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 			encoded = append(encoded, r.searchJSON)
 		}
 		if o != nil {
-			o.searchEntries = make(map[string]searchEntry, len(index))
+			entries := make(map[string]searchEntry, len(index))
 			for i, p := range s.Pages {
-				o.searchEntries[p.URL] = index[i+1]
+				entries[p.URL] = index[i+1]
 			}
+			o.Side = func() []byte { return encodeSearchEntries(entries) }
 		}
 		sf, err := searchFilesEncoded(index, encoded)
 		if err != nil {

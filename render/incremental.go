@@ -1,11 +1,11 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perflab/perflab/render/output"
 	"html/template"
 	"io/fs"
 	"os"
@@ -86,7 +86,7 @@ func (b *Builder) Build(ctx context.Context, changed []string) (Incremental, err
 	if abs, err := filepath.Abs(out); err == nil {
 		out = abs
 	}
-	defer lockOut(out)() // perflab build's lock: one writer of Out at a time
+	defer output.Lock(out)() // perflab build's lock: one writer of Out at a time
 	switch {
 	case b.site == nil:
 		return b.full(ctx, "first build")
@@ -131,7 +131,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return inc, fmt.Errorf("render: %w", err)
 	}
-	tmp, err := makeBuildDir(out)
+	tmp, err := output.MakeBuildDir(out)
 	if err != nil {
 		return inc, fmt.Errorf("render: %w", err)
 	}
@@ -155,7 +155,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		os.RemoveAll(tmp)
 		return inc, fmt.Errorf("render: search index: %w", err)
 	}
-	if err := swap(tmp, out); err != nil {
+	if err := output.Swap(tmp, out); err != nil {
 		os.RemoveAll(tmp)
 		return inc, err
 	}
@@ -242,7 +242,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		files = append(files, File{Path: rel, Data: data})
 	}
 	if len(affected) == 0 {
-		n, err := writeInPlace(b.opt.Out, files)
+		n, err := output.WriteInPlace(b.opt.Out, files)
 		if err != nil {
 			return inc, err
 		}
@@ -360,7 +360,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		return inc, err
 	}
 	files = append(files, sf...)
-	n, err := writeInPlace(b.opt.Out, files)
+	n, err := output.WriteInPlace(b.opt.Out, files)
 	if err != nil {
 		return inc, err
 	}
@@ -421,36 +421,4 @@ func ignoredByLoad(rel string) bool {
 		}
 	}
 	return false
-}
-
-// writeInPlace writes files into dir, each through a temporary file and a
-// rename, so no reader sees half a file, and returns how many it wrote: a
-// file already there with the same bytes is left alone.
-func writeInPlace(dir string, files []File) (int, error) {
-	n := 0
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.Data) {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return n, fmt.Errorf("render: %w", err)
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
-		if err != nil {
-			return n, fmt.Errorf("render: %w", err)
-		}
-		_, werr := tmp.Write(f.Data)
-		cerr := tmp.Close()
-		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
-			os.Remove(tmp.Name())
-			return n, fmt.Errorf("render: %w", err)
-		}
-		if err := os.Rename(tmp.Name(), p); err != nil {
-			os.Remove(tmp.Name())
-			return n, fmt.Errorf("render: %w", err)
-		}
-		n++
-	}
-	return n, nil
 }

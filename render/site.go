@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"github.com/perflab/perflab/render/output"
 	"io/fs"
 	"math"
 	"os"
@@ -42,7 +43,7 @@ type Site struct {
 	inputStats *inputs.Stats
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (manifest.go).
-	outputs *outputs
+	outputs *output.Tracker
 	bufs    *buffers
 	// in recorded Load's walk of content/ (its directories and static
 	// files), and readers every page's reads (drafts included): the site
@@ -52,7 +53,10 @@ type Site struct {
 	// untouched is the outputs of a build that found out as it should
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.
-	untouched *outputs
+	untouched *output.Tracker
+	// prevSearch reads the last build's search entries once (set with
+	// outputs; outputs.go).
+	prevSearch func() map[string]searchEntry
 }
 
 // Page is one Markdown page.
@@ -599,4 +603,20 @@ func objectiveOrder(o string) string {
 		return "1"
 	}
 	return "2" + o
+}
+
+// readManifest returns the manifest of out, or nil.
+func (s *Site) readManifest(out string) *output.Manifest {
+	if s.cache == nil {
+		return nil
+	}
+	return output.ReadManifest(s.cache.Dir(), out)
+}
+
+// writeManifest records out as o tracked it (output.WriteManifest), in
+// the cache; without a cache, nothing.
+func (s *Site) writeManifest(out string, o *output.Tracker) {
+	if s.cache != nil {
+		output.WriteManifest(s.cache.Dir(), out, o)
+	}
 }

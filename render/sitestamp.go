@@ -2,6 +2,7 @@ package render
 
 import (
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/output"
 	"github.com/perflab/perflab/render/wire"
 
 	"crypto/sha256"
@@ -198,7 +199,7 @@ func (s *Site) stamp(out string, st Stats) {
 // Out's files and directories, and its manifest, are added.
 func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 	o := s.untouched
-	if o == nil || o.relaid || s.inputStats == nil || !stampable(s.opt) || s.in == nil {
+	if o == nil || o.Relaid() || s.inputStats == nil || !stampable(s.opt) || s.in == nil {
 		return nil, false
 	}
 	want := map[string]byte{} // path → kind; stampAbsent: may be absent
@@ -237,13 +238,13 @@ func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 	// The manifest of out: a build that finds it rewritten (by another
 	// build, or edited) takes the normal path, which reads it. This
 	// build may have written it: its own write is not racy.
-	manifest := manifestPath(s.opt.cacheDir(), out)
+	manifest := output.ManifestPath(s.opt.cacheDir(), out)
 	want[manifest], must[manifest] = stampLstat, true
-	for p := range o.sums {
+	for p := range o.Paths() {
 		f := filepath.Join(out, filepath.FromSlash(p))
 		want[f], must[f] = stampLstat, true
 	}
-	for d := range outDirs(o.sums) {
+	for d := range output.Dirs(o.Paths()) {
 		f := filepath.Join(out, d)
 		want[f], must[f] = stampLstat, true
 	}

@@ -3,12 +3,11 @@
 package render
 
 import (
-	"github.com/perflab/perflab/render/buildcache"
+	"github.com/perflab/perflab/render/output"
 
 	"github.com/perflab/perflab/render/inputs"
 
 	"context"
-	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,21 +185,20 @@ func TestInputStatCache(t *testing.T) {
 }
 
 // editManifest rewrites the manifest of f's output directory with edit.
-func (f *statCacheFixture) editManifest(edit func(m *manifest)) {
+func (f *statCacheFixture) editManifest(edit func(m *output.Manifest)) {
 	f.t.Helper()
 	out, _ := filepath.Abs(f.opt.Out)
-	c := &buildCache{Cache: buildcache.Open(f.opt.CacheDir)}
-	m := c.readManifest(out)
+	m := output.ReadManifest(f.opt.CacheDir, out)
 	if m == nil {
 		f.t.Fatal("no manifest")
 	}
 	edit(m)
-	fh, err := os.Create(c.manifestPath(out))
+	fh, err := os.Create(output.ManifestPath(f.opt.CacheDir, out))
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	defer fh.Close()
-	if _, err := fh.Write(encodeManifest(m)); err != nil {
+	if _, err := fh.Write(m.Encode()); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -266,7 +264,7 @@ func TestOutputManifestStat(t *testing.T) {
 		}},
 		{"a directory's mode changed, no directories recorded", func() {
 			os.Chmod(filepath.Join(f.opt.Out, "demo", "h100"), 0o700)
-			f.editManifest(func(m *manifest) { m.Dirs = nil })
+			f.editManifest(func(m *output.Manifest) { m.Dirs = nil })
 		}, func() {
 			if st, err := os.Stat(filepath.Join(f.opt.Out, "demo", "h100")); err != nil || st.Mode().Perm() == 0o700 {
 				t.Errorf("demo/h100: mode not restored: %v", st.Mode())
@@ -285,7 +283,7 @@ func TestOutputManifestStat(t *testing.T) {
 		{"a page edited in the manifest's tick", func() {
 			sameSizeEdit(t, page, "About this lab", "About thus lab", false)
 			id := identity(t, page)
-			f.editManifest(func(m *manifest) {
+			f.editManifest(func(m *output.Manifest) {
 				e := m.Files["about/index.html"]
 				e.ModTime, e.CTime, e.Ino, e.Racy = id.MTime, id.CTime, id.Ino, true
 				m.Files["about/index.html"] = e
@@ -295,8 +293,8 @@ func TestOutputManifestStat(t *testing.T) {
 		{"a file added in the manifest's tick", func() {
 			writeFile(t, filepath.Join(f.opt.Out, "demo", "h100", "stray.html"), "x")
 			id := identity(t, filepath.Join(f.opt.Out, "demo", "h100"))
-			f.editManifest(func(m *manifest) {
-				m.Dirs["demo/h100"] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: true}
+			f.editManifest(func(m *output.Manifest) {
+				m.Dirs["demo/h100"] = output.DirRecord{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: true}
 			})
 		}, nil},
 	}
@@ -311,14 +309,14 @@ func TestOutputManifestStat(t *testing.T) {
 	}
 	// A directory recorded as Racy and found as it should be is recorded
 	// again (the manifest is rewritten), and not read by later builds.
-	f.editManifest(func(m *manifest) {
+	f.editManifest(func(m *output.Manifest) {
 		d := m.Dirs["demo"]
 		d.Racy = true
 		m.Dirs["demo"] = d
 	})
 	kept("a racy directory as it should be")
 	out, _ := filepath.Abs(f.opt.Out)
-	if m := (&buildCache{Cache: buildcache.Open(f.opt.CacheDir)}).readManifest(out); m == nil || m.Dirs["demo"].Racy {
+	if m := output.ReadManifest(f.opt.CacheDir, out); m == nil || m.Dirs["demo"].Racy {
 		t.Error("the racy directory was not recorded again")
 	}
 }
@@ -331,8 +329,8 @@ func TestManifestSearchFile(t *testing.T) {
 	f := newStatCacheFixture(t)
 	f.build("cold")
 	out, _ := filepath.Abs(f.opt.Out)
-	c := &buildCache{Cache: buildcache.Open(f.opt.CacheDir)}
-	if _, err := os.Stat(c.manifestSearchPath(out)); err != nil {
+	side := output.SidePath(f.opt.CacheDir, out)
+	if _, err := os.Stat(side); err != nil {
 		t.Fatalf("no search file: %v", err)
 	}
 	about := filepath.Join(f.opt.Content, "about.md")
@@ -350,10 +348,10 @@ func TestManifestSearchFile(t *testing.T) {
 		}
 	}
 	edit("about.md edited", "First added line.")
-	os.Remove(c.manifestSearchPath(out))
+	os.Remove(side)
 	edit("about.md edited, search file deleted", "Second added line.")
 	// A search file whose entries are not those the manifest recorded.
-	os.WriteFile(c.manifestSearchPath(out), encodeSearchEntries(map[string]searchEntry{"demo/h100/": {Title: "stale", URL: "demo/h100/index.html", Text: "stale"}}), 0o644)
+	os.WriteFile(side, encodeSearchEntries(map[string]searchEntry{"demo/h100/": {Title: "stale", URL: "demo/h100/index.html", Text: "stale"}}), 0o644)
 	edit("about.md edited, search file stale", "Third added line.")
 	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "search.json")); strings.Contains(string(data), "stale") {
 		t.Error("the stale entry is in the search index")
@@ -391,38 +389,6 @@ func TestLazyBodyChanged(t *testing.T) {
 	}
 }
 
-// TestManifestCodec: a manifest reads back as written; a truncated or
-// foreign one reads as none.
-func TestManifestCodec(t *testing.T) {
-	m := &manifest{Out: "/x/site", Search: sha256.Sum256([]byte("s")),
-		Files: map[string]manifestFile{"a/index.html": {Sum: sumOutput([]byte("a")), Size: 3, ModTime: -4, CTime: 5, Ino: 6, Racy: true}, "b.css": {Size: 1}},
-		Pages: map[string]manifestPage{"a/": {Layout: sha256.Sum256([]byte("l")), SearchSum: sha256.Sum256([]byte("e")), Paths: []string{"a/index.html", "a/data.json"}}, "c/": {}},
-		Dirs:  map[string]manifestDir{"a": {ModTime: 1, CTime: 2, Ino: 3, Racy: true}, "a/b": {}},
-	}
-	data := encodeManifest(m)
-	got := decodeManifest(data)
-	if got == nil || got.Out != m.Out || got.Search != m.Search || len(got.Files) != 2 || got.Files["a/index.html"] != m.Files["a/index.html"] ||
-		len(got.Pages) != 2 || got.Pages["a/"].Layout != m.Pages["a/"].Layout || got.Pages["a/"].SearchSum != m.Pages["a/"].SearchSum ||
-		strings.Join(got.Pages["a/"].Paths, ",") != "a/index.html,a/data.json" || len(got.Dirs) != 2 || got.Dirs["a"] != m.Dirs["a"] {
-		t.Errorf("round trip: %+v", got)
-	}
-	if string(encodeManifest(got)) != string(data) {
-		t.Error("encoding is not deterministic")
-	}
-	m.Dirs = nil
-	if got := decodeManifest(encodeManifest(m)); got == nil || got.Dirs != nil {
-		t.Errorf("no directories: %+v", got)
-	}
-	for n := 0; n < len(data); n += 7 {
-		if decodeManifest(data[:n]) != nil {
-			t.Errorf("truncated to %d bytes: decoded", n)
-		}
-	}
-	if decodeManifest(append(data, 0)) != nil {
-		t.Error("trailing byte: decoded")
-	}
-}
-
 // TestBuildLocksOut: a build writes Out only while it holds lockOut's
 // lock, so that a second build (or perflab serve) writing the same Out
 // meanwhile cannot leave its files under the first one's manifest.
@@ -431,7 +397,7 @@ func TestBuildLocksOut(t *testing.T) {
 	f.build("cold")
 	out, _ := filepath.Abs(f.opt.Out)
 	writeFile(t, filepath.Join(f.opt.Content, "new.md"), "# New page\n")
-	unlock := lockOut(out)
+	unlock := output.Lock(out)
 	done := make(chan error, 1)
 	go func() { _, err := BuildStats(context.Background(), f.opt); done <- err }()
 	select {

@@ -1,4 +1,4 @@
-package render
+package output
 
 import (
 	"io"
@@ -6,14 +6,14 @@ import (
 	"syscall"
 )
 
-// writeOutput writes data into a new file at name (mode 0644 less the
+// WriteFile writes data into a new file at name (mode 0644 less the
 // umask), as os.WriteFile does, with the three system calls it takes:
 // open, write and close. os.WriteFile also registers every file with the
 // runtime's poller (an epoll_ctl that fails for a regular file) and
 // allocates an *os.File with a finalizer; for the 4,000 files of a
 // 1,000-report site that was a tenth of writing them. Errors read as
 // os.WriteFile's (*os.PathError with the operation and the name).
-func writeOutput(name string, data []byte) error {
+func WriteFile(name string, data []byte) error {
 	var fd int
 	var err error
 	for {
@@ -47,12 +47,12 @@ func writeOutput(name string, data []byte) error {
 	return nil
 }
 
-// makeDir creates the directory name, and its parents when they are
+// MakeDir creates the directory name, and its parents when they are
 // missing, as os.MkdirAll does; where the parent exists (every report's
 // directory after the first of its model) that is one mkdir(2), not
 // MkdirAll's stat of name and of its parent first. Any failure is
 // MkdirAll's to report.
-func makeDir(name string) error {
+func MakeDir(name string) error {
 	for {
 		err := syscall.Mkdir(name, 0o755)
 		if err == nil {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package render
+package output
 
 import (
 	"errors"
@@ -25,7 +25,7 @@ func TestBuildDirSpreads(t *testing.T) {
 	}
 	checked := 0
 	for _, parent := range dirs {
-		tmp, err := makeBuildDir(filepath.Join(parent, "site"))
+		tmp, err := MakeBuildDir(filepath.Join(parent, "site"))
 		if err != nil {
 			t.Fatalf("%s: %v", parent, err)
 		}

@@ -1,4 +1,4 @@
-package render
+package output
 
 import (
 	"github.com/perflab/perflab/render/inputs"
@@ -21,70 +21,58 @@ import (
 // and swapping it in (so that a failed build leaves --out as it was)
 // writes and deletes the whole site. The build therefore keeps, in its
 // cache directory, a manifest of the site it last swapped into --out:
-// every file's sum (outSum), size and modification time. A file the new build
+// every file's sum (Sum), size and modification time. A file the new build
 // renders to the same bytes, whose copy in --out still has that size and
 // time, is not written; when no file differs and --out holds nothing
 // else, --out is left alone. Otherwise the unwritten files are linked (or
 // copied) from --out into the new directory, which is swapped in as
 // before. Deleting the cache, or touching --out, only costs the writes.
 
-// manifest is the site a build left in out.
-type manifest struct {
+// Manifest is the site a build left in out.
+type Manifest struct {
 	Out   string // the output directory, absolute
-	Files map[string]manifestFile
-	Pages map[string]manifestPage // by page URL
-	// Search is the digest of the search index's entries (searchDigest)
-	// that search.json and search.js were written from.
-	Search [32]byte
+	Files map[string]FileRecord
+	// Units are the groups of files the caller made together, by the
+	// caller's name for them (render: a page's files, by its URL).
+	Units map[string]Unit
+	// Extra is a sum the caller keeps with the manifest (render: the
+	// digest of the search entries search.json was written from).
+	Extra [32]byte
 	// Dirs are the directories below Out (slash-separated, relative);
 	// nil where statID reports nothing.
-	Dirs map[string]manifestDir
+	Dirs map[string]DirRecord
 }
 
-// manifestPage is what a build needs of a page that is already in Out:
-// the layout key it was written under (layoutKey), its search entry and
-// the paths of its files. A page whose key is unchanged and whose files
-// are all unchanged in Out is neither read from the cache nor laid out.
-type manifestPage struct {
-	Layout [32]byte
-	// SearchSum is searchEntrySum of its search entry; the entry itself
-	// is in the manifest's search file (manifestSearch), read only when
-	// the search index is written again: decoding every page's text was
-	// most of reading the manifest.
-	SearchSum [32]byte
-	Paths     []string
+// Unit is what a build needs of a group of files that is already in
+// Out: the key it was made under, the caller's sum of what else it
+// made (render: its search entry's), and the paths of its files. A unit
+// whose key is unchanged and whose files are all unchanged in Out is
+// neither made nor written again (Tracker.Reuse).
+type Unit struct {
+	Key   [32]byte
+	Extra [32]byte
+	Paths []string
 }
 
-// outSum identifies an output file's bytes: the 128-bit XXH3 hash
-// (sumOutput). It only tells whether a file the build renders is the one
+// Sum identifies an output file's bytes: the 128-bit XXH3 hash
+// (SumOf). It only tells whether a file the build renders is the one
 // the last build wrote, never facing bytes made to collide, so a
 // cryptographic hash buys nothing here; SHA-256 of every output was a
 // fifth of the time a cold 1,000-report build spent writing its files,
 // XXH3 hashes at memory speed.
-type outSum [16]byte
+type Sum [16]byte
 
-// sumOutput is data's outSum.
-func sumOutput(data []byte) outSum {
+// SumOf is data's Sum.
+func SumOf(data []byte) Sum {
 	return xxh3.Hash128(data).Bytes()
 }
 
-// layoutKey determines a page's files: its cache key (its inputs, the
-// templates, perflab's build, the options) and its navigation, the one
-// part of its layout that depends on other pages.
-func layoutKey(cacheKey string, nav string) [32]byte {
-	h := sha256.New()
-	field(h, "layout", cacheKey, nav)
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
-}
-
-// manifestFile is a file the last build left in Out: its bytes' sum
-// (outSum) and its identity when the manifest was written (statID: the change
+// FileRecord is a file the last build left in Out: its bytes' sum
+// (Sum) and its identity when the manifest was written (statID: the change
 // time and inode too, which no touch -d can put back; zero where the
 // platform does not report them).
-type manifestFile struct {
-	Sum     outSum
+type FileRecord struct {
+	Sum     Sum
 	Size    int64
 	ModTime int64 // nanoseconds
 	CTime   int64 // nanoseconds
@@ -96,33 +84,28 @@ type manifestFile struct {
 	Racy bool
 }
 
-// manifestDir is a directory below Out as the last build left it. Adding,
+// DirRecord is a directory below Out as the last build left it. Adding,
 // removing or renaming an entry in a directory sets its modification and
 // change times, so a directory whose identity is unchanged holds what it
 // held: an unchanged rebuild need not read it to look for stray files
-// (statcache.go tells why change times can be trusted, and Racy is as
-// for manifestFile: such a directory is read).
-type manifestDir struct {
+// (render/inputs tells why change times can be trusted, and Racy is as
+// for FileRecord: such a directory is read).
+type DirRecord struct {
 	ModTime, CTime int64
 	Ino            uint64
 	Racy           bool
 }
 
-// manifestPath is where the cache keeps the manifest of out.
-func (c *buildCache) manifestPath(out string) string { return manifestPath(c.Dir(), out) }
-
-// manifestPath is where the cache in dir keeps the manifest of out.
-func manifestPath(dir, out string) string {
+// ManifestPath is where the cache directory dir keeps the manifest of
+// out.
+func ManifestPath(dir, out string) string {
 	sum := sha256.Sum256([]byte(out))
 	return filepath.Join(dir, "manifest-"+hex.EncodeToString(sum[:8]))
 }
 
-// readManifest returns the manifest of out, or nil.
-func (c *buildCache) readManifest(out string) *manifest {
-	if c == nil {
-		return nil
-	}
-	data, err := os.ReadFile(c.manifestPath(out))
+// ReadManifest returns the manifest of out kept in dir, or nil.
+func ReadManifest(dir, out string) *Manifest {
+	data, err := os.ReadFile(ManifestPath(dir, out))
 	if err != nil {
 		return nil
 	}
@@ -133,19 +116,16 @@ func (c *buildCache) readManifest(out string) *manifest {
 	return m
 }
 
-// writeManifest records the files of out, whose contents hash to sums,
-// and its directories. A file that cannot be read back is left out (it
-// will be written again).
-func (c *buildCache) writeManifest(out string, o *outputs) {
-	if c == nil {
-		return
-	}
-	if c.MkdirAll() != nil {
+// WriteManifest records in dir the files of out, as o tracked them,
+// and its directories, and o's side file when it has one. A file that
+// cannot be read back is left out (it will be written again).
+func WriteManifest(dir, out string, o *Tracker) {
+	if os.MkdirAll(dir, 0o755) != nil {
 		return
 	}
 	// The temporary file is made first: its change time is the moment
 	// from which a change to out might go unseen (Racy).
-	tmp, err := os.CreateTemp(c.Dir(), ".tmp-*")
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return
 	}
@@ -156,7 +136,7 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 		ref = id.CTime
 	}
 	sums := o.sums
-	m := manifest{Out: out, Files: make(map[string]manifestFile, len(sums)), Pages: o.pages, Search: o.search}
+	m := Manifest{Out: out, Files: make(map[string]FileRecord, len(sums)), Units: o.units, Extra: o.Extra}
 	// The files and directories are stat'ed on every core, the search
 	// entries written meanwhile: this was serial at the end of a cold
 	// build.
@@ -172,7 +152,7 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 				if err != nil || !st.Mode().IsRegular() {
 					continue
 				}
-				e := manifestFile{Sum: sums[p], Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+				e := FileRecord{Sum: sums[p], Size: st.Size(), ModTime: st.ModTime().UnixNano()}
 				if id, ok := inputs.StatID(st); ok && refOK {
 					e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, inputs.Racy(id.CTime, ref)
 				}
@@ -186,25 +166,25 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dirs := map[string]manifestDir{}
-			for d := range outDirs(sums) {
+			dirs := map[string]DirRecord{}
+			for d := range Dirs(sums) {
 				st, err := os.Lstat(filepath.Join(out, d))
 				if err != nil || !st.IsDir() {
 					return // m.Dirs stays nil: walk next time
 				}
 				id, _ := inputs.StatID(st)
-				dirs[filepath.ToSlash(d)] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: inputs.Racy(id.CTime, ref)}
+				dirs[filepath.ToSlash(d)] = DirRecord{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: inputs.Racy(id.CTime, ref)}
 			}
 			mu.Lock()
 			m.Dirs = dirs
 			mu.Unlock()
 		}()
 	}
-	if o.searchEntries != nil {
+	if o.Side != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.writeManifestSearch(out, o.searchEntries)
+			writeSide(dir, out, o.Side())
 		}()
 	}
 	for p := range sums {
@@ -213,14 +193,14 @@ func (c *buildCache) writeManifest(out string, o *outputs) {
 	close(paths)
 	wg.Wait()
 	_, werr := tmp.Write(encodeManifest(&m))
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestPath(out)) != nil {
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), ManifestPath(dir, out)) != nil {
 		os.Remove(tmp.Name())
 	}
 }
 
-// outDirs are the directories below the output directory that hold the
+// Dirs are the directories below the output directory that hold the
 // files at paths (OS-separated, relative).
-func outDirs[V any](paths map[string]V) map[string]bool {
+func Dirs[V any](paths map[string]V) map[string]bool {
 	dirs := map[string]bool{}
 	for p := range paths {
 		for d := filepath.Dir(filepath.FromSlash(p)); d != "." && !dirs[d]; d = filepath.Dir(d) {
@@ -230,37 +210,114 @@ func outDirs[V any](paths map[string]V) map[string]bool {
 	return dirs
 }
 
-// outputs tracks one build's files against the previous manifest.
-type outputs struct {
-	prev *manifest // nil: write everything
-	// static are the paths of content/'s files copied as they are, over
-	// what a page or the search index makes there (Render): a page or an
-	// index taken as it was does not take those paths with it.
-	static map[string]bool
+// Tracker tracks one build's files against the previous manifest. Its
+// methods are safe for concurrent use.
+type Tracker struct {
+	prev *Manifest // nil: write everything
+	// Static are paths the caller writes over whatever a unit makes there
+	// (render: content/'s files copied as they are): a unit taken as it
+	// was does not take those paths with it. Set before use.
+	Static map[string]bool
+	// Extra is the caller's sum kept in the manifest (Manifest.Extra).
+	Extra [32]byte
+	// Side, when set, makes what is written beside the manifest (render:
+	// the search entries, when the search index was written), while the
+	// manifest's files are stat'ed; PrevSide reads the last one.
+	Side func() []byte
 
 	mu      sync.Mutex
-	sums    map[string]outSum
+	sums    map[string]Sum
 	skipped []string // same bytes as the file in prev.Out: not written
-	pages   map[string]manifestPage
-	// relaid is set when a page was laid out again (its layout key was
-	// not the one recorded): even when its bytes come out the same and
-	// out is left untouched, the manifest must record the new key, or
-	// every later build lays the page out again.
+	units   map[string]Unit
+	// relaid is set when a unit was made again (its key was not the one
+	// recorded): even when its bytes come out the same and out is left
+	// untouched, the manifest must record the new key, or every later
+	// build makes the unit again.
 	relaid bool
 	// reverified is set when a file or directory recorded as Racy was
 	// found as recorded: the manifest is rewritten so that the next
 	// build need not check it again.
-	reverified bool
-	search     [32]byte // the search index's digest
-	// searchEntries are the search index's entries by page URL when this
-	// build wrote it (the manifest's search file is then written too).
-	searchEntries  map[string]searchEntry
-	prevSearchOnce sync.Once
-	prevSearchMap  map[string]searchEntry
+	reverified   bool
+	prevSideOnce sync.Once
+	prevSide     []byte
 }
 
-func newOutputs(prev *manifest) *outputs {
-	return &outputs{prev: prev, sums: map[string]outSum{}, pages: map[string]manifestPage{}}
+// NewTracker tracks a build against prev, the manifest of its output
+// directory's last build (nil: none).
+func NewTracker(prev *Manifest) *Tracker {
+	return &Tracker{prev: prev, sums: map[string]Sum{}, units: map[string]Unit{}}
+}
+
+// Prev is the previous manifest, or nil.
+func (o *Tracker) Prev() *Manifest { return o.prev }
+
+// Relaid reports whether a unit was made under another key than the
+// recorded one.
+func (o *Tracker) Relaid() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.relaid
+}
+
+// Stale reports whether the manifest must be written again although Out
+// is unchanged: a unit was made again, a racy record was verified, or
+// the caller's sum changed.
+func (o *Tracker) Stale() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.relaid || o.reverified || o.prev == nil || o.prev.Extra != o.Extra
+}
+
+// Skipped is how many files were found in Out and not written.
+func (o *Tracker) Skipped() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.skipped)
+}
+
+// Paths are the build's files (slash-separated, relative to Out) with
+// their sums; the map is the tracker's own.
+func (o *Tracker) Paths() map[string]Sum { return o.sums }
+
+// Unit records the unit name, made under key, its files at paths, and
+// the caller's extra sum.
+func (o *Tracker) Unit(name string, key, extra [32]byte, paths []string) {
+	u := Unit{Key: key, Extra: extra, Paths: paths}
+	o.mu.Lock()
+	o.relaid = o.relaid || o.prev == nil || o.prev.Units[name].Key != key
+	o.units[name] = u
+	o.mu.Unlock()
+}
+
+// sidePath is where the side file of out's manifest is kept.
+func sidePath(dir, out string) string { return ManifestPath(dir, out) + ".search" }
+
+// SidePath is where the cache directory dir keeps the side file of
+// out's manifest.
+func SidePath(dir, out string) string { return sidePath(dir, out) }
+
+// PrevSide returns the side file the last build wrote with its manifest
+// in dir (read once), or nil.
+func (o *Tracker) PrevSide(dir string) []byte {
+	o.prevSideOnce.Do(func() {
+		if o.prev == nil {
+			return
+		}
+		o.prevSide, _ = os.ReadFile(sidePath(dir, o.prev.Out))
+	})
+	return o.prevSide
+}
+
+// writeSide writes the side file of out's manifest into dir.
+func writeSide(dir, out string, data []byte) {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), sidePath(dir, out)) != nil {
+		os.Remove(tmp.Name())
+	}
 }
 
 // inOut reports whether the previous output directory still holds e at
@@ -268,7 +325,7 @@ func newOutputs(prev *manifest) *outputs {
 // them the same change time and inode (a file rewritten with its size
 // and time put back has a new change time); a Racy entry's bytes are
 // compared too.
-func (o *outputs) inOut(p string, e manifestFile) bool {
+func (o *Tracker) inOut(p string, e FileRecord) bool {
 	name := filepath.Join(o.prev.Out, filepath.FromSlash(p))
 	st, err := os.Lstat(name)
 	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size || st.ModTime().UnixNano() != e.ModTime {
@@ -279,7 +336,7 @@ func (o *outputs) inOut(p string, e manifestFile) bool {
 	}
 	if e.Racy {
 		data, err := os.ReadFile(name)
-		if err != nil || sumOutput(data) != e.Sum {
+		if err != nil || SumOf(data) != e.Sum {
 			return false
 		}
 		o.mu.Lock()
@@ -289,46 +346,46 @@ func (o *outputs) inOut(p string, e manifestFile) bool {
 	return true
 }
 
-// reuse returns the page at url's record when the last build wrote it
-// under layout key lk and Out still holds all its files, which it then
-// counts as skipped.
-func (o *outputs) reuse(url string, lk [32]byte) (manifestPage, bool) {
+// Reuse returns the record of unit name when the last build made it
+// under key and Out still holds all its files, which it then counts as
+// skipped.
+func (o *Tracker) Reuse(name string, key [32]byte) (Unit, bool) {
 	if o.prev == nil {
-		return manifestPage{}, false
+		return Unit{}, false
 	}
-	mp, ok := o.prev.Pages[url]
-	if !ok || mp.Layout != lk {
-		return manifestPage{}, false
+	mp, ok := o.prev.Units[name]
+	if !ok || mp.Key != key {
+		return Unit{}, false
 	}
 	for _, p := range mp.Paths {
-		if o.static[p] {
+		if o.Static[p] {
 			continue
 		}
 		if e, ok := o.prev.Files[p]; !ok || !o.inOut(p, e) {
-			return manifestPage{}, false
+			return Unit{}, false
 		}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, p := range mp.Paths {
-		if o.static[p] {
+		if o.Static[p] {
 			continue
 		}
 		o.sums[p] = o.prev.Files[p].Sum
 		o.skipped = append(o.skipped, p)
 	}
-	o.pages[url] = mp
+	o.units[name] = mp
 	return mp, true
 }
 
-// reuseFiles counts the files at paths as skipped when the last build
+// ReuseFiles counts the files at paths as skipped when the last build
 // wrote them and Out still holds them.
-func (o *outputs) reuseFiles(paths ...string) bool {
+func (o *Tracker) ReuseFiles(paths ...string) bool {
 	if o.prev == nil {
 		return false
 	}
 	for _, p := range paths {
-		if o.static[p] {
+		if o.Static[p] {
 			continue
 		}
 		if e, ok := o.prev.Files[p]; !ok || !o.inOut(p, e) {
@@ -338,7 +395,7 @@ func (o *outputs) reuseFiles(paths ...string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, p := range paths {
-		if o.static[p] {
+		if o.Static[p] {
 			continue
 		}
 		o.sums[p] = o.prev.Files[p].Sum
@@ -347,85 +404,10 @@ func (o *outputs) reuseFiles(paths ...string) bool {
 	return true
 }
 
-// searchEntrySum identifies one search entry.
-func searchEntrySum(e searchEntry) [32]byte {
-	h := sha256.New()
-	field(h, e.Title, e.URL, e.Tags, e.Text)
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
-}
-
-// searchDigest identifies the search index's entries by their sums
-// (searchEntrySum, in index order): search.json and search.js are a
-// function of it (and of perflab's build).
-func searchDigest(sums [][32]byte) [32]byte {
-	h := sha256.New()
-	field(h, "search", selfVersion())
-	for _, s := range sums {
-		h.Write(s[:])
-	}
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
-}
-
-// manifestSearchPath is where the manifest's search entries are kept.
-func (c *buildCache) manifestSearchPath(out string) string { return c.manifestPath(out) + ".search" }
-
-// prevSearch returns the search entries (by page URL) the last build
-// wrote its search index from, read once; nil when there are none.
-func (o *outputs) prevSearch(c *buildCache) map[string]searchEntry {
-	o.prevSearchOnce.Do(func() {
-		if c == nil || o.prev == nil {
-			return
-		}
-		data, err := os.ReadFile(c.manifestSearchPath(o.prev.Out))
-		if err != nil {
-			return
-		}
-		o.prevSearchMap = decodeSearchEntries(data)
-	})
-	return o.prevSearchMap
-}
-
-// writeManifestSearch keeps the entries (by page URL) that this build
-// wrote the search index from, for a later build that reuses the pages.
-func (c *buildCache) writeManifestSearch(out string, entries map[string]searchEntry) {
-	if c == nil {
-		return
-	}
-	data := encodeSearchEntries(entries)
-	if c.MkdirAll() != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(c.Dir(), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.manifestSearchPath(out)) != nil {
-		os.Remove(tmp.Name())
-	}
-}
-
-// page records the page at url, rendered under layout key lk.
-func (o *outputs) page(url string, lk [32]byte, se searchEntry, files []File) {
-	mp := manifestPage{Layout: lk, SearchSum: searchEntrySum(se)}
-	relaid := o.prev == nil || o.prev.Pages[url].Layout != lk
-	for _, f := range files {
-		mp.Paths = append(mp.Paths, f.Path)
-	}
-	o.mu.Lock()
-	o.relaid = o.relaid || relaid
-	o.pages[url] = mp
-	o.mu.Unlock()
-}
-
-// same records f and reports whether its copy in the previous output
+// Same records f and reports whether its copy in the previous output
 // directory already holds its bytes, so that it need not be written.
-func (o *outputs) same(f File) bool {
-	sum := sumOutput(f.Data)
+func (o *Tracker) Same(f File) bool {
+	sum := SumOf(f.Data)
 	same := false
 	if o.prev != nil {
 		if e, ok := o.prev.Files[f.Path]; ok && e.Sum == sum && e.Size == int64(len(f.Data)) {
@@ -441,13 +423,13 @@ func (o *outputs) same(f File) bool {
 	return same
 }
 
-// unchanged reports whether out holds exactly this build's files: every
+// Unchanged reports whether out holds exactly this build's files: every
 // one was skipped, and out has no other file or directory, and its
 // directories have the modes a build gives them (out's own 0755, set by
 // swap; below it the mode a directory made now in tmp, this build's
 // directory, gets: 0755 less the umask). A chmod of a directory sets its
 // change time, so only a directory whose identity changed is checked.
-func (o *outputs) unchanged(out, tmp string) bool {
+func (o *Tracker) Unchanged(out, tmp string) bool {
 	if o.prev == nil || len(o.skipped) != len(o.sums) || len(o.sums) != len(o.prev.Files) {
 		return false
 	}
@@ -466,7 +448,7 @@ func (o *outputs) unchanged(out, tmp string) bool {
 		}
 		return 0o755
 	})
-	dirs := outDirs(o.sums)
+	dirs := Dirs(o.sums)
 	if o.prev.Dirs != nil && len(o.prev.Dirs) == len(dirs) {
 		return o.unchangedDirs(out, dirs, dirPerm)
 	}
@@ -536,7 +518,7 @@ func (o *outputs) unchanged(out, tmp string) bool {
 // out as recorded): out's own entries are read; a directory below it
 // whose identity is as recorded holds what it held and is not read, any
 // other is. The directories are checked on every core.
-func (o *outputs) unchangedDirs(out string, dirs map[string]bool, dirPerm func() fs.FileMode) bool {
+func (o *Tracker) unchangedDirs(out string, dirs map[string]bool, dirPerm func() fs.FileMode) bool {
 	// entryOK reports whether rel, found in out, is one of the build's
 	// files or directories.
 	entryOK := func(rel string, d fs.DirEntry) bool {
@@ -616,9 +598,9 @@ func (o *outputs) unchangedDirs(out string, dirs map[string]bool, dirPerm func()
 	return true
 }
 
-// fill links (or copies) the skipped files from the previous output
+// Fill links (or copies) the skipped files from the previous output
 // directory into dir, where the build wrote the others.
-func (o *outputs) fill(dir string) error {
+func (o *Tracker) Fill(dir string) error {
 	for _, p := range o.skipped {
 		src := filepath.Join(o.prev.Out, filepath.FromSlash(p))
 		dst := filepath.Join(dir, filepath.FromSlash(p))

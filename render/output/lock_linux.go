@@ -1,4 +1,4 @@
-package render
+package output
 
 import (
 	"os"
@@ -7,14 +7,14 @@ import (
 	"syscall"
 )
 
-// lockOut waits for, then holds, an exclusive lock on the directory that
+// Lock waits for, then holds, an exclusive lock on the directory that
 // holds out (flock(2) on the directory itself: no lock file is left
 // beside the site), so that two builds writing out (two perflab build,
 // or perflab serve and perflab build) take turns. Without it a build
 // that recorded out in its manifest after another build's swap recorded
 // the other build's files under its own sums, and a later build trusted
 // them. Where the lock cannot be taken the build goes on without it.
-func lockOut(out string) (unlock func()) {
+func Lock(out string) (unlock func()) {
 	d, err := os.Open(filepath.Dir(out))
 	if err != nil {
 		return func() {}

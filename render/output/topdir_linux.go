@@ -1,6 +1,6 @@
 //go:build linux
 
-package render
+package output
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// spreadTree marks dir, a build's temporary directory, as the top of a
+// SpreadTree marks dir, a build's temporary directory, as the top of a
 // directory tree (chattr +T): ext4's Orlov allocator then spreads its
 // subdirectories over the block groups, as it does the root's, instead
 // of keeping them in dir's own group. That group is usually where the
@@ -21,7 +21,7 @@ import (
 // time 1.8 → 4.6 s) against 0.94–1.05 s with the flag. Into a fresh
 // directory the flag costs ~0.1 s of system time at most. Other file
 // systems refuse the flag or ignore it; either way nothing else changes.
-func spreadTree(dir string) {
+func SpreadTree(dir string) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return
