@@ -70,4 +70,3 @@ func TestMakeDir(t *testing.T) {
 		}
 	}
 }
-
