@@ -340,52 +340,10 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 			s.inputStats.Abandon()
 		}
 	}()
-	var mds []string
-	err := s.in.WalkDir(opt.Content, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if p != opt.Content && skippedName(name) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return inputs.Skip
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(opt.Content, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if strings.HasSuffix(name, ".md") {
-			mds = append(mds, rel)
-		} else {
-			s.Static = append(s.Static, rel)
-		}
-		return nil
-	})
+	mds, err := s.walkContent()
 	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
+		return nil, err
 	}
-	// A bundle with a campaign but no index.md is a report with no
-	// narrative: the skeleton alone.
-	have := map[string]bool{}
-	for _, rel := range mds {
-		have[rel] = true
-	}
-	for _, rel := range s.Static {
-		if path.Base(rel) == "campaign.yaml" && path.Dir(rel) != "." {
-			if idx := path.Join(path.Dir(rel), "index.md"); !have[idx] {
-				mds = append(mds, idx)
-				have[idx] = true
-			}
-		}
-	}
-	sort.Strings(mds)
-	sort.Strings(s.Static)
 	// Pages (and their results) load in parallel; the first error in
 	// path order is reported, whatever the timing.
 	type loaded struct {
@@ -619,4 +577,57 @@ func (s *Site) writeManifest(out string, o *output.Tracker) {
 	if s.cache != nil {
 		output.WriteManifest(s.cache.Dir(), out, o)
 	}
+}
+
+// walkContent lists content/ (through s.in, which records it): the
+// Markdown pages (with the index.md of a bundle that has a campaign but
+// no narrative), sorted, and the static files (s.Static).
+func (s *Site) walkContent() ([]string, error) {
+	var mds []string
+	err := s.in.WalkDir(s.opt.Content, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != s.opt.Content && skippedName(name) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return inputs.Skip
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(s.opt.Content, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(name, ".md") {
+			mds = append(mds, rel)
+		} else {
+			s.Static = append(s.Static, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	// A bundle with a campaign but no index.md is a report with no
+	// narrative: the skeleton alone.
+	have := map[string]bool{}
+	for _, rel := range mds {
+		have[rel] = true
+	}
+	for _, rel := range s.Static {
+		if path.Base(rel) == "campaign.yaml" && path.Dir(rel) != "." {
+			if idx := path.Join(path.Dir(rel), "index.md"); !have[idx] {
+				mds = append(mds, idx)
+				have[idx] = true
+			}
+		}
+	}
+	sort.Strings(mds)
+	sort.Strings(s.Static)
+	return mds, nil
 }

@@ -151,196 +151,236 @@ func compile(t reflect.Type) *codec {
 	codecs[t] = c // before the elements: a recursive type finds itself
 	switch t.Kind() {
 	case reflect.Bool:
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			if v.Bool() {
-				return append(b, 1)
-			}
-			return append(b, 0)
-		}
-		c.dec = func(r *reader, v reflect.Value) {
-			x := r.byte()
-			if x > 1 {
-				r.bad = true
-			}
-			v.SetBool(x == 1)
-		}
+		c.enc, c.dec = encBool, decBool
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		c.enc = func(b []byte, v reflect.Value) []byte { return binary.AppendVarint(b, v.Int()) }
-		c.dec = func(r *reader, v reflect.Value) {
-			x := r.varint()
-			if v.OverflowInt(x) {
-				r.bad = true
-			}
-			v.SetInt(x)
-		}
+		c.enc, c.dec = encInt, decInt
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		c.enc = func(b []byte, v reflect.Value) []byte { return binary.AppendUvarint(b, v.Uint()) }
-		c.dec = func(r *reader, v reflect.Value) {
-			x := r.uvarint()
-			if v.OverflowUint(x) {
-				r.bad = true
-			}
-			v.SetUint(x)
-		}
+		c.enc, c.dec = encUint, decUint
 	case reflect.Float32, reflect.Float64:
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float()))
-		}
-		c.dec = func(r *reader, v reflect.Value) { v.SetFloat(math.Float64frombits(r.uint64())) }
+		c.enc, c.dec = encFloat, decFloat
 	case reflect.String:
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			s := v.String()
-			return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-		}
-		c.dec = func(r *reader, v reflect.Value) { v.SetString(string(r.bytes(r.uvarint()))) }
+		c.enc, c.dec = encString, decString
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			c.enc = func(b []byte, v reflect.Value) []byte {
-				d := v.Bytes()
-				return append(binary.AppendUvarint(b, uint64(len(d))), d...)
-			}
-			c.dec = func(r *reader, v reflect.Value) {
-				n := r.uvarint()
-				if n == 0 {
-					return // nil, as Append found it or an empty slice
-				}
-				v.SetBytes(r.bytes(n))
-			}
-			break
-		}
-		ec := compile(t.Elem())
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			n := v.Len()
-			b = binary.AppendUvarint(b, uint64(n))
-			for i := 0; i < n; i++ {
-				b = ec.enc(b, v.Index(i))
-			}
-			return b
-		}
-		c.dec = func(r *reader, v reflect.Value) {
-			n := r.uvarint()
-			if n == 0 {
-				return
-			}
-			if n > uint64(len(r.b)) { // every element takes a byte at least
-				r.bad = true
-				return
-			}
-			s := reflect.MakeSlice(t, int(n), int(n))
-			for i := 0; i < int(n) && !r.bad; i++ {
-				ec.dec(r, s.Index(i))
-			}
-			v.Set(s)
+			c.enc, c.dec = encBytes, decBytes
+		} else {
+			sliceCodec(c, t)
 		}
 	case reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
-			n := t.Len()
-			c.enc = func(b []byte, v reflect.Value) []byte {
-				if v.CanAddr() {
-					return append(b, v.Slice(0, n).Bytes()...)
-				}
-				b = append(b, make([]byte, n)...)
-				reflect.Copy(reflect.ValueOf(b[len(b)-n:]), v)
-				return b
-			}
-			c.dec = func(r *reader, v reflect.Value) {
-				d := r.bytes(uint64(n))
-				if d != nil {
-					reflect.Copy(v, reflect.ValueOf(d))
-				}
-			}
-			break
-		}
-		ec := compile(t.Elem())
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			for i := 0; i < v.Len(); i++ {
-				b = ec.enc(b, v.Index(i))
-			}
-			return b
-		}
-		c.dec = func(r *reader, v reflect.Value) {
-			for i := 0; i < v.Len() && !r.bad; i++ {
-				ec.dec(r, v.Index(i))
-			}
+			byteArrayCodec(c, t.Len())
+		} else {
+			arrayCodec(c, t)
 		}
 	case reflect.Map:
-		kc, ec := compile(t.Key()), compile(t.Elem())
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			keys := v.MapKeys()
-			sortKeys(keys)
-			b = binary.AppendUvarint(b, uint64(len(keys)))
-			for _, k := range keys {
-				b = kc.enc(b, k)
-				b = ec.enc(b, v.MapIndex(k))
-			}
-			return b
-		}
-		c.dec = func(r *reader, v reflect.Value) {
-			n := r.uvarint()
-			if n == 0 {
-				return // nil, as Append found it or an empty map
-			}
-			if n > uint64(len(r.b)) {
-				r.bad = true
-				return
-			}
-			m := reflect.MakeMapWithSize(t, int(n))
-			k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
-			for i := uint64(0); i < n && !r.bad; i++ {
-				k.SetZero()
-				e.SetZero()
-				kc.dec(r, k)
-				ec.dec(r, e)
-				m.SetMapIndex(k, e)
-			}
-			v.Set(m)
-		}
+		mapCodec(c, t)
 	case reflect.Pointer:
-		ec := compile(t.Elem())
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			if v.IsNil() {
-				return append(b, 0)
-			}
-			return ec.enc(append(b, 1), v.Elem())
-		}
-		c.dec = func(r *reader, v reflect.Value) {
-			switch r.byte() {
-			case 0:
-			case 1:
-				p := reflect.New(t.Elem())
-				ec.dec(r, p.Elem())
-				v.Set(p)
-			default:
-				r.bad = true
-			}
-		}
+		pointerCodec(c, t)
 	case reflect.Struct:
-		n := t.NumField()
-		fcs := make([]*codec, n)
-		for i := range fcs {
-			if !t.Field(i).IsExported() {
-				panic(fmt.Sprintf("wire: %s.%s is not exported: it could not be encoded", t, t.Field(i).Name))
-			}
-			fcs[i] = compile(t.Field(i).Type)
-		}
-		c.enc = func(b []byte, v reflect.Value) []byte {
-			for i, fc := range fcs {
-				b = fc.enc(b, v.Field(i))
-			}
-			return b
-		}
-		c.dec = func(r *reader, v reflect.Value) {
-			for i, fc := range fcs {
-				if r.bad {
-					return
-				}
-				fc.dec(r, v.Field(i))
-			}
-		}
+		structCodec(c, t)
 	default:
 		panic(fmt.Sprintf("wire: cannot encode %s (%s)", t, t.Kind()))
 	}
 	return c
+}
+
+func encBool(b []byte, v reflect.Value) []byte {
+	if v.Bool() {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func decBool(r *reader, v reflect.Value) {
+	x := r.byte()
+	if x > 1 {
+		r.bad = true
+	}
+	v.SetBool(x == 1)
+}
+
+func encInt(b []byte, v reflect.Value) []byte { return binary.AppendVarint(b, v.Int()) }
+
+func decInt(r *reader, v reflect.Value) {
+	x := r.varint()
+	if v.OverflowInt(x) {
+		r.bad = true
+	}
+	v.SetInt(x)
+}
+
+func encUint(b []byte, v reflect.Value) []byte { return binary.AppendUvarint(b, v.Uint()) }
+
+func decUint(r *reader, v reflect.Value) {
+	x := r.uvarint()
+	if v.OverflowUint(x) {
+		r.bad = true
+	}
+	v.SetUint(x)
+}
+
+func encFloat(b []byte, v reflect.Value) []byte {
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float()))
+}
+
+func decFloat(r *reader, v reflect.Value) { v.SetFloat(math.Float64frombits(r.uint64())) }
+
+func encString(b []byte, v reflect.Value) []byte {
+	s := v.String()
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func decString(r *reader, v reflect.Value) { v.SetString(string(r.bytes(r.uvarint()))) }
+
+func encBytes(b []byte, v reflect.Value) []byte {
+	d := v.Bytes()
+	return append(binary.AppendUvarint(b, uint64(len(d))), d...)
+}
+
+func decBytes(r *reader, v reflect.Value) {
+	n := r.uvarint()
+	if n == 0 {
+		return // nil, as Append found it or an empty slice
+	}
+	v.SetBytes(r.bytes(n))
+}
+
+func sliceCodec(c *codec, t reflect.Type) {
+	ec := compile(t.Elem())
+	c.enc = func(b []byte, v reflect.Value) []byte {
+		n := v.Len()
+		b = binary.AppendUvarint(b, uint64(n))
+		for i := 0; i < n; i++ {
+			b = ec.enc(b, v.Index(i))
+		}
+		return b
+	}
+	c.dec = func(r *reader, v reflect.Value) {
+		n := r.uvarint()
+		if n == 0 {
+			return
+		}
+		if n > uint64(len(r.b)) { // every element takes a byte at least
+			r.bad = true
+			return
+		}
+		s := reflect.MakeSlice(t, int(n), int(n))
+		for i := 0; i < int(n) && !r.bad; i++ {
+			ec.dec(r, s.Index(i))
+		}
+		v.Set(s)
+	}
+}
+
+func byteArrayCodec(c *codec, n int) {
+	c.enc = func(b []byte, v reflect.Value) []byte {
+		if v.CanAddr() {
+			return append(b, v.Slice(0, n).Bytes()...)
+		}
+		b = append(b, make([]byte, n)...)
+		reflect.Copy(reflect.ValueOf(b[len(b)-n:]), v)
+		return b
+	}
+	c.dec = func(r *reader, v reflect.Value) {
+		d := r.bytes(uint64(n))
+		if d != nil {
+			reflect.Copy(v, reflect.ValueOf(d))
+		}
+	}
+}
+
+func arrayCodec(c *codec, t reflect.Type) {
+	ec := compile(t.Elem())
+	c.enc = func(b []byte, v reflect.Value) []byte {
+		for i := 0; i < v.Len(); i++ {
+			b = ec.enc(b, v.Index(i))
+		}
+		return b
+	}
+	c.dec = func(r *reader, v reflect.Value) {
+		for i := 0; i < v.Len() && !r.bad; i++ {
+			ec.dec(r, v.Index(i))
+		}
+	}
+}
+
+func mapCodec(c *codec, t reflect.Type) {
+	kc, ec := compile(t.Key()), compile(t.Elem())
+	c.enc = func(b []byte, v reflect.Value) []byte {
+		keys := v.MapKeys()
+		sortKeys(keys)
+		b = binary.AppendUvarint(b, uint64(len(keys)))
+		for _, k := range keys {
+			b = kc.enc(b, k)
+			b = ec.enc(b, v.MapIndex(k))
+		}
+		return b
+	}
+	c.dec = func(r *reader, v reflect.Value) {
+		n := r.uvarint()
+		if n == 0 {
+			return // nil, as Append found it or an empty map
+		}
+		if n > uint64(len(r.b)) {
+			r.bad = true
+			return
+		}
+		m := reflect.MakeMapWithSize(t, int(n))
+		k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+		for i := uint64(0); i < n && !r.bad; i++ {
+			k.SetZero()
+			e.SetZero()
+			kc.dec(r, k)
+			ec.dec(r, e)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	}
+}
+
+func pointerCodec(c *codec, t reflect.Type) {
+	ec := compile(t.Elem())
+	c.enc = func(b []byte, v reflect.Value) []byte {
+		if v.IsNil() {
+			return append(b, 0)
+		}
+		return ec.enc(append(b, 1), v.Elem())
+	}
+	c.dec = func(r *reader, v reflect.Value) {
+		switch r.byte() {
+		case 0:
+		case 1:
+			p := reflect.New(t.Elem())
+			ec.dec(r, p.Elem())
+			v.Set(p)
+		default:
+			r.bad = true
+		}
+	}
+}
+
+func structCodec(c *codec, t reflect.Type) {
+	fcs := make([]*codec, t.NumField())
+	for i := range fcs {
+		if !t.Field(i).IsExported() {
+			panic(fmt.Sprintf("wire: %s.%s is not exported: it could not be encoded", t, t.Field(i).Name))
+		}
+		fcs[i] = compile(t.Field(i).Type)
+	}
+	c.enc = func(b []byte, v reflect.Value) []byte {
+		for i, fc := range fcs {
+			b = fc.enc(b, v.Field(i))
+		}
+		return b
+	}
+	c.dec = func(r *reader, v reflect.Value) {
+		for i, fc := range fcs {
+			if r.bad {
+				return
+			}
+			fc.dec(r, v.Field(i))
+		}
+	}
 }
 
 // sortKeys orders a map's keys, so that equal maps encode alike.
