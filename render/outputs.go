@@ -97,3 +97,19 @@ func decodeSearchEntries(data []byte) map[string]searchEntry {
 	}
 	return m
 }
+
+// readManifest returns the manifest of out, or nil.
+func (s *Site) readManifest(out string) *output.Manifest {
+	if s.cache == nil {
+		return nil
+	}
+	return output.ReadManifest(s.cache.Dir(), out)
+}
+
+// writeManifest records out as o tracked it (output.WriteManifest), in
+// the cache; without a cache, nothing.
+func (s *Site) writeManifest(out string, o *output.Tracker) {
+	if s.cache != nil {
+		output.WriteManifest(s.cache.Dir(), out, o)
+	}
+}
