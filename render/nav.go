@@ -369,12 +369,7 @@ func (p *Page) navTitle() string {
 }
 
 // headingLine is the text of the body's first "# " line.
-func (p *Page) headingLine() (string, bool) {
-	if p.lazy != nil {
-		return p.lazy.heading, p.lazy.hasHeading
-	}
-	return headingLineOf(p.body)
-}
+func (p *Page) headingLine() (string, bool) { return p.heading, p.hasHeading }
 
 func headingLineOf(body []byte) (string, bool) {
 	for b := body; len(b) > 0; {

@@ -1,12 +1,9 @@
 package render
 
 import (
-	"crypto/sha256"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/perflab/perflab/render/inputs"
 	"github.com/perflab/perflab/render/wire"
@@ -28,18 +25,6 @@ type pageMeta struct {
 // pageMeta type is not read.
 var pageMetaVersion = wire.Version(pageMeta{})
 
-// lazyBody is a page whose body Load did not read: markdownBody reads it
-// when the page is rendered and checks that its bytes are still those
-// the page's cache key was made from.
-type lazyBody struct {
-	sum        [32]byte
-	heading    string
-	hasHeading bool
-	once       sync.Once
-	body       []byte
-	err        error
-}
-
 // readPage reads the page p at src through rd (or takes what Load needs
 // of it from the input stat cache, leaving the body to be read when it
 // is rendered).
@@ -47,7 +32,11 @@ func (s *Site) readPage(p *Page, src string, rd *inputs.Reader) (FrontMatter, bo
 	if memo, sum, ok := rd.Memo(src); ok {
 		var m pageMeta
 		if wire.Decode(memo, &m) == nil {
-			p.lazy = &lazyBody{sum: sum, heading: m.Heading, hasHeading: m.HasHeading}
+			p.body = inputs.Later(src, sum, func(data []byte) ([]byte, error) {
+				_, body, _, _, err := parseFrontMatter(p.Src, data)
+				return body, err
+			})
+			p.heading, p.hasHeading = m.Heading, m.HasHeading
 			return m.FM, m.Has, m.Lines, nil
 		}
 	}
@@ -62,31 +51,15 @@ func (s *Site) readPage(p *Page, src string, rd *inputs.Reader) (FrontMatter, bo
 	if err != nil {
 		return fm, false, 0, err
 	}
-	p.body = body
+	p.body = inputs.Loaded(body)
+	p.heading, p.hasHeading = headingLineOf(body)
 	if data != nil {
-		h, hasH := headingLineOf(body)
-		rd.SetMemo(src, sum, wire.Append(nil, pageMeta{FM: fm, Has: has, Lines: lines, Heading: h, HasHeading: hasH}))
+		rd.SetMemo(src, sum, wire.Append(nil, pageMeta{FM: fm, Has: has, Lines: lines, Heading: p.heading, HasHeading: p.hasHeading}))
 	}
 	return fm, has, lines, nil
 }
 
 // markdownBody is the page's Markdown after its front matter: the only
-// way to it (a page taken from the input stat cache has not read it).
-func (p *Page) markdownBody() ([]byte, error) {
-	l := p.lazy
-	if l == nil {
-		return p.body, nil
-	}
-	l.once.Do(func() {
-		data, err := os.ReadFile(p.Src)
-		if err == nil && sha256.Sum256(data) != l.sum {
-			err = errors.New("changed during the build; build again")
-		}
-		if err != nil {
-			l.err = fmt.Errorf("load: %s: %w", p.Src, err)
-			return
-		}
-		_, l.body, _, _, l.err = parseFrontMatter(p.Src, data)
-	})
-	return l.body, l.err
-}
+// way to it (a page taken from the input stat cache has not read it:
+// inputs.Deferred reads it now, and checks it).
+func (p *Page) markdownBody() ([]byte, error) { return p.body.Bytes() }

@@ -74,11 +74,14 @@ type Page struct {
 	FrontMatter FrontMatter
 	// HasFrontMatter is false for plain MkDocs-style pages.
 	HasFrontMatter bool
-	body           []byte // nil until read when lazy is set (markdownBody)
-	bodyLine       int    // lines before the body (front matter)
-	// lazy is set when Load took the page's front matter and heading from
-	// the input stat cache without reading the file (pagefile.go).
-	lazy *lazyBody
+	// body is the Markdown after the front matter, read by Load or, when
+	// Load took the page's front matter and heading from the input stat
+	// cache, when the page is rendered (markdownBody, pagefile.go).
+	body     *inputs.Deferred
+	bodyLine int // lines before the body (front matter)
+	// heading is the text of the body's first "# " line, if any.
+	heading    string
+	hasHeading bool
 
 	// Report is set for a page bundle with a campaign.
 	Report *Report

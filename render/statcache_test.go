@@ -178,7 +178,7 @@ func TestInputStatCache(t *testing.T) {
 	}
 	s.inputStats.Abandon()
 	for _, p := range append(s.Pages, s.Home) {
-		if p.lazy == nil || p.body != nil {
+		if p.body.InMemory() {
 			t.Errorf("%s was read", p.Src)
 		}
 	}
@@ -375,7 +375,7 @@ func TestLazyBodyChanged(t *testing.T) {
 			about = p
 		}
 	}
-	if about == nil || about.lazy == nil {
+	if about == nil || about.body.InMemory() {
 		t.Fatal("about.md was read by Load")
 	}
 	src, _ := os.ReadFile(about.Src)
