@@ -39,8 +39,9 @@ type Options struct {
 	NoCache bool
 
 	// blocks are block types besides the built-in ones (tests: a block
-	// with a new kind of input).
-	blocks map[string]blockFunc
+	// with a new kind of input). Not part of the cache's salt: a test
+	// gives every build of a site the same blocks.
+	blocks map[string]blockFunc `wire:"-"`
 }
 
 // ReloadPath is where, below the base URL, a preview server serves its

@@ -73,7 +73,7 @@ func openCache(opt Options, tmpl fs.FS) (*buildCache, error) {
 	if opt.NoCache {
 		return nil, nil
 	}
-	salt := []string{entryVersion, depsVersion, opt.Content, opt.Results, opt.BaseURL, fmt.Sprint(opt.LiveReload)}
+	salt := []string{entryVersion, depsVersion, string(wire.Append(nil, opt.pageOptions()))}
 	names, err := fs.Glob(tmpl, "*.html")
 	if err != nil {
 		return nil, fmt.Errorf("render: cache: templates: %w", err)
@@ -87,6 +87,15 @@ func openCache(opt Options, tmpl fs.FS) (*buildCache, error) {
 		salt = append(salt, n, string(data))
 	}
 	return &buildCache{Cache: buildcache.Open(opt.cacheDir(), salt...), counted: map[string]bool{}}, nil
+}
+
+// pageOptions are the options that may show in a page: all of them but
+// where the site and the cache are written (a field added to Options is
+// in the cache's salt unless it is taken out here, which errs on the side
+// of a miss).
+func (o Options) pageOptions() Options {
+	o.Out, o.CacheDir, o.NoCache = "", "", false
+	return o
 }
 
 // selfVersion identifies the perflab build that renders

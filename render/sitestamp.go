@@ -71,11 +71,12 @@ type stampFile struct {
 }
 
 // stampKey is everything besides the recorded paths that a build's
-// output depends on.
+// output depends on: perflab's build, the working directory, and every
+// option (wire's encoding of Options, so that a new option is in it).
 func stampKey(opt Options, out string) string {
 	wd, _ := os.Getwd()
 	h := sha256.New()
-	field(h, stampVersion, selfVersion(), wd, opt.Content, opt.Results, out, opt.BaseURL, opt.cacheDir())
+	field(h, stampVersion, selfVersion(), wd, out, opt.cacheDir(), string(wire.Append(nil, opt)))
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -15,5 +15,6 @@
 // A struct with an unexported field, an interface, a func or a chan
 // cannot be encoded: Version panics for it, so that such a type fails
 // at its first use (every user computes its version at init) rather than
-// losing a field.
+// losing a field. A field tagged wire:"-" (derived from the others: an
+// index, a cache) is passed over, visibly, at the field.
 package wire

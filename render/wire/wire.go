@@ -78,8 +78,11 @@ func describe(b *strings.Builder, t reflect.Type, seen map[reflect.Type]bool) {
 		b.WriteString("struct{")
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
+			if skipped(f) {
+				continue
+			}
 			if !f.IsExported() {
-				panic(fmt.Sprintf("wire: %s.%s is not exported: it could not be encoded", t, f.Name))
+				panic(fmt.Sprintf("wire: %s.%s is not exported: it could not be encoded (tag it wire:\"-\" if it is derived from the others)", t, f.Name))
 			}
 			b.WriteString(f.Name)
 			b.WriteByte(' ')
@@ -360,16 +363,22 @@ func pointerCodec(c *codec, t reflect.Type) {
 }
 
 func structCodec(c *codec, t reflect.Type) {
-	fcs := make([]*codec, t.NumField())
-	for i := range fcs {
-		if !t.Field(i).IsExported() {
-			panic(fmt.Sprintf("wire: %s.%s is not exported: it could not be encoded", t, t.Field(i).Name))
+	var fcs []*codec
+	var idx []int
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if skipped(f) {
+			continue
 		}
-		fcs[i] = compile(t.Field(i).Type)
+		if !f.IsExported() {
+			panic(fmt.Sprintf("wire: %s.%s is not exported: it could not be encoded (tag it wire:\"-\" if it is derived from the others)", t, f.Name))
+		}
+		fcs = append(fcs, compile(f.Type))
+		idx = append(idx, i)
 	}
 	c.enc = func(b []byte, v reflect.Value) []byte {
 		for i, fc := range fcs {
-			b = fc.enc(b, v.Field(i))
+			b = fc.enc(b, v.Field(idx[i]))
 		}
 		return b
 	}
@@ -378,10 +387,15 @@ func structCodec(c *codec, t reflect.Type) {
 			if r.bad {
 				return
 			}
-			fc.dec(r, v.Field(i))
+			fc.dec(r, v.Field(idx[i]))
 		}
 	}
 }
+
+// skipped reports whether f is tagged wire:"-": derived from the other
+// fields (an index, a cache), it is neither encoded nor part of the
+// version; decoding leaves it zero.
+func skipped(f reflect.StructField) bool { return f.Tag.Get("wire") == "-" }
 
 // sortKeys orders a map's keys, so that equal maps encode alike.
 func sortKeys(keys []reflect.Value) {

@@ -155,3 +155,23 @@ func TestRefusesHidden(t *testing.T) {
 	}()
 	Version(hidden{n: 1})
 }
+
+// TestSkipped: a field tagged wire:"-" is neither encoded nor in the
+// version, and may be unexported.
+func TestSkipped(t *testing.T) {
+	type withIndex struct {
+		Title string
+		index map[string]int `wire:"-"`
+	}
+	type plain struct {
+		Title string
+	}
+	v := withIndex{Title: "t", index: map[string]int{"a": 1}}
+	var got withIndex
+	if err := Decode(Append(nil, v), &got); err != nil || got.Title != "t" || got.index != nil {
+		t.Errorf("got %+v, %v", got, err)
+	}
+	if len(Append(nil, v)) != len(Append(nil, plain{Title: "t"})) {
+		t.Error("the skipped field was encoded")
+	}
+}
