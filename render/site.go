@@ -40,7 +40,7 @@ type Site struct {
 	// build (render/inputs); nil hashes every one.
 	inputStats *inputs.Stats
 	// outputs, when set, skips writing the files the last build left
-	// unchanged in the output directory (manifest.go).
+	// unchanged in the output directory (render/output).
 	outputs *output.Tracker
 	bufs    *buffers
 	// in recorded Load's walk of content/ (its directories and static
@@ -115,7 +115,7 @@ func skippedName(name string) bool {
 func Load(ctx context.Context, opt Options) (*Site, error) { return load(ctx, opt, false) }
 
 // loadForBuild is Load for a build that saves the input stat cache
-// (statcache.go) when it succeeds (inputStats.save; abandon otherwise):
+// (render/inputs) when it succeeds (inputStats.Save; Abandon otherwise):
 // unchanged inputs are neither hashed nor, for pages, read.
 func loadForBuild(ctx context.Context, opt Options) (*Site, error) {
 	return load(ctx, opt, !opt.NoCache)
@@ -282,7 +282,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	}
 	seen := map[pointKey]*Run{}
 	// The bytes of a result are dropped once hashed and decoded
-	// (Unmarshal copies what it keeps): one buffer, reused (readfile.go).
+	// (Unmarshal copies what it keeps): one buffer, reused (render/inputs).
 	buf := inputs.GetBuf()
 	defer inputs.PutBuf(buf)
 	for _, f := range files {

@@ -22,16 +22,18 @@ import (
 // find every page already in --out. The site stamp, kept in the cache
 // directory after a build that found --out exactly as it should be and
 // left it alone, records everything such a build depended on, each with
-// its identity as stat reports it (statcache.go: size, modification and
-// change times, inode, device):
+// its identity as stat reports it (render/inputs: size, modification and
+// change times, inode, device). The inputs are what the build's Readers
+// recorded (stampEntries), not a list kept here:
 //   - every directory of content/ that the build listed (adding, removing
 //     or renaming a file in a directory sets its change time), every
 //     Markdown file (drafts, and a bundle's absent index.md, included) and
 //     every static file;
 //   - each report's campaign file, results directory (or that there was
 //     none: creating it changes the report) and result files;
+//   - every file a page's blocks read when it was rendered;
 //   - --out itself, each of its directories and each of its files, and
-//     the manifest of --out in the cache (manifest.go);
+//     the manifest of --out in the cache (render/output);
 //   - the options, the working directory and perflab's build.
 //
 // The next build stats those paths, reads nothing else, and when every
@@ -39,7 +41,7 @@ import (
 // and touches neither --out nor the cache. Anything else is a normal
 // build. A stamp is written only when no recorded path changed at or
 // after the moment the build began to read (the input stat cache's
-// marker: the racy rule of statcache.go), so that a change made during
+// marker: the racy rule of render/inputs), so that a change made during
 // the build is never recorded as what the build saw; only for a build
 // whose state on disk agrees with what it loaded (a results directory
 // found is a directory, one not found is absent, a campaign and its

@@ -4,7 +4,7 @@ package output
 
 import "os"
 
-// WriteFile writes data into a new file at name (outfile_linux.go
+// WriteFile writes data into a new file at name (write_linux.go
 // spares the poller's registration on Linux).
 func WriteFile(name string, data []byte) error {
 	return os.WriteFile(name, data, 0o644)
