@@ -167,6 +167,17 @@ func (r *Reader) Files(dir, ext string) (files []string, found bool, err error) 
 	return files, true, nil
 }
 
+// Tree records files as the listing of dir that the caller made by its
+// own rules (a directory of rounds, whose latest it lists): a Tree
+// record, which the site stamp does not trust to a directory's identity.
+func (r *Reader) Tree(dir, ext string, files []string) {
+	h := sha256.New()
+	field(h, files...)
+	rec := Record{Kind: Tree, Name: dir, Ext: ext}
+	h.Sum(rec.Sum[:0])
+	r.add(rec)
+}
+
 // flatFiles is walkFiles for a directory read without error and holding
 // no subdirectory but hidden ones; ok is false otherwise.
 func flatFiles(dir, ext string) (files []string, ok bool) {
