@@ -79,8 +79,15 @@ func (s *Site) outputPage(url string, lk [32]byte, se searchEntry, files []File)
 var searchEntriesVersion = "perflab-search " + wire.Version(map[string]searchEntry{}) + "\n"
 
 func encodeSearchEntries(m map[string]searchEntry) []byte {
-	return wire.Append([]byte(searchEntriesVersion), m)
+	n := len(searchEntriesVersion) + 8
+	for u, e := range m {
+		n += len(u) + len(e.Title) + len(e.URL) + len(e.Tags) + len(e.Text) + 5*binaryMaxVarint
+	}
+	return wire.Append(append(make([]byte, 0, n), searchEntriesVersion...), m)
 }
+
+// binaryMaxVarint is the most bytes a string's length takes in wire.
+const binaryMaxVarint = 10
 
 // decodeSearchEntries returns the entries encoded in data, or nil.
 func decodeSearchEntries(data []byte) map[string]searchEntry {

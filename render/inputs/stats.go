@@ -324,7 +324,11 @@ func SameID(a, b os.FileInfo) bool {
 // identity holds).
 
 func encodeStats(salt string, m map[string]entry) []byte {
-	b := []byte(statsVersion)
+	n := len(statsVersion) + len(salt) + 16
+	for name, e := range m {
+		n += len(name) + len(e.Memo) + 100 // the identity's varints, the sum, lengths
+	}
+	b := append(make([]byte, 0, n), statsVersion...)
 	b = wire.Append(b, statsFile{Salt: salt, Entries: m})
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }

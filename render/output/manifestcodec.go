@@ -14,7 +14,20 @@ import (
 var manifestVersion = "perflab-manifest " + wire.Version(Manifest{}) + "\n"
 
 func encodeManifest(m *Manifest) []byte {
-	return wire.Append([]byte(manifestVersion), *m)
+	n := len(manifestVersion) + len(m.Out) + 64
+	for p := range m.Files {
+		n += len(p) + 64
+	}
+	for u, unit := range m.Units {
+		n += len(u) + 80
+		for _, p := range unit.Paths {
+			n += len(p) + 2
+		}
+	}
+	for d := range m.Dirs {
+		n += len(d) + 40
+	}
+	return wire.Append(append(make([]byte, 0, n), manifestVersion...), *m)
 }
 
 // decodeManifest returns the manifest encoded in data, or nil.

@@ -310,6 +310,9 @@ func arrayCodec(c *codec, t reflect.Type) {
 func mapCodec(c *codec, t reflect.Type) {
 	kc, ec := compile(t.Key()), compile(t.Elem())
 	c.enc = func(b []byte, v reflect.Value) []byte {
+		if t.Key().Kind() == reflect.String {
+			return encStringMap(b, v, ec)
+		}
 		keys := v.MapKeys()
 		sortKeys(keys)
 		b = binary.AppendUvarint(b, uint64(len(keys)))
@@ -339,6 +342,30 @@ func mapCodec(c *codec, t reflect.Type) {
 		}
 		v.Set(m)
 	}
+}
+
+// encStringMap encodes a map with string keys in key order, its values
+// copied once into one addressable slice (MapIndex copied each value on
+// its own, and a byte array in it again).
+func encStringMap(b []byte, v reflect.Value, ec *codec) []byte {
+	n := v.Len()
+	keys := make([]string, 0, n)
+	vals := reflect.MakeSlice(reflect.SliceOf(v.Type().Elem()), n, n)
+	for it := v.MapRange(); it.Next(); {
+		vals.Index(len(keys)).SetIterValue(it)
+		keys = append(keys, it.Key().String())
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return keys[order[i]] < keys[order[j]] })
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, i := range order {
+		b = append(binary.AppendUvarint(b, uint64(len(keys[i]))), keys[i]...)
+		b = ec.enc(b, vals.Index(i))
+	}
+	return b
 }
 
 func pointerCodec(c *codec, t reflect.Type) {
