@@ -13,29 +13,6 @@ import (
 // The layout: every page in the site's frame (header, navigation,
 // contents, search), the home page and what it lists of each report.
 
-// relative reports whether links are relative to their page (the default
-// base URL) rather than absolute under a base URL.
-func (s *Site) relative() bool { return s.opt.BaseURL == "/" }
-
-// root is the prefix that leads from the page at url to the site's root:
-// "../../" for qwen3-32b/h100/ in relative mode, the base URL otherwise.
-func (s *Site) root(url string) string {
-	if !s.relative() {
-		return s.opt.BaseURL
-	}
-	return strings.Repeat("../", strings.Count(url, "/"))
-}
-
-// pageHref is how a page's URL is linked, relative to the root: a pretty
-// directory URL under a base URL, an explicit index.html in relative mode
-// (file:// does not serve a directory's index).
-func (s *Site) pageHref(url string) string {
-	if s.relative() && (url == "" || strings.HasSuffix(url, "/")) {
-		return url + "index.html"
-	}
-	return url
-}
-
 type layoutView struct {
 	Base        string // the page's root: relative ("../../") or the base URL
 	HomeHref    string

@@ -27,6 +27,8 @@ var renderLayers = map[string]int{
 	// Reading inputs (records, the stat cache); the build cache's store.
 	"render/inputs":     1,
 	"render/buildcache": 1,
+	// The navigation (tree, links, its HTML), a part of the layout.
+	"render/nav": 1,
 	// The output directory: writing, swapping, locking, the manifest.
 	"render/output": 2,
 	// The site: model, blocks, layout and the pipeline wiring the stages.

@@ -26,7 +26,7 @@ import (
 // were written in before.
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	nav := s.nav()
-	r := &renderRun{s: s, dir: dir, t: t, assets: assets, nav: &nav, navKey: nav.digest(s.opt.BaseURL),
+	r := &renderRun{s: s, dir: dir, t: t, assets: assets, nav: &nav, navKey: nav.Digest(s.opt.BaseURL),
 		results: make([]pageResult, len(s.Pages)), staticErr: make([]error, len(s.Static)), staticWErr: make([]error, len(s.Static))}
 	// A file of content/ that is not Markdown (s.Static) is copied over
 	// whatever the build makes at its path (content/assets/site.css over
