@@ -302,7 +302,7 @@ func BenchmarkRenderReports(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, p := range s.Pages {
-			if _, _, err := s.renderPage(p, t, &nav); err != nil {
+			if _, _, err := s.renderPage(p, t, s.frame(&nav)); err != nil {
 				b.Fatal(err)
 			}
 		}

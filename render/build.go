@@ -263,6 +263,6 @@ func LoadTemplates(dir string) (*Templates, error) {
 // removed or retitled.
 func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
 	nav := s.nav()
-	files, _, err := s.renderPage(p, tm.t, &nav)
+	files, _, err := s.renderPage(p, tm.t, s.frame(&nav))
 	return files, err
 }

@@ -70,14 +70,15 @@
 // memos, the manifest, the stamp) are encoded by render/wire, whose
 // versions come from the encoded types: there is no encoder to keep in
 // step with a struct and no format constant to bump. A page's layout key
-// is its cache key, its URL and the digest of the navigation (wire's
-// encoding of navView, the layout's one view of other pages).
+// is its cache key, its URL and the digest of its frame (layout.go: the
+// links, the options that show in the frame and the navigation, wire's
+// encoding): the layout is written by frame's methods, which are not
+// handed the Site, so what a page's layout takes from other pages can
+// only come in through a field of frame, and every field is in the
+// digest.
 //
-// What remains kept by hand: data a page's layout takes from other pages
-// must come in through navView (the layout is handed the page, its
-// report and navView; reading Site.Pages from the layout would not be in
-// its key); and the Go code of fastblocks.go, fastlayout.go and
-// fastsetup.go mirrors the templates (issue 17, item 3, removes it).
+// What remains kept by hand: the Go code of fastblocks.go, fastlayout.go
+// and fastsetup.go mirrors the templates (issue 17, item 3, removes it).
 //
 // The input stat cache (render/inputs, stats.go) keeps each input's
 // identity (size, modification and change times, inode) with its

@@ -375,7 +375,7 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 				res[i].err = err
 				return
 			}
-			files, se, err := ns.renderPage(pg, b.t, navData)
+			files, se, err := ns.renderPage(pg, b.t, ns.frame(navData))
 			res[i] = rendered{files, se, err}
 		}()
 	}
@@ -389,7 +389,7 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 		files = append(files, r.files...)
 		search[todo[i].URL] = r.se
 	}
-	home, hse, err := ns.renderHome(b.t, navData)
+	home, hse, err := ns.renderHome(b.t, ns.frame(navData))
 	if err != nil {
 		return nil, nil, err
 	}

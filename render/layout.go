@@ -2,7 +2,10 @@ package render
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
+	"github.com/perflab/perflab/render/nav"
+	"github.com/perflab/perflab/render/wire"
 	"html/template"
 	"strconv"
 	"strings"
@@ -12,6 +15,42 @@ import (
 
 // The layout: every page in the site's frame (header, navigation,
 // contents, search), the home page and what it lists of each report.
+
+// frame is all a page's layout may know besides the page itself: the
+// site's links and the options that show in the frame, and the
+// navigation, the layout's one view of other pages. The layout is
+// written by frame's methods, which are not handed the Site, so what a
+// page's layout takes from other pages can only come through a field of
+// frame; and every field is in frame's digest (wire's encoding), which
+// is part of every page's layout key (layoutKey). A field wire cannot
+// encode fails the build's first use of the digest.
+type frame struct {
+	Links      nav.Links
+	Content    string // the content directory (a report's campaign link)
+	LiveReload bool
+	Nav        *navView
+	bufs       *buffers `wire:"-"` // lent buffers: no content
+}
+
+// frame is the site's frame around its pages, with navigation v.
+func (s *Site) frame(v *navView) *frame {
+	return &frame{Links: s.links(), Content: s.opt.Content, LiveReload: s.opt.LiveReload, Nav: v, bufs: s.bufs}
+}
+
+// digest identifies the frame: with a page's cache key and URL it
+// determines the page's files (layoutKey).
+func (f *frame) digest() string {
+	sum := sha256.Sum256(wire.Append(nil, *f))
+	return string(sum[:])
+}
+
+// navHTML is the navigation as the page at url shows it.
+func (f *frame) navHTML(url string) template.HTML {
+	b := f.bufs.get()
+	defer f.bufs.put(b)
+	f.Nav.HTML(b, f.Links, url)
+	return template.HTML(b.String())
+}
 
 type layoutView struct {
 	Base        string // the page's root: relative ("../../") or the base URL
@@ -30,21 +69,27 @@ type layoutView struct {
 	Home        bool
 }
 
+// layout is the page of view v laid out.
 func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
-	buf := s.bufs.get()
-	defer s.bufs.put(buf)
-	if err := s.layoutInto(buf, t, v); err != nil {
+	return s.frame(nil).layout(t, v)
+}
+
+// layout is the page of view v laid out.
+func (f *frame) layout(t *template.Template, v layoutView) ([]byte, error) {
+	buf := f.bufs.get()
+	defer f.bufs.put(buf)
+	if err := f.layoutInto(buf, t, v); err != nil {
 		return nil, err
 	}
 	return bytes.Clone(buf.Bytes()), nil
 }
 
 // layoutInto writes the page laid out into buf (empty).
-func (s *Site) layoutInto(buf *bytes.Buffer, t *template.Template, v layoutView) error {
-	v.Base = s.root(v.URL)
-	v.HomeHref = s.pageHref("")
+func (f *frame) layoutInto(buf *bytes.Buffer, t *template.Template, v layoutView) error {
+	v.Base = f.Links.Root(v.URL)
+	v.HomeHref = f.Links.Href("")
 	v.SiteTitle = SiteTitle
-	v.LiveReload = s.opt.LiveReload
+	v.LiveReload = f.LiveReload
 	v.ReloadURL = v.Base + ReloadPath
 	if t.Lookup(builtinMarker) != nil && fastLayoutOK(&v) { // fastlayout.go
 		writeLayout(buf, &v)
@@ -74,8 +119,8 @@ type reportMeta struct {
 
 // renderPage renders one page into its files (index.html and, for a
 // report, data.json and data.csv) and its search entry.
-func (s *Site) renderPage(p *Page, t *template.Template, nav *navView) ([]File, searchEntry, error) {
-	return s.renderPageInto(nil, p, t, nav)
+func (s *Site) renderPage(p *Page, t *template.Template, f *frame) ([]File, searchEntry, error) {
+	return s.renderPageInto(nil, p, t, f)
 }
 
 // renderPageInto is renderPage; with buf (empty), index.html is laid out
@@ -83,7 +128,7 @@ func (s *Site) renderPage(p *Page, t *template.Template, nav *navView) ([]File, 
 // to or given back: Render writes the file from there. A copy of each
 // page's 80 kB (a 1,000-report site) was a tenth of a cold build's
 // allocation.
-func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, nav *navView) ([]File, searchEntry, error) {
+func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, f *frame) ([]File, searchEntry, error) {
 	key, rd := s.cache.pageKey(p, s.inputStats)
 	ce := s.cache.get(key)
 	if ce == nil {
@@ -108,21 +153,27 @@ func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, 
 	}
 	p.key = key
 	p.rendered = rd
+	return f.layPage(buf, p, t, ce)
+}
+
+// layPage lays page p out from its cache entry ce (in buf, when not
+// nil) and returns its files and search entry.
+func (f *frame) layPage(buf *bytes.Buffer, p *Page, t *template.Template, ce *cacheEntry) ([]File, searchEntry, error) {
 	rp := &ce.Page
-	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.navHTML(nav, p.URL), Charts: rp.Charts}
+	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: f.navHTML(p.URL), Charts: rp.Charts}
 	se := ce.Search
 	if r := p.Report; r != nil {
-		meta := s.reportMeta(r, rp.Title)
+		meta := f.reportMeta(r, rp.Title)
 		v.Report = &meta
 		se.Tags = strings.Join([]string{r.ModelName(), r.GPULabel(), r.Objective(), meta.Engine}, " ")
 	}
 	var html []byte
 	var err error
 	if buf != nil {
-		err = s.layoutInto(buf, t, v)
+		err = f.layoutInto(buf, t, v)
 		html = buf.Bytes()
 	} else {
-		html, err = s.layout(t, v)
+		html, err = f.layout(t, v)
 	}
 	if err != nil {
 		return nil, se, fmt.Errorf("%s: %w", p.Src, err)
@@ -131,13 +182,13 @@ func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, 
 	return files, se, nil
 }
 
-func (s *Site) reportMeta(r *Report, title string) reportMeta {
-	m := reportMeta{Title: title, URL: r.Page.URL, Href: s.pageHref(r.Page.URL), Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
+func (f *frame) reportMeta(r *Report, title string) reportMeta {
+	m := reportMeta{Title: title, URL: r.Page.URL, Href: f.Links.Href(r.Page.URL), Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
 		DataJSON: r.Page.URL + "data.json", DataCSV: r.Page.URL + "data.csv"}
 	if oe := r.Optimized(); oe != nil {
 		m.Engine = EngineName(oe.Engine)
 	}
-	if rel, ok := strings.CutPrefix(r.CampaignFile, s.opt.Content+"/"); ok {
+	if rel, ok := strings.CutPrefix(r.CampaignFile, f.Content+"/"); ok {
 		m.Campaign = rel
 	}
 	// The best total throughput of the recommended configuration: the
@@ -197,7 +248,7 @@ type homeView struct {
 	Intro   template.HTML
 }
 
-func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry, error) {
+func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, error) {
 	title := SiteTitle
 	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
 	desc := ""
@@ -210,16 +261,16 @@ func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Base: s.root(""), Intro: intro, Pages: nav.Pages}
+	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages}
 	for _, r := range s.Reports {
-		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
+		hv.Reports = append(hv.Reports, f.reportMeta(r, r.Page.navTitleReport()))
 	}
 	var body bytes.Buffer
 	if err := t.ExecuteTemplate(&body, "home", hv); err != nil {
 		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())
-	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.navHTML(nav, ""), Home: true})
+	html, err := f.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: f.navHTML(""), Home: true})
 	if err != nil {
 		return File{}, searchEntry{}, err
 	}

@@ -53,12 +53,7 @@ func (s *Site) nav() navView {
 }
 
 // navHTML is the navigation as the page at url shows it (nav.Tree.HTML).
-func (s *Site) navHTML(v *navView, url string) template.HTML {
-	b := s.bufs.get()
-	defer s.bufs.put(b)
-	v.HTML(b, s.links(), url)
-	return template.HTML(b.String())
-}
+func (s *Site) navHTML(v *navView, url string) template.HTML { return s.frame(v).navHTML(url) }
 
 // navTitle is the page's title for navigation without rendering it: front
 // matter's title, else the first "# " heading, else the file name. It

@@ -30,7 +30,7 @@ var renderLayers = map[string]int{
 	"render/inputs":     1,
 	"render/buildcache": 1,
 	// The navigation (tree, links, its HTML), a part of the layout.
-	"render/nav": 1,
+	"render/nav": 0,
 	// The output directory: writing, swapping, locking, the manifest.
 	"render/output": 2,
 	// The site: model, blocks, layout and the pipeline wiring the stages.

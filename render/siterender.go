@@ -26,7 +26,8 @@ import (
 // were written in before.
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	nav := s.nav()
-	r := &renderRun{s: s, dir: dir, t: t, assets: assets, nav: &nav, navKey: nav.Digest(s.opt.BaseURL),
+	f := s.frame(&nav)
+	r := &renderRun{s: s, dir: dir, t: t, assets: assets, frame: f, frameKey: f.digest(),
 		results: make([]pageResult, len(s.Pages)), staticErr: make([]error, len(s.Static)), staticWErr: make([]error, len(s.Static))}
 	// A file of content/ that is not Markdown (s.Static) is copied over
 	// whatever the build makes at its path (content/assets/site.css over
@@ -52,8 +53,8 @@ type renderRun struct {
 	dir      string
 	t        *template.Template
 	assets   fs.FS
-	nav      *navView
-	navKey   string
+	frame    *frame // the layout's view of the site (layout.go)
+	frameKey string // its digest
 	isStatic map[string]bool
 	// made holds the directories already created: MkdirAll's stat per
 	// file was a tenth of a 924-page build's system time.
@@ -165,7 +166,7 @@ func (r *renderRun) do(i int) {
 	case i < r.jobHome():
 		r.page(i)
 	case i == r.jobHome():
-		if r.home, r.homeSearch, r.homeErr = r.s.renderHome(r.t, r.nav); r.homeErr == nil {
+		if r.home, r.homeSearch, r.homeErr = r.s.renderHome(r.t, r.frame); r.homeErr == nil {
 			r.homeWErr = r.write(r.home)
 			r.homeJSON, _ = json.Marshal(r.homeSearch) // an error: encoded again below
 		}
@@ -201,7 +202,7 @@ func (r *renderRun) page(i int) {
 	var lk [32]byte
 	if o := s.outputs; o != nil && s.cache != nil {
 		key, rd := s.cache.pageKey(p, s.inputStats)
-		lk = layoutKey(key, r.navKey+p.URL)
+		lk = layoutKey(key, r.frameKey+p.URL)
 		if s.cache.has(key) {
 			if mp, ok := o.Reuse(p.URL, lk); ok {
 				s.cache.touch(key)
@@ -213,11 +214,11 @@ func (r *renderRun) page(i int) {
 	}
 	buf := s.bufs.get()
 	defer s.bufs.put(buf)
-	files, se, err := s.renderPageInto(buf, p, r.t, r.nav)
+	files, se, err := s.renderPageInto(buf, p, r.t, r.frame)
 	if err == nil && s.outputs != nil && s.cache != nil {
 		// Under the key the page was rendered with: what its blocks read
 		// is known now.
-		lk = layoutKey(p.key, r.navKey+p.URL)
+		lk = layoutKey(p.key, r.frameKey+p.URL)
 		s.outputPage(p.URL, lk, se, files)
 	}
 	if err == nil {
@@ -325,7 +326,7 @@ func (r *renderRun) searchIndex() (files []File, reused bool, err error) {
 		if !res.laidOut { // taken as it is: its entry is in the manifest's search file
 			se, ok := s.prevSearch()[p.URL]
 			if !ok || searchEntrySum(se) != res.searchSum {
-				if _, se, err = s.renderPage(p, r.t, r.nav); err != nil {
+				if _, se, err = s.renderPage(p, r.t, r.frame); err != nil {
 					return nil, false, err
 				}
 			}

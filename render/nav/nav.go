@@ -2,8 +2,6 @@ package nav
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"github.com/perflab/perflab/render/wire"
 	"path"
 	"sort"
 	"strconv"
@@ -266,18 +264,6 @@ func (l Links) link(b *bytes.Buffer, root, title, target, url, class string) {
 	b.WriteString(">")
 	escape(b, title)
 	b.WriteString("</a>")
-}
-
-// Digest identifies everything HTML reads besides the page's URL: the
-// navigation's data and the base URL. A page's navigation is a function
-// of its URL and this digest, so an unchanged rebuild keys each page's
-// layout by the digest instead of writing every page's navigation (a
-// quarter of an unchanged 924-page rebuild). It hashes the wire encoding
-// of Tree, the layout's one view of other pages: whatever is added to
-// it is in every page's layout key (render's layoutKey) by construction.
-func (v *Tree) Digest(baseURL string) string {
-	sum := sha256.Sum256(wire.Append([]byte(baseURL+"\x00"), *v))
-	return string(sum[:])
 }
 
 // Links makes a site's links: with the default base URL "/" every link
