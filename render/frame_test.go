@@ -30,11 +30,12 @@ func TestFrameDigest(t *testing.T) {
 	v.Nav = tree("About us")
 	variants["a page's title in the navigation"] = v
 	d := base.digest()
-	if again := (frame{Links: base.Links, Content: base.Content, Nav: tree("About")}).digest(); again != d {
+	again := frame{Links: base.Links, Content: base.Content, Nav: tree("About")}
+	if again.digest() != d {
 		t.Fatal("the same frame gives another digest")
 	}
 	for what, f := range variants {
-		if f.digest() == d {
+		if f := f; f.digest() == d {
 			t.Errorf("%s changed and the frame's digest did not", what)
 		}
 	}
