@@ -1,22 +1,26 @@
 package collect
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/engine"
 	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
@@ -99,8 +103,18 @@ type Options struct {
 	// NoEarlyStop runs every point of a sweep, and the points an earlier
 	// collect skipped (see EarlyStop).
 	NoEarlyStop bool
+	// Round is the round to run in, joined when it exists and started
+	// when not (every shard of one scheduled run passes the same id);
+	// NewRound starts a new round named by the date. Neither: the
+	// campaign's rounds: policy, else the latest round (see RoundID).
+	Round    string
+	NewRound bool
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
+	// Storage creates the temporary files results are written through
+	// (nil: the operating system's); the chaos drill injects a full or
+	// failing disk (ENOSPC, EIO) through it.
+	Storage schema.Storage
 }
 
 // Report says what a Collect did.
@@ -110,6 +124,13 @@ type Report struct {
 	Planned, Skipped, Ran int
 	// Status counts the runs run now by their status.
 	Status map[schema.Status]int
+	// Unexpected lists the runs run now that crashed or failed although
+	// their experiment does not expect it (schema.Experiment.Expect), one
+	// line each: what perflab collect's exit status reports.
+	Unexpected []string
+	// Round is the round the runs went to (schema.FirstRound: the
+	// campaign's results directory itself).
+	Round string
 	// Elapsed is the wall time of Collect.
 	Elapsed time.Duration
 }
@@ -135,26 +156,43 @@ func finished(s schema.Status) bool {
 // Existing reads the result at r.Path and says whether it counts as
 // done: a finished run of the same definition (same key), or a finished
 // run imported from another tool (perflab import: the seeds' published
-// numbers), which only --force measures again.
-func Existing(r Run) (*schema.Result, bool) {
-	res, err := readHead(r.Path)
-	if err != nil {
-		return nil, false
+// numbers), which only --force measures again. The whole file is parsed,
+// as perflab build parses it: a result cut short after its run (a full
+// disk, a killed copy) is not done, and err says why (no file: nil).
+// Reading only the head of the file listed such a result as done, and
+// build then failed on it.
+func Existing(r Run) (res *schema.Result, done bool, err error) {
+	if _, err := os.Stat(r.Path); errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
 	}
-	return res, finished(res.Status) && (res.ID == r.Key || Imported(res))
+	data, err := os.ReadFile(r.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	// The syntax of the whole file is checked, not decoded (BenchmarkExisting,
+	// 4 MB of requests: 35–70 ms against 130 ms for schema.ReadFile on a
+	// loaded 2-core machine): a cut-short file fails here, and
+	// schema.Unmarshal says where.
+	if !jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+		if _, err := schema.Unmarshal(r.Path, data); err != nil {
+			return nil, false, err
+		}
+		return nil, false, fmt.Errorf("%s: malformed JSON", r.Path)
+	}
+	res, err = readHead(r.Path, data)
+	if err != nil {
+		return nil, false, err
+	}
+	return res, finished(res.Status) && (res.ID == r.Key || Imported(res)), nil
 }
 
 // readHead reads the identity of a result (schema version, id, status,
-// tool) from the head of its file: the fields come first (schema.Marshal
-// keeps declaration order), so the per-request records, which hold every
-// token's time and can run to megabytes, are never read.
-func readHead(path string) (*schema.Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 16<<10))
+// tool) from the head of its file's data: the fields come first
+// (schema.Marshal keeps declaration order), so the per-request records,
+// which hold every token's time and can run to megabytes, are never
+// decoded (Existing only checks that they are well-formed).
+func readHead(path string, data []byte) (*schema.Result, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("%s: not a JSON object", path)
 	}
@@ -194,6 +232,33 @@ func readHead(path string) (*schema.Result, error) {
 	return res, nil
 }
 
+// removeLeftovers deletes the temporary files a collect killed while
+// writing (SIGKILL, a lost node) left beside these runs' results. Each
+// run belongs to one shard, so shards sharing the directory never remove
+// each other's files in flight.
+func removeLeftovers(runs []Run) {
+	byDir := map[string]map[string]bool{} // directory → temporary-name prefixes
+	for _, r := range runs {
+		dir := filepath.Dir(r.Path)
+		if byDir[dir] == nil {
+			byDir[dir] = map[string]bool{}
+		}
+		byDir[dir][strings.TrimSuffix(schema.TempPattern(r.Path), "*")] = true
+	}
+	for dir, prefixes := range byDir {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if i := strings.Index(name, ".tmp-"); i > 0 && prefixes[name[:i+len(".tmp-")]] {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
+}
+
 // Imported reports whether a result came from perflab import rather than
 // from a collect run.
 func Imported(res *schema.Result) bool {
@@ -222,6 +287,9 @@ type collector struct {
 func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	start := time.Now()
 	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if err := f.CheckEnv(nil); err != nil {
 		return nil, err
 	}
 	if opt.Results == "" {
@@ -256,11 +324,22 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := startRound(ctx, f, k.plan, opt, opt.Now()); err != nil {
+		return nil, err
+	}
+	runs, _ = selectRuns(k.plan, opt) // the same runs, in the round's directory
+	k.report.Round = k.plan.Round
 	k.report.Planned = len(runs)
+	removeLeftovers(runs)
 	var todo []Run
+	var unreadable []string
 	for _, r := range runs {
 		if !opt.Force {
-			if res, ok := Existing(r); ok && !(opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)) &&
+			res, ok, err := Existing(r)
+			if err != nil {
+				unreadable = append(unreadable, fmt.Sprintf("%s: %v", r.Name, err))
+			}
+			if ok && !(opt.Retry && (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed)) &&
 				!(opt.NoEarlyStop && res.Status == schema.StatusSkipped) {
 				k.report.Skipped++
 				continue
@@ -270,6 +349,9 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	}
 	for _, w := range f.Warnings() {
 		fmt.Fprintln(opt.Log, "warning:", w)
+	}
+	for _, u := range unreadable {
+		fmt.Fprintf(opt.Log, "warning: %s; not a complete result: it runs again\n", u)
 	}
 	fmt.Fprintf(opt.Log, "collect %s: %d runs in this shard, %d finished before, %d to run\n", k.c.ID, len(runs), k.report.Skipped, len(todo))
 	if len(todo) == 0 {
@@ -320,6 +402,11 @@ func (k *collector) openTelemetry(runs []Run) error {
 		}
 	}
 	s := k.opt.Sampler
+	if s == nil && !k.c.Hardware.NVML() {
+		// A CPU, NPU or AMD campaign: NVML has nothing to read, and its
+		// absence is no caveat of every run.
+		return nil
+	}
 	if s == nil {
 		var err error
 		s, err = telemetry.Open()
@@ -379,12 +466,14 @@ func (k *collector) closeTelemetry() {
 
 // needsGPUs says whether an experiment's engine runs on the node's GPUs:
 // a GPU engine given GPUs (llama.cpp too, which offloads to them; a CPU
-// llama.cpp campaign says hardware count 0), never a mock or an external
-// endpoint.
+// llama.cpp campaign says hardware count 0), never an external endpoint,
+// and a mock only when its experiment names gpus: (Launch.MockOnGPUs).
 func needsGPUs(l *Launch) bool {
 	switch l.Adapter.Name {
 	case "vllm", "sglang", "trtllm", "llamacpp":
 		return l.GPUs > 0
+	case "mock":
+		return l.MockOnGPUs
 	}
 	return false
 }
@@ -518,18 +607,17 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 	k.progress.begin(r, "starting "+l.Adapter.Display)
 	if l.Adapter.Launches {
 		er.argv = append([]string(nil), l.Argv...)
-		if l.Adapter.Name == "mock" {
-			if er.argv[0] == "perflab" {
-				er.argv[0] = k.opt.Self
+		if l.Adapter.Name == "mock" && er.argv[0] == "perflab" {
+			er.argv[0] = k.opt.Self
+		}
+		if l.FreePort {
+			port, err := engine.FreePort()
+			if err != nil {
+				return er, err
 			}
-			if l.FreePort {
-				port, err := engine.FreePort()
-				if err != nil {
-					return er, err
-				}
-				er.argv = append(er.argv, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
-				er.baseURL = "http://127.0.0.1:" + strconv.Itoa(port)
-			}
+			args, base := l.PortArgs(port)
+			er.argv = append(er.argv, args...)
+			er.baseURL = base
 		}
 		// Something already answering on the engine's port would pass the
 		// health check in place of the engine: a stale server from an
@@ -564,11 +652,28 @@ func (k *collector) start(ctx context.Context, l *Launch, r Run) (*engineRun, er
 		}
 		er.proc = p
 	}
+	timeout := k.opt.HealthTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute // WaitHealthy's default
+	}
+	if len(l.Adapter.Health) > 0 {
+		fmt.Fprintf(k.opt.Log, "%s: waiting for %s%s to answer (up to %s)\n", e.ID, redact.URL(er.baseURL), l.Adapter.Health[0], timeout)
+	}
 	err := engine.WaitHealthy(ctx, er.proc, engine.HealthConfig{BaseURL: er.baseURL, Routes: l.Adapter.Health,
-		Timeout: k.opt.HealthTimeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: er.client.Transport}})
+		Timeout: timeout, Client: &http.Client{Timeout: 5 * time.Second, Transport: er.client.Transport},
+		Progress: func(waited time.Duration, route, last string) {
+			fmt.Fprintf(k.opt.Log, "%s: still waiting for %s%s: %s of %s (last: %s)\n", e.ID, redact.URL(er.baseURL), route,
+				waited.Round(time.Second), timeout, er.red.String(last))
+		}})
 	if err != nil {
 		if er.proc != nil {
 			er.proc.Stop(k.opt.StopGrace)
+			// Taken between the check above and the engine's bind (another
+			// collect on this node launched an engine on the same port):
+			// the node's problem, as above, not a crash of every run.
+			if errors.Is(err, engine.ErrExited) && lostPort(er.proc) {
+				return er, fmt.Errorf("%s: %w: the engine could not bind %s, which another process took as it started; stop that server or give the command another --port", e.ID, ErrPortInUse, redact.URL(er.baseURL))
+			}
 		}
 		return er, fmt.Errorf("%s: wait healthy: %w", e.ID, err)
 	}
@@ -684,6 +789,13 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		}
 	}
 	switch {
+	case ctx.Err() == nil && er.proc != nil && er.proc.ExitError() != nil && lostPort(er.proc):
+		// The engine never had its port: what answered the health checks
+		// and this benchmark was another server (another collect's engine
+		// on this node). Nothing measured is this engine's; as a port
+		// taken before the start, the campaign stops and nothing is
+		// recorded, so the run is repeated once the port is free.
+		return fmt.Errorf("%s: %w: the engine exited because another process holds %s, which answered in its place; stop that server or give the command another --port", r.Experiment.ID, ErrPortInUse, redact.URL(er.baseURL))
 	case ctx.Err() != nil:
 		res = k.base(r, er, schema.StatusInterrupted, "interrupted by the user; collect again to resume", started)
 		if err := k.write(r, res, er.red); err != nil {
@@ -710,6 +822,12 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 	return k.write(r, res, er.red)
 }
 
+// lostPort reports whether an engine that exited says its port was in
+// use.
+func lostPort(p *engine.Process) bool {
+	return strings.Contains(strings.ToLower(p.LogTail(40)), "address already in use")
+}
+
 // base is a result with no measurement: the run's identity and status.
 func (k *collector) base(r Run, er *engineRun, st schema.Status, msg string, started time.Time) *schema.Result {
 	res := &schema.Result{Status: st, Error: msg, Start: started.UTC().Format(time.RFC3339), End: k.opt.Now().UTC().Format(time.RFC3339)}
@@ -733,7 +851,7 @@ func (k *collector) fill(r Run, er *engineRun, res *schema.Result) {
 	res.Campaign, res.Experiment, res.Profile = k.c.ID, e.ID, p.ID
 	res.Repeat = r.Repeat
 	l := er.launch
-	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.Env), BaseURL: redact.URL(er.baseURL)}
+	res.Engine = schema.Engine{Name: e.Engine, Version: er.version, Command: l.Display, Env: redact.Env(l.ShownEnv), BaseURL: redact.URL(er.baseURL)}
 	res.Model.ID = k.c.Model.ID
 	if er.model != "" && er.model != k.c.Model.ID {
 		res.Model.Served = er.model
@@ -836,18 +954,24 @@ func diagnose(tail string) string {
 	return ""
 }
 
-// loadOf is a profile as a schema.Load (what a crash record shows).
+// loadOf is a profile as a schema.Load (what a crash record shows, and
+// what a run records of its profile): its dataset described as
+// collect/benchrun describes a run's, with the dataset file as the
+// campaign names it.
 func loadOf(c *schema.Campaign, p *schema.Profile) schema.Load {
 	backend, endpoint := backendEndpoint(c.Bench)
-	return schema.Load{Backend: backend, Endpoint: endpoint, Dataset: p.Dataset, DatasetPath: p.DatasetPath,
-		InputLen: p.InputLen, OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, NumPrompts: p.NumPrompts,
+	l := schema.Load{Backend: backend, Endpoint: endpoint, NumPrompts: p.NumPrompts,
 		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed}
+	x, _ := parseArgs(p.Args) // Validate has checked them
+	d := benchrun.Options{Dataset: profileDataset(p, p.DatasetPath, x)}
+	d.Describe(&l)
+	return l
 }
 
 // write redacts a result and writes it atomically.
 func (k *collector) write(r Run, res *schema.Result, red *redact.Redactor) error {
 	redactResult(red, res)
-	if err := schema.WriteFile(r.Path, res); err != nil {
+	if err := schema.WriteFileTo(k.opt.Storage, r.Path, res); err != nil {
 		return fmt.Errorf("collect: %w", err)
 	}
 	k.report.Ran++
@@ -863,8 +987,37 @@ func (k *collector) write(r Run, res *schema.Result, red *redact.Redactor) error
 	} else if res.Error != "" {
 		line += ": " + firstLine(res.Error)
 	}
+	if (res.Status == schema.StatusCrashed || res.Status == schema.StatusFailed) && r.Experiment.Expect != string(res.Status) {
+		k.report.Unexpected = append(k.report.Unexpected, line)
+	}
+	if res.Status == schema.StatusCrashed {
+		// The reason is in the engine's log: its last lines (as the
+		// result records them) and where the whole log is.
+		if tail := lastLines(res.LogTail, 5); tail != "" {
+			line += "\n  engine log, last lines:\n    " + strings.ReplaceAll(tail, "\n", "\n    ")
+		}
+		for _, a := range res.Artifacts {
+			if a.Kind == "engine-log" {
+				line += "\n  engine log: " + filepath.Join(filepath.Dir(r.Path), a.Path)
+				break
+			}
+		}
+	}
 	fmt.Fprintln(k.opt.Log, line)
 	return nil
+}
+
+// lastLines is the last n non-empty lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			out = append(out, lines[i])
+		}
+	}
+	slices.Reverse(out)
+	return strings.Join(out, "\n")
 }
 
 func firstLine(s string) string {
@@ -872,27 +1025,11 @@ func firstLine(s string) string {
 	return s
 }
 
-// redactResult hides secrets in every free-text field of a result.
+// redactResult hides secrets in every string a result holds (redact's
+// Walk: a field added later is covered without being listed here);
+// perflab build redacts every result it reads the same way.
 func redactResult(red *redact.Redactor, res *schema.Result) {
-	res.Error = red.String(res.Error)
-	res.LogTail = red.String(res.LogTail)
-	res.Engine.Command = red.Command(res.Engine.Command)
-	res.Engine.Env = redact.Env(res.Engine.Env)
-	res.Load.Command = red.Command(res.Load.Command)
-	res.RawOutput = red.String(res.RawOutput)
-	for i := range res.Warnings {
-		res.Warnings[i] = red.String(res.Warnings[i])
-	}
-	for k, v := range res.Metadata {
-		if redact.SecretName(k) {
-			res.Metadata[k] = redact.Mask
-		} else {
-			res.Metadata[k] = red.String(v)
-		}
-	}
-	for i := range res.Requests {
-		res.Requests[i].Error = red.String(res.Requests[i].Error)
-	}
+	red.Walk(res)
 }
 
 func (k *collector) interrupted(ctx context.Context) error {

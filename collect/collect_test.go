@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -649,8 +651,8 @@ func BenchmarkExisting(b *testing.B) {
 	b.SetBytes(st.Size())
 	r := Run{Key: "k", Path: path}
 	for i := 0; i < b.N; i++ {
-		if _, ok := Existing(r); !ok {
-			b.Fatal("not found")
+		if _, ok, err := Existing(r); !ok {
+			b.Fatal("not found", err)
 		}
 	}
 }
@@ -699,6 +701,22 @@ func TestNeedsGPUs(t *testing.T) {
 		a, _ := engine.Lookup(tc.engine)
 		if got := needsGPUs(&Launch{Adapter: a, GPUs: tc.gpus}); got != tc.want {
 			t.Errorf("%s with %d GPUs: %v, want %v", tc.engine, tc.gpus, got, tc.want)
+		}
+	}
+	// A mock is sampled only when its experiment names gpus: (make
+	// gpu-check), not for the campaign's hardware count (the demo runs
+	// on any machine).
+	c := &schema.Campaign{Model: schema.CampaignModel{ID: "perflab/mock-8b"}, Hardware: schema.HardwareSpec{GPU: "H100", Count: 1}}
+	for _, tc := range []struct {
+		gpus int
+		want bool
+	}{{0, false}, {1, true}} {
+		l, err := NewLaunch(c, &schema.Experiment{ID: "m", Engine: "mock", GPUs: tc.gpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := needsGPUs(l); got != tc.want {
+			t.Errorf("mock with experiment gpus %d: %v, want %v", tc.gpus, got, tc.want)
 		}
 	}
 }
@@ -928,5 +946,185 @@ optimized: gw
 	}
 	if !strings.Contains(r.Engine.BaseURL, "admin:<redacted>@") {
 		t.Errorf("base_url %q", r.Engine.BaseURL)
+	}
+}
+
+// TestCollectGivesTheEngineAPort: a llama.cpp command without --port
+// listens where its build chooses (a Debian llama-server on 9931, not
+// the 8080 collect assumed), and collect waited silently for ten
+// minutes. Now collect gives the engine a free port, and says what it
+// waits for.
+func TestCollectGivesTheEngineAPort(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake engine without --port listens on a port of its own choosing.
+	y := `id: noport
+model: {id: fake/model}
+hardware: {gpu: CPU, count: 1}
+profiles:
+  - {id: short, name: Short, dataset: random, input_len: 16, output_len: 4, num_prompts: 3}
+steps:
+  - id: s
+    title: S
+    experiments:
+      - id: llama
+        engine: llamacpp
+        command: ` + exe + ` serve fake/model
+        env: {FAKE_ENGINE: serve, FAKE_ENGINE_PID_DIR: ` + pids + `}
+baseline: llama
+optimized: llama
+`
+	f, err := Parse("noport.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuf
+	o := opts(t, dir, pids)
+	o.HealthTimeout = 5 * time.Second
+	o.Log = &log
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	res := readResults(t, filepath.Join(dir, "noport"))["llama--short"]
+	if res == nil || res.Status != schema.StatusOK {
+		t.Fatalf("result %+v\nlog:\n%s", res, log.String())
+	}
+	if !regexp.MustCompile(`llama: waiting for http://127\.0\.0\.1:\d+/health to answer \(up to 5s\)`).MatchString(log.String()) {
+		t.Errorf("the log does not say what collect waits for:\n%s", log.String())
+	}
+	if alive := enginetest.Alive(pids); len(alive) > 0 {
+		t.Fatalf("engines left running: %v", alive)
+	}
+}
+
+func TestLaunchFreePortEveryEngine(t *testing.T) {
+	c := &schema.Campaign{Model: schema.CampaignModel{ID: "m"}}
+	for _, tc := range []struct{ engine, command, base string }{
+		{"llamacpp", "llama-server -m m.gguf", "http://127.0.0.1:<free port>"},
+		{"vllm", "vllm serve m", "http://127.0.0.1:<free port>"},
+		{"sglang", "python3 -m sglang.launch_server --model-path m --host 10.0.0.2", "http://10.0.0.2:<free port>"},
+		// A command with its --port keeps it.
+		{"llamacpp", "llama-server -m m.gguf --port 9931", "http://127.0.0.1:9931"},
+	} {
+		l, err := NewLaunch(c, &schema.Experiment{ID: "e", Engine: tc.engine, Command: tc.command})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.BaseURL != tc.base || l.FreePort != strings.Contains(tc.base, "<free port>") {
+			t.Errorf("%s: base %q free %v, want %q", tc.command, l.BaseURL, l.FreePort, tc.base)
+		}
+		if l.FreePort {
+			args, base := l.PortArgs(4321)
+			if !strings.HasSuffix(base, ":4321") || args[len(args)-1] != "4321" {
+				t.Errorf("%s: port args %q base %q", tc.command, args, base)
+			}
+			if _, host := engine.FlagValue(l.Argv, "--host"); host == (args[0] == "--host") {
+				t.Errorf("%s: port args %q (a --host only where the command has none)", tc.command, args)
+			}
+		}
+	}
+}
+
+// TestCollectRerunsATruncatedResult: a result cut short after its run (a
+// full disk, a killed copy) made perflab build fail, while collect, its
+// dry run and --retry listed it as done: the done-check read only the
+// head of the file. It is not done: the plan and collect say so, and
+// collect runs it again.
+func TestCollectRerunsATruncatedResult(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "fake", "e0--long.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data[:len(data)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var plan bytes.Buffer
+	if err := PrintPlan(&plan, f, Options{Results: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`e0--long .* todo \(not a complete result: .*e0--long\.json:[0-9:]*:? (truncated|malformed) JSON`).MatchString(plan.String()) ||
+		!strings.Contains(plan.String(), "1 runs to collect, 1 already done") {
+		t.Errorf("plan:\n%s", plan.String())
+	}
+	for _, retry := range []bool{true, false} {
+		if err := os.WriteFile(path, data[:len(data)*2/3], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var log syncBuf
+		o := opts(t, dir, pids)
+		o.Log, o.Retry = &log, retry
+		rep, err := Collect(context.Background(), f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Ran != 1 || rep.Skipped != 1 {
+			t.Errorf("retry %v: report %+v, want the truncated run run again", retry, rep)
+		}
+		if !strings.Contains(log.String(), "warning: e0--long: "+path+":") || !strings.Contains(log.String(), "JSON: unexpected end of JSON input; not a complete result: it runs again") {
+			t.Errorf("retry %v: log does not say why the run is repeated:\n%s", retry, log.String())
+		}
+		if _, err := schema.ReadFile(path); err != nil {
+			t.Errorf("retry %v: %v", retry, err)
+		}
+	}
+}
+
+// TestCollectCrashSaysWhy: a crashed run showed "exited with status 1" on
+// the terminal while the reason was only in the engine log, which the
+// message did not name. The log's last lines and its path follow.
+func TestCollectCrashSaysWhy(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "oom")
+	var log syncBuf
+	o := opts(t, dir, pids)
+	o.Log = &log
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := log.String()
+	for _, want := range []string{
+		"e0--short: crashed: ",
+		"  engine log, last lines:\n    ",
+		"    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+		"  engine log: " + filepath.Join(dir, "fake", "e0.engine.log") + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if len(rep.Unexpected) != 2 {
+		t.Errorf("unexpected crashes: %q", rep.Unexpected)
+	}
+}
+
+// TestCollectCPUCampaignNoTelemetryCaveat: on a CPU-only machine every
+// run carried "no GPU telemetry: libnvidia-ml.so.1 not found". A campaign
+// whose hardware is a CPU does not open NVML, and its runs carry no such
+// caveat.
+func TestCollectCPUCampaignNoTelemetryCaveat(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	f.Campaign.Hardware = schema.HardwareSpec{GPU: "2-core VM", Accelerator: "cpu", Count: 1}
+	o := opts(t, dir, pids)
+	o.Sampler = nil // what the node has: on a CPU campaign, not asked
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range readResults(t, filepath.Join(dir, "fake")) {
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "telemetry") || strings.Contains(w, "GPU inventory") {
+				t.Errorf("%s: warning %q", name, w)
+			}
+		}
 	}
 }

@@ -14,7 +14,17 @@
 // (status crashed, with the engine's log tail and the likely cause), and
 // the campaign goes on. A second Collect skips the runs whose file holds
 // a finished result with the same key (or an imported one), so an
-// interrupted campaign resumes where it stopped.
+// interrupted campaign resumes where it stopped; the temporary file of a
+// result whose collect was killed while writing it is removed then.
+// Options.Storage lets tests inject a full or failing disk.
+//
+// Rounds (rounds.go): the results go to the campaign's round, a directory
+// level of results/<campaign>/ (schema.RoundsDir). RoundID picks it from
+// Options.Round (joined or started: the shards of one scheduled run pass
+// one id), Options.NewRound (the UTC date), the campaign's rounds: policy
+// (daily, weekly, monthly), else the latest round. A round is started by
+// writing its record (schema.CreateRound: the first shard's record wins);
+// the results inside are ordinary results.
 //
 // # How collect reads a campaign
 //
@@ -26,8 +36,10 @@
 //     perflab mock --model MODEL) gets args appended.
 //   - env is set on top of the collector's environment and shown as a
 //     prefix of the command (NAME=value vllm serve …), secrets redacted.
-//   - The engine answers on the command's --host/--port, else the
-//     engine's default port; a mock without --port gets a free port.
+//   - The engine answers on the command's --host/--port; a command
+//     without --port gets a free port (collect adds --port N, and --host
+//     127.0.0.1 when it sets no host), since engines' defaults differ
+//     between builds. The wait for health is logged every 10 s.
 //   - Requests carry "Authorization: Bearer KEY" when the command has
 //     --api-key, or the experiment's env has VLLM_API_KEY or
 //     OPENAI_API_KEY, or the collector's environment has OPENAI_API_KEY
@@ -43,8 +55,10 @@
 //     custom, prefix_repetition, timed_trace), multi_turn makes random or
 //     sharegpt chat sessions and ramp_up_* replaces request_rate; their
 //     fields are bench's flags with underscores, each checked for its
-//     dataset (validateDataset) and built as bench builds it
-//     (buildWorkload).
+//     dataset (validateDataset) and mapped onto the options perflab bench
+//     maps its flags onto (BenchRunner.options): collect/benchrun builds
+//     the dataset and measures the run for both commands, prompts
+//     aligned to the server's tokenizer included.
 //   - A profile's args pass vllm bench serve flags without a field of
 //     their own: --ignore-eos, --num-warmups N (the warm-up),
 //     --random-prefix-len N, --percentile-metrics, --metric-percentiles,

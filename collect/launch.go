@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/engine"
@@ -15,9 +16,13 @@ import (
 // Launch is how an experiment's engine is started.
 type Launch struct {
 	Adapter engine.Adapter
-	// Argv and Env are what runs (Env on top of the collector's own).
+	// Argv and Env are what runs (Env on top of the collector's own),
+	// references to the environment (${HF_TOKEN}, envref.go) expanded.
 	Argv []string
 	Env  map[string]string
+	// ShownEnv is Env as the campaign writes it, references kept: what
+	// results record.
+	ShownEnv map[string]string
 	// Display is the serve command as the campaign writes it (the
 	// experiment's command verbatim, or the default command with args),
 	// secrets redacted: what results and the plan show.
@@ -26,9 +31,15 @@ type Launch struct {
 	BaseURL string
 	// GPUs is the number of GPUs the experiment uses.
 	GPUs int
-	// FreePort says the collector picks the port at launch (mock engines
-	// whose command sets none): BaseURL is then a placeholder.
+	// FreePort says the collector picks the port at launch (a command that
+	// sets no --port): BaseURL is then a placeholder, and the launch adds
+	// --port N (and --host 127.0.0.1 when the command sets no --host).
 	FreePort bool
+	// MockOnGPUs is set for a mock engine whose experiment names its
+	// gpus: the collector samples those GPUs while it runs, as for a real
+	// engine (make gpu-check tests the NVML sampler this way, with no
+	// engine installed). A mock without gpus: runs anywhere, unsampled.
+	MockOnGPUs bool
 }
 
 // NewLaunch works out an experiment's launch from the campaign.
@@ -37,7 +48,7 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown engine %q", e.ID, e.Engine)
 	}
-	l := &Launch{Adapter: a, GPUs: e.GPUs}
+	l := &Launch{Adapter: a, GPUs: e.GPUs, MockOnGPUs: a.Name == "mock" && e.GPUs > 0}
 	if l.GPUs == 0 {
 		l.GPUs = c.Hardware.Count
 	}
@@ -47,7 +58,7 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 		if len(e.Env) > 0 {
 			l.Env = e.Env // not launched: only OPENAI_API_KEY means something
 		}
-		return l, nil
+		return l, l.expand(e.ID)
 	}
 	env := map[string]string{}
 	if e.Command != "" {
@@ -85,13 +96,57 @@ func NewLaunch(c *schema.Campaign, e *schema.Experiment) (*Launch, error) {
 		return nil, fmt.Errorf("%s: %w", e.ID, err)
 	}
 	l.BaseURL = u
-	if _, ok := engine.FlagValue(l.Argv, "--port"); !ok && a.Name == "mock" {
-		// A mock without --port gets a free port at launch, so demo
-		// campaigns never collide with a real server on 8000.
+	if _, ok := engine.FlagValue(l.Argv, "--port"); !ok {
+		// Without --port the collector gives the engine a free port at
+		// launch rather than guess where it listens: an engine's default
+		// differs between builds (a llama-server listened on 9931, not
+		// the 8080 assumed, and collect waited ten silent minutes), and
+		// two campaigns, or perflab serve on 8080, would collide.
 		l.FreePort = true
-		l.BaseURL = "http://127.0.0.1:<free port>"
+		l.BaseURL = strings.TrimSuffix(u, ":"+strconv.Itoa(a.DefaultPort)) + ":<free port>"
 	}
-	return l, nil
+	return l, l.expand(e.ID)
+}
+
+// expand replaces the references to the environment in what runs; the
+// display and ShownEnv keep them.
+func (l *Launch) expand(id string) error {
+	l.ShownEnv = l.Env
+	var err error
+	if l.BaseURL, err = expandRefs(l.BaseURL, os.LookupEnv); err != nil {
+		return fmt.Errorf("%s: base_url: %w", id, err)
+	}
+	if len(l.Argv) > 0 {
+		argv := make([]string, len(l.Argv))
+		for i, a := range l.Argv {
+			if argv[i], err = expandRefs(a, os.LookupEnv); err != nil {
+				return fmt.Errorf("%s: command: %w", id, err)
+			}
+		}
+		l.Argv = argv
+	}
+	if len(l.Env) > 0 {
+		env := make(map[string]string, len(l.Env))
+		for k, v := range l.Env {
+			if env[k], err = expandRefs(v, os.LookupEnv); err != nil {
+				return fmt.Errorf("%s: env %s: %w", id, k, err)
+			}
+		}
+		l.Env = env
+	}
+	return nil
+}
+
+// PortArgs are the arguments a launch with FreePort adds to the command
+// for port: --port, and --host 127.0.0.1 when the command sets no host.
+// base is the URL the engine then answers at.
+func (l *Launch) PortArgs(port int) (args []string, base string) {
+	args = []string{"--port", strconv.Itoa(port)}
+	if _, ok := engine.FlagValue(l.Argv, "--host"); !ok {
+		args = append([]string{"--host", "127.0.0.1"}, args...)
+	}
+	base, _ = l.Adapter.Endpoint(append(append([]string(nil), l.Argv...), args...))
+	return args, base
 }
 
 func sortedKeys(m map[string]string) []string {

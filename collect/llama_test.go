@@ -192,3 +192,53 @@ func serversOf(path string, ports []string) []string {
 	}
 	return out
 }
+
+// TestLlamaWithoutPortOnCPU: the campaign a newcomer writes from the
+// README for llama.cpp on a CPU machine: no --port (the build's default
+// is not the 8080 collect once assumed, and it waited ten silent
+// minutes), hardware accelerator cpu. Collect gives the server a port,
+// says what it waits for, and no run carries an NVML caveat.
+func TestLlamaWithoutPortOnCPU(t *testing.T) {
+	server, model := llamaServer(t)
+	dir := t.TempDir()
+	y := `id: llama-cpu
+model: {id: tiny-qwen}
+hardware: {gpu: 2-core VM, accelerator: cpu, count: 1}
+bench: {backend: openai, tokenizer: server}
+profiles:
+  - {id: chat, name: Chat, dataset: random, input_len: 16, output_len: 4, num_prompts: 2, seed: 1, concurrency: [1, 2], args: [--ignore-eos]}
+steps:
+  - id: slots
+    title: Parallel slots
+    experiments:
+      - {id: np2, name: 2 slots, engine: llamacpp, command: ` + server + ` -m ` + model + ` -a tiny-qwen -c 1024 -np 2 -t 1}
+baseline: np2
+optimized: np2
+`
+	f, err := Parse("llama-cpu.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	rep, err := Collect(context.Background(), f, Options{Results: dir, HealthTimeout: time.Minute, StopGrace: 5 * time.Second, Log: &log})
+	t.Log(log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status[schema.StatusOK] != 2 || len(rep.Unexpected) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if !regexp.MustCompile(`np2: waiting for http://127\.0\.0\.1:\d+/health to answer`).MatchString(log.String()) {
+		t.Error("the log does not say what collect waits for")
+	}
+	for name, r := range readResults(t, filepath.Join(dir, "llama-cpu")) {
+		if !strings.Contains(r.Engine.Command, "-a tiny-qwen") || strings.Contains(r.Engine.Command, "--port") {
+			t.Errorf("%s: recorded command %q (the campaign's, without the port collect added)", name, r.Engine.Command)
+		}
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "telemetry") {
+				t.Errorf("%s: warning %q on a CPU campaign", name, w)
+			}
+		}
+	}
+}

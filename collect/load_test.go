@@ -297,6 +297,9 @@ func TestDryRunGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The plan checks the engines' programs on PATH: the same on every
+	// machine, whatever it has installed.
+	fakePath(t, "vllm", "python3")
 	for _, tc := range []struct {
 		golden string
 		opt    Options
@@ -373,5 +376,72 @@ func TestWarnings(t *testing.T) {
 				t.Fatalf("warnings:\n%s\nwant %q", ws, tc.want)
 			}
 		})
+	}
+}
+
+// fakePath makes PATH a directory holding an executable for each name.
+func fakePath(t *testing.T, names ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir)
+}
+
+// TestDryRunChecksCommands: a missing engine binary and a missing model
+// file named in a command were not caught by --dry-run (both runs
+// "todo"); the real run crashed both. The plan names them, and says when
+// repeats are too few for the U test ever to decide.
+func TestDryRunChecksCommands(t *testing.T) {
+	fakePath(t, "vllm")
+	dir := t.TempDir()
+	model := filepath.Join(dir, "tiny.gguf")
+	if err := os.WriteFile(model, []byte("GGUF"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y := `id: own
+model: {id: tiny}
+hardware: {gpu: 2-core VM, accelerator: cpu, count: 1}
+profiles:
+  - {id: chat, dataset: random, input_len: 16, output_len: 4, num_prompts: 3, concurrency: [1, 2], repeats: 3}
+steps:
+  - id: slots
+    title: Slots
+    experiments:
+      - {id: np1, engine: llamacpp, command: llama-server -m ` + model + ` -a tiny -np 1}
+      - {id: np2, engine: llamacpp, command: llama-server -m ./models/missing.gguf -a tiny -np 2}
+      - {id: v, engine: vllm, command: vllm serve tiny --chat-template=` + dir + `/none.jinja}
+baseline: np1
+optimized: np2
+`
+	f, err := Parse("own.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := PrintPlan(&b, f, Options{Results: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	plan := b.String()
+	for _, want := range []string{
+		"missing: own.yaml:10: steps[0].experiments[0].command: experiment np1: program llama-server is not on PATH",
+		"missing: own.yaml:11: steps[0].experiments[1].command: experiment np2: program llama-server is not on PATH",
+		"missing: own.yaml:11: steps[0].experiments[1].command: experiment np2: the command names ./models/missing.gguf, which does not exist here",
+		"missing: own.yaml:12: steps[0].experiments[2].command: experiment v: the command names " + dir + "/none.jinja, which does not exist here",
+		"warning: own.yaml:5: profiles[0].repeats: 3 runs per configuration can never show a difference",
+		"  1 step, 3 experiments, 1 profile, 18 runs\n", // not "1 steps"
+		"experiment np1 (np1): engine llamacpp, 1 CPU, at http://127.0.0.1:<free port>",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+	for _, not := range []string{"experiment np1: the command names", "experiment v: program"} {
+		if strings.Contains(plan, not) {
+			t.Errorf("plan says %q:\n%s", not, plan)
+		}
 	}
 }

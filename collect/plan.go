@@ -54,9 +54,12 @@ func (r Run) pointName() string {
 // profiles together (one engine launch serves them all).
 type Plan struct {
 	Campaign *schema.Campaign
-	// Dir is the campaign's results directory.
-	Dir  string
-	Runs []Run
+	// Dir is the directory the results go to: the campaign's results
+	// directory, or its round's (InRound). Round is the round's id ("":
+	// not placed in a round yet, as round 1).
+	Dir   string
+	Round string
+	Runs  []Run
 }
 
 // NewPlan lays out the runs of a validated campaign whose results go

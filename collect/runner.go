@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perflab/perflab/collect/bench"
+	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/dataset"
 	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/mock"
@@ -104,57 +104,35 @@ func parseArgs(args []string) (extraArgs, error) {
 
 // Run measures one run: builds the profile's prompts with the campaign's
 // tokenizer, benchmarks the engine and returns the result with the
-// benchmark's text block as raw output.
+// benchmark's text block as raw output. The dataset is built and measured
+// by collect/benchrun, as perflab bench builds and measures it from the
+// same flags (see options).
 func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error) {
 	c, p := t.Campaign, t.Run.Profile
-	x, err := parseArgs(p.Args)
+	opt, tokName, err := b.options(t)
+	if err != nil {
+		return nil, err
+	}
+	w, err := benchrun.Build(ctx, &opt)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.ID, err)
-	}
-	tok, tokName, err := b.tokenizer(t)
-	if err != nil {
-		return nil, fmt.Errorf("profile %s: tokenizer: %w", p.ID, err)
-	}
-	path := t.DatasetPath
-	if path == "" {
-		path = p.DatasetPath
-	}
-	w, err := buildWorkload(ctx, tok, p, path, x.prefixLen)
-	if err != nil {
-		return nil, fmt.Errorf("profile %s: %w", p.ID, err)
-	}
-	backend, endpoint := backendEndpoint(c.Bench)
-	mo := metrics.Options{Metrics: x.metrics, Percentiles: x.percentiles, Goodput: x.goodput}
-	cfg := bench.Config{BaseURL: t.BaseURL, Endpoint: endpoint, Backend: backend, Model: t.Model, Samples: w.samples,
-		RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed,
-		IgnoreEOS: x.ignoreEOS || w.ignoreEOS, NumWarmups: x.warmups, Metrics: mo, Progress: t.Progress,
-		PromptIDs: w.ids, Times: w.times, Conversations: w.convs, RampUp: w.ramp}
-	if p.MultiTurn {
-		cfg.SessionConcurrency = p.MultiTurnConcurrency
-		cfg.TurnDelay = time.Duration(p.MultiTurnDelayMs) * time.Millisecond
-	}
-	if t.APIKey != "" {
-		cfg.Headers = map[string]string{"Authorization": "Bearer " + t.APIKey}
 	}
 	stop := func() {}
 	if t.Measure != nil {
 		stop = t.Measure()
 	}
-	res, err := bench.Run(ctx, cfg)
+	res, err := benchrun.Run(ctx, &opt, w)
 	stop()
 	if err != nil {
 		return res, err
 	}
-	if res.Summary != nil && res.RawOutput == "" {
-		var buf bytes.Buffer
-		mo.MaxConcurrency, mo.RequestRate, mo.Burstiness = p.MaxConcurrency, p.RequestRate, p.Burstiness
-		if err := metrics.WriteText(&buf, res.Summary, mo); err == nil {
-			res.RawOutput = buf.String()
-		}
+	if w.Aligned > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d prompts were longer by the server's tokenizer than by %s: cut to their length with its /detokenize (as vLLM aligns them)",
+			w.Aligned, len(w.Samples), tokName))
 	}
 	ran := res.Load // what the run itself recorded: ramp-up, conversations
 	res.Load = loadOf(c, p)
-	res.Load.PrefixLen, res.Load.IgnoreEOS, res.Load.NumWarmups = x.prefixLen, cfg.IgnoreEOS, x.warmups
+	res.Load.IgnoreEOS, res.Load.NumWarmups = ran.IgnoreEOS, ran.NumWarmups
 	res.Load.RampUpStrategy, res.Load.RampUpStartRPS, res.Load.RampUpEndRPS = ran.RampUpStrategy, ran.RampUpStartRPS, ran.RampUpEndRPS
 	res.Load.RPSChanges, res.Load.Conversations = ran.RPSChanges, ran.Conversations
 	if p.MultiTurn {
@@ -170,80 +148,76 @@ func (b *BenchRunner) Run(ctx context.Context, t Target) (*schema.Result, error)
 	return res, nil
 }
 
-// workload is what a profile's run sends: the samples, or the
-// conversations, with the prompt token ids and release times where the
-// dataset has them, and the ramp-up.
-type workload struct {
-	samples   []dataset.Sample
-	ids       [][]int
-	times     []float64
-	convs     []dataset.Conversation
-	ramp      *bench.RampUp
-	ignoreEOS bool
+// options maps the run's profile onto benchrun's options, field by field
+// as perflab bench maps the flags of the same names (BenchArgs writes
+// them), with the campaign's tokenizer (and its name, as recorded).
+// Validate has checked the fields.
+func (b *BenchRunner) options(t Target) (benchrun.Options, string, error) {
+	c, p := t.Campaign, t.Run.Profile
+	x, err := parseArgs(p.Args)
+	if err != nil {
+		return benchrun.Options{}, "", fmt.Errorf("profile %s: %w", p.ID, err)
+	}
+	tok, tokName, err := b.tokenizer(t)
+	if err != nil {
+		return benchrun.Options{}, "", fmt.Errorf("profile %s: tokenizer: %w", p.ID, err)
+	}
+	path := t.DatasetPath
+	if path == "" {
+		path = p.DatasetPath
+	}
+	backend, endpoint := backendEndpoint(c.Bench)
+	opt := benchrun.Options{
+		Bench: bench.Config{BaseURL: t.BaseURL, Endpoint: endpoint, Backend: backend, Model: t.Model,
+			RequestRate: p.RequestRate, Burstiness: p.Burstiness, MaxConcurrency: p.MaxConcurrency, Seed: p.Seed,
+			IgnoreEOS: x.ignoreEOS, NumWarmups: x.warmups, Progress: t.Progress,
+			Metrics: metrics.Options{Metrics: x.metrics, Percentiles: x.percentiles, Goodput: x.goodput}},
+		// the steady state as perflab bench computes it by default
+		Steady:    &metrics.SteadyOptions{},
+		Dataset:   profileDataset(p, path, x),
+		Tokenizer: tok,
+		// no idle keep-alive connections left behind to hold the
+		// server's HTTP threads during the benchmark
+		AuxClient: &http.Client{Timeout: time.Minute, Transport: withKey(&http.Transport{DisableKeepAlives: true}, t.APIKey)},
+	}
+	if p.RampUpStrategy != "" {
+		opt.Bench.RampUp = &bench.RampUp{Strategy: p.RampUpStrategy, StartRPS: p.RampUpStartRPS, EndRPS: p.RampUpEndRPS}
+	}
+	if t.APIKey != "" {
+		opt.Bench.Headers = map[string]string{"Authorization": "Bearer " + t.APIKey}
+	}
+	return opt, tokName, nil
 }
 
-// buildWorkload builds profile p's dataset as perflab bench builds it from
-// the same flags (the profile's fields are named after them); path is the
-// dataset file found by Preflight. Validate has checked the fields.
-func buildWorkload(ctx context.Context, tok dataset.Tokenizer, p *schema.Profile, path string, prefixLen int) (workload, error) {
-	var w workload
-	var err error
+// profileDataset is profile p's dataset (path: its file) with args x,
+// the profile's fields being perflab bench's flags with underscores.
+func profileDataset(p *schema.Profile, path string, x extraArgs) benchrun.Dataset {
 	orDefault := func(v *int, d int) int {
 		if v == nil {
 			return d
 		}
 		return *v
 	}
-	switch {
-	case p.MultiTurn && p.Dataset == "sharegpt":
-		w.convs, err = dataset.MultiTurnShareGPT(ctx, tok, path, dataset.MultiTurnShareGPTConfig{NumConversations: p.NumPrompts,
-			MaxTurns: p.MultiTurnMaxTurns, OutputLen: p.OutputLen, Seed: p.Seed})
-	case p.MultiTurn:
-		lo, hi := turnRange(p)
-		w.convs, err = dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: p.NumPrompts,
-			MinTurns: lo, MaxTurns: hi, InputLen: p.InputLen, PerTurnInputLen: p.PerTurnInputLen, OutputLen: p.OutputLen,
-			PrefixLen: prefixLen, Seed: p.Seed, GlobalRatio: p.MultiTurnPrefixGlobalRatio, ConversationRatio: p.MultiTurnPrefixConversationRatio})
-	case p.Dataset == "random":
-		w.samples, err = dataset.RandomContext(ctx, tok, dataset.RandomConfig{NumPrompts: p.NumPrompts, InputLen: p.InputLen,
-			OutputLen: p.OutputLen, RangeRatio: p.RangeRatio, PrefixLen: prefixLen, Seed: p.Seed})
-	case p.Dataset == "sharegpt":
-		w.samples, err = dataset.ShareGPT(ctx, tok, path, dataset.ShareGPTConfig{NumPrompts: p.NumPrompts,
-			OutputLen: p.OutputLen, Seed: p.Seed})
-	case p.Dataset == "custom":
-		w.samples, err = dataset.Custom(ctx, tok, path, dataset.CustomConfig{NumPrompts: p.NumPrompts,
-			OutputLen: p.CustomOutputLen, SkipChatTemplate: p.SkipChatTemplate, Seed: p.Seed})
-	case p.Dataset == "prefix_repetition":
-		w.samples, err = dataset.PrefixRepetition(ctx, tok, dataset.PrefixRepetitionConfig{NumPrompts: p.NumPrompts,
-			PrefixLen: orDefault(p.PrefixRepetitionPrefixLen, 256), SuffixLen: orDefault(p.PrefixRepetitionSuffixLen, 256),
-			NumPrefixes: p.PrefixRepetitionNumPrefixes, OutputLen: p.PrefixRepetitionOutputLen, Seed: p.Seed})
-	case p.Dataset == "timed_trace":
-		block, mul := p.TimedTraceChunkHashSize, p.TimedTraceSecMultiplier
-		if block == 0 {
-			block = 16
-		}
-		if mul == 0 {
-			mul = 1
-		}
-		var tr *dataset.Trace
-		tr, err = dataset.TimedTrace(ctx, tok, path, dataset.TimedTraceConfig{NumPrompts: p.NumPrompts, BlockTokens: block,
-			SecMultiplier: mul})
-		if err == nil {
-			w.samples, w.ids = tr.Samples, tr.IDs
-			if p.SelfTimed == nil || *p.SelfTimed {
-				w.times = tr.AtS
-			}
-			w.ignoreEOS = true // vLLM forces it for timed_trace
-		}
-	default:
-		err = fmt.Errorf("unknown dataset %q", p.Dataset)
+	d := benchrun.Dataset{Name: p.Dataset, Path: path, NumPrompts: p.NumPrompts, Seed: p.Seed,
+		RandomInputLen: p.InputLen, RandomOutputLen: p.OutputLen, RandomRangeRatio: p.RangeRatio, RandomPrefixLen: x.prefixLen,
+		ShareGPTOutputLen: p.OutputLen, CustomOutputLen: p.CustomOutputLen, SkipChatTemplate: p.SkipChatTemplate,
+		// vLLM's defaults for the two lengths 0 may set
+		PrefixLen: orDefault(p.PrefixRepetitionPrefixLen, 256), SuffixLen: orDefault(p.PrefixRepetitionSuffixLen, 256),
+		NumPrefixes: p.PrefixRepetitionNumPrefixes, PrefixOutputLen: p.PrefixRepetitionOutputLen,
+		TraceBlockTokens: p.TimedTraceChunkHashSize, TraceSecMultiplier: p.TimedTraceSecMultiplier,
+		SelfTimed: p.Dataset == "timed_trace" && (p.SelfTimed == nil || *p.SelfTimed)}
+	if p.MultiTurn {
+		d.MultiTurn = profileMultiTurn(p)
 	}
-	if err != nil {
-		return w, err
-	}
-	if p.RampUpStrategy != "" {
-		w.ramp = &bench.RampUp{Strategy: p.RampUpStrategy, StartRPS: p.RampUpStartRPS, EndRPS: p.RampUpEndRPS}
-	}
-	return w, nil
+	return d
+}
+
+// profileMultiTurn is profile p's multi-turn settings, the fields as
+// given (benchrun resolves the turns).
+func profileMultiTurn(p *schema.Profile) *benchrun.MultiTurn {
+	return &benchrun.MultiTurn{NumTurns: p.MultiTurnNumTurns, MinTurns: p.MultiTurnMinTurns, MaxTurns: p.MultiTurnMaxTurns,
+		PerTurnInputLen: p.PerTurnInputLen, GlobalRatio: p.MultiTurnPrefixGlobalRatio, ConversationRatio: p.MultiTurnPrefixConversationRatio,
+		Concurrency: p.MultiTurnConcurrency, Delay: time.Duration(p.MultiTurnDelayMs) * time.Millisecond}
 }
 
 // tokenizer returns the tokenizer that sizes prompts:
@@ -286,9 +260,8 @@ func (b *BenchRunner) tokenizer(t Target) (dataset.Tokenizer, string, error) {
 }
 
 // HFTokenizer finds the tokenizer.json of a model: model itself when it
-// is a directory holding one, else the newest snapshot of the model in
-// the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub or
-// ~/.cache/huggingface/hub).
+// is a directory holding one, else the model's in the Hugging Face hub
+// cache, as perflab bench finds it (benchrun.HFCache).
 func HFTokenizer(model string) (string, bool) {
 	if model == "" {
 		return "", false
@@ -299,28 +272,8 @@ func HFTokenizer(model string) (string, bool) {
 	if !strings.Contains(model, "/") {
 		return "", false
 	}
-	var roots []string
-	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
-		roots = append(roots, d)
-	}
-	if d := os.Getenv("HF_HOME"); d != "" {
-		roots = append(roots, filepath.Join(d, "hub"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		roots = append(roots, filepath.Join(home, ".cache", "huggingface", "hub"))
-	}
-	repo := "models--" + strings.ReplaceAll(model, "/", "--")
-	for _, root := range roots {
-		snaps, _ := filepath.Glob(filepath.Join(root, repo, "snapshots", "*", "tokenizer.json"))
-		best, bestTime := "", time.Time{}
-		for _, p := range snaps {
-			if st, err := os.Stat(p); err == nil && st.ModTime().After(bestTime) {
-				best, bestTime = p, st.ModTime()
-			}
-		}
-		if best != "" {
-			return best, true
-		}
+	if dir, _ := benchrun.HFCache(model); dir != "" {
+		return filepath.Join(dir, "tokenizer.json"), true
 	}
 	return "", false
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/perflab/perflab/collect/engine"
 	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/stats"
 )
 
 // slug is an id usable in a file name. "--" separates the experiment and
@@ -33,10 +34,20 @@ func (f *File) Validate() error {
 	if c.Hardware.Count < 0 {
 		ps.add(at("hardware", "count"), "must be ≥ 0")
 	}
+	switch strings.ToLower(c.Hardware.Accelerator) {
+	case "", "gpu", "npu", "cpu":
+	default:
+		ps.add(at("hardware", "accelerator"), "%q: want gpu, npu or cpu", c.Hardware.Accelerator)
+	}
 	for i, e := range c.Engines {
 		if _, ok := engine.Lookup(e.Name); !ok {
 			ps.add(at("engines", i, "name"), "unknown engine %q (known: %s)", e.Name, strings.Join(engine.Names(), ", "))
 		}
+	}
+	switch c.Rounds {
+	case "", "manual", "daily", "weekly", "monthly":
+	default:
+		ps.add(at("rounds"), "unknown value %q (manual, daily, weekly or monthly)", c.Rounds)
 	}
 	switch c.Bench.Backend {
 	case "", "openai", "openai-chat":
@@ -151,6 +162,11 @@ func validateExperiment(ps *problems, c *schema.Campaign, e *schema.Experiment, 
 	if e.GPUs < 0 {
 		ps.add(path("gpus"), "must be ≥ 0")
 	}
+	switch e.Expect {
+	case "", "ok", string(schema.StatusCrashed), string(schema.StatusFailed):
+	default:
+		ps.add(path("expect"), "%q: want crashed or failed (the status the experiment's runs are expected to end with)", e.Expect)
+	}
 	if c.Hardware.Count > 0 && e.GPUs > c.Hardware.Count {
 		ps.add(path("gpus"), "uses %d GPUs but the campaign's hardware has %d", e.GPUs, c.Hardware.Count)
 	}
@@ -247,6 +263,16 @@ func parallelism(argv []string) int {
 func (f *File) Warnings() []string {
 	var out []string
 	c := &f.Campaign
+	for pi := range c.Profiles {
+		p := &c.Profiles[pi]
+		// Repeats too few for the Mann-Whitney U test ever to show a
+		// difference between two configurations: every delta of the page
+		// will read "too few runs to test".
+		if n := p.RepeatCount(); n > 1 && stats.MinP(n, n) > stats.Alpha {
+			out = append(out, fmt.Sprintf("%s:%d: profiles[%d].repeats: %d runs per configuration can never show a difference (the U test's smallest p at %d+%d is %.2f > %.2f): every comparison will read \"too few runs to test\"; use repeats: %d or more",
+				f.Path, f.Line("profiles", pi, "repeats"), pi, n, n, n, stats.MinP(n, n), stats.Alpha, stats.MinRunsPerSide))
+		}
+	}
 	for si, s := range c.Steps {
 		for ei, e := range s.Experiments {
 			if e.Command == "" {
@@ -505,7 +531,7 @@ func validateDataset(ps *problems, c *schema.Campaign, i int, p *schema.Profile)
 		case (g > 0 || cr > 0) && p.Dataset != "random":
 			ps.add(path("multi_turn_prefix_global_ratio"), "the prefix ratios work with the random dataset only")
 		}
-		if lo, hi := turnRange(p); hi < lo && p.Dataset == "random" {
+		if lo, hi := profileMultiTurn(p).Turns(); hi < lo && p.Dataset == "random" {
 			ps.add(path("multi_turn_max_turns"), "%d is below the fewest turns %d", hi, lo)
 		}
 	}
@@ -530,22 +556,4 @@ func validateDataset(ps *problems, c *schema.Campaign, i int, p *schema.Profile)
 	case p.Dataset == "timed_trace" && (p.SelfTimed == nil || *p.SelfTimed):
 		ps.add(path("ramp_up_strategy"), "timed_trace sends at the trace's timestamps: set self_timed: false to ramp")
 	}
-}
-
-// turnRange is a multi-turn random profile's fewest and most turns, as
-// perflab bench reads --multi-turn-num-turns (default 3), -min-turns and
-// -max-turns.
-func turnRange(p *schema.Profile) (lo, hi int) {
-	n := p.MultiTurnNumTurns
-	if n == 0 {
-		n = 3
-	}
-	lo, hi = n, n
-	if p.MultiTurnMinTurns > 0 {
-		lo = p.MultiTurnMinTurns
-	}
-	if p.MultiTurnMaxTurns > 0 {
-		hi = p.MultiTurnMaxTurns
-	}
-	return lo, hi
 }

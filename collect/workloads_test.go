@@ -183,3 +183,68 @@ optimized: m
 		}
 	}
 }
+
+// TestCollectAlignsPromptsToServer: a campaign whose bench.tokenizer is
+// not the server's gets its random and prefix_repetition prompts checked
+// against the server's /tokenize and cut to their length, as perflab
+// bench does (collect/benchrun builds both): the server counts no more
+// prompt tokens than the dataset, and the result says how many prompts
+// were cut. Unaligned, the mock counts about 3× the tiny tokenizer's.
+func TestCollectAlignsPromptsToServer(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{Model: "fake/model", TTFT: time.Millisecond, ITL: 100 * time.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	tok, _ := filepath.Abs("dataset/tokenizer/testdata/tiny")
+	y := `id: w
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+bench: {tokenizer: ` + tok + `}
+profiles:
+  - {id: r, name: R, dataset: random, input_len: 24, output_len: 2, num_prompts: 6}
+  - {id: p, name: P, dataset: prefix_repetition, prefix_repetition_prefix_len: 16, prefix_repetition_suffix_len: 8,
+     prefix_repetition_num_prefixes: 2, prefix_repetition_output_len: 2, num_prompts: 6}
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: m, name: Mock, engine: external, base_url: ` + srv.URL + `}
+baseline: m
+optimized: m
+`
+	f, err := Parse("w.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, t.TempDir(), t.TempDir())
+	o.Runner = nil // perflab bench's runner
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	results := readResults(t, filepath.Join(o.Results, "w"))
+	for _, name := range []string{"m--r", "m--p"} {
+		r := results[name]
+		if r == nil || r.Status != schema.StatusOK || r.Summary == nil || r.Summary.Completed != 6 {
+			t.Fatalf("%s: result %+v", name, r)
+		}
+		for _, q := range r.Requests {
+			// the mock adds one BOS, and the text decoded from the cut ids
+			// may encode a token or two longer at the cut (vLLM cuts once too)
+			if q.UsagePromptTokens == nil || *q.UsagePromptTokens > q.PromptTokens+3 {
+				got := -1
+				if q.UsagePromptTokens != nil {
+					got = *q.UsagePromptTokens
+				}
+				t.Errorf("%s request %d: the server counted %d prompt tokens, the dataset %d", name, q.Index, got, q.PromptTokens)
+			}
+		}
+		cut := false
+		for _, w := range r.Warnings {
+			cut = cut || strings.Contains(w, "prompts were longer by the server's tokenizer than by "+tok)
+		}
+		if !cut {
+			t.Errorf("%s: no warning of the cut prompts in %q", name, r.Warnings)
+		}
+	}
+}

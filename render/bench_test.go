@@ -338,3 +338,59 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 }
+
+// BenchmarkBuildRounds builds a synthetic site whose every report has R
+// rounds (round 1 and R−1 more under rounds/), against the same site with
+// one round: the scale target is 100 rounds within 2× of one.
+//
+//	go test -run '^$' -bench BuildRounds -benchtime 1x ./render/
+func BenchmarkBuildRounds(b *testing.B) {
+	n := 20
+	if v, err := strconv.Atoi(os.Getenv("PERFLAB_BENCH_REPORTS")); err == nil {
+		n = v
+	}
+	for _, rounds := range []int{1, 100} {
+		b.Run(fmt.Sprintf("reports=%d/rounds=%d", n, rounds), func(b *testing.B) {
+			dir := b.TempDir()
+			writeSyntheticSite(b, dir, n)
+			writeSyntheticRounds(b, dir, n, rounds)
+			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
+			coldBuilds(b, opt)
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(n), "ms/report")
+			page, _ := os.Stat(filepath.Join(dir, "site", "model-0000", "h100", "index.html"))
+			if page != nil {
+				b.ReportMetric(float64(page.Size()), "page-bytes")
+			}
+		})
+	}
+}
+
+// writeSyntheticRounds gives each of writeSyntheticSite's n reports
+// rounds−1 more rounds (r002 …, a minute apart), each a copy of round 1
+// with its throughput moved by up to 0.6 %.
+func writeSyntheticRounds(tb testing.TB, dir string, n, rounds int) {
+	tb.Helper()
+	for i := 0; i < n; i++ {
+		camp := filepath.Join(dir, "results", fmt.Sprintf("model-%04d-h100", i))
+		files, err := filepath.Glob(filepath.Join(camp, "*.json"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for k := 2; k <= rounds; k++ {
+			rd, err := schema.CreateRound(camp, &schema.Round{ID: fmt.Sprintf("r%03d", k), Start: fmt.Sprintf("2026-01-01T%02d:%02d:00Z", k/60, k%60)})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			for _, f := range files {
+				r, err := schema.ReadFile(f)
+				if err != nil {
+					tb.Fatal(err)
+				}
+				r.Summary.TotalTokenThroughput *= 1 + float64(k%7)/1000
+				if err := schema.WriteFile(filepath.Join(rd.Dir, filepath.Base(f)), r); err != nil {
+					tb.Fatal(err)
+				}
+			}
+		}
+	}
+}

@@ -12,13 +12,15 @@ import (
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
 )
 
 // BlockSpec is the YAML inside a ```perflab fenced block (CONTENT.md).
 type BlockSpec struct {
 	// Block is the block type: comparison, chart, latency-chart, curve,
-	// latency-curve, slo, command, step, summary, raw, setup, runs, cases.
+	// latency-curve, slo, command, step, summary, raw, setup, runs, cases,
+	// history.
 	Block      string `yaml:"block"`
 	Metric     string `yaml:"metric"`
 	Experiment string `yaml:"experiment"`
@@ -31,7 +33,7 @@ type BlockSpec struct {
 }
 
 // blockTypes lists the block types, for error messages.
-const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases"
+const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases, history"
 
 // pageCtx is the state of one page being rendered.
 type pageCtx struct {
@@ -95,7 +97,7 @@ func (c *pageCtx) exec(name string, data any) (template.HTML, error) {
 
 // execTo executes template name for data into w.
 func (c *pageCtx) execTo(w *bytes.Buffer, name string, data any) error {
-	if err := c.t.ExecuteTemplate(w, name, data); err != nil {
+	if err := execTemplate(c.t, w, name, data); err != nil {
 		return fmt.Errorf("template %s: %w", name, err)
 	}
 	return nil
@@ -224,10 +226,16 @@ func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 		return c.runs(w)
 	case "cases":
 		return c.cases(w)
+	case "history":
+		return c.historyBlock(w, spec.Title) // history.go
 	case "":
 		return fmt.Errorf("field block: missing (one of %s)", blockTypes)
 	}
-	return fmt.Errorf("field block: unknown block type %q (one of %s)", spec.Block, blockTypes)
+	guess := ""
+	if near := campaignfile.Nearest(spec.Block, strings.Split(blockTypes, ", ")); near != "" {
+		guess = " (did you mean " + near + "?)"
+	}
+	return fmt.Errorf("field block: unknown block type %q%s (one of %s)", spec.Block, guess, blockTypes)
 }
 
 func stepIDs(c *schema.Campaign) string {
@@ -308,12 +316,18 @@ type cell struct {
 	Notes   []int
 	Sort    string
 	Bad     bool // partial success or failure: shown with a warning style
+	// Judged: a delta of the cell is one the U test does not show
+	// (Delta.Untested or Noise); the table's legend then says so.
+	Judged bool
 }
 
 type cellLine struct {
-	Label, Value, PerGPU string
-	Delta                template.HTML
-	DeltaClass           string
+	// Spread is the "± 2.1%" (CV) after a mean Value, its own unbreakable
+	// part: a narrow column may put it under the mean rather than widen
+	// the table past a phone's screen.
+	Label, Value, Spread, PerGPU string
+	Delta                        template.HTML
+	DeltaClass                   string
 }
 
 // cellOf builds the cell of run for metrics ms. ref, when non-nil, is the
@@ -361,6 +375,8 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 			if rv, _, ok := c.rep.pointValue(ref, m); ok {
 				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
 				d.NA = lessSuccessful(res, ref.Result)
+				c.rep.judge(&d, ref, run, m, normalize)
+				out.Judged = out.Judged || d.Untested || d.Noise
 				l.Delta, l.DeltaClass = d.HTML(), d.Class()
 			}
 		}

@@ -25,8 +25,10 @@ type Options struct {
 	// index.html, so the site works from any path and from the disk
 	// (file://) as well.
 	BaseURL string
-	// TemplatesDir, when set, reads templates from disk (serve mode)
-	// instead of the embedded copies.
+	// TemplatesDir, when set, is laid over the embedded templates, read
+	// from disk (customdir.go): its *.html definitions replace the
+	// embedded ones of the same name, its assets/ files replace or add
+	// files.
 	TemplatesDir string
 	// LiveReload injects the reload script (serve mode only): the page
 	// listens for Server-Sent Events on BaseURL+ReloadPath and reloads on
@@ -214,22 +216,37 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	return st, <-removed
 }
 
-// loadTemplates parses the HTML templates and returns the assets FS, from
-// dir or the embedded copies.
+// loadTemplates parses the HTML templates and returns the assets FS: the
+// embedded copies, with dir (when not "") laid over them (customdir.go).
 func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 	var fsys fs.FS = templates.FS
-	if dir != "" {
-		fsys = os.DirFS(dir)
-	}
-	t, err := template.New("").Funcs(template.FuncMap{
-		"join": strings.Join,
-		"add":  func(a, b int) int { return a + b },
-		"gpus": gpuCount,
-	}).ParseFS(fsys, "*.html")
+	t, err := template.New("").Funcs(templateFuncs).ParseFS(fsys, "*.html")
 	if err != nil {
 		return nil, nil, fmt.Errorf("render: templates: %w", err)
 	}
-	if dir == "" {
+	if dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, nil, fmt.Errorf("render: templates %s: not a directory", dir)
+		}
+		top := os.DirFS(dir)
+		own, err := fs.Glob(top, "*.html")
+		if err != nil {
+			return nil, nil, fmt.Errorf("render: templates %s: %w", dir, err)
+		}
+		if len(own) > 0 {
+			if _, err := t.ParseFS(top, "*.html"); err != nil {
+				return nil, nil, fmt.Errorf("render: templates %s: %w", dir, err)
+			}
+		}
+		return t, overlayFS{top: top, base: fsys}, nil
+	}
+	// The generated writers (htmlwriters.go) are used only for the
+	// templates they were generated from.
+	sum, err := templatesSum(fsys)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render: templates: %w", err)
+	}
+	if sum == generatedTemplatesSum {
 		if _, err := t.New(builtinMarker).Parse(""); err != nil {
 			return nil, nil, fmt.Errorf("render: templates: %w", err)
 		}

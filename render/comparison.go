@@ -122,7 +122,8 @@ func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs i
 			continue
 		}
 		sample := stats.Summarize(vals)
-		l := cellLine{Label: m.LabelFor(g[0].Result), Value: repeatValue(sample)}
+		mean, spread := repeatParts(sample)
+		l := cellLine{Label: m.LabelFor(g[0].Result), Value: mean, Spread: spread}
 		if perGPU && gpus > 1 {
 			l.PerGPU = fmtNum(sample.Mean/float64(gpus)) + " per GPU"
 		}
@@ -318,8 +319,5 @@ func (c *pageCtx) latencyChart(w *bytes.Buffer, title string) error {
 }
 
 func (c *pageCtx) comparisonHTML(w *bytes.Buffer, v *comparisonView) error {
-	if c.builtin() {
-		return c.writeComparison(w, v)
-	}
 	return c.execTo(w, "comparison", v)
 }

@@ -54,6 +54,7 @@ func (r *Report) hasRepeats() bool {
 // curveSet is the curves of a sweep profile, one per experiment with
 // points, in campaign order.
 type curveSet struct {
+	Unit    string // the accelerator's word (GPU, NPU, CPU)
 	Profile schema.Profile
 	Sweep   string
 	Curves  []analysis.Curve
@@ -79,15 +80,23 @@ func (c *pageCtx) curves(spec BlockSpec) (*curveSet, error) {
 		}
 		return nil, nil
 	}
-	p, _ := r.Campaign.Profile(prof)
-	cs := &curveSet{Profile: *p}
+	output := false
 	switch spec.Metric {
 	case "", "total_token_throughput", "total_tps":
 	case "output_throughput", "output_tps":
-		cs.Output = true
+		output = true
 	default:
 		return nil, fmt.Errorf("block %s: field metric: %q (total_token_throughput or output_throughput)", spec.Block, spec.Metric)
 	}
+	return r.curveSet(runs, prof, output), nil
+}
+
+// curveSet gathers the curves of sweep profile prof, one per experiment
+// with points, in campaign order: what the curve and slo blocks show and
+// the home page's headline reads.
+func (r *Report) curveSet(runs []analysis.Run, prof string, output bool) *curveSet {
+	p, _ := r.Campaign.Profile(prof)
+	cs := &curveSet{Profile: *p, Output: output, Unit: r.Unit()}
 	i := 0
 	for _, st := range r.Campaign.Steps {
 		for _, e := range st.Experiments {
@@ -104,14 +113,14 @@ func (c *pageCtx) curves(spec BlockSpec) (*curveSet, error) {
 			}
 		}
 	}
-	return cs, nil
+	return cs
 }
 
 func (cs *curveSet) tputName() string {
 	if cs.Output {
-		return "Output token throughput per GPU"
+		return "Output token throughput per " + cs.Unit
 	}
-	return "Total token throughput per GPU"
+	return "Total token throughput per " + cs.Unit
 }
 
 // pointWarnings are the tooltip lines that mark a point whose runs have
@@ -152,16 +161,17 @@ func shorten(s string, n int) string {
 }
 
 // pointTip is a point's tooltip lines.
-func pointTip(name string, p analysis.CurvePoint, output bool) []string {
+func (cs *curveSet) pointTip(name string, p analysis.CurvePoint) []string {
+	output := cs.Output
 	t := p.Total
 	if output {
 		t = p.Output
 	}
 	tip := []string{name + " @ " + p.Point.String()}
 	if t.N > 1 {
-		tip = append(tip, fmt.Sprintf("%s tok/s/GPU (mean of %d runs, CV %.1f%%)", fmtNum(t.Mean), t.N, t.CV*100))
+		tip = append(tip, fmt.Sprintf("%s tok/s/%s (mean of %d runs, CV %.1f%%)", fmtNum(t.Mean), cs.Unit, t.N, t.CV*100))
 	} else {
-		tip = append(tip, fmtNum(t.Mean)+" tok/s/GPU")
+		tip = append(tip, fmtNum(t.Mean)+" tok/s/"+cs.Unit)
 	}
 	tip = append(tip, fmt.Sprintf("%s tok/s/user", fmtNum(p.Interactivity)),
 		"TTFT p50/p99 "+fmtMs(p.TTFTP50)+"/"+fmtMs(p.TTFTP99)+" ms",
@@ -200,8 +210,8 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 			if p.Runs == 0 {
 				continue
 			}
-			tip := append(pointTip(cs.Names[i], p, cs.Output), c.pointWarnings(cv.Experiment, cs.Profile.ID, p)...)
-			warned = warned || len(tip) > len(pointTip(cs.Names[i], p, cs.Output))
+			tip := append(cs.pointTip(cs.Names[i], p), c.pointWarnings(cv.Experiment, cs.Profile.ID, p)...)
+			warned = warned || len(tip) > len(cs.pointTip(cs.Names[i], p))
 			s.Points = append(s.Points, charts.XYPoint{X: p.Interactivity, Y: p.Throughput(cs.Output), Tip: tip})
 		}
 		panel.Series = append(panel.Series, s)
@@ -211,7 +221,7 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 	var holders []string
 	for _, f := range front {
 		p := cs.Curves[f.Curve].Points[f.Index]
-		tip := append(pointTip(cs.Names[f.Curve], p, cs.Output), c.pointWarnings(cs.Curves[f.Curve].Experiment, cs.Profile.ID, p)...)
+		tip := append(cs.pointTip(cs.Names[f.Curve], p), c.pointWarnings(cs.Curves[f.Curve].Experiment, cs.Profile.ID, p)...)
 		fs.Points = append(fs.Points, charts.XYPoint{X: f.X, Y: f.Y, Tip: tip})
 	}
 	for i := len(front) - 1; i >= 0; i-- { // from the most interactive end
@@ -224,7 +234,7 @@ func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
 	if title == "" {
 		title = c.rep.ModelName() + " on " + c.rep.HardwareLabel() + ": " + strings.ToLower(cs.tputName()[:1]) + cs.tputName()[1:] + " vs interactivity (" + profileName(cs.Profile) + ")"
 	}
-	caption := fmt.Sprintf("One line per configuration over its %s sweep (points: mean of the repeats); right is faster per user, up is more throughput per GPU. The dashed grey line is the Pareto frontier across configurations", sweepNoun(cs.Sweep))
+	caption := fmt.Sprintf("One line per configuration over its %s sweep (points: mean of the repeats); right is faster per user, up is more throughput per "+cs.Unit+". The dashed grey line is the Pareto frontier across configurations", sweepNoun(cs.Sweep))
 	if len(holders) > 0 {
 		caption += ", held from the most interactive end by " + strings.Join(holders, ", then ")
 	}
@@ -288,7 +298,7 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 				if m.metric == "tpot" {
 					v50, v99 = p.TPOTP50, p.TPOTP99
 				}
-				tip := append(pointTip(cs.Names[i], p, cs.Output), c.pointWarnings(cv.Experiment, cs.Profile.ID, p)...)
+				tip := append(cs.pointTip(cs.Names[i], p), c.pointWarnings(cv.Experiment, cs.Profile.ID, p)...)
 				p50.Points = append(p50.Points, charts.XYPoint{X: p.Point.Value, Y: v50, Tip: tip})
 				p99.Points = append(p99.Points, charts.XYPoint{X: p.Point.Value, Y: v99, Tip: tip})
 			}
@@ -311,185 +321,22 @@ func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 	return c.html(func(w *bytes.Buffer) error { return c.chartHTML(w, ch, title, caption+".") })
 }
 
-// sloView is the slo block's table.
-type sloView struct {
-	SLO, Price, Load, TputName string
-	Rows                       []sloRow
-	Answer                     template.HTML
-	Energy, Cost               bool
-	// Notes are the caveats of the runs at each row's load.
-	Notes footnotes
-}
-
-type sloRow struct {
-	Name, Load, Tput, Cost, TokPerJ, Runs string
-	TputSort                              string
-	Checks                                []string
-	Winner, None                          bool
-	// NoteIDs mark the row's load when its runs have caveats; Bad when
-	// one has failed requests or did not finish.
-	NoteIDs []int
-	Bad     bool
-}
-
-// slo renders each experiment's highest load meeting the campaign's SLO.
-func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
-	r := c.rep
-	if len(r.Campaign.SLO) == 0 {
-		return "", fmt.Errorf("block slo: the campaign has no slo (add slo: {ttft_p99: 2000, tpot_p99: 50} to %s)", r.CampaignFile)
-	}
-	cs, err := c.curves(spec)
-	if err != nil {
-		return "", err
-	}
-	if cs == nil {
-		return `<p class="empty">No sweep results recorded yet.</p>`, nil
-	}
-	answers := analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, cs.Output)
-	v := sloView{SLO: sloText(r.Campaign.SLO), TputName: cs.tputName(), Cost: r.Campaign.Cost != nil}
-	if r.Campaign.Cost != nil {
-		v.Price = fmt.Sprintf("$%.2f per GPU-hour", r.Campaign.Cost.GPUHourUSD)
-	}
-	win, second := -1, -1
-	for i, a := range answers {
-		row := sloRow{Name: cs.Names[i], None: a.Best < 0, Winner: a.Winner}
-		for _, ch := range a.Checks {
-			mark := "✓"
-			if !ch.Met {
-				mark = "✗"
-			}
-			val := "not recorded"
-			if ch.Found {
-				val = fmtMs(ch.ValueMs) + " ms"
-			}
-			row.Checks = append(row.Checks, fmt.Sprintf("%s %s %s", mark, sloLabel(ch.Key), val))
-		}
-		if a.Failed > 0 {
-			row.Checks = append(row.Checks, fmt.Sprintf("✗ %d of %d requests failed", a.Failed, a.Requests))
-		}
-		if a.Point.Sweep != "" {
-			for _, run := range r.runsAt(cs.Curves[i].Experiment, cs.Profile.ID, a.Point) {
-				if n := v.Notes.add(c, run); n > 0 {
-					row.NoteIDs = append(row.NoteIDs, n)
-					row.Bad = row.Bad || !successful(run.Result)
-				}
-			}
-		}
-		if a.Best < 0 {
-			row.Load = "none (lowest load: " + a.Point.String() + ")"
-			row.Tput, row.Cost, row.TokPerJ, row.TputSort = "—", "—", "—", "-1"
-		} else {
-			p := cs.Curves[i].Points[a.Best]
-			row.Load = a.Point.String()
-			row.Runs = fmt.Sprintf("%d runs", p.Runs)
-			if p.Runs == 1 {
-				row.Runs = "1 run"
-			}
-			t := p.Total
-			if cs.Output {
-				t = p.Output
-			}
-			row.Tput = fmtNum(a.ThroughputPerGPU)
-			if t.N > 1 {
-				row.Tput += fmt.Sprintf(" ± %.1f%%", t.CV*100)
-			}
-			row.TputSort = sortKey(a.ThroughputPerGPU)
-			row.Cost, row.TokPerJ = "—", "—"
-			if !math.IsNaN(a.CostPerMTok) {
-				row.Cost = fmt.Sprintf("$%.3f", a.CostPerMTok)
-			}
-			if !math.IsNaN(a.TokPerJ) {
-				row.TokPerJ = fmt.Sprintf("%.2f", a.TokPerJ)
-				v.Energy = true
-			}
-			if a.Winner {
-				win = i
-			} else if second < 0 || a.ThroughputPerGPU > answers[second].ThroughputPerGPU {
-				second = i
-			}
-		}
-		v.Rows = append(v.Rows, row)
-	}
-	v.Answer = c.sloAnswer(cs, answers, win, second)
-	return c.exec("slo", &v)
-}
-
-// sloAnswer is the block's one-sentence answer: the winner, its margin
-// over the runner-up and whether the margin is real (the U test over the
-// two points' repeats).
-func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, second int) template.HTML {
-	esc := template.HTMLEscapeString
-	// With several swept profiles each has its answer: name which.
-	on := ""
-	runs := c.rep.AllRuns()
-	n := 0
-	for _, p := range c.rep.Campaign.Profiles {
-		if analysis.IsSweep(runs, p.ID) {
-			n++
-		}
-	}
-	if n > 1 {
-		on = "On " + esc(profileName(cs.Profile)) + ": "
-	}
-	if win < 0 {
-		return template.HTML(on + "No configuration meets the SLO (" + esc(sloText(c.rep.Campaign.SLO)) + ") at any measured load.")
-	}
-	w := answers[win]
-	s := on + fmt.Sprintf("At the SLO (%s), <strong>%s</strong> gives the most throughput per GPU: %s tok/s/GPU at %s",
-		esc(sloText(c.rep.Campaign.SLO)), esc(cs.Names[win]), fmtNum(w.ThroughputPerGPU), esc(w.Point.String()))
-	if !math.IsNaN(w.CostPerMTok) {
-		s += fmt.Sprintf(", $%.3f per million tokens", w.CostPerMTok)
-	}
-	if second >= 0 {
-		sec := answers[second]
-		prof := cs.Profile.ID
-		get := func(sm *schema.Summary) (float64, bool) { return sm.TotalTokenThroughput, true }
-		if cs.Output {
-			get = func(sm *schema.Summary) (float64, bool) { return sm.OutputThroughput, true }
-		}
-		d := analysis.Compare(analysis.Group(runs, cs.Curves[second].Experiment, prof, sec.Point),
-			analysis.Group(runs, cs.Curves[win].Experiment, prof, w.Point), get, true)
-		delta, note := d.DeltaText()
-		switch {
-		case d.Tested && !d.Significant:
-			s += fmt.Sprintf("; its lead over %s (%s at %s) is within noise: %s (%s, Mann-Whitney U)",
-				esc(cs.Names[second]), fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(fmt.Sprintf("%+.2f%%", d.Pct)), esc(note))
-		case d.Tested:
-			s += fmt.Sprintf(", %s over %s (%s at %s; %s, Mann-Whitney U)", esc(delta), esc(cs.Names[second]),
-				fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
-		default: // too few runs to test: the note says so
-			if note == "1 run each" {
-				note += ", not tested"
-			}
-			s += fmt.Sprintf(", %s over %s (%s at %s; %s)", esc(delta), esc(cs.Names[second]),
-				fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
-		}
-	}
-	return template.HTML(s + ".")
-}
-
-// sloText writes limits for people: "TTFT p99 ≤ 2000 ms, TPOT p99 ≤ 50 ms".
-func sloText(slo schema.SLO) string {
-	var parts []string
-	for _, k := range slo.Keys() {
-		parts = append(parts, fmt.Sprintf("%s ≤ %s ms", sloLabel(k), fmtLimit(slo[k])))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// sloLabel is "TTFT p99" for ttft_p99.
-func sloLabel(key string) string {
-	m, st, _ := strings.Cut(key, "_")
-	return strings.ToUpper(m) + " " + st
-}
-
 // repeatCell formats a sample for a comparison cell: "1,234.56" for one
 // run, "1,234.56 ± 2.1%" (mean, CV) for repeats.
 func repeatValue(s stats.Sample) string {
-	if s.N > 1 {
-		return fmt.Sprintf("%s ± %.1f%%", fmtNum(s.Mean), s.CV*100)
+	if mean, spread := repeatParts(s); spread != "" {
+		return mean + " " + spread
 	}
 	return fmtNum(s.Mean)
+}
+
+// repeatParts is repeatValue in its two parts: "1,234.56" and "± 2.1%"
+// ("" for one run).
+func repeatParts(s stats.Sample) (mean, spread string) {
+	if s.N > 1 {
+		return fmtNum(s.Mean), fmt.Sprintf("± %.1f%%", s.CV*100)
+	}
+	return fmtNum(s.Mean), ""
 }
 
 func profileName(p schema.Profile) string {

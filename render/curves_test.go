@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -120,6 +121,22 @@ func TestSweepPageSkeleton(t *testing.T) {
 	}
 }
 
+// TestSLOLimitsKeepTheirUnit: the SLO table's limits at a load keep each
+// value on the line of its unit (a narrow column wrapped "10.6" / "ms").
+func TestSLOLimitsKeepTheirUnit(t *testing.T) {
+	content, results := sweepSite(t, 4, 0.01, "")
+	html := buildPage(t, content, results)
+	cells := regexp.MustCompile(`<small>(✓|✗) [^<]*(<br>[^<]*)*</small>`).FindAllString(html, -1)
+	if len(cells) == 0 {
+		t.Fatal("no SLO limits cell on the sweep page")
+	}
+	for _, c := range cells {
+		if regexp.MustCompile(`\d ms`).MatchString(c) || !strings.Contains(c, "\u00a0ms") {
+			t.Errorf("limits cell %q: a value breakable from its unit", c)
+		}
+	}
+}
+
 // TestSweepComparisonHonesty: identical configurations compare as "~";
 // three repeats per side are too few to test; one run says so.
 func TestSweepComparisonHonesty(t *testing.T) {
@@ -129,7 +146,7 @@ func TestSweepComparisonHonesty(t *testing.T) {
 	if !strings.Contains(html, "n=3+3: too few runs to test (≥4 each)") || strings.Contains(html, "~, p=") {
 		t.Errorf("3+3 repeats: want \"too few runs to test\", not ~")
 	}
-	if !strings.Contains(html, "(2,000.00 at concurrency 8; n=3+3: too few runs to test (≥4 each))") {
+	if !strings.Contains(html, "a difference of +400.00% that is not tested: n=3+3: too few runs to test (≥4 each)") {
 		t.Errorf("SLO answer with 3+3 runs should say too few runs to test")
 	}
 	content, results = sweepSite(t, 1, 0, body)
@@ -335,7 +352,8 @@ func TestSweepSLOFailedRequests(t *testing.T) {
 	}
 	html := buildPage(t, content, results)
 	// wide now meets it up to c8 (3000/2 = 1500 per GPU): fast (2000) wins.
-	if !strings.Contains(html, "<strong>Fast</strong> gives the most throughput per GPU: 2,000.00 tok/s/GPU at concurrency 8") {
+	// One run each cannot show its lead: no winner is named, both numbers are.
+	if !strings.Contains(html, "Fast reached 2,000.00 tok/s/GPU at concurrency 8 and Wide 1,500.00 at concurrency 8") {
 		t.Errorf("a point with failed requests answered the SLO")
 	}
 	if !strings.Contains(html, "and none of its requests failed") {

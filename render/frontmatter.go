@@ -74,11 +74,24 @@ func yamlNoun(typ string) string {
 // what" lines, shifting yaml's line numbers by offset (the lines before
 // data in the file).
 func yamlError(file string, offset int, data []byte, err error) error {
-	return campaignfile.DecodeError(file, offset, data, err, yamlNoun)
+	return campaignfile.DecodeErrorKeys(file, offset, data, err, yamlNoun, yamlKeys)
+}
+
+// yamlKeys gives the keys of render's types, for "did you mean"; campaign
+// types' as campaignfile reads them.
+func yamlKeys(typ string) []string {
+	switch typ {
+	case "render.FrontMatter":
+		return campaignfile.YAMLKeys(FrontMatter{})
+	case "render.BlockSpec":
+		return campaignfile.YAMLKeys(BlockSpec{})
+	}
+	return nil
 }
 
 // parseFrontMatter parses a page's front matter.
 func parseFrontMatter(file string, src []byte) (FrontMatter, []byte, int, bool, error) {
+	src = redactText(patterns, src) // the page's door (secrets.go)
 	var fm FrontMatter
 	raw, body, lines, ok, err := splitFrontMatter(src)
 	if err != nil {

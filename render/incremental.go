@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/perflab/perflab/render/output"
 	"html/template"
 	"io/fs"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/perflab/perflab/render/output"
 )
 
 // Builder rebuilds a site after changes to some of its inputs, for the
@@ -192,7 +193,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		if err != nil {
 			return inc, fmt.Errorf("render: %w", err)
 		}
-		files = append(files, File{Path: rel, Data: data})
+		files = append(files, File{Path: rel, Data: s.staticData(rel, data)})
 	}
 	if len(affected) == 0 {
 		n, err := output.WriteInPlace(b.opt.Out, files)

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"html/template"
+	"strings"
+
 	"github.com/perflab/perflab/render/nav"
 	"github.com/perflab/perflab/render/wire"
-	"html/template"
-	"strconv"
-	"strings"
 
 	"github.com/perflab/perflab/render/inputs"
 )
@@ -91,11 +91,7 @@ func (f *frame) layoutInto(buf *bytes.Buffer, t *template.Template, v layoutView
 	v.SiteTitle = SiteTitle
 	v.LiveReload = f.LiveReload
 	v.ReloadURL = v.Base + ReloadPath
-	if t.Lookup(builtinMarker) != nil && fastLayoutOK(&v) { // fastlayout.go
-		writeLayout(buf, &v)
-		return nil
-	}
-	if err := t.ExecuteTemplate(buf, "layout", v); err != nil {
+	if err := execTemplate(t, buf, "layout", v); err != nil {
 		return fmt.Errorf("render: template layout: %w", err)
 	}
 	return nil
@@ -191,53 +187,9 @@ func (f *frame) reportMeta(r *Report, title string) reportMeta {
 	if rel, ok := strings.CutPrefix(r.CampaignFile, f.Content+"/"); ok {
 		m.Campaign = rel
 	}
-	// The best total throughput of the recommended configuration: the
-	// best of every run was the 235B baseline's (8 GPUs), since the
-	// optimized runs that beat it per GPU were left out, which listed the
-	// configuration the page argues against as the report's best.
-	tps := mustMetric("total_token_throughput")
-	best, bestRun := 0.0, (*Run)(nil)
-	oe := r.Optimized()
-	for _, run := range r.Runs() {
-		if oe == nil || run.Result.Experiment != oe.ID || !successful(run.Result) {
-			continue
-		}
-		if v, ok := tps.Value(run.Result.Summary); ok && v > best {
-			best, bestRun = v, run
-		}
-	}
-	if bestRun != nil {
-		m.Best = fmtNum(best) + " tok/s"
-		m.BestSort = strconv.FormatFloat(best, 'f', 4, 64)
-		e, _ := r.Campaign.Experiment(bestRun.Result.Experiment)
-		p, _ := r.Campaign.Profile(bestRun.Result.Profile)
-		m.BestNote = fmt.Sprintf("%s on %s, %s", e.Name, p.Name, gpuCount(r.GPUs(e)))
-	} else {
-		m.Best = "—"
-	}
-	// The headline gain: optimized vs baseline on the first profile both
-	// ran, per GPU when their GPU counts differ.
-	prim, _ := r.primaryMetrics()
-	be := r.Baseline()
-	for _, p := range r.Campaign.Profiles {
-		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
-		if base == nil || opt == nil || !successfulEnough(base.Result) || !successfulEnough(opt.Result) {
-			continue
-		}
-		bv, _, ok1 := r.pointValue(base, prim)
-		ov, _, ok2 := r.pointValue(opt, prim)
-		if !ok1 || !ok2 {
-			continue
-		}
-		norm := r.GPUs(be) != r.GPUs(oe)
-		d := Compare(Normalized(prim, bv, r.GPUs(be), norm), Normalized(prim, ov, r.GPUs(oe), norm), prim.HigherBetter)
-		m.Gain, m.GainClass, m.GainSort = d.HTML(), d.Class(), strconv.FormatFloat(d.Pct, 'f', 4, 64)
-		m.GainNote = prim.Label + " on " + p.Name
-		if norm && prim.PerGPU {
-			m.GainNote += ", per GPU"
-		}
-		break
-	}
+	// The recommended configuration's throughput and its gain over the
+	// baseline, as the report's own blocks compute them (headline.go).
+	r.headline(&m)
 	return m
 }
 
@@ -262,11 +214,12 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
 	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages}
+	hv.Intro += s.homeChanges(hv.Base) // the latest rounds' change points (history.go)
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, f.reportMeta(r, r.Page.navTitleReport()))
 	}
 	var body bytes.Buffer
-	if err := t.ExecuteTemplate(&body, "home", hv); err != nil {
+	if err := execTemplate(t, &body, "home", hv); err != nil {
 		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())

@@ -145,6 +145,11 @@ type Delta struct {
 	// Qwen3.5 MTP run, 516 of 1000, showed a green "+46.8%"). It is shown
 	// uncoloured.
 	NA bool
+	// Untested and Noise judge a delta between points with repeats by the
+	// Mann-Whitney U test (Report.judge): too few runs to test, or within
+	// noise ("~"). Either is uncoloured: a difference not shown to be real
+	// is no gain or loss.
+	Untested, Noise bool
 }
 
 // successRate is the share of a run's requests that succeeded; ok is false
@@ -196,6 +201,9 @@ func (d Delta) String() string {
 	if !d.OK {
 		return ""
 	}
+	if d.Noise {
+		return "~"
+	}
 	r := math.Round(d.Pct*10) / 10
 	if r == 0 {
 		return "~"
@@ -218,6 +226,10 @@ func (d Delta) Class() string {
 		return "delta"
 	case d.NA:
 		return "delta na"
+	case d.Untested:
+		return "delta untested"
+	case d.Noise:
+		return "delta same"
 	case d.Sign > 0:
 		return "delta better"
 	case d.Sign < 0:
@@ -300,11 +312,20 @@ func Caveats(res *schema.Result) []string {
 	// The importer's warnings may repeat among themselves (a check run
 	// twice over one result); a caveat is shown once.
 	for _, w := range res.Warnings {
-		if !slices.Contains(out, w) {
+		if !slices.Contains(out, w) && !telemetryWarning(w) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// telemetryWarning reports whether a run's warning says only that no GPU
+// telemetry was recorded (no NVML on the node): every run of a campaign
+// shares it, and it concerns power and energy, not the numbers, so the
+// page says it once, in the setup's hardware (see setup), not under
+// every run.
+func telemetryWarning(w string) bool {
+	return strings.HasPrefix(w, "no GPU telemetry: ") || strings.HasPrefix(w, "no GPU inventory: ")
 }
 
 // implausiblePeak is how many times the average output throughput a

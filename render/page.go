@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"github.com/perflab/perflab/render/inputs"
 	"html"
 	"html/template"
 	"path"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/perflab/perflab/render/inputs"
 
 	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"

@@ -33,13 +33,29 @@ func (r *Report) GPULabel() string {
 	if r.Campaign.Hardware.GPU != "" {
 		return r.Campaign.Hardware.GPU
 	}
-	return "GPU"
+	return r.Unit()
 }
 
-// HardwareLabel is "8 × NVIDIA H100".
+// Unit is the accelerator's word: "GPU", "NPU" or "CPU" (the campaign's
+// hardware.accelerator).
+func (r *Report) Unit() string { return r.Campaign.Hardware.Unit() }
+
+// unitCount spells a count of the report's accelerators: "1 GPU", "2 CPUs".
+func (r *Report) unitCount(n int) string {
+	if n == 1 {
+		return "1 " + r.Unit()
+	}
+	return fmt.Sprintf("%d %ss", n, r.Unit())
+}
+
+// HardwareLabel is "8 × NVIDIA H100"; a CPU machine's name says CPU once
+// ("1 × 2-core VM CPU").
 func (r *Report) HardwareLabel() string {
 	hw := r.Campaign.Hardware
 	name := strings.TrimSpace(hw.Vendor + " " + r.GPULabel())
+	if u := r.Unit(); u != "GPU" && !strings.Contains(strings.ToUpper(name), u) {
+		name += " " + u
+	}
 	if hw.Count > 0 {
 		return fmt.Sprintf("%d × %s", hw.Count, name)
 	}
@@ -61,7 +77,7 @@ func (r *Report) Title() string {
 	if vendor != "" {
 		vendor += " "
 	}
-	return fmt.Sprintf("Optimizing %s %s on %s%s GPUs", r.ModelName(), obj, vendor, r.GPULabel())
+	return fmt.Sprintf("Optimizing %s %s on %s%s %ss", r.ModelName(), obj, vendor, r.GPULabel(), r.Unit())
 }
 
 // Baseline and Optimized return the compared experiments.

@@ -37,6 +37,9 @@ type reportDataFile struct {
 	Baseline  string    `json:"baseline"`
 	Optimized string    `json:"optimized"`
 	Runs      []runData `json:"runs"`
+	// Rounds holds every round's runs when the results have rounds
+	// (history.go); Runs is the latest round's.
+	Rounds []roundData `json:"rounds,omitempty"`
 }
 
 // reportData returns a report's runs' summaries as JSON and CSV.
@@ -129,7 +132,7 @@ func reportTables(r *Report) (reportDataFile, [][]string) {
 		row = append(row, strings.Join(rd.Caveats, "; "))
 		rows = append(rows, row)
 	}
-	return d, rows
+	return r.withRounds(d, rows) // every round, when there are rounds (history.go)
 }
 
 // gpuCount spells a GPU count: "1 GPU", "8 GPUs".

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/perflab/perflab/collect/schema"
 )
@@ -24,11 +25,18 @@ type Report struct {
 	// all holds every result, sweep points and repeats included, in file
 	// order (see Analysis).
 	all []*Run
+	// rounds are every round of the results, oldest first, when they
+	// have rounds (the history block; history.go); the blocks show the
+	// latest, all.
+	rounds []roundResults
 	// Stale are the results the campaign no longer defines (a sweep point
 	// taken out of the profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and
 	// in the build's output.
 	Stale []StaleRun
+	// hist is the history of the rounds, computed once (history.go).
+	histOnce sync.Once
+	hist     *reportHistory
 }
 
 // StaleRun is a result left out because the campaign no longer defines

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,6 +92,14 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	camp := r.Campaign
 	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
 	v.GPUs = gpuInventory(c.ordered())
+	// No GPU telemetry, said once for the page (Caveats leaves it out of
+	// each run's notes).
+	for _, run := range c.ordered() {
+		if i := slices.IndexFunc(run.Result.Warnings, telemetryWarning); i >= 0 {
+			v.Hardware += "; no power or energy was recorded (" + run.Result.Warnings[i] + ")"
+			break
+		}
+	}
 	for _, e := range enginesOf(r.Campaign, c.ordered()) {
 		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
 	}
@@ -130,7 +139,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	}
 	for _, s := range setupSections {
 		if h := prose[strings.ToLower(s.title)]; h != nil {
-			body, err := c.html(func(b *bytes.Buffer) error { return c.setupSection(b, s.tmpl, &v) })
+			body, err := c.html(func(b *bytes.Buffer) error { return c.execTo(b, s.tmpl, &v) })
 			if err != nil {
 				return err
 			}
@@ -138,7 +147,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 			continue
 		}
 		c.headingTo(w, 3, s.title)
-		if err := c.setupSection(w, s.tmpl, &v); err != nil { // fastsetup.go
+		if err := c.execTo(w, s.tmpl, &v); err != nil {
 			return err
 		}
 	}
@@ -276,13 +285,29 @@ type runRow struct {
 }
 
 // breakable escapes a result file's name and lets it wrap after each "/"
-// and "--": unbroken, the runs table's last column (the path) took a
-// third of the width and squeezed every row to four lines.
+// and "--", and only there: unbroken, the runs table's last column (the
+// path) took a third of the width and squeezed every row to four lines;
+// with only <wbr>, a browser also broke inside a part at its hyphen
+// ("small-" / "batch"). Each part is a span that does not wrap (.nw).
 func breakable(p string) template.HTML {
-	s := template.HTMLEscapeString(p)
-	s = strings.ReplaceAll(s, "/", "/<wbr>")
-	s = strings.ReplaceAll(s, "--", "--<wbr>")
-	return template.HTML(s)
+	var b strings.Builder
+	for p != "" {
+		cut := len(p)
+		if i := strings.Index(p, "/"); i >= 0 {
+			cut = i + 1
+		}
+		if i := strings.Index(p, "--"); i >= 0 && i+2 < cut {
+			cut = i + 2
+		}
+		if b.Len() > 0 {
+			b.WriteString("<wbr>")
+		}
+		b.WriteString(`<span class="nw">`)
+		b.WriteString(template.HTMLEscapeString(p[:cut]))
+		b.WriteString("</span>")
+		p = p[cut:]
+	}
+	return template.HTML(b.String())
 }
 
 func (c *pageCtx) runs(w *bytes.Buffer) error {
@@ -295,9 +320,6 @@ func (c *pageCtx) runs(w *bytes.Buffer) error {
 		e, _ := r.Campaign.Experiment(run.Result.Experiment)
 		p, _ := r.Campaign.Profile(run.Result.Profile)
 		v.Rows = append(v.Rows, c.runRow(run, *e, *p, &v))
-	}
-	if c.builtin() {
-		return c.writeRuns(w, &v)
 	}
 	return c.execTo(w, "runs", &v)
 }
@@ -385,9 +407,6 @@ func (c *pageCtx) cases(w *bytes.Buffer) error {
 		// Every repeat of the point, as under each experiment.
 		cv.BaseRaw.Raws, cv.OptRaw.Raws = c.pointRaws(base, ""), c.pointRaws(opt, "")
 		v.Cases = append(v.Cases, cv)
-	}
-	if c.builtin() {
-		return c.writeCases(w, &v)
 	}
 	return c.execTo(w, "cases", &v)
 }

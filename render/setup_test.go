@@ -64,7 +64,7 @@ func TestRunsFileBreakable(t *testing.T) {
 	page := readFile(t, filepath.Join(opt.Out, "demo/h100/index.html"))
 	// The name only (the directory is the same on every row), its path
 	// in the title.
-	if !strings.Contains(page, `<code title="demo-h100/vllm-base--sharegpt.json">vllm-base--<wbr>sharegpt.json</code>`) {
+	if !strings.Contains(page, `<code title="demo-h100/vllm-base--sharegpt.json"><span class="nw">vllm-base--</span><wbr><span class="nw">sharegpt.json</span></code>`) {
 		t.Error("the runs table's result file is not its name with break opportunities and its path as title")
 	}
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"fmt"
-	"github.com/perflab/perflab/render/output"
 	"io/fs"
 	"os"
 	"path"
@@ -13,7 +12,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/perflab/perflab/render/output"
+
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/inputs"
 	"github.com/perflab/perflab/render/markdown"
@@ -52,6 +54,9 @@ type Site struct {
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.
 	untouched *output.Tracker
+	// secrets are the campaigns' secret values, hidden in the static
+	// files (secrets.go).
+	secrets *siteSecrets
 	// prevSearch reads the last build's search entries once (set with
 	// outputs; outputs.go).
 	prevSearch func() map[string]searchEntry
@@ -123,7 +128,7 @@ func loadForBuild(ctx context.Context, opt Options) (*Site, error) {
 
 func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	opt = opt.withDefaults()
-	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}}
+	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}, secrets: &siteSecrets{}}
 	if _, err := os.Stat(opt.Content); err != nil {
 		if os.IsNotExist(err) {
 			return s, nil // no content yet: the build still produces an index
@@ -266,13 +271,19 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
-	dir := c.Results
+	dir := c.Results // a path to read, taken before redaction
 	if dir == "" {
 		dir = c.ID
 	}
+	// The campaign and its results are redacted as they come in
+	// (secrets.go): nothing made from them can show a secret.
+	secrets := campaignSecrets(c)
+	s.secrets.add(secrets)
+	red := redact.New(secrets...)
+	red.Walk(c)
+	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
-	files, found, err := rd.Files(r.ResultsDir, ".json")
+	files, found, err := reportResultFiles(rd, r.ResultsDir) // the latest round (rounds.go)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
@@ -295,6 +306,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 		if err != nil {
 			return nil, err
 		}
+		red.Walk(res)
 		if res.Campaign != "" && res.Campaign != c.ID {
 			return nil, fmt.Errorf("%s:1: field campaign: %q is not %s's id %q", f, res.Campaign, file, c.ID)
 		}
@@ -328,6 +340,9 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 		if pk.pt.Sweep == "" && pk.repeat == 0 {
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
+	}
+	if err := s.loadRounds(r, rd, red); err != nil { // history.go; older rounds come in through the same redaction
+		return nil, err
 	}
 	return r, nil
 }

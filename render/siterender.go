@@ -187,7 +187,7 @@ func (r *renderRun) do(i int) {
 		if err != nil {
 			r.staticErr[k] = fmt.Errorf("render: %w", err)
 		} else {
-			r.staticWErr[k] = r.writeFile(File{Path: r.s.Static[k], Data: data})
+			r.staticWErr[k] = r.writeFile(File{Path: r.s.Static[k], Data: r.s.staticData(r.s.Static[k], data)})
 		}
 		*bp = data
 		inputs.PutBuf(bp)

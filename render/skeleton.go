@@ -115,7 +115,8 @@ func (k *skeletonWriter) conclusion() error {
 // others writes the narrative sections the skeleton has no place for.
 func (k *skeletonWriter) others(secs []*section) error {
 	skeletonTitles := map[string]bool{"conclusion": true, "optimization objective": true, "experimental setup": true,
-		"experiment results": true, "summary of optimization options": true, "other benchmark cases": true, "all runs": true}
+		"experiment results": true, "summary of optimization options": true, "other benchmark cases": true, "all runs": true,
+		"history": len(k.c.rep.rounds) >= 2}
 	for _, sec := range secs {
 		if skeletonTitles[strings.ToLower(sec.title)] || k.used[sec] {
 			continue
@@ -209,6 +210,17 @@ func (k *skeletonWriter) results() error {
 	}
 	if err := k.renderNodes(nodes); err != nil {
 		return err
+	}
+	if len(c.rep.rounds) >= 2 { // the campaign's rounds (history.go)
+		if nodes, err = k.open("History"); err != nil {
+			return err
+		}
+		if err := c.historyBlock(w, ""); err != nil {
+			return err
+		}
+		if err := k.renderNodes(nodes); err != nil {
+			return err
+		}
 	}
 	if nodes, err = k.open("All Runs"); err != nil {
 		return err

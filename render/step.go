@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/analysis"
 )
 
 // ---- steps ----
@@ -43,6 +44,7 @@ func stepProfiles(r *Report, st *schema.Step) []*schema.Profile {
 }
 
 type stepView struct {
+	Unit        string // the accelerator's word (GPU, NPU, CPU)
 	Heading     template.HTML
 	Profiles    []string
 	Metrics     []Metric
@@ -52,8 +54,8 @@ type stepView struct {
 	Experiments []expView
 	Notes       footnotes
 	// Unfair is set when a delta is struck out (Delta.NA); the legend
-	// then says why.
-	Unfair bool
+	// then says why. Judged when a delta is one the U test does not show.
+	Unfair, Judged bool
 }
 
 type stepRow struct {
@@ -90,18 +92,13 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	st := r.Campaign.Steps[i]
 	ref := r.reference(i)
 	p1, p2 := c.primary()
-	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name}
+	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name, Unit: r.Unit()}
 	if withHeadings {
 		v.Heading = c.heading(3, strconv.Itoa(i+1)+". "+st.Title)
 	}
 	profs := stepProfiles(r, &st)
 	for _, p := range profs {
 		v.Profiles = append(v.Profiles, c.rep.pointLabel(*p))
-	}
-	type ranked struct {
-		name, note string
-		v          float64
-		ok         bool
 	}
 	var ranks []ranked
 	v.Rows = make([]stepRow, 0, len(st.Experiments))
@@ -130,12 +127,12 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 			x := c.metricValue(run, p1)
 			switch {
 			case x != nil && successful(run.Result):
-				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true})
+				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, exp: e.ID})
 			case x != nil:
 				// Numbers from a partly failed run rank, marked.
 				s := run.Result.Summary
 				total := max(s.Completed+s.Failed, run.Result.Load.NumPrompts)
-				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, note: fmt.Sprintf(", only %d of %d requests succeeded", s.Completed, total)})
+				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, exp: e.ID, note: fmt.Sprintf(", only %d of %d requests succeeded", s.Completed, total)})
 			case run == nil:
 				note := "not run"
 				if sk := r.skippedAt(e.ID, profs[0].ID); sk != nil {
@@ -157,38 +154,16 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 		v.Experiments = append(v.Experiments, ev)
 	}
 	if len(ranks) > 1 {
-		sort.SliceStable(ranks, func(a, b int) bool {
-			if ranks[a].ok != ranks[b].ok {
-				return ranks[a].ok
-			}
-			if p1.HigherBetter {
-				return ranks[a].v > ranks[b].v
-			}
-			return ranks[a].v < ranks[b].v
-		})
-		var parts []string
-		for _, k := range ranks {
-			if k.ok {
-				parts = append(parts, k.name+" ("+fmtNum(k.v)+" "+p1.Unit+k.note+")")
-			} else {
-				parts = append(parts, k.name+" ("+k.note+")")
-			}
-		}
-		sep := " > "
-		if !p1.HigherBetter {
-			sep = " < "
-		}
-		v.Ranking = fmt.Sprintf("%s on %s: %s", p1.Name, profs[0].Name, strings.Join(parts, sep))
+		v.Ranking = c.ranking(ranks, ref, profs[0], p1)
 	}
+
 	for _, row := range v.Rows {
 		for _, cl := range row.Cells {
 			for _, l := range cl.Lines {
 				v.Unfair = v.Unfair || l.DeltaClass == "delta na"
 			}
+			v.Judged = v.Judged || cl.Judged
 		}
-	}
-	if c.builtin() {
-		return c.writeStep(w, &v)
 	}
 	return c.execTo(w, "step", &v)
 }
@@ -232,6 +207,7 @@ type summaryView struct {
 	Total      *summaryRow
 	Notes      footnotes
 	Unfair     bool // a delta is struck out (Delta.NA)
+	Judged     bool // a delta is one the U test does not show
 }
 
 type summaryRow struct {
@@ -312,10 +288,12 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 		if prevV != nil {
 			row.Inc = Compare(*prevV, *x, m.HigherBetter)
 			row.Inc.NA = prevRun != nil && lessSuccessful(run.Result, prevRun.Result)
+			r.judge(&row.Inc, prevRun, run, m, v.Normalized)
 		}
 		if baseV != nil {
 			row.Cum = Compare(*baseV, *x, m.HigherBetter)
 			row.Cum.NA = baseRun != nil && lessSuccessful(run.Result, baseRun.Result)
+			r.judge(&row.Cum, baseRun, run, m, v.Normalized)
 		}
 		if e.ID == base.ID {
 			row.Remark = "the baseline is kept"
@@ -337,9 +315,7 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	}
 	for _, row := range v.Rows {
 		v.Unfair = v.Unfair || row.Inc.NA || row.Cum.NA
-	}
-	if c.builtin() {
-		return c.writeSummary(w, &v)
+		v.Judged = v.Judged || row.Inc.Untested || row.Inc.Noise || row.Cum.Untested || row.Cum.Noise
 	}
 	return c.execTo(w, "summary", &v)
 }
@@ -374,10 +350,12 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 	if prevV != nil {
 		row.Inc = Compare(*prevV, *bestV, m.HigherBetter)
 		row.Inc.NA = prevRun != nil && lessSuccessful(bestRun.Result, prevRun.Result)
+		c.rep.judge(&row.Inc, prevRun, bestRun, m, v.Normalized)
 	}
 	if baseV != nil {
 		row.Cum = Compare(*baseV, *bestV, m.HigherBetter)
 		row.Cum.NA = baseRun != nil && lessSuccessful(bestRun.Result, baseRun.Result)
+		c.rep.judge(&row.Cum, baseRun, bestRun, m, v.Normalized)
 	}
 	row.Remark = skipRemark(bestRun.Result, row.Inc)
 }
@@ -389,7 +367,7 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 // configurations carried forward share.
 func skipRemark(res *schema.Result, inc Delta) string {
 	var why []string
-	if inc.OK && inc.Sign < 0 {
+	if inc.OK && inc.Sign < 0 && !inc.Untested && !inc.Noise {
 		why = append(why, "worse than the configuration before it")
 	}
 	if s := res.Summary; s != nil {
@@ -399,4 +377,73 @@ func skipRemark(res *schema.Result, inc Delta) string {
 	}
 	why = append(why, "not carried forward")
 	return strings.Join(why, "; ")
+}
+
+// ranked is an experiment's place in a step's ranking.
+type ranked struct {
+	name, note string
+	v          float64
+	ok         bool
+	exp        string
+}
+
+// ranking orders a step's experiments by the primary metric p1 on
+// profile prof (ref the step's reference) and says so in a sentence.
+func (c *pageCtx) ranking(ranks []ranked, ref *schema.Experiment, prof *schema.Profile, p1 Metric) string {
+	r := c.rep
+	sort.SliceStable(ranks, func(a, b int) bool {
+		if ranks[a].ok != ranks[b].ok {
+			return ranks[a].ok
+		}
+		if p1.HigherBetter {
+			return ranks[a].v > ranks[b].v
+		}
+		return ranks[a].v < ranks[b].v
+	})
+	sep := " > "
+	if !p1.HigherBetter {
+		sep = " < "
+	}
+	// With repeats, two neighbours are ordered only when the U test
+	// shows their difference; otherwise "≈" and why: a lead within
+	// noise is no win (single runs keep the lab's plain order).
+	runs := r.AllRuns()
+	pt := schema.Point{}
+	if run := r.Run(ref.ID, prof.ID); run != nil {
+		pt = schema.PointOf(run.Result.Load)
+	}
+	repeats := r.hasRepeats()
+	var b strings.Builder
+	unshown := ""
+	for i, k := range ranks {
+		if i > 0 {
+			prev := ranks[i-1]
+			if repeats && prev.ok && k.ok {
+				d := analysis.Compare(analysis.Group(runs, k.exp, prof.ID, pt), analysis.Group(runs, prev.exp, prof.ID, pt), p1.Value, false)
+				if d.Significant {
+					b.WriteString(sep)
+				} else {
+					b.WriteString(" ≈ ")
+					if _, note := d.DeltaText(); unshown == "" {
+						unshown = note
+						if d.Tested {
+							unshown = "within noise, " + note
+						}
+					}
+				}
+			} else {
+				b.WriteString(sep)
+			}
+		}
+		if k.ok {
+			b.WriteString(k.name + " (" + fmtNum(k.v) + " " + p1.Unit + k.note + ")")
+		} else {
+			b.WriteString(k.name + " (" + k.note + ")")
+		}
+	}
+	ranking := fmt.Sprintf("%s on %s: %s", p1.Name, prof.Name, b.String())
+	if unshown != "" {
+		ranking += " (≈: not shown to differ, " + unshown + ")"
+	}
+	return ranking
 }

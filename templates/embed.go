@@ -1,7 +1,6 @@
 // Package templates holds the site's HTML templates and assets (CSS, the
 // small site script, the vendored echarts.min.js 5.6.0 with its LICENSE and
-// NOTICE), embedded in the binary. perflab serve can read the same files
-// from disk instead (render.Options.TemplatesDir) so that edits show live.
+// NOTICE), embedded in the binary.
 //
 // Templates:
 //
@@ -9,12 +8,15 @@
 //	home.html    the home page's report list
 //	blocks.html  the generated blocks (comparison, step, summary, …)
 //
-// With the embedded copies, render writes the hottest blocks (runs, step,
-// comparison, cases and the cell, rawbody and noterefs templates they
-// call) with Go code that produces the same bytes (render/fastblocks.go);
-// templates read from disk are always executed as they are. A change to
-// one of those templates must be made in fastblocks.go too:
-// render's TestFastBlocks fails until both agree.
+// These files are the only source of the site's HTML. With the embedded
+// copies, render writes each page through Go functions generated from
+// them (render/htmlwriters_gen.go, by render/tmplgen: run go generate
+// ./render after editing a template; render's TestGeneratedWriters fails
+// until then, and until then the build executes the templates with
+// html/template, which gives the same bytes, more slowly). A lab changes
+// the look with perflab build --templates DIR (MkDocs' custom_dir): DIR's
+// *.html are parsed after these, so a {{define}} there replaces the
+// template of that name, and DIR/assets/ files replace or add assets.
 package templates
 
 import "embed"

@@ -21,6 +21,7 @@ import (
 
 	"github.com/perflab/perflab/collect/bench"
 	"github.com/perflab/perflab/collect/benchflags"
+	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/dataset"
 	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/openai"
@@ -295,31 +296,19 @@ func samplingValue(name, s string) (json.RawMessage, error) {
 	return json.RawMessage(pyFloat(v)), nil
 }
 
-// datasetNames are the --dataset-name values perflab builds.
-var datasetNames = []string{"random", "sharegpt", "custom", "prefix_repetition", "timed_trace"}
-
 // benchRun is a validated command line.
 type benchRun struct {
-	f   *benchFlags
-	cfg bench.Config
+	f *benchFlags
+	// opt is the run the flags ask for (collect/benchrun); a sweep or a
+	// search changes its load point by point (setLoad).
+	opt benchrun.Options
 	// modelID is the model recorded (vLLM's model_id: --model, or the
-	// first served model's root); cfg.Model the name sent.
+	// first served model's root); opt.Bench.Model the name sent.
 	modelID  string
 	rate     float64
 	metadata []metrics.KeyValue
-	// selfTimed: the trace's timestamps set the release times.
-	selfTimed bool
-	// idsByN and timesByN are the datasets' prompt token ids and release
-	// times by --num-prompts (see load), when the dataset has them.
-	idsByN   map[int][][]int
-	timesByN map[int][]float64
-	tok      dataset.Tokenizer
 	// readyChecked: a run of this command has had its ready check.
 	readyChecked bool
-	// offline: a dry run with a tokenizer of its own (no server at all);
-	// log takes the notes printed while the dataset is built.
-	offline bool
-	log     io.Writer
 	// series is the state of a sweep, repeats or search (bench_sweep.go).
 	series seriesState
 }
@@ -373,8 +362,8 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --endpoint %s: the openai-chat backend needs a URL ending in chat/completions", f.endpoint)
 	case f.endpoint != "" && f.backend != "openai-chat" && !strings.HasSuffix(f.endpoint, "completions"):
 		return nil, usageError("bench: --endpoint %s: the %s backend needs a URL ending in completions", f.endpoint, f.backend)
-	case !slices.Contains(datasetNames, f.datasetName):
-		return nil, usageError("bench: --dataset-name %q: want one of %s", f.datasetName, strings.Join(datasetNames, ", "))
+	case !slices.Contains(benchrun.Datasets, f.datasetName):
+		return nil, usageError("bench: --dataset-name %q: want one of %s", f.datasetName, strings.Join(benchrun.Datasets, ", "))
 	case (f.datasetName == "random" || f.datasetName == "prefix_repetition") && f.datasetPath != "":
 		// vLLM refuses it too: the file would be silently ignored
 		return nil, usageError("bench: --dataset-path %s with --dataset-name %s: that dataset reads no file (want --dataset-name sharegpt or custom?)", f.datasetPath, f.datasetName)
@@ -428,7 +417,6 @@ func (f *benchFlags) validate() (*benchRun, error) {
 	if base == "" {
 		base = fmt.Sprintf("http://%s:%d", f.host, f.port)
 	}
-	ignoreEOS := f.ignoreEOS || f.datasetName == "random" // vLLM forces it for random
 	// vLLM: --model is the id recorded, --served-model-name the name sent
 	r.modelID = f.model
 	served := f.model
@@ -438,21 +426,21 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		}
 		served = f.servedModelName
 	}
-	r.cfg = bench.Config{
+	r.opt.Bench = bench.Config{
 		BaseURL: strings.TrimRight(base, "/"), Endpoint: f.endpoint, Backend: f.backend, Model: served,
 		RequestRate: rate, Burstiness: f.burstiness, MaxConcurrency: f.maxConcurrency, Seed: f.seed,
-		IgnoreEOS: ignoreEOS, NumWarmups: f.numWarmups, RequestTimeout: f.requestTimeout,
+		IgnoreEOS: f.ignoreEOS, NumWarmups: f.numWarmups, RequestTimeout: f.requestTimeout,
 		Metrics: m, KeepText: f.saveDetailed,
 	}
-	r.cfg.RequestIDPrefix = f.requestIDPrefix
-	r.cfg.ExtraBody = f.sampling
+	r.opt.Bench.RequestIDPrefix = f.requestIDPrefix
+	r.opt.Bench.ExtraBody = f.sampling
 	if f.extraBody != "" {
 		extra, err := openai.ParseObject(f.extraBody)
 		if err != nil {
 			return nil, usageError("bench: --extra-body: %v", err)
 		}
 		// vLLM: {**sampling_params, **extra_body}
-		r.cfg.ExtraBody = openai.MergeFields(r.cfg.ExtraBody, extra)
+		r.opt.Bench.ExtraBody = openai.MergeFields(r.opt.Bench.ExtraBody, extra)
 	}
 	if f.given["chat-template-kwargs"] && f.datasetName == "custom" && !f.skipChatTemplate {
 		// vLLM passes them to apply_chat_template; perflab's renderers take
@@ -460,13 +448,13 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --chat-template-kwargs with the custom dataset: perflab renders chat templates without arguments; give --skip-chat-template with prompts already templated, or drop it")
 	}
 	// timed_trace replays its own timestamps unless --no-self-timed
-	r.selfTimed = f.datasetName == "timed_trace" && !f.noSelfTimed
+	selfTimed := f.datasetName == "timed_trace" && !f.noSelfTimed
 	switch {
 	case f.selfTimed && f.noSelfTimed:
 		return nil, usageError("bench: --self-timed and --no-self-timed contradict each other")
 	case f.selfTimed && f.datasetName != "timed_trace":
 		return nil, usageError("bench: --self-timed needs --dataset-name timed_trace (the only dataset with timestamps)")
-	case r.selfTimed && f.given["request-rate"]:
+	case selfTimed && f.given["request-rate"]:
 		return nil, usageError("bench: timed_trace sends at the trace's timestamps: drop --request-rate, or add --no-self-timed")
 	case f.promptTokenIDs && f.backend == "openai-chat":
 		return nil, usageError("bench: --prompt-token-ids sends completions prompts as token ids; the chat backend sends messages")
@@ -477,7 +465,7 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		switch {
 		case f.multiTurn:
 			return nil, usageError("bench: --multi-turn paces turns by the replies: a request-rate sweep or search does not apply")
-		case r.selfTimed:
+		case selfTimed:
 			return nil, usageError("bench: timed_trace sends at the trace's timestamps: a request-rate sweep or search needs --no-self-timed")
 		case f.rampStrategy != "":
 			return nil, usageError("bench: --ramp-up-strategy sets the rate: drop the request-rate sweep or search")
@@ -501,7 +489,7 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		if err := ru.Validate(); err != nil {
 			return nil, usageError("bench: %v", err)
 		}
-		r.cfg.RampUp = &ru
+		r.opt.Bench.RampUp = &ru
 	}
 	if f.given["logprobs"] {
 		if f.logprobs < 0 {
@@ -513,13 +501,41 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		} else {
 			// vLLM's completion body carries "logprobs": N in place of null
 			lp := []openai.Field{{Key: "logprobs", Value: json.RawMessage(strconv.Itoa(f.logprobs))}}
-			r.cfg.ExtraBody = openai.MergeFields(lp, r.cfg.ExtraBody)
+			r.opt.Bench.ExtraBody = openai.MergeFields(lp, r.opt.Bench.ExtraBody)
 		}
 	}
-	if r.cfg.Headers, err = benchHeaders(f.header); err != nil {
+	if r.opt.Bench.Headers, err = benchHeaders(f.header); err != nil {
 		return nil, err
 	}
+	if r.opt.Dataset, err = f.dataset(selfTimed); err != nil {
+		return nil, err
+	}
+	if s := &f.series; !s.noSteady {
+		r.opt.Steady = &metrics.SteadyOptions{Threshold: s.steadyThreshold, MinWindowS: s.steadyMinWindow}
+	}
 	return r, nil
+}
+
+// dataset is the dataset the flags ask for.
+func (f *benchFlags) dataset(selfTimed bool) (benchrun.Dataset, error) {
+	d := benchrun.Dataset{Name: f.datasetName, Path: f.datasetPath, NumPrompts: f.numPrompts, Seed: f.seed,
+		DisableShuffle: f.disableShuffle, NoOversample: f.noOversample,
+		RandomInputLen: f.randomInputLen, RandomOutputLen: f.randomOutputLen, RandomRangeRatio: f.randomRangeRatio,
+		RandomPrefixLen: f.randomPrefixLen, ShareGPTOutputLen: f.sharegptOutLen,
+		CustomOutputLen: f.customOutputLen, SkipChatTemplate: f.skipChatTemplate,
+		PrefixLen: f.prefixLen, SuffixLen: f.suffixLen, NumPrefixes: f.numPrefixes, PrefixOutputLen: f.prefixOutputLen,
+		TraceBlockTokens: f.traceBlock, TraceSecMultiplier: f.traceSecMul, TraceKeyTimestamp: f.traceKeyTS,
+		TraceKeyInput: f.traceKeyIn, TraceKeyOutput: f.traceKeyOut, TraceKeyHashIDs: f.traceKeyHash,
+		SelfTimed: selfTimed, PromptTokenIDs: f.promptTokenIDs}
+	if f.multiTurn {
+		d.MultiTurn = &benchrun.MultiTurn{NumTurns: f.mtTurns, MinTurns: f.mtMinTurns, MaxTurns: f.mtMaxTurns,
+			PerTurnInputLen: f.perTurnInputLen, GlobalRatio: f.mtGlobalRatio, ConversationRatio: f.mtConvRatio,
+			Concurrency: f.mtConcurrency, Delay: time.Duration(f.mtDelayMs) * time.Millisecond}
+		if lo, hi := d.MultiTurn.Turns(); hi < lo && f.datasetName == "random" {
+			return d, usageError("bench: --multi-turn-max-turns %d is below the minimum %d", hi, lo)
+		}
+	}
+	return d, nil
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -561,31 +577,31 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 	f := r.f
 	var err error
-	aux := auxClient(r.cfg.Headers)
+	aux := benchrun.Client(r.opt.Bench.Headers)
 	// a dry run with a tokenizer of its own needs no server at all
-	offline := f.dryRun && f.tokenizer != "server" && f.tokenizer != ""
-	r.offline, r.log = offline, stderr
+	own := f.tokenizer != "server" && f.tokenizer != ""
+	offline := f.dryRun && own
+	r.opt.Offline, r.opt.Log, r.opt.AuxClient = offline, stderr, aux
 	// the model list and the server's tokenizer (or its /tokenize for
-	// the alignment, see samples) are needed before the test request can
-	// be built: wait for them first (vllm-bench does too)
-	needServer := r.cfg.Model == "" || f.tokenizer == "server" || f.tokenizer == "" || r.aligns()
+	// the alignment, see benchrun.Build) are needed before the test
+	// request can be built: wait for them first (vllm-bench does too)
+	needServer := r.opt.Bench.Model == "" || !own || (!offline && r.opt.Dataset.Alignable())
 	if f.readyTimeout > 0 && !offline && needServer {
-		if err := waitReady(ctx, aux, r.cfg.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
-			return err
+		if err := benchrun.WaitReady(ctx, aux, r.opt.Bench.BaseURL, time.Duration(f.readyTimeout)*time.Second, time.Second, stderr); err != nil {
+			return fmt.Errorf("bench: %w", err)
 		}
 	}
-	if r.cfg.Model == "" && !offline {
-		if r.cfg.Model, r.modelID, err = firstModel(ctx, aux, r.cfg.BaseURL); err != nil {
-			return err
+	if r.opt.Bench.Model == "" && !offline {
+		if r.opt.Bench.Model, r.modelID, err = benchrun.FirstModel(ctx, aux, r.opt.Bench.BaseURL); err != nil {
+			return fmt.Errorf("bench: %w", err)
 		}
 	}
-	r.tok, err = openTokenizer(f.tokenizer, r.cfg.BaseURL, r.cfg.Model, aux)
+	r.opt.Tokenizer, err = openTokenizer(f.tokenizer, r.opt.Bench.BaseURL, r.opt.Bench.Model, aux)
 	if err != nil {
 		return err
 	}
-	r.cfg.CountText = countWith(r.tok)
 	if !f.disableTqdm && isTerminal(stderr) {
-		r.cfg.Progress = stderr
+		r.opt.Bench.Progress = stderr
 	}
 	return nil
 }
@@ -593,16 +609,17 @@ func (r *benchRun) connect(ctx context.Context, stderr io.Writer) error {
 // dryRun builds the dataset (or the conversations), prints its
 // statistics and sends nothing (--dry-run).
 func (r *benchRun) dryRun(ctx context.Context, stdout, stderr io.Writer) error {
-	if err := r.load(ctx); err != nil {
+	w, err := r.workload(ctx)
+	if err != nil {
 		return err
 	}
-	samples := r.cfg.Samples
+	samples := w.Samples
 	if r.f.multiTurn {
-		samples = withHistory(r.cfg.Conversations)
+		samples = withHistory(w.Conversations)
 	}
 	writeDatasetStats(stdout, r.f.datasetName, samples)
 	switch {
-	case r.f.multiTurn && len(r.cfg.Conversations) > 0 && r.cfg.Conversations[0].NoHistory:
+	case r.f.multiTurn && len(w.Conversations) > 0 && w.Conversations[0].NoHistory:
 		fmt.Fprintln(stderr, "perflab: --dry-run --multi-turn: prefix-sharing mode sends no history: a turn's input is its own message (shared parts included), without the chat template's tokens")
 	case r.f.multiTurn:
 		fmt.Fprintln(stderr, "perflab: --dry-run --multi-turn: a turn's input is its whole history (earlier messages, each reply counted at its max_tokens) and its message, without the chat template's tokens")
@@ -629,87 +646,48 @@ func withHistory(convs []dataset.Conversation) []dataset.Sample {
 	return out
 }
 
-// load builds what the next run sends: the samples for the current
-// --num-prompts (with their token ids and release times where the
-// dataset has them), or the multi-turn conversations.
-func (r *benchRun) load(ctx context.Context) error {
-	f := r.f
-	var err error
-	if f.multiTurn {
-		if r.cfg.Conversations == nil || len(r.cfg.Conversations) != f.numPrompts {
-			if r.cfg.Conversations, err = r.conversations(ctx, r.tok); err != nil {
-				return err
-			}
-		}
-		r.cfg.SessionConcurrency = f.mtConcurrency
-		r.cfg.TurnDelay = time.Duration(f.mtDelayMs) * time.Millisecond
-		r.cfg.Samples = r.cfg.Samples[:0]
-		for _, c := range r.cfg.Conversations {
-			for _, t := range c.Turns {
-				r.cfg.Samples = append(r.cfg.Samples, dataset.Sample{Prompt: t.Content, PromptLen: t.ContentLen, OutputLen: t.OutputLen})
-			}
-		}
-		return nil
-	}
-	if r.cfg.Samples, err = r.cachedSamples(ctx); err != nil {
-		return err
-	}
-	r.cfg.PromptIDs, r.cfg.Times = r.idsByN[f.numPrompts], nil
-	if r.selfTimed {
-		r.cfg.Times = r.timesByN[f.numPrompts]
-	}
-	return nil
-}
-
 // runOnce runs the benchmark once with r's current load, prints its block
 // and saves its files. The result comes back whenever the run happened,
 // with an error when it was interrupted or every request failed.
 func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io.Writer) (*schema.Result, error) {
 	f := r.f
-	if err := r.load(ctx); err != nil {
+	w, err := r.workload(ctx)
+	if err != nil {
 		return nil, err
 	}
-	aux := auxClient(r.cfg.Headers)
-	// after the warmups, as vLLM: the profiler starts and the server's
-	// spec-decode counters are read (again after the run)
-	var specBefore *bench.SpecCounters
+	aux := r.opt.AuxClient
+	// after the warmups, as vLLM: the profiler starts (and benchrun.Run
+	// reads the server's spec-decode counters)
 	profiling := false
-	cfg := r.cfg
-	cfg.Log = stderr
+	opt := r.opt
+	opt.Bench.Log = stderr
 	if !r.readyChecked {
 		// vLLM's initial test run, once per command (not per sweep point)
-		cfg.ReadyTimeout = time.Duration(f.readyTimeout) * time.Second
+		opt.Bench.ReadyTimeout = time.Duration(f.readyTimeout) * time.Second
 		r.readyChecked = true
 	}
-	cfg.AfterWarmup = func(ctx context.Context) error {
+	opt.Bench.AfterWarmup = func(ctx context.Context) error {
 		fmt.Fprintln(stderr, "Starting main benchmark run...")
 		if f.profile {
 			fmt.Fprintln(stderr, "Starting profiler...")
-			if err := profileCall(ctx, aux, r.cfg.BaseURL, "/start_profile"); err != nil {
-				return err
+			if err := benchrun.Profiler(ctx, aux, r.opt.Bench.BaseURL, "/start_profile"); err != nil {
+				return fmt.Errorf("bench: --profile: %w", err)
 			}
 			profiling = true
 			fmt.Fprintln(stderr, "Profiler started")
 		}
-		r.writeTraffic(stderr) // after the warmups and the profiler, as vLLM
-		specBefore, _ = bench.ScrapeSpecDecode(ctx, aux, r.cfg.BaseURL)
+		r.writeTraffic(stderr, w.Times != nil) // after the warmups and the profiler, as vLLM
 		return nil
 	}
 	start := time.Now()
-	res, runErr := bench.Run(ctx, cfg)
-	if n := len(cfg.Conversations); res != nil && f.multiTurn && n < f.numPrompts {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("multi-turn: %s has only %d conversations of 2 or more turns: %d ran, not the %d of --num-prompts", f.datasetPath, n, n, f.numPrompts))
-	}
-	if specBefore != nil && res != nil && res.Summary != nil {
-		after, err := bench.ScrapeSpecDecode(context.WithoutCancel(ctx), aux, r.cfg.BaseURL)
-		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("speculative decoding: reading /metrics after the run failed: %v", err))
-		}
-		res.Summary.SpecDecode = bench.SpecDecodeDelta(specBefore, after)
+	res, runErr := benchrun.Run(ctx, &opt, w)
+	numPrompts := r.opt.Dataset.NumPrompts
+	if n := len(w.Conversations); res != nil && f.multiTurn && n < numPrompts {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("multi-turn: %s has only %d conversations of 2 or more turns: %d ran, not the %d of --num-prompts", f.datasetPath, n, n, numPrompts))
 	}
 	if profiling {
-		if err := profileCall(context.WithoutCancel(ctx), aux, r.cfg.BaseURL, "/stop_profile"); err != nil {
-			fmt.Fprintln(stderr, "perflab: warning:", err)
+		if err := benchrun.Profiler(context.WithoutCancel(ctx), aux, r.opt.Bench.BaseURL, "/stop_profile"); err != nil {
+			fmt.Fprintln(stderr, "perflab: warning:", fmt.Errorf("bench: --profile: %w", err))
 		} else {
 			fmt.Fprintln(stderr, "Profiler stopped")
 		}
@@ -719,25 +697,9 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 	}
 	r.describe(res, start, args)
 	r.markSeries(res)
-	var text bytes.Buffer
 	if res.Summary != nil {
-		if err := r.steadyState(res); err != nil {
-			return nil, err
-		}
-		if err := metrics.WriteFailures(&text, res.Requests); err != nil {
-			return nil, err
-		}
-		if err := metrics.WriteText(&text, res.Summary, r.cfg.Metrics); err != nil {
-			return nil, err
-		}
-		if err := metrics.WriteSteadyText(&text, res.Summary.SteadyState, r.cfg.MaxConcurrency); err != nil {
-			return nil, err
-		}
-		if err := metrics.WritePerTurn(&text, res.PerTurn); err != nil {
-			return nil, err
-		}
-		res.RawOutput = text.String()
-		if _, err := stdout.Write(text.Bytes()); err != nil {
+		// the text block benchrun.Run wrote
+		if _, err := io.WriteString(stdout, res.RawOutput); err != nil {
 			return nil, err
 		}
 	}
@@ -755,10 +717,10 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 		return res, fmt.Errorf("bench: all %d requests failed", s.Failed)
 	}
 	if res.Status == schema.StatusInterrupted && len(res.Requests) == 0 {
-		return res, fmt.Errorf("bench: interrupted before any of the %d requests finished", f.numPrompts)
+		return res, fmt.Errorf("bench: interrupted before any of the %d requests finished", numPrompts)
 	}
 	if res.Status == schema.StatusInterrupted {
-		return res, fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), f.numPrompts)
+		return res, fmt.Errorf("bench: interrupted after %d of %d requests (the finished ones are reported)", len(res.Requests), numPrompts)
 	}
 	if len(f.series.sloLimits) > 0 && len(f.series.points) == 0 && f.series.search == "" {
 		// a single run, or each of --num-runs repeats (a sweep's table
@@ -772,12 +734,12 @@ func (r *benchRun) runOnce(ctx context.Context, args []string, stdout, stderr io
 
 // writeTraffic prints vLLM's traffic lines: the rate (or the ramp, or the
 // trace's timestamps), the burstiness and the concurrency cap.
-func (r *benchRun) writeTraffic(w io.Writer) {
+func (r *benchRun) writeTraffic(w io.Writer, selfTimed bool) {
 	f := r.f
-	if r.cfg.Times != nil {
+	if selfTimed {
 		fmt.Fprintln(w, "Self timing is set, using the timestamps from the trace file.")
 		return
-	} else if ru := r.cfg.RampUp; ru != nil {
+	} else if ru := r.opt.Bench.RampUp; ru != nil {
 		fmt.Fprintf(w, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
 		fmt.Fprintf(w, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", ru.StartRPS, ru.EndRPS)
 	} else {
@@ -789,30 +751,10 @@ func (r *benchRun) writeTraffic(w io.Writer) {
 	}
 	fmt.Fprintf(w, "Burstiness factor: %s %s\n", pyFloat(f.burstiness), proc)
 	conc := "None"
-	if f.maxConcurrency > 0 {
-		conc = strconv.Itoa(f.maxConcurrency)
+	if c := r.opt.Bench.MaxConcurrency; c > 0 {
+		conc = strconv.Itoa(c)
 	}
 	fmt.Fprintf(w, "Maximum request concurrency: %s\n", conc)
-}
-
-// profileCall POSTs base+route (vLLM's /start_profile, /stop_profile):
-// the server's profiler, which must be configured on the server.
-func profileCall(ctx context.Context, client *http.Client, base, route string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+route, strings.NewReader("{}"))
-	if err != nil {
-		return fmt.Errorf("bench: --profile: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("bench: --profile: POST %s: %w", route, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("bench: --profile: POST %s%s: %s %s (start the server with a profiler configured)", base, route, resp.Status, strings.TrimSpace(string(b)))
-	}
-	return nil
 }
 
 // artifactPath is target's path relative to the directory of the result
@@ -837,150 +779,15 @@ func artifactPath(result, target string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// countWith counts a generated text's tokens without special tokens, as
-// vLLM does for a request whose server sent no usage.
-func countWith(tok dataset.Tokenizer) func(context.Context, string) (int, error) {
-	return func(ctx context.Context, text string) (int, error) {
-		if ec, ok := tok.(interface {
-			EncodeContext(context.Context, string, bool) ([]int, error)
-		}); ok {
-			ids, err := ec.EncodeContext(ctx, text, false)
-			return len(ids), err
-		}
-		ids, err := tok.Encode(text)
-		return len(ids), err
-	}
-}
-
-// samples builds the dataset.
-func (r *benchRun) samples(ctx context.Context, tok dataset.Tokenizer) ([]dataset.Sample, error) {
-	f := r.f
-	var s []dataset.Sample
-	var err error
-	switch f.datasetName {
-	case "sharegpt":
-		s, err = dataset.ShareGPT(ctx, tok, f.datasetPath, dataset.ShareGPTConfig{NumPrompts: f.numPrompts,
-			OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
-	case "custom":
-		s, err = dataset.Custom(ctx, tok, f.datasetPath, dataset.CustomConfig{NumPrompts: f.numPrompts,
-			OutputLen: f.customOutputLen, SkipChatTemplate: f.skipChatTemplate, Seed: f.seed,
-			DisableShuffle: f.disableShuffle, NoOversample: f.noOversample})
-	case "timed_trace":
-		var tr *dataset.Trace
-		tr, err = dataset.TimedTrace(ctx, tok, f.datasetPath, dataset.TimedTraceConfig{NumPrompts: f.numPrompts,
-			BlockTokens: f.traceBlock, SecMultiplier: f.traceSecMul, KeyTimestamp: f.traceKeyTS, KeyInput: f.traceKeyIn,
-			KeyOutput: f.traceKeyOut, KeyHashIDs: f.traceKeyHash})
-		if err == nil {
-			s = tr.Samples
-			r.setIDs(tr.IDs)
-			if r.timesByN == nil {
-				r.timesByN = map[int][]float64{}
-			}
-			r.timesByN[f.numPrompts] = tr.AtS
-		}
-	case "prefix_repetition":
-		s, err = dataset.PrefixRepetition(ctx, tok, dataset.PrefixRepetitionConfig{NumPrompts: f.numPrompts,
-			PrefixLen: f.prefixLen, SuffixLen: f.suffixLen, NumPrefixes: f.numPrefixes, OutputLen: f.prefixOutputLen,
-			Seed: f.seed, DisableShuffle: f.disableShuffle})
-	default:
-		s, err = dataset.RandomContext(ctx, tok, dataset.RandomConfig{
-			NumPrompts: f.numPrompts, InputLen: f.randomInputLen, OutputLen: f.randomOutputLen,
-			RangeRatio: f.randomRangeRatio, PrefixLen: f.randomPrefixLen, Seed: f.seed,
-		})
-	}
-	if err != nil {
-		return nil, datasetError(f.datasetName, err)
-	}
-	if len(s) == 0 {
-		return nil, fmt.Errorf("bench: dataset %s: no samples", f.datasetName)
-	}
-	if _, server := tok.(*dataset.ServerTokenizer); !server && r.aligns() {
-		// vLLM (after 0.28) checks the prompts against the server's own
-		// tokenizer and cuts those it finds longer
-		log := r.log
-		if log == nil {
-			log = io.Discard
-		}
-		var n int
-		s, n = dataset.AlignToServer(ctx, dataset.NewServerTokenizer(r.cfg.BaseURL, r.cfg.Model, auxClient(r.cfg.Headers)), s, log)
-		if n > 0 {
-			fmt.Fprintf(log, "perflab: %d of %d prompts were longer by the server's tokenizer: cut to their length with its /detokenize\n", n, len(s))
-		}
-	}
-	if f.promptTokenIDs && f.datasetName != "timed_trace" {
-		// the ids the server would tokenize the text into (no special
-		// tokens: the server adds its own)
-		ids := make([][]int, len(s))
-		for i := range s {
-			if ids[i], err = tok.Encode(s[i].Prompt); err != nil {
-				return nil, fmt.Errorf("bench: --prompt-token-ids: prompt %d: %w", i, err)
-			}
-		}
-		r.setIDs(ids)
-	}
-	return s, nil
-}
-
-// aligns reports whether the dataset's prompts are checked against the
-// server's tokenizer (vLLM's random and prefix_repetition, text prompts,
-// a tokenizer of our own, a server to ask).
-func (r *benchRun) aligns() bool {
-	f := r.f
-	own := f.tokenizer != "server" && f.tokenizer != ""
-	return own && !r.offline && !f.promptTokenIDs && !f.multiTurn && (f.datasetName == "random" || f.datasetName == "prefix_repetition")
-}
-
-// datasetError is err from building dataset name: a usage error (exit
-// 2) when the dataset file is at fault (missing, bad JSON, a bad line) or
-// its settings cannot build it,
-// as vLLM fails before sending anything; else a failure (the tokenizer,
-// the server).
-func datasetError(name string, err error) error {
-	if !strings.HasPrefix(err.Error(), "dataset: ") { // else it names the dataset already
-		err = fmt.Errorf("dataset %s: %w", name, err)
-	}
+// datasetError is err from building the dataset (benchrun.Build): a
+// usage error (exit 2) when the dataset file is at fault (missing, bad
+// JSON, a bad line) or its settings cannot build it, as vLLM fails before
+// sending anything; else a failure (the tokenizer, the server).
+func datasetError(err error) error {
 	if errors.As(err, new(*dataset.FileError)) || errors.As(err, new(*dataset.SettingsError)) {
 		return fmt.Errorf("%w: bench: %w", errUsage, err)
 	}
 	return fmt.Errorf("bench: %w", err)
-}
-
-// setIDs records the prompt token ids of the dataset for the current
-// --num-prompts.
-func (r *benchRun) setIDs(ids [][]int) {
-	if r.idsByN == nil {
-		r.idsByN = map[int][][]int{}
-	}
-	r.idsByN[r.f.numPrompts] = ids
-}
-
-// conversations builds the multi-turn conversations (--multi-turn).
-func (r *benchRun) conversations(ctx context.Context, tok dataset.Tokenizer) ([]dataset.Conversation, error) {
-	f := r.f
-	var c []dataset.Conversation
-	var err error
-	if f.datasetName == "sharegpt" {
-		c, err = dataset.MultiTurnShareGPT(ctx, tok, f.datasetPath, dataset.MultiTurnShareGPTConfig{NumConversations: f.numPrompts,
-			MaxTurns: f.mtMaxTurns, OutputLen: f.sharegptOutLen, Seed: f.seed, DisableShuffle: f.disableShuffle})
-	} else {
-		lo, hi := f.mtTurns, f.mtTurns
-		if f.mtMinTurns > 0 {
-			lo = f.mtMinTurns
-		}
-		if f.mtMaxTurns > 0 {
-			hi = f.mtMaxTurns
-		}
-		if hi < lo {
-			return nil, usageError("bench: --multi-turn-max-turns %d is below the minimum %d", hi, lo)
-		}
-		c, err = dataset.MultiTurnRandom(ctx, tok, dataset.MultiTurnRandomConfig{NumConversations: f.numPrompts, MinTurns: lo, MaxTurns: hi,
-			InputLen: f.randomInputLen, PerTurnInputLen: f.perTurnInputLen, OutputLen: f.randomOutputLen, PrefixLen: f.randomPrefixLen,
-			Seed: f.seed, GlobalRatio: f.mtGlobalRatio, ConversationRatio: f.mtConvRatio})
-	}
-	if err != nil {
-		return nil, datasetError("multi-turn "+f.datasetName, err)
-	}
-	return c, nil
 }
 
 // describe fills what the command line knows about the run.
@@ -992,29 +799,12 @@ func (r *benchRun) describe(res *schema.Result, start time.Time, args []string) 
 		res.Engine.Name = "external"
 	}
 	res.Model.ID = r.modelID
-	if r.cfg.Model != r.modelID {
-		res.Model.Served = r.cfg.Model
+	if r.opt.Bench.Model != r.modelID {
+		res.Model.Served = r.opt.Bench.Model
 	}
 	res.Model.Tokenizer = f.tokenizer
-	res.Load.Dataset = f.datasetName
-	res.Load.DatasetPath = f.datasetPath
-	switch f.datasetName {
-	case "random":
-		res.Load.InputLen, res.Load.OutputLen = f.randomInputLen, f.randomOutputLen
-		res.Load.RangeRatio, res.Load.PrefixLen = f.randomRangeRatio, f.randomPrefixLen
-	case "prefix_repetition":
-		res.Load.InputLen, res.Load.OutputLen, res.Load.PrefixLen = f.prefixLen+f.suffixLen, f.prefixOutputLen, f.prefixLen
-	case "custom":
-		res.Load.OutputLen = max(0, f.customOutputLen)
-	case "timed_trace":
-		if r.selfTimed {
-			res.Warnings = append(res.Warnings, "self-timed: requests left at the trace's timestamps; request_rate is recorded as inf")
-		}
-	default:
-		res.Load.OutputLen = f.sharegptOutLen
-	}
 	res.Load.Command = "perflab bench " + strings.Join(quoteArgs(args), " ")
-	if g := r.cfg.Metrics.Goodput; len(g) > 0 {
+	if g := r.opt.Bench.Metrics.Goodput; len(g) > 0 {
 		res.Load.GoodputSLOMs = g
 	}
 	if len(r.metadata) > 0 {
@@ -1033,7 +823,7 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 	out := r.seriesOutputJSON(f.outputJSON)
 	if f.saveResult || f.appendResult {
 		vllmPath := "" // the vLLM JSON written
-		opt := r.cfg.Metrics
+		opt := r.opt.Bench.Metrics
 		// vLLM's tokenizer_id is --tokenizer or else the model id; the
 		// server's /tokenize is the model's own tokenizer.
 		tokID := f.tokenizer
@@ -1041,8 +831,8 @@ func (r *benchRun) save(res *schema.Result, start time.Time) error {
 			tokID = r.modelID
 		}
 		h := metrics.VLLMHeader{
-			Date: metrics.VLLMDate(start), Backend: r.cfg.Backend, Label: f.label, ModelID: r.modelID,
-			TokenizerID: tokID, NumPrompts: f.numPrompts, Metadata: r.metadata, Options: opt,
+			Date: metrics.VLLMDate(start), Backend: r.opt.Bench.Backend, Label: f.label, ModelID: r.modelID,
+			TokenizerID: tokID, NumPrompts: r.opt.Dataset.NumPrompts, Metadata: r.metadata, Options: opt,
 			PerTurn: res.PerTurn, RPSChanges: res.Load.RPSChanges,
 			PrefixGlobalRatio: f.mtGlobalRatio, PrefixConversationRatio: f.mtConvRatio,
 			RampUpStrategy: res.Load.RampUpStrategy, RampUpStartRPS: res.Load.RampUpStartRPS, RampUpEndRPS: res.Load.RampUpEndRPS,
@@ -1144,107 +934,6 @@ func benchHeaders(pairs []string) (map[string]string, error) {
 		return nil, nil
 	}
 	return h, nil
-}
-
-// headerTransport adds fixed headers to each request: the model list and
-// the server tokenizer need the same key as the benchmark requests.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
-}
-
-func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range t.headers {
-		req.Header.Set(k, v)
-	}
-	return t.base.RoundTrip(req)
-}
-
-// auxClient is the client for the requests around the benchmark
-// (/v1/models, /tokenize): the run's headers, a 60 s timeout.
-func auxClient(headers map[string]string) *http.Client {
-	c := &http.Client{Timeout: 60 * time.Second}
-	if len(headers) > 0 {
-		c.Transport = headerTransport{base: http.DefaultTransport, headers: headers}
-	}
-	return c
-}
-
-// waitReady polls GET base/v1/models every poll until it answers 200 (an
-// engine still loading answers 503 or refuses connections), for at most
-// timeout: with --ready-check-timeout-sec, before the model list and the
-// server's /tokenize are needed (the test request then gets its own
-// timeout, as vLLM's); for scripts that start the server and the
-// benchmark together.
-func waitReady(ctx context.Context, client *http.Client, base string, timeout, poll time.Duration, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "Waiting for %s/v1/models to answer (up to %v)...\n", base, timeout)
-	deadline := time.Now().Add(timeout)
-	var last string
-	for {
-		rctx, cancel := context.WithTimeout(ctx, poll)
-		req, err := http.NewRequestWithContext(rctx, http.MethodGet, base+"/v1/models", nil)
-		if err != nil {
-			cancel()
-			return fmt.Errorf("bench: ready check: %w", err)
-		}
-		resp, err := client.Do(req)
-		if err == nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				cancel()
-				fmt.Fprintln(stderr, "Model list is up.")
-				return nil
-			}
-			last = resp.Status
-		} else {
-			last = err.Error()
-		}
-		<-rctx.Done()
-		cancel()
-		if ctx.Err() != nil {
-			return fmt.Errorf("bench: ready check: %w", ctx.Err())
-		}
-		if !time.Now().Before(deadline) {
-			return fmt.Errorf("bench: %s not ready after %v (last: %s)", base, timeout, last)
-		}
-	}
-}
-
-// firstModel asks the server for its first model, as vLLM does when
-// --model is not given: the name to send (its id) and the model id to
-// record (its root, the model path behind a --served-model-name; the id
-// when the server gives no root).
-func firstModel(ctx context.Context, client *http.Client, base string) (name, id string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
-	if err != nil {
-		return "", "", fmt.Errorf("bench: model list: %w", err)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", "", fmt.Errorf("bench: no --model given and the model list failed: %w", err)
-	}
-	defer resp.Body.Close()
-	var list struct {
-		Data []struct {
-			ID   string `json:"id"`
-			Root string `json:"root"`
-		} `json:"data"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", "", fmt.Errorf("bench: no --model given and GET %s/v1/models: %s", base, resp.Status)
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil || len(list.Data) == 0 || list.Data[0].ID == "" {
-		return "", "", fmt.Errorf("bench: no --model given and GET %s/v1/models lists no model (%v)", base, err)
-	}
-	m := list.Data[0]
-	if m.Root == "" {
-		m.Root = m.ID
-	}
-	return m.ID, m.Root, nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -6,12 +6,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/dataset"
-	"github.com/perflab/perflab/collect/dataset/tokenizer"
 )
 
 // openTokenizer opens --tokenizer: "server" asks the server's /tokenize
@@ -23,7 +21,7 @@ func openTokenizer(spec, baseURL, model string, client *http.Client) (dataset.To
 		return dataset.NewServerTokenizer(baseURL, model, client), nil
 	}
 	if _, err := os.Stat(spec); err != nil && errors.Is(err, os.ErrNotExist) && looksLikeHFID(spec) {
-		dir, tried := hfCacheTokenizer(spec)
+		dir, tried := benchrun.HFCache(spec)
 		if dir == "" {
 			return nil, fmt.Errorf("bench: --tokenizer %s: not a file or folder here, and no tokenizer.json for it in the Hugging Face cache (looked in %s); download it (huggingface-cli download %s tokenizer.json tokenizer_config.json) or give a path", spec, strings.Join(tried, ", "), spec)
 		}
@@ -39,54 +37,6 @@ func openTokenizer(spec, baseURL, model string, client *http.Client) (dataset.To
 // looksLikeHFID: "org/name" (one slash, no leading dot or slash).
 func looksLikeHFID(s string) bool {
 	return strings.Count(s, "/") == 1 && !strings.HasPrefix(s, ".") && !strings.HasPrefix(s, "/") && !strings.HasSuffix(s, "/")
-}
-
-// hfCacheDirs are the hub caches huggingface_hub uses, in its order:
-// $HF_HUB_CACHE, $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub (its
-// HF_HOME default when XDG_CACHE_HOME is set), ~/.cache/huggingface/hub.
-func hfCacheDirs() []string {
-	var dirs []string
-	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
-		dirs = append(dirs, d)
-	}
-	if d := os.Getenv("HF_HOME"); d != "" {
-		dirs = append(dirs, filepath.Join(d, "hub"))
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		dirs = append(dirs, filepath.Join(d, "huggingface", "hub"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		dirs = append(dirs, filepath.Join(home, ".cache", "huggingface", "hub"))
-	}
-	return slices.Compact(dirs)
-}
-
-// hfCacheTokenizer finds id's tokenizer.json in a hub cache
-// (models--org--name/snapshots/<rev>/tokenizer.json; the revision refs/main
-// names first, else any). It returns the snapshot folder, or "" and the
-// folders it looked in.
-func hfCacheTokenizer(id string) (string, []string) {
-	var tried []string
-	for _, hub := range hfCacheDirs() {
-		repo := filepath.Join(hub, "models--"+strings.ReplaceAll(id, "/", "--"))
-		tried = append(tried, repo)
-		var revs []string
-		if ref, err := os.ReadFile(filepath.Join(repo, "refs", "main")); err == nil {
-			revs = append(revs, strings.TrimSpace(string(ref)))
-		}
-		if ents, err := os.ReadDir(filepath.Join(repo, "snapshots")); err == nil {
-			for _, e := range ents {
-				revs = append(revs, e.Name())
-			}
-		}
-		for _, rev := range revs {
-			dir := filepath.Join(repo, "snapshots", rev)
-			if _, err := os.Stat(filepath.Join(dir, tokenizer.TokenizerFile)); err == nil {
-				return dir, nil
-			}
-		}
-	}
-	return "", tried
 }
 
 // writeDatasetStats prints --dry-run's dataset statistics: counts and the

@@ -567,17 +567,6 @@ func TestBenchCommandReadyCheckTimeout(t *testing.T) {
 	}
 }
 
-func TestWaitReadyTimeout(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "loading", http.StatusServiceUnavailable)
-	}))
-	defer srv.Close()
-	err := waitReady(context.Background(), http.DefaultClient, srv.URL, 150*time.Millisecond, 20*time.Millisecond, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "not ready after") || !strings.Contains(err.Error(), "503") {
-		t.Fatalf("err %v", err)
-	}
-}
-
 // TestBenchCommandNoUsage: against a server that sends no usage, output
 // tokens are counted with the tokenizer from the generated text, as vLLM
 // does (here the server's /tokenize, one token per word: 3 words per event,

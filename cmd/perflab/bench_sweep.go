@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/collect/benchflags"
-	"github.com/perflab/perflab/collect/dataset"
+	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/metrics"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/sweep"
@@ -140,9 +140,10 @@ func (s *seriesFlags) active() bool {
 
 // seriesState is where a series stands.
 type seriesState struct {
-	point   *sweep.Point // the sweep point or search probe running; nil for none
-	repeat  int          // 0-based, with --num-runs > 1
-	samples map[int][]dataset.Sample
+	point  *sweep.Point // the sweep point or search probe running; nil for none
+	repeat int          // 0-based, with --num-runs > 1
+	// workloads are the datasets built, by number of prompts.
+	workloads map[int]*benchrun.Workload
 }
 
 // prepareSeries adds the percentiles the summary table and the SLO need
@@ -163,7 +164,7 @@ func (r *benchRun) prepareSeries() error {
 			need = append(need, key.P)
 		}
 	}
-	ps := r.cfg.Metrics.Percentiles
+	ps := r.opt.Bench.Metrics.Percentiles
 	if ps == nil {
 		ps = []float64{99}
 	}
@@ -172,25 +173,26 @@ func (r *benchRun) prepareSeries() error {
 			ps = append(ps, p)
 		}
 	}
-	r.cfg.Metrics.Percentiles = ps
+	r.opt.Bench.Metrics.Percentiles = ps
 	return nil
 }
 
-// cachedSamples builds the dataset for the current --num-prompts once.
-func (r *benchRun) cachedSamples(ctx context.Context) ([]dataset.Sample, error) {
-	n := r.f.numPrompts
-	if s, ok := r.series.samples[n]; ok {
-		return s, nil
+// workload builds the dataset for the current number of prompts once
+// (a sweep with --sweep-num-prompts-factor changes it point by point).
+func (r *benchRun) workload(ctx context.Context) (*benchrun.Workload, error) {
+	n := r.opt.Dataset.NumPrompts
+	if w, ok := r.series.workloads[n]; ok {
+		return w, nil
 	}
-	s, err := r.samples(ctx, r.tok)
+	w, err := benchrun.Build(ctx, &r.opt)
 	if err != nil {
-		return nil, err
+		return nil, datasetError(err)
 	}
-	if r.series.samples == nil {
-		r.series.samples = map[int][]dataset.Sample{}
+	if r.series.workloads == nil {
+		r.series.workloads = map[int]*benchrun.Workload{}
 	}
-	r.series.samples[n] = s
-	return s, nil
+	r.series.workloads[n] = w
+	return w, nil
 }
 
 // setLoad points the next run at a sweep point or search probe.
@@ -199,15 +201,15 @@ func (r *benchRun) setLoad(p sweep.Point) {
 	switch p.Kind {
 	case sweep.Concurrency:
 		c := int(p.Value)
-		r.f.maxConcurrency, r.cfg.MaxConcurrency, r.cfg.Metrics.MaxConcurrency = c, c, c
+		r.opt.Bench.MaxConcurrency, r.opt.Bench.Metrics.MaxConcurrency = c, c
 		if f := r.f.series.factor; f > 0 {
-			r.f.numPrompts = max(1, int(math.Ceil(float64(c)*f)))
+			r.opt.Dataset.NumPrompts = max(1, int(math.Ceil(float64(c)*f)))
 		}
 	case sweep.Rate:
-		r.rate, r.cfg.RequestRate = p.Value, p.Value
-		r.cfg.Metrics.RequestRate = 0
+		r.rate, r.opt.Bench.RequestRate = p.Value, p.Value
+		r.opt.Bench.Metrics.RequestRate = 0
 		if !math.IsInf(p.Value, 1) {
-			r.cfg.Metrics.RequestRate = p.Value
+			r.opt.Bench.Metrics.RequestRate = p.Value
 		}
 	}
 }
@@ -271,23 +273,6 @@ func (r *benchRun) markSeries(res *schema.Result) {
 	res.Repeat = r.series.repeat
 }
 
-// steadyState computes the run's steady-state window unless
-// --no-steady-state.
-func (r *benchRun) steadyState(res *schema.Result) error {
-	s := &r.f.series
-	if s.noSteady || res.Summary == nil {
-		return nil
-	}
-	opt := r.cfg.Metrics
-	opt.MaxConcurrency = r.cfg.MaxConcurrency
-	ss, err := metrics.SteadyState(res.Requests, opt, metrics.SteadyOptions{Threshold: s.steadyThreshold, MinWindowS: s.steadyMinWindow})
-	if err != nil {
-		return fmt.Errorf("bench: steady state: %w", err)
-	}
-	res.Summary.SteadyState = ss
-	return nil
-}
-
 // runSeries runs a sweep (each point --num-runs times), repeats of one
 // configuration, or an SLO search. Ctrl-C stops it after saving what
 // finished; the summary covers the finished points.
@@ -328,7 +313,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 			row.Runs = append(row.Runs, res.Summary)
 		}
 		if s.numRuns > 1 && len(row.Runs) > 1 {
-			if err := sweep.WriteRepeats(stdout, row.Runs, r.cfg.Metrics.Percentiles); err != nil {
+			if err := sweep.WriteRepeats(stdout, row.Runs, r.opt.Bench.Metrics.Percentiles); err != nil {
 				return err
 			}
 		}
@@ -342,7 +327,7 @@ func (r *benchRun) runSeries(ctx context.Context, args []string, stdout, stderr 
 	}
 	if len(s.points) > 0 && len(rows) > 0 {
 		fmt.Fprintln(stdout)
-		opt := sweep.TableOptions{Goodput: len(r.cfg.Metrics.Goodput) > 0, SLO: s.sloLimits}
+		opt := sweep.TableOptions{Goodput: len(r.opt.Bench.Metrics.Goodput) > 0, SLO: s.sloLimits}
 		if err := sweep.WriteTable(stdout, rows, opt); err != nil {
 			return err
 		}

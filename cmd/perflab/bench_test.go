@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/benchflags"
+	"github.com/perflab/perflab/collect/benchrun"
 )
 
 func TestBenchFlags(t *testing.T) {
@@ -22,15 +23,16 @@ func TestBenchFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := r.cfg.Metrics.Goodput
-	if g["ttft"] != 50 || g["tpot"] != 10 || g["e2el"] != 900 || r.rate != 12.5 || r.cfg.Metrics.RequestRate != 12.5 {
+	g := r.opt.Bench.Metrics.Goodput
+	if g["ttft"] != 50 || g["tpot"] != 10 || g["e2el"] != 900 || r.rate != 12.5 || r.opt.Bench.Metrics.RequestRate != 12.5 {
 		t.Fatalf("goodput %v rate %v", g, r.rate)
 	}
 	if len(r.metadata) != 2 || r.metadata[1].Key != "note" || r.metadata[1].Value != "two words" {
 		t.Fatalf("metadata %v: a value with a space must stay whole", r.metadata)
 	}
-	if !r.cfg.IgnoreEOS || r.cfg.BaseURL != "http://127.0.0.1:8000" || r.metadata[0].Key != "gpu" {
-		t.Fatalf("cfg %+v metadata %v", r.cfg, r.metadata)
+	// the random dataset forces ignore_eos (vLLM), whatever the flags say
+	if !r.opt.Config(&benchrun.Workload{}).IgnoreEOS || r.opt.Bench.BaseURL != "http://127.0.0.1:8000" || r.metadata[0].Key != "gpu" {
+		t.Fatalf("cfg %+v metadata %v", r.opt.Bench, r.metadata)
 	}
 }
 

@@ -412,8 +412,8 @@ func TestBenchRampRatesWithoutStrategy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("refused: %v", err)
 	}
-	if r.cfg.RampUp != nil || r.cfg.RequestRate != 5 {
-		t.Fatalf("ramp %+v, rate %v: want no ramp-up at 5 req/s", r.cfg.RampUp, r.cfg.RequestRate)
+	if r.opt.Bench.RampUp != nil || r.opt.Bench.RequestRate != 5 {
+		t.Fatalf("ramp %+v, rate %v: want no ramp-up at 5 req/s", r.opt.Bench.RampUp, r.opt.Bench.RequestRate)
 	}
 	n := 0
 	for _, w := range f.warnings {

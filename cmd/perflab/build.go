@@ -17,7 +17,7 @@ import (
 	"github.com/perflab/perflab/render"
 )
 
-const buildUsage = `usage: perflab build [--content DIR] [--results DIR] [--out DIR] [--base-url PATH] [--cache-dir DIR] [--no-cache]
+const buildUsage = `usage: perflab build [--content DIR] [--results DIR] [--out DIR] [--base-url PATH] [--cache-dir DIR] [--no-cache] [--templates DIR]
 
 Renders content/ (Markdown narrative and campaign.yaml page bundles) and
 results/ (JSON results) into a static site. The site is built in a
@@ -25,7 +25,9 @@ temporary directory beside --out and swapped in only when the build
 succeeds, so a bad input leaves the previous site intact. Rendered pages
 are cached (default .cache/perflab-build beside --out) under a hash of
 everything they are made from, so a rebuild renders only changed pages;
-the cache may be deleted at any time.
+the cache may be deleted at any time. --templates lays a directory over
+the built-in templates (a {{define}} there replaces the built-in template
+of that name; a file under its assets/ replaces or adds a file).
 
 Examples:
   perflab build
@@ -44,6 +46,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opt.BaseURL, "base-url", "/", "URL `PATH` the site is served under (/perflab/ for a GitHub project page); with the default /, links are relative and the site also opens from the disk")
 	fs.StringVar(&opt.CacheDir, "cache-dir", "", "build cache `DIR` (default .cache/perflab-build beside --out)")
 	fs.BoolVar(&opt.NoCache, "no-cache", false, "render every page; neither read nor write the build cache")
+	fs.StringVar(&opt.TemplatesDir, "templates", "", "templates `DIR` laid over the built-in templates: its *.html {{define}}s replace the built-in ones of the same name, its assets/ files replace or add files")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

@@ -34,6 +34,33 @@ func TestBuildCommand(t *testing.T) {
 	}
 }
 
+// TestBuildCommandTemplates: --templates lays a directory over the
+// built-in templates: its "home" replaces the built-in one, the layout
+// stays.
+func TestBuildCommandTemplates(t *testing.T) {
+	dir := t.TempDir()
+	tdir := filepath.Join(dir, "look")
+	if err := os.MkdirAll(tdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tdir, "home.html"), []byte(`{{define "home"}}<p id="our-lab">{{len .Reports}} reports</p>{{end}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "site")
+	var stdout, stderr bytes.Buffer
+	args := []string{"build", "--content", "../../render/testdata/site/content", "--results", "../../render/testdata/site/results", "--out", out, "--templates", tdir}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	home, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(home), `<p id="our-lab">2 reports</p>`) || !strings.Contains(string(home), `<footer class="foot">`) {
+		t.Errorf("home page with --templates:\n%.600s", home)
+	}
+}
+
 func TestBuildCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "content", "x.md")

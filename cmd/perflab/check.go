@@ -13,8 +13,9 @@ import (
 
 const checkUsage = `usage: perflab check [flags] [PATH...]
 
-Reads Markdown pages (files, or folders searched for *.md; default:
-content/) and reports every number that disagrees with the page's own
+Reads Markdown pages (files, or folders searched for *.md, and for
+report bundles' campaign.yaml without an index.md; default: content/)
+and reports every number that disagrees with the page's own
 data, one line each: FILE:LINE: what. A page of pasted outputs is checked
 against the benchmark blocks on it; a perflab report page (a bundle with a
 campaign) against its campaign's results. A page that cannot be read (or
@@ -62,7 +63,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(files) == 0 {
 		// Checking nothing is no clean bill: a folder of .txt pages or the
 		// wrong folder must not pass.
-		return inputError{fmt.Errorf("check: no Markdown pages (*.md, *.markdown) in %s", strings.Join(paths, ", "))}
+		return inputError{fmt.Errorf("check: no Markdown pages (*.md, *.markdown) nor report bundles (campaign.yaml) in %s", strings.Join(paths, ", "))}
 	}
 	total, pages, unread := 0, 0, 0
 	var counts check.Counts
@@ -104,8 +105,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if unread > 0 {
 		unreadNote = fmt.Sprintf(" (%d could not be read)", unread)
 	}
-	fmt.Fprintf(stderr, "perflab check: %d page(s)%s, %d run(s); checked %d number(s), %d percentage(s), %d step table(s), %d model name(s)\n",
-		len(files), unreadNote, counts.Runs, counts.Numbers, counts.Percentages, counts.Steps, counts.Models)
+	repeated := ""
+	if counts.Repeated > 0 {
+		repeated = fmt.Sprintf(" (%s with repeats, also compared through their means and medians)", count(counts.Repeated, "load point"))
+	}
+	fmt.Fprintf(stderr, "perflab check: read %s%s with %s and %s%s; checked %s, %s, %s, %s\n",
+		count(len(files), "page"), unreadNote, count(counts.Blocks, "benchmark output"), count(counts.Results, "result file"), repeated,
+		count(counts.Numbers, "number"), count(counts.Percentages, "percentage"), count(counts.Steps, "step table"), count(counts.Models, "model name"))
 	found := fmt.Sprintf("%d finding(s) in %d of %d page(s)", total, pages, len(files))
 	if unread > 0 {
 		return inputError{fmt.Errorf("check: %d of %d page(s) could not be read; %s", unread, len(files), found)}
@@ -115,4 +121,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintln(stderr, "perflab check: no findings")
 	return nil
+}
+
+// count writes "1 page", "3 pages".
+func count(n int, noun string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, noun, noun+"s"))
 }

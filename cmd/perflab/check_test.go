@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"github.com/perflab/perflab/collect/schema"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,7 +101,7 @@ func TestCheckMigrated(t *testing.T) {
 			t.Errorf("findings lack %q:\n%s", want, out.String())
 		}
 	}
-	if !strings.Contains(errb.String(), "3 page(s), 40 run(s)") {
+	if !strings.Contains(errb.String(), "read 3 pages with 0 benchmark outputs and 40 result files;") {
 		t.Errorf("summary %q: want the 3 migrated reports and their 40 ok results", errb.String())
 	}
 }
@@ -146,9 +148,9 @@ func TestCheckUnreadable(t *testing.T) {
 			"(the campaign of " + filepath.ToSlash(filepath.Join(dir, "a", "index.md")) + ")",
 			filepath.ToSlash(filepath.Join(res, "demo-mock-h100", "x.json")) + ":4:1: malformed JSON",
 			"(the results of " + filepath.ToSlash(filepath.Join(dir, "b", "index.md")) + ")",
-			"perflab check: 3 page(s) (2 could not be read), ",
+			"perflab check: read 3 pages (2 could not be read) with ",
 		}, 3},
-		{"findings only", []string{filepath.Join(dir, "c.md")}, []string{"perflab check: 1 page(s), "}, 1},
+		{"findings only", []string{filepath.Join(dir, "c.md")}, []string{"perflab check: read 1 page with "}, 1},
 		{"missing path", []string{filepath.Join(dir, "missing.md")}, nil, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,5 +169,83 @@ func TestCheckUnreadable(t *testing.T) {
 				t.Errorf("stdout lacks %q:\n%s", want, out.String())
 			}
 		})
+	}
+}
+
+// TestCheckCountsWhatItRead: the summary said "48 run(s)" for the sweep
+// demo's 32 result files (it counted the means and medians it derives
+// for each load point with repeats). It counts what a reader can count:
+// the result files with numbers, and the load points with repeats.
+func TestCheckCountsWhatItRead(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files, _ := filepath.Glob(filepath.Join(root, "results", "demo-mock-sweep", "*.json"))
+	ok := 0
+	for _, f := range files {
+		if res, err := schema.ReadFile(f); err == nil && res.Status == schema.StatusOK {
+			ok++
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"check", filepath.Join(root, "content", "demo", "mock-sweep"), "--results", filepath.Join(root, "results")}, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	want := fmt.Sprintf("perflab check: read 1 page with 0 benchmark outputs and %d result files (8 load points with repeats, also compared through their means and medians);", ok)
+	if ok != 32 || !strings.Contains(errb.String(), want) {
+		t.Errorf("%d ok result files; summary:\n%s\nwant %q", ok, errb.String(), want)
+	}
+}
+
+// TestCheckReportWithoutMarkdown: a report bundle with a campaign.yaml and
+// no index.md (its page all generated, as the docs offer) is checked, not
+// "no Markdown pages": its results against its campaign, clean with the
+// demo's results, a finding for a result that ran another model.
+func TestCheckReportWithoutMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	content := filepath.Join(dir, "content", "demo", "mock-h100")
+	if err := os.MkdirAll(content, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	camp, err := os.ReadFile("../../content/demo/mock-h100/campaign.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(content, "campaign.yaml"), camp, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err = run(context.Background(), []string{"check", "--results", "../../results", filepath.Join(dir, "content")}, &out, &errb)
+	if err != nil {
+		t.Fatalf("check of a bundle without index.md: %v\nstdout %q\nstderr %q", err, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "read 1 page with 0 benchmark outputs and 10 result files") || !strings.Contains(errb.String(), "no findings") {
+		t.Errorf("stderr %q, want the bundle read with its 10 ok results and no findings", errb.String())
+	}
+
+	// One result ran another model: found, and reported at the campaign.
+	results := filepath.Join(dir, "results", "demo-mock-h100")
+	if err := os.MkdirAll(results, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	names, err := filepath.Glob("../../results/demo-mock-h100/*.json")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("demo results: %v (%d)", err, len(names))
+	}
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(n) == "vllm--short.json" {
+			data = bytes.ReplaceAll(data, []byte("--model perflab/mock-8b "), []byte("--model other/Llama-3.1-70B "))
+		}
+		if err := os.WriteFile(filepath.Join(results, filepath.Base(n)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	err = run(context.Background(), []string{"check", "--results", filepath.Join(dir, "results"), filepath.Join(dir, "content")}, &out, &errb)
+	if err == nil || !strings.Contains(out.String(), "campaign.yaml:") || !strings.Contains(out.String(), "result vllm--short ran model other/Llama-3.1-70B") {
+		t.Errorf("a result of another model: error %v, stdout %q; want a finding at the campaign", err, out.String())
 	}
 }

@@ -24,12 +24,14 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: perflab collect CAMPAIGN [--results DIR] [--shard I/N] [--only IDS] [--force | --retry] [--dry-run]\n       perflab collect --gpu-info\n\nCAMPAIGN is a campaign.yaml or the report directory holding one.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: perflab collect CAMPAIGN [--results DIR] [--new-round | --round ID] [--shard I/N] [--only IDS] [--force | --retry] [--dry-run]\n       perflab collect --gpu-info\n\nCAMPAIGN is a campaign.yaml or the report directory holding one.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	results := fs.String("results", "results", "results root; the campaign's files go to `DIR`/<campaign>/")
 	shard := fs.String("shard", "", "run only shard `I/N` of the runs (0 ≤ I < N), for job arrays")
 	shardBy := fs.String("shard-by", "experiment", "shard unit: experiment (one engine launch per shard) or run")
+	round := fs.String("round", "", "run in round `ID`, started when new and joined when it exists: every shard of one scheduled run passes the same ID (a date, a job id)")
+	newRound := fs.Bool("new-round", false, "start a new round (named by today's UTC date) and leave every earlier round's results as they are")
 	force := fs.Bool("force", false, "repeat runs that already have a finished result")
 	retry := fs.Bool("retry", false, "repeat runs whose result is crashed or failed, keep the ok ones")
 	only := fs.String("only", "", "run only these comma-separated `IDS`: experiments, steps, runs (experiment--profile) or sweep points (experiment--profile--c64)")
@@ -69,7 +71,11 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *force && *retry {
 		return usageError("collect: --force repeats every run and --retry only the crashed and failed ones: give one of them")
 	}
+	if *newRound && *round != "" {
+		return usageError("collect: --new-round names the round by the date and --round ID names it: give one of them (shards of one round all pass --round ID)")
+	}
 	opt := collect.Options{
+		Round: *round, NewRound: *newRound,
 		Results: *results, Force: *force, Retry: *retry, HealthTimeout: *healthTimeout, StopGrace: *stopGrace,
 		SampleInterval: *sampleInterval, Self: *mockBinary, Log: stderr, NoEarlyStop: *noEarlyStop,
 	}
@@ -131,13 +137,24 @@ func runCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}()
 	rep, err := collect.Collect(ctx, f, opt)
 	if rep != nil {
-		fmt.Fprintf(stderr, "collect %s: %d runs: %d done before, %d run now", f.Campaign.ID, rep.Planned, rep.Skipped, rep.Ran)
+		round := ""
+		if rep.Round != "" && rep.Round != schema.FirstRound {
+			round = " round " + rep.Round
+		}
+		fmt.Fprintf(stderr, "collect %s%s: %d runs: %d done before, %d run now", f.Campaign.ID, round, rep.Planned, rep.Skipped, rep.Ran)
 		for _, st := range []string{"ok", "failed", "crashed", "interrupted", "unsupported", "skipped"} { // skipped: the early stop of a sweep
 			if n := rep.Status[schema.Status(st)]; n > 0 {
 				fmt.Fprintf(stderr, ", %d %s", n, st)
 			}
 		}
 		fmt.Fprintf(stderr, " (%v)\n", rep.Elapsed.Round(100*time.Millisecond))
+		if err == nil && len(rep.Unexpected) > 0 {
+			// The exit status tells a CI job: a run crashed or failed that
+			// the campaign does not expect (an experiment's expect: marks a
+			// deliberate one, as the demo's refused token budget).
+			return fmt.Errorf("collect: %d run(s) crashed or failed that the campaign does not expect (an experiment's expect: crashed or failed marks a deliberate one):\n  %s",
+				len(rep.Unexpected), strings.Join(rep.Unexpected, "\n  "))
+		}
 	}
 	return err
 }

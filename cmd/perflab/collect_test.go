@@ -90,3 +90,42 @@ func TestCollectGPUInfo(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 }
+
+// TestCollectExitStatusUnexpectedCrash: a missing engine binary crashed
+// every run and collect exited 0; a CI job could not tell. A run that
+// crashes or fails unexpected is exit status 1, with the runs named; an
+// experiment's expect: crashed (the demo's refused token budget) keeps
+// the status 0.
+func TestCollectExitStatusUnexpectedCrash(t *testing.T) {
+	for _, tc := range []struct {
+		expect string
+		code   int
+	}{{"", 1}, {"\n        expect: crashed", 0}} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "c.yaml")
+		os.WriteFile(path, []byte(`id: x
+model: {id: m}
+hardware: {gpu: CPU, count: 1}
+profiles:
+  - {id: p, dataset: random, input_len: 8, output_len: 2, num_prompts: 1}
+steps:
+  - id: s
+    title: S
+    experiments:
+      - id: gone
+        engine: llamacpp
+        command: `+filepath.Join(dir, "llama-server")+` -m m.gguf -a m`+tc.expect+`
+baseline: gone
+optimized: gone
+`), 0o644)
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"collect", path, "--results", filepath.Join(dir, "results")}, &out, &errb)
+		code := exitCode(err, &errb)
+		if code != tc.code {
+			t.Errorf("expect %q: exit %d, want %d\n%s", tc.expect, code, tc.code, errb.String())
+		}
+		if tc.code == 1 && !strings.Contains(errb.String(), "1 run(s) crashed or failed that the campaign does not expect") {
+			t.Errorf("stderr does not name the unexpected crash:\n%s", errb.String())
+		}
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
@@ -18,9 +21,13 @@ const importUsage = `usage: perflab import [flags] FILE... --into DIR
 
 Reads vllm bench serve output (the text block, also inside Markdown, several
 blocks per file, GPUStack's variant, blocks that lost their line breaks),
-vLLM --save-result JSON and guidellm's JSON report (format detected), and
+vLLM --save-result JSON, guidellm's JSON report and llm-d-benchmark's
+benchmark reports (v0.1, v0.2; YAML or JSON, several per file; the reports
+of one engine configuration and workload at several rates or concurrencies
+become the points of a sweep), format detected, from files or folders, and
 writes one result per run to
-DIR/<experiment>--<profile>.json (atomically; re-importing overwrites).
+DIR/<experiment>--<profile>.json (atomically; re-importing overwrites), or
+with --round ID to DIR/rounds/ID/ (a lab's older outputs as dated rounds).
 
 Tie blocks to a campaign with --experiment/--profile (one run per file) or
 with a line "# perflab: experiment=ID profile=ID" before each block (also:
@@ -41,6 +48,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	profile := fs.String("profile", "", "profile id for blocks without a \"# perflab:\" line")
 	engine := fs.String("engine", "", "engine name for every result (vllm, sglang, trtllm, …)")
 	model := fs.String("model", "", "model id for every result")
+	round := fs.String("round", "", "place the results in round `ID` of the campaign results directory --into (DIR/rounds/ID/, started when new; 1: DIR itself); a date such as 2025-06-01 also dates the round")
+	roundDate := fs.String("round-date", "", "when the round ran (`DATE`, 2025-06-01 or RFC 3339), which orders the rounds; default: the --round id when it is a date, else now")
 	dryRun := fs.Bool("dry-run", false, "parse and check, print what would be written, write nothing")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, importUsage)
@@ -70,6 +79,26 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError("import: --into DIR is required")
 	}
 
+	if *roundDate != "" && *round == "" {
+		return usageError("import: --round-date dates a round: give --round ID too")
+	}
+	var roundStart time.Time
+	if *round != "" {
+		if err := schema.CheckRoundID(*round); err != nil {
+			return usageError("import: --round: %v", err)
+		}
+		d := *roundDate
+		if d == "" {
+			d = *round
+		}
+		var err error
+		if roundStart, err = parseRoundDate(d); err != nil {
+			if *roundDate != "" {
+				return usageError("import: --round-date %q: want 2025-06-01 or an RFC 3339 time", *roundDate)
+			}
+			roundStart = time.Now()
+		}
+	}
 	opt := ingest.Options{CampaignID: *campaignID, Experiment: *experiment, Profile: *profile, Engine: *engine, Model: *model}
 	if *campaignFile != "" {
 		c, err := ingest.ReadCampaign(*campaignFile)
@@ -79,22 +108,34 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opt.Campaign = c
 	}
 	var entries []ingest.Entry
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		data, err := os.ReadFile(f)
+	for _, arg := range files {
+		list, inDir, err := importFiles(arg)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		es, err := ingest.Parse(f, data)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
+		for _, f := range list {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			es, err := ingest.Parse(f, data)
+			if err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			if len(es) == 0 {
+				if inDir {
+					continue // a folder's other files (a README, a config)
+				}
+				return fmt.Errorf("import: %s: no benchmark output found (expected a \"Serving Benchmark Result\" block, a \"Successful requests:\" row, vLLM or guidellm JSON, or an llm-d benchmark report)", f)
+			}
+			entries = append(entries, es...)
 		}
-		if len(es) == 0 {
-			return fmt.Errorf("import: %s: no benchmark output found (expected a \"Serving Benchmark Result\" block, a \"Successful requests:\" row or vLLM JSON)", f)
-		}
-		entries = append(entries, es...)
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("import: no benchmark output found in %s", strings.Join(files, ", "))
 	}
 	results, err := ingest.Results(entries, opt)
 	if err != nil {
@@ -107,8 +148,41 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("import: %w", err)
 		}
 	}
+	// Results of several campaigns (an export tree of llm-d reports read
+	// back) go to a folder per campaign below --into.
+	campaigns := map[string]bool{}
 	for _, r := range results {
-		path := filepath.Join(*into, r.ID+".json")
+		campaigns[r.Campaign] = true
+	}
+	perCampaign := len(campaigns) > 1 && *campaignID == "" && opt.Campaign == nil
+	if perCampaign && *round != "" {
+		return usageError("import: --round: the outputs belong to %d campaigns; import one campaign at a time (or name it with --campaign)", len(campaigns))
+	}
+	dir := *into
+	if *round != "" && !*dryRun {
+		rec := &schema.Round{ID: *round, Start: roundStart.UTC().Format(time.RFC3339), Note: "imported with perflab import"}
+		if opt.Campaign != nil {
+			rec.Campaign = opt.Campaign.ID
+		}
+		if *campaignFile != "" {
+			if data, err := os.ReadFile(*campaignFile); err == nil {
+				sum := sha256.Sum256(data)
+				rec.CampaignSHA256 = hex.EncodeToString(sum[:])
+			}
+		}
+		rd, err := schema.CreateRound(*into, rec)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		dir = rd.Dir
+	} else if *round != "" {
+		dir = schema.RoundPath(*into, *round)
+	}
+	for _, r := range results {
+		path := filepath.Join(dir, r.ID+".json")
+		if perCampaign && r.Campaign != "" {
+			path = filepath.Join(*into, r.Campaign, r.ID+".json")
+		}
 		note := string(r.Status)
 		if n := len(r.Warnings); n > 0 {
 			note += fmt.Sprintf(", %d warning(s)", n)
@@ -126,4 +200,45 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return nil
+}
+
+// importExts are the files a folder given to import is searched for.
+var importExts = map[string]bool{".yaml": true, ".yml": true, ".json": true, ".jsonl": true, ".txt": true, ".log": true, ".md": true}
+
+// importFiles is the file arg, or the files of the folder arg (walked,
+// sorted, hidden entries skipped); inDir says it was a folder.
+func importFiles(arg string) ([]string, bool, error) {
+	st, err := os.Stat(arg)
+	if err != nil {
+		return nil, false, err
+	}
+	if !st.IsDir() {
+		return []string{arg}, false, nil
+	}
+	var out []string
+	err = filepath.WalkDir(arg, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != arg {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && importExts[strings.ToLower(filepath.Ext(p))] {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, true, err
+}
+
+// parseRoundDate reads a round's date: 2025-06-01 (midnight UTC) or an
+// RFC 3339 time.
+func parseRoundDate(s string) (time.Time, error) {
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.RFC3339, s)
 }

@@ -15,7 +15,8 @@ import (
 const migrateUsage = `usage: perflab migrate [flags] SRC... --out DIR
 
 Brings an existing performance lab over unedited. SRC is a Markdown page
-or a folder of them (an MkDocs docs/performance-lab/, say). For each page
+or a folder of them (an MkDocs docs/performance-lab/, say; its .txt files
+that are Markdown pages, a "# " heading first, count too). For each page
 holding benchmark outputs (vllm bench serve or SGLang bench_serving text
 blocks, GPUStack's generated blocks, crash markers) it writes a perflab
 project:
@@ -34,10 +35,17 @@ downloads) are copied below content/. No annotation is needed:
 the model, hardware, engines, profiles, experiments, steps, baseline and
 optimized are read from the page's structure. The report on stdout says,
 per page, how each was inferred and lists every ambiguity as FILE:LINE.
-An output that cannot be placed becomes an "unassigned" run, with a
-warning. A page that is not text or whose code fences do not pair up stops
-the migration (FILE:LINE) before anything is written. Re-running writes the
-same files; an --out folder inside SRC is not migrated again.
+Every output becomes a result: one that fits no profile of the page makes
+a profile of its own (Other Benchmark Cases), one at another concurrency or
+rate than its profile is a load point, one that repeats a command with
+other numbers is an experiment of its own, and one that cannot be placed
+at all an "unassigned" run with the reason. A page that cannot be migrated
+(not text, code fences that do not pair up) is reported (FILE:LINE) and
+skipped; the others go on. The project is written beside DIR and swapped
+in, so a failed write leaves DIR as it was. Exit status 0, the ambiguities
+listed and counted by kind; with --strict, 1 (nothing written) when there
+is any. Re-running writes the same files; an --out folder inside SRC is
+not migrated again.
 
 flags:
 `
@@ -47,7 +55,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "project `DIR` to write content/ and results/ into (required)")
-	strict := fs.Bool("strict", false, "fail (exit 1, write nothing) when any page has an ambiguity")
+	strict := fs.Bool("strict", false, "exit 1 and write nothing when anything was ambiguous (a page not migrated included)")
 	dryRun := fs.Bool("dry-run", false, "print the report, write nothing")
 	quiet := fs.Bool("quiet", false, "print only the summary per page and the ambiguities, not how each part was inferred")
 	fs.Usage = func() { fmt.Fprint(stderr, migrateUsage); fs.PrintDefaults() }
@@ -106,8 +114,22 @@ func plural(n int, one, many string) string {
 }
 
 func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
-	blocks, results, unassigned, plain := 0, 0, 0, 0
+	blocks, results, unassigned, plain, skipped := 0, 0, 0, 0, 0
+	kinds, rules := map[string]int{}, map[string]int{}
 	for _, pg := range rep.Pages {
+		for _, a := range pg.Ambiguities {
+			kinds[a.Kind]++
+		}
+		for r, n := range pg.Rules {
+			rules[r] += n
+		}
+		if pg.Skipped {
+			skipped++
+			for _, a := range pg.Ambiguities {
+				fmt.Fprintf(w, "%s: %s\n", a.Loc, a.Msg)
+			}
+			continue
+		}
 		blocks += pg.Blocks
 		if pg.Plain {
 			plain++
@@ -163,7 +185,36 @@ func printMigrateReport(w io.Writer, rep *migrate.Report, quiet bool) {
 			fmt.Fprintf(w, "%s: %s\n", a.Loc, a.Msg)
 		}
 	}
-	fmt.Fprintf(w, "%d page%s (%d plain), %d output%s → %d result%s (%d unassigned), %d ambiguit%s\n",
-		len(rep.Pages), plural(len(rep.Pages), "", "s"), plain, blocks, plural(blocks, "", "s"), results, plural(results, "", "s"), unassigned,
+	if len(rules) > 0 {
+		fmt.Fprintf(w, "placed by: %s\n", tally(rules))
+	}
+	if len(kinds) > 0 {
+		fmt.Fprintf(w, "ambiguities by kind: %s\n", tally(kinds))
+	}
+	notMigrated := ""
+	if skipped > 0 {
+		notMigrated = fmt.Sprintf(", %d not migrated", skipped)
+	}
+	fmt.Fprintf(w, "%d page%s (%d plain%s), %d output%s → %d result%s (%d unassigned), %d ambiguit%s\n",
+		len(rep.Pages), plural(len(rep.Pages), "", "s"), plain, notMigrated, blocks, plural(blocks, "", "s"), results, plural(results, "", "s"), unassigned,
 		rep.Ambiguities(), plural(rep.Ambiguities(), "y", "ies"))
+}
+
+// tally writes counts by name, largest first: "label-facts 40, rows 20".
+func tally(m map[string]int) string {
+	var names []string
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if m[names[i]] != m[names[j]] {
+			return m[names[i]] > m[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	var parts []string
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -50,7 +50,7 @@ func TestMigrateCommand(t *testing.T) {
 	if err := run(context.Background(), []string{"migrate", src, "--out", out}, &stdout, &stderr); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "output → experiment vllm, profile very-long (label \"random 32K input\"") {
+	if !strings.Contains(stdout.String(), "output → experiment vllm, profile very-long [label-facts: label \"random 32K input\"") {
 		t.Errorf("the report does not say how outputs were placed:\n%s", stdout.String())
 	}
 	for _, f := range []string{
@@ -105,5 +105,40 @@ func TestMigrateReportCounts(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())
 		}
+	}
+}
+
+// TestMigrateNeverAborts: a page that cannot be migrated (a fence never
+// closed) is reported and the others are written, exit status 0; with
+// --strict the run fails and writes nothing.
+func TestMigrateNeverAborts(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, filepath.Join(src, "a-broken.md"), "# Broken\n\n```bash\nvllm serve Qwen/Qwen3-8B\n")
+	good, err := os.ReadFile(filepath.Join("..", "..", "collect", "migrate", "testdata", "variants", "simple.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(src, "b-good.md"), string(good))
+	out := filepath.Join(t.TempDir(), "lab")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", src, "--out", out, "--quiet"}, &stdout, &stderr); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, stdout.String())
+	}
+	rep := stdout.String()
+	for _, want := range []string{"a-broken.md:3: not migrated: ", "never closed", "page 1", "1 not migrated"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "content", "b-good", "index.md")); err != nil {
+		t.Error(err)
+	}
+	out2 := filepath.Join(t.TempDir(), "lab")
+	err = run(context.Background(), []string{"migrate", "--strict", src, "--out", out2}, &stdout, &stderr)
+	if err == nil {
+		t.Fatal("--strict with a page not migrated: no error")
+	}
+	if _, err := os.Stat(out2); !os.IsNotExist(err) {
+		t.Errorf("--strict failure wrote %s", out2)
 	}
 }

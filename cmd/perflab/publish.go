@@ -26,11 +26,12 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cname := fs.String("cname", "", "custom `DOMAIN` written to CNAME (the site is then built for /)")
 	message := fs.String("message", "", "commit `TITLE` (default: Publish site built from SHA with perflab)")
 	noPush := fs.Bool("no-push", false, "commit to the local branch only")
+	allowSecrets := fs.Bool("allow-secrets", false, "publish even if token-shaped strings (hf_…, sk-…, ghp_…) survive in the built site (by default publish refuses, naming file and line)")
 	out := fs.Lookup("out")
 	out.Usage = "output `DIR` of the build (default: a temporary directory, so the site/ a running perflab serve previews is left alone)"
 	out.DefValue = ""
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: perflab publish [--remote NAME|URL] [--branch gh-pages] [--cname DOMAIN] [--message M] [--no-push] [--base-url PATH] [--content DIR] [--results DIR] [--out DIR]")
+		fmt.Fprintln(stderr, "usage: perflab publish [--remote NAME|URL] [--branch gh-pages] [--cname DOMAIN] [--message M] [--no-push] [--allow-secrets] [--base-url PATH] [--content DIR] [--results DIR] [--out DIR]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -56,13 +57,14 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		rf.out = filepath.Join(tmp, "site")
 	}
 	res, err := publish.Publish(ctx, publish.Config{
-		Site:    rf.out,
-		Remote:  *remote,
-		Branch:  *branch,
-		CNAME:   *cname,
-		BaseURL: rf.baseURL,
-		Message: *message,
-		NoPush:  *noPush,
+		Site:         rf.out,
+		Remote:       *remote,
+		Branch:       *branch,
+		CNAME:        *cname,
+		BaseURL:      rf.baseURL,
+		Message:      *message,
+		NoPush:       *noPush,
+		AllowSecrets: *allowSecrets,
 		Build: func(ctx context.Context, baseURL string) error {
 			opt := rf.options()
 			opt.BaseURL = baseURL

@@ -37,7 +37,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addPagesFlags(fs, &rf)
 	fs.StringVar(&rf.baseURL, "base-url", "/", "path `PREFIX` the site is built and served under")
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (loopback only by default)")
-	templates := fs.String("templates", "templates", "templates `DIR` read from disk, so template edits show at once; the embedded templates when it does not exist")
+	templates := fs.String("templates", "templates", "templates `DIR` laid over the built-in templates as in perflab build, read from disk so edits show at once; the built-in templates alone when it does not exist")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: perflab serve [--addr 127.0.0.1:8080] [--content DIR] [--results DIR] [--out DIR] [--base-url PATH] [--templates DIR]")
 		fs.PrintDefaults()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/dataset"
 	"github.com/perflab/perflab/collect/dataset/tokenizer"
 )
@@ -65,7 +66,7 @@ func tokenizeMain(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		if herr != nil {
 			return herr
 		}
-		st := dataset.NewServerTokenizer(*baseURL, *model, auxClient(headers))
+		st := dataset.NewServerTokenizer(*baseURL, *model, benchrun.Client(headers))
 		out, err = st.EncodeContext(ctx, text, *special)
 	default:
 		var tk *tokenizer.Tokenizer

@@ -77,6 +77,11 @@ const (
 // the measured run of 1,024. On a shared machine the server falls behind
 // when other work lands on its core; read cpu-us/event with reads/event
 // and server-late, and compare runs taken in turn.
+//
+// PERFLAB_EFF_STREAMS (a comma list: 1024,4096) and PERFLAB_EFF_CLIENTS
+// (h1,floor) pick cases; by default every client at 1,024 and 256
+// streams. make gpu-check runs h1 and floor at 1,024 and 4,096 (4,096
+// needs ulimit -n above 9,000).
 func BenchmarkClientEfficiency(b *testing.B) {
 	if testing.Short() {
 		b.Skip("a 6 s load run")
@@ -95,7 +100,13 @@ func BenchmarkClientEfficiency(b *testing.B) {
 		{"client=h1-rawconn", nil, 256},
 		{"client=net-http", func() *http.Client { return newClient(256, 0) }, 256},
 		{"client=floor", nil, 256},
+		// make gpu-check's heavier point (PERFLAB_EFF_STREAMS=4096).
+		{"client=h1", nil, 4096},
+		{"client=floor", nil, 4096},
 	} {
+		if !effSelected(tc.name, tc.streams) {
+			continue
+		}
 		b.Run(fmt.Sprintf("streams=%d/%s", tc.streams, tc.name), func(b *testing.B) {
 			var cswPerEv, ttftRead, ttftStart, deliv50, deliv99, delivFirst, cpuPerRead, readsPerEv, srvCPU, cpuPerEv, ttftEx, ttftEx99, itl50, itl99, late50, late99 []float64
 			for b.Loop() {
@@ -509,6 +520,25 @@ func (p *pacedProc) lateness(b *testing.B) (p50, p99, cpuUs float64) {
 		b.Fatalf("paced server: %v", err)
 	}
 	return p50, p99, cpuUs
+}
+
+// effSelected says whether the environment picks the case (client name,
+// streams) of BenchmarkClientEfficiency.
+func effSelected(name string, streams int) bool {
+	pick := func(env, v, def string) bool {
+		list := os.Getenv(env)
+		if list == "" {
+			list = def
+		}
+		for _, x := range strings.Split(list, ",") {
+			if strings.TrimSpace(x) == v {
+				return true
+			}
+		}
+		return false
+	}
+	return pick("PERFLAB_EFF_STREAMS", strconv.Itoa(streams), "1024,256") &&
+		pick("PERFLAB_EFF_CLIENTS", strings.TrimPrefix(name, "client="), "h1,h1-rawconn,net-http,floor")
 }
 
 // freeCPU is a CPU of the machine outside this process's affinity set

@@ -1,7 +1,7 @@
 // Package benchflags holds `perflab bench`'s command line as data: one
 // table of `vllm bench serve`'s flags (name, kind, default, help, and what
 // perflab does with each: act as vLLM does, or warn that it has no effect
-// here), from which the parser, -h and the README's flag list come.
+// here), from which the parser, -h and docs/bench.md's flag list come.
 //
 // The parser takes vLLM's spellings: --name value and --name=value,
 // underscores for hyphens (--num_prompts), several values after a list

@@ -505,7 +505,7 @@ func (t Table) WriteUsage(w io.Writer) error {
 	return err
 }
 
-// WriteMarkdown writes the README's flag list: one table per group.
+// WriteMarkdown writes docs/bench.md's flag list: one table per group.
 func (t Table) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	for _, g := range t.groups() {

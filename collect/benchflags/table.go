@@ -123,7 +123,7 @@ var VLLM = join(
 		act("disable-tqdm", Bool, "", "no progress line (it is shown only on a terminal anyway)"),
 	),
 	group("Request", Serve,
-		act("ignore-eos", Bool, "", "send ignore_eos (forced on for the random dataset, as vLLM does)"),
+		act("ignore-eos", Bool, "", "send ignore_eos (forced on for the random dataset, as vLLM does, and for timed_trace, whose output lengths are what it replays)"),
 		act("top-p", Float, "", "top-p sampling parameter (sent only when given)"),
 		act("top-k", Int, "", "top-k sampling parameter (sent only when given)"),
 		act("min-p", Float, "", "min-p sampling parameter (sent only when given)"),

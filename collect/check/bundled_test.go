@@ -300,3 +300,32 @@ func TestNotCollected(t *testing.T) {
 		t.Errorf("findings %v, %d percentage(s) checked; want none without results", found, n.Percentages)
 	}
 }
+
+// TestSweepPointComparedLikeForLike: a sentence's percentage between a
+// sweep's point (profile chat-sweep at concurrency 64) and another
+// experiment's run of the same workload at concurrency 64 filed under
+// the plain profile (migrate's "<profile>-sweep" copy) is a change
+// between two runs: no finding; a wrong percentage still is one.
+func TestSweepPointComparedLikeForLike(t *testing.T) {
+	camp := &schema.Campaign{ID: "sw", Baseline: "off", Optimized: "on",
+		Model:    schema.CampaignModel{ID: "Qwen/Qwen3-8B"},
+		Profiles: []schema.Profile{{ID: "chat", Dataset: "random", InputLen: 2048, OutputLen: 512, MaxConcurrency: 64}, {ID: "chat-sweep", Dataset: "random", InputLen: 2048, OutputLen: 512}},
+		Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{
+			{ID: "on", Engine: "vllm", Command: "vllm serve Qwen/Qwen3-8B"},
+			{ID: "off", Engine: "vllm", Command: "vllm serve Qwen/Qwen3-8B --no-enable-prefix-caching"}}}}}
+	res := func(exp, prof string, conc int, tps float64) *schema.Result {
+		return &schema.Result{Campaign: "sw", Experiment: exp, Profile: prof, Status: schema.StatusOK,
+			Load:    schema.Load{Dataset: "random", InputLen: 2048, OutputLen: 512, MaxConcurrency: conc},
+			Summary: &schema.Summary{RequestThroughput: 1, OutputThroughput: tps}}
+	}
+	results := []*schema.Result{res("on", "chat-sweep", 1, 85.33), res("on", "chat-sweep", 64, 30427.95), res("off", "chat", 64, 27661.77)}
+	for _, c := range []struct {
+		pct  string
+		want int
+	}{{"10%", 0}, {"25%", 1}} {
+		text := "# Sweep\n\nPrefix caching on is about " + c.pct + " faster at concurrency 64.\n"
+		if got := Check(Page{Name: "index.md", Text: []byte(text), Campaign: camp, Results: results, CampaignFile: "campaign.yaml"}); len(got) != c.want {
+			t.Errorf("%s: findings %v, want %d", c.pct, got, c.want)
+		}
+	}
+}

@@ -67,17 +67,23 @@ type Page struct {
 // Counts says how much of a page was checked, so that a clean page can be
 // told from one with nothing to check.
 type Counts struct {
-	// Runs are the benchmark blocks read on the page plus the campaign's
-	// results; Numbers the numbers compared with them; Percentages those
-	// compared with the numbers beside them or with the runs; Steps the
-	// step tables compounded; Models the model names (in commands, prose
-	// and results) compared with the page's.
-	Runs, Numbers, Percentages, Steps, Models int
+	// Blocks are the benchmark outputs read on the page; Results the
+	// campaign's result files with numbers (status ok) read beside it,
+	// of which Repeated load points have several repeats (each also
+	// compared through its repeats' mean and median); Numbers the numbers
+	// compared with them; Percentages those compared with the numbers
+	// beside them or with the runs; Steps the step tables compounded;
+	// Models the model names (in commands, prose and results) compared
+	// with the page's. Each counts what a reader can count: blocks on the
+	// page, files in the results folder.
+	Blocks, Results, Repeated, Numbers, Percentages, Steps, Models int
 }
 
 // Add sums counts.
 func (c *Counts) Add(o Counts) {
-	c.Runs += o.Runs
+	c.Blocks += o.Blocks
+	c.Results += o.Results
+	c.Repeated += o.Repeated
 	c.Numbers += o.Numbers
 	c.Percentages += o.Percentages
 	c.Steps += o.Steps
@@ -102,11 +108,13 @@ func Run(p Page) ([]Finding, Counts) {
 		entries = c.entriesByBlock()
 	}
 	c.runs = runsFromEntries(entries, pageRate(d.text))
+	c.counts.Blocks = len(c.runs)
 	if p.Campaign != nil {
-		c.runs = append(c.runs, runsFromResults(p.Campaign, p.Results)...)
+		rs, files, repeated := runsFromResults(p.Campaign, p.Results)
+		c.runs = append(c.runs, rs...)
+		c.counts.Results, c.counts.Repeated = files, repeated
 	}
 	c.matches = map[*number][]*run{}
-	c.counts.Runs = len(c.runs)
 	c.numbers()
 	c.percentages()
 	c.order()
@@ -622,6 +630,18 @@ func (c *checker) pair(n, base, a *number) {
 	}
 	change := (av/bv - 1) * 100
 	tol := 0.5*pow10(-n.dec) + 100*(ah/math.Abs(bv)+math.Abs(av)*bh/(bv*bv)) + 1e-9
+	if math.Abs(math.Abs(change)-math.Abs(n.v)) > tol && c.pctPerGPU(n) {
+		// "+31.6%/GPU": the change per GPU, the runs' GPU counts from
+		// their commands; unverifiable without them.
+		ok, known := c.perGPUChange(n, base, a)
+		switch {
+		case ok:
+			c.compared(line, base, a)
+		case known:
+			c.add(line, KindPercent, "%s is not the change per GPU from %s to %s", n.text(c.d), base.text(c.d), a.text(c.d))
+		}
+		return
+	}
 	switch {
 	case math.Abs(math.Abs(change)-math.Abs(n.v)) > tol:
 		c.add(line, KindPercent, "%s is not the change from %s to %s, which is %s", n.text(c.d), base.text(c.d), a.text(c.d), signed(change, n.dec))
@@ -725,7 +745,68 @@ func (c *checker) besideMatch(n *number, bs []*number) bool {
 			}
 		}
 	}
+	if c.pctPerGPU(n) {
+		// "… 26.8% higher token throughput per GPU": the change per GPU
+		// between two of them; a claim whose runs' GPU counts are unknown
+		// cannot be checked (and is no finding).
+		known := false
+		for _, a := range bs {
+			for _, b := range bs {
+				if a == b {
+					continue
+				}
+				ok, k := c.perGPUChange(n, b, a)
+				if ok {
+					c.compared(c.d.line(n.off), b, a)
+					return true
+				}
+				known = known || k
+			}
+		}
+		return !known
+	}
 	return false
+}
+
+var rePerGPUAfter = regexp.MustCompile(`(?i)^[^.;!?\n|]*?\b(?:per|each)[ \t]+(?:GPU|card|device)\b`)
+
+// pctPerGPU: a percentage of a change per GPU: "+31.6%/GPU", or "per GPU"
+// later in its sentence ("26.8% higher token throughput per GPU").
+func (c *checker) pctPerGPU(n *number) bool {
+	return n.perGPU || rePerGPUAfter.MatchString(c.d.masked[n.end:])
+}
+
+// perGPUChange checks the percentage n against the change per GPU from
+// base to a: each value over the GPUs of the run it matches (from its
+// command's parallelism flags). known says some pair of runs had GPU
+// counts to check against.
+func (c *checker) perGPUChange(n, base, a *number) (ok, known bool) {
+	av, ah := a.value()
+	bv, bh := base.value()
+	if bv == 0 {
+		return false, false
+	}
+	p := math.Abs(n.v)
+	for _, ra := range c.match(a) {
+		for _, rb := range c.match(base) {
+			if ra.gpus <= 0 || rb.gpus <= 0 || ra == rb {
+				continue
+			}
+			known = true
+			g := float64(rb.gpus) / float64(ra.gpus)
+			ratio := av / bv * g
+			tol := 0.5*pow10(-n.dec) + 100*g*(ah/math.Abs(bv)+math.Abs(av)*bh/(bv*bv)) + 1e-9
+			got := math.Abs(ratio-1) * 100
+			if n.times {
+				got = ratio
+				tol /= 100
+			}
+			if math.Abs(got-p) <= tol {
+				return true, true
+			}
+		}
+	}
+	return false, known
 }
 
 // campaignChange checks a percentage in a perflab page's prose, beside no
@@ -779,7 +860,7 @@ func (c *checker) runsChangeIn(n *number, text string) (about, ok bool) {
 	p := math.Abs(n.v)
 	for _, a := range c.runs {
 		for _, b := range c.runs {
-			if a == b || a.profile != b.profile {
+			if a == b || a.profile != b.profile && (a.workload == "" || a.workload != b.workload) {
 				continue
 			}
 			for _, x := range a.values {

@@ -23,8 +23,13 @@ type run struct {
 	cmdLine int
 	// profile and gpus group runs for computed changes (perflab pages).
 	profile string
-	gpus    int
-	values  []value
+	// workload is the run's dataset, lengths and load, "" when unknown:
+	// two runs of one workload compare like with like even when filed
+	// under two profiles (a sweep's c64 point and a profile run at
+	// concurrency 64).
+	workload string
+	gpus     int
+	values   []value
 	// rate is the offered load in requests/s (0: unknown or unlimited).
 	rate float64
 	// reqPerS is the measured request throughput.
@@ -153,9 +158,10 @@ func runsFromEntries(entries []ingest.Entry, pageRate float64) []*run {
 	return out
 }
 
-// runsFromResults turns a campaign's results into runs.
-func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
-	var out []*run
+// runsFromResults turns a campaign's results into runs: one per result
+// with numbers (files of them), and a median and a mean run per load
+// point with repeats (repeated of them).
+func runsFromResults(c *schema.Campaign, results []*schema.Result) (out []*run, files, repeated int) {
 	groups := map[string][]*run{}
 	var keys []string
 	for _, res := range results {
@@ -164,6 +170,9 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 		}
 		r := &run{where: res.Experiment + "--" + res.Profile, command: res.Engine.Command,
 			profile: res.Profile, rate: res.Load.RequestRate, reqPerS: res.Summary.RequestThroughput}
+		if l := res.Load; l.Dataset != "" {
+			r.workload = fmt.Sprintf("%s|%s|%d|%d|%g|%d|%d|%g|%g|%t", l.Dataset, l.DatasetPath, l.InputLen, l.OutputLen, l.RangeRatio, l.PrefixLen, l.MaxConcurrency, l.RequestRate, l.Burstiness, l.IgnoreEOS)
+		}
 		r.gpus = c.Hardware.Count
 		if x, ok := c.Experiment(res.Experiment); ok && x.GPUs > 0 {
 			r.gpus = x.GPUs
@@ -180,6 +189,7 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 		}
 		r.values = append(r.values, summaryValues(res.Summary)...)
 		out = append(out, r)
+		files++
 		key := fmt.Sprintf("%s--%s@%d/%g", res.Experiment, res.Profile, res.Load.MaxConcurrency, res.Load.RequestRate)
 		groups[key] = append(groups[key], r)
 		if len(groups[key]) == 1 {
@@ -192,6 +202,7 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 		if len(g) < 2 {
 			continue
 		}
+		repeated++
 		med := &run{where: fmt.Sprintf("%s (median of %d repeats)", g[0].where, len(g)), profile: g[0].profile, gpus: g[0].gpus, command: g[0].command}
 		mean := &run{where: fmt.Sprintf("%s (mean of %d repeats)", g[0].where, len(g)), profile: g[0].profile, gpus: g[0].gpus, command: g[0].command}
 		for _, v := range g[0].values {
@@ -213,7 +224,7 @@ func runsFromResults(c *schema.Campaign, results []*schema.Result) []*run {
 		}
 		out = append(out, med, mean)
 	}
-	return out
+	return out, files, repeated
 }
 
 // summaryValues lists a summary's numbers under the metric keys.

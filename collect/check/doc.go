@@ -33,7 +33,11 @@
 //     the change between two runs in that metric counts too); on a
 //     perflab page, a percentage beside no numbers must be the change
 //     between two runs of one profile in the metric its sentence names
-//     (none is checked before the campaign has results);
+//     (none is checked before the campaign has results); a percentage of
+//     a change per GPU ("+31.6%/GPU", "… 26.8% higher throughput per
+//     GPU") is the change of each value over the GPUs of the run it
+//     matches (its command's parallelism flags), and is not checked when
+//     those runs' GPU counts are unknown;
 //   - step percentages (a table with one percentage per row and no other
 //     numbers) that do not compound to the total: the table's Total row,
 //     or the first percentage of the baseline-vs-optimized table above it

@@ -32,7 +32,11 @@ func Load(path, resultsRoot string) (Page, error) {
 	}
 	p := Page{Name: filepath.ToSlash(path), Text: data}
 	camp := ""
-	if fm := frontMatter(data); fm != "" {
+	if filepath.Base(path) == "campaign.yaml" {
+		// A report bundle without Markdown: its page is all generated,
+		// and what is left to check is its results against its campaign.
+		p.Text, camp = nil, path
+	} else if fm := frontMatter(data); fm != "" {
 		if m := reFrontCampaign.FindStringSubmatch(fm); m != nil {
 			camp = filepath.Join(filepath.Dir(path), filepath.FromSlash(m[1]))
 		}
@@ -61,7 +65,7 @@ func Load(path, resultsRoot string) (Page, error) {
 	if _, err := os.Stat(rdir); err != nil {
 		return p, nil // not collected yet: only the page's own arithmetic is checked
 	}
-	res, err := schema.ReadDir(rdir)
+	res, err := schema.ReadLatest(rdir) // the page shows the latest round
 	if err != nil {
 		return Page{}, &PageError{Page: p.Name, Of: "results", Err: err}
 	}
@@ -114,7 +118,9 @@ func frontMatter(data []byte) string {
 }
 
 // Files lists the Markdown pages under the given paths (a file is taken
-// as it is, whatever its name), sorted and without duplicates.
+// as it is, whatever its name), sorted and without duplicates. A folder's
+// campaign.yaml with no index.md beside it stands for its report's page,
+// which perflab build generates whole.
 func Files(paths []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
@@ -140,6 +146,12 @@ func Files(paths []string) ([]string, error) {
 			if !d.IsDir() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".markdown")) && !seen[p] {
 				seen[p] = true
 				out = append(out, p)
+			}
+			if !d.IsDir() && d.Name() == "campaign.yaml" && !seen[p] {
+				if _, err := os.Stat(filepath.Join(filepath.Dir(p), "index.md")); errors.Is(err, fs.ErrNotExist) {
+					seen[p] = true
+					out = append(out, p)
+				}
 			}
 			return nil
 		})

@@ -52,7 +52,7 @@ type customLine struct {
 // random.choices when the file is short (unless NoOversample).
 func Custom(ctx context.Context, tok Tokenizer, path string, cfg CustomConfig) ([]Sample, error) {
 	if cfg.OutputLen == 0 {
-		cfg.OutputLen = 256
+		cfg.OutputLen = DefaultCustomOutputLen
 	}
 	if cfg.OutputLen < -1 {
 		return nil, fmt.Errorf("dataset: custom: output len %d: want a positive number or -1 (each line's output_tokens)", cfg.OutputLen)

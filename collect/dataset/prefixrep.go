@@ -44,7 +44,7 @@ func PrefixRepetition(ctx context.Context, tok Tokenizer, cfg PrefixRepetitionCo
 	}
 	def(&cfg.NumPrompts, 1000)
 	def(&cfg.NumPrefixes, 10)
-	def(&cfg.OutputLen, 128)
+	def(&cfg.OutputLen, DefaultOutputLen)
 	switch {
 	case cfg.NumPrompts < 0 || cfg.PrefixLen < 0 || cfg.SuffixLen < 0 || cfg.NumPrefixes < 0 || cfg.OutputLen < 0:
 		return nil, fmt.Errorf("dataset: prefix_repetition: --num-prompts %d, prefix len %d, suffix len %d, %d prefixes, output len %d: none may be negative",

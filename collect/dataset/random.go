@@ -39,15 +39,24 @@ const (
 	maxFitTries = 200
 )
 
+// The lengths a zero field of RandomConfig, PrefixRepetitionConfig and
+// CustomConfig stands for (vLLM's flag defaults), for a caller that
+// records what was built.
+const (
+	DefaultInputLen        = 1024 // random: --random-input-len
+	DefaultOutputLen       = 128  // --random-output-len, --prefix-repetition-output-len
+	DefaultCustomOutputLen = 256  // --custom-output-len
+)
+
 func (c RandomConfig) withDefaults() RandomConfig {
 	if c.NumPrompts == 0 {
 		c.NumPrompts = 1000
 	}
 	if c.InputLen == 0 {
-		c.InputLen = 1024
+		c.InputLen = DefaultInputLen
 	}
 	if c.OutputLen == 0 {
-		c.OutputLen = 128
+		c.OutputLen = DefaultOutputLen
 	}
 	return c
 }

@@ -128,7 +128,13 @@ func TimedTrace(ctx context.Context, tok Tokenizer, path string, cfg TimedTraceC
 		if in < 0 || out < 1 {
 			return nil, fileErr(fmt.Errorf("dataset: timed_trace: %s:%d: input length %d and output length %d: want >= 0 and >= 1", path, line, in, out))
 		}
-		ids := make([]int, 0, in)
+		// The prompt is at most the blocks its hash ids name: a trace's
+		// input_length (1e14, say) must not size the allocation.
+		size := in
+		if h := len(hashes); h <= in/cfg.BlockTokens { // h*BlockTokens ≤ in: no overflow
+			size = h * cfg.BlockTokens
+		}
+		ids := make([]int, 0, size)
 		left := in
 		for _, h := range hashes {
 			if left == 0 {

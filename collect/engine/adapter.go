@@ -27,6 +27,10 @@ type Adapter struct {
 	// when it is positional.
 	Program   []string
 	ModelFlag string
+	// ModelFlags are all the flags that name the model (ModelFlag, its
+	// aliases, and other sources such as llama-server's -hf): when an
+	// experiment's args give one, DefaultArgv adds no model of its own.
+	ModelFlags []string
 	// DefaultPort is the port the engine listens on when the command sets none.
 	DefaultPort int
 	// Health lists routes that must answer 200 before the engine counts as
@@ -52,15 +56,18 @@ var adapters = []Adapter{
 		Health: []string{"/health", "/v1/models"}, VersionRoute: "/version", VersionArgs: []string{"--version"},
 		TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "sglang", Display: "SGLang", Program: []string{"python3", "-m", "sglang.launch_server"}, ModelFlag: "--model-path",
+		ModelFlags:  []string{"--model-path", "--model"},
 		DefaultPort: 30000, Health: []string{"/health", "/get_model_info"}, VersionRoute: "/get_server_info",
 		TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "trtllm", Display: "TensorRT-LLM", Program: []string{"trtllm-serve"}, DefaultPort: 8000,
 		Health: []string{"/health"}, VersionRoute: "/version",
 		VersionCommand: []string{"python3", "-c", "import tensorrt_llm; print(tensorrt_llm.__version__)"}, Launches: true},
 	{Name: "llamacpp", Display: "llama.cpp", Program: []string{"llama-server"}, ModelFlag: "-m", DefaultPort: 8080,
-		Health: []string{"/health"}, VersionArgs: []string{"--version"}, TokenizeRoute: "/tokenize", Launches: true},
+		ModelFlags: []string{"-m", "--model", "-hf", "-hfr", "--hf-repo", "-mu", "--model-url"},
+		Health:     []string{"/health"}, VersionArgs: []string{"--version"}, TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "mock", Display: "perflab mock", Program: []string{"perflab", "mock"}, ModelFlag: "--model", DefaultPort: 8000,
-		Health: []string{"/health", "/v1/models"}, VersionRoute: "/version", TokenizeRoute: "/tokenize", Launches: true},
+		ModelFlags: []string{"--model"},
+		Health:     []string{"/health", "/v1/models"}, VersionRoute: "/version", TokenizeRoute: "/tokenize", Launches: true},
 	{Name: "external", Display: "external", Health: []string{"/v1/models"}, TokenizeRoute: "/tokenize"},
 }
 
@@ -85,12 +92,17 @@ func Names() []string {
 
 // DefaultArgv is the adapter's launch command for model with extra args
 // appended: what an experiment that gives args instead of a command runs.
+// When args name the model themselves (llama-server's -m ./model.gguf: its
+// model is a file, not the campaign's model id), model is left out rather
+// than passed twice.
 func (a Adapter) DefaultArgv(model string, args []string) []string {
 	argv := append([]string(nil), a.Program...)
-	if a.ModelFlag != "" {
-		argv = append(argv, a.ModelFlag)
+	if _, given := FlagValue(args, a.ModelFlags...); !given {
+		if a.ModelFlag != "" {
+			argv = append(argv, a.ModelFlag)
+		}
+		argv = append(argv, model)
 	}
-	argv = append(argv, model)
 	return append(argv, args...)
 }
 

@@ -19,7 +19,10 @@ type Command struct {
 // simple command: single and double quotes, backslash escapes,
 // backslash-newline continuations, # comments, and leading NAME=value
 // assignments (returned in Env). Shell operators (| & ; < > ( ) ` $) are
-// errors: the collector runs the program directly.
+// errors: the collector runs the program directly. The one exception is a
+// reference to the environment, ${NAME}, kept as it is in the word (the
+// collector expands it when it starts the engine: a campaign names its
+// secrets instead of holding them).
 func ParseCommand(s string) (Command, error) {
 	var (
 		words  []string
@@ -68,6 +71,11 @@ func ParseCommand(s string) (Command, error) {
 					}
 					continue
 				}
+				if n := envRefLen(rs[j:]); n > 0 {
+					cur.WriteString(string(rs[j : j+n]))
+					j += n - 1
+					continue
+				}
 				if rs[j] == '$' || rs[j] == '`' {
 					return Command{}, fmt.Errorf("command: %q inside double quotes: substitutions are not supported; write the value", string(rs[j]))
 				}
@@ -84,6 +92,11 @@ func ParseCommand(s string) (Command, error) {
 			}
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			end()
+		case c == '$' && envRefLen(rs[i:]) > 0:
+			n := envRefLen(rs[i:])
+			cur.WriteString(string(rs[i : i+n]))
+			inWord = true
+			i += n - 1
 		case strings.ContainsRune("|&;<>()`$", c):
 			return Command{}, fmt.Errorf("command: shell syntax %q is not supported: the collector runs one program without a shell", string(c))
 		default:
@@ -155,4 +168,26 @@ func FlagValue(argv []string, names ...string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// envRefLen returns the length of the reference ${NAME} at the start of
+// rs, 0 if there is none.
+func envRefLen(rs []rune) int {
+	if len(rs) < 4 || rs[0] != '$' || rs[1] != '{' {
+		return 0
+	}
+	for i := 2; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case c == '}':
+			if i == 2 {
+				return 0
+			}
+			return i + 1
+		case c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 2 && c >= '0' && c <= '9':
+		default:
+			return 0
+		}
+	}
+	return 0
 }

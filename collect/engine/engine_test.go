@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -232,6 +233,27 @@ func TestWaitHealthyFailures(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+	t.Run("progress while waiting", func(t *testing.T) {
+		// A slow start is visible while it lasts: what is waited for and
+		// the last answer, not ten silent minutes.
+		p, base := startFake(t, "unhealthy", nil)
+		var mu sync.Mutex
+		var seen []string
+		err := WaitHealthy(context.Background(), p, HealthConfig{BaseURL: base, Routes: []string{"/health"}, Timeout: 500 * time.Millisecond,
+			Poll: 20 * time.Millisecond, ProgressEvery: 50 * time.Millisecond, Progress: func(waited time.Duration, route, last string) {
+				mu.Lock()
+				defer mu.Unlock()
+				seen = append(seen, fmt.Sprintf("%s %s", route, last))
+			}})
+		if !errors.Is(err, ErrNeverHealthy) {
+			t.Fatalf("err = %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) == 0 || seen[0] != "/health GET /health: HTTP 503" {
+			t.Fatalf("progress reports: %q", seen)
+		}
+	})
 	t.Run("interrupted", func(t *testing.T) {
 		p, base := startFake(t, "unhealthy", nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -267,6 +289,13 @@ func TestParseCommand(t *testing.T) {
 		{in: `x --a "b c" --d=e\ f`, argv: []string{"x", "--a", "b c", "--d=e f"}},
 		{in: "vllm serve M | tee log", err: `shell syntax "|"`},
 		{in: "vllm serve $MODEL", err: `shell syntax "$"`},
+		// A reference to the environment is kept for the collector to
+		// expand, bare, in double quotes or in an assignment.
+		{in: `HF_TOKEN=${HF_TOKEN} vllm serve M --api-key ${VLLM_API_KEY} --x "a-${B_1}"`,
+			env:  map[string]string{"HF_TOKEN": "${HF_TOKEN}"},
+			argv: []string{"vllm", "serve", "M", "--api-key", "${VLLM_API_KEY}", "--x", "a-${B_1}"}},
+		{in: "vllm serve ${1X}", err: `shell syntax "$"`},
+		{in: `vllm serve "${}"`, err: `"$" inside double quotes`},
 		{in: "x 'open", err: "unterminated single quote"},
 		{in: "  # only a comment\n", err: "empty"},
 	} {

@@ -256,6 +256,12 @@ type HealthConfig struct {
 	Poll time.Duration
 	// Client makes the requests (nil: a client with a 5 s timeout).
 	Client *http.Client
+	// Progress, when set, is told every ProgressEvery (zero: 10 s) how
+	// long the wait has lasted, the route it waits for and the last
+	// answer, so that a slow start (or a wrong port) is visible while
+	// it lasts, not only at the timeout.
+	Progress      func(waited time.Duration, route, last string)
+	ProgressEvery time.Duration
 }
 
 // ErrNeverHealthy means the engine did not answer its health routes in
@@ -286,6 +292,16 @@ func WaitHealthy(ctx context.Context, p *Process, hc HealthConfig) error {
 	}
 	deadline := time.NewTimer(hc.Timeout)
 	defer deadline.Stop()
+	if hc.ProgressEvery <= 0 {
+		hc.ProgressEvery = 10 * time.Second
+	}
+	var report <-chan time.Time
+	if hc.Progress != nil {
+		t := time.NewTicker(hc.ProgressEvery)
+		defer t.Stop()
+		report = t.C
+	}
+	start := time.Now()
 	next := 0 // routes before next have answered 200
 	last := "no answer yet"
 	for {
@@ -311,6 +327,9 @@ func WaitHealthy(ctx context.Context, p *Process, hc HealthConfig) error {
 			return fmt.Errorf("%w before becoming healthy: %v", ErrExited, p.ExitError())
 		case <-deadline.C:
 			return fmt.Errorf("%w (%v; last: %s)", ErrNeverHealthy, hc.Timeout, last)
+		case <-report:
+			hc.Progress(time.Since(start), hc.Routes[next], last)
+			continue // poll again at once
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, hc.Poll)

@@ -35,6 +35,13 @@ SHARDS=4
 CAMPAIGN=${CAMPAIGN:-content/qwen3-32b/h100/campaign.yaml}
 RESULTS=${RESULTS:-results}
 PERFLAB=${PERFLAB:-perflab}
+# ROUND: the round every task of the array joins (slurm-scrontab passes the
+# date); empty: the campaign's latest round, resumed.
+ROUND=${ROUND:-}
+round_args=()
+if [ -n "$ROUND" ]; then
+  round_args=(--round "$ROUND")
+fi
 
 # The datasets the campaign's profiles read must be in the submission
 # directory (or beside the campaign): ShareGPT_V3_unfiltered_cleaned_split.json
@@ -46,7 +53,9 @@ PERFLAB=${PERFLAB:-perflab}
 
 # Run perflab in the background and wait, so that bash forwards the
 # --signal SIGINT to it instead of dying first.
-"$PERFLAB" collect "$CAMPAIGN" --results "$RESULTS" --shard "${SLURM_ARRAY_TASK_ID}/${SHARDS}" &
+# (${a[@]+"${a[@]}"}: an empty array under set -u, also in bash < 4.4 as on
+# RHEL 7, where "${round_args[@]}" alone is an unbound variable.)
+"$PERFLAB" collect "$CAMPAIGN" --results "$RESULTS" ${round_args[@]+"${round_args[@]}"} --shard "${SLURM_ARRAY_TASK_ID}/${SHARDS}" &
 pid=$!
 trap 'kill -INT "$pid" 2>/dev/null' INT TERM
 status=0

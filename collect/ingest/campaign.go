@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"path"
 	"regexp"
 	"strings"
 
@@ -79,8 +80,19 @@ func ModelOf(command string) string {
 		return ModelOf(inner)
 	}
 	f := strings.Fields(strings.ReplaceAll(rest, "\\\n", " "))
+	llama := len(f) > 0 && path.Base(f[0]) == "llama-server"
+	if llama {
+		// llama-server serves its model under -a/--alias when given (what
+		// /v1/models answers and the campaign names), not the file -m
+		// names.
+		for i := 0; i+1 < len(f); i++ {
+			if f[i] == "-a" || f[i] == "--alias" {
+				return f[i+1]
+			}
+		}
+	}
 	for i := 0; i < len(f); i++ {
-		if f[i] == "--model-path" || f[i] == "--model" || (f[0] == "llama-server" && f[i] == "-m") {
+		if f[i] == "--model-path" || f[i] == "--model" || (llama && f[i] == "-m") {
 			if i+1 < len(f) {
 				return f[i+1]
 			}

@@ -455,6 +455,9 @@ func TestParseErrors(t *testing.T) {
 		{"guidellm without totals", `{"benchmarks": [{"duration": 1, "metrics": {}}]}`, `x.txt:1: benchmarks[0]: missing metrics.request_totals`},
 		{"detailed lists disagree", `{"duration": 1, "completed": 1, "total_input_tokens": 1, "request_throughput": 1, "ttfts": [0.1], "itls": [[]], "input_lens": [1, 2], "output_lens": [1], "errors": [""], "start_times": [5]}`, `x.txt:1: field "input_lens": 2 entries, ttfts has 1`},
 		{"json lines truncated third", "{\"duration\": 1, \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}\n{\"duration\": 1, \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}\n{\"duration\": ", `x.txt:3: truncated JSON record`},
+		// results are JSON: other bytes would come back as U+FFFD (found
+		// by FuzzParseText)
+		{"not utf-8", "# Crash\n# CrAsh caf\xe9\n", `x.txt:2: not text (bytes that are not UTF-8)`},
 		{"json second record", "{\"duration\": 1, \"completed\": 1, \"total_input_tokens\": 1, \"request_throughput\": 1}\n{\"duration\": 1}\n", `x.txt:2: missing field "completed"`},
 	}
 	for _, tt := range tests {
@@ -523,5 +526,21 @@ func TestShellPromptCommand(t *testing.T) {
 	}
 	if len(es) != 1 || es[0].Command != "vllm serve Qwen/Qwen3-8B -tp 2" || es[0].CommandLine != 2 {
 		t.Fatalf("entries %d, command %q at line %d", len(es), es[0].Command, es[0].CommandLine)
+	}
+}
+
+// TestModelOfLlamaAlias: llama-server serves its model under -a/--alias;
+// perflab check flagged a llama.cpp campaign's every result ("ran model
+// /path/tiny.gguf, but the campaign is about tiny-qwen").
+func TestModelOfLlamaAlias(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"llama-server -m /models/tiny.gguf -a tiny-qwen -np 4":            "tiny-qwen",
+		"/opt/llama/llama-server --alias tiny-qwen -m ./tiny.gguf":        "tiny-qwen",
+		"llama-server -m /models/tiny.gguf -np 4":                         "/models/tiny.gguf",
+		"vllm serve Qwen/Qwen3-8B -a something-else --max-model-len 1024": "Qwen/Qwen3-8B",
+	} {
+		if got := ModelOf(cmd); got != want {
+			t.Errorf("ModelOf(%q) = %q, want %q", cmd, got, want)
+		}
 	}
 }

@@ -62,20 +62,27 @@ func Results(entries []Entry, opt Options) ([]*schema.Result, error) {
 			return nil, err
 		}
 		loc := fmt.Sprintf("%s:%d", e.File, e.Line)
-		if prev, ok := byKey[r.ID]; ok {
-			if prev.Status == r.Status && reflect.DeepEqual(prev.Summary, r.Summary) {
+		key := r.Campaign + "\x00" + r.ID // runs of two campaigns never collide
+		if _, ok := byKey[key]; ok {
+			// The same numbers as any run already imported under the key
+			// (a sweep's point pasted twice, not only its first): once.
+			dup := false
+			for _, g := range group[key] {
+				dup = dup || g.r.Status == r.Status && reflect.DeepEqual(g.r.Summary, r.Summary)
+			}
+			if dup {
 				continue
 			}
-			first := group[r.ID][0]
+			first := group[key][0]
 			if !sweepable(first.entry, e) && sweepOf(opt.Campaign, prof) == "" {
-				return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[r.ID])
+				return nil, fmt.Errorf("%s: experiment %q profile %q was already imported from %s with different numbers", loc, exp, prof, where[key])
 			}
-			group[r.ID] = append(group[r.ID], sweepMember{r, e})
+			group[key] = append(group[key], sweepMember{r, e})
 			out = append(out, r)
 			continue
 		}
-		byKey[r.ID], where[r.ID] = r, loc
-		group[r.ID] = []sweepMember{{r, e}}
+		byKey[key], where[key] = r, loc
+		group[key] = []sweepMember{{r, e}}
 		out = append(out, r)
 	}
 	for _, g := range group {
@@ -96,6 +103,9 @@ type sweepMember struct {
 // benchmarks, vLLM's --append-result lines) for the same experiment and
 // profile are the points (and repeats) of a sweep, not a mistake.
 func sweepable(a, b *Entry) bool {
+	if a.Format == FormatLLMD && b.Format == FormatLLMD {
+		return true // reports of one engine configuration and workload
+	}
 	json := func(f string) bool { return f == FormatVLLMJSON || f == FormatGuideLLMJSON }
 	return a.File == b.File && json(a.Format) && json(b.Format)
 }
@@ -185,6 +195,17 @@ func ids(e *Entry, opt Options, n int) (string, string, error) {
 		}
 		return exp, prof, nil
 	}
+	if e.report != nil {
+		// A benchmark report names its engine configuration and workload:
+		// reports of one file or folder that share them are the points of
+		// a sweep, wherever they come from.
+		if exp == "" {
+			exp = e.report.expHint
+		}
+		if prof == "" {
+			prof = e.report.profHint
+		}
+	}
 	if exp == "" {
 		exp = slug(strings.TrimSuffix(filepath.Base(e.File), filepath.Ext(e.File)))
 	}
@@ -246,6 +267,8 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 		r.Warnings = append(r.Warnings, "guidellm metrics: TPOT is guidellm's time_per_output_token (which includes the first token), ITL its inter_token_latency, and the peak output throughput the maximum of an instantaneous rate")
 	case FormatSGLangText:
 		r.Tool = schema.Tool{Name: SGLangTool}
+	case FormatLLMD:
+		fromReport(r, e)
 	case FormatCrash:
 		r.Tool = schema.Tool{Name: "vllm bench serve"}
 		r.Status = schema.StatusCrashed
@@ -322,6 +345,12 @@ func build(e *Entry, opt Options, campaignID, exp, prof string) (*schema.Result,
 		} else if !sameModel(c.Model, r.Model.ID) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("model %s is not the campaign's model %s or one of its variants", r.Model.ID, c.Model.ID))
 		}
+	}
+	if e.report != nil && e.report.own != nil && e.report.own.Model.ID == r.Model.ID {
+		// A perflab export: the name it requested and the tokenizer it
+		// sized prompts with are its record's (llm-d's model has no field
+		// for them).
+		r.Model.Served, r.Model.Tokenizer = e.report.own.Model.Served, e.report.own.Model.Tokenizer
 	}
 
 	// Load: the profile as configured; what the source itself states wins

@@ -6,7 +6,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/perflab/perflab/collect/llmd"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -74,6 +76,9 @@ type Entry struct {
 	NoFailedRow bool
 	// Metadata are extra source facts (JSON date, tokenizer).
 	Metadata map[string]string
+	// report holds what an llm-d benchmark report says beyond the
+	// fields above (llmd.go); nil for other formats.
+	report *reportInfo
 }
 
 // directiveKeys are the keys a `# perflab:` line may set.
@@ -94,12 +99,39 @@ var (
 // Parse reads one source file. The format is detected: a file whose first
 // non-blank character is '{' is JSON, anything else is text (plain,
 // Markdown, a console log). name is used in errors and in Entry.File.
+//
+// The input must be UTF-8: results are JSON, whose strings cannot hold
+// other bytes (they would come back as U+FFFD, a value the source never
+// had), so a file with such bytes is refused at their line.
 func Parse(name string, data []byte) ([]Entry, error) {
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("%s:%d: not text (bytes that are not UTF-8)", name, firstInvalidLine(data))
+	}
+	if llmd.Detect(data) {
+		return parseLLMD(name, data)
+	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return parseJSON(name, data)
 	}
 	return parseText(name, string(data))
+}
+
+// firstInvalidLine is the 1-based line of data's first byte that is not
+// part of a UTF-8 character.
+func firstInvalidLine(data []byte) int {
+	line := 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		if r == '\n' {
+			line++
+		}
+		i += n
+	}
+	return line
 }
 
 // textState is the context carried from one entry to the next.
@@ -111,7 +143,28 @@ type textState struct {
 	dirLine     int
 }
 
+// ParseTolerant is Parse for text that may hold damaged blocks (perflab
+// migrate reads whole lab pages): a block cut short before its closing
+// line is read up to its last row (with a note), and a block that still
+// cannot be read is left out; each block left out is one error in skipped
+// (FILE:LINE: why), and the rest of the text is read on.
+func ParseTolerant(name string, data []byte) (entries []Entry, skipped []error, err error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		es, err := parseJSON(name, data)
+		return es, nil, err
+	}
+	es, err := parseTextMode(name, string(data), &skipped)
+	return es, skipped, err
+}
+
 func parseText(name, text string) ([]Entry, error) {
+	return parseTextMode(name, text, nil)
+}
+
+// parseTextMode reads text blocks; with skipped non-nil, damaged blocks
+// are read as far as they go or skipped (ParseTolerant).
+func parseTextMode(name, text string, skipped *[]error) ([]Entry, error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	var out []Entry
 	st := &textState{}
@@ -128,9 +181,19 @@ func parseText(name, text string) ([]Entry, error) {
 		if next < 0 {
 			break
 		}
-		b, err := scanBlock(name, text, next)
+		b, err := scanBlockMode(name, text, next, skipped != nil)
 		if err != nil {
-			return nil, err
+			if skipped == nil {
+				return nil, err
+			}
+			*skipped = append(*skipped, err)
+			// Go on after the block's first line.
+			pos = next + 1
+			if nl := strings.IndexByte(text[next:], '\n'); nl >= 0 {
+				pos = next + nl + 1
+			}
+			st.label = ""
+			continue
 		}
 		e := st.entry(name, b.line)
 		e.Raw = b.raw
@@ -160,7 +223,11 @@ func parseText(name, text string) ([]Entry, error) {
 		pos = b.end
 	}
 	if st.directive != nil {
-		return nil, fmt.Errorf("%s:%d: a \"# perflab:\" line must be followed by a benchmark block or a crash marker", name, st.dirLine)
+		err := fmt.Errorf("%s:%d: a \"# perflab:\" line must be followed by a benchmark block or a crash marker", name, st.dirLine)
+		if skipped == nil {
+			return nil, err
+		}
+		*skipped = append(*skipped, err)
 	}
 	return out, nil
 }

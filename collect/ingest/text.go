@@ -104,9 +104,27 @@ func nextBlockStart(text string, pos int) int {
 // scanBlock reads the block starting at start. name is the file name for
 // errors. It returns the parsed block; end is the offset just past it.
 func scanBlock(name, text string, start int) (*textBlock, error) {
+	return scanBlockMode(name, text, start, false)
+}
+
+// scanBlockMode is scanBlock; with cut, a block that ends before its
+// closing "=====" line (the end of the file, a new header, a line that
+// is no row) ends after its last row instead of being an error, and says
+// so in a note.
+func scanBlockMode(name, text string, start int, cut bool) (*textBlock, error) {
 	var toks []token
 	pos := start
 	closed := false
+	var cutNote string
+	stop := func(err error) error {
+		if !cut || len(toks) == 0 || toks[len(toks)-1].kind == 'h' {
+			return err
+		}
+		cutNote = fmt.Sprintf("the block is cut short at line %d (no closing \"=====\" line): only the rows before it are read", lineAt(text, pos))
+		pos = toks[len(toks)-1].end
+		closed = true
+		return nil
+	}
 	for !closed {
 		// Skip whitespace, including line breaks.
 		for pos < len(text) && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r') {
@@ -114,6 +132,9 @@ func scanBlock(name, text string, start int) (*textBlock, error) {
 		}
 		rest := text[pos:]
 		if rest == "" {
+			if stop(nil) == nil && closed {
+				break
+			}
 			return nil, fmt.Errorf("%s:%d: truncated benchmark block (it starts at line %d): expected a \"label: value\" row or the closing \"=====\" line, found the end of the file",
 				name, lineAt(text, pos), lineAt(text, start))
 		}
@@ -121,8 +142,13 @@ func scanBlock(name, text string, start int) (*textBlock, error) {
 		case reHeader.MatchString(rest):
 			loc := reHeader.FindStringIndex(rest)
 			if len(toks) > 0 {
-				return nil, fmt.Errorf("%s:%d: truncated benchmark block (it starts at line %d): a new \"Serving Benchmark Result\" header begins before the closing \"=====\" line",
-					name, lineAt(text, pos), lineAt(text, start))
+				if err := stop(fmt.Errorf("%s:%d: truncated benchmark block (it starts at line %d): a new \"Serving Benchmark Result\" header begins before the closing \"=====\" line",
+					name, lineAt(text, pos), lineAt(text, start))); err != nil || closed {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
 			}
 			toks = append(toks, token{kind: 'h', start: pos, end: pos + loc[1], text: rest[:loc[1]]})
 			pos += loc[1]
@@ -141,8 +167,10 @@ func scanBlock(name, text string, start int) (*textBlock, error) {
 				text: strings.Join(strings.Fields(rest[m[2]:m[3]]), " "), value: rest[m[4]:m[5]]})
 			pos += m[1]
 		default:
-			return nil, fmt.Errorf("%s:%d: benchmark block (it starts at line %d) is cut short: expected a \"label: value\" row or the closing \"=====\" line, found %q",
-				name, lineAt(text, pos), lineAt(text, start), excerpt(rest))
+			if err := stop(fmt.Errorf("%s:%d: benchmark block (it starts at line %d) is cut short: expected a \"label: value\" row or the closing \"=====\" line, found %q",
+				name, lineAt(text, pos), lineAt(text, start), excerpt(rest))); err != nil {
+				return nil, err
+			}
 		}
 	}
 	b := &textBlock{start: start, end: pos, line: lineAt(text, start)}
@@ -165,6 +193,9 @@ func scanBlock(name, text string, start int) (*textBlock, error) {
 			end++
 		}
 		b.raw = dedent(text, start, end)
+	}
+	if cutNote != "" {
+		b.notes = append(b.notes, cutNote)
 	}
 	if err := b.fill(name, text, toks); err != nil {
 		return nil, err

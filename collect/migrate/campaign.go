@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -67,15 +68,15 @@ func (m *migration) campaign(id string) *schema.Campaign {
 				continue
 			}
 			c.Engines = append(c.Engines, schema.EngineSpec{Name: x.Engine})
-			m.ambiguous(x.firstIdx, "engine %s is used by experiment %s but the page gives no version for it", x.Engine, x.ID)
+			m.ambiguous(x.firstIdx, "engine", "engine %s is used by experiment %s but the page gives no version for it", x.Engine, x.ID)
 		}
 	}
 	// Hardware: the section's GPU, the count from the commands.
 	c.Hardware = schema.HardwareSpec{Vendor: m.setup.hwVendor, GPU: m.setup.hwGPU, Count: m.setup.hwCount}
 	maxG := 0
 	for _, x := range m.exps {
-		if x.GPUs > maxG {
-			maxG = x.GPUs
+		if g := gpusOf(x.Command); g > maxG {
+			maxG = g
 		}
 	}
 	if c.Hardware.Count == 0 {
@@ -89,7 +90,7 @@ func (m *migration) campaign(id string) *schema.Campaign {
 	}
 	if c.Hardware.GPU == "" {
 		c.Hardware.GPU = "unknown"
-		m.ambiguous(0, "the page has no Hardware section naming its GPU")
+		m.ambiguous(0, "hardware", "the page has no Hardware section naming its GPU")
 	}
 	// Profiles: those used, with prompt counts from the outputs where the
 	// page gives none.
@@ -152,7 +153,7 @@ func (m *migration) campaign(id string) *schema.Campaign {
 				other.ID, other.Title = "other", "Other configurations"
 			}
 			other.Experiments = append(other.Experiments, x.Experiment)
-			m.ambiguous(x.firstIdx, "experiment %s appears outside the optimization steps only; it is put in a step of its own", x.ID)
+			m.ambiguous(x.firstIdx, "step", "experiment %s appears outside the optimization steps only; it is put in a step of its own", x.ID)
 		}
 	}
 	steps := append([]*step{}, m.steps...)
@@ -187,14 +188,20 @@ func (m *migration) campaign(id string) *schema.Campaign {
 	if c.Baseline == "" && len(c.Steps) > 0 {
 		// Nothing was placed: the report still needs a baseline.
 		c.Baseline = c.Steps[0].Experiments[0].ID
-		m.ambiguous(0, "no output could be placed in an experiment; baseline and optimized are the unassigned %s", c.Baseline)
+		m.ambiguous(0, "role", "no output could be placed in an experiment; baseline and optimized are the unassigned %s", c.Baseline)
 	}
 	if m.recommend != "" {
 		if x, ok := m.byKey[cmdKey(m.recommend)]; ok && ran[x] != nil {
+			for _, y := range m.exps {
+				if y.occBase == x && y.role == "optimized" && ran[y] != nil {
+					x = y // the recommended configuration's "Optimized" runs
+					break
+				}
+			}
 			c.Optimized = x.ID
 			m.note(m.recIdx, "optimized %s: the Conclusion's recommended command", x.ID)
 		} else {
-			m.ambiguous(m.recIdx, "the recommended command matches no experiment with an output")
+			m.ambiguous(m.recIdx, "role", "the recommended command matches no experiment with an output")
 		}
 	}
 	if c.Optimized == "" {
@@ -215,7 +222,7 @@ func (m *migration) campaign(id string) *schema.Campaign {
 			c.Optimized = c.Baseline
 		}
 		if !strings.HasPrefix(c.Optimized, "unassigned") {
-			m.ambiguous(0, "no recommended command or \"Optimized\" label: optimized is %s (the last step's best)", c.Optimized)
+			m.ambiguous(0, "role", "no recommended command or \"Optimized\" label: optimized is %s (the last step's best)", c.Optimized)
 		}
 	}
 	return c
@@ -245,9 +252,18 @@ func (m *migration) chooseSteps(c *schema.Campaign) {
 		}
 		// A run that lost requests is no candidate ("success rate 51.6%,
 		// optimization skipped").
-		if pr, ok := c.Profile(pl.profile); ok && pr.NumPrompts > 0 && float64(s.Completed) < 0.95*float64(pr.NumPrompts) {
-			m.note(m.entries[i].Line-1, "experiment %s is not a candidate for its step's choice: %d of %d requests completed", pl.exp.ID, s.Completed, pr.NumPrompts)
-			continue
+		// A sweep's points each ran their own number of prompts (10 at
+		// concurrency 1, 2560 at 256): a point lost those its output
+		// counts as failed, not those short of the profile's prompts.
+		if pr, ok := c.Profile(pl.profile); ok {
+			want := pr.NumPrompts
+			if pr.Sweep() != "" {
+				want = s.Completed + s.Failed
+			}
+			if want > 0 && float64(s.Completed) < 0.95*float64(want) {
+				m.note(m.entries[i].Line-1, "experiment %s is not a candidate for its step's choice: %d of %d requests completed", pl.exp.ID, s.Completed, want)
+				continue
+			}
 		}
 		if _, ok := tput[pl.exp.ID][pl.profile]; !ok {
 			tput[pl.exp.ID][pl.profile] = s.TotalTokenThroughput
@@ -306,7 +322,15 @@ func (m *migration) results(c *schema.Campaign) error {
 	}
 	rs, err := ingest.Results(m.entries, ingest.Options{Campaign: c})
 	if err != nil {
-		return fmt.Errorf("migrate: %s: %w", m.out.Source, err)
+		// The entries name the verbatim copy (results/<id>/src/…): the
+		// report names the page migrated, at its own lines.
+		msg := reSrcLoc.ReplaceAllStringFunc(err.Error(), func(loc string) string {
+			if !strings.HasPrefix(loc, m.srcRef+":") {
+				return loc
+			}
+			return m.out.Source + strings.TrimPrefix(m.fixLine(loc), m.srcRef)
+		})
+		return fmt.Errorf("migrate: %s", msg)
 	}
 	// Source references: the verbatim copy's own line numbers.
 	for _, r := range rs {
@@ -327,6 +351,9 @@ func (m *migration) results(c *schema.Campaign) error {
 	m.out.Results = rs
 	return nil
 }
+
+// reSrcLoc is a FILE:LINE in an error.
+var reSrcLoc = regexp.MustCompile(`\S+:\d+`)
 
 // fixLine maps "file:N" (a line of the re-broken page) to the source line.
 func (m *migration) fixLine(v string) string {

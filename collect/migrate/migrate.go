@@ -8,16 +8,20 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/schema/campaignfile"
 )
 
 // Ambiguity is something the page does not settle; Loc is FILE:LINE of the
 // source.
 type Ambiguity struct {
 	Loc, Msg string
+	// Kind groups ambiguities in the report's summary: model, hardware,
+	// engine, step, role, placement, collision, unassigned, new-profile,
+	// sweep, json-result, console-table (guidellm's console summary), link,
+	// page (a page not migrated).
+	Kind string
 }
 
 func (a Ambiguity) String() string { return a.Loc + ": " + a.Msg }
@@ -32,6 +36,9 @@ type Page struct {
 	Content string
 	// Plain is set for a page without benchmark outputs: it is copied.
 	Plain bool
+	// Skipped is set for a page that could not be migrated (its
+	// ambiguity of kind "page" says why): nothing of it is written.
+	Skipped bool
 	// Campaign and Results are the inferred campaign and its results
 	// (Results in source order; repeated identical outputs appear once).
 	Campaign *schema.Campaign
@@ -40,10 +47,18 @@ type Page struct {
 	Index []byte
 	// Blocks counts the outputs (text blocks and crash markers) found.
 	Blocks int
+	// Repeats counts outputs that repeat another of the same experiment,
+	// profile and load with the same numbers (the page shows one run
+	// twice): they are one result.
+	Repeats int
 	// Unassigned counts outputs that could not be placed.
 	Unassigned int
 	// Notes say how each part was inferred (FILE:LINE: …).
 	Notes []string
+	// Rules counts the outputs each placement rule placed (evidence.go:
+	// annotation, label, label-facts, rows, command, derived, load-point,
+	// crash).
+	Rules map[string]int
 	// Ambiguities are what the page does not settle.
 	Ambiguities []Ambiguity
 }
@@ -79,6 +94,9 @@ type exp struct {
 	role       string // "baseline" / "optimized" from labels
 	checked    bool
 	unassigned bool
+	// occBase is the experiment whose configuration this one runs again
+	// (another occurrence of its command with other numbers).
+	occBase *exp
 }
 
 type step struct {
@@ -91,6 +109,7 @@ type place struct {
 	exp     *exp
 	profile string
 	why     string // how the profile was chosen
+	rule    string // the placement rule that chose it (evidence.go)
 	reason  string // why it is unassigned, if it is
 }
 
@@ -98,8 +117,8 @@ func (m *migration) note(idx int, format string, a ...any) {
 	m.out.Notes = append(m.out.Notes, m.p.loc(idx)+": "+fmt.Sprintf(format, a...))
 }
 
-func (m *migration) ambiguous(idx int, format string, a ...any) {
-	m.out.Ambiguities = append(m.out.Ambiguities, Ambiguity{Loc: m.p.loc(idx), Msg: fmt.Sprintf(format, a...)})
+func (m *migration) ambiguous(idx int, kind, format string, a ...any) {
+	m.out.Ambiguities = append(m.out.Ambiguities, Ambiguity{Loc: m.p.loc(idx), Kind: kind, Msg: fmt.Sprintf(format, a...)})
 }
 
 // Migrate migrates one page. name is used in reports (FILE:LINE); id is
@@ -121,7 +140,17 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 		return nil, err
 	}
 	m.fm = fm
-	entries, err := ingest.Parse(name, []byte(p.text()))
+	entries, skipped, err := ingest.ParseTolerant(name, []byte(unquote(p.text())))
+	for _, e := range skipped {
+		msg := strings.TrimPrefix(e.Error(), name+":")
+		var n int
+		if _, serr := fmt.Sscanf(msg, "%d:", &n); serr == nil && n >= 1 && n <= len(p.orig) {
+			msg = strings.TrimPrefix(msg, fmt.Sprint(n)+":")
+			out.Ambiguities = append(out.Ambiguities, Ambiguity{Loc: p.loc(n - 1), Kind: "block", Msg: "a benchmark block that cannot be read is not imported:" + msg})
+			continue
+		}
+		out.Ambiguities = append(out.Ambiguities, Ambiguity{Loc: name, Kind: "block", Msg: "a benchmark block that cannot be read is not imported: " + msg})
+	}
 	if err != nil {
 		if p.relined {
 			// Name the source's line, not the re-broken page's.
@@ -146,6 +175,7 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	m.entries = kept
 	out.Blocks = len(kept)
 	m.reportJSONResults()
+	m.reportConsoleTables()
 	if len(kept) == 0 {
 		out.Plain = true
 		out.Index = data
@@ -168,6 +198,17 @@ func Migrate(name string, data []byte, id, srcRef string) (*Page, error) {
 	return out, nil
 }
 
+var reQuoteMarks = regexp.MustCompile(`(?m)^[ \t]*(?:>[ \t]?)+`)
+
+// unquote blanks the block-quote markers at the start of lines ("> ",
+// "> > "), keeping every byte offset and line number: benchmark blocks and
+// serving commands quoted in a page are read as if they were not.
+func unquote(text string) string {
+	return reQuoteMarks.ReplaceAllStringFunc(text, func(m string) string {
+		return strings.Repeat(" ", len(m))
+	})
+}
+
 // frontMatterKeys are the front matter keys a perflab page takes; MkDocs'
 // others (tags, hide, template …) have no meaning here and would stop the
 // build.
@@ -179,7 +220,7 @@ func (p *page) frontMatter() (map[string]any, error) {
 		return nil, nil
 	}
 	fm := map[string]any{}
-	if err := yaml.Unmarshal([]byte(strings.Join(p.lines[1:p.fmEnd], "\n")), &fm); err != nil {
+	if err := campaignfile.Unmarshal([]byte(strings.Join(p.lines[1:p.fmEnd], "\n")), &fm); err != nil {
 		return nil, fmt.Errorf("migrate: %s: front matter: %v", p.loc(0), err)
 	}
 	return fm, nil
@@ -268,6 +309,28 @@ func (p *page) checkFences() error {
 	return nil
 }
 
+// reGuideLLMTable is the header of guidellm's console summary ("Benchmarks
+// Stats:", or its column row "| Out Tok/sec| Tot Tok/sec|").
+var reGuideLLMTable = regexp.MustCompile(`^\s*(Benchmarks Stats:|.*\|\s*Out Tok/sec\s*\|\s*Tot Tok/sec\s*\|)`)
+
+// reportConsoleTables reports guidellm's console summary tables: perflab
+// reads no results from them (its JSON report holds the numbers), and a
+// page holding only such tables was copied as a plain page with no word
+// about the results it did not bring over.
+func (m *migration) reportConsoleTables() {
+	p := m.p
+	for i := 0; i < len(p.lines); i++ {
+		if !reGuideLLMTable.MatchString(p.lines[i]) {
+			continue
+		}
+		m.ambiguous(i, "console-table", "guidellm's console table is not imported (perflab reads no results from it): import guidellm's JSON report (guidellm benchmark --output-path) with perflab import")
+		// One report per table: skip to its end (a blank line or a fence).
+		for i+1 < len(p.lines) && strings.TrimSpace(p.lines[i+1]) != "" && !reFenceLine.MatchString(p.lines[i+1]) {
+			i++
+		}
+	}
+}
+
 // reportJSONResults reports the benchmark results pasted as JSON (vLLM's
 // --save-result record, a guidellm report) in a code fence: they are not
 // imported (a page's results are its text outputs, placed by the serving
@@ -302,7 +365,7 @@ func (m *migration) reportJSONResults() {
 					if e.Format == ingest.FormatGuideLLMJSON {
 						what = "a guidellm report"
 					}
-					m.ambiguous(first, "a benchmark result pasted as JSON (%s: %d requests completed, %.2f tok/s total) is not imported: migrate reads the page's text outputs; import the JSON file itself with perflab import",
+					m.ambiguous(first, "json-result", "a benchmark result pasted as JSON (%s: %d requests completed, %.2f tok/s total) is not imported: migrate reads the page's text outputs; import the JSON file itself with perflab import",
 						what, e.Summary.Completed, e.Summary.TotalTokenThroughput)
 					break
 				}
@@ -353,8 +416,14 @@ func (m *migration) readRecommended() {
 
 func oneLine(c string) string { return strings.Join(commandFields(c), " ") }
 
-// cmdKey makes two spellings of one command equal: env assignments sorted
-// in front, continuations joined, whitespace collapsed.
+// cmdKey makes two spellings of one configuration equal: env assignments
+// sorted in front, continuations joined, whitespace collapsed, and the
+// flags after the program (the words before the first flag) in a
+// canonical form: an engine's aliases as one name (SGLang's --model and
+// --model-path, --tp and --tp-size; vLLM's -tp and
+// --tensor-parallel-size), "--flag=value" as "--flag value", sorted, and
+// the listening address (--host, --port) left out, since it changes
+// nothing that is measured.
 func cmdKey(c string) string {
 	f := commandFields(c)
 	var env, rest []string
@@ -366,10 +435,84 @@ func cmdKey(c string) string {
 		rest = append(rest, x)
 	}
 	sort.Strings(env)
-	return strings.Join(append(env, rest...), " ")
+	return strings.Join(append(env, canonArgs(rest)...), " ")
 }
 
-var reFlagLabel = regexp.MustCompile(`^(--?[A-Za-z][\w-]*)(?:[ =](\S+))?$`)
+// flagAliases are an engine's spellings of one flag, each to its
+// canonical name.
+var flagAliases = map[string]map[string]string{
+	"sglang": {"--model": "--model-path", "--tp": "--tp-size", "--dp": "--dp-size", "--ep": "--ep-size", "--pp": "--pp-size"},
+	"vllm":   {"-tp": "--tensor-parallel-size", "-dp": "--data-parallel-size", "-pp": "--pipeline-parallel-size"},
+}
+
+// canonArgs is a command's words with its flags canonical (cmdKey). A
+// docker run keeps its words as written: its flags are the container's.
+func canonArgs(words []string) []string {
+	if len(words) > 0 && words[0] == "docker" {
+		return words
+	}
+	i := 0
+	for i < len(words) && !strings.HasPrefix(words[i], "-") {
+		i++
+	}
+	prog := append([]string(nil), words[:i]...)
+	aliases := flagAliases[ingest.EngineOf(strings.Join(words, " "))]
+	var pairs []string
+	for ; i < len(words); i++ {
+		k, v, hasEq := strings.Cut(words[i], "=")
+		if !strings.HasPrefix(k, "-") {
+			pairs = append(pairs, words[i]) // a stray positional
+			continue
+		}
+		if !hasEq && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+			v = words[i+1]
+			i++
+		}
+		if a, ok := aliases[k]; ok {
+			k = a
+		}
+		if k == "--host" || k == "--port" {
+			continue
+		}
+		pairs = append(pairs, strings.TrimSpace(k+" "+v))
+	}
+	sort.Strings(pairs)
+	return append(prog, pairs...)
+}
+
+var reFlagLabel = regexp.MustCompile(`^(--?[A-Za-z][\w-]*)(?:[ =](\S+))?(?:\s+--?[A-Za-z][\w-]*(?:[ =]\S+)?)*$`)
+
+// flagPair is one flag of a flag label and its value ("" for a switch).
+type flagPair struct{ flag, value string }
+
+// flagLabel reads a label made of flags ("--max-num-batched-tokens 8192",
+// "--speculative-num-steps 4 --speculative-eagle-topk 8"); nil when the
+// label is anything else.
+func flagLabel(l string) []flagPair {
+	l = strings.TrimSpace(l)
+	if !reFlagLabel.MatchString(l) {
+		return nil
+	}
+	f := strings.Fields(l)
+	var out []flagPair
+	for i := 0; i < len(f); i++ {
+		x := f[i]
+		if !strings.HasPrefix(x, "-") {
+			return nil
+		}
+		if k, v, ok := strings.Cut(x, "="); ok {
+			out = append(out, flagPair{k, v})
+			continue
+		}
+		fp := flagPair{flag: x}
+		if i+1 < len(f) && !strings.HasPrefix(f[i+1], "-") {
+			fp.value = f[i+1]
+			i++
+		}
+		out = append(out, fp)
+	}
+	return out
+}
 
 // withFlag returns the command with flag set to value (replaced where it
 // is, appended otherwise).
@@ -439,7 +582,7 @@ func (m *migration) stepOf(idx int) *step {
 	}
 	s := &step{idx: h.idx}
 	s.Title = t
-	base := slug(t)
+	base := idSlug(t)
 	if base == "" {
 		base = "step"
 	}
@@ -486,6 +629,7 @@ func stepKind(t string) string {
 // and comment lines inside the fence (notes).
 func (m *migration) labelBefore(idx int) (name, how, role string, notes []string) {
 	p := m.p
+	admName, admAt := "", ""
 	for i := idx - 1; i >= 0; i-- {
 		t := strings.TrimSpace(p.lines[i])
 		switch {
@@ -495,17 +639,26 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 			notes = append([]string{strings.TrimSpace(strings.TrimLeft(t, "#"))}, notes...)
 			continue
 		case reAdmonition.MatchString(t):
-			title := strings.ToLower(reAdmonition.FindStringSubmatch(t)[3])
+			raw := reAdmonition.FindStringSubmatch(t)[3]
+			title := strings.ToLower(raw)
 			if strings.Contains(title, "baseline") {
 				role = "baseline"
 			} else if strings.Contains(title, "optimized") || strings.Contains(title, "optimised") {
 				role = "optimized"
 			}
+			if n := admonitionName(raw); n != "" && admName == "" {
+				admName, admAt = n, "admonition title "+p.loc(i)
+			}
 			continue
 		case reHeading.MatchString(t):
+			if admName != "" {
+				return admName, admAt, role, notes
+			}
 			return cleanTitle(reHeading.FindStringSubmatch(t)[2]), "heading " + p.loc(i), role, notes
-		case len(t) <= 60 && !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ":") && !strings.ContainsAny(t[:1], "|-*!?>[<"):
+		case !insideFence(p, i) && nameLike(t):
 			return cleanTitle(t), "label " + p.loc(i), role, notes
+		case admName != "":
+			return admName, admAt, role, notes
 		default:
 			if h := p.enclosing(idx, 4); h != nil && m.stepOf(idx) != nil {
 				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
@@ -513,10 +666,53 @@ func (m *migration) labelBefore(idx int) (name, how, role string, notes []string
 			if h := p.enclosing(idx, 3); h != nil {
 				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
 			}
+			// A blog's "## Prefix caching off" with a sentence between it
+			// and the command: the section names the command (not a
+			// template section, not a results one: "Experiment Results").
+			if h := p.enclosing(idx, 2); h != nil && !notResults(h.title) && !slices.Contains(knownTitles, cleanTitle(h.title)) && nameLike(cleanTitle(h.title)) {
+				return cleanTitle(h.title), "heading " + p.loc(h.idx), role, notes
+			}
 			return "", "", role, notes
 		}
 	}
+	if admName != "" {
+		return admName, admAt, role, notes
+	}
 	return "", "", role, notes
+}
+
+// reGenericTitle are the words of an admonition title that say what kind
+// of block it holds, not which configuration: "Optimized serving script"
+// names "Optimized", "Serving script" nothing.
+var reGenericTitle = regexp.MustCompile(`(?i)\b(serving|server|launch|benchmark|bench|scripts?|commands?|results?|outputs?|configuration|config|cmd)\b`)
+
+// admonitionName is the name an admonition title gives its block ("" for
+// a title of generic words only).
+func admonitionName(title string) string {
+	n := strings.Join(strings.Fields(reGenericTitle.ReplaceAllString(title, " ")), " ")
+	if !nameLike(n) {
+		return ""
+	}
+	return n
+}
+
+var (
+	reRule     = regexp.MustCompile(`^[\s=\-_*~#+.]*$`)
+	reHasWord  = regexp.MustCompile(`\pL`)
+	reCodeLike = regexp.MustCompile("(^|\\s)--[A-Za-z][\\w-]*|[{};]|^\\$ |^[\\w.-]+/[\\w.-]+$|^`[^`]*\\s[^`]*`$")
+)
+
+// nameLike: a line of prose a reader would take for the name of what
+// follows ("vLLM", "TP4+EP"): short, with a letter, not a sentence or a
+// list item, table row, rule (===, ---), command or code.
+func nameLike(t string) bool {
+	if t == "" || len(t) > 60 || reRule.MatchString(t) || !reHasWord.MatchString(t) {
+		return false
+	}
+	if strings.HasSuffix(t, ".") || strings.HasSuffix(t, ":") || strings.ContainsAny(t[:1], "|-*!?>[<") {
+		return false
+	}
+	return !reCodeLike.MatchString(t) && ingest.EngineOf(t) == ""
 }
 
 // insideFence: line i is inside a code fence (fence lines themselves are
@@ -549,6 +745,6 @@ func (m *migration) checkStepEngine(x *exp, idx int) {
 		}
 	}
 	if len(named) > 0 {
-		m.ambiguous(idx, "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, strings.Join(named, " and "))
+		m.ambiguous(idx, "step", "experiment %s runs %s, but its step %q names %s", x.ID, x.Engine, x.step.Title, strings.Join(named, " and "))
 	}
 }

@@ -83,13 +83,16 @@ func (m *migration) readSetup() {
 				}
 				m.note(idx[0], "hardware %s %s from the Hardware section", m.setup.hwVendor, m.setup.hwGPU)
 			} else {
-				m.ambiguous(idx[0], "the Hardware section (%q) names no GPU model perflab recognises; hardware left as written", t)
+				m.ambiguous(idx[0], "hardware", "the Hardware section (%q) names no GPU model perflab recognises; hardware left as written", t)
 				m.setup.hwGPU = t
 			}
 			if mm := reGPUCount.FindStringSubmatch(t); mm != nil {
 				m.setup.hwCount, _ = strconv.Atoi(mm[1])
 			}
 		}
+	}
+	if m.setup.hwGPU == "" {
+		m.hardwareFromText()
 	}
 	if from, to := p.sectionNamed("Engine Version", "Engine Versions", "Engines", "Software"); from >= 0 {
 		ls, idx := p.contentLines(from, to)
@@ -102,7 +105,56 @@ func (m *migration) readSetup() {
 			}
 		}
 	}
+	if len(m.setup.engines) == 0 {
+		m.enginesFromText()
+	}
 }
+
+var reSetupLabel = regexp.MustCompile(`(?i)^(?:engines?|software|versions?|frameworks?)\s*:\s*`)
+
+// enginesFromText reads engine versions of a page without an Engine
+// Version section from its list items and setup lines ("- vLLM v0.9.0",
+// "Engines: vLLM v0.10.1, SGLang v0.5.0").
+func (m *migration) enginesFromText() {
+	p := m.p
+	seen := map[string]bool{}
+	for i, l := range p.lines {
+		if insideFence(p, i) || reFenceLine.MatchString(l) {
+			continue
+		}
+		t := strings.NewReplacer("`", "", "*", "").Replace(strings.TrimSpace(reListMark.ReplaceAllString(l, "")))
+		t = reSetupLabel.ReplaceAllString(t, "")
+		for _, part := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == ';' }) {
+			mm := reEngineVer.FindStringSubmatch(strings.TrimSpace(part))
+			if mm == nil || seen[engineID(mm[1])] {
+				continue
+			}
+			seen[engineID(mm[1])] = true
+			m.setup.engines = append(m.setup.engines, schema.EngineSpec{Name: engineID(mm[1]), Version: mm[2]})
+			m.note(i, "engine %s %s from the page's text (no Engine Version section)", engineID(mm[1]), mm[2])
+		}
+	}
+	// An install command pinning the engine (a recipe's "uv pip install
+	// vllm==0.11.0", "pip install "sglang[all]==0.5.3"") says its version
+	// where no prose does.
+	for i, l := range p.lines {
+		if !insideFence(p, i) {
+			continue
+		}
+		for _, mm := range rePipPin.FindAllStringSubmatch(l, -1) {
+			id := engineID(strings.ReplaceAll(mm[1], "_", "-"))
+			if id == "" || seen[id] {
+				continue
+			}
+			seen[id] = true
+			m.setup.engines = append(m.setup.engines, schema.EngineSpec{Name: id, Version: "v" + mm[2]})
+			m.note(i, "engine %s v%s from the install command (no Engine Version section)", id, mm[2])
+		}
+	}
+}
+
+// rePipPin is an engine pinned in a pip install command.
+var rePipPin = regexp.MustCompile(`(?i)\bpip3?\s+install\b[^#\n]*?\b(vllm|sglang|tensorrt[-_]llm)(?:\[[^\]]*\])?==v?(\d+\.\d+[\w.+-]*)`)
 
 var (
 	reHFID    = regexp.MustCompile(`[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*[A-Za-z0-9]`)
@@ -170,9 +222,9 @@ func gpusOf(cmd string) int {
 		dpAttention = dpAttention || x == "--enable-dp-attention"
 	}
 	for k, names := range [][]string{
-		{"-tp", "--tp", "--tp-size", "--tensor-parallel-size", "--tensor_parallel_size"},
+		{"-tp", "--tp", "--tp-size", "--tp_size", "--tensor-parallel-size", "--tensor_parallel_size"},
 		{"-dp", "--dp", "--dp-size", "--data-parallel-size", "--data_parallel_size"},
-		{"-pp", "--pp", "--pp-size", "--pipeline-parallel-size", "--pipeline_parallel_size"},
+		{"-pp", "--pp", "--pp-size", "--pp_size", "--pipeline-parallel-size", "--pipeline_parallel_size"},
 	} {
 		if k == 1 && dpAttention {
 			continue
@@ -196,7 +248,7 @@ type benchCommand struct {
 	fields []string
 }
 
-var reBenchCmd = regexp.MustCompile(`(vllm\s+bench\s+serve|benchmark_serving\.py|sglang\.bench_serving|perflab\s+bench)\b`)
+var reBenchCmd = regexp.MustCompile(`(vllm\s+bench\s+serve|benchmark_serving(\.py)?|sglang\.bench_serving|perflab\s+bench)\b`)
 
 // benchCommands lists the benchmark client commands of the page.
 func (p *page) benchCommands() []benchCommand {
@@ -341,7 +393,7 @@ func (m *migration) addProfile(idx int, pr schema.Profile, from string) *schema.
 	if ex := m.profileBy(func(x *schema.Profile) bool { return normName(x.Name) == normName(pr.Name) }); ex != nil {
 		return ex
 	}
-	base := slug(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(pr.Name), " profile"), " prompt"))
+	base := idSlug(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(pr.Name), " profile"), " prompt"))
 	if base == "" {
 		base = "profile"
 	}
@@ -382,10 +434,17 @@ func normName(s string) string {
 	return s
 }
 
+// uniqueID is base, or base-2, base-3 … when taken; base is cut so that
+// the id stays within maxID characters.
 func uniqueID(base string, taken func(string) bool) string {
 	id := base
 	for n := 2; taken(id); n++ {
-		id = fmt.Sprintf("%s-%d", base, n)
+		suf := fmt.Sprintf("-%d", n)
+		b := base
+		if len(b)+len(suf) > maxID {
+			b = strings.TrimRight(b[:maxID-len(suf)], "-.")
+		}
+		id = b + suf
 	}
 	return id
 }
@@ -440,14 +499,14 @@ func (m *migration) resolveModel() {
 			m.note(m.setup.modelLine, "model %s: the shortest command model starting with the Model section's %q", id, text)
 		default:
 			id = text
-			m.ambiguous(m.setup.modelLine, "the Model section says %q but no command names a model id for it; the model id is left as %q", text, text)
+			m.ambiguous(m.setup.modelLine, "model", "the Model section says %q but no command names a model id for it; the model id is left as %q", text, text)
 		}
 	} else if len(m.modelRefs) > 0 {
 		id = m.modelRefs[0].id
-		m.ambiguous(m.modelRefs[0].idx, "the page has no Model section; model %s taken from the first command naming one", id)
+		m.ambiguous(m.modelRefs[0].idx, "model", "the page has no Model section; model %s taken from the first command naming one", id)
 	}
 	if id == "" {
-		m.ambiguous(0, "the page names no model: no Model section, and no serving or benchmark command names one")
+		m.ambiguous(0, "model", "the page names no model: no Model section, and no serving or benchmark command names one")
 	}
 	m.model = schema.CampaignModel{ID: id}
 	if id != "" {
@@ -468,7 +527,7 @@ func (m *migration) resolveModel() {
 			continue
 		}
 		seen[r.id] = true
-		m.ambiguous(r.idx, "the %s names model %s, which is not the page's model %s or a variant of it", r.what, r.id, id)
+		m.ambiguous(r.idx, "model", "the %s names model %s, which is not the page's model %s or a variant of it", r.what, r.id, id)
 	}
 	sort.Strings(variants)
 	m.model.Variants = variants
@@ -486,3 +545,37 @@ func isVariant(model, id string) bool {
 
 // modelOfCommand is ingest's reading of a serving command's model.
 func modelOfCommand(cmd string) string { return ingest.ModelOf(cmd) }
+
+// reHWText is a GPU count and model written in prose or a setup list:
+// "4x NVIDIA H100 80GB", "GPU: 1x NVIDIA L40S", "on 8× H200".
+var reHWText = regexp.MustCompile(`(?i)\b(\d+)\s*[x×]\s*((?:NVIDIA|AMD|Intel|Huawei|Ascend)\s+)?([A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s*\w+|MI\d+\w*|Gaudi\s*\d*)(\s*\d+\s*GB)?\b`)
+
+var reNVIDIAModel = regexp.MustCompile(`(?i)^(?:[HABL]\d|GB\d|RTX|V100|T4)`)
+
+// hardwareFromText reads the hardware of a page without a Hardware
+// section from the first prose or list line that names a GPU count and
+// model (other labs write their setup as a sentence or a list).
+func (m *migration) hardwareFromText() {
+	p := m.p
+	for i, l := range p.lines {
+		if insideFence(p, i) || reFenceLine.MatchString(l) || strings.HasPrefix(strings.TrimSpace(l), "|") {
+			continue
+		}
+		mm := reHWText.FindStringSubmatch(l)
+		if mm == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(mm[1])
+		if n < 1 || n > 1024 {
+			continue
+		}
+		m.setup.hwCount = n
+		m.setup.hwVendor = strings.TrimSpace(mm[2])
+		m.setup.hwGPU = strings.TrimSpace(mm[3] + " " + strings.ReplaceAll(strings.TrimSpace(mm[4]), " ", ""))
+		if m.setup.hwVendor == "" && reNVIDIAModel.MatchString(m.setup.hwGPU) {
+			m.setup.hwVendor = "NVIDIA"
+		}
+		m.note(i, "hardware %d× %s %s from the page's text (no Hardware section)", n, m.setup.hwVendor, m.setup.hwGPU)
+		return
+	}
+}

@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,9 @@ func result(t *testing.T, pg *Page, exp, prof string) *schema.Result {
 // "max-running 64"), and SGLang's blocks are SGLang's.
 func TestVariantLabelsTotalsSGLang(t *testing.T) {
 	pg := migrateFile(t, "testdata/variants/sglang-labels.md")
-	want := []string{"tp/random-1k", "tp/random-4k", "tp-dp-attention/random-1k", "max-running-64/random-1k", "max-running-64/random-4k"}
+	// max-running 64 ran at client concurrency 64 where the others ran
+	// uncapped: load points of their own, not the same runs (issue 19).
+	want := []string{"tp/random-1k", "tp/random-4k", "tp-dp-attention/random-1k", "max-running-64/random-1k-c64", "max-running-64/random-4k-c64"}
 	if got := pairs(pg); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("pairs %v, want %v", got, want)
 	}
@@ -96,7 +99,7 @@ func TestVariantLabelsTotalsSGLang(t *testing.T) {
 			t.Errorf("%s labelled as guidellm's", r.ID)
 		}
 	}
-	if capped := result(t, pg, "max-running-64", "random-4k"); capped.Load.MaxConcurrency != 64 {
+	if capped := result(t, pg, "max-running-64", "random-4k-c64"); capped.Load.MaxConcurrency != 64 {
 		t.Errorf("SGLang's Max request concurrency 64 not kept: %+v", capped.Load)
 	}
 	buildProject(t, pg, "sglang-labels.md")
@@ -578,8 +581,8 @@ func TestVariantLatencySGLang(t *testing.T) {
 	}
 	notes := strings.Join(pg.Notes, "\n")
 	for _, want := range []string{
-		`latency-sglang.md:52: output → experiment vllm, profile chat (label "chat" testdata/variants/latency-sglang.md:51)`,
-		"latency-sglang.md:107: output → experiment sglang, profile chat (1000 input / 256 output tokens per request fit its lengths)",
+		`latency-sglang.md:52: output → experiment vllm, profile chat [label: label "chat" testdata/variants/latency-sglang.md:51]`,
+		"latency-sglang.md:107: output → experiment sglang, profile chat [rows: 1000 input / 256 output tokens per request fit its lengths]",
 		"latency-sglang.md:13: hand-made table replaced by a generated \"comparison\" block",
 	} {
 		if !strings.Contains(notes, want) {
@@ -938,9 +941,12 @@ func TestVariantSweep(t *testing.T) {
 		"Maximum request concurrency:             8\n", "Request rate configured (RPS):           8.00\n",
 		"Maximum request concurrency:             64\n", "").Replace(string(data))
 	// vLLM prints no rate line for an unlimited rate (inf).
-	// A second serving command on the same profile, run at one load.
+	// A second serving command on the same profile, run at one load (its
+	// own numbers: the c1 block with another mean TTFT; the very same
+	// numbers would be the c1 run pasted again).
 	mixed := string(data) + "\n## SGLang\n\n```bash\npython3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n```\n\n" +
-		string(data[strings.Index(string(data), "```\n====="):strings.Index(string(data), "Max concurrency 8:")])
+		strings.Replace(string(data[strings.Index(string(data), "```\n====="):strings.Index(string(data), "Max concurrency 8:")]),
+			"Mean TTFT (ms):                          60.00", "Mean TTFT (ms):                          55.00", 1)
 	for _, tc := range []struct {
 		name, page, ids, profile string
 		points                   []string
@@ -1072,4 +1078,238 @@ func planDir(t *testing.T, dir string) (*Report, []File) {
 		t.Fatal(err)
 	}
 	return rep, files
+}
+
+// TestResultsUnderTheirConfigsHeading: a page that lists its serving
+// commands first, each under a heading ("### TP8", "### TP4 x DP2"), and
+// their outputs after under headings naming them ("### Results: TP8",
+// "### 基线 (TP8) 结果", CRLF) places each output on the command its
+// heading names, not on the last command above it (which made the first
+// config's output a run of the second and lost the first config).
+func TestResultsUnderTheirConfigsHeading(t *testing.T) {
+	for _, c := range []struct{ file, want, base, tput string }{
+		{"testdata/otherlabs/recipe-results-after.md", "tp8/random-1024-1024 tp4-x-dp2/random-1024-1024", "tp8", "5673.13"},
+		{"testdata/otherlabs/zh-results-after-crlf.md", "tp8/random-4096-1024 dp-attention/random-4096-1024", "tp8", "1247.32"},
+	} {
+		pg := migrateFile(t, c.file)
+		if got := strings.Join(pairs(pg), " "); got != c.want {
+			t.Errorf("%s: pairs %s, want %s", c.file, got, c.want)
+		}
+		if pg.Campaign.Baseline != c.base {
+			t.Errorf("%s: baseline %q", c.file, pg.Campaign.Baseline)
+		}
+		r := result(t, pg, c.base, pg.Results[0].Profile)
+		if got := fmt.Sprintf("%.2f", r.Summary.OutputThroughput); got != c.tput {
+			t.Errorf("%s: %s output throughput %s, want %s (the first block's)", c.file, c.base, got, c.tput)
+		}
+		x, _ := pg.Campaign.Experiment(c.base)
+		if strings.Contains(x.Command, "--dp") || strings.Contains(x.Command, "--data-parallel-size") {
+			t.Errorf("%s: %s command %q", c.file, c.base, x.Command)
+		}
+	}
+}
+
+// TestSweepPointPastedAgain: a blog's concurrency sweep (1..256) whose
+// c64 point is pasted again at the end "for reference", below another
+// serving command (prefix caching off), is the same run: imported once as
+// the sweep's c64 point, not a run of the other command ("vLLM (run 2)")
+// nor a second c64 point ("--c64--r1"). Without the other command between
+// them the repeat of a point that is not the sweep's first is imported
+// once too.
+func TestSweepPointPastedAgain(t *testing.T) {
+	page := mustRead(t, "testdata/otherlabs/blog-sweep-repeat.md")
+	from, to := strings.Index(page, "## Prefix caching off"), strings.Index(page, "For reference")
+	direct := page[:from] + page[to:]
+	for _, c := range []struct {
+		name, page string
+		want       int
+	}{{"with another command between", page, 10}, {"directly after", direct, 9}} {
+		pg, err := Migrate("blog.md", []byte(c.page), "blog", "results/blog/src/blog.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pg.Results) != c.want || pg.Repeats != 1 {
+			t.Errorf("%s: %d results (want %d), %d repeats: %v", c.name, len(pg.Results), c.want, pg.Repeats, pairs(pg))
+		}
+		c64 := 0
+		for _, r := range pg.Results {
+			if strings.HasPrefix(r.Experiment, "vllm-run") {
+				t.Errorf("%s: the repeat made experiment %s", c.name, r.Experiment)
+			}
+			if r.Experiment == "server" && r.Load.MaxConcurrency == 64 {
+				c64++
+				if r.ID != "server--random-2048-512-sweep--c64" && r.ID != "server--random-2048-512--c64" {
+					t.Errorf("%s: c64 point id %s", c.name, r.ID)
+				}
+			}
+		}
+		if c64 != 1 {
+			t.Errorf("%s: %d results of server at concurrency 64", c.name, c64)
+		}
+	}
+}
+
+// TestCommandNamedBySection: a blog's serving command under "## Prefix
+// caching off" with a sentence between the heading and the command is
+// named by that section, not by its engine ("vLLM").
+func TestCommandNamedBySection(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/blog-sweep-repeat.md")
+	x, ok := pg.Campaign.Experiment("prefix-caching-off")
+	if !ok || x.Name != "Prefix caching off" || !strings.Contains(x.Command, "--no-enable-prefix-caching") {
+		t.Errorf("experiment prefix-caching-off: %+v; results %v", x, pairs(pg))
+	}
+}
+
+// TestTabTitleNamesRun: an MkDocs page with its outputs in content tabs
+// (=== "H100", === "A100", indented fences) under one command names the
+// second run by its tab's title, not "vLLM (run 2)" with a rerun
+// ambiguity.
+func TestTabTitleNamesRun(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/mkdocs-tabs.md")
+	if got := strings.Join(pairs(pg), " "); got != "vllm/sharegpt a100/sharegpt" {
+		t.Errorf("pairs %s", got)
+	}
+	if x, ok := pg.Campaign.Experiment("a100"); !ok || x.Name != "A100" {
+		t.Errorf("experiment a100: %+v", x)
+	}
+	for _, a := range pg.Ambiguities {
+		if a.Kind == "rerun" {
+			t.Errorf("ambiguity %s", a)
+		}
+	}
+}
+
+// TestBenchmarkServingModuleAndLoad: TensorRT-LLM's `python -m
+// tensorrt_llm.serve.scripts.benchmark_serving` is the page's benchmark
+// command (its profile, not one made from an output's tokens with a
+// new-profile ambiguity), and a profile every output of which ran at one
+// concurrency the page states (--max-concurrency 256, "Maximum request
+// concurrency: 256") records that load.
+func TestBenchmarkServingModuleAndLoad(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/trtllm-benchmark-serving.md")
+	pr, ok := pg.Campaign.Profile("random-1024-128")
+	if !ok || pr.NumPrompts != 2000 || pr.MaxConcurrency != 256 {
+		t.Errorf("profile %+v", pr)
+	}
+	for _, a := range pg.Ambiguities {
+		if a.Kind == "new-profile" {
+			t.Errorf("ambiguity %s", a)
+		}
+	}
+	if got := strings.Join(pairs(pg), " "); got != "serve/random-1024-128 with-overlap-scheduler-disabled/random-1024-128" {
+		t.Errorf("pairs %s", got)
+	}
+}
+
+// TestConcurrencyAndRateSweepsOfOneProfile: vLLM and SGLang each swept by
+// concurrency (1..64) on one profile, and SGLang also by request rate
+// alone (2, 8 req/s; "Max request concurrency: not set") on it: the rate
+// outputs are a sweep of their own ("-rate"), the page migrates (its
+// concurrency points all fell on the rate sweep's "inf" point and the page
+// was not migrated at all).
+func TestConcurrencyAndRateSweepsOfOneProfile(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/sweep-concurrency-and-rate.md")
+	var ids []string
+	for _, r := range pg.Results {
+		ids = append(ids, r.ID)
+	}
+	want := "vllm--random-1000-1000--c1 vllm--random-1000-1000--c4 vllm--random-1000-1000--c16 vllm--random-1000-1000--c64 " +
+		"sglang--random-1000-1000--c1 sglang--random-1000-1000--c4 sglang--random-1000-1000--c16 sglang--random-1000-1000--c64 " +
+		"sglang--random-1000-1000-rate--rate2 sglang--random-1000-1000-rate--rate8"
+	if got := strings.Join(ids, " "); got != want {
+		t.Errorf("results %s\nwant %s", got, want)
+	}
+	if pr, ok := pg.Campaign.Profile("random-1000-1000-rate"); !ok || strings.Join(pr.PointValues(), ",") != "2,8" {
+		t.Errorf("profile random-1000-1000-rate: %+v", pr)
+	}
+	if pr, ok := pg.Campaign.Profile("random-1000-1000"); !ok || strings.Join(pr.PointValues(), ",") != "1,4,16,64" {
+		t.Errorf("profile random-1000-1000: %+v", pr)
+	}
+	// Each point ran its own number of prompts (20 at concurrency 1, the
+	// profile's 200 is the rate runs'): none lost requests.
+	for _, n := range pg.Notes {
+		if strings.Contains(n, "not a candidate") {
+			t.Errorf("note %s", n)
+		}
+	}
+}
+
+// TestEngineVersionFromInstall: a recipe without an Engine Version
+// section or a version in its prose pins its engine in its install
+// command ("uv pip install vllm==0.11.0", `pip install "sglang[all]==0.5.3"`):
+// that is the engine's version, not an "engine" ambiguity.
+func TestEngineVersionFromInstall(t *testing.T) {
+	page := mustRead(t, "testdata/otherlabs/recipe-results-after.md")
+	for _, c := range []struct{ from, to, want string }{
+		{"", "", "vllm v0.11.0"},
+		{"uv pip install vllm==0.11.0 --torch-backend=auto", `pip install "vllm[flashinfer]==0.10.2"`, "vllm v0.10.2"},
+	} {
+		src := strings.Replace(page, c.from, c.to, 1)
+		pg, err := Migrate("r.md", []byte(src), "r", "results/r/src/r.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range pg.Campaign.Engines {
+			got = append(got, e.Name+" "+e.Version)
+		}
+		if strings.Join(got, ", ") != c.want {
+			t.Errorf("%q: engines %v, want %s", c.to, got, c.want)
+		}
+		for _, a := range pg.Ambiguities {
+			if a.Kind == "engine" {
+				t.Errorf("%q: ambiguity %s", c.to, a)
+			}
+		}
+	}
+}
+
+// TestTwoExperimentsSweepOneProfileTwoWays: vLLM swept by concurrency and
+// SGLang by request rate alone on one profile: SGLang's rate sweep is
+// profile "-rate" and the page migrates (the rate outputs stayed in the
+// concurrency sweep's profile, collided, and the page was not migrated).
+func TestTwoExperimentsSweepOneProfileTwoWays(t *testing.T) {
+	page := mustRead(t, "testdata/otherlabs/sweep-concurrency-and-rate.md")
+	a, b := strings.Index(page, "**SGLang @ concurrency 1**"), strings.Index(page, "## Rate sweep (SGLang)")
+	pg, err := Migrate("two.md", []byte(page[:a]+page[b:]), "two", "results/two/src/two.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range pg.Results {
+		ids = append(ids, r.ID)
+	}
+	want := "vllm--random-1000-1000--c1 vllm--random-1000-1000--c4 vllm--random-1000-1000--c16 vllm--random-1000-1000--c64 " +
+		"sglang--random-1000-1000-rate--rate2 sglang--random-1000-1000-rate--rate8"
+	if got := strings.Join(ids, " "); got != want {
+		t.Errorf("results %s\nwant %s", got, want)
+	}
+	for _, x := range pg.Ambiguities {
+		if x.Kind == "sweep" {
+			t.Errorf("ambiguity %s", x)
+		}
+	}
+}
+
+// TestGuideLLMConsoleTableReported: a page whose results are guidellm's
+// console table ("Benchmarks Stats:") has no output perflab reads; it is
+// copied as a plain page, but with an ambiguity saying its results were
+// not brought over (it was silent: 0 ambiguities, --strict passed).
+func TestGuideLLMConsoleTableReported(t *testing.T) {
+	pg := migrateFile(t, "testdata/otherlabs/guidellm-console.md")
+	if !pg.Plain {
+		t.Errorf("not plain: %d results", len(pg.Results))
+	}
+	n := 0
+	for _, a := range pg.Ambiguities {
+		if a.Kind == "console-table" {
+			n++
+			if !strings.HasSuffix(a.Loc, ":14") || !strings.Contains(a.Msg, "perflab import") {
+				t.Errorf("ambiguity %s", a)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d console-table ambiguities, want 1: %v", n, pg.Ambiguities)
+	}
 }

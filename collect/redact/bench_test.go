@@ -18,3 +18,38 @@ func BenchmarkWriter(b *testing.B) {
 		w.Write(chunk)
 	}
 }
+
+// BenchmarkWalkResult measures Walk on a result as render loads it: a
+// vLLM result block of raw output, commands, warnings and per-request
+// records (render redacts every result of a site this way).
+func BenchmarkWalkResult(b *testing.B) {
+	type request struct {
+		TTFTMs, LatencyMs float64
+		ITLMs             []float64
+		Error             string
+	}
+	type result struct {
+		Command, RawOutput string
+		Env                map[string]string
+		Warnings           []string
+		Requests           []request
+	}
+	raw := strings.Repeat("============ Serving Benchmark Result ============\nSuccessful requests:                     1000\nTotal input tokens:                      1024000\nTotal generated tokens:                  128000\nOutput token throughput (tok/s):         2127.9\nMean TTFT (ms):                          12.3\nMean TPOT (ms):                          4.5\n", 4)
+	fresh := func() *result {
+		r := &result{Command: "vllm serve Qwen/Qwen3-32B --max-num-batched-tokens 16384 -tp 2", RawOutput: raw,
+			Env: map[string]string{"VLLM_USE_V1": "1"}, Warnings: []string{"the client's lag p99 passed 10 ms"}, Requests: make([]request, 1000)}
+		for i := range r.Requests {
+			r.Requests[i].ITLMs = make([]float64, 8)
+		}
+		return r
+	}
+	rs := make([]*result, b.N)
+	for i := range rs {
+		rs[i] = fresh()
+	}
+	red := New()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		red.Walk(rs[i])
+	}
+}

@@ -23,11 +23,10 @@ func SecretName(name string) bool {
 	if n == "" {
 		return false
 	}
-	l := strings.ToLower(n)
-	if !containsAny(l, "key", "secret", "token", "passw", "credential") {
+	if !nameWords.in(n) {
 		return false // the common case, without a regular expression
 	}
-	if strings.HasSuffix(l, "_key") || strings.HasSuffix(l, "-key") {
+	if k := len(n) - 4; k >= 0 && (n[k] == '_' || n[k] == '-') && strings.EqualFold(n[k+1:], "key") {
 		return true
 	}
 	// max-num-batched-tokens, --max-tokens, tokenizer… are not secrets.
@@ -56,18 +55,29 @@ func Args(argv []string) []string {
 		switch {
 		case strings.Contains(a, "="): // --flag=value or NAME=value
 			name, _, _ := strings.Cut(a, "=")
-			if (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) {
+			if v := a[len(name)+1:]; (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) && !IsRef(v) {
 				a = name + "=" + Mask
 			}
 		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
 			out[i] = a
 			i++
 			out[i] = Mask
+			if IsRef(argv[i]) {
+				out[i] = argv[i]
+			}
 			continue
 		}
 		out[i] = shaped.ReplaceAllString(a, Mask)
 	}
 	return out
+}
+
+// IsRef reports whether a value is a reference to an environment
+// variable, ${NAME}, as a campaign writes a secret it does not hold
+// (collect expands it when it starts the engine): the reference is no
+// secret, and shows where the value comes from.
+func IsRef(v string) bool {
+	return len(v) > 3 && strings.HasPrefix(v, "${") && v[len(v)-1] == '}' && IsEnvName(v[2:len(v)-1])
 }
 
 // IsEnvName reports whether s is a shell variable name
@@ -91,7 +101,7 @@ func Env(env map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(env))
 	for k, v := range env {
-		if SecretName(k) {
+		if SecretName(k) && !IsRef(v) {
 			v = Mask
 		} else {
 			v = shaped.ReplaceAllString(v, Mask)
@@ -106,7 +116,7 @@ func Env(env map[string]string) map[string]string {
 func SecretValues(env map[string]string) []string {
 	var vs []string
 	for k, v := range env {
-		if SecretName(k) && len(v) >= 4 {
+		if SecretName(k) && len(v) >= 4 && !IsRef(v) {
 			vs = append(vs, v)
 		}
 	}
@@ -125,11 +135,11 @@ func ArgValues(argv []string) []string {
 		switch {
 		case strings.Contains(a, "="):
 			name, v, _ := strings.Cut(a, "=")
-			if (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) && len(v) >= 4 {
+			if (strings.HasPrefix(name, "-") || IsEnvName(name)) && SecretName(name) && len(v) >= 4 && !IsRef(v) {
 				vs = append(vs, v)
 			}
 		case strings.HasPrefix(a, "-") && SecretName(a) && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
-			if len(argv[i+1]) >= 4 {
+			if len(argv[i+1]) >= 4 && !IsRef(argv[i+1]) {
 				vs = append(vs, argv[i+1])
 			}
 		}
@@ -220,20 +230,115 @@ func (r *Redactor) String(s string) string {
 			s = strings.ReplaceAll(s, v, Mask)
 		}
 	}
-	// The regular expressions are slow next to the scanner below: run
-	// them only where a cheap test says they may match (every byte an
-	// engine logs passes through here).
-	if containsAny(s, "hf_", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA") {
+	// The regular expressions and the pair scanner are slow next to one
+	// pass looking for what they need (every byte an engine logs, every
+	// string of every result a site is built from passes through here).
+	shapes, auth, pairs := scan(s)
+	if shapes {
 		s = shaped.ReplaceAllString(s, Mask)
 	}
-	if containsFold(s, "bearer") || containsFold(s, "basic") {
+	if auth {
 		s = bearer.ReplaceAllStringFunc(s, func(m string) string {
 			f := strings.Fields(m)
 			return f[0] + " " + Mask
 		})
 	}
+	if !pairs {
+		return s
+	}
 	return maskPairs(s)
 }
+
+// scan looks at s once for what String's steps need: the start of a
+// token shape (shapes: hf_, sk-, gh?_, github_pat_, xox, AKIA, as shaped
+// begins), an Authorization scheme (auth: bearer or basic, any case),
+// and a secret name followed by the separator of a pair (pairs: one
+// maskPairs could mask the value of). Every such name holds one of
+// nameWords, so only the names around their occurrences are looked at:
+// a vLLM result block says "tokens" a dozen times and holds no pair, and
+// scanning it word by word was most of the time a site's results took
+// to redact. Each answer may be a false yes, never a false no
+// (TestMayHavePairsNeverMissesAPair).
+func scan(s string) (shapes, auth, pairs bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		k := scanClass[c]
+		if k == 0 {
+			continue
+		}
+		rest := s[i:]
+		if k&classShape != 0 && !shapes {
+			shapes = strings.HasPrefix(rest, "hf_") || strings.HasPrefix(rest, "sk-") || strings.HasPrefix(rest, "xox") ||
+				strings.HasPrefix(rest, "AKIA") || strings.HasPrefix(rest, "github_pat_") ||
+				len(rest) >= 4 && rest[0] == 'g' && rest[1] == 'h' && rest[3] == '_'
+		}
+		if k&classAuth != 0 && !auth {
+			auth = len(rest) >= 5 && (strings.EqualFold(rest[:5], "basic") || len(rest) >= 6 && strings.EqualFold(rest[:6], "bearer"))
+		}
+		if k&className == 0 || pairs {
+			continue
+		}
+		n := nameWords.at(s, i)
+		if n == 0 {
+			continue
+		}
+		a, b := i, i+n
+		for a > 0 && nameByte(s[a-1]) {
+			a--
+		}
+		for b < len(s) && nameByte(s[b]) {
+			b++
+		}
+		// The separator maskPairs needs after the name: = or : (or the
+		// quote of a JSON key), or for a flag a blank. A name after more
+		// than two dashes is none (a rule of dashes: "-----Inter-token
+		// Latency-----").
+		sep := b < len(s) && (s[b] == '=' || s[b] == ':' || s[b] == '"' || s[a] == '-' && (s[b] == ' ' || s[b] == '\t'))
+		if sep && !strings.HasPrefix(s[a:b], "---") && SecretName(s[a:b]) {
+			pairs = true
+		}
+		// The rest of this name holds no other name; it may hold a
+		// shape or a scheme (Bearer-sk-…), which the next bytes still
+		// get a look for when the name was a pair's.
+		if !pairs {
+			for j := i + 1; j < b; j++ {
+				if scanClass[s[j]]&(classShape|classAuth) != 0 {
+					b = j
+					break
+				}
+			}
+			i = b - 1
+		}
+	}
+	return shapes, auth, pairs
+}
+
+// mayHavePairs is scan's pairs.
+func mayHavePairs(s string) bool {
+	_, _, pairs := scan(s)
+	return pairs
+}
+
+// Byte classes for scan: the first bytes of what it looks for.
+const (
+	classShape = 1 << iota
+	classAuth
+	className
+)
+
+var scanClass = func() (t [256]uint8) {
+	for _, c := range "hsgxA" {
+		t[c] |= classShape
+	}
+	for _, c := range "bB" {
+		t[c] |= classAuth
+	}
+	for _, w := range []string{"key", "secret", "token", "passw", "credential"} {
+		t[w[0]] |= className
+		t[w[0]-'a'+'A'] |= className
+	}
+	return t
+}()
 
 func containsAny(s string, subs ...string) bool {
 	for _, x := range subs {
@@ -243,6 +348,48 @@ func containsAny(s string, subs ...string) bool {
 	}
 	return false
 }
+
+// foldWords is a set of lowercase ASCII words, looked for in any case.
+type foldWords struct {
+	byFirst [256][]string // the words by their first byte, in both cases
+}
+
+func newFoldWords(words ...string) *foldWords {
+	f := &foldWords{}
+	for _, w := range words {
+		f.byFirst[w[0]] = append(f.byFirst[w[0]], w)
+		f.byFirst[w[0]-'a'+'A'] = append(f.byFirst[w[0]-'a'+'A'], w)
+	}
+	return f
+}
+
+// at returns the length of the word s holds at i, in any case, or 0.
+func (f *foldWords) at(s string, i int) int {
+	for _, w := range f.byFirst[s[i]] {
+		// The second byte first: most words starting with a common
+		// letter end there.
+		if len(s)-i >= len(w) && s[i+1]|0x20 == w[1] && strings.EqualFold(s[i:i+len(w)], w) {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// in reports whether s contains one of the words, in any case, in one
+// pass without allocating.
+func (f *foldWords) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if f.at(s, i) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// nameWords are in every secret name (SecretName).
+	nameWords = newFoldWords("key", "secret", "token", "passw", "credential")
+)
 
 // containsFold reports whether s contains the lowercase ASCII word w in
 // any case.
@@ -367,7 +514,7 @@ func maskPairs(s string) string {
 		if q := len(val); q >= 2 && (val[0] == '"' || val[0] == '\'') && val[q-1] == val[0] {
 			k, end, val = k+1, end-1, val[1:q-1]
 		}
-		if val == "" || val == Mask || tokenID(name, val) {
+		if val == "" || val == Mask || IsRef(val) || tokenID(name, val) {
 			continue
 		}
 		out.WriteString(s[last:k])

@@ -1,5 +1,7 @@
 package schema
 
+import "strings"
+
 // Campaign is everything needed to reproduce a report: the model, the
 // hardware, the experiments (grouped in ordered optimization steps), the
 // benchmark profiles and which experiments are the baseline and the
@@ -36,6 +38,16 @@ type Campaign struct {
 	// the results root (default: the campaign id).
 	Results string `yaml:"results,omitempty" json:"results,omitempty"`
 
+	// Rounds says which round a plain `perflab collect` (no --round or
+	// --new-round) runs in, for scheduled jobs: "" (or "manual") resumes
+	// the latest round; "daily", "weekly" or "monthly" run in the round
+	// named by the UTC date (2026-11-27, 2026-w48, 2026-11), which the
+	// first collect of the day (week, month) starts, so that a nightly
+	// job starts a round every night and every shard of it, started the
+	// same day, joins that round without talking to the others. See
+	// RoundsDir.
+	Rounds string `yaml:"rounds,omitempty" json:"rounds,omitempty"`
+
 	// SLO is the latency limits the page's SLO answer, and collect's early
 	// stop of sweeps, judge runs by (slo: {ttft_p99: 2000, tpot_p99: 50}).
 	SLO SLO `yaml:"slo,omitempty" json:"slo,omitempty"`
@@ -63,10 +75,41 @@ type CampaignModel struct {
 // HardwareSpec is the hardware a campaign expects.
 type HardwareSpec struct {
 	Vendor string `yaml:"vendor,omitempty" json:"vendor,omitempty"`
-	// GPU is the accelerator SKU (H100, H200, …).
+	// GPU is the accelerator SKU (H100, H200, MI300X, Ascend 910B, or a
+	// CPU's name with accelerator: cpu).
 	GPU string `yaml:"gpu" json:"gpu"`
-	// Count is the number of GPUs on the node the campaign may use.
+	// Count is the number of accelerators (GPUs, NPUs, CPUs) on the node
+	// the campaign may use.
 	Count int `yaml:"count" json:"count"`
+	// Accelerator is what serves: gpu (the default), npu (Huawei Ascend;
+	// the default when the vendor is Huawei or the name says Ascend) or
+	// cpu (a machine without an accelerator). It names the unit pages
+	// count in ("per GPU", "per CPU") and says whether NVML telemetry is
+	// expected (NVIDIA GPUs only).
+	Accelerator string `yaml:"accelerator,omitempty" json:"accelerator,omitempty"`
+}
+
+// Unit is the accelerator's word on a page: "GPU", "NPU" or "CPU".
+func (h HardwareSpec) Unit() string {
+	switch strings.ToLower(h.Accelerator) {
+	case "cpu":
+		return "CPU"
+	case "npu":
+		return "NPU"
+	case "gpu":
+		return "GPU"
+	}
+	if strings.EqualFold(h.Vendor, "huawei") || strings.Contains(strings.ToLower(h.GPU), "ascend") {
+		return "NPU"
+	}
+	return "GPU"
+}
+
+// NVML reports whether the campaign's hardware is read through NVIDIA's
+// NVML (power, energy, memory): NVIDIA GPUs, or GPUs of no stated vendor.
+// Elsewhere no NVML telemetry is expected, and its absence is no caveat.
+func (h HardwareSpec) NVML() bool {
+	return h.Unit() == "GPU" && (h.Vendor == "" || strings.EqualFold(h.Vendor, "nvidia"))
 }
 
 // EngineSpec is an engine and its version.
@@ -171,7 +214,9 @@ type Step struct {
 	// Kind: engine-selection, quantization, parallelism, scheduling, …
 	Kind string `yaml:"kind,omitempty" json:"kind,omitempty"`
 	// Chosen is the experiment carried forward from this step; empty
-	// means the step did not change the configuration.
+	// means the step did not change the configuration, except in the step
+	// holding the campaign's optimized experiment, where it defaults to
+	// that experiment (DefaultChosen).
 	Chosen      string       `yaml:"chosen,omitempty" json:"chosen,omitempty"`
 	Experiments []Experiment `yaml:"experiments" json:"experiments"`
 }
@@ -198,6 +243,11 @@ type Experiment struct {
 	Profiles []string `yaml:"profiles,omitempty" json:"profiles,omitempty"`
 	// Note is a line of narrative shown next to the experiment.
 	Note string `yaml:"note,omitempty" json:"note,omitempty"`
+	// Expect is the status its runs are expected to end with when that is
+	// not ok: "crashed" or "failed" (a configuration the engine refuses,
+	// kept as a result as the labs keep theirs). perflab collect exits 1
+	// when a run crashes or fails that its experiment does not expect.
+	Expect string `yaml:"expect,omitempty" json:"expect,omitempty"`
 }
 
 // Experiment returns the experiment with the given id.
@@ -220,4 +270,24 @@ func (c *Campaign) Profile(id string) (*Profile, bool) {
 		}
 	}
 	return nil, false
+}
+
+// DefaultChosen sets the chosen experiment of the step holding the
+// campaign's optimized experiment when the campaign gives none: the
+// experiment the campaign recommends is carried forward from its step (a
+// campaign without chosen: showed its own optimized configuration as
+// "not carried forward" in the summary of optimization options). Other
+// steps without chosen carry nothing forward, as written.
+func (c *Campaign) DefaultChosen() {
+	for si := range c.Steps {
+		s := &c.Steps[si]
+		if s.Chosen != "" {
+			continue
+		}
+		for _, e := range s.Experiments {
+			if e.ID == c.Optimized && e.ID != "" {
+				s.Chosen = e.ID
+			}
+		}
+	}
 }

@@ -157,12 +157,48 @@ func WriteFile(path string, r *Result) error {
 }
 
 // WriteAtomic writes data to path through a temporary file and a rename.
-func WriteAtomic(path string, data []byte) error {
+func WriteAtomic(path string, data []byte) error { return WriteAtomicTo(nil, path, data) }
+
+// TempFile is the temporary file WriteAtomicTo writes before renaming it
+// into place; *os.File is one.
+type TempFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+	Name() string
+}
+
+// Storage creates WriteAtomicTo's temporary files, as os.CreateTemp. A
+// nil Storage is the operating system's; tests inject the faults of a
+// full or failing disk (ENOSPC, EIO) through one.
+type Storage func(dir, pattern string) (TempFile, error)
+
+// TempPattern is the name pattern of the temporary file that
+// WriteAtomic writes for path (os.CreateTemp's "*" is a random number):
+// hidden, so that readers skip it.
+func TempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// WriteFileTo is WriteFile through st.
+func WriteFileTo(st Storage, path string, r *Result) error {
+	data, err := Marshal(r)
+	if err != nil {
+		return err
+	}
+	return WriteAtomicTo(st, path, data)
+}
+
+// WriteAtomicTo is WriteAtomic with the temporary file from st (nil: the
+// operating system). Whatever fails, path keeps its old content (or stays
+// absent) and the temporary file is removed.
+func WriteAtomicTo(st Storage, path string, data []byte) error {
+	if st == nil {
+		st = func(dir, pattern string) (TempFile, error) { return os.CreateTemp(dir, pattern) }
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := st(dir, TempPattern(path))
 	if err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
@@ -204,7 +240,7 @@ func ReadDir(dir string) ([]*Result, error) {
 			}
 			return nil
 		}
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+		if !IsResultFile(name) {
 			return nil
 		}
 		paths = append(paths, p)
@@ -214,6 +250,31 @@ func ReadDir(dir string) ([]*Result, error) {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	sort.Strings(paths)
+	return readFiles(paths)
+}
+
+// ReadLatest reads the results of the latest round of the campaign
+// results directory dir (see Rounds): round 1's files leave out
+// rounds/, so one round's results never mix with another's. A dir with
+// no round gives none.
+func ReadLatest(dir string) ([]*Result, error) {
+	rd, ok, err := Latest(dir)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return ReadRoundResults(rd)
+}
+
+// ReadRoundResults reads every result of one round.
+func ReadRoundResults(rd RoundDir) ([]*Result, error) {
+	paths, err := RoundFiles(rd)
+	if err != nil {
+		return nil, err
+	}
+	return readFiles(paths)
+}
+
+func readFiles(paths []string) ([]*Result, error) {
 	out := make([]*Result, 0, len(paths))
 	for _, p := range paths {
 		r, err := ReadFile(p)

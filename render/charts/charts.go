@@ -1,10 +1,13 @@
 package charts
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
+
+	echarts "github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
 // Palette: blue for the baseline, orange for the optimized configuration,
@@ -41,100 +44,22 @@ type Chart struct {
 	ID string
 	// Height is the container height in pixels.
 	Height int
-	// Option is the ECharts option: an Option (bars) or an XYOption (lines).
-	Option any
+	// chart is the go-echarts chart (*echarts.Bar or *echarts.Line).
+	chart option
+	// custom is an option built outside go-echarts (Custom), else nil.
+	custom any
 }
 
-// Option is the subset of ECharts' option object we use.
-type Option struct {
-	BackgroundColor string    `json:"backgroundColor"`
-	Color           []string  `json:"color"`
-	Title           []Title   `json:"title"`
-	Tooltip         Tooltip   `json:"tooltip"`
-	Legend          Legend    `json:"legend"`
-	Grid            []Grid    `json:"grid"`
-	XAxis           []Axis    `json:"xAxis"`
-	YAxis           []Axis    `json:"yAxis"`
-	Series          []BarSpec `json:"series"`
+// Custom is a chart whose option the caller built: the history chart's
+// dataset form, until it is built with go-echarts' types as the others are.
+func Custom(id string, height int, option any) Chart {
+	return Chart{ID: id, Height: height, custom: option}
 }
 
-// Title is a (sub)title.
-type Title struct {
-	Text      string         `json:"text"`
-	Left      string         `json:"left,omitempty"`
-	Top       int            `json:"top"`
-	TextStyle map[string]any `json:"textStyle,omitempty"`
-}
-
-// Tooltip shows exact values on hover.
-type Tooltip struct {
-	Trigger     string      `json:"trigger"`
-	AxisPointer AxisPointer `json:"axisPointer"`
-}
-
-// AxisPointer configures the tooltip's pointer.
-type AxisPointer struct {
-	Type string `json:"type"`
-}
-
-// Legend lists the series names.
-type Legend struct {
-	Top  int    `json:"top"`
-	Type string `json:"type,omitempty"`
-}
-
-// Grid places a panel.
-type Grid struct {
-	Left         string `json:"left"`
-	Right        string `json:"right"`
-	Top          int    `json:"top"`
-	Height       int    `json:"height"`
-	ContainLabel bool   `json:"containLabel"`
-}
-
-// Axis is an x or y axis.
-type Axis struct {
-	Type         string   `json:"type"`
-	GridIndex    int      `json:"gridIndex"`
-	Data         []string `json:"data,omitempty"`
-	Name         string   `json:"name,omitempty"`
-	NameLocation string   `json:"nameLocation,omitempty"`
-	NameGap      int      `json:"nameGap,omitempty"`
-	// NameTextStyle is a small fixed set of keys (encoding/json sorts map keys).
-	NameTextStyle map[string]any `json:"nameTextStyle,omitempty"`
-	AxisLabel     AxisLabel      `json:"axisLabel"`
-}
-
-// AxisLabel configures axis tick labels.
-type AxisLabel struct {
-	Interval    int  `json:"interval"`
-	HideOverlap bool `json:"hideOverlap"`
-}
-
-// BarSpec is one bar series.
-type BarSpec struct {
-	Name        string  `json:"name"`
-	Type        string  `json:"type"`
-	XAxisIndex  int     `json:"xAxisIndex"`
-	YAxisIndex  int     `json:"yAxisIndex"`
-	Data        []Datum `json:"data"`
-	Label       Label   `json:"label"`
-	BarMaxWidth int     `json:"barMaxWidth"`
-}
-
-// Datum is one bar; Value is null for a missing run.
-type Datum struct {
-	Value *float64 `json:"value"`
-	Label *Label   `json:"label,omitempty"`
-}
-
-// Label is a bar's value label.
-type Label struct {
-	Show       bool   `json:"show"`
-	Position   string `json:"position,omitempty"`
-	Formatter  string `json:"formatter,omitempty"`
-	FontSize   int    `json:"fontSize,omitempty"`
-	LineHeight int    `json:"lineHeight,omitempty"`
+// option is what a go-echarts chart offers for its option object.
+type option interface {
+	Validate()
+	JSON() map[string]any
 }
 
 const (
@@ -142,48 +67,80 @@ const (
 	stackedPanelHeight = 170
 	panelGap           = 70
 	topPad             = 64
+	sliderHeight       = 50 // room under the panels for a dataZoom slider
 )
+
+// base sets what every chart shares: transparent background (the page's
+// theme shows through), the palette, the legend, the toolbox.
+func base(id string) []echarts.GlobalOpts {
+	return []echarts.GlobalOpts{
+		echarts.WithInitializationOpts(opts.Initialization{BackgroundColor: "transparent", ChartID: id}),
+		echarts.WithColorsOpts(opts.Colors(palette)),
+		// The legend leaves the top right corner to the toolbox.
+		echarts.WithLegendOpts(opts.Legend{Type: "scroll", Top: "0", Width: "70%"}),
+		echarts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "8", Top: "0", Feature: &opts.ToolBoxFeature{
+			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Title: "Save as image", Name: id},
+			DataView: &opts.ToolBoxFeatureDataView{Show: opts.Bool(true), Title: "Data view",
+				Lang: []string{"Data view", "Close", "Refresh"}, BackgroundColor: "#fff"},
+		}}),
+	}
+}
+
+func panelTitle(text string, top int) opts.Title {
+	return opts.Title{Title: text, Left: "center", Top: strconv.Itoa(top - 26), TitleStyle: &opts.TextStyle{FontSize: 12, FontWeight: "normal"}}
+}
 
 // Bars builds a grouped bar chart with fixed id.
 func Bars(id string, g Grouped) Chart {
-	o := Option{
-		BackgroundColor: "transparent",
-		Color:           palette,
-		Tooltip:         Tooltip{Trigger: "axis", AxisPointer: AxisPointer{Type: "shadow"}},
-		Legend:          Legend{Top: 0, Type: "scroll"},
-	}
+	bar := echarts.NewBar()
+	v := &panelVisitor{}
+	bar.Accept(v)
+	bar.SetGlobalOptions(append(base(id),
+		echarts.WithTooltipOpts(opts.Tooltip{Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}))...)
 	height := panelHeight
 	if len(g.Panels) > 1 {
 		height = stackedPanelHeight // stacked panels share the screen
 	}
+	if len(g.Panels) > 0 { // else go-echarts' default axes
+		bar.XAxisList, bar.YAxisList = nil, nil
+	}
 	top := topPad
 	for i, p := range g.Panels {
-		if p.Title != "" {
-			o.Title = append(o.Title, Title{Text: p.Title, Left: "center", Top: top - 26, TextStyle: map[string]any{"fontSize": 12, "fontWeight": "normal"}})
+		if i == 0 {
+			bar.SetXAxis(p.Categories)
 		}
-		o.Grid = append(o.Grid, Grid{Left: "3%", Right: "3%", Top: top, Height: height, ContainLabel: true})
-		o.XAxis = append(o.XAxis, Axis{Type: "category", GridIndex: i, Data: p.Categories, AxisLabel: AxisLabel{Interval: 0, HideOverlap: true}})
-		o.YAxis = append(o.YAxis, Axis{Type: "value", GridIndex: i, Name: p.YName, NameLocation: "end", NameGap: 10,
-			NameTextStyle: map[string]any{"align": "left", "fontSize": 11}})
+		if p.Title != "" {
+			v.titles = append(v.titles, panelTitle(p.Title, top))
+		}
+		bar.SetGlobalOptions(echarts.WithGridOpts(opts.Grid{Left: "3%", Right: "3%", Top: strconv.Itoa(top), Height: strconv.Itoa(height), ContainLabel: opts.Bool(true)}))
+		bar.ExtendXAxis(opts.XAxis{Type: "category", GridIndex: i, Data: p.Categories, AxisLabel: &opts.AxisLabel{HideOverlap: opts.Bool(true)}})
+		bar.ExtendYAxis(opts.YAxis{Type: "value", GridIndex: i, Name: p.YName, NameLocation: "end", NameGap: 10})
+		v.xAxes = append(v.xAxes, axisExtra{LabelInterval: ptr(0)})
+		v.yAxes = append(v.yAxes, axisExtra{NameTextStyle: &opts.TextStyle{Align: "left", FontSize: 11}})
 		for _, s := range p.Series {
-			b := BarSpec{Name: s.Name, Type: "bar", XAxisIndex: i, YAxisIndex: i,
-				Label: Label{Show: true, Position: "top", FontSize: 10}, BarMaxWidth: 48}
-			for j, v := range s.Values {
-				d := Datum{Value: round2(v)}
+			data := make([]opts.BarData, len(s.Values))
+			for j, val := range s.Values {
+				data[j] = opts.BarData{Value: round2(val)}
 				if j < len(s.Labels) && s.Labels[j] != "" {
-					d.Label = &Label{Show: true, Position: "top", Formatter: s.Labels[j], FontSize: 10, LineHeight: 13}
+					data[j].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: s.Labels[j], FontSize: 10, LineHeight: 13}
 				}
-				b.Data = append(b.Data, d)
 			}
-			o.Series = append(o.Series, b)
+			bar.AddSeries(s.Name, data,
+				echarts.WithBarChartOpts(opts.BarChart{XAxisIndex: i, YAxisIndex: i}),
+				echarts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top", FontSize: 10}),
+				echarts.WithSeriesOpts(func(s *echarts.SingleSeries) { s.BarMaxWidth = "48" }))
+			v.series = append(v.series, seriesExtra{})
 		}
 		top += height + panelGap
 	}
-	return Chart{ID: id, Height: top - panelGap + 40, Option: o}
+	return Chart{ID: id, Height: top - panelGap + 40, chart: bar}
 }
 
+func ptr[T any](v T) *T { return &v }
+
 // round2 keeps two decimals, as the tables print them, so the tooltip's
-// exact value and the table agree.
+// exact value and the table agree; a nil pointer (null: a gap, where
+// go-echarts would leave out a nil interface) for a missing value.
 func round2(v *float64) *float64 {
 	if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {
 		return nil
@@ -195,10 +152,116 @@ func round2(v *float64) *float64 {
 // JSON returns the option as compact JSON, safe to embed in a
 // <script type="application/json"> element (<, > and & are escaped).
 func (c Chart) JSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	if err := enc.Encode(c.Option); err != nil {
+	var o any = c.custom
+	if c.custom == nil {
+		c.chart.Validate()
+		o = c.chart.JSON()
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
 		return nil, fmt.Errorf("charts: %s: %w", c.ID, err)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return b, nil
 }
+
+// panelVisitor writes into go-echarts' option map what its option types
+// have no field for (package doc): per panel, a title; per axis and
+// series, the extras at the same index.
+type panelVisitor struct {
+	echarts.BaseConfigurationVisitor
+	titles       []opts.Title
+	xAxes, yAxes []axisExtra
+	series       []seriesExtra
+}
+
+// axisExtra is what an axis needs beyond opts.XAxis and opts.YAxis.
+type axisExtra struct {
+	LogBase       int
+	NameTextStyle *opts.TextStyle
+	LabelInterval *int // a number, not go-echarts' string
+}
+
+// seriesExtra is what a series needs beyond echarts.SingleSeries.
+type seriesExtra struct {
+	Z              int
+	MarkLineSilent bool
+}
+
+// xAxis and yAxis are go-echarts' axes with the extras.
+type xAxis struct {
+	opts.XAxis
+	LogBase       int             `json:"logBase,omitempty"`
+	NameTextStyle *opts.TextStyle `json:"nameTextStyle,omitempty"`
+	AxisLabel     *axisLabel      `json:"axisLabel,omitempty"`
+}
+
+type yAxis struct {
+	opts.YAxis
+	NameTextStyle *opts.TextStyle `json:"nameTextStyle,omitempty"`
+}
+
+// axisLabel is go-echarts' with a numeric interval.
+type axisLabel struct {
+	opts.AxisLabel
+	Interval *int `json:"interval,omitempty"`
+}
+
+type series struct {
+	echarts.SingleSeries
+	Z        int       `json:"z,omitempty"`
+	MarkLine *markLine `json:"markLine,omitempty"`
+}
+
+type markLine struct {
+	*opts.MarkLines
+	Silent bool `json:"silent"`
+}
+
+func (v *panelVisitor) VisitTitleOpt(opts.Title) any { return v.titles }
+
+func (v *panelVisitor) VisitXAxis(axes []opts.XAxis) any {
+	out := make([]xAxis, len(axes))
+	for i, a := range axes {
+		out[i].XAxis = a
+		if i < len(v.xAxes) {
+			e := v.xAxes[i]
+			out[i].LogBase, out[i].NameTextStyle = e.LogBase, e.NameTextStyle
+			if a.AxisLabel != nil || e.LabelInterval != nil {
+				out[i].AxisLabel = &axisLabel{Interval: e.LabelInterval}
+				if a.AxisLabel != nil {
+					out[i].AxisLabel.AxisLabel = *a.AxisLabel
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (v *panelVisitor) VisitYAxis(axes []opts.YAxis) any {
+	out := make([]yAxis, len(axes))
+	for i, a := range axes {
+		out[i].YAxis = a
+		if i < len(v.yAxes) {
+			out[i].NameTextStyle = v.yAxes[i].NameTextStyle
+		}
+	}
+	return out
+}
+
+func (v *panelVisitor) VisitSeriesOpt(ms echarts.MultiSeries) any {
+	out := make([]series, len(ms))
+	for i, s := range ms {
+		out[i].SingleSeries = s
+		if i < len(v.series) {
+			out[i].Z = v.series[i].Z
+		}
+		if s.MarkLines != nil {
+			out[i].MarkLine = &markLine{MarkLines: s.MarkLines, Silent: i < len(v.series) && v.series[i].MarkLineSilent}
+		}
+	}
+	return out
+}
+
+// Palette returns the series colours charts use, in order (a chart built
+// outside this package draws in the same colours).
+func Palette() []string { return append([]string(nil), palette...) }

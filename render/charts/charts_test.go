@@ -12,8 +12,9 @@ var update = flag.Bool("update", false, "rewrite testdata/*.json")
 
 func f(v float64) *float64 { return &v }
 
-// TestBarsGolden: the option JSON is stable (fixed id, fields in
-// declaration order) and carries exact values, gaps and delta labels.
+// TestBarsGolden: the option JSON is stable (go-echarts' option map,
+// keys sorted) and carries exact values, gaps (null, not a left-out
+// value) and delta labels, with the toolbox.
 func TestBarsGolden(t *testing.T) {
 	ch := Bars("chart-bar-1", Grouped{Panels: []Panel{{
 		YName:      "Total token throughput (tok/s)",
@@ -42,7 +43,7 @@ func TestBarsGolden(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	s := string(got)
-	for _, sub := range []string{`"value":2352.82`, `"value":null`, `"formatter":"4284.68\n+82.1%"`, `Long \u003cPrompt\u003e`} {
+	for _, sub := range []string{`"value":2352.82`, `"value":null`, `"formatter":"4284.68\n+82.1%"`, `Long \u003cPrompt\u003e`, `"saveAsImage":{"show":true`, `"dataView":{"show":true`, `"interval":0`} {
 		if !strings.Contains(s, sub) {
 			t.Errorf("missing %s", sub)
 		}

@@ -1,9 +1,23 @@
 // Package charts maps benchmark numbers to ECharts options: pure data, no
-// HTML. A Chart marshals to the option object that echarts' setOption
-// takes; its ID is fixed by the caller so that builds are reproducible.
+// HTML. Every chart is built from go-echarts' chart and option types
+// (github.com/go-echarts/go-echarts/v2 charts and opts), as the design
+// card asks; the page embeds the option JSON and draws it with the
+// vendored echarts.min.js (no CDN, none of go-echarts' own page
+// rendering). A chart's ID is fixed by the caller so that builds are
+// reproducible; the JSON is encoding/json's of go-echarts' option map
+// (keys sorted, <, > and & escaped for a <script type="application/json">
+// element).
 //
-// We use plain structs rather than go-echarts' option types: the subset we
-// need (grouped bars in one or more stacked panels, tooltips, value labels)
-// is small, and plain structs marshal deterministically in declaration
-// order.
+// go-echarts' option types lack a few keys ECharts has and the charts use:
+// a title per panel (go-echarts has one title), an axis' logBase and
+// nameTextStyle, a numeric axisLabel interval (go-echarts writes it as a
+// string, which ECharts adds to as text), a series' z and a limit line's
+// silent. panelVisitor adds them through go-echarts' ConfigurationVisitor,
+// its hook for exactly that, wrapping its types rather than replacing
+// them.
+//
+// Every chart offers the toolbox readers expect of ECharts (save as
+// image, data view); a line chart whose sweep has many points (at least
+// zoomPoints on a line) also zooms over x (dataZoom: inside and a
+// slider).
 package charts

@@ -3,7 +3,8 @@
 // New is the one place that knows the extension list: GFM (tables with
 // inline HTML, strikethrough, autolinks, task lists), MkDocs-Material
 // admonitions (admonition.go: `!!! type "title"`, collapsible `??? type`
-// and open `???+ type`, nested, titled or not), fenced code highlighted by
+// and open `???+ type`, nested, titled or not), content tabs (tabbed.go:
+// `=== "H100"`, each tab a titled block), fenced code highlighted by
 // chroma with CSS classes and a copy button, heading ids that are
 // deterministic slugs with a permalink, and the `perflab` fenced block
 // (block.go), which a transformer swaps for a Block node so that the page

@@ -70,6 +70,7 @@ func New(opt Options) *Converter {
 		goldmark.WithExtensions(
 			extension.GFM,
 			&Admonitions{},
+			&Tabs{},
 			&Blocks{},
 		),
 		goldmark.WithParserOptions(

@@ -154,3 +154,36 @@ func TestSlugifyASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestContentTabs: MkDocs Material content tabs (=== "H100" with its
+// content indented four spaces) render as titled blocks, and a perflab
+// block inside a tab is a block (it was an indented code block: a
+// migrated page showed the block's YAML as code); a setext heading's ===
+// and a === line without a quoted title are not tabs.
+func TestContentTabs(t *testing.T) {
+	src := []byte("# T\n\n=== \"H100\"\n\n    ```perflab\n    block: raw\n    experiment: a\n    ```\n\n===+ \"A <100>\"\n\n    Some *text*.\n\nAfter\n===\n\n=== not a tab\n")
+	conv := New(Options{})
+	doc := conv.Parse(src, ParseOptions{})
+	blocks := doc.Blocks()
+	if len(blocks) != 1 || string(blocks[0].Spec) != "block: raw\nexperiment: a\n" {
+		t.Fatalf("blocks %+v, want the tab's perflab block", blocks)
+	}
+	blocks[0].HTML = []byte(`<div id="one"></div>`)
+	var buf bytes.Buffer
+	if err := conv.Render(&buf, doc, doc.Root); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"<div class=\"tabbed-block\">\n<p class=\"tabbed-title\">H100</p>\n<div id=\"one\"></div></div>",
+		"<div class=\"tabbed-block\">\n<p class=\"tabbed-title\">A &lt;100&gt;</p>\n<p>Some <em>text</em>.</p>\n</div>",
+		">After", "<p>=== not a tab</p>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "experiment: a") || !strings.Contains(out, "<h1") || strings.Count(out, "<h1") != 2 {
+		t.Errorf("output:\n%s", out)
+	}
+}

@@ -36,6 +36,10 @@ type Config struct {
 	Message string
 	// NoPush commits to the local branch only.
 	NoPush bool
+	// AllowSecrets publishes a site that holds token-shaped strings
+	// (hf_…, sk-…, ghp_…: collect/redact's Find); by default Publish
+	// refuses it, naming each file and line.
+	AllowSecrets bool
 	// Build renders the site into Site for baseURL. Required.
 	Build func(ctx context.Context, baseURL string) error
 	// Log receives progress lines; default io.Discard.
@@ -96,6 +100,11 @@ func Publish(ctx context.Context, cfg Config) (*Result, error) {
 	fmt.Fprintf(cfg.Log, "publish: building for base URL %s\n", res.BaseURL)
 	if err := cfg.Build(ctx, res.BaseURL); err != nil {
 		return nil, fmt.Errorf("publish: build failed, nothing published: %w", err)
+	}
+	if !cfg.AllowSecrets {
+		if err := checkSecrets(cfg.Site); err != nil {
+			return nil, err
+		}
 	}
 
 	res.Source, _ = g.out(ctx, nil, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}")

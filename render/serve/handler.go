@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"strings"
@@ -83,8 +84,10 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request, rel string) {
 	fi, err := root.Stat(name)
 	if err == nil && fi.IsDir() {
 		if !strings.HasSuffix(r.URL.Path, "/") {
-			u := *r.URL
-			u.Path += "/"
+			// The folder's own URL, built from the cleaned name: the
+			// request's path could start with "//", which a browser
+			// reads as another host's address (//evil.example/).
+			u := url.URL{Path: s.cfg.BaseURL + strings.TrimPrefix(name+"/", "./"), RawQuery: r.URL.RawQuery}
 			http.Redirect(w, r, u.String(), http.StatusMovedPermanently)
 			return
 		}

@@ -44,6 +44,27 @@
     var ss = (opt.series || []).map(function () { return { labelLayout: { hideOverlap: narrow } }; });
     chart.setOption({ xAxis: xs, series: ss });
   }
+  // historyTip draws a history chart's hover text (render/history.go)
+  // from the option's "history": the round's id, date and commit, the
+  // line's engine, the mean with its spread, and the change point.
+  function historyTip(h) {
+    var esc = echarts.format.encodeHTML;
+    return function (p) {
+      if (p.componentType === "markPoint") return esc(p.seriesName) + "<br/>change point " + esc(String(p.value));
+      if (p.componentType !== "series") return esc(p.name || "");
+      var ri = p.dataIndex, li = p.seriesIndex, y = 1 + 3 * li, row = p.value, r = h.rounds[ri] || ["", "", ""];
+      var s = esc(p.seriesName) + "<br/>round " + esc(r[0]) + (r[1] ? " · " + esc(r[1]) : "");
+      s += "<br/>" + row[y].toFixed(1) + " tok/s/GPU";
+      if (row[y + 2] > 1) s += " ± " + row[y + 1] + "% (n=" + row[y + 2] + ")";
+      var eng = "";
+      (h.engines[li] || []).forEach(function (e) { if (e[0] <= ri) eng = e[1]; });
+      if (eng) s += "<br/>" + esc(eng);
+      if (r[2]) s += "<br/>commit " + esc(r[2]);
+      var ch = h.changes && h.changes[li + ":" + ri];
+      if (ch) s += "<br/><b>" + esc(ch) + "</b>";
+      return s;
+    };
+  }
   function drawCharts() {
     if (typeof echarts === "undefined") return;
     instances.forEach(function (c) { c.dispose(); });
@@ -54,6 +75,10 @@
       if (!src) return;
       var chart = echarts.init(el, theme() === "dark" ? "dark" : null, { renderer: "canvas" });
       var opt = JSON.parse(src.textContent);
+      if (opt.history) {
+        opt.tooltip.formatter = historyTip(opt.history);
+        delete opt.history;
+      }
       chart.setOption(opt);
       fit(chart, opt);
       instances.push(chart);

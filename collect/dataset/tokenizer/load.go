@@ -154,7 +154,10 @@ func (t *Tokenizer) loadModel(m *modelJSON) error {
 		return errors.New("vocab is not an object of token: id")
 	}
 	maxID := int32(-1)
-	for _, id := range vocab {
+	for tok, id := range vocab {
+		if id < 0 || id > maxTokenID {
+			return fmt.Errorf("vocab %q: id %d out of range (0 to %d)", tok, id, maxTokenID)
+		}
 		maxID = max(maxID, id)
 	}
 	t.vocab = vocab
@@ -226,10 +229,19 @@ func cutSpace(s string) (string, string, bool) {
 	return "", "", false
 }
 
+// maxTokenID bounds the ids a tokenizer.json may give (the largest real
+// vocabularies hold a few hundred thousand tokens): ids size the id →
+// token table, so a file saying 2000000000 (or a negative id) must be an
+// error, not a 32 GB allocation or a panic (found by FuzzParse).
+const maxTokenID = 1<<24 - 1
+
 func (t *Tokenizer) loadAdded(list []addedTokenJSON) error {
 	var toks []addedToken
 	maxID := len(t.idToToken) - 1
-	for _, a := range list {
+	for i, a := range list {
+		if a.ID < 0 || a.ID > maxTokenID {
+			return fmt.Errorf("[%d] %q: id %d out of range (0 to %d)", i, a.Content, a.ID, maxTokenID)
+		}
 		maxID = max(maxID, a.ID)
 	}
 	if maxID >= len(t.idToToken) {
@@ -240,9 +252,6 @@ func (t *Tokenizer) loadAdded(list []addedTokenJSON) error {
 	for i, a := range list {
 		if a.Content == "" {
 			return fmt.Errorf("[%d]: empty content", i)
-		}
-		if a.ID < 0 {
-			return fmt.Errorf("[%d] %q: negative id", i, a.Content)
 		}
 		if a.Normalized && t.normalizer != nil {
 			n, err := t.normalizer.normalize(a.Content)

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -49,6 +50,9 @@ func MaybeRun() {
 //	oom        logs an out-of-memory error and exits 1 before serving
 //	unhealthy  /health answers 503 forever
 //	stubborn   serve, ignoring SIGINT and SIGTERM
+//	portlost   answer /health once, then log that the port is in use and
+//	           exit 1: an engine that lost its port to another server,
+//	           which answered the health check in its place
 //	proxy      --port P --die-after N -- UPSTREAM ARGV…: start the upstream
 //	           server (a real engine on its own --port) and forward P to
 //	           it; after N requests to /v1/ have been answered, log a CUDA
@@ -89,9 +93,16 @@ func Main(mode string, args []string) {
 		signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
 	}
 	mux := http.NewServeMux()
+	var lose sync.Once
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
 		if mode == "unhealthy" {
 			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		if mode == "portlost" {
+			lose.Do(func() {
+				fmt.Fprintf(os.Stderr, "OSError: [Errno 98] error while attempting to bind on address ('127.0.0.1', %s): address already in use\n", port)
+				go func() { time.Sleep(20 * time.Millisecond); os.Exit(1) }()
+			})
 		}
 	})
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {

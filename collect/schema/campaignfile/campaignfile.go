@@ -72,7 +72,8 @@ func Parse(name string, data []byte) (*File, error) {
 	dec.KnownFields(true)
 	// A tagged scalar (!!float "1.5") is a float whatever its spelling:
 	// like an untagged fraction, only the checked path sees it.
-	if dec.Decode(&f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
+	if decode(dec, &f.Campaign) == nil && bytes.IndexByte(data, '!') < 0 && !mayHoldFraction(data) {
+		f.Campaign.DefaultChosen()
 		return f, nil
 	}
 	// An empty document or an error: decide and word it as always, with
@@ -81,7 +82,7 @@ func Parse(name string, data []byte) (*File, error) {
 	var root yaml.Node
 	lines := countLines(data)
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, decodeError(name, 0, nil, lines, err, nil)
+		return nil, decodeError(name, 0, nil, lines, err, nil, nil)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty campaign file", name)
@@ -89,8 +90,9 @@ func Parse(name string, data []byte) (*File, error) {
 	f.pos = &positions{root: root.Content[0]}
 	f.pos.once.Do(func() {})
 	if err := DecodeStrict(data, &f.Campaign); err != nil {
-		return nil, decodeError(name, 0, f.pos.root, lines, err, nil)
+		return nil, decodeError(name, 0, f.pos.root, lines, err, nil, nil)
 	}
+	f.Campaign.DefaultChosen()
 	return f, nil
 }
 
@@ -161,12 +163,35 @@ func byteSet(s string) (set [256]bool) {
 // floatWord is yaml.v3's float syntax with a fraction or an exponent.
 var floatWord = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+\.[0-9]*|[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+)([eE][-+]?[0-9]+)?$`)
 
+// decode is dec.Decode(v) that returns yaml.v3's own panics as errors:
+// a merge key (<<) in a mapping that also has a mapping as a key makes
+// yaml.v3 hash the unhashable key and panic (found by FuzzParse); a
+// campaign or page must get an error, not stop perflab.
+func decode(dec *yaml.Decoder, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML the decoder cannot read (%v)", r)
+		}
+	}()
+	return dec.Decode(v)
+}
+
+// Unmarshal is yaml.Unmarshal with decode's guard against yaml.v3's
+// panics.
+func Unmarshal(data []byte, v any) error {
+	err := decode(yaml.NewDecoder(bytes.NewReader(data)), v)
+	if errors.Is(err, io.EOF) {
+		return nil // an empty document, as yaml.Unmarshal
+	}
+	return err
+}
+
 // DecodeStrict decodes YAML into v with unknown fields rejected. An empty
 // document leaves v as it is.
 func DecodeStrict(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	if err := decode(dec, v); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	// yaml.v3 stores a float in an integer field truncated (ramp_up_start_rps:
@@ -316,9 +341,9 @@ func yamlFields(t reflect.Type, out map[string]reflect.Type) {
 }
 
 var (
-	yamlLine    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	yamlLine    = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 	yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type ([\w.]+)$`)
-	yamlType    = regexp.MustCompile("^cannot unmarshal !!\\w+ `(.*)` into ")
+	yamlType    = regexp.MustCompile("(?s)^cannot unmarshal !!\\w+ `(.*)` into ")
 )
 
 // yamlParserErrors are the messages of yaml.v3's parser (not its
@@ -338,7 +363,37 @@ var yamlParserErrors = []string{
 // offset+1, or named without a line when offset is 0. noun names a Go type
 // ("schema.Step") as the file's author knows it ("a step"); nil means Noun.
 func DecodeError(name string, offset int, data []byte, err error, noun func(typ string) string) error {
-	return decodeError(name, offset, nil, countLines(data), err, noun)
+	return decodeError(name, offset, nil, countLines(data), err, noun, nil)
+}
+
+// DecodeErrorKeys is DecodeError for types of the caller's own: keys gives
+// the keys a type takes ("render.BlockSpec"; nil: the campaign types'), so
+// that an unknown field gets a "did you mean" (YAMLKeys reads them).
+func DecodeErrorKeys(name string, offset int, data []byte, err error, noun func(typ string) string, keys func(typ string) []string) error {
+	return decodeError(name, offset, nil, countLines(data), err, noun, keys)
+}
+
+// YAMLKeys returns the keys a struct value's type takes in YAML (its yaml
+// tags, inline fields included), sorted.
+func YAMLKeys(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	fields := map[string]reflect.Type{}
+	yamlFields(t, fields)
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Nearest returns the word of words closest to word when it is a likely
+// misspelling of it ("comparision" → "comparison"); "" if none.
+func Nearest(word string, words []string) string {
+	return nearest(word, words)
 }
 
 // countLines is the number of lines in data (a last line without "\n"
@@ -354,9 +409,12 @@ func countLines(data []byte) int {
 // decodeError is DecodeError that also names the field's path
 // ("profiles[1].num_prompts: ...") where root (nil: unknown) locates it,
 // and keeps lines within the document's lines (0: unknown).
-func decodeError(name string, offset int, root *yaml.Node, lines int, err error, noun func(typ string) string) error {
+func decodeError(name string, offset int, root *yaml.Node, lines int, err error, noun func(typ string) string, keys func(typ string) []string) error {
 	if noun == nil {
 		noun = Noun
+	}
+	if keys == nil {
+		keys = knownKeys
 	}
 	var msgs []string
 	var te *yaml.TypeError
@@ -370,11 +428,10 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 		m = strings.TrimSpace(strings.TrimPrefix(m, "yaml: "))
 		sub := yamlLine.FindStringSubmatch(m)
 		if sub == nil {
-			if offset > 0 {
-				out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, m))
-			} else {
-				out = append(out, fmt.Sprintf("%s: %s", name, m))
-			}
+			// yaml.v3 leaves the line out where its marks are on its
+			// line 0: the document's first line (a lone `"` ends the
+			// stream inside the string it opens there).
+			out = append(out, fmt.Sprintf("%s:%d: %s", name, offset+1, strings.ReplaceAll(m, "\n", `\n`)))
 			continue
 		}
 		line, _ := strconv.Atoi(sub[1])
@@ -388,15 +445,25 @@ func decodeError(name string, offset int, root *yaml.Node, lines int, err error,
 		field := ""
 		if u := yamlUnknown.FindStringSubmatch(what); u != nil {
 			what = fmt.Sprintf("unknown field %q in %s", u[1], noun(u[2]))
+			if near := nearest(u[1], keys(u[2])); near != "" {
+				what += fmt.Sprintf(" (did you mean %s?)", near)
+			}
 			if field = fieldAt(root, line, u[1], true); field == u[1] {
 				field = "" // a top-level key: the message already names it
 			}
 		} else if v := yamlType.FindStringSubmatch(what); v != nil {
 			field = fieldAt(root, line, v[1], false)
+			// A fraction for an integer already says "(want an integer)".
+			if unit := unitOf(field); unit != "" && !strings.Contains(what, "(want ") {
+				what += " (want " + unit + ")"
+			}
 		}
 		if field != "" {
 			what = field + ": " + what
 		}
+		// One message a line: a value quoted in it keeps its line
+		// breaks escaped.
+		what = strings.ReplaceAll(what, "\n", `\n`)
 		out = append(out, fmt.Sprintf("%s:%d: %s", name, line+offset, what))
 	}
 	return errors.New(strings.Join(out, "\n"))
@@ -541,4 +608,97 @@ func (f *File) Line(path ...any) int {
 		n = next
 	}
 	return line
+}
+
+// campaignKeys maps each campaign type yaml.v3 may name in an unknown
+// field's error ("schema.Step") to the keys it takes, read from the
+// types' yaml tags (a profile's load fields are decoded by hand:
+// schema.profileFile).
+var campaignKeys = func() map[string][]string {
+	out := map[string][]string{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || out[t.String()] != nil {
+			return
+		}
+		fields := map[string]reflect.Type{}
+		yamlFields(t, fields)
+		keys := make([]string, 0, len(fields))
+		out[t.String()] = keys // marks t as seen
+		for k, ft := range fields {
+			keys = append(keys, k)
+			walk(ft)
+		}
+		slices.Sort(keys)
+		out[t.String()] = keys
+	}
+	walk(reflect.TypeOf(schema.Campaign{}))
+	out["schema.profileFile"] = append(slices.Clone(out["schema.Profile"]), "request_rate", "max_concurrency", "concurrency")
+	return out
+}()
+
+// knownKeys returns the keys of the campaign type typ names ("schema.Step").
+func knownKeys(typ string) []string {
+	return campaignKeys[typ]
+}
+
+// nearest returns the key of keys closest to word when it is a likely
+// misspelling of it (at most a third of its letters differ, at most 3);
+// "" if none.
+func nearest(word string, keys []string) string {
+	best, bestD := "", min(3, (len(word)+2)/3)+1
+	for _, k := range keys {
+		if d := editDistance(word, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// unitOf says what a numeric field holds, for a type error at path
+// (slo.ttft_p99: 500ms): "" when the path says nothing.
+func unitOf(path string) string {
+	key := path
+	if i := strings.LastIndexAny(path, ".]"); i >= 0 {
+		key = path[i+1:]
+	}
+	switch {
+	case strings.HasPrefix(path, "slo."):
+		return "a number of milliseconds, as slo: {ttft_p99: 500}"
+	case key == "gpu_hour_usd":
+		return "a number of US dollars per GPU-hour, as gpu_hour_usd: 2.5"
+	case strings.HasSuffix(key, "_ms"):
+		return "a number of milliseconds"
+	case strings.HasSuffix(key, "_rps") || key == "request_rate":
+		return "a number of requests per second"
+	case strings.HasSuffix(key, "_len"):
+		return "a number of tokens"
+	case key == "num_prompts" || key == "repeats" || key == "gpus" || key == "count" || key == "max_concurrency" || key == "concurrency":
+		return "a whole number"
+	}
+	return ""
 }

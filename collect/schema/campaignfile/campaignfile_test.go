@@ -58,6 +58,15 @@ func TestParseErrors(t *testing.T) {
 		{"unclosed in the middle", "id: x\nprofiles: [p\nsteps: []\n", "c.yaml:2: did not find expected ',' or ']'"},
 		// ... but never past the file's last line.
 		{"unclosed at the end", "id: [", "c.yaml:1: did not find expected node content"},
+		// yaml.v3 names no line for an error on its line 0 (found by
+		// FuzzParse)
+		{"lone quote", "\"", "c.yaml:1: found unexpected end of stream"},
+		// a value with line breaks is quoted on one line, after the
+		// line that yaml.v3's "line N:" gave (found by FuzzParse)
+		{"multi-line value", "0\n\n0", "c.yaml:1: cannot unmarshal !!str `0\\n0` into schema.Campaign"},
+		// yaml.v3 panics on a merge key beside a mapping used as a key
+		// (found by FuzzParse)
+		{"merge beside a mapping key", "id: x\nprofiles:\n  - {id: p, <<, &a {0}}\n", "c.yaml:1: malformed YAML the decoder cannot read"},
 		{"empty", "", "c.yaml: empty campaign file"},
 		// A comment only is an empty document too.
 		{"comment only", "# nothing yet\n", "c.yaml: empty campaign file"},
@@ -442,5 +451,48 @@ func TestDecodeStrictUnicodeBreaks(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "cannot unmarshal !!float `2.5` into int") {
 			t.Errorf("Parse(%q) = %v; want the float refused", camp, err)
 		}
+	}
+}
+
+// TestParseSuggestsAndSaysUnits: an unknown field names the key it most
+// likely misspells; a type error of a field with a unit says the unit
+// (slo.ttft_p99: 500ms is "a number of milliseconds").
+func TestParseSuggestsAndSaysUnits(t *testing.T) {
+	y := `id: x
+model: {id: m}
+slo: {ttft_p99: 500ms}
+profiles:
+  - {id: p, dataset: random, num_prompts: 1, concurency: [1, 2]}
+  - {id: q, dataset: random, num_prompts: 1, input_lenght: 8}
+steps:
+  - {id: s, title: S, chosn: a, experiments: [{id: a, engine: mock, comand: x}]}
+bogus_thing: 1
+baseline: a
+optimized: a
+`
+	_, err := Parse("c.yaml", []byte(y))
+	if err == nil {
+		t.Fatal("parsed")
+	}
+	for _, want := range []string{
+		"c.yaml:3: slo.ttft_p99: cannot unmarshal !!str `500ms` into float64 (want a number of milliseconds, as slo: {ttft_p99: 500})",
+		`c.yaml:5: profiles[0].concurency: unknown field "concurency" in a profile (did you mean concurrency?)`,
+		`c.yaml:6: profiles[1].input_lenght: unknown field "input_lenght" in a profile (did you mean input_len?)`,
+		`c.yaml:8: steps[0].chosn: unknown field "chosn" in a step (did you mean chosen?)`,
+		`unknown field "comand" in an experiment (did you mean command?)`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	// A word near nothing gets no guess.
+	if strings.Contains(err.Error(), `"bogus_thing" in the campaign (did you mean`) {
+		t.Errorf("a guess for a word near no field:\n%v", err)
+	}
+	// A fraction for a count says what it wants once.
+	_, err = Parse("c.yaml", []byte("id: x\nmodel: {id: m}\nprofiles:\n  - {id: p, dataset: random, num_prompts: 8.5}\n"))
+	want := "c.yaml:4: profiles[0].num_prompts: cannot unmarshal !!float `8.5` into int (want an integer)"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "(want") != 1 {
+		t.Errorf("num_prompts: 8.5: %v\nwant %q, one (want …)", err, want)
 	}
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// TestDiffGateNothingShared: a gate that compared nothing (the sides
+// share no run) fails and says so instead of passing; a run that
+// finished in OLD and crashed in NEW fails it too.
+func TestDiffGateNothingShared(t *testing.T) {
+	res := func(exp string, st schema.Status) *schema.Result {
+		r := &schema.Result{SchemaVersion: schema.Version, Campaign: "c", Experiment: exp, Profile: "chat", Status: st,
+			Load: schema.Load{Sweep: schema.SweepConcurrency, MaxConcurrency: 4}}
+		if st == schema.StatusOK {
+			r.Summary = &schema.Summary{OutputThroughput: 100, TotalTokenThroughput: 1000}
+		}
+		return r
+	}
+	old, other, crashed := t.TempDir(), t.TempDir(), t.TempDir()
+	for dir, r := range map[string]*schema.Result{old: res("a", schema.StatusOK), other: res("b", schema.StatusOK), crashed: res("a", schema.StatusCrashed)} {
+		if err := schema.WriteFile(filepath.Join(dir, r.Experiment+"--chat--c4.json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"diff", old, other, "--fail-on", "regression"}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "share no run") {
+		t.Errorf("no shared run: %v", err)
+	}
+	if err := run(context.Background(), []string{"diff", old, other}, &out, &errb); err != nil {
+		t.Errorf("without a gate: %v", err)
+	}
+	err = run(context.Background(), []string{"diff", old, crashed, "--fail-on", "regression:5%"}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "a/chat c=4 (crashed)") {
+		t.Errorf("crashed in new: %v\n%s", err, out.String())
+	}
+}
+
+// TestDiffWarnsOtherCampaign: two sides of different campaigns are
+// compared (an H100 and an H200 campaign of the same experiments) with a
+// warning naming both.
+func TestDiffWarnsOtherCampaign(t *testing.T) {
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	for i, c := range []string{"h100", "h200"} {
+		r := &schema.Result{SchemaVersion: schema.Version, Campaign: c, Experiment: "a", Profile: "chat", Status: schema.StatusOK,
+			Summary: &schema.Summary{OutputThroughput: 100, TotalTokenThroughput: 1000}}
+		if err := schema.WriteFile(filepath.Join(dirs[i], "a--chat.json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"diff", dirs[0], dirs[1]}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if w := errb.String(); !strings.Contains(w, "campaign h100") || !strings.Contains(w, "campaign h200") || !strings.Contains(w, dirs[0]) {
+		t.Errorf("stderr: %q", w)
+	}
+	errb.Reset()
+	if err := run(context.Background(), []string{"diff", dirs[0], dirs[0]}, &out, &errb); err != nil || errb.Len() != 0 {
+		t.Errorf("one campaign: %v, stderr %q", err, errb.String())
+	}
+}

@@ -1,0 +1,331 @@
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// result is one run of experiment exp at concurrency c with the given
+// throughput and TPOT (TTFT, ITL and E2EL follow from them).
+func result(exp string, c, repeat int, tput, tpot float64) *schema.Result {
+	st := func(v float64) *schema.Stats { return &schema.Stats{MedianMs: schema.F(v)} }
+	return &schema.Result{SchemaVersion: schema.Version, Campaign: "demo", Experiment: exp, Profile: "chat", Repeat: repeat, Status: schema.StatusOK,
+		Load: schema.Load{Sweep: schema.SweepConcurrency, MaxConcurrency: c},
+		Summary: &schema.Summary{OutputThroughput: tput, TotalTokenThroughput: tput * 10,
+			TTFT: st(50), TPOT: st(tpot), ITL: st(tpot), E2EL: st(50 + 15*tpot)}}
+}
+
+// side draws n repeats of each (experiment, concurrency) with noise cv;
+// scale multiplies a's TPOT (a slower decode step) and divides its
+// throughput.
+func side(rng *rand.Rand, name string, n int, cv, scale float64, exps ...string) Side {
+	var rs []*schema.Result
+	for _, e := range exps {
+		for _, c := range []int{4, 16} {
+			for r := 0; r < n; r++ {
+				noise := 1 + cv*rng.NormFloat64()
+				s := 1.0
+				if e == "a" {
+					s = scale
+				}
+				rs = append(rs, result(e, c, r, 1000*float64(c)/s*noise, 10*s*noise))
+			}
+		}
+	}
+	return NewSide(name, rs)
+}
+
+func TestCompareFindsRegression(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	old := side(rng, "round 3", 6, 0.01, 1, "a", "b")
+	nw := side(rng, "round 4", 6, 0.01, 1.12, "a", "b", "c")
+	tab := Compare(old, nw, 0)
+	if tab.Tests != 2*2*6 || len(tab.OnlyNew) != 2 || tab.OnlyNew[0] != "c/chat c=4" || len(tab.OnlyOld) != 0 {
+		t.Fatalf("tests %d, only new %v, only old %v", tab.Tests, tab.OnlyNew, tab.OnlyOld)
+	}
+	regs := tab.Regressions()
+	// a at both concurrencies: both throughputs, TPOT, ITL, E2EL (TTFT
+	// did not change).
+	if len(regs) != 10 {
+		t.Fatalf("%d regressions: %+v", len(regs), regs)
+	}
+	for _, r := range regs {
+		if !strings.HasPrefix(r.Run, "a/") || r.Metric.Key == "ttft_p50_ms" {
+			t.Errorf("false regression %s %s %+.1f%%", r.Run, r.Metric.Key, r.Pct)
+		}
+	}
+	// A margin above the change: a regression no more.
+	if n := len(Compare(old, nw, 15).Regressions()); n != 0 {
+		t.Errorf("margin 15%%: %d regressions", n)
+	}
+	var text, md, js bytes.Buffer
+	if err := tab.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"old: round 3\nnew: round 4\n", "median TPOT (ms, lower is better)", "a/chat c=4", "REGRESSION", "~ (p=", "Benjamini-Hochberg over the 24 tested comparisons", "only in round 4: c/chat c=4, c/chat c=16", "10 significant regression(s)."} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if err := tab.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| a/chat c=4 |") || !strings.Contains(md.String(), ":warning:") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	if err := tab.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Correction  string `json:"correction"`
+		Regressions int    `json:"regressions"`
+		Rows        []struct {
+			Run, Metric string
+			Regression  bool
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || got.Correction != "benjamini-hochberg" || got.Regressions != 10 || len(got.Rows) != 24 {
+		t.Fatalf("json: %+v %v", got, err)
+	}
+}
+
+// TestCompareSingleRuns: one run a side is shown, never called a
+// regression; two single files under different names are paired.
+func TestCompareSingleRuns(t *testing.T) {
+	a := result("", 0, 0, 1000, 10)
+	a.Label, a.Load, a.Profile = "vllm 0.13", schema.Load{}, ""
+	b := result("", 0, 0, 800, 13)
+	b.Label, b.Load, b.Profile = "vllm 0.15", schema.Load{}, ""
+	oldF, newF := NewSide("old.json", []*schema.Result{a}), NewSide("new.json", []*schema.Result{b})
+	oldF.File, newF.File = true, true
+	tab := Compare(oldF, newF, 0)
+	if len(tab.Rows) != 6 || tab.Rows[0].Run != "vllm 0.13 → vllm 0.15" || tab.Tests != 0 || len(tab.Regressions()) != 0 {
+		t.Fatalf("%+v", tab)
+	}
+	if d, note := tab.Rows[0].DeltaText(); d != "-20.00%" || note != "1 run each" {
+		t.Errorf("delta %q %q", d, note)
+	}
+}
+
+// TestGateFalseAlarms: diffs of two rounds of unchanged configurations
+// (8 runs × 6 metrics, 5 repeats a side, the metrics of a run moving
+// together) fail a regression gate in at most 5 % of tries: the
+// Benjamini-Hochberg adjustment's promise when nothing changed. Without
+// it (any raw p ≤ 0.05) most tries would fail.
+func TestGateFalseAlarms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tries, fails, rawFails := 400, 0, 0
+	for i := 0; i < tries; i++ {
+		old := side(rng, "old", 5, 0.03, 1, "a", "b", "c", "d")
+		nw := side(rng, "new", 5, 0.03, 1, "a", "b", "c", "d")
+		tab := Compare(old, nw, 0)
+		if len(tab.Regressions()) > 0 {
+			fails++
+		}
+		for _, r := range tab.Rows {
+			if r.Tested && r.P <= 0.05 {
+				rawFails++
+				break
+			}
+		}
+	}
+	rate := float64(fails) / float64(tries)
+	t.Logf("unchanged configurations: gate failed %d of %d tries (%.1f%%); uncorrected, %d (%.0f%%)", fails, tries, rate*100, rawFails, float64(rawFails)/float64(tries)*100)
+	if rate > 0.05 {
+		t.Errorf("gate failed %.1f%% of unchanged tries, want ≤ 5%%", rate*100)
+	}
+	if rawFails < tries/10 {
+		t.Errorf("uncorrected tests failed only %d tries: the check has no power to show the correction matters", rawFails)
+	}
+}
+
+func TestChanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	// Six rounds of repeats: a's decode step 12 % slower from round 4
+	// (index 3).
+	var rounds []Side
+	for i := 0; i < 6; i++ {
+		scale := 1.0
+		if i >= 3 {
+			scale = 1.12
+		}
+		rounds = append(rounds, side(rng, "r", 6, 0.01, scale, "a", "b"))
+	}
+	tput, _ := MetricByKey("total_tok_per_s")
+	cs := Changes(rounds, []Metric{tput})
+	if len(cs) != 2 {
+		t.Fatalf("changes %+v", cs)
+	}
+	for _, c := range cs {
+		if c.Round != 3 || !strings.HasPrefix(c.Run, "a/") || c.Method != "u-test" || c.Better || c.Pct > -8 {
+			t.Errorf("change %+v", c)
+		}
+	}
+	// Single runs per round: the change-point method, 20 rounds.
+	rounds = rounds[:0]
+	for i := 0; i < 20; i++ {
+		scale := 1.0
+		if i >= 9 {
+			scale = 1.12
+		}
+		rounds = append(rounds, side(rng, "r", 1, 0.01, scale, "a", "b"))
+	}
+	cs = Changes(rounds, []Metric{tput})
+	if len(cs) != 2 || cs[0].Round != 9 || cs[0].Method != "e-divisive" {
+		t.Fatalf("single-run changes %+v", cs)
+	}
+}
+
+// TestOpenFiles: a perflab result and a vLLM --save-result JSON each open
+// as one side; anything else is an error naming the file.
+func TestOpenFiles(t *testing.T) {
+	dir := t.TempDir()
+	r := result("vllm", 4, 0, 1000, 10)
+	res := filepath.Join(dir, "r.json")
+	if err := schema.WriteFile(res, r); err != nil {
+		t.Fatal(err)
+	}
+	vllm := filepath.Join(dir, "vllm.json")
+	if err := os.WriteFile(vllm, []byte(`{"backend": "vllm", "model_id": "m", "completed": 10, "duration": 2.0, "total_input_tokens": 100, "total_output_tokens": 200, "request_throughput": 5.0, "output_throughput": 100.0, "total_token_throughput": 150.0, "mean_ttft_ms": 20, "median_ttft_ms": 19, "mean_tpot_ms": 5, "median_tpot_ms": 5, "mean_itl_ms": 5, "median_itl_ms": 5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{res, vllm} {
+		s, err := Open(p)
+		if err != nil || s.Runs() != 1 {
+			t.Errorf("%s: %d runs, %v", p, s.Runs(), err)
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"hello": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("bad file: %v", err)
+	}
+	if _, err := Open(filepath.Join(dir, "nope")); err == nil {
+		t.Error("a missing side opened")
+	}
+}
+
+// TestFindRoundSkipsEmptyRound: a round just started (its record, no
+// result yet) is not "latest" — as for a results directory and on the
+// pages — and named by its id it is an error, not an empty side that a
+// gate would pass.
+func TestFindRoundSkipsEmptyRound(t *testing.T) {
+	dir := t.TempDir()
+	if err := schema.WriteFile(filepath.Join(dir, "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"2026-11-20", "2026-11-27"} {
+		rd, err := schema.CreateRound(dir, &schema.Round{ID: id, Start: id + "T00:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == "2026-11-20" {
+			if err := schema.WriteFile(filepath.Join(rd.Dir, "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for want, id := range map[string]string{"latest": "2026-11-20", "previous": "1", "2": "2026-11-20"} {
+		rd, err := FindRound(dir, want)
+		if err != nil || rd.ID != id {
+			t.Errorf("round %s: %q, %v; want %s", want, rd.ID, err, id)
+		}
+	}
+	latest, err := Open(dir)
+	if err != nil || !strings.Contains(latest.Name, "2026-11-20") {
+		t.Errorf("the directory: %q, %v", latest.Name, err)
+	}
+	if _, err := FindRound(dir, "3"); err == nil {
+		t.Error("round 3 of 2 rounds holding results found")
+	}
+	if _, err := Open(dir + "@2026-11-27"); err == nil || !strings.Contains(err.Error(), "holds no results") {
+		t.Errorf("the empty round by id: %v", err)
+	}
+}
+
+// TestCompareCrashedInNew: an upgrade whose engine crashes on a run that
+// finished before is not "only in old": it fails the gate.
+func TestCompareCrashedInNew(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	old := side(rng, "old", 5, 0.02, 1, "a", "b")
+	var rs []*schema.Result
+	for _, c := range []int{4, 16} {
+		for r := 0; r < 5; r++ {
+			rs = append(rs, result("b", c, r, 1000*float64(c), 10))
+			crashed := result("a", c, r, 0, 0)
+			crashed.Status, crashed.Summary = schema.StatusCrashed, nil
+			rs = append(rs, crashed)
+		}
+	}
+	tab := Compare(old, NewSide("new", rs), 5)
+	if len(tab.FailedNew) != 2 || tab.FailedNew[0] != "a/chat c=4 (crashed)" || len(tab.OnlyOld) != 0 {
+		t.Fatalf("failed in new %v, only old %v", tab.FailedNew, tab.OnlyOld)
+	}
+	if g := tab.Gate(); len(g) != 2 || !strings.Contains(g[1], "a/chat c=16 (crashed)") {
+		t.Errorf("gate %v", g)
+	}
+	var buf bytes.Buffer
+	if err := tab.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		FailedNew []string `json:"failed_new"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &js); err != nil || len(js.FailedNew) != 2 {
+		t.Errorf("json failed_new %v, %v", js.FailedNew, err)
+	}
+	buf.Reset()
+	if err := tab.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "no ok result in new: a/chat c=4 (crashed)") {
+		t.Errorf("text: %v\n%s", err, buf.String())
+	}
+	// Some repeats finished: compared on those, not failed.
+	rs[1].Status, rs[1].Summary = schema.StatusOK, result("a", 4, 0, 4000, 10).Summary
+	if tab := Compare(old, NewSide("new", rs), 5); len(tab.FailedNew) != 1 {
+		t.Errorf("failed in new %v, want c=16 only", tab.FailedNew)
+	}
+}
+
+// TestCompareDirsMatchByRun: two results directories (or rounds) holding
+// one run each, of different configurations, are not compared with each
+// other: only two files are paired whatever their names.
+func TestCompareDirsMatchByRun(t *testing.T) {
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	if err := schema.WriteFile(filepath.Join(dirs[0], "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.WriteFile(filepath.Join(dirs[1], "b--chat--c16.json"), result("b", 16, 0, 800, 13)); err != nil {
+		t.Fatal(err)
+	}
+	var sides [2]Side
+	for i, d := range dirs {
+		s, err := Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sides[i] = s
+	}
+	tab := Compare(sides[0], sides[1], 0)
+	if len(tab.Rows) != 0 || len(tab.OnlyOld) != 1 || len(tab.OnlyNew) != 1 {
+		t.Errorf("rows %d, only old %v, only new %v: want nothing compared", len(tab.Rows), tab.OnlyOld, tab.OnlyNew)
+	}
+	files := [2]Side{}
+	for i, p := range []string{filepath.Join(dirs[0], "a--chat--c4.json"), filepath.Join(dirs[1], "b--chat--c16.json")} {
+		s, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = s
+	}
+	if tab := Compare(files[0], files[1], 0); len(tab.Rows) != 6 {
+		t.Errorf("two files: %d rows, want them paired", len(tab.Rows))
+	}
+}

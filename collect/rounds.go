@@ -1,0 +1,183 @@
+package collect
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// RoundID is the round a collect runs in, derived from the options and
+// the campaign: Options.Round when given; with Options.NewRound, the UTC
+// date (2026-11-27), or the date and .2, .3 … when that round exists;
+// else the campaign's rounds: policy (daily, weekly, monthly: the date's
+// round, joined or started); else the latest round (round 1 for a
+// campaign with none). create is true when the round is new or may be
+// (a date or given id: CreateRound keeps a record already there).
+func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id string, create bool, err error) {
+	now = now.UTC()
+	if opt.Round != "" {
+		if err := schema.CheckRoundID(opt.Round); err != nil {
+			return "", false, fmt.Errorf("collect: --round: %w", err)
+		}
+		return opt.Round, true, nil
+	}
+	rounds, err := schema.Rounds(dir)
+	if err != nil {
+		return "", false, fmt.Errorf("collect: %w", err)
+	}
+	exists := func(id string) bool {
+		for _, r := range rounds {
+			if r.ID == id {
+				return true
+			}
+		}
+		_, err := os.Stat(schema.RoundPath(dir, id))
+		return err == nil && id != schema.FirstRound
+	}
+	if opt.NewRound {
+		if opt.Shards > 1 {
+			// Each shard would see the others' new round and start
+			// another (.2, .3 …): shards must be given one id.
+			return "", false, fmt.Errorf("collect: --new-round with --shard: each shard would start a round of its own; give every shard the same --round ID (a date, a job id)")
+		}
+		base := now.Format("2006-01-02")
+		id = base
+		for n := 2; exists(id); n++ {
+			id = fmt.Sprintf("%s.%d", base, n)
+		}
+		return id, true, nil
+	}
+	switch c.Rounds {
+	case "daily":
+		return now.Format("2006-01-02"), true, nil
+	case "weekly":
+		y, w := now.ISOWeek()
+		return fmt.Sprintf("%d-w%02d", y, w), true, nil
+	case "monthly":
+		return now.Format("2006-01"), true, nil
+	}
+	if len(rounds) == 0 {
+		return schema.FirstRound, false, nil
+	}
+	return rounds[len(rounds)-1].ID, false, nil
+}
+
+// startRound makes the plan's round: it resolves the round id, starts
+// the round when it is new (its directory and record) and points the
+// plan's runs at the round's directory.
+func startRound(ctx context.Context, f *File, p *Plan, opt Options, now time.Time) error {
+	id, create, err := RoundID(p.Campaign, p.Dir, opt, now)
+	if err != nil {
+		return err
+	}
+	rd := schema.RoundDir{ID: id, Dir: schema.RoundPath(p.Dir, id)}
+	if create && id != schema.FirstRound {
+		rec := NewRoundRecord(ctx, f, id, now)
+		if rd, err = schema.CreateRound(p.Dir, rec); err != nil {
+			return fmt.Errorf("collect: start round %s: %w", id, err)
+		}
+	}
+	p.InRound(rd)
+	return nil
+}
+
+// InRound points the plan at round rd: its directory holds the results.
+func (p *Plan) InRound(rd schema.RoundDir) {
+	p.Round = rd.ID
+	if rd.Dir == p.Dir {
+		return
+	}
+	for i := range p.Runs {
+		p.Runs[i].Path = filepath.Join(rd.Dir, filepath.Base(p.Runs[i].Path))
+	}
+	p.Dir = rd.Dir
+}
+
+// NewRoundRecord is the record of a round starting now: the campaign
+// file's hash, the lab's git commit and the engines the campaign names.
+func NewRoundRecord(ctx context.Context, f *File, id string, now time.Time) *schema.Round {
+	c := &f.Campaign
+	rec := &schema.Round{ID: id, Start: now.UTC().Format(time.RFC3339), Campaign: c.ID}
+	if data, err := os.ReadFile(f.Path); err == nil {
+		sum := sha256.Sum256(data)
+		rec.CampaignSHA256 = hex.EncodeToString(sum[:])
+	}
+	rec.GitCommit = gitCommit(ctx, filepath.Dir(f.Path))
+	for _, s := range c.Steps {
+		for _, e := range s.Experiments {
+			v := e.Version
+			if v == "" {
+				for _, es := range c.Engines {
+					if es.Name == e.Engine {
+						v = es.Version
+					}
+				}
+			}
+			rec.Engines = append(rec.Engines, schema.RoundEngine{Experiment: e.ID, Engine: e.Engine, Version: v, Image: ContainerImage(e.Command)})
+		}
+	}
+	return rec
+}
+
+// gitCommit is the HEAD commit of the git work tree holding dir, with
+// "-dirty" when it has uncommitted changes; "" outside a git repository
+// or without git.
+func gitCommit(ctx context.Context, dir string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	commit := strings.TrimSpace(string(out))
+	st, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		commit += "-dirty"
+	}
+	return commit
+}
+
+// dockerValueFlags are the docker/podman run flags that take a separate
+// value (-e KEY=V), so that the image is found as the first argument
+// that is neither a flag nor a flag's value.
+var dockerValueFlags = map[string]bool{
+	"-e": true, "--env": true, "-v": true, "--volume": true, "-p": true, "--publish": true,
+	"--name": true, "--gpus": true, "--shm-size": true, "--ipc": true, "--network": true, "--net": true,
+	"--runtime": true, "-w": true, "--workdir": true, "--entrypoint": true, "--device": true,
+	"--mount": true, "-u": true, "--user": true, "--env-file": true, "--ulimit": true, "-h": true,
+	"--hostname": true, "--label": true, "-l": true, "--cpus": true, "-m": true, "--memory": true,
+	"--platform": true, "--pull": true, "--cap-add": true, "--security-opt": true, "--add-host": true,
+	"--group-add": true, "--log-driver": true, "--restart": true,
+}
+
+// ContainerImage returns the image a docker or podman run command runs
+// ("" for any other command).
+func ContainerImage(command string) string {
+	f := strings.Fields(command)
+	for i := 0; i+1 < len(f); i++ {
+		tool := filepath.Base(f[i])
+		if (tool != "docker" && tool != "podman") || f[i+1] != "run" {
+			continue
+		}
+		for j := i + 2; j < len(f); j++ {
+			a := f[j]
+			switch {
+			case a == "\\":
+			case dockerValueFlags[a]:
+				j++
+			case strings.HasPrefix(a, "-"):
+			default:
+				return strings.Trim(a, `"'`)
+			}
+		}
+	}
+	return ""
+}

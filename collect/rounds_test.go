@@ -1,0 +1,161 @@
+package collect
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// snapshot reads every file below dir (relative path → bytes).
+func snapshot(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCollectRounds: a campaign collected before rounds is round 1 and
+// stays byte for byte as it was when a new round starts; plain collect
+// resumes the latest round; the record says what the round ran with.
+func TestCollectRounds(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve", "serve")
+	camp := filepath.Join(dir, "fake")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, camp)
+	if len(before) != 6 { // 4 results, 2 engine logs
+		t.Fatalf("round 1 files: %d", len(before))
+	}
+
+	day := time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)
+	o := opts(t, dir, pids)
+	o.NewRound, o.Now = true, func() time.Time { return day }
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Ran != 4 || rep.Round != "2026-11-27" {
+		t.Fatalf("new round: %+v %v", rep, err)
+	}
+	after := snapshot(t, camp)
+	for name, b := range before {
+		if !bytes.Equal(after[name], b) {
+			t.Errorf("round 1's %s changed", name)
+		}
+	}
+	r2 := filepath.Join(camp, "rounds", "2026-11-27")
+	rec, err := schema.ReadRound(r2)
+	if err != nil || rec == nil {
+		t.Fatalf("round record: %v %v", rec, err)
+	}
+	if rec.Start != "2026-11-27T22:00:00Z" || rec.Campaign != "fake" || len(rec.Engines) != 2 || rec.Engines[1].Experiment != "e1" || rec.Engines[1].Engine != "vllm" {
+		t.Fatalf("record: %+v", rec)
+	}
+	if got := readResults(t, r2); len(got) != 4 || got["e0--short"] == nil {
+		t.Fatalf("round 2 results: %v", got)
+	}
+
+	// Plain collect resumes round 2 (nothing to do); a second new round on
+	// the same day gets .2.
+	if rep, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil || rep.Skipped != 4 || rep.Round != "2026-11-27" {
+		t.Fatalf("resume: %+v %v", rep, err)
+	}
+	if id, _, err := RoundID(&f.Campaign, camp, o, day); err != nil || id != "2026-11-27.2" {
+		t.Fatalf("second new round the same day: %q %v", id, err)
+	}
+	rs, err := schema.Rounds(camp)
+	if err != nil || len(rs) != 2 || rs[0].ID != "1" || rs[1].ID != "2026-11-27" {
+		t.Fatalf("rounds: %+v %v", rs, err)
+	}
+	if l, ok, _ := schema.Latest(camp); !ok || l.ID != "2026-11-27" {
+		t.Fatalf("latest: %+v", l)
+	}
+	res, err := schema.ReadLatest(camp)
+	if err != nil || len(res) != 4 {
+		t.Fatalf("latest results: %d %v", len(res), err)
+	}
+}
+
+// TestCollectRoundShards: shards given one round id (as a scheduler's job
+// id) fill one round between them, each running its own runs; the first
+// shard's record is the round's.
+func TestCollectRoundShards(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve", "serve")
+	for i := 0; i < 2; i++ {
+		o := opts(t, dir, pids)
+		o.Round, o.Shard, o.Shards = "slurm-81234", i, 2
+		at := time.Date(2026, 11, 27, 22, i, 0, 0, time.UTC)
+		o.Now = func() time.Time { return at }
+		rep, err := Collect(context.Background(), f, o)
+		if err != nil || rep.Ran != 2 || rep.Round != "slurm-81234" {
+			t.Fatalf("shard %d: %+v %v", i, rep, err)
+		}
+	}
+	camp := filepath.Join(dir, "fake")
+	rs, err := schema.Rounds(camp)
+	if err != nil || len(rs) != 1 || rs[0].ID != "slurm-81234" || rs[0].Record.Start != "2026-11-27T22:00:00Z" {
+		t.Fatalf("rounds: %+v %v", rs, err)
+	}
+	if got := readResults(t, rs[0].Dir); len(got) != 4 {
+		t.Fatalf("round results: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(camp, "e0--short.json")); !os.IsNotExist(err) {
+		t.Fatalf("a result outside the round: %v", err)
+	}
+}
+
+// TestRoundIDPolicy: the campaign's rounds: policy names the round by the
+// UTC date, so a nightly job and all its shards agree.
+func TestRoundIDPolicy(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 12, 31, 23, 30, 0, 0, time.FixedZone("x", -2*3600)) // 2027-01-01 01:30 UTC
+	for _, tc := range []struct{ policy, want string }{
+		{"daily", "2027-01-01"},
+		{"weekly", "2026-w53"},
+		{"monthly", "2027-01"},
+		{"", "1"},
+		{"manual", "1"},
+	} {
+		c := &schema.Campaign{Rounds: tc.policy}
+		got, _, err := RoundID(c, dir, Options{}, at)
+		if err != nil || got != tc.want {
+			t.Errorf("rounds: %q → %q %v, want %q", tc.policy, got, err, tc.want)
+		}
+	}
+	if _, _, err := RoundID(&schema.Campaign{}, dir, Options{Round: "Bad/ID"}, at); err == nil {
+		t.Error("a round id with a slash was taken")
+	}
+	// Shards cannot each start a new round: they would not agree.
+	if _, _, err := RoundID(&schema.Campaign{}, dir, Options{NewRound: true, Shard: 1, Shards: 4}, at); err == nil || !strings.Contains(err.Error(), "--round ID") {
+		t.Errorf("--new-round with --shard: %v", err)
+	}
+}
+
+func TestContainerImage(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"docker run --gpus all -p 8000:8000 --ipc=host -e HF_TOKEN=x vllm/vllm-openai:v0.13.0 --model Qwen/Qwen3-32B": "vllm/vllm-openai:v0.13.0",
+		"sudo podman run --rm -v /data:/data lmsysorg/sglang:v0.5.6 python3 -m sglang.launch_server":                  "lmsysorg/sglang:v0.5.6",
+		"vllm serve Qwen/Qwen3-32B": "",
+	} {
+		if got := ContainerImage(cmd); got != want {
+			t.Errorf("%s: %q, want %q", cmd, got, want)
+		}
+	}
+}

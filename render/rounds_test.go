@@ -1,0 +1,434 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// TestReportShowsLatestRound: a campaign re-run as a new round keeps
+// round 1's files beside it (results/<campaign>/ and rounds/<id>/); the
+// page and its data show the latest round only, never a mix.
+func TestReportShowsLatestRound(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "results", "demo-h100")
+	build := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		// Every block but the history (which shows every round), and
+		// data.json's runs (its rounds hold every round).
+		b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		if i := strings.Index(page, `<h2 id="history"`); i >= 0 {
+			j := strings.Index(page, `<h2 id="all-runs"`)
+			if j < i {
+				t.Fatal("no All Runs section after History")
+			}
+			page = page[:i] + page[j:]
+		}
+		b, err = os.ReadFile(filepath.Join(out, "demo", "h100", "data.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data struct {
+			Runs json.RawMessage `json:"runs"`
+		}
+		if err := json.Unmarshal(b, &data); err != nil {
+			t.Fatal(err)
+		}
+		return page + string(data.Runs)
+	}
+	if page := build(); !strings.Contains(page, "2352.82") {
+		t.Fatal("round 1's vllm-base throughput is not on the page")
+	}
+
+	// Round 2: the same runs, vllm-base/sharegpt measured again.
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-27", Start: "2026-11-27T22:00:00Z", Campaign: "demo-h100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		if r.Experiment == "vllm-base" && r.Profile == "sharegpt" {
+			r.Summary.TotalTokenThroughput = 2871.44
+		}
+		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := build()
+	if !strings.Contains(page, "2871.44") || strings.Contains(page, "2352.82") {
+		t.Errorf("the page does not show round 2 alone: has 2871.44 %v, has round 1's 2352.82 %v",
+			strings.Contains(page, "2871.44"), strings.Contains(page, "2352.82"))
+	}
+
+	// A round started but holding no result yet does not hide round 2.
+	if _, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T22:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	if page := build(); !strings.Contains(page, "2871.44") {
+		t.Error("an empty new round hid the latest round with results")
+	}
+}
+
+// TestHistoryBlock: a report with two rounds gets a History section
+// (chart, a table with a column per round, no change points from two
+// single runs); one with a single round gets none.
+func TestHistoryBlock(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "results", "demo-h100")
+	build := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if page := build(); strings.Contains(page, `id="history"`) {
+		t.Fatal("a History section with one round")
+	}
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-27", Start: "2026-11-27T22:00:00Z", Campaign: "demo-h100",
+		GitCommit: "0123456789abcdef0123456789abcdef01234567-dirty"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		r.Engine.Version = "0.14.0" // round 1's results say no version
+		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := build()
+	for _, want := range []string{`<h2 id="history">History`, `<div class="table-wrap"><table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27<br><small>2026-11-27</small>",
+		"No change points", `"chart-history-`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// The chart: one dataset row per round, the hover's rounds with
+	// their commit, and the engine's version from round 2.
+	opt := historyChartOption(t, page)
+	if len(opt.Dataset.Source) != 2 || len(opt.History.Rounds) != 2 || opt.History.Rounds[1] != [3]string{"2026-11-27", "2026-11-27", "0123456789ab-dirty"} {
+		t.Errorf("history chart: dataset %v, rounds %v", opt.Dataset.Source, opt.History.Rounds)
+	}
+	if len(opt.Series) == 0 || len(opt.History.Engines) != len(opt.Series) {
+		t.Fatalf("history chart: %d series, engines %v", len(opt.Series), opt.History.Engines)
+	}
+	if e := opt.History.Engines[0]; len(e) != 1 || e[0][0] != 1.0 || !strings.HasSuffix(e[0][1].(string), " 0.14.0") {
+		t.Errorf("line 0's engines: %v, want 0.14.0 from round 2 (round 1 says no version)", e)
+	}
+	if opt.Series[0].MarkLine != nil {
+		t.Errorf("a version change marked where round 1 says no version: %v", opt.Series[0].MarkLine)
+	}
+	// data.json: "runs" is the latest round, "rounds" every round; data.csv
+	// gets a round column and every round's rows.
+	var data struct {
+		Runs   []json.RawMessage `json:"runs"`
+		Rounds []struct {
+			ID        string            `json:"id"`
+			GitCommit string            `json:"git_commit"`
+			Runs      []json.RawMessage `json:"runs"`
+		} `json:"rounds"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &data); err != nil || len(data.Runs) != 6 || len(data.Rounds) != 2 || data.Rounds[0].ID != "1" ||
+		len(data.Rounds[1].Runs) != 6 || data.Rounds[1].GitCommit == "" {
+		t.Fatalf("data.json: %d runs, rounds %+v, %v", len(data.Runs), data.Rounds, err)
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.csv"))
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 13 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[12], "2026-11-27,") {
+		t.Errorf("data.csv:\n%s", csv)
+	}
+
+	// Round 3 upgrades the engine: a vertical line on the x axis at
+	// round 3 names the new version; x is the rounds' dates when every
+	// round is dated (round 1's results here say no start: its number).
+	rd, err = schema.CreateRound(camp, &schema.Round{ID: "2026-12-04", Start: "2026-12-04T22:00:00Z", Campaign: "demo-h100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		r.Engine.Version = "0.15.1"
+		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opt = historyChartOption(t, build())
+	if ml := opt.Series[0].MarkLine; ml == nil || len(ml.Data) != 1 || len(opt.Dataset.Source) != 3 || ml.Data[0]["xAxis"] != opt.Dataset.Source[2][0] || !strings.HasSuffix(ml.Data[0]["name"].(string), " 0.15.1") {
+		t.Errorf("version change marks: %+v, want one at round 3's x naming 0.15.1", ml)
+	}
+	if len(opt.XAxis) != 1 || (opt.XAxis[0]["type"] != "time") != (fixtureResults()[0].Start == "") {
+		t.Errorf("x axis %v: want a time axis when every round is dated", opt.XAxis)
+	}
+}
+
+// TestDemoRoundsPage: the bundled living-lab demo's page flags exactly
+// the two changes made on purpose: large-batch in round 4 (slower, at both
+// concurrencies) and small-batch in round 5 (faster).
+func TestDemoRoundsPage(t *testing.T) {
+	root := repoRoot(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(root, "content"), Results: filepath.Join(root, "results"), Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "demo", "mock-rounds", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	i := strings.Index(page, `<ul class="history-changes">`)
+	if i < 0 {
+		t.Fatal("no change points listed")
+	}
+	list := page[i : i+strings.Index(page[i:], "</ul>")]
+	items := strings.Split(list, "<li>")[1:]
+	want := []string{"Large batch, slow step / Chat at concurrency 4: -", "Large batch, slow step / Chat at concurrency 16: -",
+		"Small batch, fast step / Chat at concurrency 4: +", "Small batch, fast step / Chat at concurrency 16: +"}
+	rounds := []string{"in round 4 ", "in round 4 ", "in round 5 ", "in round 5 "}
+	if len(items) != len(want) {
+		t.Fatalf("%d change points, want 4:\n%s", len(items), list)
+	}
+	for k, it := range items {
+		if !strings.HasPrefix(it, want[k]) || !strings.Contains(it, rounds[k]) {
+			t.Errorf("change point %d: %q, want %q … %q", k, it, want[k], rounds[k])
+		}
+	}
+	// The same four flagged on the chart: a pin on each line at its
+	// round (index 3: round 4, index 4: round 5), x the rounds' dates.
+	opt := historyChartOption(t, page)
+	pins := map[string]int{}
+	for _, sr := range opt.Series {
+		if sr.MarkPoint != nil {
+			pins[sr.Name] = len(sr.MarkPoint["data"].([]any))
+		}
+	}
+	if len(pins) != 4 || len(opt.History.Changes) != 4 {
+		t.Errorf("chart pins %v, changes %v: want the 4 change points", pins, opt.History.Changes)
+	}
+	for k, ri := range []string{"3", "3", "4", "4"} {
+		for li, sr := range opt.Series {
+			if strings.HasPrefix(want[k], sr.Name+":") && opt.History.Changes[strconv.Itoa(li)+":"+ri] == "" {
+				t.Errorf("chart: no change point on %s at round index %s: %v", sr.Name, ri, opt.History.Changes)
+			}
+		}
+	}
+	if opt.XAxis[0]["type"] != "time" {
+		t.Errorf("demo history x axis %v, want the rounds' dates", opt.XAxis[0])
+	}
+	// x in the rounds' order: each round's date after the one before.
+	for ri := 1; ri < len(opt.Dataset.Source); ri++ {
+		if a, b := opt.Dataset.Source[ri-1][0].(string), opt.Dataset.Source[ri][0].(string); a > b {
+			t.Errorf("round %d dated %s, before round %d's %s", ri+1, b, ri, a)
+		}
+	}
+}
+
+// TestHistoryChartOrder: x is the rounds' dates only when they follow the
+// rounds' order; a round 1 dated (by its results) after round 2's record
+// gets the round number on x, so the line is never drawn backwards.
+func TestHistoryChartOrder(t *testing.T) {
+	res := func(start string) []*schema.Result {
+		return []*schema.Result{{Experiment: "e", Profile: "p", Status: schema.StatusOK, Start: start, Summary: &schema.Summary{Completed: 1, TotalTokenThroughput: 100}}}
+	}
+	r := &Report{Campaign: &schema.Campaign{Hardware: schema.HardwareSpec{Count: 1}, Profiles: []schema.Profile{{ID: "p", Name: "P"}},
+		Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "e", Name: "E"}}}}}}
+	for _, tc := range []struct {
+		start1 string
+		want   string
+	}{{"2026-10-05T23:52:06Z", "time"}, {"2026-11-27T23:52:06Z", "value"}, {"", "value"}} {
+		r.rounds = []roundResults{{ID: "1", Results: res(tc.start1)}, {ID: "2", Record: &schema.Round{ID: "2", Start: "2026-10-12T02:00:00Z"}, Results: res("")}}
+		lines, changes := r.computeHistory()
+		b, err := r.historyChart("h", lines, changes).JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o historyOption
+		if err := json.Unmarshal(b, &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.XAxis[0]["type"] != tc.want || len(o.Dataset.Source) != 2 {
+			t.Errorf("round 1 starting %q: x axis %v, dataset %v; want %s", tc.start1, o.XAxis[0], o.Dataset.Source, tc.want)
+		}
+	}
+}
+
+// TestHomeChanges: the home page lists the change points of every
+// report's latest round (the demo cut after round 4: large-batch's
+// regression at both concurrencies, linked to the history), and nothing
+// when the latest round changed nothing (the whole demo: round 6).
+func TestHomeChanges(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	copyDir(t, filepath.Join(root, "results", "demo-mock-rounds"), filepath.Join(dir, "results", "demo-mock-rounds"))
+	home := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if h := home(); strings.Contains(h, "Regressions and improvements") {
+		t.Error("a Regressions and improvements list when the latest round changed nothing")
+	}
+	for _, r := range []string{"5", "6"} {
+		if err := os.RemoveAll(filepath.Join(dir, "results", "demo-mock-rounds", "rounds", r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := home()
+	i := strings.Index(h, `<ul class="home-changes">`)
+	if i < 0 {
+		t.Fatal("no Regressions and improvements list after round 4")
+	}
+	list := h[i : i+strings.Index(h[i:], "</ul>")]
+	if n := strings.Count(list, "<li"); n != 2 || strings.Count(list, "Large batch, slow step / Chat at concurrency") != 2 ||
+		!strings.Contains(list, "(Regression)") || !strings.Contains(list, `href="mock-rounds/index.html#history-chart"`) {
+		t.Errorf("list:\n%s", list)
+	}
+	// The home page's table of contents names the section, alone.
+	if !strings.Contains(h, `<a href="#regressions-and-improvements">Regressions and improvements</a>`) {
+		t.Error("the home page's table of contents lacks a plain Regressions and improvements entry")
+	}
+	// The link's target: the history chart on the report's page.
+	page := readFile(t, filepath.Join(dir, "site", "mock-rounds", "index.html"))
+	if j := strings.Index(page, `<div id="history-chart"></div>`); j < 0 || !strings.HasPrefix(page[j+len(`<div id="history-chart"></div>`):], `<figure class="chart-figure">`) {
+		t.Error(`the report page has no id="history-chart" right before the history chart`)
+	}
+}
+
+// TestHistoryPageWeight: a report with 100 rounds weighs at most twice
+// the same report with one round (the issue's page-weight target): the
+// history chart carries one compact table of rounds, and its hover text
+// is drawn by the page's script, not written out per point.
+func TestHistoryPageWeight(t *testing.T) {
+	size := map[int]int64{}
+	for _, rounds := range []int{1, 100} {
+		dir := t.TempDir()
+		writeSyntheticSite(t, dir, 1)
+		writeSyntheticRounds(t, dir, 1, rounds)
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(out, "model-0000", "h100", "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size[rounds] = fi.Size()
+	}
+	t.Logf("page weight: 1 round %d bytes, 100 rounds %d bytes (%.2f×)", size[1], size[100], float64(size[100])/float64(size[1]))
+	if size[100] > 2*size[1] {
+		t.Errorf("a report with 100 rounds weighs %d bytes, more than twice its one-round page (%d bytes)", size[100], size[1])
+	}
+}
+
+// historyChartOption is the history chart's option on a report page.
+func historyChartOption(t *testing.T, page string) (opt struct {
+	Dataset struct {
+		Source [][]any `json:"source"`
+	} `json:"dataset"`
+	XAxis  []map[string]any `json:"xAxis"`
+	Series []struct {
+		Name      string         `json:"name"`
+		MarkPoint map[string]any `json:"markPoint"`
+		MarkLine  *struct {
+			Data []map[string]any `json:"data"`
+		} `json:"markLine"`
+	} `json:"series"`
+	History struct {
+		Rounds  [][3]string       `json:"rounds"`
+		Engines [][][2]any        `json:"engines"`
+		Changes map[string]string `json:"changes"`
+	} `json:"history"`
+}) {
+	t.Helper()
+	i := strings.Index(page, `-option">`+"{")
+	for i >= 0 && !strings.Contains(page[max(0, i-40):i], "chart-history-") {
+		j := strings.Index(page[i+1:], `-option">`+"{")
+		if j < 0 {
+			i = -1
+			break
+		}
+		i += 1 + j
+	}
+	if i < 0 {
+		t.Fatal("no history chart on the page")
+	}
+	js := page[i+len(`-option">`):]
+	js = js[:strings.Index(js, "</script>")]
+	if err := json.Unmarshal([]byte(js), &opt); err != nil {
+		t.Fatalf("history chart option: %v", err)
+	}
+	return opt
+}
+
+// TestHistorySLO: for a sweep campaign with an SLO, the history gives
+// each configuration's SLO answer in each round (the slo block's: the
+// highest load meeting it and the throughput per GPU there), marking the
+// round where it moved: wide's c64 TPOT p99 goes over the limit in round
+// 2, so its answer falls back to c8.
+func TestHistorySLO(t *testing.T) {
+	content, results := sweepSite(t, 1, 0, "")
+	camp := filepath.Join(results, "sw")
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "r2", Start: "2026-11-27T22:00:00Z", Campaign: "sw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(camp, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Experiment == "wide" && res.Load.MaxConcurrency == 64 {
+			res.Summary.TPOT.Percentiles[0].ValueMs = 25 // over the 20 ms limit
+		}
+		if err := schema.WriteFile(filepath.Join(rd.Dir, filepath.Base(f)), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := buildPage(t, content, results)
+	i := strings.Index(page, `<table class="sortable history history-slo">`)
+	if i < 0 {
+		t.Fatal("no SLO history table")
+	}
+	table := page[i : i+strings.Index(page[i:], "</table>")]
+	// wide: c64 at 20000/2 GPUs in round 1, then c8 at 3000/2; fast: c8
+	// (4000/2) in both.
+	for _, want := range []string{
+		"<tr><td>Wide / Chat</td><td>concurrency 64: 10000.0 tok/s/GPU</td><td class=\"change\">concurrency 8: 1500.0 tok/s/GPU</td></tr>",
+		"<tr><td>Fast / Chat</td><td>concurrency 8: 2000.0 tok/s/GPU</td><td>concurrency 8: 2000.0 tok/s/GPU</td></tr>",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("SLO history lacks %q:\n%s", want, table)
+		}
+	}
+}
