@@ -14,8 +14,10 @@ import (
 
 // chartsProbe runs after site.js and writes, for every chart on the page,
 // what ECharts holds after setOption (getOption: the option as ECharts
-// merged it): each series' name, type, axes, points and limit lines, each
-// axis' type, name, scale and categories, the panel titles; and, apart,
+// merged it): each series' name, type, axes, points and limit lines (and,
+// where it has them, its encode and pins), each axis' type, name, scale
+// and categories, the panel titles, the dataset's rows where there is
+// one (the history chart); and, apart,
 // the reader's tools (toolbox features, dataZoom) each chart has.
 const chartsProbe = `<script>setTimeout(function(){var h=document.documentElement;var out=[],tools=[];` +
 	`document.querySelectorAll(".chart").forEach(function(el){var inst=echarts.getInstanceByDom(el);if(!inst){out.push({id:el.id,missing:true});return}` +
@@ -25,7 +27,9 @@ const chartsProbe = `<script>setTimeout(function(){var h=document.documentElemen
 	`xAxis:(o.xAxis||[]).map(ax),yAxis:(o.yAxis||[]).map(ax),` +
 	`series:(o.series||[]).map(function(s){return {name:s.name,type:s.type,x:s.xAxisIndex||0,y:s.yAxisIndex||0,step:s.step||false,` +
 	`data:(s.data||[]).map(function(d){var v=val(d);if(d===null||typeof d!=="object")return v;var a=[v];if(d.name)a.push(d.name);if(d.label&&d.label.formatter)a.push("label: "+d.label.formatter);return a.length>1?a:v}),` +
-	`limits:s.markLine&&s.markLine.data?s.markLine.data.map(function(m){return [m.name,m.yAxis]}):[]}})});` +
+	`limits:s.markLine&&s.markLine.data?s.markLine.data.map(function(m){return [m.name,m.yAxis]}):[],` +
+	`encode:s.encode,pins:s.markPoint&&s.markPoint.data&&s.markPoint.data.length?s.markPoint.data.map(function(m){return [m.coord,m.value]}):undefined}}),` +
+	`dataset:(o.dataset||[]).length?o.dataset[0].source:undefined});` +
 	`var tb=(o.toolbox||[])[0]||{};tools.push({id:el.id,toolbox:Object.keys(tb.feature||{}).filter(function(k){return tb.feature[k]&&tb.feature[k].show!==false}).sort(),` +
 	`dataZoom:(o.dataZoom||[]).map(function(z){return z.type+":"+(z.xAxisIndex||[]).join(",")}).sort()})});` +
 	`h.setAttribute("data-probe-chartopts",JSON.stringify(out));h.setAttribute("data-probe-charttools",JSON.stringify(tools));h.setAttribute("data-probe-chartsdone","1")},1500)</script>`

@@ -468,13 +468,6 @@ func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, 
 	return d, out
 }
 
-// The history chart is an ECharts line chart over one dataset: a row per
-// round (x, then each line's mean, CV % and number of runs), so a page of
-// 100 rounds carries each number once. Its hover text is drawn by the
-// page's script (site.js, historyTip) from "history" in the option: the
-// rounds' ids, dates and commits, and each experiment's engine where it
-// changes; the page works from file:// (no fetch).
-
 // sloHistory answers the campaign's SLO in each round, for each sweep
 // profile and experiment (the slo block's answer: the highest load whose
 // runs meet every limit, and the throughput per GPU there); nil without

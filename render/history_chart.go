@@ -12,48 +12,13 @@ import (
 	"github.com/perflab/perflab/render/charts"
 )
 
-// historyOption is the history chart's ECharts option.
-type historyOption struct {
-	BackgroundColor string           `json:"backgroundColor"`
-	Color           []string         `json:"color"`
-	Tooltip         map[string]any   `json:"tooltip"`
-	Legend          historyLegend    `json:"legend"`
-	Grid            []historyGrid    `json:"grid"`
-	Dataset         historyDataset   `json:"dataset"`
-	XAxis           []map[string]any `json:"xAxis"`
-	YAxis           []map[string]any `json:"yAxis"`
-	Series          []historySeries  `json:"series"`
-	// History is read (and removed) by site.js before the chart is drawn.
-	History historyTips `json:"history"`
-}
-
-type historyLegend struct {
-	Top  int    `json:"top"`
-	Type string `json:"type"`
-}
-
-type historyGrid struct {
-	Left         string `json:"left"`
-	Right        string `json:"right"`
-	Top          int    `json:"top"`
-	Height       int    `json:"height"`
-	ContainLabel bool   `json:"containLabel"`
-}
-
-type historyDataset struct {
-	Source [][]any `json:"source"`
-}
-
-type historySeries struct {
-	Name         string         `json:"name"`
-	Type         string         `json:"type"`
-	Encode       map[string]int `json:"encode"`
-	Symbol       string         `json:"symbol"`
-	SymbolSize   int            `json:"symbolSize"`
-	ConnectNulls bool           `json:"connectNulls"`
-	MarkPoint    map[string]any `json:"markPoint,omitempty"`
-	MarkLine     map[string]any `json:"markLine,omitempty"`
-}
+// The history chart (charts.HistoryChart, go-echarts' types) is an
+// ECharts line chart over one dataset: a row per
+// round (x, then each line's mean, CV % and number of runs), so a page of
+// 100 rounds carries each number once. Its hover text is drawn by the
+// page's script (site.js, historyTip) from "history" in the option: the
+// rounds' ids, dates and commits, and each experiment's engine where it
+// changes; the page works from file:// (no fetch).
 
 // historyTips is what the hover text needs beyond the dataset.
 type historyTips struct {
@@ -86,17 +51,28 @@ func (r roundResults) start() string {
 // configuration, change points pinned, engine version changes marked by
 // a vertical line on the x axis.
 func (r *Report) historyChart(id string, lines []historyLine, changes []historyChange) charts.Chart {
-	x, xAxis := r.historyX()
-	o := historyOption{
-		BackgroundColor: "transparent",
-		Color:           charts.Palette(),
-		Tooltip:         map[string]any{"trigger": "item"},
-		Legend:          historyLegend{Top: 0, Type: "scroll"},
-		Grid:            []historyGrid{{Left: "3%", Right: "6%", Top: 64, Height: 300, ContainLabel: true}},
-		XAxis:           []map[string]any{xAxis},
-		YAxis: []map[string]any{{"type": "value", "scale": true, "name": "total throughput per GPU (tok/s)", "nameLocation": "end", "nameGap": 10,
-			"nameTextStyle": map[string]any{"align": "left", "fontSize": 11}}},
+	x := make([]any, len(r.rounds))
+	timed := true
+	var prev time.Time
+	for ri, rr := range r.rounds {
+		// Dates on x only when every round has one and they follow the
+		// rounds' order (a round 1 whose results were re-dated later than
+		// round 2's record would draw the line backwards).
+		t, err := time.Parse(time.RFC3339, rr.start())
+		if err != nil || t.Before(prev) {
+			timed = false
+			break
+		}
+		prev = t
+		x[ri] = rr.start()
 	}
+	if !timed {
+		for ri := range x {
+			x[ri] = ri + 1
+		}
+	}
+	h := charts.History{XTime: timed, YName: "total throughput per GPU (tok/s)"}
+	var tips historyTips
 	marked := map[[2]int]historyChange{}
 	for _, ch := range changes {
 		marked[[2]int{ch.line, ch.round}] = ch
@@ -117,12 +93,12 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 			}
 			row = append(row, math.Round(sm.Mean*100)/100, cv, sm.N)
 		}
-		o.Dataset.Source = append(o.Dataset.Source, row)
+		h.Rows = append(h.Rows, row)
 		commit := ""
 		if rr.Record != nil {
 			commit = shortCommit(rr.Record.GitCommit)
 		}
-		o.History.Rounds = append(o.History.Rounds, [3]string{rr.ID, rr.date(), commit})
+		tips.Rounds = append(tips.Rounds, [3]string{rr.ID, rr.date(), commit})
 	}
 	// Engine versions: each line's where they change; the version
 	// changes of all lines are marked on the x axis (one vertical line
@@ -133,7 +109,7 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 	}
 	marks := map[int]*mark{}
 	var markRounds []int
-	o.History.Engines = make([][][2]any, len(lines))
+	tips.Engines = make([][][2]any, len(lines))
 	for li, l := range lines {
 		last := ""
 		for ri, v := range l.values {
@@ -144,7 +120,7 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 			if eng == "" || eng == last {
 				continue
 			}
-			o.History.Engines[li] = append(o.History.Engines[li], [2]any{ri, eng})
+			tips.Engines[li] = append(tips.Engines[li], [2]any{ri, eng})
 			if last != "" {
 				m := marks[ri]
 				if m == nil {
@@ -161,67 +137,24 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 		}
 	}
 	sort.Ints(markRounds)
+	for _, ri := range markRounds {
+		h.XMarks = append(h.XMarks, charts.XMark{X: x[ri], Name: strings.Join(marks[ri].names, ", ")})
+	}
 	for li, l := range lines {
-		s := historySeries{Name: l.label(), Type: "line", Encode: map[string]int{"x": 0, "y": 1 + 3*li},
-			Symbol: "circle", SymbolSize: 6, ConnectNulls: true}
-		var pins []map[string]any
+		hl := charts.HistoryLine{Name: l.label(), YColumn: 1 + 3*li}
 		for ri := range l.values {
 			ch, ok := marked[[2]int{li, ri}]
 			if !ok {
 				continue
 			}
-			sm := stats.Summarize(l.values[ri])
-			pct := fmt.Sprintf("%+.0f%%", ch.c.Pct)
-			pins = append(pins, map[string]any{"coord": []any{x[ri], math.Round(sm.Mean*100) / 100}, "value": pct})
-			if o.History.Changes == nil {
-				o.History.Changes = map[string]string{}
+			hl.Pins = append(hl.Pins, charts.Pin{X: x[ri], Y: stats.Summarize(l.values[ri]).Mean, Label: fmt.Sprintf("%+.0f%%", ch.c.Pct)})
+			if tips.Changes == nil {
+				tips.Changes = map[string]string{}
 			}
-			o.History.Changes[strconv.Itoa(li)+":"+strconv.Itoa(ri)] = fmt.Sprintf("change point: %+.1f%%", ch.c.Pct)
+			tips.Changes[strconv.Itoa(li)+":"+strconv.Itoa(ri)] = fmt.Sprintf("change point: %+.1f%%", ch.c.Pct)
 		}
-		if len(pins) > 0 {
-			s.MarkPoint = map[string]any{"symbol": "pin", "symbolSize": 40, "label": map[string]any{"fontSize": 10}, "data": pins}
-		}
-		if li == 0 && len(markRounds) > 0 {
-			var data []map[string]any
-			for _, ri := range markRounds {
-				data = append(data, map[string]any{"name": strings.Join(marks[ri].names, ", "), "xAxis": x[ri]})
-			}
-			s.MarkLine = map[string]any{"silent": true, "symbol": "none",
-				"lineStyle": map[string]any{"type": "dotted", "color": "#7f7f7f", "width": 1.5},
-				"label":     map[string]any{"show": true, "position": "insideEndTop", "formatter": "{b}", "fontSize": 10},
-				"data":      data}
-		}
-		o.Series = append(o.Series, s)
+		h.Lines = append(h.Lines, hl)
 	}
-	return charts.Custom(id, 64+300+40, o)
-}
-
-// historyX is the history chart's x value of each round, and its x axis:
-// the rounds' dates when every round has one and they follow the rounds'
-// order, else the rounds' numbers.
-func (r *Report) historyX() ([]any, map[string]any) {
-	x := make([]any, len(r.rounds))
-	timed := true
-	var prev time.Time
-	for ri, rr := range r.rounds {
-		// Dates on x only when every round has one and they follow the
-		// rounds' order (a round 1 whose results were re-dated later than
-		// round 2's record would draw the line backwards).
-		t, err := time.Parse(time.RFC3339, rr.start())
-		if err != nil || t.Before(prev) {
-			timed = false
-			break
-		}
-		prev = t
-		x[ri] = rr.start()
-	}
-	xAxis := map[string]any{"type": "time", "name": "round date", "nameLocation": "middle", "nameGap": 28,
-		"nameTextStyle": map[string]any{"fontSize": 11}}
-	if !timed {
-		for ri := range x {
-			x[ri] = ri + 1
-		}
-		xAxis["type"], xAxis["name"], xAxis["minInterval"] = "value", "round", 1
-	}
-	return x, xAxis
+	h.Tips = tips
+	return charts.HistoryChart(id, h)
 }

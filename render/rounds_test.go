@@ -261,7 +261,12 @@ func TestHistoryChartOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var o historyOption
+		var o struct {
+			Dataset struct {
+				Source [][]any `json:"source"`
+			} `json:"dataset"`
+			XAxis []map[string]any `json:"xAxis"`
+		}
 		if err := json.Unmarshal(b, &o); err != nil {
 			t.Fatal(err)
 		}

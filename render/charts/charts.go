@@ -46,14 +46,6 @@ type Chart struct {
 	Height int
 	// chart is the go-echarts chart (*echarts.Bar or *echarts.Line).
 	chart option
-	// custom is an option built outside go-echarts (Custom), else nil.
-	custom any
-}
-
-// Custom is a chart whose option the caller built: the history chart's
-// dataset form, until it is built with go-echarts' types as the others are.
-func Custom(id string, height int, option any) Chart {
-	return Chart{ID: id, Height: height, custom: option}
 }
 
 // option is what a go-echarts chart offers for its option object.
@@ -152,12 +144,8 @@ func round2(v *float64) *float64 {
 // JSON returns the option as compact JSON, safe to embed in a
 // <script type="application/json"> element (<, > and & are escaped).
 func (c Chart) JSON() ([]byte, error) {
-	var o any = c.custom
-	if c.custom == nil {
-		c.chart.Validate()
-		o = c.chart.JSON()
-	}
-	b, err := json.Marshal(o)
+	c.chart.Validate()
+	b, err := json.Marshal(c.chart.JSON())
 	if err != nil {
 		return nil, fmt.Errorf("charts: %s: %w", c.ID, err)
 	}
@@ -166,12 +154,14 @@ func (c Chart) JSON() ([]byte, error) {
 
 // panelVisitor writes into go-echarts' option map what its option types
 // have no field for (package doc): per panel, a title; per axis and
-// series, the extras at the same index.
+// series, the extras at the same index; a History chart's tips.
 type panelVisitor struct {
 	echarts.BaseConfigurationVisitor
 	titles       []opts.Title
 	xAxes, yAxes []axisExtra
 	series       []seriesExtra
+	// tips, when not nil, is the option's "history" key (History).
+	tips any
 }
 
 // axisExtra is what an axis needs beyond opts.XAxis and opts.YAxis.
@@ -185,6 +175,9 @@ type axisExtra struct {
 type seriesExtra struct {
 	Z              int
 	MarkLineSilent bool
+	// MarkLineSymbol and MarkPointSymbol, when set, are one symbol for
+	// the mark (go-echarts writes a list, one per end of a line).
+	MarkLineSymbol, MarkPointSymbol string
 }
 
 // xAxis and yAxis are go-echarts' axes with the extras.
@@ -208,13 +201,25 @@ type axisLabel struct {
 
 type series struct {
 	echarts.SingleSeries
-	Z        int       `json:"z,omitempty"`
-	MarkLine *markLine `json:"markLine,omitempty"`
+	Z         int        `json:"z,omitempty"`
+	MarkLine  any        `json:"markLine,omitempty"` // *markLine or *markLineSymbol
+	MarkPoint *markPoint `json:"markPoint,omitempty"`
 }
 
 type markLine struct {
 	*opts.MarkLines
 	Silent bool `json:"silent"`
+}
+
+// markLineSymbol is a markLine with one symbol for both ends.
+type markLineSymbol struct {
+	markLine
+	Symbol string `json:"symbol"`
+}
+
+type markPoint struct {
+	*opts.MarkPoints
+	Symbol any `json:"symbol,omitempty"`
 }
 
 func (v *panelVisitor) VisitTitleOpt(opts.Title) any { return v.titles }
@@ -252,16 +257,48 @@ func (v *panelVisitor) VisitSeriesOpt(ms echarts.MultiSeries) any {
 	out := make([]series, len(ms))
 	for i, s := range ms {
 		out[i].SingleSeries = s
+		var ex seriesExtra
 		if i < len(v.series) {
-			out[i].Z = v.series[i].Z
+			ex = v.series[i]
 		}
+		out[i].Z = ex.Z
 		if s.MarkLines != nil {
-			out[i].MarkLine = &markLine{MarkLines: s.MarkLines, Silent: i < len(v.series) && v.series[i].MarkLineSilent}
+			ml := markLine{MarkLines: s.MarkLines, Silent: ex.MarkLineSilent}
+			out[i].MarkLine = &ml
+			if sym := ex.MarkLineSymbol; sym != "" {
+				out[i].MarkLine = &markLineSymbol{markLine: ml, Symbol: sym}
+			}
+		}
+		if s.MarkPoints != nil {
+			out[i].MarkPoint = &markPoint{MarkPoints: s.MarkPoints, Symbol: markSymbol(s.MarkPoints.Symbol, ex.MarkPointSymbol)}
 		}
 	}
 	return out
 }
 
-// Palette returns the series colours charts use, in order (a chart built
-// outside this package draws in the same colours).
-func Palette() []string { return append([]string(nil), palette...) }
+// markSymbol is one symbol when set, else go-echarts' list (nil: none).
+func markSymbol(list []string, one string) any {
+	if one != "" {
+		return one
+	}
+	if list == nil {
+		return nil
+	}
+	return list
+}
+
+// VisitDatasets writes a single dataset as an object, as ECharts'
+// examples do (go-echarts writes a list of one).
+func (v *panelVisitor) VisitDatasets(ds ...opts.Dataset) any {
+	if len(ds) == 1 {
+		return ds[0]
+	}
+	return ds
+}
+
+// Visit adds a History chart's tips as "history".
+func (v *panelVisitor) Visit(o map[string]any) {
+	if v.tips != nil {
+		o["history"] = v.tips
+	}
+}

@@ -11,10 +11,17 @@
 // go-echarts' option types lack a few keys ECharts has and the charts use:
 // a title per panel (go-echarts has one title), an axis' logBase and
 // nameTextStyle, a numeric axisLabel interval (go-echarts writes it as a
-// string, which ECharts adds to as text), a series' z and a limit line's
-// silent. panelVisitor adds them through go-echarts' ConfigurationVisitor,
-// its hook for exactly that, wrapping its types rather than replacing
-// them.
+// string, which ECharts adds to as text), a series' z, a limit line's
+// silent, a mark's single symbol (go-echarts writes a list, which ECharts
+// reads only for a line's two ends) and the history chart's "history" key
+// (its hover text's data, read by the page's script). panelVisitor adds
+// them through go-echarts' ConfigurationVisitor, its hook for exactly
+// that, wrapping its types rather than replacing them; it also writes a
+// single dataset as an object, not a list of one.
+//
+// Bars draws grouped bars, Lines lines over numeric axes, HistoryChart a
+// report's history: lines over rounds read from one dataset (encode), with
+// change points pinned and version changes marked on x.
 //
 // Every chart offers the toolbox readers expect of ECharts (save as
 // image, data view); a line chart whose sweep has many points (at least

@@ -1,0 +1,103 @@
+package charts
+
+import (
+	"strconv"
+
+	echarts "github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// History describes a line chart over rounds drawn from one dataset: a
+// row per round (x, then each line's columns), so a page of 100 rounds
+// carries each number once; each line reads its x and y columns from
+// the rows (encode).
+type History struct {
+	// XTime: x holds RFC 3339 dates (a time axis named "round date");
+	// else round numbers (a value axis named "round", whole steps).
+	XTime bool
+	YName string
+	// Rows is the dataset: one row per round, x first. A nil cell is a
+	// missing value (the line joins over it).
+	Rows [][]any
+	// Lines are the series, in legend order.
+	Lines []HistoryLine
+	// XMarks are vertical lines across the grid at an x (drawn with the
+	// first line, named on the chart).
+	XMarks []XMark
+	// Tips is written as the option's "history" key, which the page's
+	// script (site.js, historyTip) reads, and removes, to draw the hover
+	// text; nil writes none.
+	Tips any
+}
+
+// HistoryLine is one line of a History chart.
+type HistoryLine struct {
+	Name string
+	// YColumn is the index in a row of the line's y (x is column 0).
+	YColumn int
+	// Pins mark points of the line (change points).
+	Pins []Pin
+}
+
+// Pin is a pin on a line at (X, Y) showing Label.
+type Pin struct {
+	X     any
+	Y     float64
+	Label string
+}
+
+// XMark is a vertical line at X named Name.
+type XMark struct {
+	X    any
+	Name string
+}
+
+const markColor = "#7f7f7f"
+
+// HistoryChart builds a History chart with fixed id.
+func HistoryChart(id string, h History) Chart {
+	line := echarts.NewLine()
+	v := &panelVisitor{tips: h.Tips}
+	line.Accept(v)
+	line.SetGlobalOptions(append(base(id),
+		echarts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
+		echarts.WithGridOpts(opts.Grid{Left: "3%", Right: "6%", Top: strconv.Itoa(topPad), Height: strconv.Itoa(xyPanelHeight), ContainLabel: opts.Bool(true)}))...)
+	x := opts.XAxis{Type: "time", Name: "round date", NameLocation: "middle", NameGap: 28}
+	if !h.XTime {
+		x.Type, x.Name, x.MinInterval = "value", "round", 1
+	}
+	line.XAxisList = []opts.XAxis{x}
+	line.YAxisList = []opts.YAxis{{Type: "value", Scale: opts.Bool(true), Name: h.YName, NameLocation: "end", NameGap: 10}}
+	v.xAxes = []axisExtra{{NameTextStyle: &opts.TextStyle{FontSize: 11}}}
+	v.yAxes = []axisExtra{{NameTextStyle: &opts.TextStyle{Align: "left", FontSize: 11}}}
+	line.AddDataset(opts.Dataset{Source: h.Rows})
+	for li, l := range h.Lines {
+		so := []echarts.SeriesOpts{
+			echarts.WithEncodeOpts(opts.Encode{X: 0, Y: l.YColumn}),
+			echarts.WithLineChartOpts(opts.LineChart{Symbol: "circle", SymbolSize: 6, ConnectNulls: opts.Bool(true)}),
+		}
+		var ex seriesExtra
+		if len(l.Pins) > 0 {
+			ex.MarkPointSymbol = "pin"
+			so = append(so, echarts.WithMarkPointStyleOpts(opts.MarkPointStyle{SymbolSize: 40, Label: &opts.Label{FontSize: 10}}))
+			for _, p := range l.Pins {
+				so = append(so, echarts.WithMarkPointNameCoordItemOpts(opts.MarkPointNameCoordItem{Coordinate: []any{p.X, r2(p.Y)}, Value: p.Label}))
+			}
+		}
+		if li == 0 && len(h.XMarks) > 0 {
+			ex.MarkLineSilent = true
+			ex.MarkLineSymbol = "none"
+			so = append(so, echarts.WithMarkLineStyleOpts(opts.MarkLineStyle{
+				LineStyle: &opts.LineStyle{Type: "dotted", Color: markColor, Width: 1.5},
+				Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "{b}", FontSize: 10}}))
+			for _, m := range h.XMarks {
+				so = append(so, echarts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: m.Name, XAxis: m.X}))
+			}
+		}
+		line.AddSeries(l.Name, nil, so...)
+		// The line reads the dataset (encode): no data of its own.
+		line.MultiSeries[len(line.MultiSeries)-1].Data = nil
+		v.series = append(v.series, ex)
+	}
+	return Chart{ID: id, Height: topPad + xyPanelHeight + 40, chart: line}
+}
