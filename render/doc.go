@@ -16,11 +16,14 @@
 //	                   keys in one pack file; knows nothing of pages
 //	render/output      the output directory: writing, the temporary
 //	                   directory and the swap, the lock, the manifest
+//	render/nav         the navigation: its tree, each page's view of it,
+//	                   the site's links (handed titles and URLs)
 //	render             the site (Load: pages, reports, campaigns,
 //	                   results: site.go, runs.go, report.go, pagefile.go),
 //	                   the blocks (blocks.go dispatches; comparison.go,
 //	                   step.go, setup.go, curves.go, command.go, ...), the
-//	                   layout (layout.go, nav.go, skeleton.go), and the
+//	                   layout (layout.go's frame, navigation.go,
+//	                   skeleton.go), and the
 //	                   pipeline wiring the stages (build.go: Build;
 //	                   siterender.go: Render; incremental.go: the preview
 //	                   server's Builder; pagecache.go, outputs.go,
@@ -101,7 +104,7 @@
 // 14,000 results) to ~0.05 s whole process; in process
 // Rebuild/reports=1000 35 ms, pages=924 5.5 ms.
 //
-// Navigation (nav.go) is a tree (report objectives, models, GPUs; plain
+// Navigation (render/nav) is a tree (report objectives, models, GPUs; plain
 // pages by directory); a page carries its own branch expanded and every
 // other section as its title linking to the section's first page, so a
 // page's weight does not grow with the site and needs no JavaScript.
