@@ -151,6 +151,12 @@ func BenchmarkRebuild(b *testing.B) {
 			}
 			runtime.GC()
 			b.ResetTimer()
+			cpu0, cpuOK := processCPU()
+			defer func() {
+				if cpu1, _ := processCPU(); cpuOK {
+					b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				}
+			}()
 			for i := 0; i < b.N; i++ {
 				st, err := BuildStats(context.Background(), opt)
 				if err != nil {
@@ -302,7 +308,7 @@ func BenchmarkRenderReports(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, p := range s.Pages {
-			if _, _, err := s.renderPage(p, t, &nav); err != nil {
+			if _, _, err := s.renderPage(p, t, s.frame(&nav)); err != nil {
 				b.Fatal(err)
 			}
 		}

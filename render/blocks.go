@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"github.com/perflab/perflab/render/inputs"
 	"html/template"
 	"slices"
 	"strconv"
@@ -36,9 +37,12 @@ const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo,
 
 // pageCtx is the state of one page being rendered.
 type pageCtx struct {
-	site   *Site
-	page   *Page
-	rep    *Report
+	site *Site
+	page *Page
+	rep  *Report
+	// in is how a block reads a file: what it reads is recorded, and
+	// part of the page's cache key (pagecache.go), by construction.
+	in     *inputs.Reader
 	t      *template.Template
 	ids    *markdown.IDs
 	charts int
@@ -145,9 +149,15 @@ func (c *pageCtx) headingTo(w *bytes.Buffer, level int, text string) {
 	w.WriteString(">\n")
 }
 
+// blockFunc writes a block of a type not built in (Options.blocks).
+type blockFunc func(c *pageCtx, w *bytes.Buffer, spec BlockSpec) error
+
 // renderBlock writes one block spec into w. Errors are messages without
 // a position; the caller adds file:line.
 func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
+	if f, ok := c.site.opt.blocks[spec.Block]; ok {
+		return f(c, w, spec)
+	}
 	if c.rep == nil {
 		return fmt.Errorf("block %q: this page has no campaign (add campaign.yaml to the bundle or `campaign:` to the front matter)", spec.Block)
 	}
@@ -209,49 +219,7 @@ func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 	case "summary":
 		return c.summary(w, spec.Profile)
 	case "raw":
-		if spec.Experiment == "" || spec.Profile == "" {
-			return fmt.Errorf("block raw: fields experiment and profile are both needed")
-		}
-		run := c.rep.Run(spec.Experiment, spec.Profile)
-		if spec.Point != "" {
-			var pts []string
-			run = nil
-			for _, r := range c.rep.all {
-				res := r.Result
-				if res.Experiment != spec.Experiment || res.Profile != spec.Profile {
-					continue
-				}
-				slug := schema.PointOf(res.Load).Slug()
-				if slug == spec.Point && (run == nil || res.Repeat < run.Result.Repeat) {
-					run = r
-				}
-				if slug != "" && !slices.Contains(pts, slug) {
-					pts = append(pts, slug)
-				}
-			}
-			if run == nil {
-				have := "its points: " + strings.Join(pts, ", ")
-				if len(pts) == 0 {
-					have = "no sweep points"
-				}
-				return fmt.Errorf("block raw: field point: experiment %q has no result at point %q on profile %q (%s)",
-					spec.Experiment, spec.Point, spec.Profile, have)
-			}
-		}
-		if run == nil {
-			return fmt.Errorf("block raw: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",
-				spec.Experiment, spec.Profile, c.rep.ResultsDir, spec.Experiment, spec.Profile)
-		}
-		e, _ := camp.Experiment(spec.Experiment)
-		p, _ := camp.Profile(spec.Profile)
-		title := spec.Title
-		if title == "" {
-			title = "Benchmark result: " + e.Name + " / " + p.Name
-			if spec.Point != "" {
-				title += " at " + schema.PointOf(run.Result.Load).String()
-			}
-		}
-		return c.execTo(w, "raw", rawDetails{Title: title, Raws: c.pointRaws(run, "")})
+		return c.rawBlock(w, spec)
 	case "setup":
 		return c.setup(w, c.setupProse)
 	case "runs":
@@ -422,4 +390,53 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 // successfulEnough: a reference run must have numbers to compare against.
 func successfulEnough(res *schema.Result) bool {
 	return res.Summary != nil && res.Summary.Completed > 0
+}
+
+// rawBlock writes a raw block: the raw output of one run (of one point of
+// a sweep profile, with point:).
+func (c *pageCtx) rawBlock(w *bytes.Buffer, spec BlockSpec) error {
+	camp := c.rep.Campaign
+	if spec.Experiment == "" || spec.Profile == "" {
+		return fmt.Errorf("block raw: fields experiment and profile are both needed")
+	}
+	run := c.rep.Run(spec.Experiment, spec.Profile)
+	if spec.Point != "" {
+		var pts []string
+		run = nil
+		for _, r := range c.rep.all {
+			res := r.Result
+			if res.Experiment != spec.Experiment || res.Profile != spec.Profile {
+				continue
+			}
+			slug := schema.PointOf(res.Load).Slug()
+			if slug == spec.Point && (run == nil || res.Repeat < run.Result.Repeat) {
+				run = r
+			}
+			if slug != "" && !slices.Contains(pts, slug) {
+				pts = append(pts, slug)
+			}
+		}
+		if run == nil {
+			have := "its points: " + strings.Join(pts, ", ")
+			if len(pts) == 0 {
+				have = "no sweep points"
+			}
+			return fmt.Errorf("block raw: field point: experiment %q has no result at point %q on profile %q (%s)",
+				spec.Experiment, spec.Point, spec.Profile, have)
+		}
+	}
+	if run == nil {
+		return fmt.Errorf("block raw: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",
+			spec.Experiment, spec.Profile, c.rep.ResultsDir, spec.Experiment, spec.Profile)
+	}
+	e, _ := camp.Experiment(spec.Experiment)
+	p, _ := camp.Profile(spec.Profile)
+	title := spec.Title
+	if title == "" {
+		title = "Benchmark result: " + e.Name + " / " + p.Name
+		if spec.Point != "" {
+			title += " at " + schema.PointOf(run.Result.Load).String()
+		}
+	}
+	return c.execTo(w, "raw", rawDetails{Title: title, Raws: c.pointRaws(run, "")})
 }

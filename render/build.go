@@ -1,27 +1,16 @@
 package render
 
 import (
-	"bytes"
+	"github.com/perflab/perflab/render/output"
+
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/styles"
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
-	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/templates"
 )
 
@@ -50,6 +39,11 @@ type Options struct {
 	CacheDir string
 	// NoCache renders every page, neither reading nor writing the cache.
 	NoCache bool
+
+	// blocks are block types besides the built-in ones (tests: a block
+	// with a new kind of input). Not part of the cache's salt: a test
+	// gives every build of a site the same blocks.
+	blocks map[string]blockFunc `wire:"-"`
 }
 
 // ReloadPath is where, below the base URL, a preview server serves its
@@ -129,7 +123,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	defer site.inputStats.abandon() // after a failure; a no-op after save
+	defer site.inputStats.Abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
@@ -142,9 +136,9 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
-	unlock := lockOut(out) // one build at a time writes out
+	unlock := output.Lock(out) // one build at a time writes out
 	defer unlock()
-	st, err := site.renderInto(ctx, out, t, assets, site.cache.readManifest(out))
+	st, err := site.renderInto(ctx, out, t, assets, site.readManifest(out))
 	unlock()
 	if err != nil {
 		return st, err
@@ -156,7 +150,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 		}
 	}
 	site.cache.finish(true)
-	site.inputStats.save()
+	site.inputStats.Save()
 	st.Cached = site.cache.hitCount()
 	site.stamp(out, st) // sitestamp.go
 	return st, nil
@@ -166,8 +160,8 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 // swaps it in; with prev (the manifest of out's last build) files that
 // are already in out are not written again, and out is not touched at
 // all when nothing in it would change.
-func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *manifest) (Stats, error) {
-	tmp, err := makeBuildDir(out)
+func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *output.Manifest) (Stats, error) {
+	tmp, err := output.MakeBuildDir(out)
 	if err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
@@ -177,101 +171,49 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 			os.RemoveAll(tmp)
 		}
 	}()
-	s.outputs = newOutputs(prev)
+	s.outputs = output.NewTracker(prev)
+	s.prevSearch = prevSearchOf(s.cache, s.outputs)
 	defer func() { s.outputs = nil }()
 	st, err := s.Render(ctx, tmp, t, assets)
 	if err != nil {
 		return st, err
 	}
 	o := s.outputs
-	if o.unchanged(out, tmp) {
+	if o.Unchanged(out, tmp) {
 		s.untouched = o
-		if o.relaid || o.reverified || o.prev.Search != o.search {
-			s.cache.writeManifest(out, o)
+		if o.Stale() {
+			s.writeManifest(out, o)
 		}
 		return st, nil // the deferred RemoveAll drops tmp's empty directories
 	}
-	if len(o.skipped) > 0 {
-		if err := o.fill(tmp); err != nil {
+	if o.Skipped() > 0 {
+		if err := o.Fill(tmp); err != nil {
 			// out changed under us: render everything afresh.
 			os.RemoveAll(tmp)
 			ok = true
 			return s.renderInto(ctx, out, t, assets, nil)
 		}
 	}
-	old, err := swapAside(tmp, out)
+	old, err := output.SwapAside(tmp, out)
 	if err != nil {
 		return st, err
 	}
 	ok = true
-	if len(o.skipped) > 0 {
-		// fill linked files of the old site into the new: removing the
+	if o.Skipped() > 0 {
+		// Fill linked files of the old site into the new: removing the
 		// old links sets their change times, which the manifest records.
-		if err := removeOld(old); err != nil {
+		if err := output.RemoveOld(old); err != nil {
 			return st, err
 		}
-		s.cache.writeManifest(out, o)
+		s.writeManifest(out, o)
 		return st, nil
 	}
 	// The old site shares no file with the new one: it is removed while
 	// the manifest is written (both were serial at the end of a build).
 	removed := make(chan error, 1)
-	go func() { removed <- removeOld(old) }()
-	s.cache.writeManifest(out, o)
+	go func() { removed <- output.RemoveOld(old) }()
+	s.writeManifest(out, o)
 	return st, <-removed
-}
-
-// makeBuildDir makes the temporary directory a build of out renders
-// into, beside out (the swap renames it), marked as the top of a tree
-// (topdir_linux.go).
-func makeBuildDir(out string) (string, error) {
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
-	if err == nil {
-		spreadTree(tmp)
-	}
-	return tmp, err
-}
-
-// swap replaces dir out with dir tmp using renames: out moves aside, tmp
-// takes its place, the old copy is removed.
-func swap(tmp, out string) error {
-	old, err := swapAside(tmp, out)
-	if err != nil {
-		return err
-	}
-	return removeOld(old)
-}
-
-// swapAside is swap but for the removal: it returns the directory the
-// old out was moved to ("" when there was none).
-func swapAside(tmp, out string) (old string, err error) {
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", fmt.Errorf("render: swap: %w", err)
-	}
-	if _, err := os.Lstat(out); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return "", fmt.Errorf("render: swap: %w", err)
-		}
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		if old != "" {
-			_ = os.Rename(old, out)
-		}
-		return "", fmt.Errorf("render: swap: %w", err)
-	}
-	return old, nil
-}
-
-// removeOld removes the old site swapAside moved aside.
-func removeOld(old string) error {
-	if old == "" {
-		return nil
-	}
-	if err := os.RemoveAll(old); err != nil {
-		return fmt.Errorf("render: swap: remove old site: %w", err)
-	}
-	return nil
 }
 
 // loadTemplates parses the HTML templates and returns the assets FS: the
@@ -313,10 +255,7 @@ func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 }
 
 // File is one output file.
-type File struct {
-	Path string // slash-separated, relative to the output directory
-	Data []byte
-}
+type File = output.File
 
 // Templates are the parsed HTML templates and the assets beside them.
 type Templates struct {
@@ -341,693 +280,6 @@ func LoadTemplates(dir string) (*Templates, error) {
 // removed or retitled.
 func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
 	nav := s.nav()
-	files, _, err := s.renderPage(p, tm.t, &nav)
+	files, _, err := s.renderPage(p, tm.t, s.frame(&nav))
 	return files, err
-}
-
-// Render writes every file of the site into dir (which must exist).
-func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
-	var st Stats
-	nav := s.nav()
-	navKey := nav.digest(s.opt.BaseURL)
-	// made holds the directories already created: MkdirAll's stat per
-	// file was a tenth of a 924-page build's system time.
-	var made sync.Map
-	writeFile := func(f File) error {
-		if s.outputs != nil && s.outputs.same(f) {
-			return nil
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if d := filepath.Dir(p); d != dir {
-			if _, ok := made.Load(d); !ok {
-				if err := makeDir(d); err != nil {
-					return fmt.Errorf("render: %w", err)
-				}
-				made.Store(d, true)
-			}
-		}
-		if err := writeOutput(p, f.Data); err != nil {
-			return fmt.Errorf("render: %w", err)
-		}
-		return nil
-	}
-	// A file of content/ that is not Markdown (s.Static) is copied over
-	// whatever the build makes at its path (content/assets/site.css over
-	// the stylesheet, a bundle's data.json over the report's): it was
-	// written last. The static files are now written by the workers,
-	// beside the pages and before the search index, so what the build
-	// makes at such a path is not written at all, nor taken from the last
-	// build's site (outputs.static; TestStaticWins).
-	isStatic := make(map[string]bool, len(s.Static))
-	for _, rel := range s.Static {
-		isStatic[rel] = true
-	}
-	if s.outputs != nil {
-		s.outputs.static = isStatic
-	}
-	write := func(f File) error {
-		if isStatic[f.Path] {
-			return nil
-		}
-		return writeFile(f)
-	}
-	// Pages are independent: render them in parallel, report the first
-	// error in page order so that the message does not depend on timing.
-	type result struct {
-		files     int
-		search    searchEntry
-		searchSum [32]byte // with outputs: of search, or the manifest's when reused
-		// searchJSON is search encoded for the search index, by the
-		// worker (encoding the index after the pages was most of the
-		// serial end of a cold build); nil where the index is unlikely
-		// to be written again (the entry is the one the manifest has).
-		searchJSON []byte
-		err        error
-		laidOut    bool
-	}
-	results := make([]result, len(s.Pages))
-	// What does not depend on the pages is done by the same workers,
-	// after them: the home page (its list of reports needs the reports,
-	// not their pages), the stylesheet and assets, and the files copied
-	// from content/ (a report's campaign.yaml). On one goroutine after the
-	// pages these were a tenth of a cold 1,000-report build's wall time.
-	// Their errors are reported after the pages', in the order the files
-	// were written in before.
-	var (
-		home              File
-		homeSearch        searchEntry
-		homeJSON          []byte
-		homeErr, homeWErr error
-		extra             []File // chroma.css and the assets
-		extraErr          error  // making them
-		extraWErr         error  // writing them: the first in order
-		staticErr         = make([]error, len(s.Static))
-		staticWErr        = make([]error, len(s.Static))
-	)
-	jobHome, jobAssets, jobStatic := len(s.Pages), len(s.Pages)+1, len(s.Pages)+2
-	doPage := func(i int) {
-		var lk [32]byte
-		if o := s.outputs; o != nil && s.cache != nil {
-			p := s.Pages[i]
-			key := s.cache.key(p)
-			lk = layoutKey(key, navKey+p.URL)
-			if s.cache.has(key) {
-				if mp, ok := o.reuse(p.URL, lk); ok {
-					s.cache.touch(key)
-					results[i] = result{files: len(mp.Paths), searchSum: mp.SearchSum}
-					return
-				}
-			}
-		}
-		buf := s.bufs.get()
-		defer s.bufs.put(buf)
-		files, se, err := s.renderPageInto(buf, s.Pages[i], t, &nav)
-		if err == nil && s.outputs != nil && s.cache != nil {
-			s.outputs.page(s.Pages[i].URL, lk, se, files)
-		}
-		if err == nil {
-			for _, f := range files {
-				if err = write(f); err != nil {
-					break
-				}
-			}
-		}
-		results[i] = result{files: len(files), search: se, err: err, laidOut: true}
-		if o := s.outputs; o != nil {
-			results[i].searchSum = searchEntrySum(se)
-			if o.prev != nil && o.prev.Pages[s.Pages[i].URL].SearchSum == results[i].searchSum {
-				return
-			}
-		}
-		if err == nil {
-			results[i].searchJSON, _ = json.Marshal(se) // an error: encoded again, and reported, below
-		}
-	}
-	doJob := func(i int) {
-		switch {
-		case i < jobHome:
-			doPage(i)
-		case i == jobHome:
-			if home, homeSearch, homeErr = s.renderHome(t, &nav); homeErr == nil {
-				homeWErr = write(home)
-				homeJSON, _ = json.Marshal(homeSearch) // an error: encoded again below
-			}
-		case i == jobAssets:
-			if extra, extraErr = siteAssets(assets); extraErr == nil {
-				for _, f := range extra {
-					if err := write(f); err != nil {
-						extraWErr = err
-						break
-					}
-				}
-			}
-		default:
-			k := i - jobStatic
-			// Read into a lent buffer (readfile.go), written from there.
-			bp := readBufs.Get().(*[]byte)
-			data, err := readInto(filepath.Join(s.opt.Content, filepath.FromSlash(s.Static[k])), (*bp)[:0])
-			if err != nil {
-				staticErr[k] = fmt.Errorf("render: %w", err)
-			} else {
-				staticWErr[k] = writeFile(File{Path: s.Static[k], Data: s.staticData(s.Static[k], data)})
-			}
-			*bp = data
-			putReadBuf(bp)
-		}
-	}
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if err := ctx.Err(); err != nil {
-					// Every job left undone fails the build: a site
-					// without its assets or a campaign file is not
-					// swapped in (TestBuildCancelledAnywhere).
-					switch {
-					case i < jobHome:
-						results[i].err = err
-					case i == jobHome:
-						homeErr = err
-					case i == jobAssets:
-						extraErr = err
-					default:
-						staticErr[i-jobStatic] = err
-					}
-					continue
-				}
-				doJob(i)
-			}
-		}()
-	}
-	for i := 0; i < jobStatic+len(s.Static); i++ {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	for i, r := range results {
-		if r.err != nil {
-			return st, r.err
-		}
-		st.Files += r.files
-		st.Pages++
-		if r.laidOut {
-			st.LaidOut++
-		}
-		if s.Pages[i].Report != nil {
-			st.Reports++
-		}
-	}
-	if homeErr != nil {
-		return st, homeErr
-	}
-	if homeWErr != nil {
-		return st, homeWErr
-	}
-	st.Pages++
-	st.Files++
-	// The search index is rewritten only when an entry changed: encoding
-	// and hashing its megabytes was a tenth of an unchanged rebuild. Its
-	// digest is made of each entry's sum, which the manifest keeps for the
-	// pages taken as they are.
-	var search []File
-	o := s.outputs
-	var sd [32]byte
-	if o != nil {
-		sums := make([][32]byte, 0, len(results)+1)
-		sums = append(sums, searchEntrySum(homeSearch))
-		for _, r := range results {
-			sums = append(sums, r.searchSum)
-		}
-		sd = searchDigest(sums)
-		o.search = sd
-	}
-	if o != nil && o.prev != nil && o.prev.Search == sd && o.reuseFiles("search.json", "search.js") {
-		st.Files += 2
-	} else {
-		index := []searchEntry{homeSearch}
-		encoded := [][]byte{homeJSON}
-		for i, r := range results {
-			p := s.Pages[i]
-			if !r.laidOut { // taken as it is: its entry is in the manifest's search file
-				se, ok := o.prevSearch(s.cache)[p.URL]
-				if !ok || searchEntrySum(se) != r.searchSum {
-					var err error
-					if _, se, err = s.renderPage(p, t, &nav); err != nil {
-						return st, err
-					}
-				}
-				r.search = se
-			}
-			index = append(index, r.search)
-			encoded = append(encoded, r.searchJSON)
-		}
-		if o != nil {
-			o.searchEntries = make(map[string]searchEntry, len(index))
-			for i, p := range s.Pages {
-				o.searchEntries[p.URL] = index[i+1]
-			}
-		}
-		sf, err := searchFilesEncoded(index, encoded)
-		if err != nil {
-			return st, err
-		}
-		search = sf
-	}
-	if extraErr != nil {
-		return st, extraErr
-	}
-	for _, err := range staticErr {
-		if err != nil {
-			return st, err
-		}
-	}
-	for _, f := range search {
-		if err := write(f); err != nil {
-			return st, err
-		}
-		st.Files++
-	}
-	if extraWErr != nil {
-		return st, extraWErr
-	}
-	st.Files += len(extra)
-	for _, err := range staticWErr {
-		if err != nil {
-			return st, err
-		}
-		st.Files++
-	}
-	return st, nil
-}
-
-// siteAssets are the code-highlighting stylesheet and the files under
-// the templates' assets/.
-func siteAssets(assets fs.FS) ([]File, error) {
-	css, err := chromaCSS()
-	if err != nil {
-		return nil, err
-	}
-	files := []File{{Path: "assets/chroma.css", Data: css}}
-	err = fs.WalkDir(assets, "assets", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(assets, p)
-		if err != nil {
-			return err
-		}
-		files = append(files, File{Path: p, Data: data})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("render: assets: %w", err)
-	}
-	return files, nil
-}
-
-// searchFiles are the search index's files (the home page's entry first,
-// then every page's in order). Builder writes them too.
-func searchFiles(index []searchEntry) ([]File, error) {
-	return searchFilesEncoded(index, nil)
-}
-
-// searchFilesEncoded is searchFiles where encoded[i], when there and not
-// nil, is index[i] as json.Marshal encodes it: the index is then those
-// bytes between brackets and commas, as json.Marshal writes a slice.
-func searchFilesEncoded(index []searchEntry, encoded [][]byte) ([]File, error) {
-	n := 3 + len(index) // brackets, commas and search.json's newline
-	for _, e := range encoded {
-		n += len(e)
-	}
-	idx := make([]byte, 0, n)
-	idx = append(idx, '[')
-	for i, e := range index {
-		if i > 0 {
-			idx = append(idx, ',')
-		}
-		if i < len(encoded) && encoded[i] != nil {
-			idx = append(idx, encoded[i]...)
-			continue
-		}
-		js, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("render: search index: %w", err)
-		}
-		idx = append(idx, js...)
-	}
-	idx = append(idx, ']')
-	// search.js carries the same index for pages opened from the disk,
-	// where fetching search.json is not allowed.
-	js := append(append([]byte("window.perflabSearch="), idx...), ";\n"...)
-	return []File{{Path: "search.json", Data: append(idx, '\n')}, {Path: "search.js", Data: js}}, nil
-}
-
-// chromaCSS is the code-highlighting stylesheet: github for the light
-// theme, github-dark under [data-theme="dark"].
-func chromaCSS() ([]byte, error) {
-	var buf bytes.Buffer
-	f := chromahtml.New(chromahtml.WithClasses(true))
-	if err := f.WriteCSS(&buf, styles.Get("github")); err != nil {
-		return nil, fmt.Errorf("render: chroma css: %w", err)
-	}
-	var dark bytes.Buffer
-	if err := f.WriteCSS(&dark, styles.Get("github-dark")); err != nil {
-		return nil, fmt.Errorf("render: chroma css: %w", err)
-	}
-	d := regexp.MustCompile(`(?m)^(/\*[^*]*\*/ )?\.`).ReplaceAll(dark.Bytes(), []byte(`$1[data-theme="dark"] .`))
-	buf.Write(d)
-	// The page, not chroma, owns the code background.
-	out := regexp.MustCompile(`(\.(bg|chroma) \{[^}]*?)background-color: #[0-9a-fA-F]+;?`).ReplaceAll(buf.Bytes(), []byte(`$1`))
-	return out, nil
-}
-
-// ---- layout ----
-
-// relative reports whether links are relative to their page (the default
-// base URL) rather than absolute under a base URL.
-func (s *Site) relative() bool { return s.opt.BaseURL == "/" }
-
-// root is the prefix that leads from the page at url to the site's root:
-// "../../" for qwen3-32b/h100/ in relative mode, the base URL otherwise.
-func (s *Site) root(url string) string {
-	if !s.relative() {
-		return s.opt.BaseURL
-	}
-	return strings.Repeat("../", strings.Count(url, "/"))
-}
-
-// pageHref is how a page's URL is linked, relative to the root: a pretty
-// directory URL under a base URL, an explicit index.html in relative mode
-// (file:// does not serve a directory's index).
-func (s *Site) pageHref(url string) string {
-	if s.relative() && (url == "" || strings.HasSuffix(url, "/")) {
-		return url + "index.html"
-	}
-	return url
-}
-
-type layoutView struct {
-	Base        string // the page's root: relative ("../../") or the base URL
-	HomeHref    string
-	SiteTitle   string
-	Title       string
-	Description string
-	URL         string
-	Body        template.HTML
-	TOC         []tocEntry
-	NavHTML     template.HTML
-	Charts      bool
-	LiveReload  bool
-	ReloadURL   string
-	Report      *reportMeta
-	Home        bool
-}
-
-func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
-	buf := s.bufs.get()
-	defer s.bufs.put(buf)
-	if err := s.layoutInto(buf, t, v); err != nil {
-		return nil, err
-	}
-	return bytes.Clone(buf.Bytes()), nil
-}
-
-// layoutInto writes the page laid out into buf (empty).
-func (s *Site) layoutInto(buf *bytes.Buffer, t *template.Template, v layoutView) error {
-	v.Base = s.root(v.URL)
-	v.HomeHref = s.pageHref("")
-	v.SiteTitle = SiteTitle
-	v.LiveReload = s.opt.LiveReload
-	v.ReloadURL = v.Base + ReloadPath
-	if err := execTemplate(t, buf, "layout", v); err != nil {
-		return fmt.Errorf("render: template layout: %w", err)
-	}
-	return nil
-}
-
-type searchEntry struct {
-	Title string `json:"title"`
-	URL   string `json:"url"` // relative to the site's root
-	Tags  string `json:"tags,omitempty"`
-	Text  string `json:"text"`
-}
-
-// reportMeta is what the home page lists about a report.
-type reportMeta struct {
-	Title, URL, Href, Model, Hardware, Engine, Objective string
-	Best, BestSort, BestNote                             string
-	Gain                                                 template.HTML
-	GainClass, GainSort, GainNote                        string
-	DataJSON, DataCSV, Campaign                          string
-}
-
-// renderPage renders one page into its files (index.html and, for a
-// report, data.json and data.csv) and its search entry.
-func (s *Site) renderPage(p *Page, t *template.Template, nav *navView) ([]File, searchEntry, error) {
-	return s.renderPageInto(nil, p, t, nav)
-}
-
-// renderPageInto is renderPage; with buf (empty), index.html is laid out
-// in buf and its File's Data is buf's bytes, valid until buf is written
-// to or given back: Render writes the file from there. A copy of each
-// page's 80 kB (a 1,000-report site) was a tenth of a cold build's
-// allocation.
-func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, nav *navView) ([]File, searchEntry, error) {
-	key := s.cache.key(p)
-	ce := s.cache.get(key)
-	if ce == nil {
-		rp, err := s.renderBody(p, t)
-		if err != nil {
-			return nil, searchEntry{}, err
-		}
-		ce = &cacheEntry{Page: *rp, Search: searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}}
-		if r := p.Report; r != nil {
-			js, csvData, err := reportData(r)
-			if err != nil {
-				return nil, ce.Search, fmt.Errorf("%s: %w", p.Src, err)
-			}
-			ce.Files = []File{{Path: p.URL + "data.json", Data: js}, {Path: p.URL + "data.csv", Data: csvData}}
-			if cv := curvesCSV(r); cv != nil { // sweeps: the curves' points (curves.go)
-				ce.Files = append(ce.Files, File{Path: p.URL + "curves.csv", Data: cv})
-			}
-		}
-		s.cache.put(key, ce)
-	}
-	rp := &ce.Page
-	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: s.navHTML(nav, p.URL), Charts: rp.Charts}
-	se := ce.Search
-	if r := p.Report; r != nil {
-		meta := s.reportMeta(r, rp.Title)
-		v.Report = &meta
-		se.Tags = strings.Join([]string{r.ModelName(), r.GPULabel(), r.Objective(), meta.Engine}, " ")
-	}
-	var html []byte
-	var err error
-	if buf != nil {
-		err = s.layoutInto(buf, t, v)
-		html = buf.Bytes()
-	} else {
-		html, err = s.layout(t, v)
-	}
-	if err != nil {
-		return nil, se, fmt.Errorf("%s: %w", p.Src, err)
-	}
-	files := append([]File{{Path: p.Out(), Data: html}}, ce.Files...)
-	return files, se, nil
-}
-
-func (s *Site) reportMeta(r *Report, title string) reportMeta {
-	m := reportMeta{Title: title, URL: r.Page.URL, Href: s.pageHref(r.Page.URL), Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
-		DataJSON: r.Page.URL + "data.json", DataCSV: r.Page.URL + "data.csv"}
-	if oe := r.Optimized(); oe != nil {
-		m.Engine = EngineName(oe.Engine)
-	}
-	if rel, ok := strings.CutPrefix(r.CampaignFile, s.opt.Content+"/"); ok {
-		m.Campaign = rel
-	}
-	// The recommended configuration's throughput and its gain over the
-	// baseline, as the report's own blocks compute them (headline.go).
-	r.headline(&m)
-	return m
-}
-
-type homeView struct {
-	Base    string
-	Reports []reportMeta
-	Pages   []navItem
-	Intro   template.HTML
-}
-
-func (s *Site) renderHome(t *template.Template, nav *navView) (File, searchEntry, error) {
-	title := SiteTitle
-	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
-	desc := ""
-	if s.Home != nil {
-		rp, err := s.renderBody(s.Home, t)
-		if err != nil {
-			return File{}, searchEntry{}, err
-		}
-		title, intro, desc = rp.Title, rp.Body, rp.Description
-	}
-	hv := homeView{Base: s.root(""), Intro: intro, Pages: nav.Pages}
-	hv.Intro += s.homeChanges(hv.Base) // the latest rounds' change points (history.go)
-	for _, r := range s.Reports {
-		hv.Reports = append(hv.Reports, s.reportMeta(r, r.Page.navTitleReport()))
-	}
-	var body bytes.Buffer
-	if err := execTemplate(t, &body, "home", hv); err != nil {
-		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
-	}
-	b := template.HTML(body.String())
-	html, err := s.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: s.navHTML(nav, ""), Home: true})
-	if err != nil {
-		return File{}, searchEntry{}, err
-	}
-	return File{Path: "index.html", Data: html}, searchEntry{Title: title, URL: s.pageHref(""), Text: plainText(string(intro), 2000)}, nil
-}
-
-// navTitleReport is a report's title without rendering its page.
-func (p *Page) navTitleReport() string {
-	if p.FrontMatter.Title != "" || p.Report == nil {
-		return p.navTitle()
-	}
-	if p.Report.Campaign.Title != "" {
-		return p.Report.Campaign.Title
-	}
-	if h, ok := p.headingLine(); ok {
-		return h
-	}
-	return p.Report.Title()
-}
-
-// ---- downloads ----
-
-// runData is one run in a report's data.json.
-type runData struct {
-	Experiment string          `json:"experiment"`
-	Profile    string          `json:"profile"`
-	Engine     string          `json:"engine"`
-	GPUs       int             `json:"gpus"`
-	Status     schema.Status   `json:"status"`
-	Error      string          `json:"error,omitempty"`
-	Load       schema.Load     `json:"load"`
-	Summary    *schema.Summary `json:"summary,omitempty"`
-	Caveats    []string        `json:"caveats,omitempty"`
-	Result     string          `json:"result_id"`
-}
-
-type reportDataFile struct {
-	Campaign  string    `json:"campaign"`
-	Model     string    `json:"model"`
-	Hardware  string    `json:"hardware"`
-	Baseline  string    `json:"baseline"`
-	Optimized string    `json:"optimized"`
-	Runs      []runData `json:"runs"`
-	// Rounds holds every round's runs when the results have rounds
-	// (history.go); Runs is the latest round's.
-	Rounds []roundData `json:"rounds,omitempty"`
-}
-
-// reportData returns a report's runs' summaries as JSON and CSV.
-func reportData(r *Report) ([]byte, []byte, error) {
-	d, rows := reportTables(r)
-	// data.json is written by the json v2 encoder with encoding/json's
-	// options (HTML-safe escaping, sorted map keys, its omitempty),
-	// indenting as it goes; encoding/json's Encoder indented the compact
-	// text in a second pass, and with the encoding itself that was ~7 %
-	// of a cold 1,000-report build. TestReportDataJSON holds the bytes to
-	// encoding/json's.
-	js, err := marshalDataJSON(d)
-	if err != nil {
-		return nil, nil, fmt.Errorf("data.json: %w", err)
-	}
-	cs := dataBufs.get()
-	defer dataBufs.put(cs)
-	w := csv.NewWriter(cs)
-	if err := w.WriteAll(rows); err != nil {
-		return nil, nil, fmt.Errorf("data.csv: %w", err)
-	}
-	return js, bytes.Clone(cs.Bytes()), nil
-}
-
-// dataBufs lends the buffers data.json and data.csv are written into
-// (then copied out at their size): grown by doubling for each report,
-// they were a tenth of a cold build's allocations.
-var dataBufs buffers
-
-// marshalDataJSON encodes v as encoding/json's Encoder with
-// SetIndent("", "  ") does. json v2 writes invalid UTF-8 in a string as
-// a literal U+FFFD where encoding/json writes the escape \ufffd, and no
-// option changes that: v2 is told to reject invalid UTF-8, and a value
-// holding any (or any other value v2 declines) is encoded by encoding/json
-// itself, which then also words the error.
-func marshalDataJSON(v any) ([]byte, error) {
-	js := dataBufs.get()
-	defer dataBufs.put(js)
-	if err := jsonv2.MarshalWrite(js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.AllowInvalidUTF8(false)); err != nil {
-		js.Reset()
-		enc := json.NewEncoder(js)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(v); err != nil {
-			return nil, err
-		}
-		return bytes.Clone(js.Bytes()), nil
-	}
-	js.WriteByte('\n')
-	return bytes.Clone(js.Bytes()), nil
-}
-
-// reportTables returns a report's data.json value and data.csv rows.
-func reportTables(r *Report) (reportDataFile, [][]string) {
-	runs := r.Runs()
-	d := reportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: make([]runData, 0, len(runs))}
-	rows := make([][]string, 0, len(runs)+1)
-	header := []string{"experiment", "profile", "engine", "gpus", "status", "completed", "failed", "duration_s",
-		"request_throughput_req_per_s", "output_throughput_tok_per_s", "total_token_throughput_tok_per_s",
-		"mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms",
-		"mean_itl_ms", "median_itl_ms", "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p99_e2el_ms", "caveats"}
-	rows = append(rows, header)
-	for _, run := range runs {
-		res := run.Result
-		e, _ := r.Campaign.Experiment(res.Experiment)
-		rd := runData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
-			Load: res.Load, Summary: res.Summary, Caveats: Caveats(res), Result: res.ID}
-		d.Runs = append(d.Runs, rd)
-		row := append(make([]string, 0, len(header)), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
-		f := func(v float64, ok bool) string {
-			if !ok {
-				return ""
-			}
-			return strconv.FormatFloat(v, 'f', -1, 64)
-		}
-		stat := func(row []string, st *schema.Stats) []string {
-			mean, ok1 := statMean(st)
-			med, ok2 := statMedian(st)
-			p99, ok3 := st.Get(99)
-			return append(row, f(mean, ok1), f(med, ok2), f(p99, ok3))
-		}
-		if s := res.Summary; s != nil {
-			row = append(row, strconv.Itoa(s.Completed), strconv.Itoa(s.Failed), f(s.DurationS, true),
-				f(s.RequestThroughput, true), f(s.OutputThroughput, true), f(s.TotalTokenThroughput, true))
-			for _, st := range [...]*schema.Stats{s.TTFT, s.TPOT, s.ITL, s.E2EL} {
-				row = stat(row, st)
-			}
-		} else {
-			row = append(row, make([]string, 18)...)
-		}
-		row = append(row, strings.Join(rd.Caveats, "; "))
-		rows = append(rows, row)
-	}
-	return r.withRounds(d, rows) // every round, when there are rounds (history.go)
-}
-
-// gpuCount spells a GPU count: "1 GPU", "8 GPUs".
-func gpuCount(n int) string {
-	if n == 1 {
-		return "1 GPU"
-	}
-	return fmt.Sprintf("%d GPUs", n)
 }

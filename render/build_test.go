@@ -302,8 +302,8 @@ func TestServeOptions(t *testing.T) {
 				t.Errorf("Deps of %s lack %s: %v", p.Src, w, p.Deps)
 			}
 		}
-		if len(p.Deps) != 8 {
-			t.Errorf("Deps: %d files, want 8 (page, campaign, 6 results)", len(p.Deps))
+		if len(p.Deps) != 9 {
+			t.Errorf("Deps: %d files, want 9 (page, campaign, 6 results, the absent rounds directory)", len(p.Deps))
 		}
 	}
 }

@@ -4,13 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"html/template"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -159,30 +155,6 @@ func TestBuildCacheSweep(t *testing.T) {
 	}
 }
 
-// TestExeBuildID: the build ID read from the test binary is the one the
-// go tool reports, and a file that is no Go executable has none.
-func TestExeBuildID(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
-	want, err := exec.Command("go", "tool", "buildid", exe).Output()
-	if err != nil {
-		t.Skipf("go tool buildid: %v", err)
-	}
-	if got := exeBuildID(exe); got != strings.TrimSpace(string(want)) {
-		t.Errorf("exeBuildID = %q, want %q", got, want)
-	}
-	if !strings.HasPrefix(selfVersion(), "buildid ") {
-		t.Errorf("selfVersion = %q, want the build ID", selfVersion())
-	}
-	other := filepath.Join(t.TempDir(), "x")
-	os.WriteFile(other, []byte("#!/bin/sh\necho hi\n"), 0o755)
-	if got := exeBuildID(other); got != "" {
-		t.Errorf("exeBuildID(shell script) = %q, want none", got)
-	}
-}
-
 // TestRebuildUnchanged: a rebuild that would write the same site leaves
 // the output directory untouched (no new directory swapped in, no file
 // rewritten); a file edited, deleted or added in the output, or a page
@@ -287,7 +259,7 @@ func TestBuildCacheDamagedPack(t *testing.T) {
 	if err := Build(context.Background(), opt); err != nil {
 		t.Fatal(err)
 	}
-	pack := filepath.Join(opt.CacheDir, packName)
+	pack := filepath.Join(opt.CacheDir, "pack")
 	data, err := os.ReadFile(pack)
 	if err != nil {
 		t.Fatal(err)
@@ -318,84 +290,6 @@ func TestBuildCacheDamagedPack(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTree(t, "the pack damaged", opt.Out, o.Out)
-}
-
-// TestBuildCacheConcurrentPut: entries stored by many goroutines at once
-// (put writes outside the lock, each at the place it took) all read back
-// from the next build's pack as they were stored, and the pack's entries
-// and index are in the same order; a put after finish stores nothing
-// (the incremental builder renders with a finished cache) and leaves no
-// temporary pack behind.
-func TestBuildCacheConcurrentPut(t *testing.T) {
-	dir := t.TempDir()
-	opt := Options{CacheDir: dir}
-	c, err := openCache(opt, os.DirFS(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	entry := func(i int) *cacheEntry {
-		body := strings.Repeat(fmt.Sprintf("<p>page %d</p>", i), 1+i*97%4000) // 10 B to 60 kB
-		return &cacheEntry{Page: renderedPage{Title: fmt.Sprint("T", i), Body: template.HTML(body), Charts: i%2 == 0},
-			Search: searchEntry{Title: fmt.Sprint("T", i), URL: fmt.Sprint(i, "/"), Text: body[:min(len(body), 50)]},
-			Files:  []File{{Path: fmt.Sprint(i, "/data.json"), Data: []byte(body[:min(len(body), 999)])}}}
-	}
-	const n = 200
-	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < n; i += 8 {
-				c.put(fmt.Sprint("key", i), entry(i))
-			}
-		}()
-	}
-	wg.Wait()
-	c.finish(true)
-	c.put("late", entry(1))
-	c.finish(true)
-	if names, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(names) != 0 {
-		t.Errorf("temporary files left: %v", names)
-	}
-	// A cache that stored nothing before finish: a later put used to
-	// start a pack that nothing finished.
-	idle := Options{CacheDir: t.TempDir()}
-	if ci, err := openCache(idle, os.DirFS(t.TempDir())); err == nil {
-		ci.finish(true)
-		ci.put("late", entry(1))
-		if names, _ := filepath.Glob(filepath.Join(idle.CacheDir, ".tmp-*")); len(names) != 0 {
-			t.Errorf("a put after finish left %v", names)
-		}
-	}
-	c2, err := openCache(opt, os.DirFS(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.finish(false)
-	c2.openPack()
-	if len(c2.old) != n {
-		t.Fatalf("the pack holds %d entries, want %d", len(c2.old), n)
-	}
-	var end int64
-	for i := 0; i < n; i++ {
-		if got := c2.get(fmt.Sprint("key", i)); !reflect.DeepEqual(got, entry(i)) {
-			t.Fatalf("entry %d reads back as %+v", i, got)
-		}
-		if r := c2.old[fmt.Sprint("key", i)]; r.off+r.n > end {
-			end = r.off + r.n
-		}
-	}
-	if c2.get("late") != nil {
-		t.Error("an entry put after finish is in the pack")
-	}
-	// The entries fill the pack up to the index: no gap, no overlap.
-	var total int64
-	for _, r := range c2.old {
-		total += r.n
-	}
-	if total != end {
-		t.Errorf("entries hold %d bytes and end at %d", total, end)
-	}
 }
 
 // TestBuildCachePackDamage: a pack cut short, one whose index offset
@@ -432,7 +326,7 @@ func TestBuildCachePackDamage(t *testing.T) {
 			if err := Build(context.Background(), opt); err != nil {
 				t.Fatal(err)
 			}
-			pack := filepath.Join(opt.CacheDir, packName)
+			pack := filepath.Join(opt.CacheDir, "pack")
 			data, err := os.ReadFile(pack)
 			if err != nil {
 				t.Fatal(err)

@@ -1,51 +1,110 @@
 // Package render builds the static site from content/ (Markdown narrative,
 // campaign.yaml page bundles) and results/ (schema.Result JSON).
 //
-// The build is a pure function from input files to output files, in named
-// stages:
+// The build is a pure function from input files to output files, in
+// stages, each a package whose doc.go says what it owns and what it may
+// not touch; imports point down only (TestRenderLayers in shape_test.go
+// holds the layers, TestRenderSize the sizes: no file over 600 lines, no
+// function over 120):
+//
+//	render/wire        the binary encoding of the build's own files; each
+//	                   encoding's version is derived from its types
+//	render/inputs      reading inputs through a Reader that records every
+//	                   file read, path stat'ed and directory listed, with
+//	                   what was seen; the input stat cache; file identities
+//	render/buildcache  the build cache's store: byte strings under salted
+//	                   keys in one pack file; knows nothing of pages
+//	render/output      the output directory: writing, the temporary
+//	                   directory and the swap, the lock, the manifest
+//	render/nav         the navigation: its tree, each page's view of it,
+//	                   the site's links (handed titles and URLs)
+//	render             the site (Load: pages, reports, campaigns,
+//	                   results: site.go, runs.go, report.go, pagefile.go),
+//	                   the blocks (blocks.go dispatches; comparison.go,
+//	                   step.go, setup.go, curves.go, command.go, ...), the
+//	                   layout (layout.go's frame, navigation.go,
+//	                   skeleton.go), and the
+//	                   pipeline wiring the stages (build.go: Build;
+//	                   siterender.go: Render; incremental.go: the preview
+//	                   server's Builder; pagecache.go, outputs.go,
+//	                   sitestamp.go: what render keeps in the cache, the
+//	                   manifest and the stamp)
+//	render/analysis, render/markdown, render/charts: the numbers, the
+//	                   Markdown converter, the charts' options (leaves)
+//
+// Stages of a build:
 //
 //	load    Load reads and checks every input (front matter, campaigns,
 //	        results) into a Site; bad input fails here with file:line.
+//	        Each page reads through its own inputs.Reader.
 //	render  each Page becomes its files (HTML, and for a report its
 //	        data.json/data.csv); pages are independent, so a preview server
-//	        can re-render only the pages whose Deps changed (Site.PageFiles
-//	        with LoadTemplates).
-//	        A build cache (cache.go; .cache/perflab-build beside Out by
-//	        default) keeps each page's rendered content under a hash of
-//	        its inputs, the templates, perflab's build and the options,
-//	        so an unchanged page is not rendered again; output is the
-//	        same with, without or after deleting it. Entries live in one
-//	        pack file, rewritten only when something changed, each with
-//	        a CRC-32C (a damaged entry is a miss).
+//	        can re-render only the pages whose inputs changed (Builder).
+//	        The build cache (.cache/perflab-build beside Out by default)
+//	        keeps each page's rendered content under a key made of what
+//	        the page was made from (pagecache.go), so an unchanged page is
+//	        not rendered again; output is the same with, without or after
+//	        deleting it.
 //	site    the home page, search index and assets.
 //	swap    Build writes into a temporary directory beside Out and swaps it
 //	        in with renames, so a failed build leaves Out as it was. A
-//	        manifest of Out in the cache (manifest.go) lets it skip the
+//	        manifest of Out in the cache (render/output) lets it skip the
 //	        files Out already holds, and Out altogether when nothing
 //	        would change. Builds writing the same Out take turns
-//	        (lockOut: flock on the directory holding it).
+//	        (output.Lock: flock on the directory holding it).
 //
-// The input stat cache (statcache.go) keeps each input's identity (size,
-// modification and change times, inode) with its SHA-256 and, for a page,
-// its front matter and first heading, as git's index does: a build hashes
-// only the inputs whose identity changed and reads an unchanged page only
-// if it has to render it. Change times cannot be put back (touch -d, a
-// same-size rewrite, a rename all set them), and a file changed in the
-// timestamp tick a build began is not recorded (the "racy git" rule), so
-// no edit is missed. Out's files and directories are checked the same way
-// (manifestFile, manifestDir).
+// Inputs are tracked by construction. A page reads its files only
+// through the inputs.Reader Load gives it, and its blocks only through
+// the Reader they are handed (pageCtx.in); a page's cache key is the
+// hash of what its Readers recorded (inputs.Reader.Key), with a salt of
+// perflab's own build, the templates and the options that show in a page
+// (wire's encoding of Options, less where the site and the cache go).
+// What the blocks read is known only once the page was rendered: the
+// cache keeps it under the page's Load key and the next build replays
+// it (inputs.Reader.Replay, Shake's dynamic dependencies), so an edited
+// file gives another key (TestBlockInputTracked adds a block reading a
+// new kind of input, edits it, and sees the page rebuilt through the
+// stamp, the manifest, the cache and the Builder, no cache code told of
+// it). The site stamp is made of the Readers' records; the preview
+// server's Builder matches changed files against them. A page's body
+// is an inputs.Deferred: read by Load, or read and checked against its
+// sum when the page is rendered, and reachable only through Bytes. The
+// build's own files (cache entries, the input stat cache and its page
+// memos, the manifest, the stamp) are encoded by render/wire, whose
+// versions come from the encoded types: there is no encoder to keep in
+// step with a struct and no format constant to bump. A page's layout key
+// is its cache key, its URL and the digest of its frame (layout.go: the
+// links, the options that show in the frame and the navigation, wire's
+// encoding): the layout is written by frame's methods, which are not
+// handed the Site, so what a page's layout takes from other pages can
+// only come in through a field of frame, and every field is in the
+// digest.
+//
+// No rule is left to keep by hand: the Go code that wrote pages as the
+// templates do is generated from them now (htmlwriters_gen.go, below).
+//
+// The input stat cache (render/inputs, stats.go) keeps each input's
+// identity (size, modification and change times, inode) with its
+// SHA-256 and, for a page, its front matter and first heading, as git's
+// index does: a build hashes only the inputs whose identity changed and
+// reads an unchanged page only if it has to render it. Change times
+// cannot be put back (touch -d, a same-size rewrite, a rename all set
+// them), and a file changed in the timestamp tick a build began is not
+// recorded (the "racy git" rule), so no edit is missed. Out's files and
+// directories are checked the same way (output.FileRecord, DirRecord).
 //
 // The site stamp (sitestamp.go) goes one step further for a site with
-// nothing changed: a build that left Out alone records every path it
-// depended on (content/'s directories, pages, static files, campaigns,
-// results directories, present or absent, and results; Out's directories
-// and files; the manifest) with its identity, and the next build stats
-// them before loading anything: all as recorded, it is done. An unchanged
-// rebuild of the 1,000-report site went from ~0.36 s (Load's YAML and
-// JSON decoding of 1,000 campaigns and 14,000 results) to ~0.05 s whole
-// process; in process Rebuild/reports=1000 35 ms, pages=924 5.5 ms.
+// nothing changed: a build that left Out alone records every path its
+// Readers recorded (content/'s directories, pages, static files,
+// campaigns, results directories, present or absent, results, and what
+// the blocks read; Out's directories and files; the manifest) with its
+// identity, and the next build stats them before loading anything: all
+// as recorded, it is done. An unchanged rebuild of the 1,000-report site
+// went from ~0.36 s (Load's YAML and JSON decoding of 1,000 campaigns and
+// 14,000 results) to ~0.05 s whole process; in process
+// Rebuild/reports=1000 35 ms, pages=924 5.5 ms.
 //
-// Navigation (nav.go) is a tree (report objectives, models, GPUs; plain
+// Navigation (render/nav) is a tree (report objectives, models, GPUs; plain
 // pages by directory); a page carries its own branch expanded and every
 // other section as its title linking to the section's first page, so a
 // page's weight does not grow with the site and needs no JavaScript.
@@ -63,7 +122,7 @@
 // plaincode.go; they were most of the remaining chroma time, and 87 % of
 // the allocations). What remains of a cold build is mostly system time
 // creating and writing the pages, then goldmark parsing and the layout
-// template; the cache is one pack file rather than a file per page.
+// template; the cache is one pack file rather than a file per page (render/buildcache).
 //
 // Where an unchanged rebuild's time goes (go test -bench Rebuild
 // -cpuprofile, the same corpus): it was about 60 ms in process, half of
@@ -99,7 +158,7 @@
 // declines), a campaign's node tree is parsed only when an error needs a
 // line, commands are lexed into chroma's tokens by shellcode.go, buffers
 // are lent (buffers.go) and cache entries have a plain format
-// (cacheentry.go). Whole process, medians of 5 alternating runs on the
+// (now render/wire). Whole process, medians of 5 alternating runs on the
 // shared 2-core machine: CPU 6.8 → 4.5 s (user 5.5 → 3.5 s), peak memory
 // 302 → 194 MB, allocations 2.2 → 1.1 GiB; an unchanged rebuild 1.9 →
 // 0.9 s of CPU. What remains, in order: html/template executing the
@@ -165,7 +224,7 @@
 //
 // Then Load's own share (about 0.72 s of CPU of a cold 1,000-report
 // build): result files are read into a buffer reused between files with
-// open, read and close alone (readfile.go: os.ReadFile made ten system
+// open, read and close alone (render/inputs, readfile.go: os.ReadFile made ten system
 // calls a file on Linux, four of them fcntl and one an epoll_ctl the
 // kernel refuses, and allocated a fresh buffer); pages and campaigns are
 // opened without those five calls (openFile); a flat results directory is
@@ -219,7 +278,7 @@
 // Now the manifest sums outputs with XXH3-128 (outSum; 0.01 s); a cache
 // entry takes its place in the pack under the lock and is written there
 // with pwrite outside it; a file is written with open, write and close
-// (outfile_linux.go: os.WriteFile also registered each file with the
+// (render/output, write_linux.go: os.WriteFile also registered each file with the
 // poller) and a directory made with one mkdir; a page is laid out into a
 // lent buffer and written from it (no 80 kB copy a page: −10 % of the
 // allocated bytes); the page workers, after the pages, render the home
@@ -241,7 +300,7 @@
 // find_get_block_common as a third of the build's samples), and the new
 // site's directories were placed in the group the last site had just
 // been deleted from. makeBuildDir marks the build's temporary directory
-// as the top of a tree (FS_TOPDIR_FL, topdir_linux.go): the Orlov
+// as the top of a tree (FS_TOPDIR_FL, render/output, topdir_linux.go): the Orlov
 // allocator spreads its subdirectories over the groups as it does the
 // root's. Those four builds then took 0.94–1.05 s wall; into a fresh
 // directory the flag costs up to 0.1 s of system time.

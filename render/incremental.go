@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/perflab/perflab/render/output"
 )
 
 // Builder rebuilds a site after changes to some of its inputs, for the
@@ -86,7 +87,7 @@ func (b *Builder) Build(ctx context.Context, changed []string) (Incremental, err
 	if abs, err := filepath.Abs(out); err == nil {
 		out = abs
 	}
-	defer lockOut(out)() // perflab build's lock: one writer of Out at a time
+	defer output.Lock(out)() // perflab build's lock: one writer of Out at a time
 	switch {
 	case b.site == nil:
 		return b.full(ctx, "first build")
@@ -122,7 +123,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
-	defer site.inputStats.abandon() // after a failure; a no-op after save
+	defer site.inputStats.Abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(b.opt, assets); err != nil {
 		return inc, err
 	}
@@ -131,7 +132,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return inc, fmt.Errorf("render: %w", err)
 	}
-	tmp, err := makeBuildDir(out)
+	tmp, err := output.MakeBuildDir(out)
 	if err != nil {
 		return inc, fmt.Errorf("render: %w", err)
 	}
@@ -155,12 +156,12 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		os.RemoveAll(tmp)
 		return inc, fmt.Errorf("render: search index: %w", err)
 	}
-	if err := swap(tmp, out); err != nil {
+	if err := output.Swap(tmp, out); err != nil {
 		os.RemoveAll(tmp)
 		return inc, err
 	}
 	site.cache.finish(true)
-	site.inputStats.save()
+	site.inputStats.Save()
 	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}
@@ -178,8 +179,73 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		return inc, errFull
 	}
 	s := b.site
-	affected := map[string]bool{} // page URLs
-	static := map[string]bool{}   // static files to copy again
+	affected, static, why := b.affected(changed)
+	if why != "" {
+		return full(why)
+	}
+	if len(affected) == 0 && len(static) == 0 {
+		inc.Unchanged = true
+		return inc, nil
+	}
+	var files []File
+	for rel := range static {
+		data, err := os.ReadFile(filepath.Join(s.opt.Content, filepath.FromSlash(rel)))
+		if err != nil {
+			return inc, fmt.Errorf("render: %w", err)
+		}
+		files = append(files, File{Path: rel, Data: s.staticData(rel, data)})
+	}
+	if len(affected) == 0 {
+		n, err := output.WriteInPlace(b.opt.Out, files)
+		if err != nil {
+			return inc, err
+		}
+		inc.Unchanged = n == 0
+		return inc, nil
+	}
+	ns, why, err := b.reload(affected)
+	if why != "" {
+		return full(why)
+	}
+	if err != nil {
+		return inc, err
+	}
+	navData := ns.nav()
+	if !reflect.DeepEqual(navData, b.nav) {
+		return full("the navigation changed")
+	}
+	rendered, search, err := b.renderAffected(ctx, ns, affected, &navData)
+	if err != nil {
+		return inc, err
+	}
+	files = append(files, rendered...)
+	for _, pg := range ns.Pages {
+		if _, ok := search[pg.URL]; ok {
+			inc.Pages = append(inc.Pages, pg.URL)
+		}
+	}
+	if affected[""] {
+		inc.Pages = append(inc.Pages, "")
+	}
+	n, err := output.WriteInPlace(b.opt.Out, files)
+	if err != nil {
+		return inc, err
+	}
+	inc.Unchanged = n == 0
+	b.site = ns
+	for u, se := range search {
+		b.search[u] = se
+	}
+	return inc, nil
+}
+
+// affected returns the URLs of the pages whose inputs are among changed
+// ("" is the home page) and the static files to copy again, or why a
+// full build is needed.
+func (b *Builder) affected(changed []string) (affected, static map[string]bool, why string) {
+	s := b.site
+	affected = map[string]bool{} // page URLs
+	static = map[string]bool{}   // static files to copy again
 	isStatic := map[string]bool{}
 	for _, rel := range s.Static {
 		isStatic[rel] = true
@@ -187,17 +253,17 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 	for _, c := range changed {
 		p, err := filepath.Abs(c)
 		if err != nil {
-			return full(c + ": " + err.Error())
+			return nil, nil, c + ": " + err.Error()
 		}
 		if b.abs.templates != "" && within(b.abs.templates, p) {
-			return full("template " + c + " changed")
+			return nil, nil, "template " + c + " changed"
 		}
 		hit := false
 		if rel, err := filepath.Rel(b.abs.content, p); err == nil && isStatic[filepath.ToSlash(rel)] {
 			// Copied as it is (a bundle's campaign.yaml is both an input
 			// and a static file).
 			if _, err := os.Stat(p); err != nil {
-				return full(c + " removed")
+				return nil, nil, c + " removed"
 			}
 			static[filepath.ToSlash(rel)] = true
 			hit = true
@@ -221,36 +287,21 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 				// renamed over a page (sed -i's "sedXXXXXX", "index.md.new").
 				continue
 			}
-			return full(c + " is not an input of a known page")
+			return nil, nil, c + " is not an input of a known page"
 		case within(b.abs.results, p):
 			// Results outside every report's results directory are read
 			// by nobody.
 		default:
-			return full(c + " is outside content, results and templates")
+			return nil, nil, c + " is outside content, results and templates"
 		}
 	}
-	if len(affected) == 0 && len(static) == 0 {
-		inc.Unchanged = true
-		return inc, nil
-	}
-	var files []File
-	for rel := range static {
-		data, err := os.ReadFile(filepath.Join(s.opt.Content, filepath.FromSlash(rel)))
-		if err != nil {
-			return inc, fmt.Errorf("render: %w", err)
-		}
-		files = append(files, File{Path: rel, Data: s.staticData(rel, data)})
-	}
-	if len(affected) == 0 {
-		n, err := writeInPlace(b.opt.Out, files)
-		if err != nil {
-			return inc, err
-		}
-		inc.Unchanged = n == 0
-		return inc, nil
-	}
+	return affected, static, ""
+}
 
-	// Reload the affected pages; the others keep what they loaded.
+// reload returns the site with the affected pages loaded again (the
+// others keep what they loaded), or why a full build is needed.
+func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
+	s := b.site
 	ns := *s
 	ns.Pages = append([]*Page(nil), s.Pages...)
 	for i, pg := range ns.Pages {
@@ -260,30 +311,30 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		if _, err := os.Stat(filepath.FromSlash(pg.Src)); err != nil {
 			// Removed: the page may be gone, or become a campaign-only
 			// bundle; Load decides.
-			return full(pg.Src + " removed")
+			return nil, pg.Src + " removed", nil
 		}
-		np, err := s.loadPage(pg.Rel)
+		np, _, err := s.loadPage(pg.Rel)
 		if err != nil {
-			return inc, err
+			return nil, "", err
 		}
 		if np == nil {
-			return full(pg.Src + " became a draft")
+			return nil, pg.Src + " became a draft", nil
 		}
 		if (np.Report == nil) != (pg.Report == nil) {
-			return full(pg.Src + " became or stopped being a report")
+			return nil, pg.Src + " became or stopped being a report", nil
 		}
 		ns.Pages[i] = np
 	}
 	if affected[""] {
 		if _, err := os.Stat(filepath.FromSlash(s.Home.Src)); err != nil {
-			return full(s.Home.Src + " removed")
+			return nil, s.Home.Src + " removed", nil
 		}
-		np, err := s.loadPage(s.Home.Rel)
+		np, _, err := s.loadPage(s.Home.Rel)
 		if err != nil {
-			return inc, err
+			return nil, "", err
 		}
 		if np == nil {
-			return full(s.Home.Src + " became a draft")
+			return nil, s.Home.Src + " became a draft", nil
 		}
 		ns.Home = np
 	}
@@ -294,13 +345,14 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		}
 	}
 	sortReports(ns.Reports)
-	navData := ns.nav()
-	if !reflect.DeepEqual(navData, b.nav) {
-		return full("the navigation changed")
-	}
+	return &ns, "", nil
+}
 
-	// Render the affected pages (in parallel, as Render does), then the
-	// home page and the search index, which summarise every page.
+// renderAffected renders the affected pages of ns (in parallel, as
+// Render does), then the home page and the search index, which
+// summarise every page; it returns their files and the search entries of
+// the pages rendered (by URL; "" is the home page).
+func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[string]bool, navData *navView) ([]File, map[string]searchEntry, error) {
 	type rendered struct {
 		files []File
 		se    searchEntry
@@ -324,29 +376,26 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 				res[i].err = err
 				return
 			}
-			files, se, err := ns.renderPage(pg, b.t, &navData)
+			files, se, err := ns.renderPage(pg, b.t, ns.frame(navData))
 			res[i] = rendered{files, se, err}
 		}()
 	}
 	wg.Wait()
+	var files []File
 	search := map[string]searchEntry{}
 	for i, r := range res {
 		if r.err != nil {
-			return inc, r.err
+			return nil, nil, r.err
 		}
 		files = append(files, r.files...)
 		search[todo[i].URL] = r.se
-		inc.Pages = append(inc.Pages, todo[i].URL)
 	}
-	home, hse, err := ns.renderHome(b.t, &navData)
+	home, hse, err := ns.renderHome(b.t, ns.frame(navData))
 	if err != nil {
-		return inc, err
+		return nil, nil, err
 	}
 	files = append(files, home)
 	search[""] = hse
-	if affected[""] {
-		inc.Pages = append(inc.Pages, "")
-	}
 	index := []searchEntry{hse}
 	for _, pg := range ns.Pages {
 		se, ok := search[pg.URL]
@@ -357,19 +406,9 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 	}
 	sf, err := searchFiles(index)
 	if err != nil {
-		return inc, err
+		return nil, nil, err
 	}
-	files = append(files, sf...)
-	n, err := writeInPlace(b.opt.Out, files)
-	if err != nil {
-		return inc, err
-	}
-	inc.Unchanged = n == 0
-	b.site = &ns
-	for u, se := range search {
-		b.search[u] = se
-	}
-	return inc, nil
+	return append(files, sf...), search, nil
 }
 
 // pages are the site's pages with the home page.
@@ -382,12 +421,17 @@ func (b *Builder) pages() []*Page {
 }
 
 // dependsOn reports whether the page's output may change when p changes:
-// p is one of its inputs or a directory above one, or sits in or above
+// p is one of its inputs (Load's, or its blocks' when last rendered) or
+// a directory above one, or sits in or above
 // its report's results directory (a new or removed result; a directory
 // moved away or back gives one event, for itself, not one per file), or
 // is the campaign.yaml that would turn its bundle into a report.
 func (pg *Page) dependsOn(p string, b *Builder) bool {
-	for _, d := range pg.Deps {
+	deps := pg.Deps
+	if pg.rendered != nil { // what its blocks read
+		deps = append(deps[:len(deps):len(deps)], pg.rendered.Paths()...)
+	}
+	for _, d := range deps {
 		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && within(p, a) {
 			return true
 		}
@@ -416,36 +460,4 @@ func ignoredByLoad(rel string) bool {
 		}
 	}
 	return false
-}
-
-// writeInPlace writes files into dir, each through a temporary file and a
-// rename, so no reader sees half a file, and returns how many it wrote: a
-// file already there with the same bytes is left alone.
-func writeInPlace(dir string, files []File) (int, error) {
-	n := 0
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.Data) {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return n, fmt.Errorf("render: %w", err)
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
-		if err != nil {
-			return n, fmt.Errorf("render: %w", err)
-		}
-		_, werr := tmp.Write(f.Data)
-		cerr := tmp.Close()
-		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
-			os.Remove(tmp.Name())
-			return n, fmt.Errorf("render: %w", err)
-		}
-		if err := os.Rename(tmp.Name(), p); err != nil {
-			os.Remove(tmp.Name())
-			return n, fmt.Errorf("render: %w", err)
-		}
-		n++
-	}
-	return n, nil
 }

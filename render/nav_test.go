@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"github.com/perflab/perflab/render/nav"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -98,7 +99,7 @@ func TestNavCurrentBranch(t *testing.T) {
 }
 
 // TestNavSizeBounded: a page's navigation grows with the top level and
-// its own branch, up to navWindow entries a list, not with the number of
+// its own branch, up to nav.Window entries a list, not with the number of
 // pages: a 100-lab site's pages carry as many entries as a 30-lab one's.
 func TestNavSizeBounded(t *testing.T) {
 	entries := func(labs int) int {
@@ -107,12 +108,12 @@ func TestNavSizeBounded(t *testing.T) {
 		return strings.Count(string(s.navHTML(&v, "lab-01/beta/h200/")), "<li")
 	}
 	a, b, c := entries(8), entries(30), entries(100)
-	if b-a > navWindow || c != b {
-		t.Errorf("navigation entries: %d with 8 labs, %d with 30, %d with 100; want at most %d more with 30 and none more with 100", a, b, c, navWindow)
+	if b-a > nav.Window || c != b {
+		t.Errorf("navigation entries: %d with 8 labs, %d with 30, %d with 100; want at most %d more with 30 and none more with 100", a, b, c, nav.Window)
 	}
 }
 
-// TestNavWindow: a list longer than navWindow shows the window around the
+// TestNavWindow: a list longer than nav.Window shows the window around the
 // page's entry and counts the rest, which the overview lists.
 func TestNavWindow(t *testing.T) {
 	dir := t.TempDir()
@@ -143,16 +144,16 @@ func TestNavWindow(t *testing.T) {
 				more = append(more, m[2])
 			}
 		}
-		if len(pages) != navWindow || pages[0] != tc.first || pages[len(pages)-1] != tc.last || strings.Join(more, "|") != strings.Join(tc.more, "|") {
-			t.Errorf("%s: %d pages %v … %v, more %q; want %d from %s to %s, more %q", tc.url, len(pages), pages[:1], pages[len(pages)-1:], more, navWindow, tc.first, tc.last, tc.more)
+		if len(pages) != nav.Window || pages[0] != tc.first || pages[len(pages)-1] != tc.last || strings.Join(more, "|") != strings.Join(tc.more, "|") {
+			t.Errorf("%s: %d pages %v … %v, more %q; want %d from %s to %s, more %q", tc.url, len(pages), pages[:1], pages[len(pages)-1:], more, nav.Window, tc.first, tc.last, tc.more)
 		}
 	}
 }
 
-// TestNavHoldsIndex: holds answered from the tree's numbering (index) is
-// holds answered by walking each subtree, for every node and every URL of
-// a site with reports and nested pages; a tree with a URL on two nodes
-// walks.
+// TestNavHoldsIndex: Holds answered from the tree's numbering is Holds
+// answered by walking each subtree, for every node and every URL of a
+// site with reports and nested pages (render/nav's own test covers a
+// URL on two nodes and that Build numbers the tree).
 func TestNavHoldsIndex(t *testing.T) {
 	dir := t.TempDir()
 	writeSyntheticSite(t, dir, 3)
@@ -164,9 +165,9 @@ func TestNavHoldsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := s.nav()
-	walked := func(n *navNode, url string) bool {
-		var walk func(n *navNode) bool
-		walk = func(n *navNode) bool {
+	walked := func(n *nav.Node, url string) bool {
+		var walk func(n *nav.Node) bool
+		walk = func(n *nav.Node) bool {
 			if n.URL != "" && n.URL == url {
 				return true
 			}
@@ -179,9 +180,9 @@ func TestNavHoldsIndex(t *testing.T) {
 		}
 		return walk(n)
 	}
-	var nodes []*navNode
-	var collect func(ns []*navNode)
-	collect = func(ns []*navNode) {
+	var nodes []*nav.Node
+	var collect func(ns []*nav.Node)
+	collect = func(ns []*nav.Node) {
 		for _, n := range ns {
 			nodes = append(nodes, n)
 			collect(n.Children)
@@ -194,11 +195,8 @@ func TestNavHoldsIndex(t *testing.T) {
 	}
 	held := 0
 	for _, n := range nodes {
-		if n.idx == nil || n.idx.dup {
-			t.Fatalf("node %q not indexed", n.Title)
-		}
 		for _, u := range urls {
-			if got, want := n.holds(u), walked(n, u); got != want {
+			if got, want := n.Holds(u), walked(n, u); got != want {
 				t.Errorf("node %q holds %q = %v, walking it says %v", n.Title, u, got, want)
 			} else if got {
 				held++
@@ -207,12 +205,5 @@ func TestNavHoldsIndex(t *testing.T) {
 	}
 	if held < len(s.Pages) {
 		t.Errorf("%d (node, page) pairs held for %d pages: the tree is not what the test means", held, len(s.Pages))
-	}
-	// A URL on two nodes: the numbering cannot answer; walking does.
-	a, b := &navNode{Title: "a", URL: "x/"}, &navNode{Title: "b", URL: "x/"}
-	dup := navView{Groups: []*navNode{{Title: "g", Children: []*navNode{a}}, {Title: "h", Children: []*navNode{b}}}}
-	dup.index()
-	if !dup.Groups[0].holds("x/") || !dup.Groups[1].holds("x/") {
-		t.Error("with a URL on two nodes, each group should hold it")
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/perflab/perflab/render/inputs"
+
 	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
 	"github.com/yuin/goldmark/ast"
@@ -69,8 +71,9 @@ var schemeRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
 func hasScheme(s string) bool { return schemeRE.MatchString(s) }
 
 // renderBody renders a page's Markdown, its perflab blocks and, for a
-// report that places no block, the generated skeleton.
-func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) {
+// report that places no block, the generated skeleton. What the blocks
+// read, they read through rd, which records it for the page's cache key.
+func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*renderedPage, error) {
 	conv := s.markdown()
 	ids := markdown.NewIDs()
 	body, err := p.markdownBody()
@@ -78,7 +81,7 @@ func (s *Site) renderBody(p *Page, t *template.Template) (*renderedPage, error) 
 		return nil, err
 	}
 	doc := conv.Parse(body, markdown.ParseOptions{IDs: ids, Link: s.linkFunc(p)})
-	ctx := &pageCtx{site: s, page: p, rep: p.Report, t: t, ids: ids}
+	ctx := &pageCtx{site: s, page: p, rep: p.Report, t: t, ids: ids, in: rd}
 	out := &renderedPage{Title: p.FrontMatter.Title, Description: p.FrontMatter.Description}
 
 	// The first heading titles the page when nothing else does; a level-1
@@ -206,191 +209,6 @@ func splitSections(doc *markdown.Document) (pre []ast.Node, secs []*section) {
 		}
 	}
 	return pre, secs
-}
-
-// skeleton writes GPUStack's report skeleton (reference/gpustack-perflab.md
-// §2) from the data, placing narrative sections whose heading matches a
-// skeleton section in it and the others after the Conclusion.
-func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, doc *markdown.Document) error {
-	r := c.rep
-	pre, secs := splitSections(doc)
-	byTitle := map[string]*section{}
-	for _, sec := range secs {
-		key := strings.ToLower(sec.title)
-		if _, dup := byTitle[key]; !dup {
-			byTitle[key] = sec
-		}
-	}
-	used := map[*section]bool{}
-	renderNodes := func(nodes []ast.Node) error {
-		for _, n := range nodes {
-			if err := conv.Render(w, doc, n); err != nil {
-				return fmt.Errorf("render: %w", err)
-			}
-		}
-		return nil
-	}
-	// open writes a skeleton section's heading (the narrative's own when it
-	// has the section) and returns the narrative nodes to place in it.
-	open := func(title string) ([]ast.Node, error) {
-		sec := byTitle[strings.ToLower(title)]
-		if sec == nil {
-			c.headingTo(w, 2, title)
-			return nil, nil
-		}
-		used[sec] = true
-		if err := conv.Render(w, doc, sec.heading); err != nil {
-			return nil, err
-		}
-		return sec.nodes, nil
-	}
-	if err := renderNodes(pre); err != nil {
-		return err
-	}
-	hasRuns := len(r.all) > 0
-	if !hasRuns {
-		fmt.Fprintf(w, `<div class="admonition warning"><p class="admonition-title">No results yet</p><p>No results were found for campaign <code>%s</code> in <code>%s/</code>. Run <code>perflab collect %s</code> or <code>perflab import</code>, then build again.</p></div>`+"\n",
-			template.HTMLEscapeString(r.Campaign.ID), template.HTMLEscapeString(r.ResultsDir), template.HTMLEscapeString(r.CampaignFile))
-	}
-
-	// Conclusion.
-	nodes, err := open("Conclusion")
-	if err != nil {
-		return err
-	}
-	if len(r.runs) > 0 {
-		m, _ := c.primary()
-		if err := c.chart(w, m, ""); err != nil {
-			return err
-		}
-	}
-	// Sweeps: the curves and the SLO answer (sweep.go).
-	if err := c.sweepSkeleton(w); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "<p>Recommended configuration for optimizing %s of %s on %s:</p>\n",
-		template.HTMLEscapeString(r.Objective()), template.HTMLEscapeString(r.ModelName()), template.HTMLEscapeString(r.HardwareLabel()))
-	if err := c.command(w, r.Optimized(), "Serving Command"); err != nil {
-		return err
-	}
-	if hasRuns {
-		w.WriteString("<p>Comparison of benchmark results before and after optimization:</p>\n")
-		if err := c.comparison(w); err != nil {
-			return err
-		}
-		// Latency next to throughput: a gain in tokens per second can cost
-		// time per token.
-		if len(r.runs) > 0 {
-			if err := c.latencyChart(w, ""); err != nil {
-				return err
-			}
-		}
-	}
-	if err := renderNodes(nodes); err != nil {
-		return err
-	}
-	// Narrative sections the skeleton has no place for.
-	skeletonTitles := map[string]bool{"conclusion": true, "optimization objective": true, "experimental setup": true,
-		"experiment results": true, "summary of optimization options": true, "other benchmark cases": true, "all runs": true,
-		"history": len(r.rounds) >= 2}
-	for _, sec := range secs {
-		if skeletonTitles[strings.ToLower(sec.title)] || used[sec] {
-			continue
-		}
-		used[sec] = true
-		if err := conv.Render(w, doc, sec.heading); err != nil {
-			return err
-		}
-		if err := renderNodes(sec.nodes); err != nil {
-			return err
-		}
-	}
-	// Optimization Objective (when stated).
-	if r.Campaign.ObjectiveStatement != "" || byTitle["optimization objective"] != nil {
-		nodes, err := open("Optimization Objective")
-		if err != nil {
-			return err
-		}
-		if r.Campaign.ObjectiveStatement != "" && len(nodes) == 0 {
-			fmt.Fprintf(w, "<p>%s</p>\n", template.HTMLEscapeString(r.Campaign.ObjectiveStatement))
-		}
-		if err := renderNodes(nodes); err != nil {
-			return err
-		}
-	}
-	// Experimental Setup.
-	if nodes, err = open("Experimental Setup"); err != nil {
-		return err
-	}
-	var prose map[string]*ast.Heading
-	if sec := byTitle["experimental setup"]; sec != nil && sec.heading.NextSibling() != nil {
-		prose = setupProse(doc, sec.heading.NextSibling())
-	}
-	if err := c.setup(w, prose); err != nil {
-		return err
-	}
-	if len(prose) > 0 {
-		// setup placed generated parts among the section's nodes.
-		nodes = nodes[:0:0]
-		for n := byTitle["experimental setup"].heading.NextSibling(); n != nil; n = n.NextSibling() {
-			if h, ok := n.(*ast.Heading); ok && h.Level <= 2 {
-				break
-			}
-			nodes = append(nodes, n)
-		}
-	}
-	if err := renderNodes(nodes); err != nil {
-		return err
-	}
-	// Experiment Results: narrative preamble first, then one section per step.
-	if nodes, err = open("Experiment Results"); err != nil {
-		return err
-	}
-	if err := renderNodes(nodes); err != nil {
-		return err
-	}
-	for i := range r.Campaign.Steps {
-		if err := c.step(w, i, true); err != nil {
-			return err
-		}
-	}
-	if nodes, err = open("Summary of Optimization Options"); err != nil {
-		return err
-	}
-	if err := c.summary(w, ""); err != nil {
-		return err
-	}
-	if err := renderNodes(nodes); err != nil {
-		return err
-	}
-	if nodes, err = open("Other Benchmark Cases"); err != nil {
-		return err
-	}
-	w.WriteString("<p>The baseline and the optimized configuration on every benchmark case, to show how the optimization generalizes across workloads.</p>\n")
-	if err := c.cases(w); err != nil {
-		return err
-	}
-	if err := renderNodes(nodes); err != nil {
-		return err
-	}
-	if len(r.rounds) >= 2 { // the campaign's rounds (history.go)
-		if nodes, err = open("History"); err != nil {
-			return err
-		}
-		if err := c.historyBlock(w, ""); err != nil {
-			return err
-		}
-		if err := renderNodes(nodes); err != nil {
-			return err
-		}
-	}
-	if nodes, err = open("All Runs"); err != nil {
-		return err
-	}
-	if err := c.runs(w); err != nil {
-		return err
-	}
-	return renderNodes(nodes)
 }
 
 // tocEntry is one line of the table of contents.

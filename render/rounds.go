@@ -1,10 +1,10 @@
 package render
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/inputs"
 )
 
 // reportResultFiles is resultFiles for a report's results directory,
@@ -13,20 +13,20 @@ import (
 // itself) leaves out rounds/, and a later round is its own directory. A
 // directory with rounds is never flat: the site stamp leaves it to the
 // full load, which lists the rounds again.
-func reportResultFiles(dir string) (files []string, found, flat bool, err error) {
-	if fi, err := os.Stat(filepath.Join(dir, schema.RoundsDir)); err != nil || !fi.IsDir() {
-		return resultFiles(dir) // no rounds: as before
+func reportResultFiles(in *inputs.Reader, dir string) (files []string, found bool, err error) {
+	if !in.Exists(filepath.Join(dir, schema.RoundsDir)) {
+		return in.Files(dir, ".json") // no rounds: as before
 	}
 	rd, ok, err := schema.Latest(dir)
 	if err != nil {
-		return nil, true, false, err
+		return nil, true, err
 	}
-	if !ok {
-		return nil, true, false, nil
+	if ok {
+		files, err = schema.RoundFiles(rd)
 	}
-	files, err = schema.RoundFiles(rd)
 	for i := range files {
 		files[i] = filepath.ToSlash(files[i])
 	}
-	return files, true, false, err
+	in.Tree(dir, ".json", files) // a listing by the rounds' rules: never stamped
+	return files, true, err
 }

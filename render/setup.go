@@ -91,38 +91,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	r := c.rep
 	camp := r.Campaign
 	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
-	// GPU inventory from the results.
-	seen := map[string]bool{}
-	for _, run := range c.ordered() {
-		hw := run.Result.Hardware
-		if hw == nil {
-			continue
-		}
-		desc := hw.GPUName
-		if desc == "" && len(hw.GPUs) > 0 {
-			desc = hw.GPUs[0].Name
-		}
-		if desc == "" {
-			continue
-		}
-		if hw.GPUCount > 0 {
-			desc = fmt.Sprintf("%d × %s", hw.GPUCount, desc)
-		}
-		if len(hw.GPUs) > 0 && hw.GPUs[0].MemoryMiB > 0 {
-			desc += fmt.Sprintf(", %d MiB each", hw.GPUs[0].MemoryMiB)
-		}
-		if hw.DriverVersion != "" {
-			desc += ", driver " + hw.DriverVersion
-		}
-		if hw.CUDAVersion != "" {
-			desc += ", CUDA " + hw.CUDAVersion
-		}
-		if !seen[desc] {
-			seen[desc] = true
-			v.GPUs = append(v.GPUs, desc)
-		}
-	}
-	sort.Strings(v.GPUs)
+	v.GPUs = gpuInventory(c.ordered())
 	// No GPU telemetry, said once for the page (Caveats leaves it out of
 	// each run's notes).
 	for _, run := range c.ordered() {
@@ -135,41 +104,7 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
 	}
 	for _, p := range camp.Profiles {
-		row := profileRow{Name: p.Name, Dataset: p.Dataset, Prompts: strconv.Itoa(p.NumPrompts), Rate: "inf", Concurrency: "unlimited", Seed: "—"}
-		if p.InputLen > 0 || p.OutputLen > 0 {
-			row.Tokens = strconv.Itoa(p.InputLen) + " / " + strconv.Itoa(p.OutputLen)
-		} else {
-			row.Tokens = "from dataset"
-		}
-		if p.RequestRate > 0 {
-			row.Rate = fmt.Sprintf("%g", p.RequestRate)
-		}
-		if p.MaxConcurrency > 0 {
-			row.Concurrency = strconv.Itoa(p.MaxConcurrency)
-		}
-		if sw := p.Sweep(); sw != "" {
-			var vals []string
-			for _, pt := range p.Points() {
-				v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
-				if pt.Value == 0 {
-					v = "inf"
-				}
-				vals = append(vals, v)
-			}
-			list := "sweep: " + strings.Join(vals, ", ")
-			if sw == schema.SweepRate {
-				row.Rate = list
-			} else {
-				row.Concurrency = list
-			}
-		}
-		if n := p.RepeatCount(); n > 1 {
-			row.Prompts += fmt.Sprintf(" (× %d runs)", n)
-		}
-		if p.Seed != 0 {
-			row.Seed = strconv.FormatInt(p.Seed, 10)
-		}
-		v.Profiles = append(v.Profiles, row)
+		v.Profiles = append(v.Profiles, profileRowOf(p))
 	}
 	v.Tool = camp.Bench.Tool
 	for _, run := range c.ordered() {
@@ -474,4 +409,80 @@ func (c *pageCtx) cases(w *bytes.Buffer) error {
 		v.Cases = append(v.Cases, cv)
 	}
 	return c.execTo(w, "cases", &v)
+}
+
+// gpuInventory describes the GPUs the runs recorded, once each, sorted.
+func gpuInventory(runs []*Run) []string {
+	var gpus []string
+	seen := map[string]bool{}
+	for _, run := range runs {
+		hw := run.Result.Hardware
+		if hw == nil {
+			continue
+		}
+		desc := hw.GPUName
+		if desc == "" && len(hw.GPUs) > 0 {
+			desc = hw.GPUs[0].Name
+		}
+		if desc == "" {
+			continue
+		}
+		if hw.GPUCount > 0 {
+			desc = fmt.Sprintf("%d × %s", hw.GPUCount, desc)
+		}
+		if len(hw.GPUs) > 0 && hw.GPUs[0].MemoryMiB > 0 {
+			desc += fmt.Sprintf(", %d MiB each", hw.GPUs[0].MemoryMiB)
+		}
+		if hw.DriverVersion != "" {
+			desc += ", driver " + hw.DriverVersion
+		}
+		if hw.CUDAVersion != "" {
+			desc += ", CUDA " + hw.CUDAVersion
+		}
+		if !seen[desc] {
+			seen[desc] = true
+			gpus = append(gpus, desc)
+		}
+	}
+	sort.Strings(gpus)
+	return gpus
+}
+
+// profileRowOf is a profile's row in the setup's table of profiles.
+func profileRowOf(p schema.Profile) profileRow {
+	row := profileRow{Name: p.Name, Dataset: p.Dataset, Prompts: strconv.Itoa(p.NumPrompts), Rate: "inf", Concurrency: "unlimited", Seed: "—"}
+	if p.InputLen > 0 || p.OutputLen > 0 {
+		row.Tokens = strconv.Itoa(p.InputLen) + " / " + strconv.Itoa(p.OutputLen)
+	} else {
+		row.Tokens = "from dataset"
+	}
+	if p.RequestRate > 0 {
+		row.Rate = fmt.Sprintf("%g", p.RequestRate)
+	}
+	if p.MaxConcurrency > 0 {
+		row.Concurrency = strconv.Itoa(p.MaxConcurrency)
+	}
+	if sw := p.Sweep(); sw != "" {
+		var vals []string
+		for _, pt := range p.Points() {
+			v := strconv.FormatFloat(pt.Value, 'f', -1, 64)
+			if pt.Value == 0 {
+				v = "inf"
+			}
+			vals = append(vals, v)
+		}
+		list := "sweep: " + strings.Join(vals, ", ")
+		if sw == schema.SweepRate {
+			row.Rate = list
+		} else {
+			row.Concurrency = list
+		}
+	}
+	if n := p.RepeatCount(); n > 1 {
+		row.Prompts += fmt.Sprintf(" (× %d runs)", n)
+	}
+	if p.Seed != 0 {
+		row.Seed = strconv.FormatInt(p.Seed, 10)
+	}
+	return row
 }

@@ -4,19 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/perflab/perflab/render/output"
+
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/inputs"
 	"github.com/perflab/perflab/render/markdown"
 )
 
@@ -38,24 +39,27 @@ type Site struct {
 	// cache keeps rendered pages between builds; nil renders every page.
 	cache *buildCache
 	// inputStats spares hashing the inputs unchanged since the last
-	// build (statcache.go); nil hashes every one.
-	inputStats *inputStats
+	// build (render/inputs); nil hashes every one.
+	inputStats *inputs.Stats
 	// outputs, when set, skips writing the files the last build left
-	// unchanged in the output directory (manifest.go).
-	outputs *outputs
+	// unchanged in the output directory (render/output).
+	outputs *output.Tracker
 	bufs    *buffers
-	// walked are the directories of content/ that Load listed, and mds
-	// every Markdown file it loaded (drafts and absent bundle index.md
-	// files included): the site stamp records them (sitestamp.go).
-	walked []string
-	mds    []string
+	// in recorded Load's walk of content/ (its directories and static
+	// files), and readers every page's reads (drafts included): the site
+	// stamp is made of their records (sitestamp.go).
+	in      *inputs.Reader
+	readers []*inputs.Reader
 	// untouched is the outputs of a build that found out as it should
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.
-	untouched *outputs
+	untouched *output.Tracker
 	// secrets are the campaigns' secret values, hidden in the static
 	// files (secrets.go).
 	secrets *siteSecrets
+	// prevSearch reads the last build's search entries once (set with
+	// outputs; outputs.go).
+	prevSearch func() map[string]searchEntry
 }
 
 // Page is one Markdown page.
@@ -75,230 +79,32 @@ type Page struct {
 	FrontMatter FrontMatter
 	// HasFrontMatter is false for plain MkDocs-style pages.
 	HasFrontMatter bool
-	body           []byte // nil until read when lazy is set (markdownBody)
-	bodyLine       int    // lines before the body (front matter)
-	// lazy is set when Load took the page's front matter and heading from
-	// the input stat cache without reading the file (statcache.go).
-	lazy *lazyBody
+	// body is the Markdown after the front matter, read by Load or, when
+	// Load took the page's front matter and heading from the input stat
+	// cache, when the page is rendered (markdownBody, pagefile.go).
+	body     *inputs.Deferred
+	bodyLine int // lines before the body (front matter)
+	// heading is the text of the body's first "# " line, if any.
+	heading    string
+	hasHeading bool
 
 	// Report is set for a page bundle with a campaign.
 	Report *Report
 
-	// inputs hashes the names and bytes of every input Load read for the
-	// page (the build cache's key, with the build's salt).
+	// in recorded every input Load read for the page; inputs is the key
+	// of those records (the build cache's key, with the build's salt and
+	// what the page's blocks read when rendered: pageKey).
+	in     *inputs.Reader
 	inputs [32]byte
+	// rendered recorded what the page's blocks read when it was last
+	// rendered or checked (renderPageInto); nil before. key is the cache
+	// key it was last rendered or taken under.
+	rendered *inputs.Reader
+	key      string
 }
 
 // Out returns the page's output file relative to the output directory.
 func (p *Page) Out() string { return path.Join(p.URL, "index.html") }
-
-// Report is a page bundle's campaign and its results.
-type Report struct {
-	Page         *Page
-	Campaign     *schema.Campaign
-	CampaignFile string
-	// ResultsDir is where its results live (results/<campaign.results or id>).
-	ResultsDir string
-	// resultsFound and resultsFlat are what Load found at ResultsDir:
-	// the directory, and one with no subdirectory (resultFiles).
-	resultsFound, resultsFlat bool
-	runs                      map[runKey]*Run
-	// all holds every result, sweep points and repeats included, in file
-	// order (see Analysis).
-	all []*Run
-	// rounds are every round of the results, oldest first, when they
-	// have rounds (the history block; history.go); the blocks show the
-	// latest, all.
-	rounds []roundResults
-	// hist is the history of the rounds, computed once (history.go).
-	histOnce sync.Once
-	hist     *reportHistory
-	// Stale are the results the campaign no longer defines (a sweep point
-	// taken out of the profile, a repeat beyond its repeats), in file
-	// order: left out of every block, listed in a warning on the page and
-	// in the build's output.
-	Stale []StaleRun
-}
-
-// StaleRun is a result left out because the campaign no longer defines
-// its point or repeat, and why.
-type StaleRun struct {
-	Run *Run
-	Why string
-}
-
-// outsideCampaign says why result res, of profile prof, is one the
-// campaign no longer defines: its sweep point is not among the profile's
-// points, or its repeat index is beyond the profile's repeats; "" when it
-// is defined. Only results perflab collect wrote are judged (tool "perflab
-// bench", as collect.Imported tells them apart; render does not import
-// collect): an imported sweep keeps the points and repeats its tool ran.
-func outsideCampaign(prof *schema.Profile, res *schema.Result) string {
-	if res.Tool.Name != "" && res.Tool.Name != "perflab bench" {
-		return ""
-	}
-	pt := schema.PointOf(res.Load)
-	if sw := prof.Sweep(); sw != "" && pt.Sweep == sw && !slices.Contains(prof.Points(), pt) {
-		return fmt.Sprintf("%s is not among profile %s's points (%s)", pt, prof.ID, strings.Join(prof.PointValues(), ", "))
-	}
-	if n := prof.RepeatCount(); res.Repeat >= n {
-		return fmt.Sprintf("it is run %d, but profile %s has repeats: %d", res.Repeat+1, prof.ID, n)
-	}
-	return ""
-}
-
-type runKey struct{ exp, prof string }
-
-// pointKey identifies one result among a profile's sweep points and
-// repeats.
-type pointKey struct {
-	exp, prof string
-	pt        schema.Point
-	repeat    int
-}
-
-// Run is one result with the file it came from.
-type Run struct {
-	Result *schema.Result
-	File   string
-}
-
-// Run returns the run of experiment exp on profile prof, or nil: for a
-// profile at one load its first repeat; for a sweep profile the first
-// repeat of the profile's highest load point that any experiment ran (the
-// saturation end of the curve, the point pointLabel names, so that every
-// experiment is shown at the same load; nil for an experiment without a
-// run there, such as one whose sweep stopped early). The curve blocks use
-// every point: AllRuns.
-func (r *Report) Run(exp, prof string) *Run {
-	if run := r.runs[runKey{exp, prof}]; run != nil {
-		return run
-	}
-	pt, found := r.topPoint(prof)
-	if !found {
-		return nil
-	}
-	var best *Run
-	for _, run := range r.all {
-		res := run.Result
-		if res.Experiment != exp || res.Profile != prof || res.Status == schema.StatusSkipped || schema.PointOf(res.Load) != pt {
-			continue
-		}
-		// The first repeat with numbers; a crashed one only when none has.
-		if best == nil || repeatOK(res) && !repeatOK(best.Result) || repeatOK(res) == repeatOK(best.Result) && res.Repeat < best.Result.Repeat {
-			best = run
-		}
-	}
-	return best
-}
-
-// pointRuns returns the results of run's point (same experiment, profile
-// and load), every repeat but skipped ones, in repeat order.
-func (r *Report) pointRuns(run *Run) []*Run {
-	return r.runsAt(run.Result.Experiment, run.Result.Profile, schema.PointOf(run.Result.Load))
-}
-
-// runsAt returns the results of experiment exp on profile prof at point
-// pt, every repeat but skipped ones, in repeat order.
-func (r *Report) runsAt(exp, prof string, pt schema.Point) []*Run {
-	var out []*Run
-	for _, o := range r.all {
-		or := o.Result
-		if or.Experiment == exp && or.Profile == prof && or.Status != schema.StatusSkipped && schema.PointOf(or.Load) == pt {
-			out = append(out, o)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Result.Repeat < out[j].Result.Repeat })
-	return out
-}
-
-// repeatOK says a run counts among its point's repeats: status ok with
-// completed requests (as the comparison and the curves count them).
-func repeatOK(res *schema.Result) bool {
-	return res.Status == schema.StatusOK && res.Summary != nil && res.Summary.Completed > 0
-}
-
-// pointValue is metric m of run, averaged over the repeats of run's point
-// (same experiment, profile and load) that count (repeatOK), and how many
-// they are: the number the comparison table and the curves show for that
-// point. A run that does not count itself (crashed, failed) gives its own
-// value and n = 1.
-func (r *Report) pointValue(run *Run, m Metric) (v float64, n int, ok bool) {
-	if run == nil {
-		return 0, 0, false
-	}
-	res := run.Result
-	own, found := m.Value(res.Summary)
-	if !repeatOK(res) {
-		return own, 1, found
-	}
-	pt, sum := schema.PointOf(res.Load), 0.0
-	for _, o := range r.all {
-		or := o.Result
-		if or.Experiment != res.Experiment || or.Profile != res.Profile || !repeatOK(or) || schema.PointOf(or.Load) != pt {
-			continue
-		}
-		if x, found := m.Value(or.Summary); found {
-			sum += x
-			n++
-		}
-	}
-	if n == 0 {
-		return own, 1, found
-	}
-	return sum / float64(n), n, true
-}
-
-// topPoint is the highest load point of sweep profile prof that any
-// experiment ran (skipped points left out); false when it has none.
-func (r *Report) topPoint(prof string) (schema.Point, bool) {
-	best, found := schema.Point{}, false
-	for _, run := range r.all {
-		res := run.Result
-		pt := schema.PointOf(res.Load)
-		if res.Profile != prof || pt.Sweep == "" || res.Status == schema.StatusSkipped {
-			continue
-		}
-		if !found || pointLoad(pt) > pointLoad(best) {
-			best, found = pt, true
-		}
-	}
-	return best, found
-}
-
-func pointLoad(pt schema.Point) float64 {
-	if pt.Sweep == schema.SweepRate && pt.Value == 0 {
-		return math.Inf(1)
-	}
-	return pt.Value
-}
-
-// Runs returns every run in campaign order (steps, experiments, profiles,
-// then load points and repeats).
-func (r *Report) Runs() []*Run {
-	byKey := map[runKey][]*Run{}
-	for _, run := range r.all {
-		k := runKey{run.Result.Experiment, run.Result.Profile}
-		byKey[k] = append(byKey[k], run)
-	}
-	var out []*Run
-	for _, st := range r.Campaign.Steps {
-		for _, e := range st.Experiments {
-			for _, p := range r.Campaign.Profiles {
-				group := byKey[runKey{e.ID, p.ID}]
-				sort.SliceStable(group, func(i, j int) bool {
-					a, b := group[i].Result, group[j].Result
-					if la, lb := pointLoad(schema.PointOf(a.Load)), pointLoad(schema.PointOf(b.Load)); la != lb {
-						return la < lb
-					}
-					return a.Repeat < b.Repeat
-				})
-				out = append(out, group...)
-			}
-		}
-	}
-	return out
-}
 
 // skippedName reports whether Load passes a name under content/ by (with
 // everything below it): hidden and "_" names, and editors' backups and
@@ -314,7 +120,7 @@ func skippedName(name string) bool {
 func Load(ctx context.Context, opt Options) (*Site, error) { return load(ctx, opt, false) }
 
 // loadForBuild is Load for a build that saves the input stat cache
-// (statcache.go) when it succeeds (inputStats.save; abandon otherwise):
+// (render/inputs) when it succeeds (inputStats.Save; Abandon otherwise):
 // unchanged inputs are neither hashed nor, for pages, read.
 func loadForBuild(ctx context.Context, opt Options) (*Site, error) {
 	return load(ctx, opt, !opt.NoCache)
@@ -330,66 +136,24 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	if stats {
-		s.inputStats = openInputStats(opt.cacheDir())
+		s.inputStats = inputs.OpenStats(opt.cacheDir(), selfVersion()+" "+pageMetaVersion)
 	}
+	s.in = inputs.NewReader(s.inputStats)
 	ok := false
 	defer func() {
 		if !ok {
-			s.inputStats.abandon()
+			s.inputStats.Abandon()
 		}
 	}()
-	var mds []string
-	err := filepath.WalkDir(opt.Content, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if p != opt.Content && skippedName(name) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			s.walked = append(s.walked, p)
-			return nil
-		}
-		rel, err := filepath.Rel(opt.Content, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if strings.HasSuffix(name, ".md") {
-			mds = append(mds, rel)
-		} else {
-			s.Static = append(s.Static, rel)
-		}
-		return nil
-	})
+	mds, err := s.walkContent()
 	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
+		return nil, err
 	}
-	// A bundle with a campaign but no index.md is a report with no
-	// narrative: the skeleton alone.
-	have := map[string]bool{}
-	for _, rel := range mds {
-		have[rel] = true
-	}
-	for _, rel := range s.Static {
-		if path.Base(rel) == "campaign.yaml" && path.Dir(rel) != "." {
-			if idx := path.Join(path.Dir(rel), "index.md"); !have[idx] {
-				mds = append(mds, idx)
-				have[idx] = true
-			}
-		}
-	}
-	sort.Strings(mds)
-	sort.Strings(s.Static)
-	s.mds = mds
 	// Pages (and their results) load in parallel; the first error in
 	// path order is reported, whatever the timing.
 	type loaded struct {
 		p   *Page
+		in  *inputs.Reader
 		err error
 	}
 	pages := make([]loaded, len(mds))
@@ -404,7 +168,7 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 					pages[i].err = err
 					continue
 				}
-				pages[i].p, pages[i].err = s.loadPage(mds[i])
+				pages[i].p, pages[i].in, pages[i].err = s.loadPage(mds[i])
 			}
 		}()
 	}
@@ -419,6 +183,7 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.readers = append(s.readers, l.in)
 		if p == nil {
 			continue // draft
 		}
@@ -454,42 +219,46 @@ func pageURL(rel string) string {
 	return rel + "/"
 }
 
-func (s *Site) loadPage(rel string) (*Page, error) {
+// loadPage loads the page at rel, recording what it reads in the
+// returned Reader (also for a draft, which is nil).
+func (s *Site) loadPage(rel string) (*Page, *inputs.Reader, error) {
 	src := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
 	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: pageURL(rel)}
-	ih := newInputHash(p)
-	fm, has, lines, err := s.readPage(p, src, ih) // statcache.go
+	rd := inputs.NewReader(s.inputStats)
+	rd.Value("page", p.Src+"\x00"+p.Rel+"\x00"+p.URL)
+	fm, has, lines, err := s.readPage(p, src, rd) // pagefile.go
 	if err != nil {
-		return nil, err
+		return nil, rd, err
 	}
 	if fm.Draft {
-		return nil, nil
+		return nil, rd, nil
 	}
 	p.FrontMatter, p.HasFrontMatter, p.bodyLine = fm, has, lines
-	p.Deps = []string{p.Src} // listed even when absent: creating it changes the page
 
 	// A bundle (…/index.md) with a campaign is a report.
 	camp := fm.Campaign
 	if camp == "" && path.Base(rel) == "index.md" && rel != "index.md" {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(src), "campaign.yaml")); err == nil {
+		if rd.Exists(filepath.Join(filepath.Dir(src), "campaign.yaml")) {
 			camp = "campaign.yaml"
 		}
 	}
 	if camp != "" {
 		cf := filepath.ToSlash(filepath.Join(filepath.Dir(src), filepath.FromSlash(camp)))
-		r, err := s.loadReport(p, cf, ih)
+		r, err := s.loadReport(p, cf, rd)
 		if err != nil {
-			return nil, err
+			return nil, rd, err
 		}
 		p.Report = r
 	}
-	sort.Strings(p.Deps)
-	ih.sum(p)
-	return p, nil
+	// The page's own file is listed even when absent: creating it
+	// changes the page.
+	p.Deps = rd.Paths()
+	p.in, p.inputs = rd, rd.Key(0)
+	return p, rd, nil
 }
 
-func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
-	data, sum, err := s.readInput(file)
+func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, error) {
+	data, _, err := rd.ReadFile(file)
 	if err != nil {
 		line := 1
 		if p.FrontMatter.Campaign != "" {
@@ -513,30 +282,26 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 	red := redact.New(secrets...)
 	red.Walk(c)
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
-	p.Deps = append(p.Deps, file)
-	ih.addSum(file, sum)
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
-	ih.add("results dir", []byte(r.ResultsDir))
-	files, found, flat, err := reportResultFiles(r.ResultsDir) // the latest round (rounds.go)
+	files, found, err := reportResultFiles(rd, r.ResultsDir) // the latest round (rounds.go)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	r.resultsFound, r.resultsFlat = found, flat
+	r.resultsFound = found
 	if !found {
 		return r, nil // not collected yet: the page says so
 	}
 	seen := map[pointKey]*Run{}
 	// The bytes of a result are dropped once hashed and decoded
-	// (Unmarshal copies what it keeps): one buffer, reused (readfile.go).
-	buf := readBufs.Get().(*[]byte)
-	defer putReadBuf(buf)
+	// (Unmarshal copies what it keeps): one buffer, reused (render/inputs).
+	buf := inputs.GetBuf()
+	defer inputs.PutBuf(buf)
 	for _, f := range files {
-		data, err := readInto(f, (*buf)[:0])
+		data, err := rd.ReadInto(f, (*buf)[:0])
 		*buf = data
 		if err != nil {
 			return nil, fmt.Errorf("schema: %w", err)
 		}
-		ih.add(f, data)
 		res, err := schema.Unmarshal(f, data)
 		if err != nil {
 			return nil, err
@@ -565,7 +330,6 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 		}
 		run := &Run{Result: res, File: f}
 		seen[pk] = run
-		p.Deps = append(p.Deps, f)
 		if why := outsideCampaign(prof, res); why != "" {
 			// Left out, not mixed in: n=5+5 against "× 2 runs" after
 			// repeats went from 5 to 2 (README, perflab build).
@@ -577,83 +341,10 @@ func (s *Site) loadReport(p *Page, file string, ih inputHash) (*Report, error) {
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
 	}
-	if err := s.loadRounds(r, ih, red); err != nil { // history.go; older rounds come in through the same redaction
+	if err := s.loadRounds(r, rd, red); err != nil { // history.go; older rounds come in through the same redaction
 		return nil, err
 	}
 	return r, nil
-}
-
-// resultFiles lists the *.json files of a results directory (recursively),
-// sorted; temporaries (".name") are skipped. found is false when dir does
-// not exist (os.Stat's answer: a link to nothing does not either).
-func resultFiles(dir string) (files []string, found, flat bool, err error) {
-	// The common case, a directory of results with no subdirectory, is one
-	// lstat and one read of the directory; anything else (a link, a
-	// subdirectory, an error) is walked as before, which words the error.
-	fi, err := os.Lstat(dir)
-	if os.IsNotExist(err) {
-		return nil, false, false, nil // no name on the way (os.Stat fails the same)
-	}
-	if err == nil && fi.IsDir() {
-		if files, ok := flatResultFiles(dir); ok {
-			return files, true, true, nil
-		}
-	}
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		return nil, false, false, nil
-	}
-	files, err = walkResultFiles(dir)
-	return files, true, false, err
-}
-
-// flatResultFiles is walkResultFiles for a directory read without error
-// and holding no subdirectory but hidden ones; ok is false otherwise.
-func flatResultFiles(dir string) (files []string, ok bool) {
-	entries, err := os.ReadDir(dir) // as filepath.WalkDir reads it
-	if err != nil {
-		return nil, false
-	}
-	// filepath.Join(dir, name) for a name of one element is the cleaned
-	// dir, a separator and name: cleaned once, not 14 times a report.
-	prefix := filepath.Join(dir, "x")
-	prefix = prefix[:len(prefix)-1]
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") {
-			continue
-		}
-		if e.IsDir() {
-			return nil, false
-		}
-		if strings.HasSuffix(name, ".json") {
-			files = append(files, filepath.ToSlash(prefix+name))
-		}
-	}
-	sort.Strings(files)
-	return files, true
-}
-
-// walkResultFiles lists the *.json files below dir, sorted; names starting
-// with "." (temporaries), and everything below them, are skipped.
-func walkResultFiles(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != dir {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".json") {
-			out = append(out, filepath.ToSlash(p))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // sortReports orders reports for navigation: objective, model, GPU, then
@@ -685,4 +376,57 @@ func objectiveOrder(o string) string {
 		return "1"
 	}
 	return "2" + o
+}
+
+// walkContent lists content/ (through s.in, which records it): the
+// Markdown pages (with the index.md of a bundle that has a campaign but
+// no narrative), sorted, and the static files (s.Static).
+func (s *Site) walkContent() ([]string, error) {
+	var mds []string
+	err := s.in.WalkDir(s.opt.Content, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != s.opt.Content && skippedName(name) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return inputs.Skip
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(s.opt.Content, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(name, ".md") {
+			mds = append(mds, rel)
+		} else {
+			s.Static = append(s.Static, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	// A bundle with a campaign but no index.md is a report with no
+	// narrative: the skeleton alone.
+	have := map[string]bool{}
+	for _, rel := range mds {
+		have[rel] = true
+	}
+	for _, rel := range s.Static {
+		if path.Base(rel) == "campaign.yaml" && path.Dir(rel) != "." {
+			if idx := path.Join(path.Dir(rel), "index.md"); !have[idx] {
+				mds = append(mds, idx)
+				have[idx] = true
+			}
+		}
+	}
+	sort.Strings(mds)
+	sort.Strings(s.Static)
+	return mds, nil
 }

@@ -1,6 +1,10 @@
 package render
 
 import (
+	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/output"
+	"github.com/perflab/perflab/render/wire"
+
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -18,16 +22,18 @@ import (
 // find every page already in --out. The site stamp, kept in the cache
 // directory after a build that found --out exactly as it should be and
 // left it alone, records everything such a build depended on, each with
-// its identity as stat reports it (statcache.go: size, modification and
-// change times, inode, device):
+// its identity as stat reports it (render/inputs: size, modification and
+// change times, inode, device). The inputs are what the build's Readers
+// recorded (stampEntries), not a list kept here:
 //   - every directory of content/ that the build listed (adding, removing
 //     or renaming a file in a directory sets its change time), every
 //     Markdown file (drafts, and a bundle's absent index.md, included) and
 //     every static file;
 //   - each report's campaign file, results directory (or that there was
 //     none: creating it changes the report) and result files;
+//   - every file a page's blocks read when it was rendered;
 //   - --out itself, each of its directories and each of its files, and
-//     the manifest of --out in the cache (manifest.go);
+//     the manifest of --out in the cache (render/output);
 //   - the options, the working directory and perflab's build.
 //
 // The next build stats those paths, reads nothing else, and when every
@@ -35,7 +41,7 @@ import (
 // and touches neither --out nor the cache. Anything else is a normal
 // build. A stamp is written only when no recorded path changed at or
 // after the moment the build began to read (the input stat cache's
-// marker: the racy rule of statcache.go), so that a change made during
+// marker: the racy rule of render/inputs), so that a change made during
 // the build is never recorded as what the build saw; only for a build
 // whose state on disk agrees with what it loaded (a results directory
 // found is a directory, one not found is absent, a campaign and its
@@ -43,8 +49,8 @@ import (
 // --no-cache, or a results directory that is a link or has
 // subdirectories (walked: not worth recording).
 
-// stampFormat heads the file; it changes with the encoding.
-const stampFormat = "perflab-site-stamp-1\n"
+// stampVersion heads the file: wire's version of the stamp's type.
+var stampVersion = "perflab-site-stamp " + wire.Version(stampFile{}) + "\n"
 
 // The kinds of a stamp's path.
 const (
@@ -54,17 +60,25 @@ const (
 )
 
 type stampEntry struct {
-	name string
-	kind byte
-	id   fileID
+	Name string
+	Kind byte
+	ID   inputs.ID
+}
+
+// stampFile is the stamp (after stampVersion, before its CRC-32C).
+type stampFile struct {
+	Key     string
+	Stats   Stats
+	Entries []stampEntry
 }
 
 // stampKey is everything besides the recorded paths that a build's
-// output depends on.
+// output depends on: perflab's build, the working directory, and every
+// option (wire's encoding of Options, so that a new option is in it).
 func stampKey(opt Options, out string) string {
 	wd, _ := os.Getwd()
 	h := sha256.New()
-	field(h, stampFormat, inputsFormat, cacheFormat, selfVersion(), wd, opt.Content, opt.Results, out, opt.BaseURL, opt.cacheDir())
+	field(h, stampVersion, selfVersion(), wd, out, opt.cacheDir(), string(wire.Append(nil, opt)))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -140,19 +154,19 @@ func untilFalse(n int, ok func(i int) bool) bool {
 func (e stampEntry) holds() bool {
 	var fi os.FileInfo
 	var err error
-	if e.kind == stampStat {
-		fi, err = os.Stat(e.name)
+	if e.Kind == stampStat {
+		fi, err = os.Stat(e.Name)
 	} else {
-		fi, err = os.Lstat(e.name)
+		fi, err = os.Lstat(e.Name)
 	}
-	if e.kind == stampAbsent {
+	if e.Kind == stampAbsent {
 		return os.IsNotExist(err)
 	}
 	if err != nil {
 		return false
 	}
-	id, ok := statID(fi)
-	return ok && id == e.id
+	id, ok := inputs.StatID(fi)
+	return ok && id == e.ID
 }
 
 // stamp writes the site stamp after a successful build that left out
@@ -181,66 +195,76 @@ func (s *Site) stamp(out string, st Stats) {
 }
 
 // stampEntries are the paths a stamp records, with their identities now;
-// ok is false when the build may not be stamped.
+// ok is false when the build may not be stamped. The paths are what the
+// build's readers recorded (Load's walk of content/, every page's reads,
+// drafts' included, and what its blocks read when rendered): nothing is
+// listed here by hand, so a new kind of input is stamped as it is read.
+// Out's files and directories, and its manifest, are added.
 func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 	o := s.untouched
-	if o == nil || o.relaid || s.inputStats == nil || !stampable(s.opt) || len(s.walked) == 0 {
+	if o == nil || o.Relaid() || s.inputStats == nil || !stampable(s.opt) || s.in == nil {
 		return nil, false
 	}
 	want := map[string]byte{} // path → kind; stampAbsent: may be absent
 	must := map[string]bool{} // paths that must exist
-	for _, d := range s.walked {
-		want[d], must[d] = stampLstat, true
+	readers := append([]*inputs.Reader{s.in}, s.readers...)
+	for _, p := range s.Pages {
+		readers = append(readers, p.rendered)
 	}
-	for _, rel := range s.mds {
-		want[filepath.Join(s.opt.Content, filepath.FromSlash(rel))] = stampStat
-	}
-	for _, rel := range s.Static {
-		p := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
-		want[p], must[p] = stampStat, true
-	}
-	pages := s.Pages
 	if s.Home != nil {
-		pages = append(pages[:len(pages):len(pages)], s.Home)
+		readers = append(readers, s.Home.rendered)
 	}
-	for _, p := range pages {
-		for _, d := range p.Deps {
-			if d != p.Src {
-				want[d], must[d] = stampStat, true
-			}
+	for _, rd := range readers {
+		if rd == nil {
+			continue
 		}
-		if r := p.Report; r != nil {
-			switch {
-			case !r.resultsFound:
-				want[r.ResultsDir] = stampAbsent
-			case !r.resultsFlat:
-				return nil, false
-			default:
-				want[r.ResultsDir], must[r.ResultsDir] = stampLstat, true
+		for _, rec := range rd.Records() {
+			kind, exists := byte(stampStat), true
+			switch rec.Kind {
+			case inputs.Value:
+				continue
+			case inputs.Absent:
+				kind, exists = stampAbsent, false
+			case inputs.Dir, inputs.Listed:
+				kind = stampLstat
+			case inputs.Tree:
+				return nil, false // walked: not worth recording
 			}
+			if k, seen := want[rec.Name]; seen && (k == stampAbsent) != !exists {
+				return nil, false // found and not found: changed during the build
+			}
+			want[rec.Name] = kind
+			must[rec.Name] = exists
 		}
 	}
 	want[out], must[out] = stampLstat, true
 	// The manifest of out: a build that finds it rewritten (by another
 	// build, or edited) takes the normal path, which reads it. This
 	// build may have written it: its own write is not racy.
-	manifest := (&buildCache{dir: s.opt.cacheDir()}).manifestPath(out)
+	manifest := output.ManifestPath(s.opt.cacheDir(), out)
 	want[manifest], must[manifest] = stampLstat, true
-	for p := range o.sums {
+	for p := range o.Paths() {
 		f := filepath.Join(out, filepath.FromSlash(p))
 		want[f], must[f] = stampLstat, true
 	}
-	for d := range outDirs(o.sums) {
+	for d := range output.Dirs(o.Paths()) {
 		f := filepath.Join(out, d)
 		want[f], must[f] = stampLstat, true
 	}
+	return s.stampNow(want, must, manifest)
+}
+
+// stampNow stats the paths of want (of their kind) and returns them
+// with their identities; ok is false when one is not as the build saw it
+// (must exist and does not, or changed since the build began to read).
+func (s *Site) stampNow(want map[string]byte, must map[string]bool, manifest string) ([]stampEntry, bool) {
 	names := make([]string, 0, len(want))
 	for n := range want {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	entries := make([]stampEntry, len(names))
-	horizon := s.inputStats.horizon
+	horizon := s.inputStats.Horizon()
 	bad := untilFalse(len(names), func(i int) bool {
 		n, kind := names[i], want[names[i]]
 		var fi os.FileInfo
@@ -257,80 +281,38 @@ func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 					return false
 				}
 			}
-			entries[i] = stampEntry{name: n, kind: stampAbsent}
+			entries[i] = stampEntry{Name: n, Kind: stampAbsent}
 			return true
 		}
 		if err != nil || kind == stampAbsent {
 			return false // found where the build found nothing, or unreadable
 		}
-		id, ok := statID(fi)
-		if !ok || n != manifest && racy(id.CTime, horizon) {
+		id, ok := inputs.StatID(fi)
+		if !ok || n != manifest && inputs.Racy(id.CTime, horizon) {
 			return false // changed since the build began to read
 		}
-		entries[i] = stampEntry{name: n, kind: kind, id: id}
+		entries[i] = stampEntry{Name: n, Kind: kind, ID: id}
 		return true
 	})
 	return entries, !bad
 }
 
-// The file: stampFormat, the key (uvarint length and bytes), the figures
-// (pages, reports, files, cached, laid out as uvarints, then the count of
-// warnings and each as a string), then per path its name, kind and, for
-// a path that exists, size, mtime, ctime, inode, device (8 bytes each,
-// little endian); last, the CRC-32C of the rest.
+// The file: stampVersion (a line), the stampFile (wire), then the
+// CRC-32C of all of that (4 bytes, little endian).
 
 func encodeStamp(key string, st Stats, entries []stampEntry) []byte {
-	b := []byte(stampFormat)
-	b = binary.AppendUvarint(b, uint64(len(key)))
-	b = append(b, key...)
-	for _, v := range []int{st.Pages, st.Reports, st.Files, st.Cached, st.LaidOut, len(st.Warnings)} {
-		b = binary.AppendUvarint(b, uint64(v))
-	}
-	for _, w := range st.Warnings {
-		b = binary.AppendUvarint(b, uint64(len(w)))
-		b = append(b, w...)
-	}
-	for _, e := range entries {
-		b = binary.AppendUvarint(b, uint64(len(e.name)))
-		b = append(b, e.name...)
-		b = append(b, e.kind)
-		if e.kind != stampAbsent {
-			for _, v := range []uint64{uint64(e.id.Size), uint64(e.id.MTime), uint64(e.id.CTime), e.id.Ino, e.id.Dev} {
-				b = binary.LittleEndian.AppendUint64(b, v)
-			}
-		}
-	}
+	b := wire.Append([]byte(stampVersion), stampFile{Key: key, Stats: st, Entries: entries})
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
 func decodeStamp(b []byte) (key string, st Stats, entries []stampEntry, ok bool) {
-	if len(b) < 4+len(stampFormat) || crc32.Checksum(b[:len(b)-4], castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) ||
-		string(b[:len(stampFormat)]) != stampFormat {
+	if len(b) < 4+len(stampVersion) || crc32.Checksum(b[:len(b)-4], castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) ||
+		string(b[:len(stampVersion)]) != stampVersion {
 		return "", Stats{}, nil, false
 	}
-	r := &reader{b: b[len(stampFormat) : len(b)-4]}
-	key = r.string()
-	st.Pages, st.Reports, st.Files, st.Cached, st.LaidOut = int(r.uvarint()), int(r.uvarint()), int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
-	nw := r.uvarint()
-	for i := uint64(0); i < nw && !r.bad; i++ {
-		st.Warnings = append(st.Warnings, r.string())
-	}
-	for len(r.b) > 0 && !r.bad {
-		e := stampEntry{name: r.string()}
-		if k := r.bytes(1); k != nil {
-			e.kind = k[0]
-		}
-		switch e.kind {
-		case stampAbsent:
-		case stampStat, stampLstat:
-			e.id = fileID{Size: int64(r.uint64()), MTime: int64(r.uint64()), CTime: int64(r.uint64()), Ino: r.uint64(), Dev: r.uint64()}
-		default:
-			r.bad = true
-		}
-		entries = append(entries, e)
-	}
-	if r.bad {
+	var f stampFile
+	if wire.Decode(b[len(stampVersion):len(b)-4], &f) != nil {
 		return "", Stats{}, nil, false
 	}
-	return key, st, entries, true
+	return f.Key, f.Stats, f.Entries, true
 }

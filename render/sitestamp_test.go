@@ -1,6 +1,8 @@
 package render
 
 import (
+	"github.com/perflab/perflab/render/inputs"
+
 	"bytes"
 	"context"
 	"os"
@@ -234,7 +236,7 @@ func TestSiteStampFires(t *testing.T) {
 // TestStampCodec round-trips a stamp and refuses damaged ones.
 func TestStampCodec(t *testing.T) {
 	st := Stats{Pages: 3, Reports: 1, Files: 9, Cached: 2, LaidOut: 1, Warnings: []string{"a: 1 result(s)", "b"}}
-	es := []stampEntry{{name: "c/x.md", kind: stampStat, id: fileID{Size: 1, MTime: 2, CTime: 3, Ino: 4, Dev: 5}}, {name: "r/none", kind: stampAbsent}, {name: "out", kind: stampLstat, id: fileID{Size: 6}}}
+	es := []stampEntry{{Name: "c/x.md", Kind: stampStat, ID: inputs.ID{Size: 1, MTime: 2, CTime: 3, Ino: 4, Dev: 5}}, {Name: "r/none", Kind: stampAbsent}, {Name: "out", Kind: stampLstat, ID: inputs.ID{Size: 6}}}
 	b := encodeStamp("key", st, es)
 	key, gst, ges, ok := decodeStamp(b)
 	if !ok || key != "key" || !sameStats(gst, st) || len(ges) != len(es) {
@@ -296,7 +298,7 @@ func dirIDs(t *testing.T, dir string) string {
 		if err != nil {
 			return err
 		}
-		id, _ := statID(fi)
+		id, _ := inputs.StatID(fi)
 		b.WriteString(p)
 		b.WriteString(" ")
 		b.WriteString(fi.Mode().String())

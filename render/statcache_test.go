@@ -3,13 +3,15 @@
 package render
 
 import (
+	"github.com/perflab/perflab/render/output"
+
+	"github.com/perflab/perflab/render/inputs"
+
 	"context"
-	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -53,11 +55,11 @@ func (f *statCacheFixture) hashed() int {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	defer s.inputStats.abandon()
+	defer s.inputStats.Abandon()
 	if s.inputStats == nil {
 		f.t.Fatal("no input stat cache")
 	}
-	return s.inputStats.hashed
+	return s.inputStats.Hashed()
 }
 
 // settle builds until the input stat cache holds every input: a file
@@ -174,139 +176,41 @@ func TestInputStatCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.inputStats.abandon()
+	s.inputStats.Abandon()
 	for _, p := range append(s.Pages, s.Home) {
-		if p.lazy == nil || p.body != nil {
+		if p.body.InMemory() {
 			t.Errorf("%s was read", p.Src)
 		}
 	}
 }
 
-// fakeStat is a file's stat with a chosen identity.
-type fakeStat struct {
-	os.FileInfo
-	st syscall.Stat_t
-}
-
-func (f fakeStat) Size() int64 { return f.st.Size }
-func (f fakeStat) Sys() any    { return &f.st }
-
-func statAt(size, mtime, ctime int64, ino uint64) os.FileInfo {
-	st := syscall.Stat_t{Size: size, Ino: ino, Dev: 1}
-	st.Mtim = syscall.NsecToTimespec(mtime)
-	st.Ctim = syscall.NsecToTimespec(ctime)
-	return fakeStat{st: st}
-}
-
-// TestInputStatsRacy: a file whose change time is not older than the
-// moment the build began (its marker's change time) is not recorded, so
-// a second change within the same timestamp tick, after the build read
-// the file, is hashed by the next build although its stat is the same;
-// an older one is recorded and trusted while its identity holds.
-func TestInputStatsRacy(t *testing.T) {
-	dir := t.TempDir()
-	open := func() *inputStats {
-		s := openInputStats(dir)
-		if s == nil {
-			t.Fatal("no input stat cache")
-		}
-		return s
-	}
-	a, b := []byte("version A"), []byte("version B")
-	s := open()
-	h := s.horizon
-	if h%1e9 == 0 {
-		h++ // the horizon's own file system has whole-second times: keep the rows below apart
-		s.horizon = h
-	}
-	racyStat := statAt(9, h, h, 7)    // changed in the tick the build began
-	settled := statAt(9, h-1, h-1, 8) // changed before
-	// A file system with whole-second times: changed a second before the
-	// build began, yet a later change in that second would keep it.
-	coarse := statAt(9, h/1e9*1e9-1e9, h/1e9*1e9-1e9, 10)
-	oldCoarse := statAt(9, h/1e9*1e9-3e9, h/1e9*1e9-3e9, 11)
-	if got := s.sum("racy.md", racyStat, a); got != sha256.Sum256(a) {
-		t.Fatal("sum of a new file is not its SHA-256")
-	}
-	s.sum("settled.md", settled, a)
-	s.sum("coarse.md", coarse, a)
-	s.sum("oldcoarse.md", oldCoarse, a)
-	s.save()
-
-	s = open()
-	defer s.abandon()
-	// Both files now hold B with the stat recorded before.
-	if got := s.sum("racy.md", racyStat, b); got != sha256.Sum256(b) {
-		t.Error("racy file: the old hash was taken for its new bytes")
-	}
-	if got := s.sum("settled.md", settled, b); got != sha256.Sum256(a) {
-		t.Error("settled file: hashed again although its identity is unchanged (the cache saves nothing)")
-	}
-	if got := s.sum("coarse.md", coarse, b); got != sha256.Sum256(b) {
-		t.Error("whole-second file changed within 2 s of the build: the old hash was taken")
-	}
-	if got := s.sum("oldcoarse.md", oldCoarse, b); got != sha256.Sum256(a) {
-		t.Error("whole-second file 3 s older than the build: hashed again")
-	}
-	for _, st := range []os.FileInfo{statAt(9, h-1, h, 8), statAt(9, h-1, h-1, 9), statAt(10, h-1, h-1, 8), statAt(9, h-2, h-1, 8)} {
-		if got := s.sum("settled.md", st, b); got != sha256.Sum256(b) {
-			t.Errorf("identity %+v: old hash taken", st.Sys())
-		}
-	}
-	if s.hashed != 6 {
-		t.Errorf("%d files hashed, want 6", s.hashed)
-	}
-}
-
-// TestInputStatsBroken: a broken or foreign file hashes every input.
-func TestInputStatsBroken(t *testing.T) {
-	dir := t.TempDir()
-	for _, data := range []string{"", inputsHeader() + "\x05ab", inputsHeader() + "\x01a" + strings.Repeat("\x00", 72) + "\x02", "other\n"} {
-		os.WriteFile(filepath.Join(dir, inputsName), []byte(data), 0o644)
-		s := openInputStats(dir)
-		if len(s.old) != 0 {
-			t.Errorf("%q: %d entries", data, len(s.old))
-		}
-		s.abandon()
-	}
-	m := map[string]statEntry{"a": {id: fileID{1, 2, 3, 4, 5}, sum: sha256.Sum256([]byte("a"))}, "b/c.md": {page: &pageMeta{fm: FrontMatter{Title: "T", Campaign: "c.yaml", Weight: -3, Draft: true}, lines: 4, has: true, heading: "H"}}}
-	got := decodeInputStats(encodeInputStats(m))
-	if len(got) != 2 || got["a"] != m["a"] || got["b/c.md"].id != m["b/c.md"].id || got["b/c.md"].page == nil || *got["b/c.md"].page != *m["b/c.md"].page {
-		t.Errorf("round trip: %v", got)
-	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".inputs-*")); len(left) != 0 {
-		t.Errorf("markers left: %v", left)
-	}
-}
-
 // editManifest rewrites the manifest of f's output directory with edit.
-func (f *statCacheFixture) editManifest(edit func(m *manifest)) {
+func (f *statCacheFixture) editManifest(edit func(m *output.Manifest)) {
 	f.t.Helper()
 	out, _ := filepath.Abs(f.opt.Out)
-	c := &buildCache{dir: f.opt.CacheDir}
-	m := c.readManifest(out)
+	m := output.ReadManifest(f.opt.CacheDir, out)
 	if m == nil {
 		f.t.Fatal("no manifest")
 	}
 	edit(m)
-	fh, err := os.Create(c.manifestPath(out))
+	fh, err := os.Create(output.ManifestPath(f.opt.CacheDir, out))
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	defer fh.Close()
-	if _, err := fh.Write(encodeManifest(m)); err != nil {
+	if _, err := fh.Write(m.Encode()); err != nil {
 		f.t.Fatal(err)
 	}
 }
 
 // identity is path's identity as the manifest records it.
-func identity(t *testing.T, path string) fileID {
+func identity(t *testing.T, path string) inputs.ID {
 	t.Helper()
 	st, err := os.Lstat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _ := statID(st)
+	id, _ := inputs.StatID(st)
 	return id
 }
 
@@ -360,7 +264,7 @@ func TestOutputManifestStat(t *testing.T) {
 		}},
 		{"a directory's mode changed, no directories recorded", func() {
 			os.Chmod(filepath.Join(f.opt.Out, "demo", "h100"), 0o700)
-			f.editManifest(func(m *manifest) { m.Dirs = nil })
+			f.editManifest(func(m *output.Manifest) { m.Dirs = nil })
 		}, func() {
 			if st, err := os.Stat(filepath.Join(f.opt.Out, "demo", "h100")); err != nil || st.Mode().Perm() == 0o700 {
 				t.Errorf("demo/h100: mode not restored: %v", st.Mode())
@@ -379,7 +283,7 @@ func TestOutputManifestStat(t *testing.T) {
 		{"a page edited in the manifest's tick", func() {
 			sameSizeEdit(t, page, "About this lab", "About thus lab", false)
 			id := identity(t, page)
-			f.editManifest(func(m *manifest) {
+			f.editManifest(func(m *output.Manifest) {
 				e := m.Files["about/index.html"]
 				e.ModTime, e.CTime, e.Ino, e.Racy = id.MTime, id.CTime, id.Ino, true
 				m.Files["about/index.html"] = e
@@ -389,8 +293,8 @@ func TestOutputManifestStat(t *testing.T) {
 		{"a file added in the manifest's tick", func() {
 			writeFile(t, filepath.Join(f.opt.Out, "demo", "h100", "stray.html"), "x")
 			id := identity(t, filepath.Join(f.opt.Out, "demo", "h100"))
-			f.editManifest(func(m *manifest) {
-				m.Dirs["demo/h100"] = manifestDir{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: true}
+			f.editManifest(func(m *output.Manifest) {
+				m.Dirs["demo/h100"] = output.DirRecord{ModTime: id.MTime, CTime: id.CTime, Ino: id.Ino, Racy: true}
 			})
 		}, nil},
 	}
@@ -405,14 +309,14 @@ func TestOutputManifestStat(t *testing.T) {
 	}
 	// A directory recorded as Racy and found as it should be is recorded
 	// again (the manifest is rewritten), and not read by later builds.
-	f.editManifest(func(m *manifest) {
+	f.editManifest(func(m *output.Manifest) {
 		d := m.Dirs["demo"]
 		d.Racy = true
 		m.Dirs["demo"] = d
 	})
 	kept("a racy directory as it should be")
 	out, _ := filepath.Abs(f.opt.Out)
-	if m := (&buildCache{dir: f.opt.CacheDir}).readManifest(out); m == nil || m.Dirs["demo"].Racy {
+	if m := output.ReadManifest(f.opt.CacheDir, out); m == nil || m.Dirs["demo"].Racy {
 		t.Error("the racy directory was not recorded again")
 	}
 }
@@ -425,8 +329,8 @@ func TestManifestSearchFile(t *testing.T) {
 	f := newStatCacheFixture(t)
 	f.build("cold")
 	out, _ := filepath.Abs(f.opt.Out)
-	c := &buildCache{dir: f.opt.CacheDir}
-	if _, err := os.Stat(c.manifestSearchPath(out)); err != nil {
+	side := output.SidePath(f.opt.CacheDir, out)
+	if _, err := os.Stat(side); err != nil {
 		t.Fatalf("no search file: %v", err)
 	}
 	about := filepath.Join(f.opt.Content, "about.md")
@@ -444,10 +348,10 @@ func TestManifestSearchFile(t *testing.T) {
 		}
 	}
 	edit("about.md edited", "First added line.")
-	os.Remove(c.manifestSearchPath(out))
+	os.Remove(side)
 	edit("about.md edited, search file deleted", "Second added line.")
 	// A search file whose entries are not those the manifest recorded.
-	os.WriteFile(c.manifestSearchPath(out), encodeSearchEntries(map[string]searchEntry{"demo/h100/": {Title: "stale", URL: "demo/h100/index.html", Text: "stale"}}), 0o644)
+	os.WriteFile(side, encodeSearchEntries(map[string]searchEntry{"demo/h100/": {Title: "stale", URL: "demo/h100/index.html", Text: "stale"}}), 0o644)
 	edit("about.md edited, search file stale", "Third added line.")
 	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "search.json")); strings.Contains(string(data), "stale") {
 		t.Error("the stale entry is in the search index")
@@ -464,92 +368,24 @@ func TestLazyBodyChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.inputStats.abandon()
+	s.inputStats.Abandon()
 	var about *Page
 	for _, p := range s.Pages {
 		if p.Rel == "about.md" {
 			about = p
 		}
 	}
-	if about == nil || about.lazy == nil {
+	if about == nil || about.body.InMemory() {
 		t.Fatal("about.md was read by Load")
 	}
 	src, _ := os.ReadFile(about.Src)
 	writeFile(t, about.Src, string(src)+"\nLate line.\n")
-	if _, err := s.renderBody(about, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
+	if _, err := s.renderBody(about, nil, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
 		t.Errorf("render after a change: %v", err)
 	}
 	f.build("after the change")
 	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "about", "index.html")); !strings.Contains(string(data), "Late line.") {
 		t.Error("the new text is not in the page")
-	}
-}
-
-// TestManifestCodec: a manifest reads back as written; a truncated or
-// foreign one reads as none.
-func TestManifestCodec(t *testing.T) {
-	m := &manifest{Out: "/x/site", Search: sha256.Sum256([]byte("s")),
-		Files: map[string]manifestFile{"a/index.html": {Sum: sumOutput([]byte("a")), Size: 3, ModTime: -4, CTime: 5, Ino: 6, Racy: true}, "b.css": {Size: 1}},
-		Pages: map[string]manifestPage{"a/": {Layout: sha256.Sum256([]byte("l")), SearchSum: sha256.Sum256([]byte("e")), Paths: []string{"a/index.html", "a/data.json"}}, "c/": {}},
-		Dirs:  map[string]manifestDir{"a": {ModTime: 1, CTime: 2, Ino: 3, Racy: true}, "a/b": {}},
-	}
-	data := encodeManifest(m)
-	got := decodeManifest(data)
-	if got == nil || got.Out != m.Out || got.Search != m.Search || len(got.Files) != 2 || got.Files["a/index.html"] != m.Files["a/index.html"] ||
-		len(got.Pages) != 2 || got.Pages["a/"].Layout != m.Pages["a/"].Layout || got.Pages["a/"].SearchSum != m.Pages["a/"].SearchSum ||
-		strings.Join(got.Pages["a/"].Paths, ",") != "a/index.html,a/data.json" || len(got.Dirs) != 2 || got.Dirs["a"] != m.Dirs["a"] {
-		t.Errorf("round trip: %+v", got)
-	}
-	if string(encodeManifest(got)) != string(data) {
-		t.Error("encoding is not deterministic")
-	}
-	m.Dirs = nil
-	if got := decodeManifest(encodeManifest(m)); got == nil || got.Dirs != nil {
-		t.Errorf("no directories: %+v", got)
-	}
-	for n := 0; n < len(data); n += 7 {
-		if decodeManifest(data[:n]) != nil {
-			t.Errorf("truncated to %d bytes: decoded", n)
-		}
-	}
-	if decodeManifest(append(data, 0)) != nil {
-		t.Error("trailing byte: decoded")
-	}
-}
-
-// TestInputStatsOtherBuild: the input stat cache of another perflab build
-// (an upgrade, a downgrade) is not used: a page's front matter and heading
-// in it are what that build's parser made of the page, and the pages must
-// come out as this build makes them, as after deleting the cache.
-func TestInputStatsOtherBuild(t *testing.T) {
-	f := newStatCacheFixture(t)
-	f.settle("cold")
-	file := filepath.Join(f.opt.CacheDir, inputsName)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := decodeInputStats(data)
-	about := filepath.Join(f.opt.Content, "about.md")
-	e, ok := m[about]
-	if !ok || e.page == nil {
-		t.Fatalf("no page entry for %s in %d entries", about, len(m))
-	}
-	// Another build read the page's title and weight otherwise.
-	pm := *e.page
-	pm.heading, pm.hasHeading, pm.fm.Title, pm.fm.Weight = "Another build's heading", true, "Another build's title", -5
-	e.page = &pm
-	m[about] = e
-	mine := selfVersion()
-	self = "buildid another perflab"
-	data = encodeInputStats(m)
-	self = mine
-	if err := os.WriteFile(file, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f.build("the input stat cache of another build") // equal to the build without the cache
-	if data, _ := os.ReadFile(filepath.Join(f.opt.Out, "index.html")); strings.Contains(string(data), "Another build") {
-		t.Error("the home page lists another build's title")
 	}
 }
 
@@ -561,7 +397,7 @@ func TestBuildLocksOut(t *testing.T) {
 	f.build("cold")
 	out, _ := filepath.Abs(f.opt.Out)
 	writeFile(t, filepath.Join(f.opt.Content, "new.md"), "# New page\n")
-	unlock := lockOut(out)
+	unlock := output.Lock(out)
 	done := make(chan error, 1)
 	go func() { _, err := BuildStats(context.Background(), f.opt); done <- err }()
 	select {
@@ -592,17 +428,17 @@ func TestInputChangedWhileRead(t *testing.T) {
 	f.settle("cold")
 	campaign := filepath.Join(f.opt.Content, "demo", "h100", "campaign.yaml")
 	var once sync.Once
-	afterStat = func(name string) {
+	inputs.TestHookAfterStat = func(name string) {
 		if name == campaign {
 			once.Do(func() { sameSizeEdit(t, campaign, "version: v0.11.0", "version: v0.12.9", false) })
 		}
 	}
-	defer func() { afterStat = nil }()
+	defer func() { inputs.TestHookAfterStat = nil }()
 	st, err := BuildStats(context.Background(), f.opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	afterStat = nil
+	inputs.TestHookAfterStat = nil
 	if st.Cached == 0 {
 		t.Fatal("nothing from the cache: the fixture did not settle")
 	}
@@ -620,7 +456,7 @@ func TestInputChangedWhileRead(t *testing.T) {
 func TestInputStatsDamaged(t *testing.T) {
 	f := newStatCacheFixture(t)
 	f.settle("cold")
-	file := filepath.Join(f.opt.CacheDir, inputsName)
+	file := filepath.Join(f.opt.CacheDir, "inputs")
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

@@ -103,12 +103,6 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	for _, p := range profs {
 		v.Profiles = append(v.Profiles, c.rep.pointLabel(*p))
 	}
-	type ranked struct {
-		name, note string
-		v          float64
-		ok         bool
-		exp        string
-	}
 	var ranks []ranked
 	v.Rows = make([]stepRow, 0, len(st.Experiments))
 	v.Experiments = make([]expView, 0, len(st.Experiments))
@@ -169,61 +163,9 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 		v.Experiments = append(v.Experiments, ev)
 	}
 	if len(ranks) > 1 {
-		sort.SliceStable(ranks, func(a, b int) bool {
-			if ranks[a].ok != ranks[b].ok {
-				return ranks[a].ok
-			}
-			if p1.HigherBetter {
-				return ranks[a].v > ranks[b].v
-			}
-			return ranks[a].v < ranks[b].v
-		})
-		sep := " > "
-		if !p1.HigherBetter {
-			sep = " < "
-		}
-		// With repeats, two neighbours are ordered only when the U test
-		// shows their difference; otherwise "≈" and why: a lead within
-		// noise is no win (single runs keep the lab's plain order).
-		runs := r.AllRuns()
-		pt := schema.Point{}
-		if run := r.Run(ref.ID, profs[0].ID); run != nil {
-			pt = schema.PointOf(run.Result.Load)
-		}
-		repeats := r.hasRepeats()
-		var b strings.Builder
-		unshown := ""
-		for i, k := range ranks {
-			if i > 0 {
-				prev := ranks[i-1]
-				if repeats && prev.ok && k.ok {
-					d := analysis.Compare(analysis.Group(runs, k.exp, profs[0].ID, pt), analysis.Group(runs, prev.exp, profs[0].ID, pt), p1.Value, false)
-					if d.Significant {
-						b.WriteString(sep)
-					} else {
-						b.WriteString(" ≈ ")
-						if _, note := d.DeltaText(); unshown == "" {
-							unshown = note
-							if d.Tested {
-								unshown = "within noise, " + note
-							}
-						}
-					}
-				} else {
-					b.WriteString(sep)
-				}
-			}
-			if k.ok {
-				b.WriteString(k.name + " (" + fmtNum(k.v) + " " + p1.Unit + k.note + ")")
-			} else {
-				b.WriteString(k.name + " (" + k.note + ")")
-			}
-		}
-		v.Ranking = fmt.Sprintf("%s on %s: %s", p1.Name, profs[0].Name, b.String())
-		if unshown != "" {
-			v.Ranking += " (≈: not shown to differ, " + unshown + ")"
-		}
+		v.Ranking = c.ranking(ranks, ref, profs[0], p1)
 	}
+
 	for _, row := range v.Rows {
 		for _, cl := range row.Cells {
 			for _, l := range cl.Lines {
@@ -444,4 +386,73 @@ func skipRemark(res *schema.Result, inc Delta) string {
 	}
 	why = append(why, "not carried forward")
 	return strings.Join(why, "; ")
+}
+
+// ranked is an experiment's place in a step's ranking.
+type ranked struct {
+	name, note string
+	v          float64
+	ok         bool
+	exp        string
+}
+
+// ranking orders a step's experiments by the primary metric p1 on
+// profile prof (ref the step's reference) and says so in a sentence.
+func (c *pageCtx) ranking(ranks []ranked, ref *schema.Experiment, prof *schema.Profile, p1 Metric) string {
+	r := c.rep
+	sort.SliceStable(ranks, func(a, b int) bool {
+		if ranks[a].ok != ranks[b].ok {
+			return ranks[a].ok
+		}
+		if p1.HigherBetter {
+			return ranks[a].v > ranks[b].v
+		}
+		return ranks[a].v < ranks[b].v
+	})
+	sep := " > "
+	if !p1.HigherBetter {
+		sep = " < "
+	}
+	// With repeats, two neighbours are ordered only when the U test
+	// shows their difference; otherwise "≈" and why: a lead within
+	// noise is no win (single runs keep the lab's plain order).
+	runs := r.AllRuns()
+	pt := schema.Point{}
+	if run := r.Run(ref.ID, prof.ID); run != nil {
+		pt = schema.PointOf(run.Result.Load)
+	}
+	repeats := r.hasRepeats()
+	var b strings.Builder
+	unshown := ""
+	for i, k := range ranks {
+		if i > 0 {
+			prev := ranks[i-1]
+			if repeats && prev.ok && k.ok {
+				d := analysis.Compare(analysis.Group(runs, k.exp, prof.ID, pt), analysis.Group(runs, prev.exp, prof.ID, pt), p1.Value, false)
+				if d.Significant {
+					b.WriteString(sep)
+				} else {
+					b.WriteString(" ≈ ")
+					if _, note := d.DeltaText(); unshown == "" {
+						unshown = note
+						if d.Tested {
+							unshown = "within noise, " + note
+						}
+					}
+				}
+			} else {
+				b.WriteString(sep)
+			}
+		}
+		if k.ok {
+			b.WriteString(k.name + " (" + fmtNum(k.v) + " " + p1.Unit + k.note + ")")
+		} else {
+			b.WriteString(k.name + " (" + k.note + ")")
+		}
+	}
+	ranking := fmt.Sprintf("%s on %s: %s", p1.Name, prof.Name, b.String())
+	if unshown != "" {
+		ranking += " (≈: not shown to differ, " + unshown + ")"
+	}
+	return ranking
 }

@@ -71,54 +71,14 @@ type Result struct {
 // branch, then pushes unless NoPush. Nothing is committed when the build
 // fails; the working tree, index and HEAD are never touched.
 func Publish(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Build == nil {
-		return nil, errors.New("publish: no build function")
-	}
-	if cfg.Dir == "" {
-		cfg.Dir = "."
-	}
-	if cfg.Site == "" {
-		cfg.Site = "site"
-	}
-	if cfg.Remote == "" {
-		cfg.Remote = "origin"
-	}
-	if cfg.Branch == "" {
-		cfg.Branch = "gh-pages"
-	}
-	if cfg.Log == nil {
-		cfg.Log = io.Discard
-	}
-	if cfg.Git == "" {
-		cfg.Git = "git"
-	}
-	if strings.ContainsAny(cfg.CNAME, " \t\r\n/") {
-		return nil, fmt.Errorf("publish: CNAME %q: want a domain name such as perf.example.com", cfg.CNAME)
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	g := &git{exe: cfg.Git, dir: cfg.Dir, env: append([]string{"GIT_OPTIONAL_LOCKS=0"}, cfg.Env...)}
 	ref := "refs/heads/" + cfg.Branch
-	if _, err := g.out(ctx, nil, nil, "check-ref-format", ref); err != nil {
-		return nil, fmt.Errorf("publish: branch %q: not a valid branch name", cfg.Branch)
-	}
-	if _, err := g.out(ctx, nil, nil, "rev-parse", "--git-dir"); err != nil {
-		return nil, fmt.Errorf("publish: %s is not in a git repository: %w", cfg.Dir, err)
-	}
-	if head, _ := g.out(ctx, nil, nil, "symbolic-ref", "-q", "HEAD"); head == ref {
-		return nil, fmt.Errorf("publish: %s is checked out here; switch to your source branch first", cfg.Branch)
-	}
-	// Moving a branch checked out in another worktree (a gh-pages
-	// worktree left by an earlier tool) would leave that worktree's files
-	// disagreeing with its HEAD.
-	if wts, err := g.out(ctx, nil, nil, "worktree", "list", "--porcelain"); err == nil {
-		dir := ""
-		for _, l := range strings.Split(wts, "\n") {
-			if d, ok := strings.CutPrefix(l, "worktree "); ok {
-				dir = d
-			}
-			if l == "branch "+ref {
-				return nil, fmt.Errorf("publish: %s is checked out in the worktree %s; remove that worktree (git worktree remove) or publish to another --branch", cfg.Branch, dir)
-			}
-		}
+	if err := g.checkBranch(ctx, cfg, ref); err != nil {
+		return nil, err
 	}
 	remoteURL, err := g.remoteURL(ctx, cfg.Remote)
 	if err != nil && !cfg.NoPush {
@@ -211,6 +171,65 @@ func Publish(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// withDefaults is cfg with its defaults, or why it cannot be used.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Build == nil {
+		return cfg, errors.New("publish: no build function")
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = "."
+	}
+	if cfg.Site == "" {
+		cfg.Site = "site"
+	}
+	if cfg.Remote == "" {
+		cfg.Remote = "origin"
+	}
+	if cfg.Branch == "" {
+		cfg.Branch = "gh-pages"
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Git == "" {
+		cfg.Git = "git"
+	}
+	if strings.ContainsAny(cfg.CNAME, " \t\r\n/") {
+		return cfg, fmt.Errorf("publish: CNAME %q: want a domain name such as perf.example.com", cfg.CNAME)
+	}
+	return cfg, nil
+}
+
+// checkBranch makes sure the branch ref can be published to from here:
+// a valid name, in a repository, checked out neither here nor in
+// another worktree.
+func (g *git) checkBranch(ctx context.Context, cfg Config, ref string) error {
+	if _, err := g.out(ctx, nil, nil, "check-ref-format", ref); err != nil {
+		return fmt.Errorf("publish: branch %q: not a valid branch name", cfg.Branch)
+	}
+	if _, err := g.out(ctx, nil, nil, "rev-parse", "--git-dir"); err != nil {
+		return fmt.Errorf("publish: %s is not in a git repository: %w", cfg.Dir, err)
+	}
+	if head, _ := g.out(ctx, nil, nil, "symbolic-ref", "-q", "HEAD"); head == ref {
+		return fmt.Errorf("publish: %s is checked out here; switch to your source branch first", cfg.Branch)
+	}
+	// Moving a branch checked out in another worktree (a gh-pages
+	// worktree left by an earlier tool) would leave that worktree's files
+	// disagreeing with its HEAD.
+	if wts, err := g.out(ctx, nil, nil, "worktree", "list", "--porcelain"); err == nil {
+		dir := ""
+		for _, l := range strings.Split(wts, "\n") {
+			if d, ok := strings.CutPrefix(l, "worktree "); ok {
+				dir = d
+			}
+			if l == "branch "+ref {
+				return fmt.Errorf("publish: %s is checked out in the worktree %s; remove that worktree (git worktree remove) or publish to another --branch", cfg.Branch, dir)
+			}
+		}
+	}
+	return nil
 }
 
 func commitMessage(title string, res *Result, dirty bool) string {

@@ -1,0 +1,42 @@
+package render
+
+import (
+	"testing"
+
+	"github.com/perflab/perflab/render/nav"
+)
+
+// TestFrameDigest: every field of the frame, the layout's one view of
+// the site beyond its page, moves the digest that every page's layout
+// key holds, the navigation's titles and URLs included.
+func TestFrameDigest(t *testing.T) {
+	tree := func(title string) *navView {
+		v := nav.Build(nav.Links{BaseURL: "/"}, []nav.Report{{Objective: "throughput", Model: "m", Label: "H100", URL: "m/h100/"}},
+			[]nav.Page{{Title: title, URL: "about/"}}, func(seg string) string { return seg })
+		return &v
+	}
+	base := frame{Links: nav.Links{BaseURL: "/"}, Content: "content", Nav: tree("About"), bufs: &buffers{}}
+	variants := map[string]frame{}
+	v := base
+	v.Links.BaseURL = "/perflab/"
+	variants["base URL"] = v
+	v = base
+	v.Content = "other"
+	variants["content"] = v
+	v = base
+	v.LiveReload = true
+	variants["live reload"] = v
+	v = base
+	v.Nav = tree("About us")
+	variants["a page's title in the navigation"] = v
+	d := base.digest()
+	again := frame{Links: base.Links, Content: base.Content, Nav: tree("About")}
+	if again.digest() != d {
+		t.Fatal("the same frame gives another digest")
+	}
+	for what, f := range variants {
+		if f := f; f.digest() == d {
+			t.Errorf("%s changed and the frame's digest did not", what)
+		}
+	}
+}
