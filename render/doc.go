@@ -314,7 +314,10 @@
 // the templates (a stale file is not used: the writers record the sum of
 // the templates they were made from). A writer hands a page back to
 // html/template where a value lands in a context it does not escape
-// itself (execTemplate). A templates directory (--templates, customdir.go)
+// itself (execTemplate). The history block, the home page's list of
+// change points and the telemetry block's sentence are templates as well
+// (history.html, home.html): Go builds their views, numbers formatted. A
+// templates directory (--templates, customdir.go)
 // is laid over the embedded templates and always executed by
 // html/template. Measured (BenchmarkBuild/reports=1000, process CPU per
 // cold build, benchstat medians on the shared 2-core machine at load

@@ -214,6 +214,69 @@ func (r *Report) computeHistory() ([]historyLine, []historyChange) {
 	return lines, changes
 }
 
+// historyView is the history block's view (templates/history.html).
+type historyView struct {
+	// OneRound: the report has one round so far, and the block says so.
+	OneRound bool
+	// Anchor is the id the home page's list of changes links to; "" off
+	// the page (a skeleton).
+	Anchor string
+	Chart  template.HTML
+	// Shown of Total rounds are in the tables; Shown is 0 when all are.
+	Shown, Total int
+	Rounds       []historyRoundView
+	Lines        []historyLineView
+	SLO          *historySLOView
+	Changes      []historyChangeView
+}
+
+type historyRoundView struct{ ID, Date string }
+
+type historyLineView struct {
+	Label string
+	Cells []historyCellView
+}
+
+// historyCellView is a line's value in a round: the mean of its runs,
+// their spread (CV, %) when there are several, the change there, signed.
+type historyCellView struct {
+	Empty        bool
+	Class        string
+	Mean, Spread string
+	Pct          template.HTML
+}
+
+type historySLOView struct {
+	Text string
+	Rows []historySLORowView
+}
+
+type historySLORowView struct {
+	Label string
+	Cells []historySLOCellView
+}
+
+type historySLOCellView struct {
+	Empty, Moved, None bool
+	Point, PerGPU      string
+}
+
+type historyChangeView struct {
+	Label       string
+	Pct         template.HTML
+	Word        string
+	Round, Date string
+	UTest       bool
+	Prev        string
+	P, Q, D     string
+}
+
+// signedPct is pct with its sign and one decimal (+1.2), as HTML: the
+// template would write its "+" as &#43;.
+func signedPct(pct float64) template.HTML {
+	return template.HTML(fmt.Sprintf("%+.1f", pct))
+}
+
 // historyBlock writes the history block: a chart of every line over the
 // rounds (x: the round, with its date; hover: the round's engine
 // versions, commit and the runs' spread), the table of values with the
@@ -221,8 +284,7 @@ func (r *Report) computeHistory() ([]historyLine, []historyChange) {
 func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 	r := c.rep
 	if len(r.rounds) < 2 {
-		w.WriteString("<p class=\"history-none\">One round of results so far: the history starts with the second round (<code>perflab collect --new-round</code>).</p>\n")
-		return nil
+		return c.execTo(w, "history", &historyView{OneRound: true})
 	}
 	h := r.history()
 	lines, changes := h.lines, h.changes
@@ -238,99 +300,73 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		caption += ", pins the change points, listed under the table"
 	}
 	caption += ")"
+	v := &historyView{}
 	// The home page's list of changes links here (#history-chart, the
 	// page's first history block; IDs keeps ids unique on the page).
 	if c.ids != nil {
-		w.WriteString(`<div id="`)
-		htmlEscape(w, c.ids.Slug("history-chart"))
-		w.WriteString(`"></div>`)
+		v.Anchor = c.ids.Slug("history-chart")
 	}
-	if err := c.chartHTML(w, r.historyChart(c.nextChartID("history"), lines, changes), title, caption); err != nil {
+	chart, err := c.html(func(w *bytes.Buffer) error {
+		return c.chartHTML(w, r.historyChart(c.nextChartID("history"), lines, changes), title, caption)
+	})
+	if err != nil {
 		return err
 	}
+	v.Chart = chart
 
-	// The table shows the last historyColumns rounds (the chart and
+	// The tables show the last historyColumns rounds (the chart and
 	// data.json have them all).
 	first := max(0, len(r.rounds)-historyColumns)
 	if first > 0 {
-		fmt.Fprintf(w, "<p class=\"history-note\">The last %d of %d rounds; the chart above and the report's data.json have every round.</p>\n", historyColumns, len(r.rounds))
+		v.Shown, v.Total = historyColumns, len(r.rounds)
 	}
-	w.WriteString("<div class=\"table-wrap\"><table class=\"sortable history\">\n<thead><tr><th>Configuration</th>")
 	for _, rr := range r.rounds[first:] {
-		w.WriteString("<th>Round ")
-		htmlEscape(w, rr.ID)
-		if d := rr.date(); d != "" {
-			w.WriteString("<br><small>")
-			htmlEscape(w, d)
-			w.WriteString("</small>")
-		}
-		w.WriteString("</th>")
+		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: rr.date()})
 	}
-	w.WriteString("</tr></thead>\n<tbody>\n")
 	for li, l := range lines {
-		w.WriteString("<tr><td>")
-		htmlEscape(w, l.label())
-		w.WriteString("</td>")
-		for ri, v := range l.values {
+		lv := historyLineView{Label: l.label()}
+		for ri, vals := range l.values {
 			if ri < first {
 				continue
 			}
-			ch, changed := marked[[2]int{li, ri}]
-			switch {
-			case len(v) == 0:
-				w.WriteString("<td>–</td>")
+			if len(vals) == 0 {
+				lv.Cells = append(lv.Cells, historyCellView{Empty: true})
 				continue
-			case changed && (ch.c.Pct > 0):
-				w.WriteString(`<td class="change better">`)
-			case changed:
-				w.WriteString(`<td class="change worse">`)
-			default:
-				w.WriteString("<td>")
 			}
-			sm := stats.Summarize(v)
-			w.WriteString(strconv.FormatFloat(sm.Mean, 'f', 1, 64))
+			sm := stats.Summarize(vals)
+			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64)}
 			if sm.N > 1 {
-				fmt.Fprintf(w, " ± %.0f%%", sm.CV*100)
+				cell.Spread = strconv.FormatFloat(sm.CV*100, 'f', 0, 64)
 			}
-			if changed {
-				fmt.Fprintf(w, " <strong>%+.1f%%</strong>", ch.c.Pct)
+			if ch, changed := marked[[2]int{li, ri}]; changed {
+				cell.Class = "change worse"
+				if ch.c.Pct > 0 {
+					cell.Class = "change better"
+				}
+				cell.Pct = signedPct(ch.c.Pct)
 			}
-			w.WriteString("</td>")
+			lv.Cells = append(lv.Cells, cell)
 		}
-		w.WriteString("</tr>\n")
+		v.Lines = append(v.Lines, lv)
 	}
-	w.WriteString("</tbody>\n</table></div>\n")
-	r.writeSLOHistory(w, h.slo, first)
+	v.SLO = r.sloHistoryView(h.slo, first)
 
-	if len(changes) == 0 {
-		w.WriteString("<p class=\"history-changes\">No change points: no round differs from the one before beyond its runs' noise.</p>\n")
-		return nil
-	}
-	w.WriteString("<p class=\"history-changes\">Change points:</p>\n<ul class=\"history-changes\">\n")
 	for _, ch := range changes {
 		l := lines[ch.line]
-		w.WriteString("<li>")
-		htmlEscape(w, l.label())
-		word := "worse" // throughput: higher is better
+		cv := historyChangeView{Label: l.label(), Pct: signedPct(ch.c.Pct), Word: "worse", // throughput: higher is better
+			Round: r.rounds[ch.round].ID, Date: r.rounds[ch.round].date(), P: strconv.FormatFloat(ch.c.P, 'f', 3, 64)}
 		if ch.c.Pct > 0 {
-			word = "better"
-		}
-		fmt.Fprintf(w, ": %+.1f%% (%s) in round ", ch.c.Pct, word)
-		htmlEscape(w, r.rounds[ch.round].ID)
-		if d := r.rounds[ch.round].date(); d != "" {
-			w.WriteString(" (")
-			htmlEscape(w, d)
-			w.WriteString(")")
+			cv.Word = "better"
 		}
 		if ch.c.Method == "u-test" {
-			fmt.Fprintf(w, "; U test against round %s p=%.3f, q=%.3f, d=%.1f", escString(r.rounds[prevRound(lines[ch.line], ch.round)].ID), ch.c.P, ch.c.Q, ch.c.Effect)
-		} else {
-			fmt.Fprintf(w, "; change point of the series, permutation p=%.3f", ch.c.P)
+			cv.UTest = true
+			cv.Prev = r.rounds[prevRound(l, ch.round)].ID
+			cv.Q = strconv.FormatFloat(ch.c.Q, 'f', 3, 64)
+			cv.D = strconv.FormatFloat(ch.c.Effect, 'f', 1, 64)
 		}
-		w.WriteString("</li>\n")
+		v.Changes = append(v.Changes, cv)
 	}
-	w.WriteString("</ul>\n<p class=\"history-method\">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of the whole report adjusted together (Benjamini-Hochberg, q ≤ 0.05), and a change must be at least twice the runs' pooled standard deviation; single runs per round are segmented with E-divisive means and a permutation test (about 1 false change in 200 series of pure noise).</p>\n")
-	return nil
+	return c.execTo(w, "history", v)
 }
 
 // historyColumns is the number of rounds the history table shows.
@@ -372,22 +408,23 @@ func shortCommit(c string) string {
 	return c
 }
 
-func escString(s string) string {
-	var b bytes.Buffer
-	htmlEscape(&b, s)
-	return b.String()
+// homeChangeView is one change point in the home page's list.
+type homeChangeView struct {
+	// Class is the kind in lower case (the item's class), Word as shown.
+	Class, Word string
+	// Href is the report's page (the item links to its #history-chart).
+	Href, Title, Label string
+	Pct                template.HTML
+	Round              string
+	pct                float64
 }
 
 // homeChanges is the home page's "Regressions and improvements" list
 // (asv has one): every change point in the latest round of every report,
-// largest first, each linking to its report's history chart; "" when nothing
-// changed in any latest round.
-func (s *Site) homeChanges(base string) template.HTML {
-	type item struct {
-		pct  float64
-		html string
-	}
-	var items []item
+// largest first, each linking to its report's history chart; none when
+// nothing changed in any latest round.
+func (s *Site) homeChanges() []homeChangeView {
+	var items []homeChangeView
 	for _, r := range s.Reports {
 		if len(r.rounds) < 2 {
 			continue
@@ -399,38 +436,17 @@ func (s *Site) homeChanges(base string) template.HTML {
 			if ch.round != last {
 				continue
 			}
-			var b bytes.Buffer
-			word := "Regression"
+			it := homeChangeView{Word: "Regression", Href: s.pageHref(r.Page.URL), Title: r.Page.navTitleReport(),
+				Label: lines[ch.line].label(), Pct: signedPct(ch.c.Pct), Round: r.rounds[last].ID, pct: ch.c.Pct}
 			if ch.c.Pct > 0 {
-				word = "Improvement"
+				it.Word = "Improvement"
 			}
-			b.WriteString(`<li class="change `)
-			b.WriteString(strings.ToLower(word))
-			b.WriteString(`"><a href="`)
-			htmlEscape(&b, base+s.pageHref(r.Page.URL)+"#history-chart")
-			b.WriteString(`">`)
-			htmlEscape(&b, r.Page.navTitleReport())
-			b.WriteString("</a>: ")
-			htmlEscape(&b, lines[ch.line].label())
-			fmt.Fprintf(&b, ", total throughput per GPU %+.1f%% in round ", ch.c.Pct)
-			htmlEscape(&b, r.rounds[last].ID)
-			b.WriteString(" (" + word + ")</li>\n")
-			items = append(items, item{ch.c.Pct, b.String()})
+			it.Class = strings.ToLower(it.Word)
+			items = append(items, it)
 		}
 	}
-	if len(items) == 0 {
-		return ""
-	}
 	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
-	var b strings.Builder
-	// A heading as every other (its headerlink ends its text in the
-	// page's table of contents).
-	b.WriteString("<h2 id=\"regressions-and-improvements\">Regressions and improvements<a class=\"headerlink\" href=\"#regressions-and-improvements\" title=\"Permanent link\">¶</a></h2>\n<ul class=\"home-changes\">\n")
-	for _, it := range items {
-		b.WriteString(it.html)
-	}
-	b.WriteString("</ul>\n")
-	return template.HTML(b.String())
+	return items
 }
 
 // roundData is one round in a report's data.json "rounds".
@@ -508,27 +524,16 @@ func (r *Report) sloHistory() []sloHistory {
 	return out
 }
 
-// writeSLOHistory writes the SLO answer of each sweep profile ×
-// experiment in the rounds from first on, a cell marked where the answer
-// moved to another load.
-func (r *Report) writeSLOHistory(w *bytes.Buffer, hs []sloHistory, first int) {
+// sloHistoryView is the SLO answer of each sweep profile × experiment in
+// the rounds from first on, a cell marked where the answer moved to
+// another load; nil without answers.
+func (r *Report) sloHistoryView(hs []sloHistory, first int) *historySLOView {
 	if len(hs) == 0 {
-		return
+		return nil
 	}
-	w.WriteString("<p class=\"history-slo\">The SLO (")
-	htmlEscape(w, sloText(r.Campaign.SLO))
-	w.WriteString(") in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>\n")
-	w.WriteString("<div class=\"table-wrap\"><table class=\"sortable history history-slo\">\n<thead><tr><th>Configuration</th>")
-	for _, rr := range r.rounds[first:] {
-		w.WriteString("<th>Round ")
-		htmlEscape(w, rr.ID)
-		w.WriteString("</th>")
-	}
-	w.WriteString("</tr></thead>\n<tbody>\n")
+	v := &historySLOView{Text: sloText(r.Campaign.SLO)}
 	for _, h := range hs {
-		w.WriteString("<tr><td>")
-		htmlEscape(w, h.label)
-		w.WriteString("</td>")
+		row := historySLORowView{Label: h.label}
 		var prev *analysis.SLOAnswer
 		for ri, a := range h.answers {
 			if ri < first {
@@ -538,27 +543,21 @@ func (r *Report) writeSLOHistory(w *bytes.Buffer, hs []sloHistory, first int) {
 				continue
 			}
 			if a == nil {
-				w.WriteString("<td>–</td>")
+				row.Cells = append(row.Cells, historySLOCellView{Empty: true})
 				continue
 			}
-			moved := prev != nil && (prev.Best < 0) != (a.Best < 0) || prev != nil && a.Best >= 0 && prev.Best >= 0 && prev.Point != a.Point
-			if moved {
-				w.WriteString(`<td class="change">`)
-			} else {
-				w.WriteString("<td>")
+			cell := historySLOCellView{
+				Moved: prev != nil && (prev.Best < 0) != (a.Best < 0) || prev != nil && a.Best >= 0 && prev.Best >= 0 && prev.Point != a.Point,
+				None:  a.Best < 0,
 			}
-			if a.Best < 0 {
-				w.WriteString("none meets it")
-			} else {
-				htmlEscape(w, a.Point.String())
-				w.WriteString(": ")
-				w.WriteString(strconv.FormatFloat(a.ThroughputPerGPU, 'f', 1, 64))
-				w.WriteString(" tok/s/GPU")
+			if !cell.None {
+				cell.Point = a.Point.String()
+				cell.PerGPU = strconv.FormatFloat(a.ThroughputPerGPU, 'f', 1, 64)
 			}
-			w.WriteString("</td>")
+			row.Cells = append(row.Cells, cell)
 			prev = a
 		}
-		w.WriteString("</tr>\n")
+		v.Rows = append(v.Rows, row)
 	}
-	w.WriteString("</tbody>\n</table></div>\n")
+	return v
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "71361ef48041c13ebc4d288b92788b743459cc2e01d670932140fb37ef3f8be2"
+const generatedTemplatesSum = "46a5c0869871da45ff1251b95ec8005828ebf3a365e35d7d2d31d6788fa42de3"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -25,6 +25,10 @@ func execGenerated(b *bytes.Buffer, name string, data any) (ok bool, err error) 
 	case "comparison":
 		if v, ok := data.(*comparisonView); ok {
 			return true, tmplComparison(b, v)
+		}
+	case "history":
+		if v, ok := data.(*historyView); ok {
+			return true, tmplHistory(b, v)
 		}
 	case "home":
 		if v, ok := data.(homeView); ok {
@@ -73,6 +77,10 @@ func execGenerated(b *bytes.Buffer, name string, data any) (ok bool, err error) 
 	case "summary":
 		if v, ok := data.(*summaryView); ok {
 			return true, tmplSummary(b, v)
+		}
+	case "telemetry-note":
+		if v, ok := data.(telemetryNote); ok {
+			return true, tmplTelemetryNote(b, v)
 		}
 	}
 	return false, nil
@@ -374,20 +382,193 @@ func tmplNotes(b *bytes.Buffer, dot footnotes) error {
 	return nil
 }
 
+// tmplHistory writes template "history".
+func tmplHistory(b *bytes.Buffer, dot *historyView) error {
+	if dot.OneRound {
+		b.WriteString(`<p class="history-none">One round of results so far: the history starts with the second round (<code>perflab collect --new-round</code>).</p>
+`)
+	} else {
+		if w1 := dot.Anchor; len(w1) > 0 {
+			b.WriteString(`<div id="`)
+			escapeText(b, w1)
+			b.WriteString(`"></div>`)
+		}
+		b.WriteString(string(dot.Chart))
+		if dot.Shown != 0 {
+			b.WriteString(`<p class="history-note">The last `)
+			b.WriteString(strconv.FormatInt(int64(dot.Shown), 10))
+			b.WriteString(` of `)
+			b.WriteString(strconv.FormatInt(int64(dot.Total), 10))
+			b.WriteString(` rounds; the chart above and the report's data.json have every round.</p>
+`)
+		}
+		b.WriteString(`<div class="table-wrap"><table class="sortable history">
+<thead><tr><th>Configuration</th>`)
+		if r2 := dot.Rounds; len(r2) > 0 {
+			for i3 := range r2 {
+				b.WriteString(`<th>Round `)
+				escapeText(b, r2[i3].ID)
+				if w4 := r2[i3].Date; len(w4) > 0 {
+					b.WriteString(`<br><small>`)
+					escapeText(b, w4)
+					b.WriteString(`</small>`)
+				}
+				b.WriteString(`</th>`)
+			}
+		}
+		b.WriteString(`</tr></thead>
+<tbody>
+`)
+		if r5 := dot.Lines; len(r5) > 0 {
+			for i6 := range r5 {
+				b.WriteString(`<tr><td>`)
+				escapeText(b, r5[i6].Label)
+				b.WriteString(`</td>`)
+				if r7 := r5[i6].Cells; len(r7) > 0 {
+					for i8 := range r7 {
+						if r7[i8].Empty {
+							b.WriteString(`<td>–</td>`)
+						} else {
+							b.WriteString(`<td`)
+							if w9 := r7[i8].Class; len(w9) > 0 {
+								b.WriteString(` class="`)
+								escapeText(b, w9)
+								b.WriteString(`"`)
+							}
+							b.WriteString(`>`)
+							escapeText(b, r7[i8].Mean)
+							if w10 := r7[i8].Spread; len(w10) > 0 {
+								b.WriteString(` ± `)
+								escapeText(b, w10)
+								b.WriteString(`%`)
+							}
+							if w11 := r7[i8].Pct; len(w11) > 0 {
+								b.WriteString(` <strong>`)
+								b.WriteString(string(w11))
+								b.WriteString(`%</strong>`)
+							}
+							b.WriteString(`</td>`)
+						}
+					}
+				}
+				b.WriteString(`</tr>
+`)
+			}
+		}
+		b.WriteString(`</tbody>
+</table></div>
+`)
+		if w12 := dot.SLO; w12 != nil {
+			b.WriteString(`<p class="history-slo">The SLO (`)
+			escapeText(b, w12.Text)
+			b.WriteString(`) in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>
+<div class="table-wrap"><table class="sortable history history-slo">
+<thead><tr><th>Configuration</th>`)
+			if r13 := dot.Rounds; len(r13) > 0 {
+				for i14 := range r13 {
+					b.WriteString(`<th>Round `)
+					escapeText(b, r13[i14].ID)
+					b.WriteString(`</th>`)
+				}
+			}
+			b.WriteString(`</tr></thead>
+<tbody>
+`)
+			if r15 := w12.Rows; len(r15) > 0 {
+				for i16 := range r15 {
+					b.WriteString(`<tr><td>`)
+					escapeText(b, r15[i16].Label)
+					b.WriteString(`</td>`)
+					if r17 := r15[i16].Cells; len(r17) > 0 {
+						for i18 := range r17 {
+							if r17[i18].Empty {
+								b.WriteString(`<td>–</td>`)
+							} else {
+								b.WriteString(`<td`)
+								if r17[i18].Moved {
+									b.WriteString(` class="change"`)
+								}
+								b.WriteString(`>`)
+								if r17[i18].None {
+									b.WriteString(`none meets it`)
+								} else {
+									escapeText(b, r17[i18].Point)
+									b.WriteString(`: `)
+									escapeText(b, r17[i18].PerGPU)
+									b.WriteString(` tok/s/GPU`)
+								}
+								b.WriteString(`</td>`)
+							}
+						}
+					}
+					b.WriteString(`</tr>
+`)
+				}
+			}
+			b.WriteString(`</tbody>
+</table></div>
+`)
+		}
+		if len(dot.Changes) > 0 {
+			b.WriteString(`<p class="history-changes">Change points:</p>
+<ul class="history-changes">
+`)
+			if r19 := dot.Changes; len(r19) > 0 {
+				for i20 := range r19 {
+					b.WriteString(`<li>`)
+					escapeText(b, r19[i20].Label)
+					b.WriteString(`: `)
+					b.WriteString(string(r19[i20].Pct))
+					b.WriteString(`% (`)
+					escapeText(b, r19[i20].Word)
+					b.WriteString(`) in round `)
+					escapeText(b, r19[i20].Round)
+					if w21 := r19[i20].Date; len(w21) > 0 {
+						b.WriteString(` (`)
+						escapeText(b, w21)
+						b.WriteString(`)`)
+					}
+					b.WriteString(`; `)
+					if r19[i20].UTest {
+						b.WriteString(`U test against round `)
+						escapeText(b, r19[i20].Prev)
+						b.WriteString(` p=`)
+						escapeText(b, r19[i20].P)
+						b.WriteString(`, q=`)
+						escapeText(b, r19[i20].Q)
+						b.WriteString(`, d=`)
+						escapeText(b, r19[i20].D)
+					} else {
+						b.WriteString(`change point of the series, permutation p=`)
+						escapeText(b, r19[i20].P)
+					}
+					b.WriteString(`</li>
+`)
+				}
+			}
+			b.WriteString(`</ul>
+<p class="history-method">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of the whole report adjusted together (Benjamini-Hochberg, q ≤ 0.05), and a change must be at least twice the runs' pooled standard deviation; single runs per round are segmented with E-divisive means and a permutation test (about 1 false change in 200 series of pure noise).</p>
+`)
+		} else {
+			b.WriteString(`<p class="history-changes">No change points: no round differs from the one before beyond its runs' noise.</p>
+`)
+		}
+	}
+	return nil
+}
+
 // tmplHome writes template "home".
 func tmplHome(b *bytes.Buffer, dot homeView) error {
 	b.WriteString(string(dot.Intro))
-	if len(dot.Reports) > 0 {
-		b.WriteString(`
-<h2 id="reports">Reports<a class="headerlink" href="#reports" title="Permanent link">¶</a></h2>
-<div class="table-wrap">
-<table class="sortable reports">
-<thead><tr><th>Report</th><th class="wide">Model</th><th>Hardware</th><th class="wide">Engine</th><th class="wide">Objective</th><th data-sort-type="number">Optimized vs baseline</th><th data-sort-type="number">Recom&shy;mended: throughput</th></tr></thead>
-<tbody>`)
-		if r1 := dot.Reports; len(r1) > 0 {
+	if len(dot.Changes) > 0 {
+		b.WriteString(`<h2 id="regressions-and-improvements">Regressions and improvements<a class="headerlink" href="#regressions-and-improvements" title="Permanent link">¶</a></h2>
+<ul class="home-changes">
+`)
+		if r1 := dot.Changes; len(r1) > 0 {
 			for i2 := range r1 {
-				b.WriteString(`
-<tr><td><a href="`)
+				b.WriteString(`<li class="change `)
+				escapeText(b, r1[i2].Class)
+				b.WriteString(`"><a href="`)
 				if u3 := dot.Base; urlInert(u3, false) {
 					b.WriteString(u3)
 				} else {
@@ -398,37 +579,75 @@ func tmplHome(b *bytes.Buffer, dot homeView) error {
 				} else {
 					return templateFallback()
 				}
-				b.WriteString(`">`)
+				b.WriteString(`#history-chart">`)
 				escapeText(b, r1[i2].Title)
-				b.WriteString(`</a></td><td class="wide">`)
-				escapeText(b, r1[i2].Model)
-				b.WriteString(`</td><td>`)
-				escapeText(b, r1[i2].Hardware)
-				b.WriteString(`</td><td class="wide">`)
-				escapeText(b, r1[i2].Engine)
-				b.WriteString(`</td><td class="wide">`)
-				escapeText(b, r1[i2].Objective)
-				b.WriteString(`</td><td class="num" data-sort="`)
-				escapeText(b, r1[i2].GainSort)
+				b.WriteString(`</a>: `)
+				escapeText(b, r1[i2].Label)
+				b.WriteString(`, total throughput per GPU `)
+				b.WriteString(string(r1[i2].Pct))
+				b.WriteString(`% in round `)
+				escapeText(b, r1[i2].Round)
+				b.WriteString(` (`)
+				escapeText(b, r1[i2].Word)
+				b.WriteString(`)</li>
+`)
+			}
+		}
+		b.WriteString(`</ul>
+`)
+	}
+	if len(dot.Reports) > 0 {
+		b.WriteString(`
+<h2 id="reports">Reports<a class="headerlink" href="#reports" title="Permanent link">¶</a></h2>
+<div class="table-wrap">
+<table class="sortable reports">
+<thead><tr><th>Report</th><th class="wide">Model</th><th>Hardware</th><th class="wide">Engine</th><th class="wide">Objective</th><th data-sort-type="number">Optimized vs baseline</th><th data-sort-type="number">Recom&shy;mended: throughput</th></tr></thead>
+<tbody>`)
+		if r5 := dot.Reports; len(r5) > 0 {
+			for i6 := range r5 {
+				b.WriteString(`
+<tr><td><a href="`)
+				if u7 := dot.Base; urlInert(u7, false) {
+					b.WriteString(u7)
+				} else {
+					return templateFallback()
+				}
+				if u8 := r5[i6].Href; urlInert(u8, false) {
+					b.WriteString(u8)
+				} else {
+					return templateFallback()
+				}
 				b.WriteString(`">`)
-				if len(r1[i2].Gain) > 0 {
+				escapeText(b, r5[i6].Title)
+				b.WriteString(`</a></td><td class="wide">`)
+				escapeText(b, r5[i6].Model)
+				b.WriteString(`</td><td>`)
+				escapeText(b, r5[i6].Hardware)
+				b.WriteString(`</td><td class="wide">`)
+				escapeText(b, r5[i6].Engine)
+				b.WriteString(`</td><td class="wide">`)
+				escapeText(b, r5[i6].Objective)
+				b.WriteString(`</td><td class="num" data-sort="`)
+				escapeText(b, r5[i6].GainSort)
+				b.WriteString(`">`)
+				if len(r5[i6].Gain) > 0 {
 					b.WriteString(`<span class="`)
-					escapeText(b, r1[i2].GainClass)
+					escapeText(b, r5[i6].GainClass)
 					b.WriteString(`">`)
-					b.WriteString(string(r1[i2].Gain))
+					b.WriteString(string(r5[i6].Gain))
 					b.WriteString(`</span><br><small>`)
-					escapeText(b, r1[i2].GainNote)
+					escapeText(b, r5[i6].GainNote)
 					b.WriteString(`</small>`)
 				} else {
 					b.WriteString(`—`)
 				}
 				b.WriteString(`</td><td class="num" data-sort="`)
-				escapeText(b, r1[i2].BestSort)
+				escapeText(b, r5[i6].BestSort)
 				b.WriteString(`">`)
-				escapeText(b, r1[i2].Best)
-				if w5 := r1[i2].BestNote; len(w5) > 0 {
+				escapeText(b, r5[i6].Best)
+				if w9 := r5[i6].BestNote; len(w9) > 0 {
 					b.WriteString(`<br><small>`)
-					escapeText(b, w5)
+					escapeText(b, w9)
 					b.WriteString(`</small>`)
 				}
 				b.WriteString(`</td></tr>`)
@@ -446,21 +665,21 @@ func tmplHome(b *bytes.Buffer, dot homeView) error {
 		b.WriteString(`
 <h2 id="pages">Pages<a class="headerlink" href="#pages" title="Permanent link">¶</a></h2>
 <ul>`)
-		if r6 := dot.Pages; len(r6) > 0 {
-			for i7 := range r6 {
+		if r10 := dot.Pages; len(r10) > 0 {
+			for i11 := range r10 {
 				b.WriteString(`<li><a href="`)
-				if u8 := dot.Base; urlInert(u8, false) {
-					b.WriteString(u8)
+				if u12 := dot.Base; urlInert(u12, false) {
+					b.WriteString(u12)
 				} else {
 					return templateFallback()
 				}
-				if u9 := r6[i7].Href; urlInert(u9, false) {
-					b.WriteString(u9)
+				if u13 := r10[i11].Href; urlInert(u13, false) {
+					b.WriteString(u13)
 				} else {
 					return templateFallback()
 				}
 				b.WriteString(`">`)
-				escapeText(b, r6[i7].Title)
+				escapeText(b, r10[i11].Title)
 				b.WriteString(`</a></li>`)
 			}
 		}
@@ -1203,6 +1422,23 @@ func tmplSummary(b *bytes.Buffer, dot *summaryView) error {
 		return err
 	}
 	b.WriteString(`
+`)
+	return nil
+}
+
+// tmplTelemetryNote writes template "telemetry-note".
+func tmplTelemetryNote(b *bytes.Buffer, dot telemetryNote) error {
+	b.WriteString(`<p class="telemetry">`)
+	if dot.None {
+		b.WriteString(`No GPU telemetry for `)
+		escapeText(b, dot.Label)
+		b.WriteString(`: `)
+		escapeText(b, dot.Why)
+		b.WriteString(`.`)
+	} else {
+		escapeText(b, dot.Summary)
+	}
+	b.WriteString(`</p>
 `)
 	return nil
 }

@@ -30,6 +30,8 @@ var generatedEntries = map[string]any{
 	"setup-method":   (*setupView)(nil),
 	"layout":         layoutView{},
 	"home":           homeView{},
+	"history":        (*historyView)(nil),
+	"telemetry-note": telemetryNote{},
 }
 
 const generatedFile = "htmlwriters_gen.go"

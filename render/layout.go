@@ -198,6 +198,8 @@ type homeView struct {
 	Reports []reportMeta
 	Pages   []navItem
 	Intro   template.HTML
+	// Changes are the latest rounds' change points (history.go).
+	Changes []homeChangeView
 }
 
 func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, error) {
@@ -213,8 +215,7 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages}
-	hv.Intro += s.homeChanges(hv.Base) // the latest rounds' change points (history.go)
+	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages, Changes: s.homeChanges()}
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, f.reportMeta(r, r.Page.navTitleReport()))
 	}

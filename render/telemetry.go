@@ -129,6 +129,13 @@ var telemetryMetrics = []telemetryMetric{
 	{"Clocks (MHz)", "memory clock (MHz)", "MHz", func(s *schema.GPUSample) float64 { return s.MemClockMHz }},
 }
 
+// telemetryNote is the telemetry block's sentence (templates/history.html):
+// the summary line, or (None) why the run has no telemetry.
+type telemetryNote struct {
+	None                bool
+	Label, Why, Summary string
+}
+
 // telemetry writes run's summary line and chart, or the sentence saying
 // why it has none.
 func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
@@ -142,12 +149,7 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 		case t.Warning != "":
 			why = strings.TrimRight(t.Warning, ".")
 		}
-		w.WriteString(`<p class="telemetry">No GPU telemetry for `)
-		htmlEscape(w, label)
-		w.WriteString(": ")
-		htmlEscape(w, why)
-		w.WriteString(".</p>\n")
-		return nil
+		return c.execTo(w, "telemetry-note", telemetryNote{None: true, Label: label, Why: why})
 	}
 	// One line per GPU, in GPU order, a colour each (the same in every
 	// panel).
@@ -202,9 +204,9 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 			p.Series = append(p.Series, s)
 		}
 	}
-	w.WriteString(`<p class="telemetry">`)
-	htmlEscape(w, telemetrySummary(t, len(gpus)))
-	w.WriteString("</p>\n")
+	if err := c.execTo(w, "telemetry-note", telemetryNote{Summary: telemetrySummary(t, len(gpus))}); err != nil {
+		return err
+	}
 	if title == "" {
 		title = "GPU telemetry: " + label
 	}

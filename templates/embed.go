@@ -7,6 +7,8 @@
 //	layout.html  the page frame: header, search, navigation, TOC, footer
 //	home.html    the home page's report list
 //	blocks.html  the generated blocks (comparison, step, summary, …)
+//	history.html the history block of a report with rounds, the telemetry
+//	             block's sentence
 //
 // These files are the only source of the site's HTML. With the embedded
 // copies, render writes each page through Go functions generated from
