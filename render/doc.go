@@ -108,6 +108,9 @@
 // pages by directory); a page carries its own branch expanded and every
 // other section as its title linking to the section's first page, so a
 // page's weight does not grow with the site and needs no JavaScript.
+// render/nav builds each page's view of the tree (Tree.Write); the
+// template nav (templates/nav.html) writes it, through its generated
+// writer as every other template.
 // Search reads search.js, loaded by a script tag (it works from
 // file://) only when the reader focuses the search box.
 //

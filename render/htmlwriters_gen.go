@@ -5,10 +5,11 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"github.com/perflab/perflab/render/nav"
 	"strconv"
 )
 
-const generatedTemplatesSum = "46a5c0869871da45ff1251b95ec8005828ebf3a365e35d7d2d31d6788fa42de3"
+const generatedTemplatesSum = "f0d49e2c43866b8692edb4222e427b2a7c0efdd0601ac260e81a01a7f723da95"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -37,6 +38,10 @@ func execGenerated(b *bytes.Buffer, name string, data any) (ok bool, err error) 
 	case "layout":
 		if v, ok := data.(layoutView); ok {
 			return true, tmplLayout(b, v)
+		}
+	case "nav":
+		if v, ok := data.(*nav.View); ok {
+			return true, tmplNav(b, v)
 		}
 	case "raw":
 		if v, ok := data.(rawDetails); ok {
@@ -877,6 +882,169 @@ func tmplLayout(b *bytes.Buffer, dot layoutView) error {
 </body>
 </html>
 `)
+	return nil
+}
+
+// tmplNav writes template "nav".
+func tmplNav(b *bytes.Buffer, dot *nav.View) error {
+	b.WriteString(`<nav id="nav" class="nav" aria-label="Site">
+<ul><li>`)
+	if err := tmplNavLink(b, dot.Overview); err != nil {
+		return err
+	}
+	b.WriteString(`</li></ul>
+`)
+	if r1 := dot.Groups; len(r1) > 0 {
+		for i2 := range r1 {
+			if r1[i2].Collapsed {
+				b.WriteString(`<p class="nav-group"><a href="`)
+				if u3 := r1[i2].Root; urlInert(u3, false) {
+					b.WriteString(u3)
+				} else {
+					return templateFallback()
+				}
+				if u4 := r1[i2].Href; urlInert(u4, false) {
+					b.WriteString(u4)
+				} else {
+					return templateFallback()
+				}
+				b.WriteString(`">`)
+				escapeText(b, r1[i2].Title)
+				b.WriteString(`</a></p>
+`)
+			} else {
+				b.WriteString(`<p class="nav-group">`)
+				escapeText(b, r1[i2].Title)
+				b.WriteString(`</p>
+<ul>
+`)
+				if err := tmplNavList(b, r1[i2].List); err != nil {
+					return err
+				}
+				b.WriteString(`</ul>
+`)
+			}
+		}
+	}
+	b.WriteString(`</nav>
+`)
+	return nil
+}
+
+// tmplNavLink writes template "nav-link".
+func tmplNavLink(b *bytes.Buffer, dot nav.Link) error {
+	b.WriteString(`<a href="`)
+	if u1 := dot.Root; urlInert(u1, false) {
+		b.WriteString(u1)
+	} else {
+		return templateFallback()
+	}
+	if u2 := dot.Href; urlInert(u2, false) {
+		b.WriteString(u2)
+	} else {
+		return templateFallback()
+	}
+	b.WriteString(`"`)
+	if w3 := dot.Class; len(w3) > 0 {
+		b.WriteString(` class="`)
+		escapeText(b, w3)
+		b.WriteString(`"`)
+	}
+	if dot.Current {
+		b.WriteString(` aria-current="page"`)
+	}
+	b.WriteString(`>`)
+	escapeText(b, dot.Title)
+	b.WriteString(`</a>`)
+	return nil
+}
+
+// tmplNavList writes template "nav-list".
+func tmplNavList(b *bytes.Buffer, dot nav.List) error {
+	if dot.Before != 0 {
+		b.WriteString(`<li class="nav-more"><a href="`)
+		if u1 := dot.Root; urlInert(u1, false) {
+			b.WriteString(u1)
+		} else {
+			return templateFallback()
+		}
+		if u2 := dot.More; urlInert(u2, false) {
+			b.WriteString(u2)
+		} else {
+			return templateFallback()
+		}
+		b.WriteString(`">… `)
+		b.WriteString(strconv.FormatInt(int64(dot.Before), 10))
+		b.WriteString(` more on the overview</a></li>
+`)
+	}
+	if r3 := dot.Entries; len(r3) > 0 {
+		for i4 := range r3 {
+			if err := tmplNavItem(b, r3[i4]); err != nil {
+				return err
+			}
+		}
+	}
+	if dot.After != 0 {
+		b.WriteString(`<li class="nav-more"><a href="`)
+		if u5 := dot.Root; urlInert(u5, false) {
+			b.WriteString(u5)
+		} else {
+			return templateFallback()
+		}
+		if u6 := dot.More; urlInert(u6, false) {
+			b.WriteString(u6)
+		} else {
+			return templateFallback()
+		}
+		b.WriteString(`">… `)
+		b.WriteString(strconv.FormatInt(int64(dot.After), 10))
+		b.WriteString(` more on the overview</a></li>
+`)
+	}
+	return nil
+}
+
+// tmplNavItem writes template "nav-item".
+func tmplNavItem(b *bytes.Buffer, dot nav.Entry) error {
+	if dot.Leaf {
+		b.WriteString(`<li>`)
+		if err := tmplNavLink(b, dot.Link); err != nil {
+			return err
+		}
+		b.WriteString(`</li>
+`)
+	} else {
+		if dot.Open {
+			b.WriteString(`<li class="nav-open">`)
+			if dot.Span {
+				b.WriteString(`<span class="`)
+				escapeText(b, dot.Link.Class)
+				b.WriteString(`">`)
+				escapeText(b, dot.Link.Title)
+				b.WriteString(`</span>`)
+			} else {
+				if err := tmplNavLink(b, dot.Link); err != nil {
+					return err
+				}
+			}
+			b.WriteString(`
+<ul>
+`)
+			if err := tmplNavList(b, dot.Children); err != nil {
+				return err
+			}
+			b.WriteString(`</ul></li>
+`)
+		} else {
+			b.WriteString(`<li class="nav-closed">`)
+			if err := tmplNavLink(b, dot.Link); err != nil {
+				return err
+			}
+			b.WriteString(`</li>
+`)
+		}
+	}
 	return nil
 }
 

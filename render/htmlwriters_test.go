@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/render/nav"
 	"github.com/perflab/perflab/render/tmplgen"
 	"github.com/perflab/perflab/templates"
 )
@@ -32,6 +34,7 @@ var generatedEntries = map[string]any{
 	"home":           homeView{},
 	"history":        (*historyView)(nil),
 	"telemetry-note": telemetryNote{},
+	"nav":            (*nav.View)(nil),
 }
 
 const generatedFile = "htmlwriters_gen.go"
@@ -86,5 +89,23 @@ func TestGeneratedWriters(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s is out of date with templates/*.html: run go generate ./render", generatedFile)
+	}
+}
+
+// TestURLInert: urlInert accepts exactly ASCII letters, digits and
+// "-._~", and "/" outside a fragment.
+func TestURLInert(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		s := string([]byte{'a', byte(c), 'z'})
+		unreserved := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", byte(c)) >= 0
+		if got := urlInert(s, false); got != (unreserved || c == '/') {
+			t.Errorf("urlInert(%q, false) = %v", s, got)
+		}
+		if got := urlInert(s, true); got != unreserved {
+			t.Errorf("urlInert(%q, true) = %v", s, got)
+		}
+	}
+	if !urlInert("", true) || !urlInert("../a/index.html", false) || urlInert("a b", false) || urlInert("x:y", false) {
+		t.Error("urlInert: wrong on whole URLs")
 	}
 }

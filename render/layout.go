@@ -44,12 +44,14 @@ func (f *frame) digest() string {
 	return string(sum[:])
 }
 
-// navHTML is the navigation as the page at url shows it.
-func (f *frame) navHTML(url string) template.HTML {
+// navHTML is the navigation as the page at url shows it (template nav).
+func (f *frame) navHTML(t *template.Template, url string) (template.HTML, error) {
 	b := f.bufs.get()
 	defer f.bufs.put(b)
-	f.Nav.HTML(b, f.Links, url)
-	return template.HTML(b.String())
+	if err := f.Nav.Write(f.Links, url, func(v *nav.View) error { return execTemplate(t, b, "nav", v) }); err != nil {
+		return "", fmt.Errorf("render: template nav: %w", err)
+	}
+	return template.HTML(b.String()), nil
 }
 
 type layoutView struct {
@@ -156,7 +158,11 @@ func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, 
 // nil) and returns its files and search entry.
 func (f *frame) layPage(buf *bytes.Buffer, p *Page, t *template.Template, ce *cacheEntry) ([]File, searchEntry, error) {
 	rp := &ce.Page
-	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: f.navHTML(p.URL), Charts: rp.Charts}
+	navHTML, err := f.navHTML(t, p.URL)
+	if err != nil {
+		return nil, searchEntry{}, err
+	}
+	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: navHTML, Charts: rp.Charts}
 	se := ce.Search
 	if r := p.Report; r != nil {
 		meta := f.reportMeta(r, rp.Title)
@@ -164,7 +170,6 @@ func (f *frame) layPage(buf *bytes.Buffer, p *Page, t *template.Template, ce *ca
 		se.Tags = strings.Join([]string{r.ModelName(), r.GPULabel(), r.Objective(), meta.Engine}, " ")
 	}
 	var html []byte
-	var err error
 	if buf != nil {
 		err = f.layoutInto(buf, t, v)
 		html = buf.Bytes()
@@ -224,7 +229,11 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())
-	html, err := f.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: f.navHTML(""), Home: true})
+	navHTML, err := f.navHTML(t, "")
+	if err != nil {
+		return File{}, searchEntry{}, err
+	}
+	html, err := f.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: navHTML, Home: true})
 	if err != nil {
 		return File{}, searchEntry{}, err
 	}

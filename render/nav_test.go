@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/perflab/perflab/render/nav"
+	"html/template"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -206,4 +207,18 @@ func TestNavHoldsIndex(t *testing.T) {
 	if held < len(s.Pages) {
 		t.Errorf("%d (node, page) pairs held for %d pages: the tree is not what the test means", held, len(s.Pages))
 	}
+}
+
+// navHTML is the navigation as the page at url shows it, written by the
+// embedded templates.
+func (s *Site) navHTML(v *navView, url string) template.HTML {
+	t, _, err := loadTemplates("")
+	if err != nil {
+		panic(err)
+	}
+	h, err := s.frame(v).navHTML(t, url)
+	if err != nil {
+		panic(err)
+	}
+	return h
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"html/template"
 	"strings"
 
 	"github.com/perflab/perflab/render/nav"
@@ -51,9 +50,6 @@ func (s *Site) nav() navView {
 	}
 	return nav.Build(s.links(), reports, pages, func(seg string) string { return titleFromPath(seg + ".md") })
 }
-
-// navHTML is the navigation as the page at url shows it (nav.Tree.HTML).
-func (s *Site) navHTML(v *navView, url string) template.HTML { return s.frame(v).navHTML(url) }
 
 // navTitle is the page's title for navigation without rendering it: front
 // matter's title, else the first "# " heading, else the file name. It

@@ -9,6 +9,7 @@
 //	blocks.html  the generated blocks (comparison, step, summary, …)
 //	history.html the history block of a report with rounds, the telemetry
 //	             block's sentence
+//	nav.html     the navigation as one page shows it
 //
 // These files are the only source of the site's HTML. With the embedded
 // copies, render writes each page through Go functions generated from

@@ -1,11 +1,10 @@
 package nav
 
 import (
-	"bytes"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
+	"sync"
 )
 
 // The navigation is a tree: report groups (objective, then model, then
@@ -140,73 +139,126 @@ func (v *Tree) count() int {
 	return n
 }
 
-// HTML writes the navigation as the page at url shows it: the
-// branch holding the page expanded, the page marked current, every other
-// section its title alone (a link to its first page). Links start at
-// the page's root.
-func (v *Tree) HTML(b *bytes.Buffer, l Links, url string) {
+// View is the navigation as one page shows it, for the "nav" template
+// (templates/nav.html, which writes it).
+type View struct {
+	Overview Link
+	Groups   []Group
+}
+
+// Group is a top-level group: with Collapsed its title alone (a link,
+// Href, to its first page), else its entries.
+type Group struct {
+	// Root is the page's root: every Href is relative to it.
+	Root, Title, Href string
+	Collapsed         bool
+	List              List
+}
+
+// List is the entries of one list a page shows (at most Window of
+// them): Before and After count the entries left out on each side, to
+// the overview (More).
+type List struct {
+	Before, After int
+	Root, More    string
+	Entries       []Entry
+}
+
+// Entry is one entry: a page (Leaf), a section collapsed to a link to its
+// first page, or (Open) a section on the page's branch with its
+// children, headed by a link or, without a page of its own (Span), its
+// title.
+type Entry struct {
+	Leaf, Open, Span bool
+	Link             Link
+	Children         List
+}
+
+// Link is a link to a page, marked current on that page.
+type Link struct {
+	Root, Href, Class, Title string
+	Current                  bool
+}
+
+// Write builds the navigation as the page at url shows it (the branch
+// holding the page expanded, the page marked current, every other
+// section its title alone, a link to its first page; links start at the
+// page's root) and hands it to write. The view's slices are lent for the
+// call: they are reused for the next page (a page's navigation is written
+// into it once, and a build writes hundreds of them).
+func (v *Tree) Write(l Links, url string, write func(*View) error) error {
+	a := arenas.Get().(*arena)
+	defer arenas.Put(a)
+	defer a.reset()
 	root := l.Root(url)
-	b.WriteString(`<nav id="nav" class="nav" aria-label="Site">` + "\n<ul><li>")
-	l.link(b, root, "Overview", "", url, "")
-	b.WriteString("</li></ul>\n")
+	out := &a.view
+	l.link(&out.Overview, root, "Overview", "", url, "")
 	for _, g := range v.Groups {
 		open := v.Small || g.Holds(url)
 		if !open && len(g.Children) > openGroup {
 			// A large group the page is not in: its title alone.
-			b.WriteString(`<p class="nav-group"><a href="`)
-			escape(b, root)
-			escape(b, l.Href(g.First()))
-			b.WriteString(`">`)
-			escape(b, g.Title)
-			b.WriteString("</a></p>\n")
+			out.Groups = append(out.Groups, Group{Root: root, Title: g.Title, Href: l.Href(g.First()), Collapsed: true})
 			continue
 		}
-		b.WriteString(`<p class="nav-group">`)
-		escape(b, g.Title)
-		b.WriteString("</p>\n<ul>\n")
-		l.children(b, g.Children, root, url, v.Small)
-		b.WriteString("</ul>\n")
+		out.Groups = append(out.Groups, Group{Title: g.Title})
+		l.children(a, &out.Groups[len(out.Groups)-1].List, g.Children, root, url, v.Small)
 	}
-	b.WriteString("</nav>\n")
+	return write(out)
 }
 
-// node writes one entry: a page or section on the current branch
+// arena holds the slices of one page's View.
+type arena struct {
+	view    View
+	entries []Entry
+}
+
+var arenas = sync.Pool{New: func() any { return new(arena) }}
+
+// take returns n zero entries from the arena.
+func (a *arena) take(n int) []Entry {
+	k := len(a.entries)
+	if k+n > cap(a.entries) {
+		a.entries, k = make([]Entry, 0, max(2*cap(a.entries), n, 64)), 0
+	}
+	a.entries = a.entries[:k+n]
+	return a.entries[k : k+n : k+n]
+}
+
+func (a *arena) reset() {
+	clear(a.entries)
+	a.entries = a.entries[:0]
+	clear(a.view.Groups)
+	a.view = View{Groups: a.view.Groups[:0]}
+}
+
+// node fills e, one entry: a page or section on the current branch
 // with its children, any other section collapsed to a link to its first
-// page.
-func (l Links) node(b *bytes.Buffer, n *Node, root, url string, all bool) {
+// page. (Filled in place: a page's navigation has a few hundred entries,
+// and copying them was most of its cost.)
+func (l Links) node(a *arena, e *Entry, n *Node, root, url string, all bool) {
 	class := ""
 	if n.Model {
 		class = "nav-model"
 	}
-	if len(n.Children) == 0 {
-		b.WriteString("<li>")
-		l.link(b, root, n.Title, n.URL, url, class)
-		b.WriteString("</li>\n")
-		return
-	}
-	if !all && !n.Holds(url) {
+	switch {
+	case len(n.Children) == 0:
+		e.Leaf = true
+		l.link(&e.Link, root, n.Title, n.URL, url, class)
+	case !all && !n.Holds(url):
 		// Collapsed: the section's title leads to its first page.
-		b.WriteString(`<li class="nav-closed">`)
-		l.link(b, root, n.Title, n.First(), url, class)
-		b.WriteString("</li>\n")
-		return
-	}
-	b.WriteString(`<li class="nav-open">`)
-	if n.URL != "" {
-		l.link(b, root, n.Title, n.URL, url, class)
-	} else {
-		if class == "" {
-			class = "nav-section"
+		l.link(&e.Link, root, n.Title, n.First(), url, class)
+	default:
+		e.Open = true
+		if n.URL != "" {
+			l.link(&e.Link, root, n.Title, n.URL, url, class)
+		} else {
+			if class == "" {
+				class = "nav-section"
+			}
+			e.Span, e.Link.Class, e.Link.Title = true, class, n.Title
 		}
-		b.WriteString(`<span class="`)
-		b.WriteString(class)
-		b.WriteString(`">`)
-		escape(b, n.Title)
-		b.WriteString("</span>")
+		l.children(a, &e.Children, n.Children, root, url, all)
 	}
-	b.WriteString("\n<ul>\n")
-	l.children(b, n.Children, root, url, all)
-	b.WriteString("</ul></li>\n")
 }
 
 // Window is how many entries of one list a page shows: a longer list
@@ -215,8 +267,9 @@ func (l Links) node(b *bytes.Buffer, n *Node, root, url string, all bool) {
 // lists every report and page.
 const Window = 25
 
-// children writes the entries of one list, at most Window of them.
-func (l Links) children(b *bytes.Buffer, cs []*Node, root, url string, all bool) {
+// children fills out with the entries of one list, at most Window of
+// them.
+func (l Links) children(a *arena, out *List, cs []*Node, root, url string, all bool) {
 	lo, hi := 0, len(cs)
 	if len(cs) > Window {
 		at := 0
@@ -229,41 +282,19 @@ func (l Links) children(b *bytes.Buffer, cs []*Node, root, url string, all bool)
 		lo = max(0, min(at-Window/2, len(cs)-Window))
 		hi = lo + Window
 	}
-	more := func(n int) {
-		if n > 0 {
-			b.WriteString(`<li class="nav-more"><a href="`)
-			escape(b, root)
-			escape(b, l.Href(""))
-			b.WriteString(`">… `)
-			b.WriteString(strconv.Itoa(n))
-			b.WriteString(" more on the overview</a></li>\n")
-		}
+	out.Before, out.After, out.Entries = lo, len(cs)-hi, a.take(hi-lo)
+	if lo > 0 || hi < len(cs) {
+		out.Root, out.More = root, l.Href("")
 	}
-	more(lo)
-	for _, c := range cs[lo:hi] {
-		l.node(b, c, root, url, all)
+	for i, c := range cs[lo:hi] {
+		l.node(a, &out.Entries[i], c, root, url, all)
 	}
-	more(len(cs) - hi)
 }
 
-// link writes a link to the page at target, marked current when it is
+// link fills k, a link to the page at target, marked current when it is
 // the page at url.
-func (l Links) link(b *bytes.Buffer, root, title, target, url, class string) {
-	b.WriteString(`<a href="`)
-	escape(b, root)
-	escape(b, l.Href(target))
-	b.WriteString(`"`)
-	if class != "" {
-		b.WriteString(` class="`)
-		b.WriteString(class)
-		b.WriteString(`"`)
-	}
-	if target == url {
-		b.WriteString(` aria-current="page"`)
-	}
-	b.WriteString(">")
-	escape(b, title)
-	b.WriteString("</a>")
+func (l Links) link(k *Link, root, title, target, url, class string) {
+	k.Root, k.Href, k.Class, k.Title, k.Current = root, l.Href(target), class, title, target == url
 }
 
 // Links makes a site's links: with the default base URL "/" every link
@@ -383,32 +414,4 @@ func Build(l Links, reports []Report, pages []Page, dirTitle func(seg string) st
 	v.Small = v.count() <= smallTree
 	v.numberNodes()
 	return v
-}
-
-// escape writes s into b as html/template's HTML escaper does.
-func escape(b *bytes.Buffer, s string) {
-	last := 0
-	for i := 0; i < len(s); i++ {
-		var r string
-		switch s[i] {
-		case 0:
-			r = "\uFFFD"
-		case '"':
-			r = "&#34;"
-		case '&':
-			r = "&amp;"
-		case '\'':
-			r = "&#39;"
-		case '<':
-			r = "&lt;"
-		case '>':
-			r = "&gt;"
-		default:
-			continue
-		}
-		b.WriteString(s[last:i])
-		b.WriteString(r)
-		last = i + 1
-	}
-	b.WriteString(s[last:])
 }

@@ -1,10 +1,6 @@
 package nav
 
-import (
-	"bytes"
-	"html/template"
-	"testing"
-)
+import "testing"
 
 // TestBuildNumbers: Build numbers the tree for Holds, and a URL on two
 // nodes, which the numbering cannot answer, is answered by walking.
@@ -29,17 +25,5 @@ func TestBuildNumbers(t *testing.T) {
 	dup.numberNodes()
 	if !dup.Groups[0].Holds("x/") || !dup.Groups[1].Holds("x/") {
 		t.Error("with a URL on two nodes, each group should hold it")
-	}
-}
-
-// TestEscape: escape writes what html/template's escaper for text
-// writes (template.HTMLEscapeString).
-func TestEscape(t *testing.T) {
-	for _, in := range []string{"a<b>&\"'\x00c", "plain", "", "Qwen3 · H100 ×8", "\xff<"} {
-		var b bytes.Buffer
-		escape(&b, in)
-		if want := template.HTMLEscapeString(in); b.String() != want {
-			t.Errorf("escape(%q) = %q, want %q", in, b.String(), want)
-		}
 	}
 }
