@@ -88,6 +88,13 @@ func (admonitionParser) Open(parent ast.Node, reader text.Reader, pc parser.Cont
 }
 
 func (admonitionParser) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
+	return continueIndented(reader)
+}
+
+// continueIndented continues a block whose content is indented four
+// spaces (admonitions, tabs): blank lines and lines indented that far
+// belong to it, with the indentation removed; anything else closes it.
+func continueIndented(reader text.Reader) parser.State {
 	line, _ := reader.PeekLine()
 	if util.IsBlank(line) {
 		return parser.Continue | parser.HasChildren

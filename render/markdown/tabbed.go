@@ -56,17 +56,7 @@ func (tabParser) Open(parent ast.Node, reader text.Reader, pc parser.Context) (a
 // Continue takes blank lines and lines indented four spaces or more (the
 // tab's content, its indentation removed), as admonitions do.
 func (tabParser) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
-	line, _ := reader.PeekLine()
-	if util.IsBlank(line) {
-		return parser.Continue | parser.HasChildren
-	}
-	w, _ := util.IndentWidth(line, reader.LineOffset())
-	if w < 4 {
-		return parser.Close
-	}
-	pos, pad := util.IndentPosition(line, reader.LineOffset(), 4)
-	reader.AdvanceAndSetPadding(pos, pad)
-	return parser.Continue | parser.HasChildren
+	return continueIndented(reader)
 }
 
 func (tabParser) Close(node ast.Node, reader text.Reader, pc parser.Context) {}
