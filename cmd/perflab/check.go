@@ -37,21 +37,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.PrintDefaults()
 	}
 	// Flags may follow the paths.
-	var paths []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return usageError("check: %v", err)
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		paths = append(paths, rest[0])
-		rest = rest[1:]
+	paths, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return usageError("check: %v", err)
 	}
 	if len(paths) == 0 {
 		paths = []string{"content"}

@@ -35,21 +35,12 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "`DIR` to write the reports into (required)")
 	asJSON := fs.Bool("json", false, "write JSON reports instead of YAML")
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
-	var srcs []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return usageError("export: %v", err)
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		srcs = append(srcs, rest[0])
-		rest = rest[1:]
+	srcs, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return usageError("export: %v", err)
 	}
 	if len(srcs) == 0 {
 		return usageError("export: no result file or folder given")

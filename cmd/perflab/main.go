@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -97,6 +98,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError("unknown command %q", args[0])
 	}
 	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+// parseInterspersed parses args with fs, flags allowed after the
+// positional arguments too (perflab import a.txt --into DIR), and returns
+// the positional arguments; -h gives flag.ErrHelp.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
 }
 
 func printUsage(w io.Writer, cmds map[string]command) {

@@ -59,21 +59,12 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dryRun := fs.Bool("dry-run", false, "print the report, write nothing")
 	quiet := fs.Bool("quiet", false, "print only the summary per page and the ambiguities, not how each part was inferred")
 	fs.Usage = func() { fmt.Fprint(stderr, migrateUsage); fs.PrintDefaults() }
-	var srcs []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return usageError("migrate: %v", err)
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		srcs = append(srcs, rest[0])
-		rest = rest[1:]
+	srcs, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return usageError("migrate: %v", err)
 	}
 	if len(srcs) == 0 {
 		return usageError("migrate: no page or folder given")
