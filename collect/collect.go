@@ -111,6 +111,10 @@ type Options struct {
 	NewRound bool
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
+	// LookupEnv reads the environment (default os.LookupEnv), for tests:
+	// the rounds: policy names the round by the scheduler run that
+	// started the collect when there is one (SchedulerRound).
+	LookupEnv func(string) (string, bool)
 	// Storage creates the temporary files results are written through
 	// (nil: the operating system's); the chaos drill injects a full or
 	// failing disk (ENOSPC, EIO) through it.
