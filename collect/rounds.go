@@ -159,7 +159,8 @@ func (p *Plan) InRound(rd schema.RoundDir) {
 }
 
 // NewRoundRecord is the record of a round starting now: the campaign
-// file's hash, the lab's git commit and the engines the campaign names.
+// file's hash, the lab's git commit and the engines the campaign names
+// with their images (not versions: see schema.Round).
 func NewRoundRecord(ctx context.Context, f *File, id string, now time.Time) *schema.Round {
 	c := &f.Campaign
 	rec := &schema.Round{ID: id, Start: now.UTC().Format(time.RFC3339), Campaign: c.ID}
@@ -170,15 +171,7 @@ func NewRoundRecord(ctx context.Context, f *File, id string, now time.Time) *sch
 	rec.GitCommit = gitCommit(ctx, filepath.Dir(f.Path))
 	for _, s := range c.Steps {
 		for _, e := range s.Experiments {
-			v := e.Version
-			if v == "" {
-				for _, es := range c.Engines {
-					if es.Name == e.Engine {
-						v = es.Version
-					}
-				}
-			}
-			rec.Engines = append(rec.Engines, schema.RoundEngine{Experiment: e.ID, Engine: e.Engine, Version: v, Image: ContainerImage(e.Command)})
+			rec.Engines = append(rec.Engines, schema.RoundEngine{Experiment: e.ID, Engine: e.Engine, Image: ContainerImage(e.Command)})
 		}
 	}
 	return rec

@@ -241,6 +241,34 @@ func TestCollectSchedulerRunShards(t *testing.T) {
 	}
 }
 
+// TestRoundRecordVersion: a round's record does not say which engine
+// version ran: the campaign's declared version (0.13.0 here) is not what
+// the engine runs (it reports fake-1.0), and the record is written before
+// any engine answered. The version is each result's, as reported.
+func TestRoundRecordVersion(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	f.Campaign.Engines = append(f.Campaign.Engines, schema.EngineSpec{Name: "vllm", Version: "0.13.0"})
+	o := opts(t, dir, pids)
+	o.Round = "r2"
+	if rep, err := Collect(context.Background(), f, o); err != nil || rep.Ran != 2 {
+		t.Fatalf("collect: %+v %v", rep, err)
+	}
+	rd := filepath.Join(dir, "fake", "rounds", "r2")
+	data, err := os.ReadFile(filepath.Join(rd, schema.RoundFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("0.13.0")) || bytes.Contains(data, []byte(`"version"`)) {
+		t.Errorf("round.json names a version no engine reported:\n%s", data)
+	}
+	for k, r := range readResults(t, rd) {
+		if r.Engine.Version != "fake-1.0" {
+			t.Errorf("%s: engine version %q, want the reported fake-1.0", k, r.Engine.Version)
+		}
+	}
+}
+
 func TestContainerImage(t *testing.T) {
 	for cmd, want := range map[string]string{
 		"docker run --gpus all -p 8000:8000 --ipc=host -e HF_TOKEN=x vllm/vllm-openai:v0.13.0 --model Qwen/Qwen3-32B": "vllm/vllm-openai:v0.13.0",

@@ -396,3 +396,45 @@ func TestFindRoundNumericID(t *testing.T) {
 		t.Errorf("DIR@3: %v, want ambiguous", err)
 	}
 }
+
+// TestCompareEngines: a diff says which engine versions each side ran,
+// as the results report them, in every format.
+func TestCompareEngines(t *testing.T) {
+	mk := func(name, version string) Side {
+		var rs []*schema.Result
+		for r := 0; r < 3; r++ {
+			x := result("a", 4, r, 1000, 10)
+			x.Engine = schema.Engine{Name: "vllm", Version: version}
+			rs = append(rs, x)
+		}
+		return NewSide(name, rs)
+	}
+	tab := Compare(mk("old", "0.13.0"), mk("new", "0.15.1"), 0)
+	var text, md, js bytes.Buffer
+	if err := tab.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for f, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		if !strings.Contains(out, "engines: vllm 0.13.0 → vllm 0.15.1\n") {
+			t.Errorf("%s: no engines line:\n%s", f, out)
+		}
+	}
+	var got struct{ OldEngines, NewEngines []string }
+	if err := json.Unmarshal(js.Bytes(), &struct {
+		O *[]string `json:"old_engines"`
+		N *[]string `json:"new_engines"`
+	}{&got.OldEngines, &got.NewEngines}); err != nil || len(got.OldEngines) != 1 || got.OldEngines[0] != "vllm 0.13.0" || len(got.NewEngines) != 1 || got.NewEngines[0] != "vllm 0.15.1" {
+		t.Errorf("json engines: %+v %v\n%s", got, err, js.String())
+	}
+	// The same engine on both sides: named once.
+	text.Reset()
+	if err := Compare(mk("old", "0.15.1"), mk("new", "0.15.1"), 0).WriteText(&text); err != nil || !strings.Contains(text.String(), "engines: vllm 0.15.1\n") {
+		t.Errorf("same engine: %v\n%s", err, text.String())
+	}
+}
