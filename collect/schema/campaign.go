@@ -130,6 +130,11 @@ type BenchSpec struct {
 	// Tool is the benchmark the profiles were run with when imported
 	// ("vllm bench serve"); empty means perflab bench.
 	Tool string `yaml:"tool,omitempty" json:"tool,omitempty"`
+	// StallTimeout fails a request whose stream goes quiet for this long
+	// (a Go duration, "2m"; empty: 5m; "0": off, only the 6 h request
+	// timeout): no data mid-stream, or before its first token no data for
+	// any request (perflab bench's --stall-timeout).
+	StallTimeout string `yaml:"stall_timeout,omitempty" json:"stall_timeout,omitempty"`
 }
 
 // Profile is one benchmark case: dataset and traffic shape.
