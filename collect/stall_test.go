@@ -76,6 +76,9 @@ optimized: flaky
 	if fl.Status != schema.StatusOK || fl.Summary.Failed != stalls || fl.Summary.Completed != 12-stalls || len(fl.Requests) != 12 || stalls == 0 {
 		t.Errorf("some stalled (%d): status %s, summary %+v", stalls, fl.Status, fl.Summary)
 	}
+	if !strings.Contains(fl.Load.Command, "--stall-timeout 300ms") {
+		t.Errorf("the recorded command does not carry the stall timeout: %s", fl.Load.Command)
+	}
 	if !strings.Contains(strings.Join(fl.Warnings, "\n"), "requests stalled") {
 		t.Errorf("no stall warning: %q", fl.Warnings)
 	}
