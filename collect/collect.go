@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/perflab/perflab/collect/bench"
 	"github.com/perflab/perflab/collect/benchrun"
 	"github.com/perflab/perflab/collect/engine"
 	"github.com/perflab/perflab/collect/redact"
@@ -111,6 +112,10 @@ type Options struct {
 	NewRound bool
 	// Now is the clock (default time.Now), for tests.
 	Now func() time.Time
+	// LookupEnv reads the environment (default os.LookupEnv), for tests:
+	// the rounds: policy names the round by the scheduler run that
+	// started the collect when there is one (SchedulerRound).
+	LookupEnv func(string) (string, bool)
 	// Storage creates the temporary files results are written through
 	// (nil: the operating system's); the chaos drill injects a full or
 	// failing disk (ENOSPC, EIO) through it.
@@ -815,11 +820,42 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		res = k.base(r, er, schema.StatusFailed, err.Error(), started)
 	default:
 		k.fill(r, er, res)
+		k.stalls(r, er, res)
 	}
 	if tel != nil {
 		res.Telemetry = tel
 	}
 	return k.write(r, res, er.red)
+}
+
+// stalls says so when requests of the run stalled (an engine that
+// accepted them and stopped streaming; see bench.Config.StallTimeout):
+// a log line naming the run and the engine; and when every request
+// stalled, the run failed (the result keeps what it recorded, and
+// collect --retry runs it again). Some stalled: the run is ok, its
+// numbers those of the requests that finished, the others failed.
+func (k *collector) stalls(r Run, er *engineRun, res *schema.Result) {
+	n := 0
+	for i := range res.Requests {
+		if bench.Stalled(&res.Requests[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	quiet, _ := StallTimeout(k.c.Bench)
+	if quiet == 0 {
+		quiet = bench.DefaultStallTimeout
+	}
+	msg := fmt.Sprintf("%d of %d requests stalled: the engine of %s (%s at %s) sent nothing for %s (bench.stall_timeout)",
+		n, len(res.Requests), r.Experiment.ID, r.Experiment.Engine, redact.URL(er.baseURL), quiet)
+	if n == len(res.Requests) && res.Status == schema.StatusOK {
+		res.Status = schema.StatusFailed // the run's line says why
+		res.Error = msg + "; collect --retry runs it again"
+		return
+	}
+	fmt.Fprintf(k.opt.Log, "%s: %s\n", r.Name, msg)
 }
 
 // lostPort reports whether an engine that exited says its port was in

@@ -135,6 +135,9 @@ func BenchCommand(c *schema.Campaign, p *schema.Profile, model, target string) s
 		return ToolVLLM + " " + engine.Quote(BenchArgs(c, p, model))
 	}
 	args := append(BenchArgs(c, p, model), p.SweepArgs()...)
+	if c.Bench.StallTimeout != "" { // perflab's own flag: not in BenchArgs, which vllm bench serve takes too
+		args = append(args, "--stall-timeout", c.Bench.StallTimeout)
+	}
 	if target != "" {
 		args = append([]string{"--base-url", target}, args...)
 	}

@@ -22,7 +22,8 @@
 // level of results/<campaign>/ (schema.RoundsDir). RoundID picks it from
 // Options.Round (joined or started: the shards of one scheduled run pass
 // one id), Options.NewRound (the UTC date), the campaign's rounds: policy
-// (daily, weekly, monthly), else the latest round. A round is started by
+// (daily, weekly, monthly: the scheduler run's id, SchedulerRound, else
+// the UTC date), else the latest round. A round is started by
 // writing its record (schema.CreateRound: the first shard's record wins);
 // the results inside are ordinary results.
 //

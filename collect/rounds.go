@@ -17,8 +17,9 @@ import (
 // RoundID is the round a collect runs in, derived from the options and
 // the campaign: Options.Round when given; with Options.NewRound, the UTC
 // date (2026-11-27), or the date and .2, .3 … when that round exists;
-// else the campaign's rounds: policy (daily, weekly, monthly: the date's
-// round, joined or started); else the latest round (round 1 for a
+// else the campaign's rounds: policy (daily, weekly, monthly: the round
+// of the scheduler run that started this process, SchedulerRound, or
+// outside one the date's round, joined or started); else the latest round (round 1 for a
 // campaign with none). create is true when the round is new or may be
 // (a date or given id: CreateRound keeps a record already there).
 func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id string, create bool, err error) {
@@ -56,6 +57,16 @@ func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id str
 		return id, true, nil
 	}
 	switch c.Rounds {
+	case "daily", "weekly", "monthly":
+		lookup := opt.LookupEnv
+		if lookup == nil {
+			lookup = os.LookupEnv
+		}
+		if id, ok, err := SchedulerRound(lookup); err != nil || ok {
+			return id, err == nil, err
+		}
+	}
+	switch c.Rounds {
 	case "daily":
 		return now.Format("2006-01-02"), true, nil
 	case "weekly":
@@ -68,6 +79,52 @@ func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id str
 		return schema.FirstRound, false, nil
 	}
 	return rounds[len(rounds)-1].ID, false, nil
+}
+
+// schedulerRuns are the environment variables naming one run of a
+// scheduler: the same in every shard (task, pod, job) that run starts,
+// new at its next run. The first one set names the round: its prefix and
+// its value. CI systems come before Slurm: a runner living in a long
+// Slurm allocation sees one SLURM_JOB_ID for many workflow runs, while an
+// array submitted from a workflow step shares the workflow's run id too.
+var schedulerRuns = []struct{ env, prefix string }{
+	// Set by the lab for any other scheduler, such as a Kubernetes
+	// Job's name through the downward API (k8s-cronjob-rounds.yaml).
+	{"PERFLAB_SCHEDULER_RUN", ""},
+	// A GitHub Actions workflow run: every job of its matrix shares it,
+	// and so do its re-runs (not GITHUB_RUN_ATTEMPT: "re-run failed
+	// jobs" re-runs only the failed shards, which must rejoin the round).
+	{"GITHUB_RUN_ID", "gh-"},
+	// A GitLab CI pipeline (its jobs, parallel:matrix and retries).
+	{"CI_PIPELINE_ID", "gitlab-"},
+	// A Slurm job array: the array's job id, the same in every task
+	// (each task's SLURM_JOB_ID is its own).
+	{"SLURM_ARRAY_JOB_ID", "slurm-"},
+	// A Slurm job whose steps (srun) are the shards.
+	{"SLURM_JOB_ID", "slurm-"},
+}
+
+// SchedulerRound is the round id of the scheduler run this process
+// belongs to (ok false outside one): gh-<GITHUB_RUN_ID>,
+// slurm-<SLURM_ARRAY_JOB_ID> … (schedulerRuns). The rounds: policy uses
+// it instead of the date, because shards of one run may start on both
+// sides of midnight (of a week's or month's end: an array's tasks wait
+// in the queue) and would land in two rounds; the scheduler's run id is
+// the same in every shard, and no shard needs to see another's to know
+// it.
+func SchedulerRound(lookup func(string) (string, bool)) (id string, ok bool, err error) {
+	for _, s := range schedulerRuns {
+		v, set := lookup(s.env)
+		if v = strings.TrimSpace(v); !set || v == "" {
+			continue
+		}
+		id = s.prefix + strings.ToLower(v)
+		if err := schema.CheckRoundID(id); err != nil {
+			return "", false, fmt.Errorf("collect: rounds: the scheduler's run id %s=%q: %w", s.env, v, err)
+		}
+		return id, true, nil
+	}
+	return "", false, nil
 }
 
 // startRound makes the plan's round: it resolves the round id, starts
@@ -102,7 +159,8 @@ func (p *Plan) InRound(rd schema.RoundDir) {
 }
 
 // NewRoundRecord is the record of a round starting now: the campaign
-// file's hash, the lab's git commit and the engines the campaign names.
+// file's hash, the lab's git commit and the engines the campaign names
+// with their images (not versions: see schema.Round).
 func NewRoundRecord(ctx context.Context, f *File, id string, now time.Time) *schema.Round {
 	c := &f.Campaign
 	rec := &schema.Round{ID: id, Start: now.UTC().Format(time.RFC3339), Campaign: c.ID}
@@ -113,15 +171,7 @@ func NewRoundRecord(ctx context.Context, f *File, id string, now time.Time) *sch
 	rec.GitCommit = gitCommit(ctx, filepath.Dir(f.Path))
 	for _, s := range c.Steps {
 		for _, e := range s.Experiments {
-			v := e.Version
-			if v == "" {
-				for _, es := range c.Engines {
-					if es.Name == e.Engine {
-						v = es.Version
-					}
-				}
-			}
-			rec.Engines = append(rec.Engines, schema.RoundEngine{Experiment: e.ID, Engine: e.Engine, Version: v, Image: ContainerImage(e.Command)})
+			rec.Engines = append(rec.Engines, schema.RoundEngine{Experiment: e.ID, Engine: e.Engine, Image: ContainerImage(e.Command)})
 		}
 	}
 	return rec

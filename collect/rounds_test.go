@@ -3,6 +3,7 @@ package collect
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,7 +135,7 @@ func TestRoundIDPolicy(t *testing.T) {
 		{"manual", "1"},
 	} {
 		c := &schema.Campaign{Rounds: tc.policy}
-		got, _, err := RoundID(c, dir, Options{}, at)
+		got, _, err := RoundID(c, dir, Options{LookupEnv: env(nil)}, at)
 		if err != nil || got != tc.want {
 			t.Errorf("rounds: %q → %q %v, want %q", tc.policy, got, err, tc.want)
 		}
@@ -145,6 +146,126 @@ func TestRoundIDPolicy(t *testing.T) {
 	// Shards cannot each start a new round: they would not agree.
 	if _, _, err := RoundID(&schema.Campaign{}, dir, Options{NewRound: true, Shard: 1, Shards: 4}, at); err == nil || !strings.Contains(err.Error(), "--round ID") {
 		t.Errorf("--new-round with --shard: %v", err)
+	}
+}
+
+// env is an environment holding vars only.
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}
+}
+
+// TestRoundIDSchedulerRun: the shards of one scheduler run started on
+// both sides of UTC midnight (of the week's, the month's end) agree on
+// one round under rounds: daily, weekly or monthly, named by the
+// scheduler's run id, which each reads from its own environment; the
+// next run of the scheduler starts the next round.
+func TestRoundIDSchedulerRun(t *testing.T) {
+	dir := t.TempDir()
+	before := time.Date(2026, 5, 31, 23, 59, 58, 0, time.UTC) // Sunday 31 May
+	after := before.Add(3 * time.Second)                      // Monday 1 June: a new day, week and month
+	for _, tc := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"SLURM_ARRAY_JOB_ID": "81234", "SLURM_JOB_ID": "81236", "SLURM_ARRAY_TASK_ID": "2"}, "slurm-81234"},
+		{map[string]string{"SLURM_JOB_ID": "81240"}, "slurm-81240"},
+		{map[string]string{"GITHUB_RUN_ID": "12345678", "GITHUB_RUN_ATTEMPT": "2"}, "gh-12345678"},
+		// A runner inside a long Slurm allocation: the workflow run.
+		{map[string]string{"GITHUB_RUN_ID": "12345678", "SLURM_JOB_ID": "7"}, "gh-12345678"},
+		{map[string]string{"CI_PIPELINE_ID": "991"}, "gitlab-991"},
+		// A Kubernetes Job's name, passed by the manifest.
+		{map[string]string{"PERFLAB_SCHEDULER_RUN": "perflab-nightly-29412345", "SLURM_JOB_ID": "7"}, "perflab-nightly-29412345"},
+		{map[string]string{"GITHUB_RUN_ID": " "}, ""}, // blank: not a scheduler run
+	} {
+		for _, policy := range []string{"daily", "weekly", "monthly"} {
+			c := &schema.Campaign{Rounds: policy}
+			var ids []string
+			for _, at := range []time.Time{before, after} {
+				id, create, err := RoundID(c, dir, Options{LookupEnv: env(tc.vars)}, at)
+				if err != nil || !create {
+					t.Fatalf("%s %v: %q %v %v", policy, tc.vars, id, create, err)
+				}
+				ids = append(ids, id)
+			}
+			if tc.want == "" {
+				if ids[0] == ids[1] {
+					t.Errorf("%s without a scheduler run: %v, want the dates' rounds", policy, ids)
+				}
+				continue
+			}
+			if ids[0] != tc.want || ids[1] != tc.want {
+				t.Errorf("%s %v: shards at %s and %s: %v, want both %s", policy, tc.vars, before.Format(time.TimeOnly), after.Format(time.TimeOnly), ids, tc.want)
+			}
+		}
+	}
+	// --round and --new-round are the lab's own choice: no scheduler id.
+	if id, _, err := RoundID(&schema.Campaign{Rounds: "daily"}, dir, Options{Round: "r7", LookupEnv: env(map[string]string{"GITHUB_RUN_ID": "1"})}, after); err != nil || id != "r7" {
+		t.Errorf("--round under a scheduler: %q %v", id, err)
+	}
+	// Without a rounds: policy a plain collect resumes, as before.
+	if id, _, err := RoundID(&schema.Campaign{}, dir, Options{LookupEnv: env(map[string]string{"GITHUB_RUN_ID": "1"})}, after); err != nil || id != "1" {
+		t.Errorf("no policy under a scheduler: %q %v", id, err)
+	}
+	// A value that cannot be a round id is an error naming the variable.
+	_, _, err := RoundID(&schema.Campaign{Rounds: "daily"}, dir, Options{LookupEnv: env(map[string]string{"PERFLAB_SCHEDULER_RUN": "job/7"})}, after)
+	if err == nil || !strings.Contains(err.Error(), "PERFLAB_SCHEDULER_RUN") {
+		t.Errorf("bad scheduler run id: %v", err)
+	}
+}
+
+// TestCollectSchedulerRunShards: two shards of one Slurm array, the
+// second started past midnight, fill one round under rounds: daily.
+func TestCollectSchedulerRunShards(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve", "serve")
+	f.Campaign.Rounds = "daily"
+	for i := 0; i < 2; i++ {
+		o := opts(t, dir, pids)
+		o.Shard, o.Shards = i, 2
+		at := time.Date(2026, 11, 27, 23, 59, 0, 0, time.UTC).Add(time.Duration(i) * 2 * time.Minute)
+		o.Now = func() time.Time { return at }
+		o.LookupEnv = env(map[string]string{"SLURM_ARRAY_JOB_ID": "81234", "SLURM_ARRAY_TASK_ID": fmt.Sprint(i)})
+		if rep, err := Collect(context.Background(), f, o); err != nil || rep.Ran != 2 || rep.Round != "slurm-81234" {
+			t.Fatalf("shard %d: %+v %v", i, rep, err)
+		}
+	}
+	rs, err := schema.Rounds(filepath.Join(dir, "fake"))
+	if err != nil || len(rs) != 1 || rs[0].ID != "slurm-81234" {
+		t.Fatalf("rounds: %+v %v", rs, err)
+	}
+	if got := readResults(t, rs[0].Dir); len(got) != 4 {
+		t.Fatalf("round results: %v", got)
+	}
+}
+
+// TestRoundRecordVersion: a round's record does not say which engine
+// version ran: the campaign's declared version (0.13.0 here) is not what
+// the engine runs (it reports fake-1.0), and the record is written before
+// any engine answered. The version is each result's, as reported.
+func TestRoundRecordVersion(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	f.Campaign.Engines = append(f.Campaign.Engines, schema.EngineSpec{Name: "vllm", Version: "0.13.0"})
+	o := opts(t, dir, pids)
+	o.Round = "r2"
+	if rep, err := Collect(context.Background(), f, o); err != nil || rep.Ran != 2 {
+		t.Fatalf("collect: %+v %v", rep, err)
+	}
+	rd := filepath.Join(dir, "fake", "rounds", "r2")
+	data, err := os.ReadFile(filepath.Join(rd, schema.RoundFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("0.13.0")) || bytes.Contains(data, []byte(`"version"`)) {
+		t.Errorf("round.json names a version no engine reported:\n%s", data)
+	}
+	for k, r := range readResults(t, rd) {
+		if r.Engine.Version != "fake-1.0" {
+			t.Errorf("%s: engine version %q, want the reported fake-1.0", k, r.Engine.Version)
+		}
 	}
 }
 

@@ -180,6 +180,9 @@ func (b *BenchRunner) options(t Target) (benchrun.Options, string, error) {
 		// server's HTTP threads during the benchmark
 		AuxClient: &http.Client{Timeout: time.Minute, Transport: withKey(&http.Transport{DisableKeepAlives: true}, t.APIKey)},
 	}
+	if opt.Bench.StallTimeout, err = StallTimeout(c.Bench); err != nil {
+		return benchrun.Options{}, "", err
+	}
 	if p.RampUpStrategy != "" {
 		opt.Bench.RampUp = &bench.RampUp{Strategy: p.RampUpStrategy, StartRPS: p.RampUpStartRPS, EndRPS: p.RampUpEndRPS}
 	}
@@ -187,6 +190,23 @@ func (b *BenchRunner) options(t Target) (benchrun.Options, string, error) {
 		opt.Bench.Headers = map[string]string{"Authorization": "Bearer " + t.APIKey}
 	}
 	return opt, tokName, nil
+}
+
+// StallTimeout is bench.Config.StallTimeout of the campaign's bench
+// settings: stall_timeout as a duration, 0 (bench's default) when empty,
+// negative (off) when "0".
+func StallTimeout(b schema.BenchSpec) (time.Duration, error) {
+	if b.StallTimeout == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(b.StallTimeout)
+	switch {
+	case err != nil || d < 0:
+		return 0, fmt.Errorf("%q: want a duration such as 2m or 90s (0: off; default %s)", b.StallTimeout, bench.DefaultStallTimeout)
+	case d == 0:
+		return -1, nil
+	}
+	return d, nil
 }
 
 // profileDataset is profile p's dataset (path: its file) with args x,

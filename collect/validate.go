@@ -54,6 +54,9 @@ func (f *File) Validate() error {
 	default:
 		ps.add(at("bench", "backend"), "unknown backend %q (openai or openai-chat)", c.Bench.Backend)
 	}
+	if _, err := StallTimeout(c.Bench); err != nil {
+		ps.add(at("bench", "stall_timeout"), "%v", err)
+	}
 
 	// Profiles.
 	profiles := map[string]bool{}

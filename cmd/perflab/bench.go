@@ -64,6 +64,7 @@ type benchFlags struct {
 	metadata         itemFlag
 	outputJSON       string
 	requestTimeout   time.Duration
+	stallTimeout     time.Duration
 	header           itemFlag
 	requestIDPrefix  string
 	extraBody        string
@@ -151,7 +152,7 @@ func (f *benchFlags) binds() map[string]any {
 		"percentile-metrics": &f.percentileMetric, "metric-percentiles": &f.metricPercentile, "goodput": &f.goodput,
 		"save-result": &f.saveResult, "append-result": &f.appendResult, "save-detailed": &f.saveDetailed,
 		"result-dir": &f.resultDir, "result-filename": &f.resultFilename, "label": &f.label, "metadata": &f.metadata,
-		"output-json": &f.outputJSON, "request-timeout": &f.requestTimeout, "header": &f.header,
+		"output-json": &f.outputJSON, "request-timeout": &f.requestTimeout, "stall-timeout": &f.stallTimeout, "header": &f.header,
 		"request-id-prefix": &f.requestIDPrefix, "extra-body": &f.extraBody,
 		"custom-output-len": &f.customOutputLen, "skip-chat-template": &f.skipChatTemplate,
 		"prefix-repetition-prefix-len": &f.prefixLen, "prefix-repetition-suffix-len": &f.suffixLen,
@@ -395,6 +396,8 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --ready-check-timeout-sec %d: must not be negative", f.readyTimeout)
 	case f.requestTimeout <= 0:
 		return nil, usageError("bench: --request-timeout %v: want a positive duration", f.requestTimeout)
+	case f.stallTimeout < 0:
+		return nil, usageError("bench: --stall-timeout %v: want a duration ≥ 0 (0: off)", f.stallTimeout)
 	}
 	var err error
 	m := metrics.Options{MaxConcurrency: f.maxConcurrency, Burstiness: f.burstiness}
@@ -430,7 +433,10 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		BaseURL: strings.TrimRight(base, "/"), Endpoint: f.endpoint, Backend: f.backend, Model: served,
 		RequestRate: rate, Burstiness: f.burstiness, MaxConcurrency: f.maxConcurrency, Seed: f.seed,
 		IgnoreEOS: f.ignoreEOS, NumWarmups: f.numWarmups, RequestTimeout: f.requestTimeout,
-		Metrics: m, KeepText: f.saveDetailed,
+		Metrics: m, KeepText: f.saveDetailed, StallTimeout: f.stallTimeout,
+	}
+	if f.stallTimeout == 0 {
+		r.opt.Bench.StallTimeout = -1 // off (bench.Config's 0 is the default)
 	}
 	r.opt.Bench.RequestIDPrefix = f.requestIDPrefix
 	r.opt.Bench.ExtraBody = f.sampling

@@ -28,8 +28,9 @@ only are listed.
 OLD and NEW are each
   a result file, or a vllm bench serve / guidellm output;
   a results directory (a campaign's: its latest round);
-  DIR@ROUND, a round of a campaign's results directory (its id, its
-  number in order, latest or previous);
+  DIR@ROUND, a round of a campaign's results directory: id:ID (its
+  id), n:N (its number in order), latest, previous, or a bare ID or N
+  (an error when a numeric id and a number name different rounds);
   with --campaign, a round of that campaign.
 
 flags:

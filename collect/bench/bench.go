@@ -40,7 +40,16 @@ type Config struct {
 	NumWarmups int
 	// RequestTimeout bounds one request (0 = 6 h, as aiohttp's default in vLLM).
 	RequestTimeout time.Duration
-	Metrics        metrics.Options
+	// StallTimeout fails a request whose stream goes quiet, long before
+	// RequestTimeout: after its first token, no event for StallTimeout
+	// (an engine that accepted the request and hung mid-stream); before
+	// it, no event of any request of the run for StallTimeout (an engine
+	// that stopped serving; a request queued behind streaming ones waits
+	// as long as the queue takes). The request fails with a *StallError
+	// cause in its error; the run goes on. 0 = DefaultStallTimeout;
+	// negative = off (RequestTimeout only, as vLLM's client).
+	StallTimeout time.Duration
+	Metrics      metrics.Options
 	// Progress receives a live progress line (nil: quiet).
 	Progress io.Writer
 
@@ -196,6 +205,9 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 6 * time.Hour
 	}
+	if cfg.StallTimeout == 0 {
+		cfg.StallTimeout = DefaultStallTimeout
+	}
 	if cfg.MaxConcurrency < 0 || cfg.NumWarmups < 0 {
 		return cfg, fmt.Errorf("bench: max concurrency %d, warmups %d: must not be negative", cfg.MaxConcurrency, cfg.NumWarmups)
 	}
@@ -228,6 +240,17 @@ type runner struct {
 	h1       *h1Client
 	h1Header []byte
 	reads    atomic.Int64 // network reads that returned stream data
+
+	// lastEvent is the run's latest event (ns since base), published by
+	// each stream at most every stallPublish (see stallWatch).
+	lastEvent    atomic.Int64
+	stallPublish time.Duration
+}
+
+// newRunner is the runner of a run of cfg (withDefaults applied).
+func newRunner(cfg Config) *runner {
+	return &runner{cfg: cfg, url: cfg.BaseURL + cfg.Endpoint, client: cfg.Client, idPfx: cfg.RequestIDPrefix,
+		stallPublish: min(100*time.Millisecond, cfg.StallTimeout/16)}
 }
 
 func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
@@ -252,7 +275,7 @@ func measure(ctx context.Context, cfg Config) (*schema.Result, float64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("bench: %w", err)
 	}
-	r := &runner{cfg: cfg, url: cfg.BaseURL + cfg.Endpoint, client: cfg.Client, idPfx: cfg.RequestIDPrefix}
+	r := newRunner(cfg)
 	if r.idPfx == "" {
 		r.idPfx = requestIDPrefix()
 	}
@@ -561,6 +584,9 @@ func warnings(res *schema.Result, cfg Config) []string {
 		w = append(w, fmt.Sprintf("the server sent no usage.completion_tokens for %d of %d successful requests: their output tokens are counted by tokenizing the generated text (vLLM's fallback; it may count slightly more than the server)", counted, ok))
 	} else if counted > 0 {
 		w = append(w, fmt.Sprintf("the server sent no usage.completion_tokens for %d of %d successful requests: their output tokens are counted as token events (one per SSE event)", counted, ok))
+	}
+	if s := stallWarning(res, cfg); s != "" {
+		w = append(w, s)
 	}
 	c := res.Client
 	if c.SchedulingLagP99Ms > lagWarnMs {

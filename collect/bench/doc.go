@@ -21,8 +21,9 @@
 // object seen, on any chunk); without one they are counted as token events
 // and the result carries a warning. Failures are data: refused
 // connections, HTTP errors (status and body), cut streams, malformed
-// chunks, timeouts and streams without a token event are failed requests;
-// the run goes on.
+// chunks, timeouts, stalled streams (Config.StallTimeout: an engine that
+// accepted a request and went quiet) and streams without a token event
+// are failed requests; the run goes on.
 //
 // The client measures itself (schema.ClientStats): scheduling lag (how
 // late a request left compared with its scheduled time: the send time for

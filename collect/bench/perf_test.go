@@ -74,7 +74,10 @@ func BenchmarkStreamEvents(b *testing.B) {
 		name    string
 		perRead int
 		count   func(context.Context, string) (int, error)
-	}{{"events-per-read=1", 1, nil}, {"events-per-read=16", 16, nil}, {"events-per-read=16/count-text", 16, count}} {
+		stall   time.Duration // StallTimeout (0: off)
+	}{{"events-per-read=1", 1, nil, 0}, {"events-per-read=16", 16, nil, 0}, {"events-per-read=16/count-text", 16, count, 0},
+		// the stall watch's cost per event, beside events-per-read=1
+		{"events-per-read=1/stall-watch", 1, nil, DefaultStallTimeout}} {
 		perRead := tc.perRead
 		b.Run(tc.name, func(b *testing.B) {
 			events := llamaStream(tokens)
@@ -84,13 +87,11 @@ func BenchmarkStreamEvents(b *testing.B) {
 				}
 			}
 			tr := &streamTransport{events: events, perRead: perRead}
-			r := &runner{
-				cfg: Config{Backend: "openai", Model: "m", RequestTimeout: time.Hour, Samples: []dataset.Sample{{Prompt: "p", OutputLen: tokens}},
-					CountText: tc.count},
-				url:    "http://bench.invalid/v1/completions",
-				client: &http.Client{Transport: tr},
-				base:   time.Now(),
-			}
+			r := newRunner(Config{Backend: "openai", Model: "m", RequestTimeout: time.Hour, Samples: []dataset.Sample{{Prompt: "p", OutputLen: tokens}},
+				CountText: tc.count, StallTimeout: tc.stall})
+			r.url = "http://bench.invalid/v1/completions"
+			r.client = &http.Client{Transport: tr}
+			r.base = time.Now()
 			b.ReportAllocs()
 			start := time.Now()
 			for b.Loop() {

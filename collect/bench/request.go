@@ -94,6 +94,8 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	})
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
 	defer cancel()
+	rctx, watch := r.watchStall(rctx)
+	defer watch.stop()
 	id := r.idPfx + strconv.Itoa(i)
 	var req *http.Request
 	if r.h1 == nil {
@@ -136,7 +138,15 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 		if ctx.Err() != nil {
 			return true // the run was stopped: not a server failure
 		}
-		if rctx.Err() == context.DeadlineExceeded {
+		var stall *StallError
+		if errors.As(context.Cause(rctx), &stall) {
+			// what the stall did to the read (a closed connection) is
+			// no news
+			msg = stall.Error()
+			if stall.Streaming {
+				msg += fmt.Sprintf(", after %d token events", len(rec.EventS))
+			}
+		} else if rctx.Err() == context.DeadlineExceeded {
 			msg = fmt.Sprintf("request timeout after %s (%s)", r.cfg.RequestTimeout, msg)
 		}
 		rec.Success = false
@@ -192,6 +202,7 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 	handle := func(ev sse.Event) bool {
 		now := time.Since(r.base)
 		events++
+		watch.event(now)
 		if string(ev.Data) == "[DONE]" {
 			return true // read on to EOF so the connection is reused
 		}

@@ -54,7 +54,7 @@ func measureSessions(ctx context.Context, cfg Config) (*schema.Result, float64, 
 	if workers <= 0 || workers > len(convs) {
 		workers = len(convs)
 	}
-	r := &runner{cfg: cfg, url: cfg.BaseURL + cfg.Endpoint, client: cfg.Client, idPfx: cfg.RequestIDPrefix}
+	r := newRunner(cfg)
 	if r.idPfx == "" {
 		r.idPfx = requestIDPrefix()
 	}

@@ -89,6 +89,10 @@ type Side struct {
 	keys []string // sorted
 	// Campaigns are the campaign ids its results name, sorted.
 	Campaigns []string
+	// Engines are the engines and versions its results report
+	// ("vllm 0.13.0"), sorted: what ran, read from the results (a
+	// round's record holds none, so the two cannot disagree).
+	Engines []string
 	// failed holds the status of the runs with no ok result (crashed,
 	// failed): nothing to compare, but not absent either.
 	failed map[string]string
@@ -120,11 +124,15 @@ func RunKey(r *schema.Result) string {
 // a crash has no numbers to compare.
 func NewSide(name string, rs []*schema.Result) Side {
 	s := Side{Name: name, runs: map[string][]*schema.Result{}, failed: map[string]string{}}
-	seen := map[string]bool{}
+	seen, seenEngine := map[string]bool{}, map[string]bool{}
 	for _, r := range rs {
 		if r.Campaign != "" && !seen[r.Campaign] {
 			seen[r.Campaign] = true
 			s.Campaigns = append(s.Campaigns, r.Campaign)
+		}
+		if e := strings.TrimSpace(r.Engine.Name + " " + r.Engine.Version); r.Engine.Version != "" && !seenEngine[e] {
+			seenEngine[e] = true
+			s.Engines = append(s.Engines, e)
 		}
 		if r.Status != schema.StatusOK || r.Summary == nil {
 			if _, ok := s.failed[RunKey(r)]; !ok {
@@ -146,6 +154,7 @@ func NewSide(name string, rs []*schema.Result) Side {
 		delete(s.failed, k) // some repeats finished: compared on those
 	}
 	sort.Strings(s.Campaigns)
+	sort.Strings(s.Engines)
 	sort.SliceStable(s.keys, func(i, j int) bool { return runLess(s.runs[s.keys[i]][0], s.runs[s.keys[j]][0]) })
 	return s
 }
@@ -198,7 +207,10 @@ type Row struct {
 // Table is a diff.
 type Table struct {
 	Old, New string
-	Rows     []Row
+	// OldEngines and NewEngines are the engine versions each side's
+	// results report (Side.Engines).
+	OldEngines, NewEngines []string
+	Rows                   []Row
 	// OnlyOld and OnlyNew are the runs found on one side only.
 	OnlyOld, OnlyNew []string
 	// FailedNew are the runs OLD finished ok that NEW holds no ok result
@@ -216,7 +228,7 @@ type Table struct {
 // is a file holding a single run under different names (one
 // configuration before and after an upgrade), the two are compared.
 func Compare(old, new Side, marginPct float64) *Table {
-	t := &Table{Old: old.Name, New: new.Name, MarginPct: marginPct}
+	t := &Table{Old: old.Name, New: new.Name, OldEngines: old.Engines, NewEngines: new.Engines, MarginPct: marginPct}
 	type pair struct{ name, o, n string }
 	var pairs []pair
 	if old.File && new.File && len(old.keys) == 1 && len(new.keys) == 1 && old.keys[0] != new.keys[0] {

@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -327,5 +328,113 @@ func TestCompareDirsMatchByRun(t *testing.T) {
 	}
 	if tab := Compare(files[0], files[1], 0); len(tab.Rows) != 6 {
 		t.Errorf("two files: %d rows, want them paired", len(tab.Rows))
+	}
+}
+
+// TestFindRoundNumericID: a round whose id is a number (--round 3) and a
+// round number are two readings of DIR@3. A bare number that reads as
+// two different rounds is an error naming both and how to say each; id:
+// and n: name one reading; a number whose readings agree (the demo's
+// rounds 2…6 are the 2nd…6th) or that has one reading works as before.
+func TestFindRoundNumericID(t *testing.T) {
+	dir := t.TempDir()
+	write := func(d string) {
+		t.Helper()
+		if err := schema.WriteFile(filepath.Join(d, "a--chat--c4.json"), result("a", 4, 0, 1000, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(dir)
+	// In order: 1, 2026-11-01, 2, 2026-11-15, 3 (the 5th round).
+	for i, id := range []string{"2026-11-01", "2", "2026-11-15", "3"} {
+		rd, err := schema.CreateRound(dir, &schema.Round{ID: id, Start: fmt.Sprintf("2026-11-%02dT00:00:00Z", 1+7*i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(rd.Dir)
+	}
+	for _, c := range []struct{ want, id string }{
+		{"id:3", "3"},
+		{"n:3", "2"},
+		{"n:5", "3"},
+		{"5", "3"},    // no round has id 5: the 5th round
+		{"1", "1"},    // id 1 is the 1st round: both readings agree
+		{"id:1", "1"}, // round 1 by its id
+		{"n:1", "1"},  // and by its number
+		{"2026-11-15", "2026-11-15"},
+		{"latest", "3"},
+		{"previous", "2026-11-15"},
+	} {
+		rd, err := FindRound(dir, c.want)
+		if err != nil || rd.ID != c.id {
+			t.Errorf("round %s: %q, %v; want %s", c.want, rd.ID, err, c.id)
+		}
+	}
+	// id 3 is the 5th round, the 3rd round is id 2; id 2 is the 3rd
+	// round, the 2nd is 2026-11-01.
+	for _, c := range []struct{ want, first, second string }{
+		{"3", filepath.Join(dir, "rounds", "3"), "round 2 "},
+		{"2", filepath.Join(dir, "rounds", "2"), "round 2026-11-01"},
+	} {
+		_, err := FindRound(dir, c.want)
+		if err == nil {
+			t.Errorf("round %s: found, want an error (ambiguous)", c.want)
+			continue
+		}
+		for _, s := range []string{"ambiguous", c.first, c.second, "id:" + c.want, "n:" + c.want} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("round %s: error %q does not say %q", c.want, err, s)
+			}
+		}
+	}
+	for _, want := range []string{"n:6", "n:0", "n:x", "id:4", "id:", "n:03"} {
+		if rd, err := FindRound(dir, want); err == nil {
+			t.Errorf("round %s: found %s, want an error", want, rd.ID)
+		}
+	}
+	if _, err := Open(dir + "@3"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("DIR@3: %v, want ambiguous", err)
+	}
+}
+
+// TestCompareEngines: a diff says which engine versions each side ran,
+// as the results report them, in every format.
+func TestCompareEngines(t *testing.T) {
+	mk := func(name, version string) Side {
+		var rs []*schema.Result
+		for r := 0; r < 3; r++ {
+			x := result("a", 4, r, 1000, 10)
+			x.Engine = schema.Engine{Name: "vllm", Version: version}
+			rs = append(rs, x)
+		}
+		return NewSide(name, rs)
+	}
+	tab := Compare(mk("old", "0.13.0"), mk("new", "0.15.1"), 0)
+	var text, md, js bytes.Buffer
+	if err := tab.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for f, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		if !strings.Contains(out, "engines: vllm 0.13.0 → vllm 0.15.1\n") {
+			t.Errorf("%s: no engines line:\n%s", f, out)
+		}
+	}
+	var got struct{ OldEngines, NewEngines []string }
+	if err := json.Unmarshal(js.Bytes(), &struct {
+		O *[]string `json:"old_engines"`
+		N *[]string `json:"new_engines"`
+	}{&got.OldEngines, &got.NewEngines}); err != nil || len(got.OldEngines) != 1 || got.OldEngines[0] != "vllm 0.13.0" || len(got.NewEngines) != 1 || got.NewEngines[0] != "vllm 0.15.1" {
+		t.Errorf("json engines: %+v %v\n%s", got, err, js.String())
+	}
+	// The same engine on both sides: named once.
+	text.Reset()
+	if err := Compare(mk("old", "0.15.1"), mk("new", "0.15.1"), 0).WriteText(&text); err != nil || !strings.Contains(text.String(), "engines: vllm 0.15.1\n") {
+		t.Errorf("same engine: %v\n%s", err, text.String())
 	}
 }

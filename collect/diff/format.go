@@ -84,11 +84,35 @@ func (t *Table) footer() []string {
 	return out
 }
 
+// engines says which engine versions the sides' results report:
+// "vllm 0.13.0 → vllm 0.15.1", or one list when both ran the same ("" when
+// neither reports one).
+func (t *Table) engines() string {
+	o, n := strings.Join(t.OldEngines, ", "), strings.Join(t.NewEngines, ", ")
+	switch {
+	case o == "" && n == "":
+		return ""
+	case o == n:
+		return o
+	}
+	return orNone(o) + " → " + orNone(n)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none reported)"
+	}
+	return s
+}
+
 // WriteText writes the table as benchstat does: one section per metric,
 // aligned columns.
 func (t *Table) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "old: %s\nnew: %s\n", t.Old, t.New)
+	if e := t.engines(); e != "" {
+		fmt.Fprintf(&b, "engines: %s\n", e)
+	}
 	for _, rows := range t.sections() {
 		m := rows[0].Metric
 		fmt.Fprintf(&b, "\n%s (%s, %s)\n", m.Name, m.Unit, better(m))
@@ -129,6 +153,9 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	fmt.Fprintf(&b, "**perflab diff**: `%s` → `%s`\n", esc(t.Old), esc(t.New))
+	if e := t.engines(); e != "" {
+		fmt.Fprintf(&b, "\nengines: %s\n", esc(e))
+	}
 	for _, rows := range t.sections() {
 		m := rows[0].Metric
 		fmt.Fprintf(&b, "\n#### %s (%s, %s)\n\n| run | old | new | delta | |\n|---|--:|--:|--:|---|\n", m.Name, m.Unit, better(m))
@@ -177,6 +204,8 @@ func (t *Table) WriteJSON(w io.Writer) error {
 	out := struct {
 		Old         string    `json:"old"`
 		New         string    `json:"new"`
+		OldEngines  []string  `json:"old_engines"`
+		NewEngines  []string  `json:"new_engines"`
 		Test        string    `json:"test"`
 		Correction  string    `json:"correction"`
 		Alpha       float64   `json:"alpha"`
@@ -188,7 +217,7 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		OnlyNew     []string  `json:"only_new"`
 		FailedNew   []string  `json:"failed_new"`
 		Regressions int       `json:"regressions"`
-	}{Old: t.Old, New: t.New, Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha, MinEffect: MinEffect,
+	}{Old: t.Old, New: t.New, OldEngines: nonNil(t.OldEngines), NewEngines: nonNil(t.NewEngines), Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha, MinEffect: MinEffect,
 		Tests: t.Tests, MarginPct: t.MarginPct, Rows: []jsonRow{}, OnlyOld: nonNil(t.OnlyOld), OnlyNew: nonNil(t.OnlyNew),
 		FailedNew: nonNil(t.FailedNew), Regressions: len(t.Regressions())}
 	js := func(s stats.Sample) jsonSample { return jsonSample{s.N, s.Mean, s.CV, s.Values} }

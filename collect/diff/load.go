@@ -16,7 +16,8 @@ import (
 //     import reads (vllm bench serve JSON or text, guidellm JSON);
 //   - a results directory: a campaign's (its latest round) or a round's;
 //   - DIR@ROUND: round ROUND of the campaign results directory DIR, by
-//     id, by number in order (1 is the first round), or latest/previous.
+//     id, by number in order (1 is the first round), or latest/previous
+//     (FindRound).
 func Open(ref string) (Side, error) {
 	if st, err := os.Stat(ref); err == nil {
 		if st.IsDir() {
@@ -43,11 +44,22 @@ func Open(ref string) (Side, error) {
 	return openRound(dir, rd)
 }
 
-// FindRound finds round want of the campaign results directory dir: by
-// id; "latest" or "previous"; or a number N, the N-th round in order
-// (numbered as the history pages number them), when no round has that
-// id. latest, previous and the numbers count the rounds holding results:
-// a round just started, with no result yet, is not the latest (as on the
+// FindRound finds round want of the campaign results directory dir. A
+// round is named by
+//
+//   - id:ID, the round whose id (directory name) is ID;
+//   - n:N, the N-th round in order (numbered as the history pages
+//     number them, 1 the first);
+//   - latest or previous;
+//   - a bare ID or N: the round with that id, or the N-th round. When a
+//     round's id is a number (--round 3), the bare number could name two
+//     rounds: it names one when both readings agree or only one exists,
+//     and is an error naming both rounds when they differ, so that a
+//     selector never silently picks the other round (nor changes its
+//     meaning as rounds are added: it turns into that error).
+//
+// latest, previous and the numbers count the rounds holding results: a
+// round just started, with no result yet, is not the latest (as on the
 // pages and for a results directory); named by its id it is an error.
 func FindRound(dir, want string) (schema.RoundDir, error) {
 	all, err := schema.Rounds(dir)
@@ -55,46 +67,95 @@ func FindRound(dir, want string) (schema.RoundDir, error) {
 		return schema.RoundDir{}, fmt.Errorf("diff: %w", err)
 	}
 	var rounds []schema.RoundDir
-	var empty *schema.RoundDir
-	for i, r := range all {
+	byID := map[string]int{} // id → index in rounds; -1 for a round holding no result
+	for _, r := range all {
 		has, err := schema.HoldsResult(r)
 		if err != nil {
 			return schema.RoundDir{}, fmt.Errorf("diff: %w", err)
 		}
+		byID[r.ID] = -1
 		if has {
+			byID[r.ID] = len(rounds)
 			rounds = append(rounds, r)
-		} else if r.ID == want {
-			empty = &all[i]
 		}
 	}
-	for _, r := range rounds {
-		if r.ID == want {
-			return r, nil
+	// ofID is the round with id, ofNumber the n-th round (each ok false
+	// when there is none); an empty round named by its id is an error.
+	ofID := func(id string) (schema.RoundDir, bool, error) {
+		i, ok := byID[id]
+		if !ok {
+			return schema.RoundDir{}, false, nil
 		}
+		if i < 0 {
+			return schema.RoundDir{}, false, fmt.Errorf("diff: %s: round %s holds no results yet (%s)", dir, id, schema.RoundPath(dir, id))
+		}
+		return rounds[i], true, nil
 	}
-	if empty != nil {
-		return schema.RoundDir{}, fmt.Errorf("diff: %s: round %s holds no results yet (%s)", dir, want, empty.Dir)
+	ofNumber := func(s string) (schema.RoundDir, bool) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > len(rounds) || strconv.Itoa(n) != s {
+			return schema.RoundDir{}, false
+		}
+		return rounds[n-1], true
 	}
-	if len(rounds) == 0 {
-		return schema.RoundDir{}, fmt.Errorf("diff: %s: no rounds (no results)", dir)
+	notFound := func() error {
+		ids := make([]string, len(rounds))
+		for i, r := range rounds {
+			ids[i] = r.ID
+		}
+		if len(rounds) == 0 {
+			return fmt.Errorf("diff: %s: no rounds (no results)", dir)
+		}
+		return fmt.Errorf("diff: %s: no round %q (rounds, in order: %s; name one by id:ID, by number n:1 to n:%d, latest or previous)", dir, want, strings.Join(ids, ", "), len(rounds))
+	}
+	if id, ok := strings.CutPrefix(want, "id:"); ok {
+		r, found, err := ofID(id)
+		if err != nil {
+			return schema.RoundDir{}, err
+		}
+		if !found {
+			return schema.RoundDir{}, notFound()
+		}
+		return r, nil
+	}
+	if s, ok := strings.CutPrefix(want, "n:"); ok {
+		r, found := ofNumber(s)
+		if !found {
+			return schema.RoundDir{}, notFound()
+		}
+		return r, nil
 	}
 	switch want {
-	case "latest":
-		return rounds[len(rounds)-1], nil
-	case "previous":
+	case "latest", "previous":
+		if len(rounds) == 0 {
+			return schema.RoundDir{}, notFound()
+		}
+		if want == "latest" {
+			return rounds[len(rounds)-1], nil
+		}
 		if len(rounds) < 2 {
 			return schema.RoundDir{}, fmt.Errorf("diff: %s: one round only, no previous", dir)
 		}
 		return rounds[len(rounds)-2], nil
 	}
-	if n, err := strconv.Atoi(want); err == nil && n >= 1 && n <= len(rounds) {
-		return rounds[n-1], nil
+	byNum, isNum := ofNumber(want)
+	r, isID, err := ofID(want)
+	if err != nil {
+		if isNum {
+			return schema.RoundDir{}, fmt.Errorf("diff: %s: round %q is ambiguous: round id %s holds no results yet, and round number %s is round %s; say n:%s for round %s", dir, want, want, want, byNum.ID, want, byNum.ID)
+		}
+		return schema.RoundDir{}, err
 	}
-	ids := make([]string, len(rounds))
-	for i, r := range rounds {
-		ids[i] = r.ID
+	switch {
+	case isID && isNum && r.Dir != byNum.Dir:
+		return schema.RoundDir{}, fmt.Errorf("diff: %s: round %q is ambiguous: round id %s is round number %d (%s), and round number %s is round %s (%s); say id:%s for the first, n:%s for the second",
+			dir, want, want, byID[want]+1, r.Dir, want, byNum.ID, byNum.Dir, want, want)
+	case isID:
+		return r, nil
+	case isNum:
+		return byNum, nil
 	}
-	return schema.RoundDir{}, fmt.Errorf("diff: %s: no round %q (rounds: %s; or a number 1–%d, latest, previous)", dir, want, strings.Join(ids, ", "), len(rounds))
+	return schema.RoundDir{}, notFound()
 }
 
 func openRound(dir string, rd schema.RoundDir) (Side, error) {

@@ -41,11 +41,13 @@ type Campaign struct {
 	// Rounds says which round a plain `perflab collect` (no --round or
 	// --new-round) runs in, for scheduled jobs: "" (or "manual") resumes
 	// the latest round; "daily", "weekly" or "monthly" run in the round
-	// named by the UTC date (2026-11-27, 2026-w48, 2026-11), which the
-	// first collect of the day (week, month) starts, so that a nightly
-	// job starts a round every night and every shard of it, started the
-	// same day, joins that round without talking to the others. See
-	// RoundsDir.
+	// of the scheduler run that started the collect (its run id: a
+	// GitHub Actions run, a Slurm array, PERFLAB_SCHEDULER_RUN …; see
+	// collect.SchedulerRound), so that every shard of a nightly job joins
+	// one round without talking to the others, whenever each starts;
+	// outside a scheduler, in the round named by the UTC date
+	// (2026-11-27, 2026-w48, 2026-11), which the first collect of the day
+	// (week, month) starts. See RoundsDir.
 	Rounds string `yaml:"rounds,omitempty" json:"rounds,omitempty"`
 
 	// SLO is the latency limits the page's SLO answer, and collect's early
@@ -128,6 +130,11 @@ type BenchSpec struct {
 	// Tool is the benchmark the profiles were run with when imported
 	// ("vllm bench serve"); empty means perflab bench.
 	Tool string `yaml:"tool,omitempty" json:"tool,omitempty"`
+	// StallTimeout fails a request whose stream goes quiet for this long
+	// (a Go duration, "2m"; empty: 5m; "0": off, only the 6 h request
+	// timeout): no data mid-stream, or before its first token no data for
+	// any request (perflab bench's --stall-timeout).
+	StallTimeout string `yaml:"stall_timeout,omitempty" json:"stall_timeout,omitempty"`
 }
 
 // Profile is one benchmark case: dataset and traffic shape.

@@ -64,8 +64,12 @@ func CheckRoundID(id string) error {
 
 // Round is a round's record (RoundFile, JSON): what the round ran with.
 // It is written once, by whichever process starts the round (the first
-// shard to arrive); the engines' measured versions are in each result
-// (Result.Engine.Version).
+// shard to arrive), before any engine has answered, so it holds what is
+// known at the start and never changes. The engines' versions are not
+// in it: each result carries the version its engine reported
+// (Result.Engine.Version), which readers (the history pages, perflab
+// diff) take from the round's results, so that no record can disagree
+// with them (a shard on another image, a run re-run later).
 type Round struct {
 	// ID is the round's id, its directory's name.
 	ID string `json:"id"`
@@ -79,9 +83,8 @@ type Round struct {
 	// file (the lab), with "-dirty" appended when its work tree had
 	// changes; empty when the lab is not a git repository.
 	GitCommit string `json:"git_commit,omitempty"`
-	// Engines are the experiments' engines as the campaign names them:
-	// the version it expects and the container image its command runs,
-	// when it runs one.
+	// Engines are the experiments' engines as the campaign names them,
+	// with the container image each command runs, when it runs one.
 	Engines []RoundEngine `json:"engines,omitempty"`
 	// Note is free text (what changed: "vLLM 0.13 → 0.15").
 	Note string `json:"note,omitempty"`
@@ -91,7 +94,13 @@ type Round struct {
 type RoundEngine struct {
 	Experiment string `json:"experiment"`
 	Engine     string `json:"engine"`
-	Version    string `json:"version,omitempty"`
+	// Version is read from the first records, which carried the version
+	// the campaign declared, not the one the engine ran; collect no
+	// longer writes it.
+	//
+	// Deprecated: the engine's version is each result's
+	// Result.Engine.Version, as it reported it.
+	Version string `json:"version,omitempty"`
 	// Image is the container image of a docker/podman run command.
 	Image string `json:"image,omitempty"`
 }

@@ -1,0 +1,73 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/collect/bench"
+	"github.com/perflab/perflab/collect/dataset"
+	"github.com/perflab/perflab/collect/mock"
+)
+
+// TestStallTimeout: an engine that accepts requests and then stops
+// streaming (the mock stalls half of them, until the client gives up,
+// some before their first token and most mid-stream) does not hang the
+// run: each stalled request fails with a stall error after StallTimeout
+// of silence, the others complete, and the run ends with both counted.
+func TestStallTimeout(t *testing.T) {
+	t.Run("h1", func(t *testing.T) { testStallTimeout(t, nil) })
+	// A caller's client: net/http reads the stream.
+	t.Run("net-http", func(t *testing.T) { testStallTimeout(t, &http.Client{}) })
+}
+
+func testStallTimeout(t *testing.T, client *http.Client) {
+	eng, err := mock.Start(context.Background(), mock.Config{TTFT: time.Millisecond, ITL: time.Millisecond, Seed: 7,
+		Faults: mock.Faults{StallRate: 0.5}}) // Stall 0: until the client gives up
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	const n = 24
+	samples := make([]dataset.Sample, n)
+	for i := range samples {
+		samples[i] = dataset.Sample{Prompt: fmt.Sprintf("hello %d", i), PromptLen: 2, OutputLen: 8}
+	}
+	// A guard against the hang this test is about, not a timing check:
+	// without a stall timeout the run would wait RequestTimeout (6 h).
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := bench.Run(ctx, bench.Config{BaseURL: eng.URL, Model: "mock", Samples: samples, MaxConcurrency: 4,
+		IgnoreEOS: true, StallTimeout: 300 * time.Millisecond, Client: client})
+	if err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v (guard: %v)", err, ctx.Err())
+	}
+	stalls := int(eng.Server.Stats().Stalls)
+	if stalls == 0 || stalls == n {
+		t.Fatalf("the mock stalled %d of %d requests; the test wants some of each", stalls, n)
+	}
+	if res.Summary.Failed != stalls || res.Summary.Completed != n-stalls {
+		t.Errorf("completed %d, failed %d; want %d and %d (the mock stalled %d)", res.Summary.Completed, res.Summary.Failed, n-stalls, stalls, stalls)
+	}
+	midStream := 0
+	for _, r := range res.Requests {
+		if r.Success {
+			continue
+		}
+		if !strings.HasPrefix(r.Error, "stalled: ") || strings.Contains(r.Error, "closed network connection") {
+			t.Errorf("request %d: error %q, want a stall", r.Index, r.Error)
+		}
+		if strings.Contains(r.Error, "mid-stream") {
+			midStream++
+			if len(r.EventS) == 0 || !strings.Contains(r.Error, fmt.Sprintf("after %d token events", len(r.EventS))) {
+				t.Errorf("request %d: mid-stream stall after %d events: %q", r.Index, len(r.EventS), r.Error)
+			}
+		}
+	}
+	if midStream == 0 {
+		t.Error("no request stalled mid-stream")
+	}
+}

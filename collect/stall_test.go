@@ -1,0 +1,127 @@
+package collect
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/collect/mock"
+	"github.com/perflab/perflab/collect/schema"
+)
+
+// TestCollectStalledEngine: engines that accept requests and then stop
+// streaming (perflab mock stalling every stream, or half of them, until
+// the client gives up) do not hang the campaign: with bench.stall_timeout
+// each stalled request fails; a run whose every request stalled is
+// recorded as failed, one with some as ok with them counted as failed,
+// both keeping every request; the log names the run and the engine.
+func TestCollectStalledEngine(t *testing.T) {
+	start := func(rate float64) *mock.Running {
+		srv, err := mock.Start(context.Background(), mock.Config{Model: "fake/model", TTFT: time.Millisecond,
+			ITL: time.Millisecond, Seed: 3, Faults: mock.Faults{StallRate: rate}}) // Stall 0: until the client gives up
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		return srv
+	}
+	hung, flaky := start(1), start(0.5)
+	tok, _ := filepath.Abs("dataset/tokenizer/testdata/tiny")
+	y := `id: w
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+bench: {tokenizer: ` + tok + `, stall_timeout: 300ms}
+profiles:
+  - {id: p, name: P, dataset: random, input_len: 8, output_len: 6, num_prompts: 12, max_concurrency: 4}
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: hung, name: Hung, engine: external, base_url: ` + hung.URL + `}
+      - {id: flaky, name: Flaky, engine: external, base_url: ` + flaky.URL + `}
+baseline: hung
+optimized: flaky
+`
+	f, err := Parse("w.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, t.TempDir(), t.TempDir())
+	o.Runner = nil // perflab bench's runner
+	var log bytes.Buffer
+	o.Log = &log
+	// A guard against the hang this test is about, not a timing check.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := Collect(ctx, f, o)
+	if ctx.Err() != nil {
+		t.Fatalf("collect hung: %v\n%s", ctx.Err(), log.String())
+	}
+	if err != nil {
+		t.Logf("collect: %v (a failed run)", err)
+	}
+	rs := readResults(t, filepath.Join(o.Results, "w"))
+	h, fl := rs["hung--p"], rs["flaky--p"]
+	if h == nil || fl == nil {
+		t.Fatalf("results: %v\n%s", rs, log.String())
+	}
+	if h.Status != schema.StatusFailed || !strings.Contains(h.Error, "12 of 12 requests stalled") || !strings.Contains(h.Error, "hung (external at "+hung.URL) ||
+		len(h.Requests) != 12 || h.Summary == nil || h.Summary.Failed != 12 {
+		t.Errorf("every request stalled: status %s, error %q, %d requests", h.Status, h.Error, len(h.Requests))
+	}
+	stalls := int(flaky.Server.Stats().Stalls)
+	if fl.Status != schema.StatusOK || fl.Summary.Failed != stalls || fl.Summary.Completed != 12-stalls || len(fl.Requests) != 12 || stalls == 0 {
+		t.Errorf("some stalled (%d): status %s, summary %+v", stalls, fl.Status, fl.Summary)
+	}
+	if !strings.Contains(fl.Load.Command, "--stall-timeout 300ms") {
+		t.Errorf("the recorded command does not carry the stall timeout: %s", fl.Load.Command)
+	}
+	if !strings.Contains(strings.Join(fl.Warnings, "\n"), "requests stalled") {
+		t.Errorf("no stall warning: %q", fl.Warnings)
+	}
+	for _, want := range []string{"hung--p: failed: 12 of 12 requests stalled: the engine of hung (external at " + hung.URL + ") sent nothing for 300ms",
+		"flaky--p: " + itoa(stalls) + " of 12 requests stalled: the engine of flaky"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, log.String())
+		}
+	}
+	if rep.Status[schema.StatusFailed] != 1 || rep.Status[schema.StatusOK] != 1 {
+		t.Errorf("report: %+v", rep.Status)
+	}
+}
+
+// TestValidateStallTimeout: a stall_timeout that is not a duration is an
+// error naming the file, line and field.
+func TestValidateStallTimeout(t *testing.T) {
+	y := `id: w
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+bench:
+  stall_timeout: soon
+profiles:
+  - {id: p, name: P, dataset: random, input_len: 8, output_len: 6, num_prompts: 12}
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: m, name: M, engine: external, base_url: http://127.0.0.1:1}
+baseline: m
+optimized: m
+`
+	f, err := Parse("w.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Validate()
+	if err == nil || !strings.Contains(err.Error(), "w.yaml:5") || !strings.Contains(err.Error(), "stall_timeout") {
+		t.Fatalf("bad stall_timeout: %v", err)
+	}
+	for v, want := range map[string]time.Duration{"": 0, "0": -1, "90s": 90 * time.Second} {
+		if got, err := StallTimeout(schema.BenchSpec{StallTimeout: v}); err != nil || got != want {
+			t.Errorf("stall_timeout %q: %v %v, want %v", v, got, err, want)
+		}
+	}
+}
