@@ -23,7 +23,8 @@ import (
 // point, over the rounds, with the change points found in it
 // (stats.SeriesChanges: the U test between adjacent rounds of repeats,
 // adjusted over the report with Benjamini-Hochberg and held to a
-// minimum effect size; E-divisive over single runs).
+// minimum effect size; binary segmentation, stats.ChangePoints, over
+// single runs).
 
 // roundResults is one round of a report's results.
 type roundResults struct {
@@ -145,8 +146,7 @@ type sloHistory struct {
 }
 
 // history is the report's history, computed once per build (the page
-// and the home page's list both use it; the change points' permutation
-// tests are the costly part).
+// and the home page's list both use it).
 func (r *Report) history() *reportHistory {
 	r.histOnce.Do(func() {
 		lines, changes := r.computeHistory()

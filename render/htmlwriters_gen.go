@@ -9,7 +9,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "f0d49e2c43866b8692edb4222e427b2a7c0efdd0601ac260e81a01a7f723da95"
+const generatedTemplatesSum = "984ebaa30274b95c5b0350b333f5c4c5b15b72058557797e82240256dba30e8f"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -544,7 +544,7 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 						b.WriteString(`, d=`)
 						escapeText(b, r19[i20].D)
 					} else {
-						b.WriteString(`change point of the series, permutation p=`)
+						b.WriteString(`change point of the series, max-t test p=`)
 						escapeText(b, r19[i20].P)
 					}
 					b.WriteString(`</li>
@@ -552,7 +552,7 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 				}
 			}
 			b.WriteString(`</ul>
-<p class="history-method">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of the whole report adjusted together (Benjamini-Hochberg, q ≤ 0.05), and a change must be at least twice the runs' pooled standard deviation; single runs per round are segmented with E-divisive means and a permutation test (about 1 false change in 200 series of pure noise).</p>
+<p class="history-method">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of the whole report adjusted together (Benjamini-Hochberg, q ≤ 0.05), and a change must be at least twice the runs' pooled standard deviation; single runs per round are split where their level changes, by binary segmentation with the likelihood-ratio (maximum two-sample t) test against thresholds for Gaussian noise (about 1 false change in 125 series of pure noise).</p>
 `)
 		} else {
 			b.WriteString(`<p class="history-changes">No change points: no round differs from the one before beyond its runs' noise.</p>

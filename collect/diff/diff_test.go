@@ -179,7 +179,7 @@ func TestChanges(t *testing.T) {
 		rounds = append(rounds, side(rng, "r", 1, 0.01, scale, "a", "b"))
 	}
 	cs = Changes(rounds, []Metric{tput})
-	if len(cs) != 2 || cs[0].Round != 9 || cs[0].Method != "e-divisive" {
+	if len(cs) != 2 || cs[0].Round != 9 || cs[0].Method != "max-t" {
 		t.Fatalf("single-run changes %+v", cs)
 	}
 }

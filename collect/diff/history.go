@@ -19,11 +19,11 @@ type Change struct {
 	Pct float64
 	// P is the test's p-value and Q the p-value adjusted over every
 	// adjacent-round test of the Changes call (Benjamini-Hochberg); for
-	// the change-point method, Q is P (its permutation test holds the
-	// false-alarm rate per series).
+	// the change-point method, Q is P (its test holds the false-alarm
+	// rate per series).
 	P, Q float64
 	// Method is "u-test" (adjacent rounds with repeats, the comparison
-	// tables' Mann-Whitney U test) or "e-divisive" (single runs:
+	// tables' Mann-Whitney U test) or "max-t" (single runs:
 	// stats.ChangePoints).
 	Method string
 	// Better says whether the change is for the better.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	moremath "github.com/aclements/go-moremath/stats"
 )
 
 // noiseSeries is n values around 100 with Gaussian noise of the given
@@ -68,40 +70,123 @@ func ours(series [][]float64) [][]int {
 	return out
 }
 
-// rates measures ChangePoints on rateSeries.
-func rates(seed uint64, series int, cv float64) (falsePerSeries, found, extra float64) {
-	noise, step := rateSeries(seed, series, cv)
-	return score(ours(noise), ours(step))
+// oracle is the power ceiling of the rates: the share of step series in
+// which a two-sided pooled t test told the step's index (9) calls the
+// two sides different at level alpha. No test that has to find the round
+// can do better.
+func oracle(step [][]float64, alpha float64) float64 {
+	hits := 0
+	for _, s := range step {
+		x, y := Summarize(s[:9]), Summarize(s[9:])
+		m, k := float64(x.N), float64(y.N)
+		v := ((m-1)*x.StdDev*x.StdDev + (k-1)*y.StdDev*y.StdDev) / (m + k - 2)
+		tt := (x.Mean - y.Mean) / math.Sqrt(v*(1/m+1/k))
+		if 2*(moremath.TDist{V: m + k - 2}).CDF(-math.Abs(tt)) <= alpha {
+			hits++
+		}
+	}
+	return float64(hits) / float64(len(step))
 }
 
 // TestChangePointRates holds ChangePoints to the rates the docs state,
-// on series of 20 rounds with Gaussian noise: at CV 2–5 % at most 1 false
-// change per 100 series of pure noise; a 10 % step at round 10 found
-// within one round in ≥ 95 % of series at CV 2–3 %. At CV 4–5 % the step
-// is 2–2.5 noise deviations and no test at this false-alarm rate finds
-// it in 95 % of series (a t test that knew where the step is would find
-// it in about 90 % at CV 5 %); the rates there are logged, not held.
-// (go test -run ChangePointRates -v prints them.)
+// on series of Gaussian noise: at most 1 false change per 100 series of
+// pure noise at every length from 6 to 300 rounds; a 10 % step at round
+// 10 of 20 found within one round in ≥ 99 % of series at CV 2 %, ≥ 95 %
+// at CV 3 % and ≥ 78 % at CV 4 % (measured 82 %; the permutation test
+// this replaced found it in 70 %, and a t test told the round in 98.6 %:
+// the rest is the price of not knowing it, see changepoint.go). At CV 5 %
+// the rate is logged, not held. (go test -run ChangePointRates -v prints
+// them.)
 func TestChangePointRates(t *testing.T) {
-	// 150 series a CV in -short too: the rates are estimates, and at 50
-	// series the step rate at CV 3 % read 94 % (seeded, so every time).
-	series := 150
-	// The statistic is scale-free, so the false-alarm rate is the same at
-	// every CV: it is held over all the noise series together.
-	falses := 0.0
-	for _, cv := range []float64{0.02, 0.03, 0.04, 0.05} {
-		f, hit, extra := rates(uint64(cv*1000), series, cv)
-		falses += f * float64(series)
-		t.Logf("CV %.0f%%, %d series of 20 rounds: %.3f false changes per noise series; 10%% step at round 10 found ±1 in %.1f%% (%.3f other changes per step series)",
-			cv*100, series, f, hit*100, extra)
-		if cv <= 0.03 && hit < 0.95 {
-			t.Errorf("CV %.0f%%: step found in %.1f%% of series, want ≥ 95%%", cv*100, hit*100)
+	// 3,000 series a CV: the step rate at CV 4 % within ±0.8 points.
+	const series = 3000
+	for _, c := range []struct{ cv, min float64 }{{0.02, 0.99}, {0.03, 0.95}, {0.04, 0.80}, {0.05, 0}} {
+		noise, step := rateSeries(uint64(c.cv*1000), series, c.cv)
+		f, hit, extra := score(ours(noise), ours(step))
+		t.Logf("CV %.0f%%, %d series of 20 rounds: %.3f false changes per noise series; 10%% step at round 10 found ±1 in %.1f%% (%.3f other changes per step series; a t test told the round: %.1f%%)",
+			c.cv*100, series, f, hit*100, extra, oracle(step, DefaultChangeAlpha)*100)
+		if hit < c.min {
+			t.Errorf("CV %.0f%%: step found in %.1f%% of series, want ≥ %.0f%%", c.cv*100, hit*100, c.min*100)
 		}
 	}
-	if f := falses / float64(4*series); f > 0.01 {
-		t.Errorf("%.4f false changes per noise series, want ≤ 0.01", f)
-	} else {
-		t.Logf("all CVs: %.4f false changes per noise series (%d series)", f, 4*series)
+	// The statistic is scale-free, so the false-alarm rate depends on the
+	// length alone; 20,000 series a length put its estimate within ±0.002.
+	rng := rand.New(rand.NewPCG(5, 5))
+	lengths := []int{6, 7, 10, 20, 50, 100, 200}
+	if !testing.Short() {
+		lengths = append(lengths, 300) // past the table: simulated here (about a second)
+	}
+	for _, n := range lengths {
+		const tries = 20000
+		falses := 0
+		for i := 0; i < tries; i++ {
+			falses += len(ChangePoints(noiseSeries(rng, n, 0.03, -1, 0), ChangePointConfig{}))
+		}
+		f := float64(falses) / tries
+		t.Logf("%d rounds: %.4f false changes per noise series (%d series)", n, f, tries)
+		if f > 0.01 {
+			t.Errorf("%d rounds: %.4f false changes per noise series, want ≤ 0.01", n, f)
+		}
+	}
+}
+
+// TestChangePointRobustness measures what the Gaussian threshold does
+// away from Gaussian noise, 20 rounds at CV 3 %: one wild round (±6 SD)
+// somewhere in the series, and noise with heavy tails (Student's t with
+// 3 degrees of freedom, scaled to the same SD). Both are logged; the
+// wild round is held to ≤ 2 false changes per 100 series, since a
+// single odd round is what MinSize is there to ignore.
+func TestChangePointRobustness(t *testing.T) {
+	const tries = 5000
+	rng := rand.New(rand.NewPCG(6, 6))
+	wild, heavy := 0, 0
+	for i := 0; i < tries; i++ {
+		s := noiseSeries(rng, 20, 0.03, -1, 0)
+		sign := 1.0
+		if rng.IntN(2) == 0 {
+			sign = -1
+		}
+		s[rng.IntN(20)] = 100 * (1 + sign*6*0.03)
+		wild += len(ChangePoints(s, ChangePointConfig{}))
+		for j := range s {
+			// Student's t, 3 df: Z / sqrt(χ²₃/3), SD sqrt(3).
+			chi := 0.0
+			for k := 0; k < 3; k++ {
+				z := rng.NormFloat64()
+				chi += z * z
+			}
+			s[j] = 100 * (1 + 0.03*rng.NormFloat64()/math.Sqrt(chi/3)/math.Sqrt(3))
+		}
+		heavy += len(ChangePoints(s, ChangePointConfig{}))
+	}
+	fw, fh := float64(wild)/tries, float64(heavy)/tries
+	t.Logf("20 rounds, %d series: one wild round: %.4f false changes per series; t₃ noise: %.4f", tries, fw, fh)
+	if fw > 0.02 {
+		t.Errorf("one wild round: %.4f false changes per series, want ≤ 0.02", fw)
+	}
+}
+
+// TestChangePointPositions logs where in 20 rounds a 10 % step is found
+// at CV 3 % and 4 % (go test -run ChangePointPositions -v): the edges are
+// harder (fewer rounds on one side), MinSize 3 rounds is the floor.
+func TestChangePointPositions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, cv := range []float64{0.03, 0.04} {
+		line := fmt.Sprintf("CV %.0f%%, step found ±1 at round", cv*100)
+		for _, at := range []int{4, 6, 10, 14, 17} {
+			const tries = 1000
+			hits := 0
+			for i := 0; i < tries; i++ {
+				for _, cp := range ChangePoints(noiseSeries(rng, 20, cv, at-1, 10), ChangePointConfig{}) {
+					if cp.Index >= at-2 && cp.Index <= at {
+						hits++
+						break
+					}
+				}
+			}
+			line += fmt.Sprintf(" %d: %.1f%%", at, float64(hits)/tries*100)
+		}
+		t.Log(line)
 	}
 }
 
@@ -134,9 +219,51 @@ func TestChangePointsFindsSteps(t *testing.T) {
 	if fmt.Sprint(again) != fmt.Sprint(cps) {
 		t.Error("two runs differ")
 	}
-	// Too short to test at the default level: 6 single runs.
-	if cps := ChangePoints([]float64{100, 100, 100, 50, 50, 50}, ChangePointConfig{}); len(cps) != 0 {
-		t.Errorf("6 points gave %+v; the permutation test cannot reach 0.005 with 3+3", cps)
+	// The shortest series that can be tested: 3 + 3 rounds.
+	if cps := ChangePoints([]float64{100, 101, 99, 80, 81, 79}, ChangePointConfig{}); len(cps) != 1 || cps[0].Index != 3 || cps[0].P != 0.001 {
+		t.Errorf("6 points, a 20 %% step: %+v", cps)
+	}
+	if cps := ChangePoints([]float64{100, 101, 99, 100, 102, 98}, ChangePointConfig{}); len(cps) != 0 {
+		t.Errorf("6 points of noise: %+v", cps)
+	}
+	if cps := ChangePoints([]float64{100, 100, 100, 50, 50, 50}, ChangePointConfig{}); len(cps) != 1 || cps[0].Index != 3 {
+		t.Errorf("two constant levels: %+v", cps)
+	}
+	if cps := ChangePoints([]float64{100, 100, 100, 100, 100, 100, 100}, ChangePointConfig{}); len(cps) != 0 {
+		t.Errorf("a constant series: %+v", cps)
+	}
+	if cps := ChangePoints([]float64{100, 101, 99, 50, 50}, ChangePointConfig{}); len(cps) != 0 {
+		t.Errorf("5 points (under 2·MinSize): %+v", cps)
+	}
+}
+
+// TestSplitP: the p-value is each tabulated level at its threshold,
+// decreases with the statistic, and so agrees with the thresholds at
+// every level.
+func TestSplitP(t *testing.T) {
+	th := thresholdsOf(20, 3)
+	for i, q := range th {
+		if p := splitP(20, 3, q); p != changePointLevels[i] {
+			t.Errorf("at threshold %v: p = %v, want %v", q, p, changePointLevels[i])
+		}
+	}
+	if p := splitP(20, 3, th[0]*0.99); p != 1 {
+		t.Errorf("below the largest level's threshold: p = %v", p)
+	}
+	if p := splitP(20, 3, math.Inf(1)); p != 0.001 {
+		t.Errorf("infinite statistic: p = %v", p)
+	}
+	prev := 1.0
+	for q := th[0]; q < th[len(th)-1]*1.1; q += 0.05 {
+		p := splitP(20, 3, q)
+		if p > prev {
+			t.Fatalf("p(%v) = %v > p of a smaller statistic %v", q, p, prev)
+		}
+		prev = p
+	}
+	// Another MinSize is simulated, once.
+	if a, b := thresholdsOf(12, 2), thresholdsOf(12, 2); a != b || a[3] <= 0 {
+		t.Errorf("simulated thresholds %v, %v", a, b)
 	}
 }
 
@@ -161,5 +288,30 @@ func TestAdjacentChanges(t *testing.T) {
 	got := AdjacentChanges(rounds)
 	if len(got) != 3 || got[0].Changed || !got[1].Changed || got[2].Changed || got[1].Index != 2 {
 		t.Fatalf("%+v", got)
+	}
+}
+
+// BenchmarkChangePoints is the CPU of ChangePoints per series: 20 and
+// 100 rounds of single runs at CV 4 %, pure noise and with a 10 % step
+// in the middle (go test -run '^$' -bench ChangePoints ./collect/stats).
+func BenchmarkChangePoints(b *testing.B) {
+	for _, n := range []int{20, 100} {
+		for _, kind := range []string{"noise", "step"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(uint64(n), 7))
+				step := -1
+				if kind == "step" {
+					step = n / 2
+				}
+				series := make([][]float64, 64)
+				for i := range series {
+					series[i] = noiseSeries(rng, n, 0.04, step, 10)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					ChangePoints(series[i%len(series)], ChangePointConfig{})
+				}
+			})
+		}
 	}
 }
