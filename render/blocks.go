@@ -3,11 +3,13 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"github.com/perflab/perflab/render/inputs"
 	"html/template"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/site"
 
 	"github.com/yuin/goldmark/ast"
 
@@ -15,22 +17,6 @@ import (
 	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
 )
-
-// BlockSpec is the YAML inside a ```perflab fenced block (CONTENT.md).
-type BlockSpec struct {
-	// Block is the block type: comparison, chart, latency-chart, curve,
-	// latency-curve, slo, command, step, summary, raw, setup, runs, cases,
-	// history, telemetry.
-	Block      string `yaml:"block"`
-	Metric     string `yaml:"metric"`
-	Experiment string `yaml:"experiment"`
-	Profile    string `yaml:"profile"`
-	Step       string `yaml:"step"`
-	Title      string `yaml:"title"`
-	// Point picks one load of a sweep profile for a raw or telemetry block, as result
-	// files name it: c64, rate10, rateinf (default: the highest load).
-	Point string `yaml:"point"`
-}
 
 // blockTypes lists the block types, for error messages.
 const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases, history, telemetry"
@@ -66,10 +52,10 @@ func (c *pageCtx) ordered() []*Run {
 	return c.runList
 }
 
-// primary is c.rep.primaryMetrics(), decided once per page.
+// primary is c.rep.PrimaryMetrics(), decided once per page.
 func (c *pageCtx) primary() (Metric, Metric) {
 	if !c.primaryDecided {
-		c.p1, c.p2 = c.rep.primaryMetrics()
+		c.p1, c.p2 = c.rep.PrimaryMetrics()
 		c.primaryDecided = true
 	}
 	return c.p1, c.p2
@@ -174,9 +160,9 @@ func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
 	}
 	var metric Metric
 	if spec.Metric != "" {
-		m, ok := metricByID(spec.Metric)
+		m, ok := site.MetricByID(spec.Metric)
 		if !ok {
-			return fmt.Errorf("block %s: field metric: unknown metric %q (one of %s)", spec.Block, spec.Metric, metricIDs)
+			return fmt.Errorf("block %s: field metric: unknown metric %q (one of %s)", spec.Block, spec.Metric, site.MetricIDs)
 		}
 		metric = m
 	}
@@ -270,7 +256,7 @@ func (f *footnotes) add(c *pageCtx, run *Run) int {
 	if n, ok := f.idx[run]; ok {
 		return n
 	}
-	items := Caveats(run.Result)
+	items := site.Caveats(run.Result)
 	if len(items) == 0 {
 		return 0
 	}
@@ -344,7 +330,7 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 	res := run.Result
 	var out cell
 	out.Notes = fn.refs(c, run)
-	out.Bad = !successful(res)
+	out.Bad = !site.Successful(res)
 	if res.Summary == nil {
 		out.Missing = string(res.Status)
 		if res.Status == "" {
@@ -356,28 +342,28 @@ func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn 
 	for i, m := range ms {
 		// At a point with repeats, the mean over them (as the comparison
 		// table and the curves show it).
-		v, n, ok := c.rep.pointValue(run, m)
+		v, n, ok := c.rep.PointValue(run, m)
 		if !ok {
 			out.Lines = append(out.Lines, cellLine{Label: m.LabelFor(res), Value: "—"})
 			continue
 		}
-		l := cellLine{Label: m.LabelFor(res), Value: fmtNum(v)}
+		l := cellLine{Label: m.LabelFor(res), Value: site.FmtNum(v)}
 		var small []string
 		if n > 1 && i == 0 {
 			small = append(small, "mean of "+strconv.Itoa(n)+" runs")
 		}
 		if normalize && m.PerGPU && gpus > 1 {
-			small = append(small, fmtNum(v/float64(gpus))+" per GPU")
+			small = append(small, site.FmtNum(v/float64(gpus))+" per GPU")
 		}
 		l.PerGPU = strings.Join(small, "; ")
 		if i == 0 {
-			out.Sort = sortKey(v)
+			out.Sort = site.SortKey(v)
 		}
 		if ref != nil && ref != run && ref.Result.Summary != nil && successfulEnough(ref.Result) {
-			if rv, _, ok := c.rep.pointValue(ref, m); ok {
-				d := Compare(Normalized(m, rv, refGPUs, normalize), Normalized(m, v, gpus, normalize), m.HigherBetter)
-				d.NA = lessSuccessful(res, ref.Result)
-				c.rep.judge(&d, ref, run, m, normalize)
+			if rv, _, ok := c.rep.PointValue(ref, m); ok {
+				d := site.Compare(site.Normalized(m, rv, refGPUs, normalize), site.Normalized(m, v, gpus, normalize), m.HigherBetter)
+				d.NA = site.LessSuccessful(res, ref.Result)
+				judge(c.rep, &d, ref, run, m, normalize)
 				out.Judged = out.Judged || d.Untested || d.Noise
 				l.Delta, l.DeltaClass = d.HTML(), d.Class()
 			}
@@ -403,7 +389,7 @@ func (c *pageCtx) rawBlock(w *bytes.Buffer, spec BlockSpec) error {
 	if spec.Point != "" {
 		var pts []string
 		run = nil
-		for _, r := range c.rep.all {
+		for _, r := range c.rep.All {
 			res := r.Result
 			if res.Experiment != spec.Experiment || res.Profile != spec.Profile {
 				continue

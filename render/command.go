@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
 )
 
 // ---- commands and raw outputs ----
@@ -111,7 +112,7 @@ type rawDetails struct {
 
 func (c *pageCtx) raw(run *Run, label string) rawView {
 	text, gen := RawText(run.Result)
-	return rawView{Label: label, Text: text, Generated: gen, Caveats: Caveats(run.Result)}
+	return rawView{Label: label, Text: text, Generated: gen, Caveats: site.Caveats(run.Result)}
 }
 
 // pointRaws returns the raw output of every repeat of run's point (same
@@ -122,7 +123,7 @@ func (c *pageCtx) pointRaws(run *Run, label string) []rawView {
 	if run == nil {
 		return nil
 	}
-	group := c.rep.pointRuns(run)
+	group := c.rep.PointRuns(run)
 	n := len(group)
 	if p, ok := c.rep.Campaign.Profile(run.Result.Profile); ok {
 		n = max(n, p.RepeatCount())

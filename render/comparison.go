@@ -12,6 +12,7 @@ import (
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/charts"
+	"github.com/perflab/perflab/render/site"
 )
 
 // ---- comparison ----
@@ -39,7 +40,7 @@ func (c *pageCtx) comparison(w *bytes.Buffer) error {
 	p1, p2 := c.primary()
 	v := comparisonView{Baseline: be.Name, Optimized: oe.Name, BaseGPUs: r.GPUs(be), OptGPUs: r.GPUs(oe), Metrics: []Metric{p1, p2}}
 	v.Normalized = v.BaseGPUs != v.OptGPUs
-	if r.hasRepeats() || r.sweepProfile() != "" {
+	if r.HasRepeats() || r.SweepProfile() != "" {
 		v.Repeats = true
 		c.repeatRows(&v, be.ID, oe.ID)
 		return c.comparisonHTML(w, &v)
@@ -96,7 +97,7 @@ func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs i
 	var out cell
 	withNumbers := 0
 	for _, run := range g {
-		for _, rr := range c.rep.all {
+		for _, rr := range c.rep.All {
 			if rr.Result == run.Result {
 				out.Notes = append(out.Notes, fn.refs(c, rr)...)
 			}
@@ -104,7 +105,7 @@ func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs i
 		if successfulEnough(run.Result) {
 			withNumbers++
 		}
-		if !successful(run.Result) {
+		if !site.Successful(run.Result) {
 			out.Bad = true
 		}
 	}
@@ -125,10 +126,10 @@ func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs i
 		mean, spread := repeatParts(sample)
 		l := cellLine{Label: m.LabelFor(g[0].Result), Value: mean, Spread: spread}
 		if perGPU && gpus > 1 {
-			l.PerGPU = fmtNum(sample.Mean/float64(gpus)) + " per GPU"
+			l.PerGPU = site.FmtNum(sample.Mean/float64(gpus)) + " per GPU"
 		}
 		if i == 0 {
-			out.Sort = sortKey(sample.Mean)
+			out.Sort = site.SortKey(sample.Mean)
 		}
 		if len(ref) > 0 {
 			d := analysis.Compare(ref, g, get, perGPU)
@@ -233,12 +234,12 @@ func (c *pageCtx) chart(w *bytes.Buffer, m Metric, title string) error {
 		if normalize {
 			bv, ov = div(bv, bg), div(ov, og)
 		}
-		panel.Categories = append(panel.Categories, r.pointLabel(p))
+		panel.Categories = append(panel.Categories, pointLabel(r, p))
 		base.Values = append(base.Values, bv)
 		opt.Values = append(opt.Values, ov)
 		label := ""
 		if bv != nil && ov != nil {
-			d := Compare(*bv, *ov, m.HigherBetter)
+			d := site.Compare(*bv, *ov, m.HigherBetter)
 			label = strconv.FormatFloat(*ov, 'f', 2, 64) + "\n" + d.String()
 		}
 		base.Labels = append(base.Labels, "")
@@ -269,7 +270,7 @@ func (c *pageCtx) metricValue(run *Run, m Metric) *float64 {
 	if run == nil || run.Result.Summary == nil || run.Result.Summary.Completed == 0 {
 		return nil
 	}
-	v, _, ok := c.rep.pointValue(run, m)
+	v, _, ok := c.rep.PointValue(run, m)
 	if !ok {
 		return nil
 	}
@@ -281,7 +282,7 @@ func (c *pageCtx) latencyChart(w *bytes.Buffer, title string) error {
 	be, oe := r.Baseline(), r.Optimized()
 	var panels []charts.Panel
 	for _, id := range []string{"mean_ttft", "mean_tpot", "mean_e2el"} {
-		m := mustMetric(id)
+		m := site.MustMetric(id)
 		panel := charts.Panel{Title: m.Name + " (" + m.Unit + ")"}
 		base := charts.Series{Name: "Baseline: " + be.Name}
 		opt := charts.Series{Name: "Optimized: " + oe.Name}
@@ -293,12 +294,12 @@ func (c *pageCtx) latencyChart(w *bytes.Buffer, title string) error {
 				continue
 			}
 			any = true
-			panel.Categories = append(panel.Categories, r.pointLabel(p))
+			panel.Categories = append(panel.Categories, pointLabel(r, p))
 			base.Values = append(base.Values, bv)
 			opt.Values = append(opt.Values, ov)
 			label := ""
 			if bv != nil && ov != nil {
-				label = strconv.FormatFloat(*ov, 'f', 2, 64) + "\n" + Compare(*bv, *ov, false).String()
+				label = strconv.FormatFloat(*ov, 'f', 2, 64) + "\n" + site.Compare(*bv, *ov, false).String()
 			}
 			base.Labels = append(base.Labels, "")
 			opt.Labels = append(opt.Labels, label)

@@ -13,43 +13,11 @@ import (
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/charts"
+	"github.com/perflab/perflab/render/site"
 )
 
 // Blocks of sweep campaigns: curve, latency-curve and slo. Their numbers
 // come from render/analysis; this file formats them.
-
-// AllRuns returns every result of the report, sweep points and repeats
-// included, as analysis runs (with each experiment's GPU count).
-func (r *Report) AllRuns() []analysis.Run {
-	out := make([]analysis.Run, 0, len(r.all))
-	for _, run := range r.all {
-		e, _ := r.Campaign.Experiment(run.Result.Experiment)
-		out = append(out, analysis.Run{Result: run.Result, GPUs: r.GPUs(e)})
-	}
-	return out
-}
-
-// hasSweep reports whether any result is a sweep point; sweepProfile is
-// the first profile with sweep points ("" when none).
-func (r *Report) sweepProfile() string {
-	runs := r.AllRuns()
-	for _, p := range r.Campaign.Profiles {
-		if analysis.IsSweep(runs, p.ID) {
-			return p.ID
-		}
-	}
-	return ""
-}
-
-// hasRepeats reports whether any result is a repeat.
-func (r *Report) hasRepeats() bool {
-	for _, run := range r.all {
-		if run.Result.Repeat > 0 {
-			return true
-		}
-	}
-	return false
-}
 
 // curveSet is the curves of a sweep profile, one per experiment with
 // points, in campaign order.
@@ -71,7 +39,7 @@ func (c *pageCtx) curves(spec BlockSpec) (*curveSet, error) {
 	r := c.rep
 	prof := spec.Profile
 	if prof == "" {
-		prof = r.sweepProfile()
+		prof = r.SweepProfile()
 	}
 	runs := r.AllRuns()
 	if prof == "" || !analysis.IsSweep(runs, prof) {
@@ -88,13 +56,13 @@ func (c *pageCtx) curves(spec BlockSpec) (*curveSet, error) {
 	default:
 		return nil, fmt.Errorf("block %s: field metric: %q (total_token_throughput or output_throughput)", spec.Block, spec.Metric)
 	}
-	return r.curveSet(runs, prof, output), nil
+	return curveSetOf(r, runs, prof, output), nil
 }
 
 // curveSet gathers the curves of sweep profile prof, one per experiment
 // with points, in campaign order: what the curve and slo blocks show and
 // the home page's headline reads.
-func (r *Report) curveSet(runs []analysis.Run, prof string, output bool) *curveSet {
+func curveSetOf(r *Report, runs []analysis.Run, prof string, output bool) *curveSet {
 	p, _ := r.Campaign.Profile(prof)
 	cs := &curveSet{Profile: *p, Output: output, Unit: r.Unit()}
 	i := 0
@@ -132,9 +100,9 @@ func (c *pageCtx) pointWarnings(exp, prof string, p analysis.CurvePoint) []strin
 	if p.Failed > 0 {
 		out = append(out, fmt.Sprintf("✗ %d of %d requests failed", p.Failed, p.Requests))
 	}
-	runs := c.rep.runsAt(exp, prof, p.Point)
+	runs := c.rep.RunsAt(exp, prof, p.Point)
 	for _, run := range runs {
-		for _, w := range Caveats(run.Result) {
+		for _, w := range site.Caveats(run.Result) {
 			if p.Failed > 0 && strings.Contains(w, "requests succeeded") {
 				continue // named above
 			}
@@ -169,11 +137,11 @@ func (cs *curveSet) pointTip(name string, p analysis.CurvePoint) []string {
 	}
 	tip := []string{name + " @ " + p.Point.String()}
 	if t.N > 1 {
-		tip = append(tip, fmt.Sprintf("%s tok/s/%s (mean of %d runs, CV %.1f%%)", fmtNum(t.Mean), cs.Unit, t.N, t.CV*100))
+		tip = append(tip, fmt.Sprintf("%s tok/s/%s (mean of %d runs, CV %.1f%%)", site.FmtNum(t.Mean), cs.Unit, t.N, t.CV*100))
 	} else {
-		tip = append(tip, fmtNum(t.Mean)+" tok/s/"+cs.Unit)
+		tip = append(tip, site.FmtNum(t.Mean)+" tok/s/"+cs.Unit)
 	}
-	tip = append(tip, fmt.Sprintf("%s tok/s/user", fmtNum(p.Interactivity)),
+	tip = append(tip, fmt.Sprintf("%s tok/s/user", site.FmtNum(p.Interactivity)),
 		"TTFT p50/p99 "+fmtMs(p.TTFTP50)+"/"+fmtMs(p.TTFTP99)+" ms",
 		"TPOT p50/p99 "+fmtMs(p.TPOTP50)+"/"+fmtMs(p.TPOTP99)+" ms")
 	return tip
@@ -327,16 +295,16 @@ func repeatValue(s stats.Sample) string {
 	if mean, spread := repeatParts(s); spread != "" {
 		return mean + " " + spread
 	}
-	return fmtNum(s.Mean)
+	return site.FmtNum(s.Mean)
 }
 
 // repeatParts is repeatValue in its two parts: "1,234.56" and "± 2.1%"
 // ("" for one run).
 func repeatParts(s stats.Sample) (mean, spread string) {
 	if s.N > 1 {
-		return fmtNum(s.Mean), fmt.Sprintf("± %.1f%%", s.CV*100)
+		return site.FmtNum(s.Mean), fmt.Sprintf("± %.1f%%", s.CV*100)
 	}
-	return fmtNum(s.Mean), ""
+	return site.FmtNum(s.Mean), ""
 }
 
 func profileName(p schema.Profile) string {
@@ -426,8 +394,8 @@ func curvesCSV(r *Report) []byte {
 // pointLabel names a profile in blocks that show one run per experiment
 // and profile: a sweep profile's run there is its highest recorded load
 // point's (Report.Run), so the label says which: "Chat @ concurrency 64".
-func (r *Report) pointLabel(p schema.Profile) string {
-	best, found := r.topPoint(p.ID)
+func pointLabel(r *Report, p schema.Profile) string {
+	best, found := r.TopPoint(p.ID)
 	if !found {
 		return profileName(p)
 	}

@@ -18,9 +18,11 @@
 //	                   directory and the swap, the lock, the manifest
 //	render/nav         the navigation: its tree, each page's view of it,
 //	                   the site's links (handed titles and URLs)
-//	render             the site (Load: pages, reports, campaigns,
-//	                   results: site.go, runs.go, report.go, pagefile.go),
-//	                   the blocks (blocks.go dispatches; comparison.go,
+//	render/site        the site model: Load reads pages, reports,
+//	                   campaigns, results and their rounds into a Site
+//	                   (site.go, runs.go, report.go, pagefile.go); the
+//	                   metrics and front matter; redaction at the door
+//	render             the blocks (blocks.go dispatches; comparison.go,
 //	                   step.go, setup.go, curves.go, command.go, ...), the
 //	                   layout (layout.go's frame, navigation.go,
 //	                   skeleton.go), and the
@@ -339,7 +341,7 @@
 // render depends on collect/schema only (a test enforces it): old results
 // keep rendering whatever the collector does. It also uses collect/redact,
 // a leaf: secrets never reach the site because every input is redacted
-// at the door it comes in by (secrets.go: a report's campaign and results
+// at the door it comes in by (render/site, secrets.go: a report's campaign and results
 // through redact's Walk over every string, a page's text before it is
 // parsed, a static text file before it is copied); perflab publish looks
 // once more for token-shaped strings before it pushes.
@@ -398,7 +400,7 @@ package render
 //	                         #   optimized experiment once a run has samples)
 //
 // Rounds: a report whose results have rounds (schema.RoundsDir) shows the
-// latest round in every block (rounds.go), the others in the history
+// latest round in every block (render/site, rounds.go), the others in the history
 // block, which the skeleton adds as a History section from two rounds on;
 // the home page lists the change points of each report's latest round
 // ("Regressions and improvements"), and data.json/data.csv carry every

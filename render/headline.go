@@ -9,6 +9,7 @@ import (
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/site"
 )
 
 // The home page's two numbers per report, computed as the report's own
@@ -21,7 +22,7 @@ import (
 // show is never coloured as a gain.
 
 // headline fills m's Best and Gain columns for report r.
-func (r *Report) headline(m *reportMeta) {
+func headline(r *Report, m *reportMeta) {
 	m.Best = "—"
 	oe, be := r.Optimized(), r.Baseline()
 	if oe == nil || be == nil {
@@ -29,16 +30,16 @@ func (r *Report) headline(m *reportMeta) {
 	}
 	runs := r.AllRuns()
 	if len(r.Campaign.SLO) > 0 {
-		if prof := r.sweepProfile(); prof != "" {
-			r.sloHeadline(m, runs, prof, be, oe)
+		if prof := r.SweepProfile(); prof != "" {
+			sloHeadline(r, m, runs, prof, be, oe)
 			return
 		}
 	}
-	repeats := r.hasRepeats() || r.sweepProfile() != ""
+	repeats := r.HasRepeats() || r.SweepProfile() != ""
 	// Best: the highest mean total throughput of the optimized
 	// configuration over its profiles and load points, as the comparison
 	// table shows it (mean ± CV over the repeats).
-	tps := mustMetric("total_token_throughput")
+	tps := site.MustMetric("total_token_throughput")
 	best := stats.Sample{}
 	bestNote := ""
 	for _, p := range r.Campaign.Profiles {
@@ -56,7 +57,7 @@ func (r *Report) headline(m *reportMeta) {
 			if pt.Sweep != "" {
 				label += " @ " + pt.String()
 			}
-			bestNote = fmt.Sprintf("%s on %s, %s", oe.Name, label, r.unitCount(r.GPUs(oe)))
+			bestNote = fmt.Sprintf("%s on %s, %s", oe.Name, label, r.UnitCount(r.GPUs(oe)))
 			if s.N > 1 {
 				bestNote += fmt.Sprintf(", mean of %d runs", s.N)
 			}
@@ -64,33 +65,33 @@ func (r *Report) headline(m *reportMeta) {
 	}
 	if best.N > 0 {
 		m.Best = repeatValue(best) + " tok/s"
-		m.BestSort = sortKey(best.Mean)
+		m.BestSort = site.SortKey(best.Mean)
 		m.BestNote = bestNote
 	}
 	// Gain: the primary metric on the first profile both ran, at the
 	// point the step tables show (a sweep's highest load), per GPU when
 	// the GPU counts differ.
-	prim, _ := r.primaryMetrics()
+	prim, _ := r.PrimaryMetrics()
 	norm := r.GPUs(be) != r.GPUs(oe)
 	for _, p := range r.Campaign.Profiles {
 		base, opt := r.Run(be.ID, p.ID), r.Run(oe.ID, p.ID)
 		if base == nil || opt == nil || !successfulEnough(base.Result) || !successfulEnough(opt.Result) {
 			continue
 		}
-		note := prim.Label + " on " + r.pointLabel(p)
+		note := prim.Label + " on " + pointLabel(r, p)
 		if norm && prim.PerGPU {
 			note += ", per " + r.Unit()
 		}
 		if !repeats {
 			// One run each, as the report's single-run tables compare
 			// them (the lab's convention; the report says "1 run").
-			bv, _, ok1 := r.pointValue(base, prim)
-			ov, _, ok2 := r.pointValue(opt, prim)
+			bv, _, ok1 := r.PointValue(base, prim)
+			ov, _, ok2 := r.PointValue(opt, prim)
 			if !ok1 || !ok2 {
 				continue
 			}
-			d := Compare(Normalized(prim, bv, r.GPUs(be), norm), Normalized(prim, ov, r.GPUs(oe), norm), prim.HigherBetter)
-			d.NA = lessSuccessful(opt.Result, base.Result)
+			d := site.Compare(site.Normalized(prim, bv, r.GPUs(be), norm), site.Normalized(prim, ov, r.GPUs(oe), norm), prim.HigherBetter)
+			d.NA = site.LessSuccessful(opt.Result, base.Result)
 			m.Gain, m.GainClass, m.GainSort = d.HTML(), d.Class(), strconv.FormatFloat(d.Pct, 'f', 4, 64)
 			m.GainNote = note
 			return
@@ -100,15 +101,15 @@ func (r *Report) headline(m *reportMeta) {
 		if math.IsNaN(d.Pct) {
 			continue
 		}
-		r.setGain(m, d, prim.HigherBetter, note)
+		setGain(r, m, d, prim.HigherBetter, note)
 		return
 	}
 }
 
 // sloHeadline is the headline of a campaign with an SLO: the slo block's
 // numbers for the optimized configuration and the baseline.
-func (r *Report) sloHeadline(m *reportMeta, runs []analysis.Run, prof string, be, oe *schema.Experiment) {
-	cs := r.curveSet(runs, prof, false)
+func sloHeadline(r *Report, m *reportMeta, runs []analysis.Run, prof string, be, oe *schema.Experiment) {
+	cs := curveSetOf(r, runs, prof, false)
 	answers := analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false)
 	bi, oi := -1, -1
 	for i, cv := range cs.Curves {
@@ -129,11 +130,11 @@ func (r *Report) sloHeadline(m *reportMeta, runs []analysis.Run, prof string, be
 		return
 	}
 	p := cs.Curves[oi].Points[oa.Best]
-	m.Best = fmtNum(oa.ThroughputPerGPU) + " tok/s/" + r.Unit()
+	m.Best = site.FmtNum(oa.ThroughputPerGPU) + " tok/s/" + r.Unit()
 	if p.Total.N > 1 {
-		m.Best = fmt.Sprintf("%s ± %.1f%% tok/s/%s", fmtNum(oa.ThroughputPerGPU), p.Total.CV*100, r.Unit())
+		m.Best = fmt.Sprintf("%s ± %.1f%% tok/s/%s", site.FmtNum(oa.ThroughputPerGPU), p.Total.CV*100, r.Unit())
 	}
-	m.BestSort = sortKey(oa.ThroughputPerGPU)
+	m.BestSort = site.SortKey(oa.ThroughputPerGPU)
 	m.BestNote = fmt.Sprintf("%s at the SLO (%s): %s, %s", oe.Name, sloText(r.Campaign.SLO), oa.Point, runsText(p.Runs))
 	if bi < 0 {
 		return
@@ -147,13 +148,13 @@ func (r *Report) sloHeadline(m *reportMeta, runs []analysis.Run, prof string, be
 	}
 	get := func(s *schema.Summary) (float64, bool) { return s.TotalTokenThroughput, true }
 	d := analysis.Compare(analysis.Group(runs, be.ID, prof, ba.Point), analysis.Group(runs, oe.ID, prof, oa.Point), get, true)
-	r.setGain(m, d, true, note)
+	setGain(r, m, d, true, note)
 }
 
 // setGain writes a tested delta as the comparison table's cells write it:
 // the change with its (p=… n=…) when significant, "~" within noise, the
 // change in grey with "too few runs to test" when the test cannot decide.
-func (r *Report) setGain(m *reportMeta, d stats.Delta, higherBetter bool, note string) {
+func setGain(r *Report, m *reportMeta, d stats.Delta, higherBetter bool, note string) {
 	text, why := d.DeltaText()
 	m.Gain = template.HTML(template.HTMLEscapeString(text))
 	m.GainSort = strconv.FormatFloat(d.Pct, 'f', 4, 64)
@@ -178,7 +179,7 @@ func (r *Report) setGain(m *reportMeta, d stats.Delta, higherBetter bool, note s
 // allSuccessful: every run of a point has all its requests answered.
 func allSuccessful(g []analysis.Run) bool {
 	for _, run := range g {
-		if run.Result.Status != schema.StatusSkipped && !successful(run.Result) {
+		if run.Result.Status != schema.StatusSkipped && !site.Successful(run.Result) {
 			return false
 		}
 	}
@@ -197,7 +198,7 @@ func runsText(n int) string {
 // untested with too few runs, noise when the test finds none. Single runs
 // each keep the plain delta (the lab's convention; the table says "1
 // run").
-func (r *Report) judge(d *Delta, ref, run *Run, m Metric, perGPU bool) {
+func judge(r *Report, d *Delta, ref, run *Run, m Metric, perGPU bool) {
 	if ref == nil || run == nil || !d.OK {
 		return
 	}

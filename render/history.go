@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
-	"github.com/perflab/perflab/render/inputs"
 )
 
 // A report whose results have rounds (schema.RoundsDir) shows the latest
@@ -24,84 +21,6 @@ import (
 // (stats.SeriesChanges: the U test between adjacent rounds of repeats,
 // adjusted over the report with Benjamini-Hochberg and held to a
 // minimum effect size; E-divisive over single runs).
-
-// roundResults is one round of a report's results.
-type roundResults struct {
-	ID      string
-	Record  *schema.Round // nil for round 1
-	Results []*schema.Result
-}
-
-// date is the round's start date (2026-10-26), "" when unknown.
-func (r roundResults) date() string {
-	if r.Record != nil && len(r.Record.Start) >= 10 {
-		return r.Record.Start[:10]
-	}
-	for _, res := range r.Results {
-		if len(res.Start) >= 10 {
-			return res.Start[:10]
-		}
-	}
-	return ""
-}
-
-// loadRounds reads every round of the report's results for the history,
-// each file through the page's Reader (in), when the results have
-// rounds; the latest round's results are the ones Load already read.
-func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor) error {
-	if !in.Exists(filepath.Join(r.ResultsDir, schema.RoundsDir)) {
-		return nil
-	}
-	rds, err := schema.Rounds(r.ResultsDir)
-	if err != nil {
-		return fmt.Errorf("load: %w", err)
-	}
-	latest, ok, err := schema.Latest(r.ResultsDir)
-	if err != nil || !ok {
-		return err
-	}
-	for _, rd := range rds {
-		rr := roundResults{ID: rd.ID, Record: rd.Record}
-		if rd.Record != nil {
-			p := filepath.ToSlash(filepath.Join(rd.Dir, schema.RoundFile))
-			if _, _, err := in.ReadFile(p); err != nil { // recorded: part of the page's key
-				return fmt.Errorf("load: %w", err)
-			}
-			red.Walk(rd.Record) // its note and engines are shown as they came in, redacted
-		}
-		if rd.ID == latest.ID {
-			for _, run := range r.all {
-				rr.Results = append(rr.Results, run.Result)
-			}
-		} else {
-			files, err := schema.RoundFiles(rd)
-			if err != nil {
-				return fmt.Errorf("load: %w", err)
-			}
-			for _, f := range files {
-				f = filepath.ToSlash(f)
-				data, _, err := in.ReadFile(f)
-				if err != nil {
-					return fmt.Errorf("load: %w", err)
-				}
-				res, err := schema.Unmarshal(f, data)
-				if err != nil {
-					return err
-				}
-				res.Requests = nil // the history needs the summaries only
-				red.Walk(res)      // as the latest round's results are (site.go)
-				rr.Results = append(rr.Results, res)
-			}
-		}
-		if len(rr.Results) > 0 {
-			r.rounds = append(r.rounds, rr)
-		}
-		if rd.ID == latest.ID {
-			break // a later round holding no result yet is not history
-		}
-	}
-	return nil
-}
 
 // historyLine is one configuration × profile × load point over rounds.
 type historyLine struct {
@@ -144,23 +63,23 @@ type sloHistory struct {
 	answers []*analysis.SLOAnswer
 }
 
-// history is the report's history, computed once per build (the page
+// historyOf is the report's history, computed once per build (the page
 // and the home page's list both use it; the change points' permutation
 // tests are the costly part).
-func (r *Report) history() *reportHistory {
-	r.histOnce.Do(func() {
-		lines, changes := r.computeHistory()
-		r.hist = &reportHistory{lines: lines, changes: changes, slo: r.sloHistory()}
+func historyOf(r *Report) *reportHistory {
+	r.HistOnce.Do(func() {
+		lines, changes := computeHistory(r)
+		r.Hist = &reportHistory{lines: lines, changes: changes, slo: sloHistoryOf(r)}
 	})
-	return r.hist
+	return r.Hist.(*reportHistory)
 }
 
 // computeHistory computes the report's history lines and their change
 // points.
-func (r *Report) computeHistory() ([]historyLine, []historyChange) {
+func computeHistory(r *Report) ([]historyLine, []historyChange) {
 	var lines []historyLine
 	idx := map[string]int{}
-	for ri, rr := range r.rounds {
+	for ri, rr := range r.Rounds {
 		for _, res := range rr.Results {
 			if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
 				continue
@@ -179,7 +98,7 @@ func (r *Report) computeHistory() ([]historyLine, []historyChange) {
 			if !ok {
 				li = len(lines)
 				idx[k] = li
-				lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.rounds))})
+				lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.Rounds))})
 			}
 			gpus := r.GPUs(e)
 			if res.Hardware != nil && res.Hardware.GPUCount > 0 {
@@ -283,17 +202,17 @@ func signedPct(pct float64) template.HTML {
 // change points marked, and the change points listed under it.
 func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 	r := c.rep
-	if len(r.rounds) < 2 {
+	if len(r.Rounds) < 2 {
 		return c.execTo(w, "history", &historyView{OneRound: true})
 	}
-	h := r.history()
+	h := historyOf(r)
 	lines, changes := h.lines, h.changes
 	marked := map[[2]int]historyChange{}
 	for _, ch := range changes {
 		marked[[2]int{ch.line, ch.round}] = ch
 	}
 	if title == "" {
-		title = "Total throughput per GPU over " + strconv.Itoa(len(r.rounds)) + " rounds"
+		title = "Total throughput per GPU over " + strconv.Itoa(len(r.Rounds)) + " rounds"
 	}
 	caption := "Each configuration's total throughput per GPU in each round (hover for the round's engine, commit and spread; dotted vertical lines mark engine version changes"
 	if len(changes) > 0 {
@@ -307,7 +226,7 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		v.Anchor = c.ids.Slug("history-chart")
 	}
 	chart, err := c.html(func(w *bytes.Buffer) error {
-		return c.chartHTML(w, r.historyChart(c.nextChartID("history"), lines, changes), title, caption)
+		return c.chartHTML(w, historyChart(r, c.nextChartID("history"), lines, changes), title, caption)
 	})
 	if err != nil {
 		return err
@@ -316,12 +235,12 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 
 	// The tables show the last historyColumns rounds (the chart and
 	// data.json have them all).
-	first := max(0, len(r.rounds)-historyColumns)
+	first := max(0, len(r.Rounds)-historyColumns)
 	if first > 0 {
-		v.Shown, v.Total = historyColumns, len(r.rounds)
+		v.Shown, v.Total = historyColumns, len(r.Rounds)
 	}
-	for _, rr := range r.rounds[first:] {
-		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: rr.date()})
+	for _, rr := range r.Rounds[first:] {
+		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: rr.Date()})
 	}
 	for li, l := range lines {
 		lv := historyLineView{Label: l.label()}
@@ -349,18 +268,18 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		}
 		v.Lines = append(v.Lines, lv)
 	}
-	v.SLO = r.sloHistoryView(h.slo, first)
+	v.SLO = sloHistoryView(r, h.slo, first)
 
 	for _, ch := range changes {
 		l := lines[ch.line]
 		cv := historyChangeView{Label: l.label(), Pct: signedPct(ch.c.Pct), Word: "worse", // throughput: higher is better
-			Round: r.rounds[ch.round].ID, Date: r.rounds[ch.round].date(), P: strconv.FormatFloat(ch.c.P, 'f', 3, 64)}
+			Round: r.Rounds[ch.round].ID, Date: r.Rounds[ch.round].Date(), P: strconv.FormatFloat(ch.c.P, 'f', 3, 64)}
 		if ch.c.Pct > 0 {
 			cv.Word = "better"
 		}
 		if ch.c.Method == "u-test" {
 			cv.UTest = true
-			cv.Prev = r.rounds[prevRound(l, ch.round)].ID
+			cv.Prev = r.Rounds[prevRound(l, ch.round)].ID
 			cv.Q = strconv.FormatFloat(ch.c.Q, 'f', 3, 64)
 			cv.D = strconv.FormatFloat(ch.c.Effect, 'f', 1, 64)
 		}
@@ -384,13 +303,13 @@ func prevRound(l historyLine, ri int) int {
 
 // roundEngine says which engine version experiment exp ran in round ri:
 // the results' measured version, else the round record's.
-func (r *Report) roundEngine(ri int, exp string) string {
-	for _, res := range r.rounds[ri].Results {
+func roundEngine(r *Report, ri int, exp string) string {
+	for _, res := range r.Rounds[ri].Results {
 		if res.Experiment == exp && res.Engine.Version != "" {
 			return res.Engine.Name + " " + res.Engine.Version
 		}
 	}
-	if rec := r.rounds[ri].Record; rec != nil {
+	if rec := r.Rounds[ri].Record; rec != nil {
 		for _, e := range rec.Engines {
 			if e.Experiment == exp && (e.Version != "" || e.Image != "") {
 				return strings.TrimSpace(e.Engine + " " + e.Version + " " + e.Image)
@@ -426,18 +345,18 @@ type homeChangeView struct {
 func (s *Site) homeChanges() []homeChangeView {
 	var items []homeChangeView
 	for _, r := range s.Reports {
-		if len(r.rounds) < 2 {
+		if len(r.Rounds) < 2 {
 			continue
 		}
-		h := r.history()
+		h := historyOf(r)
 		lines, changes := h.lines, h.changes
-		last := len(r.rounds) - 1
+		last := len(r.Rounds) - 1
 		for _, ch := range changes {
 			if ch.round != last {
 				continue
 			}
-			it := homeChangeView{Word: "Regression", Href: s.pageHref(r.Page.URL), Title: r.Page.navTitleReport(),
-				Label: lines[ch.line].label(), Pct: signedPct(ch.c.Pct), Round: r.rounds[last].ID, pct: ch.c.Pct}
+			it := homeChangeView{Word: "Regression", Href: s.pageHref(r.Page.URL), Title: navTitleReport(r.Page),
+				Label: lines[ch.line].label(), Pct: signedPct(ch.c.Pct), Round: r.Rounds[last].ID, pct: ch.c.Pct}
 			if ch.c.Pct > 0 {
 				it.Word = "Improvement"
 			}
@@ -461,15 +380,15 @@ type roundData struct {
 // first; "runs" stays the latest round's, as the page shows) and data.csv
 // (a leading "round" column, every round's rows), when the report has
 // rounds; otherwise it returns d and rows as they are.
-func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, [][]string) {
-	if len(r.rounds) < 2 {
+func withRounds(r *Report, d reportDataFile, rows [][]string) (reportDataFile, [][]string) {
+	if len(r.Rounds) < 2 {
 		return d, rows
 	}
 	out := [][]string{append([]string{"round"}, rows[0]...)}
-	for _, rr := range r.rounds {
+	for _, rr := range r.Rounds {
 		shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
 		for _, res := range rr.Results {
-			shadow.all = append(shadow.all, &Run{Result: res})
+			shadow.All = append(shadow.All, &Run{Result: res})
 		}
 		rd, rrows := reportTables(shadow)
 		x := roundData{ID: rr.ID, Runs: rd.Runs}
@@ -488,13 +407,13 @@ func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, 
 // profile and experiment (the slo block's answer: the highest load whose
 // runs meet every limit, and the throughput per GPU there); nil without
 // an SLO or a sweep.
-func (r *Report) sloHistory() []sloHistory {
+func sloHistoryOf(r *Report) []sloHistory {
 	if len(r.Campaign.SLO) == 0 {
 		return nil
 	}
 	var out []sloHistory
 	idx := map[string]int{}
-	for ri, rr := range r.rounds {
+	for ri, rr := range r.Rounds {
 		runs := make([]analysis.Run, 0, len(rr.Results))
 		for _, res := range rr.Results {
 			e, ok := r.Campaign.Experiment(res.Experiment)
@@ -507,14 +426,14 @@ func (r *Report) sloHistory() []sloHistory {
 			if !analysis.IsSweep(runs, p.ID) {
 				continue
 			}
-			cs := r.curveSet(runs, p.ID, false)
+			cs := curveSetOf(r, runs, p.ID, false)
 			for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
 				k := p.ID + "\x00" + a.Experiment
 				j, ok := idx[k]
 				if !ok {
 					j = len(out)
 					idx[k] = j
-					out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.rounds))})
+					out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.Rounds))})
 				}
 				a := a
 				out[j].answers[ri] = &a
@@ -527,7 +446,7 @@ func (r *Report) sloHistory() []sloHistory {
 // sloHistoryView is the SLO answer of each sweep profile × experiment in
 // the rounds from first on, a cell marked where the answer moved to
 // another load; nil without answers.
-func (r *Report) sloHistoryView(hs []sloHistory, first int) *historySLOView {
+func sloHistoryView(r *Report, hs []sloHistory, first int) *historySLOView {
 	if len(hs) == 0 {
 		return nil
 	}

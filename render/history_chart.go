@@ -31,40 +31,26 @@ type historyTips struct {
 	Changes map[string]string `json:"changes,omitempty"`
 }
 
-// start is the round's start time (RFC 3339), "" when unknown.
-func (r roundResults) start() string {
-	if r.Record != nil && r.Record.Start != "" {
-		return r.Record.Start
-	}
-	first := ""
-	for _, res := range r.Results {
-		if res.Start != "" && (first == "" || res.Start < first) {
-			first = res.Start
-		}
-	}
-	return first
-}
-
 // historyChart builds the history chart: x is the round's start time
 // (the round's number when a round's date is unknown or the dates do not
 // follow the rounds' order), a line per
 // configuration, change points pinned, engine version changes marked by
 // a vertical line on the x axis.
-func (r *Report) historyChart(id string, lines []historyLine, changes []historyChange) charts.Chart {
-	x := make([]any, len(r.rounds))
+func historyChart(r *Report, id string, lines []historyLine, changes []historyChange) charts.Chart {
+	x := make([]any, len(r.Rounds))
 	timed := true
 	var prev time.Time
-	for ri, rr := range r.rounds {
+	for ri, rr := range r.Rounds {
 		// Dates on x only when every round has one and they follow the
 		// rounds' order (a round 1 whose results were re-dated later than
 		// round 2's record would draw the line backwards).
-		t, err := time.Parse(time.RFC3339, rr.start())
+		t, err := time.Parse(time.RFC3339, rr.Start())
 		if err != nil || t.Before(prev) {
 			timed = false
 			break
 		}
 		prev = t
-		x[ri] = rr.start()
+		x[ri] = rr.Start()
 	}
 	if !timed {
 		for ri := range x {
@@ -77,7 +63,7 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 	for _, ch := range changes {
 		marked[[2]int{ch.line, ch.round}] = ch
 	}
-	for ri, rr := range r.rounds {
+	for ri, rr := range r.Rounds {
 		row := make([]any, 1, 1+3*len(lines))
 		row[0] = x[ri]
 		for _, l := range lines {
@@ -98,7 +84,7 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 		if rr.Record != nil {
 			commit = shortCommit(rr.Record.GitCommit)
 		}
-		tips.Rounds = append(tips.Rounds, [3]string{rr.ID, rr.date(), commit})
+		tips.Rounds = append(tips.Rounds, [3]string{rr.ID, rr.Date(), commit})
 	}
 	// Engine versions: each line's where they change; the version
 	// changes of all lines are marked on the x axis (one vertical line
@@ -116,7 +102,7 @@ func (r *Report) historyChart(id string, lines []historyLine, changes []historyC
 			if len(v) == 0 {
 				continue
 			}
-			eng := r.roundEngine(ri, l.exp.ID)
+			eng := roundEngine(r, ri, l.exp.ID)
 			if eng == "" || eng == last {
 				continue
 			}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/perflab/perflab/render/output"
+	"github.com/perflab/perflab/render/site"
 )
 
 // Builder rebuilds a site after changes to some of its inputs, for the
@@ -123,7 +124,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
-	defer site.inputStats.Abandon() // after a failure; a no-op after save
+	defer site.InputStats.Abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(b.opt, assets); err != nil {
 		return inc, err
 	}
@@ -161,7 +162,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		return inc, err
 	}
 	site.cache.finish(true)
-	site.inputStats.Save()
+	site.InputStats.Save()
 	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}
@@ -193,7 +194,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		if err != nil {
 			return inc, fmt.Errorf("render: %w", err)
 		}
-		files = append(files, File{Path: rel, Data: s.staticData(rel, data)})
+		files = append(files, File{Path: rel, Data: s.StaticData(rel, data)})
 	}
 	if len(affected) == 0 {
 		n, err := output.WriteInPlace(b.opt.Out, files)
@@ -269,7 +270,7 @@ func (b *Builder) affected(changed []string) (affected, static map[string]bool, 
 			hit = true
 		}
 		for _, pg := range b.pages() {
-			if pg.dependsOn(p, b) {
+			if dependsOn(pg, p, b) {
 				affected[pg.URL] = true
 				hit = true
 			}
@@ -303,6 +304,8 @@ func (b *Builder) affected(changed []string) (affected, static map[string]bool, 
 func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 	s := b.site
 	ns := *s
+	m := *s.Site // the model too: its pages and reports are replaced
+	ns.Site = &m
 	ns.Pages = append([]*Page(nil), s.Pages...)
 	for i, pg := range ns.Pages {
 		if !affected[pg.URL] {
@@ -313,7 +316,7 @@ func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 			// bundle; Load decides.
 			return nil, pg.Src + " removed", nil
 		}
-		np, _, err := s.loadPage(pg.Rel)
+		np, _, err := s.LoadPage(pg.Rel)
 		if err != nil {
 			return nil, "", err
 		}
@@ -329,7 +332,7 @@ func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 		if _, err := os.Stat(filepath.FromSlash(s.Home.Src)); err != nil {
 			return nil, s.Home.Src + " removed", nil
 		}
-		np, _, err := s.loadPage(s.Home.Rel)
+		np, _, err := s.LoadPage(s.Home.Rel)
 		if err != nil {
 			return nil, "", err
 		}
@@ -344,7 +347,7 @@ func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 			ns.Reports = append(ns.Reports, pg.Report)
 		}
 	}
-	sortReports(ns.Reports)
+	site.SortReports(ns.Reports)
 	return &ns, "", nil
 }
 
@@ -426,10 +429,10 @@ func (b *Builder) pages() []*Page {
 // its report's results directory (a new or removed result; a directory
 // moved away or back gives one event, for itself, not one per file), or
 // is the campaign.yaml that would turn its bundle into a report.
-func (pg *Page) dependsOn(p string, b *Builder) bool {
+func dependsOn(pg *Page, p string, b *Builder) bool {
 	deps := pg.Deps
-	if pg.rendered != nil { // what its blocks read
-		deps = append(deps[:len(deps):len(deps)], pg.rendered.Paths()...)
+	if pg.Rendered != nil { // what its blocks read
+		deps = append(deps[:len(deps):len(deps)], pg.Rendered.Paths()...)
 	}
 	for _, d := range deps {
 		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && within(p, a) {
@@ -455,7 +458,7 @@ func within(dir, p string) bool {
 // skipped, with everything below them.
 func ignoredByLoad(rel string) bool {
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if part != "." && skippedName(part) {
+		if part != "." && site.SkippedName(part) {
 			return true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/render/nav"
+	"github.com/perflab/perflab/render/site"
 	"github.com/perflab/perflab/render/wire"
 
 	"github.com/perflab/perflab/render/inputs"
@@ -127,11 +128,11 @@ func (s *Site) renderPage(p *Page, t *template.Template, f *frame) ([]File, sear
 // page's 80 kB (a 1,000-report site) was a tenth of a cold build's
 // allocation.
 func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, f *frame) ([]File, searchEntry, error) {
-	key, rd := s.cache.pageKey(p, s.inputStats)
+	key, rd := s.cache.pageKey(p, s.InputStats)
 	ce := s.cache.get(key)
 	if ce == nil {
 		had := rd != nil
-		rd = inputs.NewReader(s.inputStats)
+		rd = inputs.NewReader(s.InputStats)
 		rp, err := s.renderBody(p, t, rd)
 		if err != nil {
 			return nil, searchEntry{}, err
@@ -149,8 +150,8 @@ func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, 
 		}
 		key = s.cache.putPage(p, rd, had, ce)
 	}
-	p.key = key
-	p.rendered = rd
+	p.Key = key
+	p.Rendered = rd
 	return f.layPage(buf, p, t, ce)
 }
 
@@ -187,14 +188,14 @@ func (f *frame) reportMeta(r *Report, title string) reportMeta {
 	m := reportMeta{Title: title, URL: r.Page.URL, Href: f.Links.Href(r.Page.URL), Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
 		DataJSON: r.Page.URL + "data.json", DataCSV: r.Page.URL + "data.csv"}
 	if oe := r.Optimized(); oe != nil {
-		m.Engine = EngineName(oe.Engine)
+		m.Engine = site.EngineName(oe.Engine)
 	}
 	if rel, ok := strings.CutPrefix(r.CampaignFile, f.Content+"/"); ok {
 		m.Campaign = rel
 	}
 	// The recommended configuration's throughput and its gain over the
 	// baseline, as the report's own blocks compute them (headline.go).
-	r.headline(&m)
+	headline(r, &m)
 	return m
 }
 
@@ -212,9 +213,9 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
 	desc := ""
 	if s.Home != nil {
-		rd := inputs.NewReader(s.inputStats)
+		rd := inputs.NewReader(s.InputStats)
 		rp, err := s.renderBody(s.Home, t, rd)
-		s.Home.rendered = rd
+		s.Home.Rendered = rd
 		if err != nil {
 			return File{}, searchEntry{}, err
 		}
@@ -222,7 +223,7 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 	}
 	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages, Changes: s.homeChanges()}
 	for _, r := range s.Reports {
-		hv.Reports = append(hv.Reports, f.reportMeta(r, r.Page.navTitleReport()))
+		hv.Reports = append(hv.Reports, f.reportMeta(r, navTitleReport(r.Page)))
 	}
 	var body bytes.Buffer
 	if err := execTemplate(t, &body, "home", hv); err != nil {
@@ -241,14 +242,14 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 }
 
 // navTitleReport is a report's title without rendering its page.
-func (p *Page) navTitleReport() string {
+func navTitleReport(p *Page) string {
 	if p.FrontMatter.Title != "" || p.Report == nil {
-		return p.navTitle()
+		return p.NavTitle()
 	}
 	if p.Report.Campaign.Title != "" {
 		return p.Report.Campaign.Title
 	}
-	if h, ok := p.headingLine(); ok {
+	if h, ok := p.HeadingLine(); ok {
 		return h
 	}
 	return p.Report.Title()

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
 )
 
 func TestCompare(t *testing.T) {
@@ -35,9 +36,9 @@ func TestCompare(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Compare(tt.ref, tt.v, tt.higherBetter)
+			d := site.Compare(tt.ref, tt.v, tt.higherBetter)
 			if d.String() != tt.want || d.Class() != tt.class {
-				t.Errorf("Compare(%v, %v, %v) = %q %q; want %q %q", tt.ref, tt.v, tt.higherBetter, d.String(), d.Class(), tt.want, tt.class)
+				t.Errorf("site.Compare(%v, %v, %v) = %q %q; want %q %q", tt.ref, tt.v, tt.higherBetter, d.String(), d.Class(), tt.want, tt.class)
 			}
 		})
 	}
@@ -46,7 +47,7 @@ func TestCompare(t *testing.T) {
 // TestPerGPU: when GPU counts differ, throughput is compared per GPU;
 // latency never is.
 func TestPerGPU(t *testing.T) {
-	tps, tpot := mustMetric("total_token_throughput"), mustMetric("mean_tpot")
+	tps, tpot := site.MustMetric("total_token_throughput"), site.MustMetric("mean_tpot")
 	tests := []struct {
 		name        string
 		m           Metric
@@ -63,7 +64,7 @@ func TestPerGPU(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			norm := tt.baseG != tt.optG
-			d := Compare(Normalized(tt.m, tt.base, tt.baseG, norm), Normalized(tt.m, tt.opt, tt.optG, norm), tt.m.HigherBetter)
+			d := site.Compare(site.Normalized(tt.m, tt.base, tt.baseG, norm), site.Normalized(tt.m, tt.opt, tt.optG, norm), tt.m.HigherBetter)
 			if d.String() != tt.want {
 				t.Errorf("got %s, want %s", d, tt.want)
 			}
@@ -88,8 +89,8 @@ func TestDeltaString(t *testing.T) {
 func TestFmtNum(t *testing.T) {
 	for v, want := range map[float64]string{0: "0.00", 1.005: "1.00", 999.999: "1,000.00", 30810010.86: "30,810,010.86", -1234.5: "-1,234.50",
 		math.Copysign(0, -1): "-0.00", -0.004: "-0.00", 123: "123.00", 1234567.891: "1,234,567.89", math.NaN(): "NaN.", math.Inf(1): "+,Inf.", math.Inf(-1): "-Inf."} {
-		if got := fmtNum(v); got != want {
-			t.Errorf("fmtNum(%v) = %q, want %q", v, got, want)
+		if got := site.FmtNum(v); got != want {
+			t.Errorf("site.FmtNum(%v) = %q, want %q", v, got, want)
 		}
 	}
 	// The fmt-based version it replaced, on values of every magnitude.
@@ -113,11 +114,11 @@ func TestFmtNum(t *testing.T) {
 	}
 	for _, v := range []float64{1e-9, 0.125, 0.135, 2.675, 99999.995, 1e15 + 0.3, 1e22, -1e22, 1e300, math.MaxFloat64, math.SmallestNonzeroFloat64} {
 		for _, x := range []float64{v, -v, v * 3.7, v / 7} {
-			if got, want := fmtNum(x), old(x); got != want {
-				t.Errorf("fmtNum(%v) = %q, fmt gives %q", x, got, want)
+			if got, want := site.FmtNum(x), old(x); got != want {
+				t.Errorf("site.FmtNum(%v) = %q, fmt gives %q", x, got, want)
 			}
-			if got, want := sortKey(x), fmt.Sprintf("%.4f", x); got != want {
-				t.Errorf("sortKey(%v) = %q, fmt gives %q", x, got, want)
+			if got, want := site.SortKey(x), fmt.Sprintf("%.4f", x); got != want {
+				t.Errorf("site.SortKey(%v) = %q, fmt gives %q", x, got, want)
 			}
 		}
 	}
@@ -155,7 +156,7 @@ func TestCaveats(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := base()
 			tt.edit(r)
-			got := Caveats(r)
+			got := site.Caveats(r)
 			if len(got) != len(tt.want) {
 				t.Fatalf("caveats %q, want %d matching %q", got, len(tt.want), tt.want)
 			}
@@ -254,12 +255,12 @@ func TestLinkFunc(t *testing.T) {
 		{"about.md", "/abs/path", "../abs/path"},
 		{"index.md", "about.md", "about/index.html"},
 	} {
-		if got := rel.linkFunc(&Page{Rel: tt.page, URL: pageURL(tt.page)})(tt.dest); got != tt.want {
+		if got := rel.linkFunc(&Page{Rel: tt.page, URL: site.PageURL(tt.page)})(tt.dest); got != tt.want {
 			t.Errorf("relative: %s: %q → %q, want %q", tt.page, tt.dest, got, tt.want)
 		}
 	}
 	for _, tt := range tests {
-		got := s.linkFunc(&Page{Rel: tt.page, URL: pageURL(tt.page)})(tt.dest)
+		got := s.linkFunc(&Page{Rel: tt.page, URL: site.PageURL(tt.page)})(tt.dest)
 		if got != tt.want {
 			t.Errorf("%s: %q → %q, want %q", tt.page, tt.dest, got, tt.want)
 		}
@@ -279,11 +280,11 @@ func TestSkipRemark(t *testing.T) {
 		want string
 	}{
 		// The 235B FP8 (TP8+EP) try: -3.8% and 984 of 1000, like every run there.
-		{"worse and partial", run(984), Compare(8424.86, 8102.36, true), "worse than the configuration before it; only 984 of 1000 requests succeeded; not carried forward"},
+		{"worse and partial", run(984), site.Compare(8424.86, 8102.36, true), "worse than the configuration before it; only 984 of 1000 requests succeeded; not carried forward"},
 		// The Qwen3.5 MTP try: +46.8%, but only 516 of 1000 succeeded.
-		{"better but partial", run(516), Compare(10570.88, 15514.15, true), "only 516 of 1000 requests succeeded; not carried forward"},
-		{"worse", run(1000), Compare(10570.88, 10363.77, true), "worse than the configuration before it; not carried forward"},
-		{"no reason in the data", run(1000), Compare(100, 101, true), "not carried forward"},
+		{"better but partial", run(516), site.Compare(10570.88, 15514.15, true), "only 516 of 1000 requests succeeded; not carried forward"},
+		{"worse", run(1000), site.Compare(10570.88, 10363.77, true), "worse than the configuration before it; not carried forward"},
+		{"no reason in the data", run(1000), site.Compare(100, 101, true), "not carried forward"},
 	}
 	for _, tt := range tests {
 		if got := skipRemark(tt.res, tt.inc); got != tt.want {

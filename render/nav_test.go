@@ -3,12 +3,13 @@ package render
 import (
 	"context"
 	"fmt"
-	"github.com/perflab/perflab/render/nav"
 	"html/template"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/render/nav"
 )
 
 // navSite writes labs copies of a small lab (two models, two GPUs each,

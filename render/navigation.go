@@ -1,11 +1,10 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/perflab/perflab/render/nav"
+	"github.com/perflab/perflab/render/site"
 )
 
 // The navigation is render/nav's; render hands it the reports and the
@@ -45,40 +44,8 @@ func (s *Site) nav() navView {
 	var pages []nav.Page
 	for _, p := range s.Pages {
 		if p.Report == nil {
-			pages = append(pages, nav.Page{Title: p.navTitle(), URL: p.URL, Weight: p.FrontMatter.Weight})
+			pages = append(pages, nav.Page{Title: p.NavTitle(), URL: p.URL, Weight: p.FrontMatter.Weight})
 		}
 	}
-	return nav.Build(s.links(), reports, pages, func(seg string) string { return titleFromPath(seg + ".md") })
-}
-
-// navTitle is the page's title for navigation without rendering it: front
-// matter's title, else the first "# " heading, else the file name. It
-// scans the body in place (splitting it into strings was a fifth of an
-// unchanged 924-page rebuild).
-func (p *Page) navTitle() string {
-	if p.FrontMatter.Title != "" {
-		return p.FrontMatter.Title
-	}
-	if h, ok := p.headingLine(); ok {
-		return h
-	}
-	return titleFromPath(p.Rel)
-}
-
-// headingLine is the text of the body's first "# " line.
-func (p *Page) headingLine() (string, bool) { return p.heading, p.hasHeading }
-
-func headingLineOf(body []byte) (string, bool) {
-	for b := body; len(b) > 0; {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		if t, ok := bytes.CutPrefix(line, []byte("# ")); ok {
-			return strings.TrimSpace(string(t)), true
-		}
-	}
-	return "", false
+	return nav.Build(s.links(), reports, pages, func(seg string) string { return site.TitleFromPath(seg + ".md") })
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/site"
 
 	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
@@ -53,7 +54,7 @@ func (s *Site) linkFunc(p *Page) func(string) string {
 		}
 		switch {
 		case strings.HasSuffix(target, ".md"):
-			target = pageURL(target)
+			target = site.PageURL(target)
 		case target == ".":
 			target = ""
 		case strings.HasSuffix(pth, "/"):
@@ -76,7 +77,7 @@ func hasScheme(s string) bool { return schemeRE.MatchString(s) }
 func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*renderedPage, error) {
 	conv := s.markdown()
 	ids := markdown.NewIDs()
-	body, err := p.markdownBody()
+	body, err := p.MarkdownBody()
 	if err != nil {
 		return nil, err
 	}
@@ -104,17 +105,17 @@ func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*re
 		out.Title = h1Text
 	}
 	if out.Title == "" {
-		out.Title = titleFromPath(p.Rel)
+		out.Title = site.TitleFromPath(p.Rel)
 	}
 
 	blocks := doc.Blocks()
 	bb := s.bufs.get()
 	defer s.bufs.put(bb)
 	for _, b := range blocks {
-		line := p.bodyLine + b.Line
+		line := p.BodyLine + b.Line
 		var spec BlockSpec
 		if err := campaignfile.DecodeStrict(b.Spec, &spec); err != nil {
-			return nil, yamlError(p.Src, line, b.Spec, err)
+			return nil, site.YAMLError(p.Src, line, b.Spec, err)
 		}
 		ctx.setupProse = nil
 		if spec.Block == "setup" {
@@ -176,15 +177,6 @@ func firstHeading(root ast.Node) *ast.Heading {
 		}
 	}
 	return nil
-}
-
-func titleFromPath(rel string) string {
-	b := strings.TrimSuffix(path.Base(strings.TrimSuffix(rel, "/index.md")), ".md")
-	b = strings.ReplaceAll(b, "-", " ")
-	if b == "" {
-		return "Untitled"
-	}
-	return strings.ToUpper(b[:1]) + b[1:]
 }
 
 // section is a run of top-level narrative nodes under one level-2 heading.

@@ -20,7 +20,7 @@ import (
 // The build cache keeps each page's rendered content (its body, title,
 // search entry and data files: everything but the layout, which holds
 // the navigation and is applied on every build) under a key made of what
-// the page was made from: every input Load read for it (p.in's records:
+// the page was made from: every input Load read for it (p.In's records:
 // its Markdown, its campaign, its results directory and results), every
 // input its blocks read when it was rendered (recorded by the Reader
 // they are handed, see pageKey), the templates, perflab's own build, and
@@ -128,7 +128,7 @@ func (c *buildCache) pageKey(p *Page, stats *inputs.Stats) (string, *inputs.Read
 
 // depsKey is where the inputs p's blocks read are kept.
 func (c *buildCache) depsKey(p *Page) string {
-	return c.Key(append([]byte("blocks' inputs\x00"), p.inputs[:]...))
+	return c.Key(append([]byte("blocks' inputs\x00"), p.Inputs[:]...))
 }
 
 // keyOf is p's key with the inputs its blocks read as rd recorded them.
@@ -138,7 +138,7 @@ func (c *buildCache) keyOf(p *Page, rd *inputs.Reader) string {
 		dyn = rd.Key(0)
 	}
 	h := sha256.New()
-	h.Write(p.inputs[:])
+	h.Write(p.Inputs[:])
 	h.Write(dyn[:])
 	return c.Key(h.Sum(nil))
 }

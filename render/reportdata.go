@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
 )
 
 // A report offers its runs for download: data.json and data.csv.
@@ -105,7 +106,7 @@ func reportTables(r *Report) (reportDataFile, [][]string) {
 		res := run.Result
 		e, _ := r.Campaign.Experiment(res.Experiment)
 		rd := runData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
-			Load: res.Load, Summary: res.Summary, Caveats: Caveats(res), Result: res.ID}
+			Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID}
 		d.Runs = append(d.Runs, rd)
 		row := append(make([]string, 0, len(header)), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
 		f := func(v float64, ok bool) string {
@@ -115,8 +116,8 @@ func reportTables(r *Report) (reportDataFile, [][]string) {
 			return strconv.FormatFloat(v, 'f', -1, 64)
 		}
 		stat := func(row []string, st *schema.Stats) []string {
-			mean, ok1 := statMean(st)
-			med, ok2 := statMedian(st)
+			mean, ok1 := site.StatMean(st)
+			med, ok2 := site.StatMedian(st)
 			p99, ok3 := st.Get(99)
 			return append(row, f(mean, ok1), f(med, ok2), f(p99, ok3))
 		}
@@ -132,7 +133,7 @@ func reportTables(r *Report) (reportDataFile, [][]string) {
 		row = append(row, strings.Join(rd.Caveats, "; "))
 		rows = append(rows, row)
 	}
-	return r.withRounds(d, rows) // every round, when there are rounds (history.go)
+	return withRounds(r, d, rows) // every round, when there are rounds (history.go)
 }
 
 // gpuCount spells a GPU count: "1 GPU", "8 GPUs".

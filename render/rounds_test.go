@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
 )
 
 // TestReportShowsLatestRound: a campaign re-run as a new round keeps
@@ -255,9 +256,9 @@ func TestHistoryChartOrder(t *testing.T) {
 		start1 string
 		want   string
 	}{{"2026-10-05T23:52:06Z", "time"}, {"2026-11-27T23:52:06Z", "value"}, {"", "value"}} {
-		r.rounds = []roundResults{{ID: "1", Results: res(tc.start1)}, {ID: "2", Record: &schema.Round{ID: "2", Start: "2026-10-12T02:00:00Z"}, Results: res("")}}
-		lines, changes := r.computeHistory()
-		b, err := r.historyChart("h", lines, changes).JSON()
+		r.Rounds = []site.RoundResults{{ID: "1", Results: res(tc.start1)}, {ID: "2", Record: &schema.Round{ID: "2", Start: "2026-10-12T02:00:00Z"}, Results: res("")}}
+		lines, changes := computeHistory(r)
+		b, err := historyChart(r, "h", lines, changes).JSON()
 		if err != nil {
 			t.Fatal(err)
 		}

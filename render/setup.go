@@ -14,6 +14,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/markdown"
+	"github.com/perflab/perflab/render/site"
 )
 
 // ---- setup ----
@@ -95,13 +96,13 @@ func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	// No GPU telemetry, said once for the page (Caveats leaves it out of
 	// each run's notes).
 	for _, run := range c.ordered() {
-		if i := slices.IndexFunc(run.Result.Warnings, telemetryWarning); i >= 0 {
+		if i := slices.IndexFunc(run.Result.Warnings, site.TelemetryWarning); i >= 0 {
 			v.Hardware += "; no power or energy was recorded (" + run.Result.Warnings[i] + ")"
 			break
 		}
 	}
-	for _, e := range enginesOf(r.Campaign, c.ordered()) {
-		v.Engines = append(v.Engines, schema.EngineSpec{Name: EngineName(e.Name), Version: e.Version})
+	for _, e := range site.EnginesOf(r.Campaign, c.ordered()) {
+		v.Engines = append(v.Engines, schema.EngineSpec{Name: site.EngineName(e.Name), Version: e.Version})
 	}
 	for _, p := range camp.Profiles {
 		v.Profiles = append(v.Profiles, profileRowOf(p))
@@ -335,7 +336,7 @@ func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *run
 	if res.Repeat > 0 || p.RepeatCount() > 1 {
 		prof += fmt.Sprintf(" (run %d)", res.Repeat+1)
 	}
-	row := runRow{Experiment: e.Name, Profile: prof, Status: string(res.Status), Bad: !successful(res) && res.Status != schema.StatusSkipped, Sort: map[string]string{}}
+	row := runRow{Experiment: e.Name, Profile: prof, Status: string(res.Status), Bad: !site.Successful(res) && res.Status != schema.StatusSkipped, Sort: map[string]string{}}
 	if res.Status == schema.StatusSkipped {
 		row.Status = "skipped: " + res.Error
 	}
@@ -353,12 +354,12 @@ func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *run
 		}
 		row.Success = strconv.Itoa(s.Completed) + " / " + strconv.Itoa(total)
 		if total > 0 {
-			row.Sort["success"] = sortKey(float64(s.Completed) / float64(total))
+			row.Sort["success"] = site.SortKey(float64(s.Completed) / float64(total))
 		}
 		put := func(dst *string, key, id string) {
-			if x, ok := mustMetric(id).Value(s); ok {
-				*dst = fmtNum(x)
-				row.Sort[key] = sortKey(x)
+			if x, ok := site.MustMetric(id).Value(s); ok {
+				*dst = site.FmtNum(x)
+				row.Sort[key] = site.SortKey(x)
 			} else {
 				*dst = "—"
 			}
@@ -400,7 +401,7 @@ func (c *pageCtx) cases(w *bytes.Buffer) error {
 		if base == nil && opt == nil {
 			continue
 		}
-		cv := caseView{Heading: c.heading(4, r.pointLabel(p)), Description: profileDescription(p), BaseName: be.Name, OptName: oe.Name,
+		cv := caseView{Heading: c.heading(4, pointLabel(r, p)), Description: profileDescription(p), BaseName: be.Name, OptName: oe.Name,
 			BaseCommand: c.bash(r.Command(be)), OptCommand: c.bash(r.Command(oe))}
 		cv.BaseRaw.Title = "Baseline benchmark result"
 		cv.OptRaw.Title = "Optimized benchmark result"

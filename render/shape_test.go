@@ -33,7 +33,9 @@ var renderLayers = map[string]int{
 	"render/nav": 0,
 	// The output directory: writing, swapping, locking, the manifest.
 	"render/output": 2,
-	// The site: model, blocks, layout and the pipeline wiring the stages.
+	// The site model: Load's pages, reports, campaigns and results.
+	"render/site": 2,
+	// The blocks, the layout and the pipeline wiring the stages.
 	"render": 3,
 	// Commands built on a build.
 	"render/serve":           4,

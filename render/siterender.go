@@ -187,7 +187,7 @@ func (r *renderRun) do(i int) {
 		if err != nil {
 			r.staticErr[k] = fmt.Errorf("render: %w", err)
 		} else {
-			r.staticWErr[k] = r.writeFile(File{Path: r.s.Static[k], Data: r.s.staticData(r.s.Static[k], data)})
+			r.staticWErr[k] = r.writeFile(File{Path: r.s.Static[k], Data: r.s.StaticData(r.s.Static[k], data)})
 		}
 		*bp = data
 		inputs.PutBuf(bp)
@@ -201,12 +201,12 @@ func (r *renderRun) page(i int) {
 	res := &r.results[i]
 	var lk [32]byte
 	if o := s.outputs; o != nil && s.cache != nil {
-		key, rd := s.cache.pageKey(p, s.inputStats)
+		key, rd := s.cache.pageKey(p, s.InputStats)
 		lk = layoutKey(key, r.frameKey+p.URL)
 		if s.cache.has(key) {
 			if mp, ok := o.Reuse(p.URL, lk); ok {
 				s.cache.touch(key)
-				p.rendered = rd
+				p.Rendered = rd
 				*res = pageResult{files: len(mp.Paths), searchSum: mp.Extra}
 				return
 			}
@@ -218,7 +218,7 @@ func (r *renderRun) page(i int) {
 	if err == nil && s.outputs != nil && s.cache != nil {
 		// Under the key the page was rendered with: what its blocks read
 		// is known now.
-		lk = layoutKey(p.key, r.frameKey+p.URL)
+		lk = layoutKey(p.Key, r.frameKey+p.URL)
 		s.outputPage(p.URL, lk, se, files)
 	}
 	if err == nil {

@@ -27,7 +27,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 		return err
 	}
 	r := c.rep
-	if len(r.all) == 0 {
+	if len(r.All) == 0 {
 		fmt.Fprintf(w, `<div class="admonition warning"><p class="admonition-title">No results yet</p><p>No results were found for campaign <code>%s</code> in <code>%s/</code>. Run <code>perflab collect %s</code> or <code>perflab import</code>, then build again.</p></div>`+"\n",
 			template.HTMLEscapeString(r.Campaign.ID), template.HTMLEscapeString(r.ResultsDir), template.HTMLEscapeString(r.CampaignFile))
 	}
@@ -81,7 +81,7 @@ func (k *skeletonWriter) conclusion() error {
 	if err != nil {
 		return err
 	}
-	if len(r.runs) > 0 {
+	if r.HasSingleRuns() {
 		m, _ := c.primary()
 		if err := c.chart(w, m, ""); err != nil {
 			return err
@@ -96,14 +96,14 @@ func (k *skeletonWriter) conclusion() error {
 	if err := c.command(w, r.Optimized(), "Serving Command"); err != nil {
 		return err
 	}
-	if len(r.all) > 0 {
+	if len(r.All) > 0 {
 		w.WriteString("<p>Comparison of benchmark results before and after optimization:</p>\n")
 		if err := c.comparison(w); err != nil {
 			return err
 		}
 		// Latency next to throughput: a gain in tokens per second can cost
 		// time per token.
-		if len(r.runs) > 0 {
+		if r.HasSingleRuns() {
 			if err := c.latencyChart(w, ""); err != nil {
 				return err
 			}
@@ -116,7 +116,7 @@ func (k *skeletonWriter) conclusion() error {
 func (k *skeletonWriter) others(secs []*section) error {
 	skeletonTitles := map[string]bool{"conclusion": true, "optimization objective": true, "experimental setup": true,
 		"experiment results": true, "summary of optimization options": true, "other benchmark cases": true, "all runs": true,
-		"history": len(k.c.rep.rounds) >= 2}
+		"history": len(k.c.rep.Rounds) >= 2}
 	for _, sec := range secs {
 		if skeletonTitles[strings.ToLower(sec.title)] || k.used[sec] {
 			continue
@@ -211,7 +211,7 @@ func (k *skeletonWriter) results() error {
 	if err := k.renderNodes(nodes); err != nil {
 		return err
 	}
-	if len(c.rep.rounds) >= 2 { // the campaign's rounds (history.go)
+	if len(c.rep.Rounds) >= 2 { // the campaign's rounds (history.go)
 		if nodes, err = k.open("History"); err != nil {
 			return err
 		}

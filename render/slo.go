@@ -9,6 +9,7 @@ import (
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/site"
 )
 
 // The slo block: per experiment the highest load meeting the campaign's
@@ -89,10 +90,10 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 			row.Checks = append(row.Checks, fmt.Sprintf("✗ %d of %d requests failed", a.Failed, a.Requests))
 		}
 		if a.Point.Sweep != "" {
-			for _, run := range r.runsAt(cs.Curves[i].Experiment, cs.Profile.ID, a.Point) {
+			for _, run := range r.RunsAt(cs.Curves[i].Experiment, cs.Profile.ID, a.Point) {
 				if n := v.Notes.add(c, run); n > 0 {
 					row.NoteIDs = append(row.NoteIDs, n)
-					row.Bad = row.Bad || !successful(run.Result)
+					row.Bad = row.Bad || !site.Successful(run.Result)
 				}
 			}
 		}
@@ -110,11 +111,11 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 			if cs.Output {
 				t = p.Output
 			}
-			row.Tput = fmtNum(a.ThroughputPerGPU)
+			row.Tput = site.FmtNum(a.ThroughputPerGPU)
 			if t.N > 1 {
 				row.Tput += fmt.Sprintf(" ± %.1f%%", t.CV*100)
 			}
-			row.TputSort = sortKey(a.ThroughputPerGPU)
+			row.TputSort = site.SortKey(a.ThroughputPerGPU)
 			row.Cost, row.TokPerJ = "—", "—"
 			if !math.IsNaN(a.CostPerMTok) {
 				row.Cost = fmt.Sprintf("$%.3f", a.CostPerMTok)
@@ -184,11 +185,11 @@ func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, sec
 			delta = fmt.Sprintf("%+.2f%%", d.Pct)
 		}
 		return template.HTML(on + fmt.Sprintf("At the SLO (%s), no configuration is shown to give more throughput per %s than the others: %s reached %s tok/s/%s at %s and %s %s at %s, a difference of %s that is %s.",
-			esc(sloText(c.rep.Campaign.SLO)), cs.Unit, esc(cs.Names[win]), fmtNum(w.ThroughputPerGPU), cs.Unit, esc(w.Point.String()),
-			esc(cs.Names[second]), fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(delta), esc(why)))
+			esc(sloText(c.rep.Campaign.SLO)), cs.Unit, esc(cs.Names[win]), site.FmtNum(w.ThroughputPerGPU), cs.Unit, esc(w.Point.String()),
+			esc(cs.Names[second]), site.FmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(delta), esc(why)))
 	}
 	s := on + fmt.Sprintf("At the SLO (%s), <strong>%s</strong> gives the most throughput per %s: %s tok/s/%s at %s",
-		esc(sloText(c.rep.Campaign.SLO)), esc(cs.Names[win]), cs.Unit, fmtNum(w.ThroughputPerGPU), cs.Unit, esc(w.Point.String()))
+		esc(sloText(c.rep.Campaign.SLO)), esc(cs.Names[win]), cs.Unit, site.FmtNum(w.ThroughputPerGPU), cs.Unit, esc(w.Point.String()))
 	if !math.IsNaN(w.CostPerMTok) {
 		s += fmt.Sprintf(", $%.3f per million tokens", w.CostPerMTok)
 	}
@@ -196,7 +197,7 @@ func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, sec
 		sec := answers[second]
 		delta, note := d.DeltaText()
 		s += fmt.Sprintf(", %s over %s (%s at %s; %s, Mann-Whitney U)", esc(delta), esc(cs.Names[second]),
-			fmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
+			site.FmtNum(sec.ThroughputPerGPU), esc(sec.Point.String()), esc(note))
 	} else if len(answers) > 1 {
 		s += "; no other configuration meets the SLO at any measured load"
 	}

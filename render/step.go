@@ -10,6 +10,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/site"
 )
 
 // ---- steps ----
@@ -77,23 +78,10 @@ type expView struct {
 	Telemetry template.HTML
 }
 
-// reference returns the experiment a step's results are compared with:
-// the configuration carried into the step (the previous step's chosen
-// experiment, or the baseline).
-func (r *Report) reference(stepIdx int) *schema.Experiment {
-	ref := r.Baseline()
-	for i := 0; i < stepIdx; i++ {
-		if ch := r.Campaign.Steps[i].Chosen; ch != "" {
-			ref, _ = r.Campaign.Experiment(ch)
-		}
-	}
-	return ref
-}
-
 func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	r := c.rep
 	st := r.Campaign.Steps[i]
-	ref := r.reference(i)
+	ref := r.Reference(i)
 	p1, p2 := c.primary()
 	v := stepView{Metrics: []Metric{p1, p2}, Reference: ref.Name, Unit: r.Unit()}
 	if withHeadings {
@@ -101,14 +89,14 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	}
 	profs := stepProfiles(r, &st)
 	for _, p := range profs {
-		v.Profiles = append(v.Profiles, c.rep.pointLabel(*p))
+		v.Profiles = append(v.Profiles, pointLabel(c.rep, *p))
 	}
 	var ranks []ranked
 	v.Rows = make([]stepRow, 0, len(st.Experiments))
 	v.Experiments = make([]expView, 0, len(st.Experiments))
 	for _, e := range st.Experiments {
 		e := e
-		row := stepRow{Name: e.Name, Engine: EngineName(e.Engine), GPUs: r.GPUs(&e), Chosen: st.Chosen == e.ID, Cells: make([]cell, 0, len(profs))}
+		row := stepRow{Name: e.Name, Engine: site.EngineName(e.Engine), GPUs: r.GPUs(&e), Chosen: st.Chosen == e.ID, Cells: make([]cell, 0, len(profs))}
 		for _, p := range profs {
 			run := r.Run(e.ID, p.ID)
 			var refRun *Run
@@ -116,7 +104,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 				refRun = r.Run(ref.ID, p.ID)
 			}
 			cl := c.cellOf(run, refRun, v.Metrics, r.GPUs(&e), r.GPUs(ref), &v.Notes)
-			if sk := r.skippedAt(e.ID, p.ID); run == nil && sk != nil {
+			if sk := r.SkippedAt(e.ID, p.ID); run == nil && sk != nil {
 				// Not "no result": the early stop chose not to run it, and
 				// the note says why.
 				cl.Missing = "skipped (early stop)"
@@ -129,7 +117,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 			run := r.Run(e.ID, profs[0].ID)
 			x := c.metricValue(run, p1)
 			switch {
-			case x != nil && successful(run.Result):
+			case x != nil && site.Successful(run.Result):
 				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, exp: e.ID})
 			case x != nil:
 				// Numbers from a partly failed run rank, marked.
@@ -138,7 +126,7 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 				ranks = append(ranks, ranked{name: e.Name, v: *x, ok: true, exp: e.ID, note: fmt.Sprintf(", only %d of %d requests succeeded", s.Completed, total)})
 			case run == nil:
 				note := "not run"
-				if sk := r.skippedAt(e.ID, profs[0].ID); sk != nil {
+				if sk := r.SkippedAt(e.ID, profs[0].ID); sk != nil {
 					note = skipNote(sk.Result)
 				}
 				ranks = append(ranks, ranked{name: e.Name, note: note})
@@ -151,8 +139,8 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 			ev.Heading = c.heading(4, e.Name)
 		}
 		ev.Raw.Title = "Benchmark result"
-		for _, p := range r.profilesOf(&e) {
-			ev.Raw.Raws = append(ev.Raw.Raws, c.pointRaws(r.Run(e.ID, p.ID), c.rep.pointLabel(p))...)
+		for _, p := range r.ProfilesOf(&e) {
+			ev.Raw.Raws = append(ev.Raw.Raws, c.pointRaws(r.Run(e.ID, p.ID), pointLabel(c.rep, p))...)
 		}
 		if withHeadings {
 			var err error
@@ -175,23 +163,6 @@ func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 		}
 	}
 	return c.execTo(w, "step", &v)
-}
-
-// skippedAt returns the result of experiment exp at the point Run(exp,
-// prof) stands for (the sweep profile's top point) when the sweep's early
-// stop skipped it there; nil otherwise.
-func (r *Report) skippedAt(exp, prof string) *Run {
-	pt, found := r.topPoint(prof)
-	if !found {
-		return nil
-	}
-	for _, run := range r.all {
-		res := run.Result
-		if res.Experiment == exp && res.Profile == prof && res.Status == schema.StatusSkipped && schema.PointOf(res.Load) == pt {
-			return run
-		}
-	}
-	return nil
 }
 
 // skipNote says in a step's result line that a point was skipped by the
@@ -240,7 +211,7 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	}
 	prof, _ := camp.Profile(profileID)
 	m, _ := c.primary()
-	v := summaryView{Profile: r.pointLabel(*prof), Metric: m}
+	v := summaryView{Profile: pointLabel(r, *prof), Metric: m}
 	base := r.Baseline()
 	// Normalise per GPU when the chosen configurations use different GPU counts.
 	counts := map[int]bool{r.GPUs(base): true}
@@ -265,7 +236,7 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 	baseV, baseRun := val(base)
 	row := summaryRow{Option: "Baseline", Chosen: base.Name}
 	if baseV != nil {
-		row.Value, row.Sort = fmtNum(*baseV), sortKey(*baseV)
+		row.Value, row.Sort = site.FmtNum(*baseV), site.SortKey(*baseV)
 	} else {
 		row.Value = "no result"
 	}
@@ -286,23 +257,23 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 		x, run := val(e)
 		if run != nil {
 			row.NoteIDs = v.Notes.refs(c, run)
-			row.Bad = !successful(run.Result)
+			row.Bad = !site.Successful(run.Result)
 		}
 		if x == nil {
 			row.Value = "no result"
 			v.Rows = append(v.Rows, row)
 			continue
 		}
-		row.Value, row.Sort = fmtNum(*x), sortKey(*x)
+		row.Value, row.Sort = site.FmtNum(*x), site.SortKey(*x)
 		if prevV != nil {
-			row.Inc = Compare(*prevV, *x, m.HigherBetter)
-			row.Inc.NA = prevRun != nil && lessSuccessful(run.Result, prevRun.Result)
-			r.judge(&row.Inc, prevRun, run, m, v.Normalized)
+			row.Inc = site.Compare(*prevV, *x, m.HigherBetter)
+			row.Inc.NA = prevRun != nil && site.LessSuccessful(run.Result, prevRun.Result)
+			judge(r, &row.Inc, prevRun, run, m, v.Normalized)
 		}
 		if baseV != nil {
-			row.Cum = Compare(*baseV, *x, m.HigherBetter)
-			row.Cum.NA = baseRun != nil && lessSuccessful(run.Result, baseRun.Result)
-			r.judge(&row.Cum, baseRun, run, m, v.Normalized)
+			row.Cum = site.Compare(*baseV, *x, m.HigherBetter)
+			row.Cum.NA = baseRun != nil && site.LessSuccessful(run.Result, baseRun.Result)
+			judge(r, &row.Cum, baseRun, run, m, v.Normalized)
 		}
 		if e.ID == base.ID {
 			row.Remark = "the baseline is kept"
@@ -341,8 +312,8 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 		if x == nil {
 			continue
 		}
-		better := bestV == nil || (successful(run.Result) && !successful(bestRun.Result)) ||
-			(successful(run.Result) == successful(bestRun.Result) && (m.HigherBetter && *x > *bestV || !m.HigherBetter && *x < *bestV))
+		better := bestV == nil || (site.Successful(run.Result) && !site.Successful(bestRun.Result)) ||
+			(site.Successful(run.Result) == site.Successful(bestRun.Result) && (m.HigherBetter && *x > *bestV || !m.HigherBetter && *x < *bestV))
 		if better {
 			best, bestV, bestRun = e, x, run
 		}
@@ -353,18 +324,18 @@ func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, v
 		return
 	}
 	row.Chosen = best.Name
-	row.Value, row.Sort = fmtNum(*bestV), sortKey(*bestV)
+	row.Value, row.Sort = site.FmtNum(*bestV), site.SortKey(*bestV)
 	row.NoteIDs = v.Notes.refs(c, bestRun)
-	row.Bad = !successful(bestRun.Result)
+	row.Bad = !site.Successful(bestRun.Result)
 	if prevV != nil {
-		row.Inc = Compare(*prevV, *bestV, m.HigherBetter)
-		row.Inc.NA = prevRun != nil && lessSuccessful(bestRun.Result, prevRun.Result)
-		c.rep.judge(&row.Inc, prevRun, bestRun, m, v.Normalized)
+		row.Inc = site.Compare(*prevV, *bestV, m.HigherBetter)
+		row.Inc.NA = prevRun != nil && site.LessSuccessful(bestRun.Result, prevRun.Result)
+		judge(c.rep, &row.Inc, prevRun, bestRun, m, v.Normalized)
 	}
 	if baseV != nil {
-		row.Cum = Compare(*baseV, *bestV, m.HigherBetter)
-		row.Cum.NA = baseRun != nil && lessSuccessful(bestRun.Result, baseRun.Result)
-		c.rep.judge(&row.Cum, baseRun, bestRun, m, v.Normalized)
+		row.Cum = site.Compare(*baseV, *bestV, m.HigherBetter)
+		row.Cum.NA = baseRun != nil && site.LessSuccessful(bestRun.Result, baseRun.Result)
+		judge(c.rep, &row.Cum, baseRun, bestRun, m, v.Normalized)
 	}
 	row.Remark = skipRemark(bestRun.Result, row.Inc)
 }
@@ -421,7 +392,7 @@ func (c *pageCtx) ranking(ranks []ranked, ref *schema.Experiment, prof *schema.P
 	if run := r.Run(ref.ID, prof.ID); run != nil {
 		pt = schema.PointOf(run.Result.Load)
 	}
-	repeats := r.hasRepeats()
+	repeats := r.HasRepeats()
 	var b strings.Builder
 	unshown := ""
 	for i, k := range ranks {
@@ -445,7 +416,7 @@ func (c *pageCtx) ranking(ranks []ranked, ref *schema.Experiment, prof *schema.P
 			}
 		}
 		if k.ok {
-			b.WriteString(k.name + " (" + fmtNum(k.v) + " " + p1.Unit + k.note + ")")
+			b.WriteString(k.name + " (" + site.FmtNum(k.v) + " " + p1.Unit + k.note + ")")
 		} else {
 			b.WriteString(k.name + " (" + k.note + ")")
 		}

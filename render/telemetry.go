@@ -11,6 +11,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/charts"
+	"github.com/perflab/perflab/render/site"
 )
 
 // The telemetry block: one run's GPU samples (collect's NVML sampler,
@@ -44,7 +45,7 @@ func (c *pageCtx) telemetryRun(spec BlockSpec) (*Run, error) {
 	}
 	prof := spec.Profile
 	if prof == "" {
-		profs := c.rep.profilesOf(e)
+		profs := c.rep.ProfilesOf(e)
 		if len(profs) == 0 {
 			return nil, fmt.Errorf("block telemetry: field profile: missing, and experiment %q has no profile in %s", exp, c.rep.CampaignFile)
 		}
@@ -60,7 +61,7 @@ func (c *pageCtx) telemetryRun(spec BlockSpec) (*Run, error) {
 	}
 	var run *Run
 	var pts []string
-	for _, r := range c.rep.all {
+	for _, r := range c.rep.All {
 		res := r.Result
 		if res.Experiment != exp || res.Profile != prof {
 			continue
@@ -89,7 +90,7 @@ func (c *pageCtx) telemetryRun(spec BlockSpec) (*Run, error) {
 // optimized experiment, it has that run, and some run of the report has
 // samples (a report collected without GPUs shows nothing new).
 func (c *pageCtx) skeletonTelemetry(exp string) (template.HTML, error) {
-	if exp != c.rep.Campaign.Optimized || !c.rep.hasTelemetry() {
+	if exp != c.rep.Campaign.Optimized || !c.rep.HasTelemetry() {
 		return "", nil
 	}
 	run, err := c.telemetryRun(BlockSpec{})
@@ -100,16 +101,6 @@ func (c *pageCtx) skeletonTelemetry(exp string) (template.HTML, error) {
 		w.WriteByte('\n')
 		return c.telemetry(w, run, "")
 	})
-}
-
-// hasTelemetry says whether any run of the report has GPU samples.
-func (r *Report) hasTelemetry() bool {
-	for _, run := range r.all {
-		if t := run.Result.Telemetry; t != nil && len(t.Samples) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // telemetryMetric is one panel of the chart.
@@ -199,7 +190,7 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 				smp := &t.Samples[i]
 				v := m.value(smp)
 				s.Points = append(s.Points, charts.XYPoint{X: smp.TimeS, Y: v,
-					Tip: []string{fmtNum(smp.TimeS) + " s", fmtNum(v) + " " + m.unit}})
+					Tip: []string{site.FmtNum(smp.TimeS) + " s", site.FmtNum(v) + " " + m.unit}})
 			}
 			p.Series = append(p.Series, s)
 		}
@@ -240,11 +231,11 @@ func telemetrySummary(t *schema.Telemetry, gpus int) string {
 	}
 	energy := "energy not recorded"
 	if t.TotalEnergyJ > 0 {
-		energy = "energy " + fmtNum(t.TotalEnergyJ) + " J"
+		energy = "energy " + site.FmtNum(t.TotalEnergyJ) + " J"
 		if gpus > 1 {
 			energy += " (all " + strconv.Itoa(gpus) + " GPUs)"
 		}
 	}
 	return fmt.Sprintf("GPU telemetry%s: mean power %s W (peak %s W), peak memory used %s GiB, mean utilization %s%%, %s.",
-		per, fmtNum(power/n), fmtNum(peakPower), fmtNum(peakMem/1024), fmtNum(util/n), energy)
+		per, site.FmtNum(power/n), site.FmtNum(peakPower), site.FmtNum(peakMem/1024), site.FmtNum(util/n), energy)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
 )
 
 // RawText returns a run's benchmark output in the `vllm bench serve`
@@ -68,7 +69,7 @@ func SummaryText(res *schema.Result) string {
 	row("Output token throughput (tok/s):", f2(s.OutputThroughput))
 	if s.MaxOutputTokensPerS != nil {
 		label := "Peak output token throughput (tok/s):"
-		if isGuidellm(res) {
+		if site.IsGuidellm(res) {
 			label = "Max output tok/s (guidellm):" // not a 1-second peak
 		}
 		row(label, f2(*s.MaxOutputTokensPerS))
@@ -95,7 +96,7 @@ func SummaryText(res *schema.Result) string {
 		}
 	}
 	section("Time to First Token", "TTFT", s.TTFT)
-	if isGuidellm(res) {
+	if site.IsGuidellm(res) {
 		// guidellm's time_per_output_token includes the first token: the
 		// vLLM header would put its numbers under the wrong definition.
 		section("Time per Output Token (guidellm: incl. 1st token)", "TPOT", s.TPOT)

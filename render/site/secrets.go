@@ -1,4 +1,4 @@
-package render
+package site
 
 import (
 	"bytes"
@@ -107,7 +107,7 @@ func (s *siteSecrets) redactor() *redact.Redactor {
 // staticData is what the site holds of the static file rel, whose bytes
 // are data: a text file redacted, anything else as it is (an image holds
 // no secret a pattern could find, and masking bytes would break it).
-func (s *Site) staticData(rel string, data []byte) []byte {
+func (s *Site) StaticData(rel string, data []byte) []byte {
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return data
 	}

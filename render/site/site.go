@@ -1,4 +1,4 @@
-package render
+package site
 
 import (
 	"context"
@@ -12,20 +12,26 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perflab/perflab/render/output"
-
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/buildcache"
 	"github.com/perflab/perflab/render/inputs"
-	"github.com/perflab/perflab/render/markdown"
 )
+
+// Config is what Load reads: where the inputs are, and where the input
+// stat cache (render/inputs) lives.
+type Config struct {
+	Content string // the content directory
+	Results string // the results directory
+	// StatsDir holds the input stat cache; "" hashes every input. A
+	// Load that set it saves the cache when told (Stats.Save) and
+	// abandons it when it fails.
+	StatsDir string
+}
 
 // Site is everything a build reads, loaded and checked once.
 type Site struct {
-	opt    Options
-	conv   *markdown.Converter // narrative Markdown (raw HTML allowed); safe for concurrent use
-	chroma *chromahtml.Formatter
+	opt Config
 	// Pages are every page to render, sorted by URL. The home page
 	// (content/index.md, or a generated one) is not among them.
 	Pages []*Page
@@ -36,30 +42,17 @@ type Site struct {
 	// Static are the non-Markdown files under content/ copied as they are
 	// (paths relative to content/, slash-separated, sorted).
 	Static []string
-	// cache keeps rendered pages between builds; nil renders every page.
-	cache *buildCache
-	// inputStats spares hashing the inputs unchanged since the last
+	// InputStats spares hashing the inputs unchanged since the last
 	// build (render/inputs); nil hashes every one.
-	inputStats *inputs.Stats
-	// outputs, when set, skips writing the files the last build left
-	// unchanged in the output directory (render/output).
-	outputs *output.Tracker
-	bufs    *buffers
-	// in recorded Load's walk of content/ (its directories and static
-	// files), and readers every page's reads (drafts included): the site
-	// stamp is made of their records (sitestamp.go).
-	in      *inputs.Reader
-	readers []*inputs.Reader
-	// untouched is the outputs of a build that found out as it should
-	// be and left it alone (renderInto): only such a build stamps the
-	// site.
-	untouched *output.Tracker
+	InputStats *inputs.Stats
+	// In recorded Load's walk of content/ (its directories and static
+	// files), and Readers every page's reads (drafts included): the site
+	// stamp is made of their records (render's sitestamp.go).
+	In      *inputs.Reader
+	Readers []*inputs.Reader
 	// secrets are the campaigns' secret values, hidden in the static
 	// files (secrets.go).
 	secrets *siteSecrets
-	// prevSearch reads the last build's search entries once (set with
-	// outputs; outputs.go).
-	prevSearch func() map[string]searchEntry
 }
 
 // Page is one Markdown page.
@@ -81,9 +74,9 @@ type Page struct {
 	HasFrontMatter bool
 	// body is the Markdown after the front matter, read by Load or, when
 	// Load took the page's front matter and heading from the input stat
-	// cache, when the page is rendered (markdownBody, pagefile.go).
+	// cache, when the page is rendered (MarkdownBody, pagefile.go).
 	body     *inputs.Deferred
-	bodyLine int // lines before the body (front matter)
+	BodyLine int // lines before the body (front matter)
 	// heading is the text of the body's first "# " line, if any.
 	heading    string
 	hasHeading bool
@@ -91,16 +84,16 @@ type Page struct {
 	// Report is set for a page bundle with a campaign.
 	Report *Report
 
-	// in recorded every input Load read for the page; inputs is the key
+	// In recorded every input Load read for the page; Inputs is the key
 	// of those records (the build cache's key, with the build's salt and
 	// what the page's blocks read when rendered: pageKey).
-	in     *inputs.Reader
-	inputs [32]byte
-	// rendered recorded what the page's blocks read when it was last
-	// rendered or checked (renderPageInto); nil before. key is the cache
+	In     *inputs.Reader
+	Inputs [32]byte
+	// Rendered recorded what the page's blocks read when it was last
+	// rendered or checked (render's renderPageInto); nil before. Key is the cache
 	// key it was last rendered or taken under.
-	rendered *inputs.Reader
-	key      string
+	Rendered *inputs.Reader
+	Key      string
 }
 
 // Out returns the page's output file relative to the output directory.
@@ -110,39 +103,29 @@ func (p *Page) Out() string { return path.Join(p.URL, "index.html") }
 // everything below it): hidden and "_" names, and editors' backups and
 // auto-saves ("index.md~", Emacs's "#index.md#"), which would otherwise
 // be copied into the site, and published, as static files.
-func skippedName(name string) bool {
+func SkippedName(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
 		strings.HasSuffix(name, "~") ||
 		len(name) > 1 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#")
 }
 
 // Load reads and checks content and results.
-func Load(ctx context.Context, opt Options) (*Site, error) { return load(ctx, opt, false) }
-
-// loadForBuild is Load for a build that saves the input stat cache
-// (render/inputs) when it succeeds (inputStats.Save; Abandon otherwise):
-// unchanged inputs are neither hashed nor, for pages, read.
-func loadForBuild(ctx context.Context, opt Options) (*Site, error) {
-	return load(ctx, opt, !opt.NoCache)
-}
-
-func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
-	opt = opt.withDefaults()
-	s := &Site{opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}, secrets: &siteSecrets{}}
+func Load(ctx context.Context, opt Config) (*Site, error) {
+	s := &Site{opt: opt, secrets: &siteSecrets{}}
 	if _, err := os.Stat(opt.Content); err != nil {
 		if os.IsNotExist(err) {
 			return s, nil // no content yet: the build still produces an index
 		}
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	if stats {
-		s.inputStats = inputs.OpenStats(opt.cacheDir(), selfVersion()+" "+pageMetaVersion)
+	if opt.StatsDir != "" {
+		s.InputStats = inputs.OpenStats(opt.StatsDir, buildcache.SelfVersion()+" "+pageMetaVersion)
 	}
-	s.in = inputs.NewReader(s.inputStats)
+	s.In = inputs.NewReader(s.InputStats)
 	ok := false
 	defer func() {
 		if !ok {
-			s.inputStats.Abandon()
+			s.InputStats.Abandon()
 		}
 	}()
 	mds, err := s.walkContent()
@@ -168,7 +151,7 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 					pages[i].err = err
 					continue
 				}
-				pages[i].p, pages[i].in, pages[i].err = s.loadPage(mds[i])
+				pages[i].p, pages[i].in, pages[i].err = s.LoadPage(mds[i])
 			}
 		}()
 	}
@@ -183,7 +166,7 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.readers = append(s.readers, l.in)
+		s.Readers = append(s.Readers, l.in)
 		if p == nil {
 			continue // draft
 		}
@@ -201,16 +184,14 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 		}
 	}
 	sort.Slice(s.Pages, func(i, j int) bool { return s.Pages[i].URL < s.Pages[j].URL })
-	sortReports(s.Reports)
+	SortReports(s.Reports)
 	ok = true
 	return s, nil
 }
 
-func (s *Site) markdown() *markdown.Converter { return s.conv }
-
 // pageURL maps a content path to its pretty URL: a/b/index.md → a/b/,
 // a/b.md → a/b/, index.md → "".
-func pageURL(rel string) string {
+func PageURL(rel string) string {
 	rel = strings.TrimSuffix(rel, ".md")
 	if rel == "index" {
 		return ""
@@ -219,12 +200,12 @@ func pageURL(rel string) string {
 	return rel + "/"
 }
 
-// loadPage loads the page at rel, recording what it reads in the
+// LoadPage loads the page at rel, recording what it reads in the
 // returned Reader (also for a draft, which is nil).
-func (s *Site) loadPage(rel string) (*Page, *inputs.Reader, error) {
+func (s *Site) LoadPage(rel string) (*Page, *inputs.Reader, error) {
 	src := filepath.Join(s.opt.Content, filepath.FromSlash(rel))
-	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: pageURL(rel)}
-	rd := inputs.NewReader(s.inputStats)
+	p := &Page{Src: filepath.ToSlash(src), Rel: rel, URL: PageURL(rel)}
+	rd := inputs.NewReader(s.InputStats)
 	rd.Value("page", p.Src+"\x00"+p.Rel+"\x00"+p.URL)
 	fm, has, lines, err := s.readPage(p, src, rd) // pagefile.go
 	if err != nil {
@@ -233,7 +214,7 @@ func (s *Site) loadPage(rel string) (*Page, *inputs.Reader, error) {
 	if fm.Draft {
 		return nil, rd, nil
 	}
-	p.FrontMatter, p.HasFrontMatter, p.bodyLine = fm, has, lines
+	p.FrontMatter, p.HasFrontMatter, p.BodyLine = fm, has, lines
 
 	// A bundle (…/index.md) with a campaign is a report.
 	camp := fm.Campaign
@@ -253,7 +234,7 @@ func (s *Site) loadPage(rel string) (*Page, *inputs.Reader, error) {
 	// The page's own file is listed even when absent: creating it
 	// changes the page.
 	p.Deps = rd.Paths()
-	p.in, p.inputs = rd, rd.Key(0)
+	p.In, p.Inputs = rd, rd.Key(0)
 	return p, rd, nil
 }
 
@@ -336,12 +317,12 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 			r.Stale = append(r.Stale, StaleRun{Run: run, Why: why})
 			continue
 		}
-		r.all = append(r.all, run)
+		r.All = append(r.All, run)
 		if pk.pt.Sweep == "" && pk.repeat == 0 {
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
 	}
-	if err := s.loadRounds(r, rd, red); err != nil { // history.go; older rounds come in through the same redaction
+	if err := s.loadRounds(r, rd, red); err != nil { // rounds.go; older rounds come in through the same redaction
 		return nil, err
 	}
 	return r, nil
@@ -349,7 +330,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 
 // sortReports orders reports for navigation: objective, model, GPU, then
 // weight and URL.
-func sortReports(rs []*Report) {
+func SortReports(rs []*Report) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		a, b := rs[i], rs[j]
 		if x, y := objectiveOrder(a.Objective()), objectiveOrder(b.Objective()); x != y {
@@ -378,17 +359,17 @@ func objectiveOrder(o string) string {
 	return "2" + o
 }
 
-// walkContent lists content/ (through s.in, which records it): the
+// walkContent lists content/ (through s.In, which records it): the
 // Markdown pages (with the index.md of a bundle that has a campaign but
 // no narrative), sorted, and the static files (s.Static).
 func (s *Site) walkContent() ([]string, error) {
 	var mds []string
-	err := s.in.WalkDir(s.opt.Content, func(p string, d fs.DirEntry, err error) error {
+	err := s.In.WalkDir(s.opt.Content, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		name := d.Name()
-		if p != s.opt.Content && skippedName(name) {
+		if p != s.opt.Content && SkippedName(name) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

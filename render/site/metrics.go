@@ -1,4 +1,4 @@
-package render
+package site
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ type Metric struct {
 
 // isGuidellm says the run was measured by guidellm, whose metrics have
 // guidellm's definitions (its TPOT includes the first token).
-func isGuidellm(res *schema.Result) bool {
+func IsGuidellm(res *schema.Result) bool {
 	return strings.Contains(strings.ToLower(res.Tool.Name), "guidellm")
 }
 
@@ -36,7 +36,7 @@ func isGuidellm(res *schema.Result) bool {
 // measured by guidellm is labelled with guidellm's definition, so a number
 // is never shown under a definition it does not have.
 func (m Metric) LabelFor(res *schema.Result) string {
-	if strings.HasSuffix(m.ID, "_tpot") && isGuidellm(res) {
+	if strings.HasSuffix(m.ID, "_tpot") && IsGuidellm(res) {
 		return strings.Replace(m.Label, "TPOT", "TPOT incl. 1st token", 1)
 	}
 	return m.Label
@@ -54,14 +54,14 @@ func (m Metric) Value(s *schema.Summary) (float64, bool) {
 	return v, true
 }
 
-func statMean(s *schema.Stats) (float64, bool) {
+func StatMean(s *schema.Stats) (float64, bool) {
 	if s == nil || s.MeanMs == nil {
 		return 0, false
 	}
 	return *s.MeanMs, true
 }
 
-func statMedian(s *schema.Stats) (float64, bool) {
+func StatMedian(s *schema.Stats) (float64, bool) {
 	if s == nil || s.MedianMs == nil {
 		return 0, false
 	}
@@ -69,7 +69,7 @@ func statMedian(s *schema.Stats) (float64, bool) {
 }
 
 // metricByID returns a metric by id or alias.
-func metricByID(id string) (Metric, bool) {
+func MetricByID(id string) (Metric, bool) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	switch id {
 	case "", "total_token_throughput", "total_tps", "total_token_throughput_tok_per_s":
@@ -88,48 +88,48 @@ func metricByID(id string) (Metric, bool) {
 				return s.RequestThroughput, s.RequestThroughput > 0 || s.Completed > 0
 			}}, true
 	case "mean_ttft", "ttft":
-		return Metric{ID: "mean_ttft", Label: "Mean TTFT (ms)", Name: "Mean time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.TTFT) }}, true
+		return Metric{ID: "mean_ttft", Label: "Mean TTFT (ms)", Name: "Mean time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return StatMean(s.TTFT) }}, true
 	case "median_ttft":
-		return Metric{ID: "median_ttft", Label: "Median TTFT (ms)", Name: "Median time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMedian(s.TTFT) }}, true
+		return Metric{ID: "median_ttft", Label: "Median TTFT (ms)", Name: "Median time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return StatMedian(s.TTFT) }}, true
 	case "p99_ttft":
 		return Metric{ID: "p99_ttft", Label: "P99 TTFT (ms)", Name: "P99 time to first token", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return s.TTFT.Get(99) }}, true
 	case "mean_tpot", "tpot":
-		return Metric{ID: "mean_tpot", Label: "Mean TPOT (ms)", Name: "Mean time per output token (excl. 1st token)", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.TPOT) }}, true
+		return Metric{ID: "mean_tpot", Label: "Mean TPOT (ms)", Name: "Mean time per output token (excl. 1st token)", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return StatMean(s.TPOT) }}, true
 	case "median_tpot":
-		return Metric{ID: "median_tpot", Label: "Median TPOT (ms)", Name: "Median time per output token (excl. 1st token)", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMedian(s.TPOT) }}, true
+		return Metric{ID: "median_tpot", Label: "Median TPOT (ms)", Name: "Median time per output token (excl. 1st token)", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return StatMedian(s.TPOT) }}, true
 	case "p99_tpot":
 		return Metric{ID: "p99_tpot", Label: "P99 TPOT (ms)", Name: "P99 time per output token (excl. 1st token)", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return s.TPOT.Get(99) }}, true
 	case "mean_itl", "itl":
-		return Metric{ID: "mean_itl", Label: "Mean ITL (ms)", Name: "Mean inter-token latency", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.ITL) }}, true
+		return Metric{ID: "mean_itl", Label: "Mean ITL (ms)", Name: "Mean inter-token latency", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return StatMean(s.ITL) }}, true
 	case "mean_e2el", "e2el", "latency":
-		return Metric{ID: "mean_e2el", Label: "Mean E2E latency (ms)", Name: "Mean end-to-end latency", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return statMean(s.E2EL) }}, true
+		return Metric{ID: "mean_e2el", Label: "Mean E2E latency (ms)", Name: "Mean end-to-end latency", Unit: "ms", get: func(s *schema.Summary) (float64, bool) { return StatMean(s.E2EL) }}, true
 	}
 	return Metric{}, false
 }
 
-// metricIDs lists the accepted metric ids, for error messages.
-const metricIDs = "total_token_throughput, output_throughput, request_throughput, mean_ttft, median_ttft, p99_ttft, mean_tpot, median_tpot, p99_tpot, mean_itl, mean_e2el"
+// MetricIDs lists the accepted metric ids, for error messages.
+const MetricIDs = "total_token_throughput, output_throughput, request_throughput, mean_ttft, median_ttft, p99_ttft, mean_tpot, median_tpot, p99_tpot, mean_itl, mean_e2el"
 
-func mustMetric(id string) Metric { m, _ := metricByID(id); return m }
+func MustMetric(id string) Metric { m, _ := MetricByID(id); return m }
 
 // primaryMetrics returns the headline metric and the secondary one shown
 // under it, by objective: throughput pages lead with total token
 // throughput and mean TPOT (GPUStack's cells); latency pages with mean
 // end-to-end latency and mean TTFT, or mean TTFT and TPOT when no run
 // recorded end-to-end latency.
-func (r *Report) primaryMetrics() (Metric, Metric) {
+func (r *Report) PrimaryMetrics() (Metric, Metric) {
 	if r.Objective() == "latency" {
 		// Mean end-to-end latency when the runs recorded it (vLLM prints
 		// it only with --percentile-metrics e2el); never derived.
-		e2el := mustMetric("mean_e2el")
+		e2el := MustMetric("mean_e2el")
 		for _, run := range r.Runs() {
 			if _, ok := e2el.Value(run.Result.Summary); ok {
-				return e2el, mustMetric("mean_ttft")
+				return e2el, MustMetric("mean_ttft")
 			}
 		}
-		return mustMetric("mean_ttft"), mustMetric("mean_tpot")
+		return MustMetric("mean_ttft"), MustMetric("mean_tpot")
 	}
-	return mustMetric("total_token_throughput"), mustMetric("mean_tpot")
+	return MustMetric("total_token_throughput"), MustMetric("mean_tpot")
 }
 
 // Delta compares a new value with a reference.
@@ -171,7 +171,7 @@ func successRate(res *schema.Result) (rate float64, ok bool) {
 // only the requests that got through, so a delta against ref is not a fair
 // comparison. Runs with the same share (the 235B page's runs, all 984 of
 // 1000) compare as usual.
-func lessSuccessful(run, ref *schema.Result) bool {
+func LessSuccessful(run, ref *schema.Result) bool {
 	a, ok1 := successRate(run)
 	b, ok2 := successRate(ref)
 	return ok1 && ok2 && a < b-1e-9
@@ -248,16 +248,16 @@ func Normalized(m Metric, v float64, gpus int, normalize bool) float64 {
 }
 
 // fmtNum prints a metric value with two decimals and thousands separators.
-func fmtNum(v float64) string {
+func FmtNum(v float64) string {
 	var b [48]byte
-	return string(appendNum(b[:0], v))
+	return string(AppendNum(b[:0], v))
 }
 
-// appendNum appends fmtNum(v) to dst: fmt.Sprintf("%.2f") (which is
+// appendNum appends FmtNum(v) to dst: fmt.Sprintf("%.2f") (which is
 // strconv's 'f' format) with a comma between the thousands of the part
 // before the point. (NaN and ±Inf have no point: "NaN.", "+,Inf.", as
 // ever.)
-func appendNum(dst []byte, v float64) []byte {
+func AppendNum(dst []byte, v float64) []byte {
 	var b [48]byte
 	s := strconv.AppendFloat(b[:0], v, 'f', 2, 64)
 	if len(s) > 0 && s[0] == '-' {
@@ -276,7 +276,7 @@ func appendNum(dst []byte, v float64) []byte {
 }
 
 // sortKey is a value's data-sort attribute: fmt's "%.4f".
-func sortKey(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+func SortKey(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
 // Caveats returns what a reader must know about a run's numbers, next to
 // which they are shown: the run's own warnings, a non-ok status, partial
@@ -300,19 +300,19 @@ func Caveats(res *schema.Result) []string {
 		}
 		if s.MaxOutputTokensPerS != nil && s.OutputThroughput > 0 && *s.MaxOutputTokensPerS > implausiblePeak*s.OutputThroughput && !mentions(res.Warnings, "peak output") {
 			out = append(out, fmt.Sprintf("implausible peak output throughput: %s tok/s is %.0f× the average output throughput (%s tok/s); it cannot be a 1-second peak and is not comparable",
-				fmtNum(*s.MaxOutputTokensPerS), *s.MaxOutputTokensPerS/s.OutputThroughput, fmtNum(s.OutputThroughput)))
+				FmtNum(*s.MaxOutputTokensPerS), *s.MaxOutputTokensPerS/s.OutputThroughput, FmtNum(s.OutputThroughput)))
 		}
 		if s.TotalTokenThroughput > 0 && s.OutputThroughput > s.TotalTokenThroughput*1.001 {
 			out = append(out, "output throughput exceeds total token throughput: the summary is inconsistent")
 		}
 	}
-	if isGuidellm(res) && !mentions(res.Warnings, "guidellm") {
+	if IsGuidellm(res) && !mentions(res.Warnings, "guidellm") {
 		out = append(out, "measured with guidellm: its TPOT includes the first token and its peak output throughput is not a 1-second peak")
 	}
 	// The importer's warnings may repeat among themselves (a check run
 	// twice over one result); a caveat is shown once.
 	for _, w := range res.Warnings {
-		if !slices.Contains(out, w) && !telemetryWarning(w) {
+		if !slices.Contains(out, w) && !TelemetryWarning(w) {
 			out = append(out, w)
 		}
 	}
@@ -324,7 +324,7 @@ func Caveats(res *schema.Result) []string {
 // shares it, and it concerns power and energy, not the numbers, so the
 // page says it once, in the setup's hardware (see setup), not under
 // every run.
-func telemetryWarning(w string) bool {
+func TelemetryWarning(w string) bool {
 	return strings.HasPrefix(w, "no GPU telemetry: ") || strings.HasPrefix(w, "no GPU inventory: ")
 }
 
@@ -335,7 +335,7 @@ func telemetryWarning(w string) bool {
 const implausiblePeak = 20
 
 // successful reports whether every request of a run succeeded.
-func successful(res *schema.Result) bool {
+func Successful(res *schema.Result) bool {
 	if res == nil || (res.Status != schema.StatusOK && res.Status != "") || res.Summary == nil {
 		return false
 	}

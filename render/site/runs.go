@@ -1,4 +1,4 @@
-package render
+package site
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/analysis"
 )
 
 // Report is a page bundle's campaign and its results.
@@ -24,19 +25,20 @@ type Report struct {
 	runs         map[runKey]*Run
 	// all holds every result, sweep points and repeats included, in file
 	// order (see Analysis).
-	all []*Run
+	All []*Run
 	// rounds are every round of the results, oldest first, when they
-	// have rounds (the history block; history.go); the blocks show the
+	// have rounds (render's history block); the blocks show the
 	// latest, all.
-	rounds []roundResults
+	Rounds []RoundResults
 	// Stale are the results the campaign no longer defines (a sweep point
 	// taken out of the profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and
 	// in the build's output.
 	Stale []StaleRun
-	// hist is the history of the rounds, computed once (history.go).
-	histOnce sync.Once
-	hist     *reportHistory
+	// Hist is what render computes of the rounds (its history.go),
+	// computed once under HistOnce: the model does not know its type.
+	HistOnce sync.Once
+	Hist     any
 }
 
 // StaleRun is a result left out because the campaign no longer defines
@@ -93,12 +95,12 @@ func (r *Report) Run(exp, prof string) *Run {
 	if run := r.runs[runKey{exp, prof}]; run != nil {
 		return run
 	}
-	pt, found := r.topPoint(prof)
+	pt, found := r.TopPoint(prof)
 	if !found {
 		return nil
 	}
 	var best *Run
-	for _, run := range r.all {
+	for _, run := range r.All {
 		res := run.Result
 		if res.Experiment != exp || res.Profile != prof || res.Status == schema.StatusSkipped || schema.PointOf(res.Load) != pt {
 			continue
@@ -113,15 +115,15 @@ func (r *Report) Run(exp, prof string) *Run {
 
 // pointRuns returns the results of run's point (same experiment, profile
 // and load), every repeat but skipped ones, in repeat order.
-func (r *Report) pointRuns(run *Run) []*Run {
-	return r.runsAt(run.Result.Experiment, run.Result.Profile, schema.PointOf(run.Result.Load))
+func (r *Report) PointRuns(run *Run) []*Run {
+	return r.RunsAt(run.Result.Experiment, run.Result.Profile, schema.PointOf(run.Result.Load))
 }
 
 // runsAt returns the results of experiment exp on profile prof at point
 // pt, every repeat but skipped ones, in repeat order.
-func (r *Report) runsAt(exp, prof string, pt schema.Point) []*Run {
+func (r *Report) RunsAt(exp, prof string, pt schema.Point) []*Run {
 	var out []*Run
-	for _, o := range r.all {
+	for _, o := range r.All {
 		or := o.Result
 		if or.Experiment == exp && or.Profile == prof && or.Status != schema.StatusSkipped && schema.PointOf(or.Load) == pt {
 			out = append(out, o)
@@ -142,7 +144,7 @@ func repeatOK(res *schema.Result) bool {
 // they are: the number the comparison table and the curves show for that
 // point. A run that does not count itself (crashed, failed) gives its own
 // value and n = 1.
-func (r *Report) pointValue(run *Run, m Metric) (v float64, n int, ok bool) {
+func (r *Report) PointValue(run *Run, m Metric) (v float64, n int, ok bool) {
 	if run == nil {
 		return 0, 0, false
 	}
@@ -152,7 +154,7 @@ func (r *Report) pointValue(run *Run, m Metric) (v float64, n int, ok bool) {
 		return own, 1, found
 	}
 	pt, sum := schema.PointOf(res.Load), 0.0
-	for _, o := range r.all {
+	for _, o := range r.All {
 		or := o.Result
 		if or.Experiment != res.Experiment || or.Profile != res.Profile || !repeatOK(or) || schema.PointOf(or.Load) != pt {
 			continue
@@ -170,9 +172,9 @@ func (r *Report) pointValue(run *Run, m Metric) (v float64, n int, ok bool) {
 
 // topPoint is the highest load point of sweep profile prof that any
 // experiment ran (skipped points left out); false when it has none.
-func (r *Report) topPoint(prof string) (schema.Point, bool) {
+func (r *Report) TopPoint(prof string) (schema.Point, bool) {
 	best, found := schema.Point{}, false
-	for _, run := range r.all {
+	for _, run := range r.All {
 		res := run.Result
 		pt := schema.PointOf(res.Load)
 		if res.Profile != prof || pt.Sweep == "" || res.Status == schema.StatusSkipped {
@@ -196,7 +198,7 @@ func pointLoad(pt schema.Point) float64 {
 // then load points and repeats).
 func (r *Report) Runs() []*Run {
 	byKey := map[runKey][]*Run{}
-	for _, run := range r.all {
+	for _, run := range r.All {
 		k := runKey{run.Result.Experiment, run.Result.Profile}
 		byKey[k] = append(byKey[k], run)
 	}
@@ -218,3 +220,80 @@ func (r *Report) Runs() []*Run {
 	}
 	return out
 }
+
+// AllRuns returns every result of the report, sweep points and repeats
+// included, as analysis runs (with each experiment's GPU count).
+func (r *Report) AllRuns() []analysis.Run {
+	out := make([]analysis.Run, 0, len(r.All))
+	for _, run := range r.All {
+		e, _ := r.Campaign.Experiment(run.Result.Experiment)
+		out = append(out, analysis.Run{Result: run.Result, GPUs: r.GPUs(e)})
+	}
+	return out
+}
+
+// hasSweep reports whether any result is a sweep point; sweepProfile is
+// the first profile with sweep points ("" when none).
+func (r *Report) SweepProfile() string {
+	runs := r.AllRuns()
+	for _, p := range r.Campaign.Profiles {
+		if analysis.IsSweep(runs, p.ID) {
+			return p.ID
+		}
+	}
+	return ""
+}
+
+// hasRepeats reports whether any result is a repeat.
+func (r *Report) HasRepeats() bool {
+	for _, run := range r.All {
+		if run.Result.Repeat > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reference returns the experiment a step's results are compared with:
+// the configuration carried into the step (the previous step's chosen
+// experiment, or the baseline).
+func (r *Report) Reference(stepIdx int) *schema.Experiment {
+	ref := r.Baseline()
+	for i := 0; i < stepIdx; i++ {
+		if ch := r.Campaign.Steps[i].Chosen; ch != "" {
+			ref, _ = r.Campaign.Experiment(ch)
+		}
+	}
+	return ref
+}
+
+// skippedAt returns the result of experiment exp at the point Run(exp,
+// prof) stands for (the sweep profile's top point) when the sweep's early
+// stop skipped it there; nil otherwise.
+func (r *Report) SkippedAt(exp, prof string) *Run {
+	pt, found := r.TopPoint(prof)
+	if !found {
+		return nil
+	}
+	for _, run := range r.All {
+		res := run.Result
+		if res.Experiment == exp && res.Profile == prof && res.Status == schema.StatusSkipped && schema.PointOf(res.Load) == pt {
+			return run
+		}
+	}
+	return nil
+}
+
+// hasTelemetry says whether any run of the report has GPU samples.
+func (r *Report) HasTelemetry() bool {
+	for _, run := range r.All {
+		if t := run.Result.Telemetry; t != nil && len(t.Samples) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// HasSingleRuns reports whether the report has a run at one load that
+// is not a repeat (what Run finds without going to a sweep's top point).
+func (r *Report) HasSingleRuns() bool { return len(r.runs) > 0 }

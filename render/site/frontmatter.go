@@ -1,8 +1,9 @@
-package render
+package site
 
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema/campaignfile"
@@ -58,13 +59,20 @@ func splitFrontMatter(src []byte) (fm []byte, body []byte, lines int, ok bool, e
 	return nil, nil, 0, false, fmt.Errorf("1: front matter opened with --- is never closed")
 }
 
+// The names yaml.v3 gives the types in its errors (reflect's), taken
+// from the types: moving them to another package moves the names.
+var (
+	frontMatterType = reflect.TypeFor[FrontMatter]().String()
+	blockSpecType   = reflect.TypeFor[BlockSpec]().String()
+)
+
 // yamlNoun names render's types in YAML errors, with the keys they accept
 // where the list is short; campaign types as campaignfile names them.
 func yamlNoun(typ string) string {
 	switch typ {
-	case "render.FrontMatter":
+	case frontMatterType:
 		return "front matter (keys: title, description, campaign, weight, draft)"
-	case "render.BlockSpec":
+	case blockSpecType:
 		return "perflab block (keys: block, metric, experiment, profile, step, title, point)"
 	}
 	return campaignfile.Noun(typ)
@@ -73,7 +81,7 @@ func yamlNoun(typ string) string {
 // yamlError turns a yaml.v3 error from decoding data into "file:line:
 // what" lines, shifting yaml's line numbers by offset (the lines before
 // data in the file).
-func yamlError(file string, offset int, data []byte, err error) error {
+func YAMLError(file string, offset int, data []byte, err error) error {
 	return campaignfile.DecodeErrorKeys(file, offset, data, err, yamlNoun, yamlKeys)
 }
 
@@ -81,16 +89,16 @@ func yamlError(file string, offset int, data []byte, err error) error {
 // types' as campaignfile reads them.
 func yamlKeys(typ string) []string {
 	switch typ {
-	case "render.FrontMatter":
+	case frontMatterType:
 		return campaignfile.YAMLKeys(FrontMatter{})
-	case "render.BlockSpec":
+	case blockSpecType:
 		return campaignfile.YAMLKeys(BlockSpec{})
 	}
 	return nil
 }
 
-// parseFrontMatter parses a page's front matter.
-func parseFrontMatter(file string, src []byte) (FrontMatter, []byte, int, bool, error) {
+// ParseFrontMatter parses a page's front matter.
+func ParseFrontMatter(file string, src []byte) (FrontMatter, []byte, int, bool, error) {
 	src = redactText(patterns, src) // the page's door (secrets.go)
 	var fm FrontMatter
 	raw, body, lines, ok, err := splitFrontMatter(src)
@@ -101,7 +109,23 @@ func parseFrontMatter(file string, src []byte) (FrontMatter, []byte, int, bool, 
 		return fm, src, 0, false, nil
 	}
 	if err := campaignfile.DecodeStrict(raw, &fm); err != nil {
-		return fm, nil, 0, false, yamlError(file, 1, raw, err)
+		return fm, nil, 0, false, YAMLError(file, 1, raw, err)
 	}
 	return fm, body, lines, true, nil
+}
+
+// BlockSpec is the YAML inside a ```perflab fenced block (CONTENT.md).
+type BlockSpec struct {
+	// Block is the block type: comparison, chart, latency-chart, curve,
+	// latency-curve, slo, command, step, summary, raw, setup, runs, cases,
+	// history, telemetry.
+	Block      string `yaml:"block"`
+	Metric     string `yaml:"metric"`
+	Experiment string `yaml:"experiment"`
+	Profile    string `yaml:"profile"`
+	Step       string `yaml:"step"`
+	Title      string `yaml:"title"`
+	// Point picks one load of a sweep profile for a raw or telemetry block, as result
+	// files name it: c64, rate10, rateinf (default: the highest load).
+	Point string `yaml:"point"`
 }

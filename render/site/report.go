@@ -1,4 +1,4 @@
-package render
+package site
 
 import (
 	"fmt"
@@ -41,7 +41,7 @@ func (r *Report) GPULabel() string {
 func (r *Report) Unit() string { return r.Campaign.Hardware.Unit() }
 
 // unitCount spells a count of the report's accelerators: "1 GPU", "2 CPUs".
-func (r *Report) unitCount(n int) string {
+func (r *Report) UnitCount(n int) string {
 	if n == 1 {
 		return "1 " + r.Unit()
 	}
@@ -167,10 +167,10 @@ func EngineName(kind string) string {
 
 // Engines lists the engines and versions: the campaign's, completed with
 // versions the results recorded.
-func (r *Report) Engines() []schema.EngineSpec { return enginesOf(r.Campaign, r.Runs()) }
+func (r *Report) Engines() []schema.EngineSpec { return EnginesOf(r.Campaign, r.Runs()) }
 
 // enginesOf is Engines of campaign camp with its runs in campaign order.
-func enginesOf(camp *schema.Campaign, runs []*Run) []schema.EngineSpec {
+func EnginesOf(camp *schema.Campaign, runs []*Run) []schema.EngineSpec {
 	var out []schema.EngineSpec
 	seen := map[string]int{}
 	add := func(name, version string) {
@@ -202,7 +202,7 @@ func enginesOf(camp *schema.Campaign, runs []*Run) []schema.EngineSpec {
 }
 
 // profilesOf returns the profiles an experiment is run on.
-func (r *Report) profilesOf(e *schema.Experiment) []schema.Profile {
+func (r *Report) ProfilesOf(e *schema.Experiment) []schema.Profile {
 	if len(e.Profiles) == 0 {
 		return r.Campaign.Profiles
 	}
