@@ -12,6 +12,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/corpus"
 )
 
@@ -56,7 +57,7 @@ func writeSyntheticSite(tb testing.TB, dir string, n int) {
 				r := fixtureResults()[0]
 				r.ID, r.Campaign, r.Experiment, r.Profile = id+"--"+e+"--"+p, id, e, p
 				r.Summary.TotalTokenThroughput += float64(i + k*100 + len(e))
-				r.RawOutput = SummaryText(r)
+				r.RawOutput = blocks.SummaryText(r)
 				if err := schema.WriteFile(filepath.Join(dir, "results", id, e+"--"+p+".json"), r); err != nil {
 					tb.Fatal(err)
 				}

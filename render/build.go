@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/output"
 
 	"context"
@@ -43,7 +44,7 @@ type Options struct {
 	// blocks are block types besides the built-in ones (tests: a block
 	// with a new kind of input). Not part of the cache's salt: a test
 	// gives every build of a site the same blocks.
-	blocks map[string]blockFunc `wire:"-"`
+	blocks map[string]blocks.Func `wire:"-"`
 }
 
 // ReloadPath is where, below the base URL, a preview server serves its
@@ -220,7 +221,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 // embedded copies, with dir (when not "") laid over them (customdir.go).
 func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 	var fsys fs.FS = templates.FS
-	t, err := template.New("").Funcs(templateFuncs).ParseFS(fsys, "*.html")
+	t, err := template.New("").Funcs(blocks.TemplateFuncs()).ParseFS(fsys, "*.html")
 	if err != nil {
 		return nil, nil, fmt.Errorf("render: templates: %w", err)
 	}
@@ -240,9 +241,9 @@ func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 		}
 		return t, overlayFS{top: top, base: fsys}, nil
 	}
-	// The generated writers (htmlwriters.go) are used only for the
-	// templates they were generated from.
-	sum, err := templatesSum(fsys)
+	// The generated writers (htmlwriters.go, render/blocks') are used
+	// only for the templates they were generated from.
+	sum, err := blocks.TemplatesSum(fsys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("render: templates: %w", err)
 	}
@@ -250,6 +251,9 @@ func loadTemplates(dir string) (*template.Template, fs.FS, error) {
 		if _, err := t.New(builtinMarker).Parse(""); err != nil {
 			return nil, nil, fmt.Errorf("render: templates: %w", err)
 		}
+	}
+	if err := blocks.MarkGenerated(t, sum); err != nil {
+		return nil, nil, fmt.Errorf("render: templates: %w", err)
 	}
 	return t, fsys, nil
 }

@@ -22,10 +22,14 @@
 //	                   campaigns, results and their rounds into a Site
 //	                   (site.go, runs.go, report.go, pagefile.go); the
 //	                   metrics and front matter; redaction at the door
-//	render             the blocks (blocks.go dispatches; comparison.go,
-//	                   step.go, setup.go, curves.go, command.go, ...), the
-//	                   layout (layout.go's frame, navigation.go,
-//	                   skeleton.go), and the
+//	render/blocks      the blocks: each takes the model and
+//	                   render/analysis's numbers and writes its view
+//	                   (blocks.go dispatches; comparison.go, step.go,
+//	                   setup.go, curves.go, command.go, history.go, ...;
+//	                   skeleton.go places them), data.json and data.csv,
+//	                   the headline figures; what generated writers call
+//	render             the layout (layout.go's frame, navigation.go,
+//	                   page.go, the home page, search), and the
 //	                   pipeline wiring the stages (build.go: Build;
 //	                   siterender.go: Render; incremental.go: the preview
 //	                   server's Builder; pagecache.go, outputs.go,
@@ -57,7 +61,7 @@
 //
 // Inputs are tracked by construction. A page reads its files only
 // through the inputs.Reader Load gives it, and its blocks only through
-// the Reader they are handed (pageCtx.in); a page's cache key is the
+// the Reader they are handed (render/blocks' Ctx.In); a page's cache key is the
 // hash of what its Readers recorded (inputs.Reader.Key), with a salt of
 // perflab's own build, the templates and the options that show in a page
 // (wire's encoding of Options, less where the site and the cache go).
@@ -155,14 +159,14 @@
 // probe with encoding/json, then a strict decode: four scans of each
 // file), reading campaigns 0.3 s (yaml.v3 parsed each twice), chroma's
 // bash lexer on each report's serving and benchmark commands 0.45 s,
-// block and layout templates about 1.1 s, buffers grown by doubling 0.7 GB
+// block and layout templates about 1.1 s, Buffers grown by doubling 0.7 GB
 // and gob 0.2 GB of the allocations, with garbage collection about a
 // tenth of the CPU, and the kernel creating 4,000 files and 2,000
 // directories about 1 s. Now results decode in one pass of json v2
 // (schema.Unmarshal; encoding/json still decides and words whatever it
 // declines), a campaign's node tree is parsed only when an error needs a
-// line, commands are lexed into chroma's tokens by shellcode.go, buffers
-// are lent (buffers.go) and cache entries have a plain format
+// line, commands are lexed into chroma's tokens by shellcode.go, Buffers
+// are lent (Buffers.go) and cache entries have a plain format
 // (now render/wire). Whole process, medians of 5 alternating runs on the
 // shared 2-core machine: CPU 6.8 → 4.5 s (user 5.5 → 3.5 s), peak memory
 // 302 → 194 MB, allocations 2.2 → 1.1 GiB; an unchanged rebuild 1.9 →
@@ -253,7 +257,7 @@
 // (raw outputs are kilobytes with nothing to escape); headings, charts,
 // cells and sort keys are built with strconv (fmtNum, sortKey,
 // Delta.String, held to fmt by tests); data.json and data.csv are written
-// into lent buffers and copied out at their size (json v2 grew a fresh one
+// into lent Buffers and copied out at their size (json v2 grew a fresh one
 // by doubling to 100 KB per report); a page's blocks take the report's
 // runs in campaign order and its primary metrics once; bash commands are
 // written as chroma's formatter writes their tokens (writeShellHTML,
@@ -313,11 +317,14 @@
 // One source for each piece of HTML (issue 17): templates/*.html. With
 // the embedded templates every page is written by Go functions that
 // render/tmplgen compiles from html/template's escaped parse trees
-// (htmlwriters_gen.go, go generate ./render): the hand-kept mirrors of
-// earlier rounds (fastblocks.go, fastlayout.go, fastsetup.go) are gone,
-// and TestGeneratedWriters fails while the generated file is older than
-// the templates (a stale file is not used: the writers record the sum of
-// the templates they were made from). A writer hands a page back to
+// (one generated file per package that owns the views: the blocks' in
+// render/blocks, the layout's here; go generate ./render/blocks
+// ./render): the hand-kept mirrors of earlier rounds (fastblocks.go,
+// fastlayout.go, fastsetup.go) are gone, and each package's
+// TestGeneratedWriters fails while its generated file is older than the
+// templates (a stale file is not used: the writers record the sum of the
+// templates they were made from, and each package marks the templates
+// for its own writers only when the sums agree). A writer hands a page back to
 // html/template where a value lands in a context it does not escape
 // itself (execTemplate). The history block, the home page's list of
 // change points and the telemetry block's sentence are templates as well

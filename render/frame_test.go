@@ -3,6 +3,7 @@ package render
 import (
 	"testing"
 
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/nav"
 )
 
@@ -15,7 +16,7 @@ func TestFrameDigest(t *testing.T) {
 			[]nav.Page{{Title: title, URL: "about/"}}, func(seg string) string { return seg })
 		return &v
 	}
-	base := frame{Links: nav.Links{BaseURL: "/"}, Content: "content", Nav: tree("About"), bufs: &buffers{}}
+	base := frame{Links: nav.Links{BaseURL: "/"}, Content: "content", Nav: tree("About"), bufs: &blocks.Buffers{}}
 	variants := map[string]frame{}
 	v := base
 	v.Links.BaseURL = "/perflab/"

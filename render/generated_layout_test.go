@@ -7,6 +7,8 @@ import (
 	"html/template"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/render/blocks"
 )
 
 // TestGeneratedLayout: for views with hostile text, every optional part
@@ -23,7 +25,7 @@ func TestGeneratedLayout(t *testing.T) {
 	hostile := []string{"", "plain", `a<b>&"c'+d`, "nul\x00x", "ünïcødé — µs", "bad\xffutf8", "javascript:alert(1)", "0;url=javascript:alert(1)", "</title><script>x</script>", "{{.Title}}"}
 	base := layoutView{SiteTitle: SiteTitle, Base: "../../", HomeHref: "index.html", URL: "a/b/",
 		Body: template.HTML("<p>body</p>\n"), NavHTML: template.HTML(`<nav class="nav" id="nav"><a href="x">x</a></nav>`)}
-	rep := reportMeta{Model: "m", Hardware: "h", Engine: "e", Objective: "o", DataJSON: "a/b/data.json", DataCSV: "a/b/data.csv", Campaign: "a/b/campaign.yaml"}
+	rep := blocks.ReportMeta{Model: "m", Hardware: "h", Engine: "e", Objective: "o", DataJSON: "a/b/data.json", DataCSV: "a/b/data.csv", Campaign: "a/b/campaign.yaml"}
 	var views []layoutView
 	for i, s := range hostile {
 		v := base
@@ -61,9 +63,9 @@ func TestGeneratedLayout(t *testing.T) {
 		func(v *layoutView) { v.Base = "https://example.com/lab/" },
 		func(v *layoutView) { v.HomeHref = "javascript:alert(1)" },
 		func(v *layoutView) { v.HomeHref = "a b/<x>" },
-		func(v *layoutView) { v.Report = &reportMeta{DataJSON: "x?y=1&z", DataCSV: "d.csv"} },
+		func(v *layoutView) { v.Report = &blocks.ReportMeta{DataJSON: "x?y=1&z", DataCSV: "d.csv"} },
 		func(v *layoutView) {
-			v.Report = &reportMeta{DataJSON: "d.json", DataCSV: "d.csv", Campaign: "é/campaign.yaml"}
+			v.Report = &blocks.ReportMeta{DataJSON: "d.json", DataCSV: "d.csv", Campaign: "é/campaign.yaml"}
 		},
 		func(v *layoutView) { v.TOC = []tocEntry{{2, "a/b", "t"}} },
 		func(v *layoutView) { v.TOC = []tocEntry{{2, `x"y`, "t"}} },
@@ -95,4 +97,47 @@ func TestGeneratedLayout(t *testing.T) {
 	if !strings.Contains(views[2].Title, "<") {
 		t.Fatal("the views are not hostile")
 	}
+}
+
+// writeGenerated runs render's generated writer of name for data
+// (render/blocks' WriteGenerated); errFallback is the error it hands a
+// template back with.
+func writeGenerated(w *bytes.Buffer, name string, data any) (bool, error) {
+	return blocks.WriteGenerated(w, name, data, execGenerated)
+}
+
+var errFallback = blocks.TemplateFallback()
+
+// compareGenerated requires the generated writer of template name to
+// write for v what html/template writes (not to hand it back).
+func compareGenerated(t *testing.T, tm *template.Template, name string, v any, what string) {
+	t.Helper()
+	if tm.Lookup(builtinMarker) == nil {
+		t.Fatal("the embedded templates lack the marker: the generated writers would not be used (run go generate ./render)")
+	}
+	var want, got bytes.Buffer
+	if err := tm.ExecuteTemplate(&want, name, v); err != nil {
+		t.Fatalf("%s %s: html/template: %v", name, what, err)
+	}
+	ok, err := writeGenerated(&got, name, v)
+	if !ok {
+		t.Fatalf("%s %s: no generated writer for %T", name, what, v)
+	}
+	if errors.Is(err, errFallback) {
+		t.Fatalf("%s %s: the generated writer handed the template back to html/template", name, what)
+	}
+	if err != nil {
+		t.Fatalf("%s %s: generated writer: %v", name, what, err)
+	}
+	if got.String() == want.String() {
+		return
+	}
+	g, w := got.String(), want.String()
+	j := 0
+	for j < len(g) && j < len(w) && g[j] == w[j] {
+		j++
+	}
+	lo := max(0, j-60)
+	t.Errorf("%s %s differs from html/template's at byte %d:\n got …%q\nwant …%q",
+		name, what, j, g[lo:min(len(g), j+60)], w[lo:min(len(w), j+60)])
 }

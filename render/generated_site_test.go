@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/corpus"
 )
 
@@ -99,6 +100,8 @@ func TestGeneratedSites(t *testing.T) {
 	tdir := filepath.Join(root, "templates")
 	if tm, _, err := loadTemplates(""); err != nil || tm.Lookup(builtinMarker) == nil {
 		t.Fatalf("the generated writers are not used with the embedded templates (%v): run go generate ./render", err)
+	} else if !blocks.UsesGenerated(tm) {
+		t.Fatal("the blocks' generated writers are not used with the embedded templates: run go generate ./render/blocks")
 	}
 	type site struct{ name, content, results string }
 	sites := []site{{"fixture", fixtureSite + "/content", fixtureSite + "/results"}}

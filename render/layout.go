@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/nav"
 	"github.com/perflab/perflab/render/site"
 	"github.com/perflab/perflab/render/wire"
@@ -30,7 +31,7 @@ type frame struct {
 	Content    string // the content directory (a report's campaign link)
 	LiveReload bool
 	Nav        *navView
-	bufs       *buffers `wire:"-"` // lent buffers: no content
+	bufs       *blocks.Buffers `wire:"-"` // lent buffers: no content
 }
 
 // frame is the site's frame around its pages, with navigation v.
@@ -47,8 +48,8 @@ func (f *frame) digest() string {
 
 // navHTML is the navigation as the page at url shows it (template nav).
 func (f *frame) navHTML(t *template.Template, url string) (template.HTML, error) {
-	b := f.bufs.get()
-	defer f.bufs.put(b)
+	b := f.bufs.Get()
+	defer f.bufs.Put(b)
 	if err := f.Nav.Write(f.Links, url, func(v *nav.View) error { return execTemplate(t, b, "nav", v) }); err != nil {
 		return "", fmt.Errorf("render: template nav: %w", err)
 	}
@@ -68,7 +69,7 @@ type layoutView struct {
 	Charts      bool
 	LiveReload  bool
 	ReloadURL   string
-	Report      *reportMeta
+	Report      *blocks.ReportMeta
 	Home        bool
 }
 
@@ -79,8 +80,8 @@ func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
 
 // layout is the page of view v laid out.
 func (f *frame) layout(t *template.Template, v layoutView) ([]byte, error) {
-	buf := f.bufs.get()
-	defer f.bufs.put(buf)
+	buf := f.bufs.Get()
+	defer f.bufs.Put(buf)
 	if err := f.layoutInto(buf, t, v); err != nil {
 		return nil, err
 	}
@@ -107,15 +108,6 @@ type searchEntry struct {
 	Text  string `json:"text"`
 }
 
-// reportMeta is what the home page lists about a report.
-type reportMeta struct {
-	Title, URL, Href, Model, Hardware, Engine, Objective string
-	Best, BestSort, BestNote                             string
-	Gain                                                 template.HTML
-	GainClass, GainSort, GainNote                        string
-	DataJSON, DataCSV, Campaign                          string
-}
-
 // renderPage renders one page into its files (index.html and, for a
 // report, data.json and data.csv) and its search entry.
 func (s *Site) renderPage(p *Page, t *template.Template, f *frame) ([]File, searchEntry, error) {
@@ -139,12 +131,12 @@ func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, 
 		}
 		ce = &cacheEntry{Page: *rp, Search: searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}}
 		if r := p.Report; r != nil {
-			js, csvData, err := reportData(r)
+			js, csvData, err := blocks.ReportData(r)
 			if err != nil {
 				return nil, ce.Search, fmt.Errorf("%s: %w", p.Src, err)
 			}
 			ce.Files = []File{{Path: p.URL + "data.json", Data: js}, {Path: p.URL + "data.csv", Data: csvData}}
-			if cv := curvesCSV(r); cv != nil { // sweeps: the curves' points (curves.go)
+			if cv := blocks.CurvesCSV(r); cv != nil { // sweeps: the curves' points (curves.go)
 				ce.Files = append(ce.Files, File{Path: p.URL + "curves.csv", Data: cv})
 			}
 		}
@@ -184,8 +176,8 @@ func (f *frame) layPage(buf *bytes.Buffer, p *Page, t *template.Template, ce *ca
 	return files, se, nil
 }
 
-func (f *frame) reportMeta(r *Report, title string) reportMeta {
-	m := reportMeta{Title: title, URL: r.Page.URL, Href: f.Links.Href(r.Page.URL), Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
+func (f *frame) reportMeta(r *Report, title string) blocks.ReportMeta {
+	m := blocks.ReportMeta{Title: title, URL: r.Page.URL, Href: f.Links.Href(r.Page.URL), Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
 		DataJSON: r.Page.URL + "data.json", DataCSV: r.Page.URL + "data.csv"}
 	if oe := r.Optimized(); oe != nil {
 		m.Engine = site.EngineName(oe.Engine)
@@ -195,17 +187,17 @@ func (f *frame) reportMeta(r *Report, title string) reportMeta {
 	}
 	// The recommended configuration's throughput and its gain over the
 	// baseline, as the report's own blocks compute them (headline.go).
-	headline(r, &m)
+	blocks.Headline(r, &m)
 	return m
 }
 
 type homeView struct {
 	Base    string
-	Reports []reportMeta
+	Reports []blocks.ReportMeta
 	Pages   []navItem
 	Intro   template.HTML
 	// Changes are the latest rounds' change points (history.go).
-	Changes []homeChangeView
+	Changes []blocks.HomeChangeView
 }
 
 func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, error) {
@@ -221,9 +213,9 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages, Changes: s.homeChanges()}
+	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages, Changes: blocks.HomeChanges(s.Site, s.links())}
 	for _, r := range s.Reports {
-		hv.Reports = append(hv.Reports, f.reportMeta(r, navTitleReport(r.Page)))
+		hv.Reports = append(hv.Reports, f.reportMeta(r, r.Page.NavTitleReport()))
 	}
 	var body bytes.Buffer
 	if err := execTemplate(t, &body, "home", hv); err != nil {
@@ -239,18 +231,4 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 		return File{}, searchEntry{}, err
 	}
 	return File{Path: "index.html", Data: html}, searchEntry{Title: title, URL: s.pageHref(""), Text: plainText(string(intro), 2000)}, nil
-}
-
-// navTitleReport is a report's title without rendering its page.
-func navTitleReport(p *Page) string {
-	if p.FrontMatter.Title != "" || p.Report == nil {
-		return p.NavTitle()
-	}
-	if p.Report.Campaign.Title != "" {
-		return p.Report.Campaign.Title
-	}
-	if h, ok := p.HeadingLine(); ok {
-		return h
-	}
-	return p.Report.Title()
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/site"
 )
 
@@ -169,31 +170,6 @@ func TestCaveats(t *testing.T) {
 	}
 }
 
-// TestSummaryText: the vLLM text block written from a summary matches the
-// layout of `vllm bench serve` byte for byte (testdata/summary.golden).
-func TestSummaryText(t *testing.T) {
-	res := fixtureResults()[0]
-	got := SummaryText(res)
-	golden := filepath.Join("testdata", "summary.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
-		if len(l) != 50 && len(l) != 51 {
-			t.Errorf("line %q is %d wide; vLLM's rows are 51 (40+1+10), rules 50", l, len(l))
-		}
-	}
-}
-
 func TestTableOfContentsAndPlainText(t *testing.T) {
 	body := `<h2 id="a">A &amp; B<a class="headerlink" href="#a">¶</a></h2><p>Hello <b>world</b></p>` +
 		`<h3 id="b-1"><code>x</code> y<a class="headerlink" href="#b-1">¶</a></h3><pre><code>skip me</code></pre><h4 id="c">C<a class="headerlink" href="#c">¶</a></h4>` +
@@ -207,20 +183,6 @@ func TestTableOfContentsAndPlainText(t *testing.T) {
 	}
 	if got := plainText("<p>aé</p>", 2); got != "a" {
 		t.Errorf("plainText cut inside a rune = %q, want \"a\"", got)
-	}
-}
-
-// TestSummaryTextGuidellm: a guidellm run's TPOT is not printed under
-// vLLM's "excl. 1st token" header.
-func TestSummaryTextGuidellm(t *testing.T) {
-	res := fixtureResults()[0]
-	res.Tool.Name = "guidellm"
-	got := SummaryText(res)
-	if strings.Contains(got, "excl. 1st token") || !strings.Contains(got, "Time per Output Token (guidellm: incl. 1st token)") {
-		t.Errorf("guidellm TPOT under the wrong header:\n%s", got)
-	}
-	if strings.Contains(got, "Peak output token throughput") {
-		t.Errorf("guidellm's max printed as a 1-second peak:\n%s", got)
 	}
 }
 
@@ -263,32 +225,6 @@ func TestLinkFunc(t *testing.T) {
 		got := s.linkFunc(&Page{Rel: tt.page, URL: site.PageURL(tt.page)})(tt.dest)
 		if got != tt.want {
 			t.Errorf("%s: %q → %q, want %q", tt.page, tt.dest, got, tt.want)
-		}
-	}
-}
-
-// TestSkipRemark: the reason a step's best try is not carried forward
-// names a regression first and partial success as well.
-func TestSkipRemark(t *testing.T) {
-	run := func(done int) *schema.Result {
-		return &schema.Result{Status: schema.StatusOK, Load: schema.Load{NumPrompts: 1000}, Summary: &schema.Summary{Completed: done}}
-	}
-	tests := []struct {
-		name string
-		res  *schema.Result
-		inc  Delta
-		want string
-	}{
-		// The 235B FP8 (TP8+EP) try: -3.8% and 984 of 1000, like every run there.
-		{"worse and partial", run(984), site.Compare(8424.86, 8102.36, true), "worse than the configuration before it; only 984 of 1000 requests succeeded; not carried forward"},
-		// The Qwen3.5 MTP try: +46.8%, but only 516 of 1000 succeeded.
-		{"better but partial", run(516), site.Compare(10570.88, 15514.15, true), "only 516 of 1000 requests succeeded; not carried forward"},
-		{"worse", run(1000), site.Compare(10570.88, 10363.77, true), "worse than the configuration before it; not carried forward"},
-		{"no reason in the data", run(1000), site.Compare(100, 101, true), "not carried forward"},
-	}
-	for _, tt := range tests {
-		if got := skipRemark(tt.res, tt.inc); got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
@@ -380,4 +316,43 @@ func plainTextOld(body string, limit int) string {
 		}
 	}
 	return t
+}
+
+// TestSummaryText: the vLLM text block written from a summary matches the
+// layout of `vllm bench serve` byte for byte (testdata/summary.golden).
+func TestSummaryText(t *testing.T) {
+	res := fixtureResults()[0]
+	got := blocks.SummaryText(res)
+	golden := filepath.Join("testdata", "summary.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		if len(l) != 50 && len(l) != 51 {
+			t.Errorf("line %q is %d wide; vLLM's rows are 51 (40+1+10), rules 50", l, len(l))
+		}
+	}
+}
+
+// TestSummaryTextGuidellm: a guidellm run's TPOT is not printed under
+// vLLM's "excl. 1st token" header.
+func TestSummaryTextGuidellm(t *testing.T) {
+	res := fixtureResults()[0]
+	res.Tool.Name = "guidellm"
+	got := blocks.SummaryText(res)
+	if strings.Contains(got, "excl. 1st token") || !strings.Contains(got, "Time per Output Token (guidellm: incl. 1st token)") {
+		t.Errorf("guidellm TPOT under the wrong header:\n%s", got)
+	}
+	if strings.Contains(got, "Peak output token throughput") {
+		t.Errorf("guidellm's max printed as a 1-second peak:\n%s", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/markdown"
 	"github.com/perflab/perflab/render/output"
 	"github.com/perflab/perflab/render/site"
@@ -35,7 +36,9 @@ type Site struct {
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (render/output).
 	outputs *output.Tracker
-	bufs    *buffers
+	bufs    *blocks.Buffers
+	// env is what the blocks share (render/blocks).
+	env *blocks.Env
 	// untouched is the outputs of a build that found out as it should
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.
@@ -65,7 +68,9 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Site{Site: m, opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &buffers{}}, nil
+	s := &Site{Site: m, opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &blocks.Buffers{}}
+	s.env = &blocks.Env{Chroma: s.chroma, Bufs: s.bufs, Results: opt.Results, Extra: opt.blocks}
+	return s, nil
 }
 
 func (s *Site) markdown() *markdown.Converter { return s.conv }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/inputs"
 	"github.com/perflab/perflab/render/site"
 
@@ -82,7 +83,7 @@ func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*re
 		return nil, err
 	}
 	doc := conv.Parse(body, markdown.ParseOptions{IDs: ids, Link: s.linkFunc(p)})
-	ctx := &pageCtx{site: s, page: p, rep: p.Report, t: t, ids: ids, in: rd}
+	ctx := blocks.NewCtx(s.env, p, t, ids, rd)
 	out := &renderedPage{Title: p.FrontMatter.Title, Description: p.FrontMatter.Description}
 
 	// The first heading titles the page when nothing else does; a level-1
@@ -108,21 +109,21 @@ func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*re
 		out.Title = site.TitleFromPath(p.Rel)
 	}
 
-	blocks := doc.Blocks()
-	bb := s.bufs.get()
-	defer s.bufs.put(bb)
-	for _, b := range blocks {
+	specs := doc.Blocks()
+	bb := s.bufs.Get()
+	defer s.bufs.Put(bb)
+	for _, b := range specs {
 		line := p.BodyLine + b.Line
 		var spec BlockSpec
 		if err := campaignfile.DecodeStrict(b.Spec, &spec); err != nil {
 			return nil, site.YAMLError(p.Src, line, b.Spec, err)
 		}
-		ctx.setupProse = nil
+		ctx.SetSetupProse(nil)
 		if spec.Block == "setup" {
-			ctx.setupProse = setupProse(doc, b.NextSibling())
+			ctx.SetSetupProse(blocks.SetupProse(doc, b.NextSibling()))
 		}
 		bb.Reset()
-		if err := ctx.renderBlock(bb, spec); err != nil {
+		if err := ctx.Render(bb, spec); err != nil {
 			// Point at the field at fault when the message names one (the
 			// fence's line said where the block starts, not which of its
 			// lines is wrong).
@@ -135,18 +136,18 @@ func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*re
 		}
 		b.HTML = bytes.Clone(bb.Bytes())
 	}
-	buf := s.bufs.get()
-	defer s.bufs.put(buf)
-	writeStaleWarning(buf, p.Report)
-	if p.Report != nil && len(blocks) == 0 {
-		if err := s.skeleton(buf, ctx, conv, doc); err != nil {
+	buf := s.bufs.Get()
+	defer s.bufs.Put(buf)
+	blocks.WriteStaleWarning(buf, p.Report)
+	if p.Report != nil && len(specs) == 0 {
+		if err := blocks.Skeleton(buf, ctx, conv, doc); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Src, err)
 		}
 	} else if err := conv.Render(buf, doc, doc.Root); err != nil {
 		return nil, fmt.Errorf("%s: render: %w", p.Src, err)
 	}
 	out.Body = template.HTML(buf.String())
-	out.Charts = ctx.charts > 0
+	out.Charts = ctx.Charts()
 	return out, nil
 }
 
@@ -177,30 +178,6 @@ func firstHeading(root ast.Node) *ast.Heading {
 		}
 	}
 	return nil
-}
-
-// section is a run of top-level narrative nodes under one level-2 heading.
-type section struct {
-	title   string
-	heading *ast.Heading
-	nodes   []ast.Node
-}
-
-func splitSections(doc *markdown.Document) (pre []ast.Node, secs []*section) {
-	var cur *section
-	for n := doc.Root.FirstChild(); n != nil; n = n.NextSibling() {
-		if h, ok := n.(*ast.Heading); ok && h.Level == 2 {
-			cur = &section{title: doc.HeadingText(h), heading: h}
-			secs = append(secs, cur)
-			continue
-		}
-		if cur == nil {
-			pre = append(pre, n)
-		} else {
-			cur.nodes = append(cur.nodes, n)
-		}
-	}
-	return pre, secs
 }
 
 // tocEntry is one line of the table of contents.
@@ -379,26 +356,4 @@ func cutText(t string, limit int) string {
 		}
 	}
 	return t
-}
-
-// writeStaleWarning writes the warning atop a report whose results
-// directory holds results the campaign no longer defines (Report.Stale):
-// they are left out of every block, and the page says which and why;
-// nothing when none.
-func writeStaleWarning(b *bytes.Buffer, r *Report) {
-	if r == nil || len(r.Stale) == 0 {
-		return
-	}
-	esc := template.HTMLEscapeString
-	noun := "results"
-	if len(r.Stale) == 1 {
-		noun = "result"
-	}
-	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
-		len(r.Stale), noun, esc(r.ResultsDir), len(r.Stale), noun, esc(r.CampaignFile))
-	b.WriteString(`<details class="info"><summary>Files left out</summary><ul>`)
-	for _, st := range r.Stale {
-		fmt.Fprintf(b, "<li><code>%s</code>: %s</li>", esc(st.Run.File), esc(st.Why))
-	}
-	b.WriteString("</ul></details></div>\n")
 }

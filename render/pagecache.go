@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/buildcache"
 	"github.com/perflab/perflab/render/inputs"
 	"github.com/perflab/perflab/render/wire"
@@ -212,8 +213,8 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 	if c == nil {
 		return
 	}
-	buf := entryBufs.get()
-	defer entryBufs.put(buf)
+	buf := entryBufs.Get()
+	defer entryBufs.Put(buf)
 	size := len(e.Page.Body) + len(e.Search.Text) + 256
 	for _, f := range e.Files {
 		size += len(f.Path) + len(f.Data) + 16
@@ -224,7 +225,7 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 }
 
 // entryBufs lend the buffers entries are encoded into.
-var entryBufs buffers
+var entryBufs blocks.Buffers
 
 // finish ends the build's use of the cache (buildcache.Cache.Finish).
 func (c *buildCache) finish(ok bool) {

@@ -35,12 +35,15 @@ var renderLayers = map[string]int{
 	"render/output": 2,
 	// The site model: Load's pages, reports, campaigns and results.
 	"render/site": 2,
-	// The blocks, the layout and the pipeline wiring the stages.
-	"render": 3,
+	// The blocks: each block's view of the model, the numbers from
+	// render/analysis; the generated writers' helpers.
+	"render/blocks": 3,
+	// The layout and the pipeline wiring the stages.
+	"render": 4,
 	// Commands built on a build.
-	"render/serve":           4,
-	"render/publish":         4,
-	"render/bench/gencorpus": 4,
+	"render/serve":           5,
+	"render/publish":         5,
+	"render/bench/gencorpus": 5,
 }
 
 const module = "github.com/perflab/perflab/"

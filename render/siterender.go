@@ -212,8 +212,8 @@ func (r *renderRun) page(i int) {
 			}
 		}
 	}
-	buf := s.bufs.get()
-	defer s.bufs.put(buf)
+	buf := s.bufs.Get()
+	defer s.bufs.Put(buf)
 	files, se, err := s.renderPageInto(buf, p, r.t, r.frame)
 	if err == nil && s.outputs != nil && s.cache != nil {
 		// Under the key the page was rendered with: what its blocks read

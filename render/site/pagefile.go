@@ -111,3 +111,17 @@ func TitleFromPath(rel string) string {
 // BodyLoaded reports whether Load read the page's body (not when it took
 // the page's front matter and heading from the input stat cache).
 func (p *Page) BodyLoaded() bool { return p.body.InMemory() }
+
+// NavTitleReport is a report's title without rendering its page.
+func (p *Page) NavTitleReport() string {
+	if p.FrontMatter.Title != "" || p.Report == nil {
+		return p.NavTitle()
+	}
+	if p.Report.Campaign.Title != "" {
+		return p.Report.Campaign.Title
+	}
+	if h, ok := p.HeadingLine(); ok {
+		return h
+	}
+	return p.Report.Title()
+}

@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -21,9 +21,9 @@ import (
 // blockTypes lists the block types, for error messages.
 const blockTypes = "comparison, chart, latency-chart, curve, latency-curve, slo, command, step, summary, raw, setup, runs, cases, history, telemetry"
 
-// pageCtx is the state of one page being rendered.
-type pageCtx struct {
-	site *Site
+// Ctx is the state of one page being rendered: what its blocks share.
+type Ctx struct {
+	env  *Env
 	page *Page
 	rep  *Report
 	// in is how a block reads a file: what it reads is recorded, and
@@ -45,7 +45,7 @@ type pageCtx struct {
 }
 
 // ordered is c.rep.Runs(), computed once per page.
-func (c *pageCtx) ordered() []*Run {
+func (c *Ctx) ordered() []*Run {
 	if c.runList == nil {
 		c.runList = c.rep.Runs()
 	}
@@ -53,7 +53,7 @@ func (c *pageCtx) ordered() []*Run {
 }
 
 // primary is c.rep.PrimaryMetrics(), decided once per page.
-func (c *pageCtx) primary() (Metric, Metric) {
+func (c *Ctx) primary() (Metric, Metric) {
 	if !c.primaryDecided {
 		c.p1, c.p2 = c.rep.PrimaryMetrics()
 		c.primaryDecided = true
@@ -63,7 +63,7 @@ func (c *pageCtx) primary() (Metric, Metric) {
 
 // bash highlights a command line, once per page (the same serving command
 // appears in several blocks).
-func (c *pageCtx) bash(cmd string) template.HTML {
+func (c *Ctx) bash(cmd string) template.HTML {
 	cmd = wrapCommand(cmd)
 	if h, ok := c.code[cmd]; ok {
 		return h
@@ -71,18 +71,18 @@ func (c *pageCtx) bash(cmd string) template.HTML {
 	if c.code == nil {
 		c.code = map[string]template.HTML{}
 	}
-	h := codeHTML(c.site.chroma, "bash", cmd)
+	h := codeHTML(c.env.Chroma, "bash", cmd)
 	c.code[cmd] = h
 	return h
 }
 
 // exec returns what template name writes for data.
-func (c *pageCtx) exec(name string, data any) (template.HTML, error) {
+func (c *Ctx) exec(name string, data any) (template.HTML, error) {
 	return c.html(func(w *bytes.Buffer) error { return c.execTo(w, name, data) })
 }
 
 // execTo executes template name for data into w.
-func (c *pageCtx) execTo(w *bytes.Buffer, name string, data any) error {
+func (c *Ctx) execTo(w *bytes.Buffer, name string, data any) error {
 	if err := execTemplate(c.t, w, name, data); err != nil {
 		return fmt.Errorf("template %s: %w", name, err)
 	}
@@ -91,9 +91,9 @@ func (c *pageCtx) execTo(w *bytes.Buffer, name string, data any) error {
 
 // html returns what write writes (into a lent buffer). The blocks write
 // into the page's buffer as they go; this is for the HTML a view holds.
-func (c *pageCtx) html(write func(w *bytes.Buffer) error) (template.HTML, error) {
-	b := c.site.bufs.get()
-	defer c.site.bufs.put(b)
+func (c *Ctx) html(write func(w *bytes.Buffer) error) (template.HTML, error) {
+	b := c.env.Bufs.Get()
+	defer c.env.Bufs.Put(b)
 	if err := write(b); err != nil {
 		return "", err
 	}
@@ -110,15 +110,15 @@ func writeHTML(w *bytes.Buffer, h template.HTML, err error) error {
 }
 
 // heading returns a heading with a unique id and a permalink.
-func (c *pageCtx) heading(level int, text string) template.HTML {
-	b := c.site.bufs.get()
-	defer c.site.bufs.put(b)
+func (c *Ctx) heading(level int, text string) template.HTML {
+	b := c.env.Bufs.Get()
+	defer c.env.Bufs.Put(b)
 	c.headingTo(b, level, text)
 	return template.HTML(b.String())
 }
 
 // headingTo writes a heading with a unique id and a permalink.
-func (c *pageCtx) headingTo(w *bytes.Buffer, level int, text string) {
+func (c *Ctx) headingTo(w *bytes.Buffer, level int, text string) {
 	id := c.ids.Slug(text)
 	var nb [4]byte
 	n := strconv.AppendInt(nb[:0], int64(level), 10)
@@ -135,13 +135,13 @@ func (c *pageCtx) headingTo(w *bytes.Buffer, level int, text string) {
 	w.WriteString(">\n")
 }
 
-// blockFunc writes a block of a type not built in (Options.blocks).
-type blockFunc func(c *pageCtx, w *bytes.Buffer, spec BlockSpec) error
+// Func writes a block of a type not built in (Env.Extra).
+type Func func(c *Ctx, w *bytes.Buffer, spec BlockSpec) error
 
 // renderBlock writes one block spec into w. Errors are messages without
 // a position; the caller adds file:line.
-func (c *pageCtx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
-	if f, ok := c.site.opt.blocks[spec.Block]; ok {
+func (c *Ctx) renderBlock(w *bytes.Buffer, spec BlockSpec) error {
+	if f, ok := c.env.Extra[spec.Block]; ok {
 		return f(c, w, spec)
 	}
 	if c.rep == nil {
@@ -249,7 +249,7 @@ type footnote struct {
 }
 
 // add registers run's caveats and returns their note number, 0 if none.
-func (f *footnotes) add(c *pageCtx, run *Run) int {
+func (f *footnotes) add(c *Ctx, run *Run) int {
 	if run == nil {
 		return 0
 	}
@@ -269,7 +269,7 @@ func (f *footnotes) add(c *pageCtx, run *Run) int {
 }
 
 // refs returns the note references of run (none or one).
-func (f *footnotes) refs(c *pageCtx, run *Run) []int {
+func (f *footnotes) refs(c *Ctx, run *Run) []int {
 	if n := f.add(c, run); n > 0 {
 		return []int{n}
 	}
@@ -277,7 +277,7 @@ func (f *footnotes) refs(c *pageCtx, run *Run) []int {
 }
 
 // runLabel names a run: "vLLM / ShareGPT".
-func (c *pageCtx) runLabel(run *Run) string {
+func (c *Ctx) runLabel(run *Run) string {
 	exp, prof := run.Result.Experiment, run.Result.Profile
 	if e, ok := c.rep.Campaign.Experiment(exp); ok {
 		exp = e.Name
@@ -323,7 +323,7 @@ type cellLine struct {
 // (throughput is compared, and shown, per GPU when they differ; the
 // reference's own cell passes the other side's count so that both sides
 // show the per-GPU value the delta compares).
-func (c *pageCtx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn *footnotes) cell {
+func (c *Ctx) cellOf(run *Run, ref *Run, ms []Metric, gpus, refGPUs int, fn *footnotes) cell {
 	if run == nil {
 		return cell{Missing: "no result", Sort: ""}
 	}
@@ -380,7 +380,7 @@ func successfulEnough(res *schema.Result) bool {
 
 // rawBlock writes a raw block: the raw output of one run (of one point of
 // a sweep profile, with point:).
-func (c *pageCtx) rawBlock(w *bytes.Buffer, spec BlockSpec) error {
+func (c *Ctx) rawBlock(w *bytes.Buffer, spec BlockSpec) error {
 	camp := c.rep.Campaign
 	if spec.Experiment == "" || spec.Profile == "" {
 		return fmt.Errorf("block raw: fields experiment and profile are both needed")

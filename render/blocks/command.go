@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -61,7 +61,7 @@ type commandView struct {
 // command renders an experiment's serving command as a code block; a
 // title wraps it in an open "tip" details block (the skeleton's "Serving
 // Command"). Without one the Markdown can wrap it itself (`???+ tip`).
-func (c *pageCtx) command(w *bytes.Buffer, e *schema.Experiment, title string) error {
+func (c *Ctx) command(w *bytes.Buffer, e *schema.Experiment, title string) error {
 	code := c.bash(c.rep.Command(e))
 	if title == "" {
 		w.WriteString(string(code))
@@ -110,7 +110,7 @@ type rawDetails struct {
 	Raws  []rawView
 }
 
-func (c *pageCtx) raw(run *Run, label string) rawView {
+func (c *Ctx) raw(run *Run, label string) rawView {
 	text, gen := RawText(run.Result)
 	return rawView{Label: label, Text: text, Generated: gen, Caveats: site.Caveats(run.Result)}
 }
@@ -119,7 +119,7 @@ func (c *pageCtx) raw(run *Run, label string) rawView {
 // experiment, profile and load), in repeat order, each labelled "run k of
 // N" after label when the profile repeats; one run's alone otherwise. None
 // for a nil run.
-func (c *pageCtx) pointRaws(run *Run, label string) []rawView {
+func (c *Ctx) pointRaws(run *Run, label string) []rawView {
 	if run == nil {
 		return nil
 	}

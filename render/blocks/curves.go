@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ var curvePalette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2
 
 // curves gathers the curve set of block spec (its profile, or the first
 // sweep profile; metric output_throughput plots output tokens).
-func (c *pageCtx) curves(spec BlockSpec) (*curveSet, error) {
+func (c *Ctx) curves(spec BlockSpec) (*curveSet, error) {
 	r := c.rep
 	prof := spec.Profile
 	if prof == "" {
@@ -95,7 +95,7 @@ func (cs *curveSet) tputName() string {
 // caveats: its failed requests, then each run's warnings (client fell
 // behind, partial success, a crashed repeat), shortened; the runs table
 // and the raw outputs have them in full.
-func (c *pageCtx) pointWarnings(exp, prof string, p analysis.CurvePoint) []string {
+func (c *Ctx) pointWarnings(exp, prof string, p analysis.CurvePoint) []string {
 	var out []string
 	if p.Failed > 0 {
 		out = append(out, fmt.Sprintf("✗ %d of %d requests failed", p.Failed, p.Requests))
@@ -162,7 +162,7 @@ func fmtLimit(v float64) string {
 
 // curve renders throughput per GPU against interactivity, one line per
 // experiment, with the Pareto frontier across experiments.
-func (c *pageCtx) curve(spec BlockSpec) (template.HTML, error) {
+func (c *Ctx) curve(spec BlockSpec) (template.HTML, error) {
 	cs, err := c.curves(spec)
 	if err != nil || cs == nil {
 		if err == nil {
@@ -223,7 +223,7 @@ func sweepNoun(sweep string) string {
 
 // latencyCurve renders TTFT and TPOT p50/p99 against the swept load, with
 // the campaign's SLO limits drawn.
-func (c *pageCtx) latencyCurve(spec BlockSpec) (template.HTML, error) {
+func (c *Ctx) latencyCurve(spec BlockSpec) (template.HTML, error) {
 	cs, err := c.curves(spec)
 	if err != nil || cs == nil {
 		if err == nil {
@@ -317,7 +317,7 @@ func profileName(p schema.Profile) string {
 // sweepSkeleton writes, for a report with sweep points, the curve, the
 // SLO answer (when the campaign has an SLO) and the latency curve into
 // the generated skeleton.
-func (c *pageCtx) sweepSkeleton(w *bytes.Buffer) error {
+func (c *Ctx) sweepSkeleton(w *bytes.Buffer) error {
 	blocks := []string{"curve"}
 	if len(c.rep.Campaign.SLO) > 0 {
 		blocks = append(blocks, "slo")
@@ -338,11 +338,11 @@ func (c *pageCtx) sweepSkeleton(w *bytes.Buffer) error {
 	return nil
 }
 
-// curvesCSV writes every sweep profile's curve points, one row per
+// CurvesCSV writes every sweep profile's curve points, one row per
 // experiment and point (means over the repeats), with whether the point
 // is on the profile's Pareto frontier (of total throughput per GPU); nil
 // for a report without sweep points.
-func curvesCSV(r *Report) []byte {
+func CurvesCSV(r *Report) []byte {
 	runs := r.AllRuns()
 	var rows [][]string
 	for _, p := range r.Campaign.Profiles {

@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -78,7 +78,7 @@ type expView struct {
 	Telemetry template.HTML
 }
 
-func (c *pageCtx) step(w *bytes.Buffer, i int, withHeadings bool) error {
+func (c *Ctx) step(w *bytes.Buffer, i int, withHeadings bool) error {
 	r := c.rep
 	st := r.Campaign.Steps[i]
 	ref := r.Reference(i)
@@ -203,7 +203,7 @@ type summaryRow struct {
 	Skipped bool
 }
 
-func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
+func (c *Ctx) summary(w *bytes.Buffer, profileID string) error {
 	r := c.rep
 	camp := r.Campaign
 	if profileID == "" {
@@ -302,7 +302,7 @@ func (c *pageCtx) summary(w *bytes.Buffer, profileID string) error {
 
 // skippedStep fills the summary row of a step that carried nothing
 // forward with its best experiment on the summary profile.
-func (c *pageCtx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, val func(*schema.Experiment) (*float64, *Run), prevV, baseV *float64, prevRun, baseRun *Run, m Metric) {
+func (c *Ctx) skippedStep(v *summaryView, row *summaryRow, st schema.Step, val func(*schema.Experiment) (*float64, *Run), prevV, baseV *float64, prevRun, baseRun *Run, m Metric) {
 	var best *schema.Experiment
 	var bestV *float64
 	var bestRun *Run
@@ -369,7 +369,7 @@ type ranked struct {
 
 // ranking orders a step's experiments by the primary metric p1 on
 // profile prof (ref the step's reference) and says so in a sentence.
-func (c *pageCtx) ranking(ranks []ranked, ref *schema.Experiment, prof *schema.Profile, p1 Metric) string {
+func (c *Ctx) ranking(ranks []ranked, ref *schema.Experiment, prof *schema.Profile, p1 Metric) string {
 	r := c.rep
 	sort.SliceStable(ranks, func(a, b int) bool {
 		if ranks[a].ok != ranks[b].ok {

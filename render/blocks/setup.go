@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -88,7 +88,7 @@ type commandLine struct {
 // has a heading of its own for (prose, from setupProse) are not written
 // here: their generated part is placed right under the narrative's
 // heading, before its text.
-func (c *pageCtx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
+func (c *Ctx) setup(w *bytes.Buffer, prose map[string]*ast.Heading) error {
 	r := c.rep
 	camp := r.Campaign
 	v := setupView{ModelID: camp.Model.ID, Variants: camp.Model.Variants, Hardware: r.HardwareLabel() + " on a single node", Objective: camp.ObjectiveStatement}
@@ -311,7 +311,7 @@ func breakable(p string) template.HTML {
 	return template.HTML(b.String())
 }
 
-func (c *pageCtx) runs(w *bytes.Buffer) error {
+func (c *Ctx) runs(w *bytes.Buffer) error {
 	r := c.rep
 	runs := c.ordered()
 	v := runsView{Rows: make([]runRow, 0, len(runs))}
@@ -327,7 +327,7 @@ func (c *pageCtx) runs(w *bytes.Buffer) error {
 
 // runRow is one run's row of the runs table; a sweep point's profile
 // names its load ("Chat @ concurrency 8"), a repeat its run ("run 2").
-func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *runsView) runRow {
+func (c *Ctx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *runsView) runRow {
 	res := run.Result
 	prof := p.Name
 	if pt := schema.PointOf(res.Load); pt.Sweep != "" {
@@ -340,7 +340,7 @@ func (c *pageCtx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *run
 	if res.Status == schema.StatusSkipped {
 		row.Status = "skipped: " + res.Error
 	}
-	if rel, ok := strings.CutPrefix(run.File, c.site.opt.Results+"/"); ok {
+	if rel, ok := strings.CutPrefix(run.File, c.env.Results+"/"); ok {
 		row.Path = rel
 	} else {
 		row.Path = run.File
@@ -392,7 +392,7 @@ type caseView struct {
 	OptRaw      rawDetails
 }
 
-func (c *pageCtx) cases(w *bytes.Buffer) error {
+func (c *Ctx) cases(w *bytes.Buffer) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
 	var v casesView

@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/nav"
+	"github.com/perflab/perflab/render/site"
 )
 
 // A report whose results have rounds (schema.RoundsDir) shows the latest
@@ -200,7 +202,7 @@ func signedPct(pct float64) template.HTML {
 // rounds (x: the round, with its date; hover: the round's engine
 // versions, commit and the runs' spread), the table of values with the
 // change points marked, and the change points listed under it.
-func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
+func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 	r := c.rep
 	if len(r.Rounds) < 2 {
 		return c.execTo(w, "history", &historyView{OneRound: true})
@@ -327,8 +329,8 @@ func shortCommit(c string) string {
 	return c
 }
 
-// homeChangeView is one change point in the home page's list.
-type homeChangeView struct {
+// HomeChangeView is one change point in the home page's list.
+type HomeChangeView struct {
 	// Class is the kind in lower case (the item's class), Word as shown.
 	Class, Word string
 	// Href is the report's page (the item links to its #history-chart).
@@ -338,12 +340,12 @@ type homeChangeView struct {
 	pct                float64
 }
 
-// homeChanges is the home page's "Regressions and improvements" list
+// HomeChanges is the home page's "Regressions and improvements" list
 // (asv has one): every change point in the latest round of every report,
 // largest first, each linking to its report's history chart; none when
 // nothing changed in any latest round.
-func (s *Site) homeChanges() []homeChangeView {
-	var items []homeChangeView
+func HomeChanges(s *site.Site, links nav.Links) []HomeChangeView {
+	var items []HomeChangeView
 	for _, r := range s.Reports {
 		if len(r.Rounds) < 2 {
 			continue
@@ -355,7 +357,7 @@ func (s *Site) homeChanges() []homeChangeView {
 			if ch.round != last {
 				continue
 			}
-			it := homeChangeView{Word: "Regression", Href: s.pageHref(r.Page.URL), Title: navTitleReport(r.Page),
+			it := HomeChangeView{Word: "Regression", Href: links.Href(r.Page.URL), Title: r.Page.NavTitleReport(),
 				Label: lines[ch.line].label(), Pct: signedPct(ch.c.Pct), Round: r.Rounds[last].ID, pct: ch.c.Pct}
 			if ch.c.Pct > 0 {
 				it.Word = "Improvement"
@@ -373,14 +375,14 @@ type roundData struct {
 	ID        string    `json:"id"`
 	Start     string    `json:"start,omitempty"`
 	GitCommit string    `json:"git_commit,omitempty"`
-	Runs      []runData `json:"runs"`
+	Runs      []RunData `json:"runs"`
 }
 
 // withRounds adds every round to a report's data.json ("rounds", oldest
 // first; "runs" stays the latest round's, as the page shows) and data.csv
 // (a leading "round" column, every round's rows), when the report has
 // rounds; otherwise it returns d and rows as they are.
-func withRounds(r *Report, d reportDataFile, rows [][]string) (reportDataFile, [][]string) {
+func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [][]string) {
 	if len(r.Rounds) < 2 {
 		return d, rows
 	}
@@ -390,7 +392,7 @@ func withRounds(r *Report, d reportDataFile, rows [][]string) (reportDataFile, [
 		for _, res := range rr.Results {
 			shadow.All = append(shadow.All, &Run{Result: res})
 		}
-		rd, rrows := reportTables(shadow)
+		rd, rrows := ReportTables(shadow)
 		x := roundData{ID: rr.ID, Runs: rd.Runs}
 		if rr.Record != nil {
 			x.Start, x.GitCommit = rr.Record.Start, rr.Record.GitCommit

@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ import (
 
 // A report offers its runs for download: data.json and data.csv.
 
-// runData is one run in a report's data.json.
-type runData struct {
+// RunData is one run in a report's data.json.
+type RunData struct {
 	Experiment string          `json:"experiment"`
 	Profile    string          `json:"profile"`
 	Engine     string          `json:"engine"`
@@ -31,21 +31,21 @@ type runData struct {
 	Result     string          `json:"result_id"`
 }
 
-type reportDataFile struct {
+type ReportDataFile struct {
 	Campaign  string    `json:"campaign"`
 	Model     string    `json:"model"`
 	Hardware  string    `json:"hardware"`
 	Baseline  string    `json:"baseline"`
 	Optimized string    `json:"optimized"`
-	Runs      []runData `json:"runs"`
+	Runs      []RunData `json:"runs"`
 	// Rounds holds every round's runs when the results have rounds
 	// (history.go); Runs is the latest round's.
 	Rounds []roundData `json:"rounds,omitempty"`
 }
 
-// reportData returns a report's runs' summaries as JSON and CSV.
-func reportData(r *Report) ([]byte, []byte, error) {
-	d, rows := reportTables(r)
+// ReportData returns a report's runs' summaries as JSON and CSV.
+func ReportData(r *Report) ([]byte, []byte, error) {
+	d, rows := ReportTables(r)
 	// data.json is written by the json v2 encoder with encoding/json's
 	// options (HTML-safe escaping, sorted map keys, its omitempty),
 	// indenting as it goes; encoding/json's Encoder indented the compact
@@ -56,8 +56,8 @@ func reportData(r *Report) ([]byte, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("data.json: %w", err)
 	}
-	cs := dataBufs.get()
-	defer dataBufs.put(cs)
+	cs := dataBufs.Get()
+	defer dataBufs.Put(cs)
 	w := csv.NewWriter(cs)
 	if err := w.WriteAll(rows); err != nil {
 		return nil, nil, fmt.Errorf("data.csv: %w", err)
@@ -65,10 +65,10 @@ func reportData(r *Report) ([]byte, []byte, error) {
 	return js, bytes.Clone(cs.Bytes()), nil
 }
 
-// dataBufs lends the buffers data.json and data.csv are written into
+// dataBufs lends the Buffers data.json and data.csv are written into
 // (then copied out at their size): grown by doubling for each report,
 // they were a tenth of a cold build's allocations.
-var dataBufs buffers
+var dataBufs Buffers
 
 // marshalDataJSON encodes v as encoding/json's Encoder with
 // SetIndent("", "  ") does. json v2 writes invalid UTF-8 in a string as
@@ -77,8 +77,8 @@ var dataBufs buffers
 // holding any (or any other value v2 declines) is encoded by encoding/json
 // itself, which then also words the error.
 func marshalDataJSON(v any) ([]byte, error) {
-	js := dataBufs.get()
-	defer dataBufs.put(js)
+	js := dataBufs.Get()
+	defer dataBufs.Put(js)
 	if err := jsonv2.MarshalWrite(js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.AllowInvalidUTF8(false)); err != nil {
 		js.Reset()
 		enc := json.NewEncoder(js)
@@ -92,10 +92,10 @@ func marshalDataJSON(v any) ([]byte, error) {
 	return bytes.Clone(js.Bytes()), nil
 }
 
-// reportTables returns a report's data.json value and data.csv rows.
-func reportTables(r *Report) (reportDataFile, [][]string) {
+// ReportTables returns a report's data.json value and data.csv rows.
+func ReportTables(r *Report) (ReportDataFile, [][]string) {
 	runs := r.Runs()
-	d := reportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: make([]runData, 0, len(runs))}
+	d := ReportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: make([]RunData, 0, len(runs))}
 	rows := make([][]string, 0, len(runs)+1)
 	header := []string{"experiment", "profile", "engine", "gpus", "status", "completed", "failed", "duration_s",
 		"request_throughput_req_per_s", "output_throughput_tok_per_s", "total_token_throughput_tok_per_s",
@@ -105,7 +105,7 @@ func reportTables(r *Report) (reportDataFile, [][]string) {
 	for _, run := range runs {
 		res := run.Result
 		e, _ := r.Campaign.Experiment(res.Experiment)
-		rd := runData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
+		rd := RunData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
 			Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID}
 		d.Runs = append(d.Runs, rd)
 		row := append(make([]string, 0, len(header)), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))

@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 
 // telemetryBlock renders the telemetry block of spec (blocks.go's
 // dispatch; experiment and profile were checked there).
-func (c *pageCtx) telemetryBlock(w *bytes.Buffer, spec BlockSpec) error {
+func (c *Ctx) telemetryBlock(w *bytes.Buffer, spec BlockSpec) error {
 	run, err := c.telemetryRun(spec)
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func (c *pageCtx) telemetryBlock(w *bytes.Buffer, spec BlockSpec) error {
 // telemetryRun picks the block's run: experiment (default: the optimized
 // one) on profile (default: the experiment's first), at point (default: a
 // sweep's highest), its first repeat.
-func (c *pageCtx) telemetryRun(spec BlockSpec) (*Run, error) {
+func (c *Ctx) telemetryRun(spec BlockSpec) (*Run, error) {
 	camp := c.rep.Campaign
 	exp := spec.Experiment
 	if exp == "" {
@@ -89,7 +89,7 @@ func (c *pageCtx) telemetryRun(spec BlockSpec) (*Run, error) {
 // in experiment exp's section: the block's default run, when exp is the
 // optimized experiment, it has that run, and some run of the report has
 // samples (a report collected without GPUs shows nothing new).
-func (c *pageCtx) skeletonTelemetry(exp string) (template.HTML, error) {
+func (c *Ctx) skeletonTelemetry(exp string) (template.HTML, error) {
 	if exp != c.rep.Campaign.Optimized || !c.rep.HasTelemetry() {
 		return "", nil
 	}
@@ -109,8 +109,8 @@ type telemetryMetric struct {
 	value             func(s *schema.GPUSample) float64
 }
 
-// maxTelemetryPoints bounds the points drawn per GPU and metric.
-const maxTelemetryPoints = 300
+// MaxTelemetryPoints bounds the points drawn per GPU and metric.
+const MaxTelemetryPoints = 300
 
 var telemetryMetrics = []telemetryMetric{
 	{"GPU utilization (%)", "utilization (%)", "%", func(s *schema.GPUSample) float64 { return s.UtilPct }},
@@ -129,7 +129,7 @@ type telemetryNote struct {
 
 // telemetry writes run's summary line and chart, or the sentence saying
 // why it has none.
-func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
+func (c *Ctx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 	label := c.runLabel(run)
 	t := run.Result.Telemetry
 	if t == nil || len(t.Samples) == 0 {
@@ -152,7 +152,7 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 	}
 	slices.Sort(gpus)
 	// A long run on eight GPUs holds tens of thousands of samples: the chart
-	// draws at most maxTelemetryPoints of each GPU's, evenly spaced, the
+	// draws at most MaxTelemetryPoints of each GPU's, evenly spaced, the
 	// last kept (the summary line is over every sample).
 	drawn := map[int][]int{} // GPU → indexes of its samples drawn
 	thinned := false
@@ -163,8 +163,8 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 				idx = append(idx, i)
 			}
 		}
-		if n := len(idx); n > maxTelemetryPoints {
-			step := (n + maxTelemetryPoints - 1) / maxTelemetryPoints
+		if n := len(idx); n > MaxTelemetryPoints {
+			step := (n + MaxTelemetryPoints - 1) / MaxTelemetryPoints
 			var kept []int
 			for k := 0; k < n; k += step {
 				kept = append(kept, idx[k])
@@ -206,7 +206,7 @@ func (c *pageCtx) telemetry(w *bytes.Buffer, run *Run, title string) error {
 		every = " (sampled every " + strconv.FormatFloat(t.IntervalS, 'f', -1, 64) + " s)"
 	}
 	if thinned {
-		every += ", " + strconv.Itoa(maxTelemetryPoints) + " or so of each GPU's samples drawn, evenly spaced"
+		every += ", " + strconv.Itoa(MaxTelemetryPoints) + " or so of each GPU's samples drawn, evenly spaced"
 	}
 	caption := "GPU utilization, memory used, power, and SM (solid) and memory (dashed) clocks of each GPU over the run" + every +
 		"; hover a point for its time and value."

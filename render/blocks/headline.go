@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"fmt"
@@ -21,8 +21,8 @@ import (
 // test's verdict where there are repeats. A difference the test did not
 // show is never coloured as a gain.
 
-// headline fills m's Best and Gain columns for report r.
-func headline(r *Report, m *reportMeta) {
+// Headline fills m's Best and Gain columns for report r.
+func Headline(r *Report, m *ReportMeta) {
 	m.Best = "—"
 	oe, be := r.Optimized(), r.Baseline()
 	if oe == nil || be == nil {
@@ -108,7 +108,7 @@ func headline(r *Report, m *reportMeta) {
 
 // sloHeadline is the headline of a campaign with an SLO: the slo block's
 // numbers for the optimized configuration and the baseline.
-func sloHeadline(r *Report, m *reportMeta, runs []analysis.Run, prof string, be, oe *schema.Experiment) {
+func sloHeadline(r *Report, m *ReportMeta, runs []analysis.Run, prof string, be, oe *schema.Experiment) {
 	cs := curveSetOf(r, runs, prof, false)
 	answers := analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false)
 	bi, oi := -1, -1
@@ -154,7 +154,7 @@ func sloHeadline(r *Report, m *reportMeta, runs []analysis.Run, prof string, be,
 // setGain writes a tested delta as the comparison table's cells write it:
 // the change with its (p=… n=…) when significant, "~" within noise, the
 // change in grey with "too few runs to test" when the test cannot decide.
-func setGain(r *Report, m *reportMeta, d stats.Delta, higherBetter bool, note string) {
+func setGain(r *Report, m *ReportMeta, d stats.Delta, higherBetter bool, note string) {
 	text, why := d.DeltaText()
 	m.Gain = template.HTML(template.HTMLEscapeString(text))
 	m.GainSort = strconv.FormatFloat(d.Pct, 'f', 4, 64)
@@ -217,4 +217,13 @@ func judge(r *Report, d *Delta, ref, run *Run, m Metric, perGPU bool) {
 	case !sd.Significant:
 		d.Noise = true
 	}
+}
+
+// ReportMeta is what the home page lists about a report.
+type ReportMeta struct {
+	Title, URL, Href, Model, Hardware, Engine, Objective string
+	Best, BestSort, BestNote                             string
+	Gain                                                 template.HTML
+	GainClass, GainSort, GainNote                        string
+	DataJSON, DataCSV, Campaign                          string
 }

@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ type comparisonRow struct {
 	Base, Opt            cell
 }
 
-func (c *pageCtx) comparison(w *bytes.Buffer) error {
+func (c *Ctx) comparison(w *bytes.Buffer) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
 	p1, p2 := c.primary()
@@ -63,7 +63,7 @@ func (c *pageCtx) comparison(w *bytes.Buffer) error {
 // repeatRows fills the comparison with one row per profile and load
 // point, each cell the mean of the point's repeats with its CV and the
 // optimized cell's delta tested with the Mann-Whitney U test.
-func (c *pageCtx) repeatRows(v *comparisonView, base, opt string) {
+func (c *Ctx) repeatRows(v *comparisonView, base, opt string) {
 	r := c.rep
 	runs := r.AllRuns()
 	for _, p := range r.Campaign.Profiles {
@@ -90,7 +90,7 @@ func (c *pageCtx) repeatRows(v *comparisonView, base, opt string) {
 // the means with benchstat's verdict: "~" within noise, the change with
 // (p=… n=…+…) when significant, and "n=…: too few runs to test" or "1 run
 // each" when the test cannot decide.
-func (c *pageCtx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs int, fn *footnotes) cell {
+func (c *Ctx) repeatCell(g, ref []analysis.Run, ms []Metric, gpus, refGPUs int, fn *footnotes) cell {
 	if len(g) == 0 {
 		return cell{Missing: "no result"}
 	}
@@ -181,7 +181,7 @@ func profileDescription(p schema.Profile) string {
 
 // ---- charts ----
 
-func (c *pageCtx) chartHTML(w *bytes.Buffer, ch charts.Chart, title, caption string) error {
+func (c *Ctx) chartHTML(w *bytes.Buffer, ch charts.Chart, title, caption string) error {
 	js, err := ch.JSON()
 	if err != nil {
 		return err
@@ -208,12 +208,12 @@ func (c *pageCtx) chartHTML(w *bytes.Buffer, ch charts.Chart, title, caption str
 	return nil
 }
 
-func (c *pageCtx) nextChartID(kind string) string {
+func (c *Ctx) nextChartID(kind string) string {
 	c.charts++
 	return "chart-" + kind + "-" + strconv.Itoa(c.charts)
 }
 
-func (c *pageCtx) chart(w *bytes.Buffer, m Metric, title string) error {
+func (c *Ctx) chart(w *bytes.Buffer, m Metric, title string) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
 	bg, og := r.GPUs(be), r.GPUs(oe)
@@ -266,7 +266,7 @@ func div(v *float64, n int) *float64 {
 
 // metricValue returns the metric of a run that has numbers, else nil (a
 // gap in the chart; failed runs are not drawn as zero).
-func (c *pageCtx) metricValue(run *Run, m Metric) *float64 {
+func (c *Ctx) metricValue(run *Run, m Metric) *float64 {
 	if run == nil || run.Result.Summary == nil || run.Result.Summary.Completed == 0 {
 		return nil
 	}
@@ -277,7 +277,7 @@ func (c *pageCtx) metricValue(run *Run, m Metric) *float64 {
 	return &v
 }
 
-func (c *pageCtx) latencyChart(w *bytes.Buffer, title string) error {
+func (c *Ctx) latencyChart(w *bytes.Buffer, title string) error {
 	r := c.rep
 	be, oe := r.Baseline(), r.Optimized()
 	var panels []charts.Panel
@@ -319,6 +319,6 @@ func (c *pageCtx) latencyChart(w *bytes.Buffer, title string) error {
 	return c.chartHTML(w, charts.Bars(c.nextChartID("latency"), charts.Grouped{Panels: panels}), title, "Latency per benchmark case (ms; lower is better); labels give the optimized value and its change")
 }
 
-func (c *pageCtx) comparisonHTML(w *bytes.Buffer, v *comparisonView) error {
+func (c *Ctx) comparisonHTML(w *bytes.Buffer, v *comparisonView) error {
 	return c.execTo(w, "comparison", v)
 }

@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ type sloRow struct {
 }
 
 // slo renders each experiment's highest load meeting the campaign's SLO.
-func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
+func (c *Ctx) slo(spec BlockSpec) (template.HTML, error) {
 	r := c.rep
 	if len(r.Campaign.SLO) == 0 {
 		return "", fmt.Errorf("block slo: the campaign has no slo (add slo: {ttft_p99: 2000, tpot_p99: 50} to %s)", r.CampaignFile)
@@ -134,7 +134,7 @@ func (c *pageCtx) slo(spec BlockSpec) (template.HTML, error) {
 // sloLead tests the SLO winner's lead over the runner-up: the U test
 // over the two points' repeats (throughput per GPU). shown is true when
 // the lead is significant, or when no other configuration meets the SLO.
-func (c *pageCtx) sloLead(cs *curveSet, answers []analysis.SLOAnswer, win, second int) (d stats.Delta, shown bool) {
+func (c *Ctx) sloLead(cs *curveSet, answers []analysis.SLOAnswer, win, second int) (d stats.Delta, shown bool) {
 	if win < 0 || second < 0 {
 		return d, win >= 0
 	}
@@ -153,7 +153,7 @@ func (c *pageCtx) sloLead(cs *curveSet, answers []analysis.SLOAnswer, win, secon
 // over the runner-up when the U test over the two points' repeats shows
 // the margin is real; otherwise that no configuration is shown to give
 // more, with both numbers and why (within noise, or too few runs to test).
-func (c *pageCtx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, second int, d stats.Delta) template.HTML {
+func (c *Ctx) sloAnswer(cs *curveSet, answers []analysis.SLOAnswer, win, second int, d stats.Delta) template.HTML {
 	esc := template.HTMLEscapeString
 	// With several swept profiles each has its answer: name which.
 	on := ""

@@ -1,19 +1,19 @@
-package render
+package blocks
 
 import (
 	"bytes"
 	"sync"
 )
 
-// buffers lends the byte buffers that templates and the cache encode
-// into. Each page's body, layout and blocks grew fresh buffers by
+// Buffers lends the byte Buffers that templates and the cache encode
+// into. Each page's body, layout and blocks grew fresh Buffers by
 // doubling: 0.7 GB of a cold 1,000-report build's 2 GB of allocations,
 // and much of its garbage collection. What a buffer holds is copied out
 // (a string, or a slice of the exact size) before it is given back. A nil
-// *buffers lends fresh ones.
-type buffers struct{ pool sync.Pool }
+// *Buffers lends fresh ones.
+type Buffers struct{ pool sync.Pool }
 
-func (b *buffers) get() *bytes.Buffer {
+func (b *Buffers) Get() *bytes.Buffer {
 	if b == nil {
 		return new(bytes.Buffer)
 	}
@@ -23,9 +23,9 @@ func (b *buffers) get() *bytes.Buffer {
 	return new(bytes.Buffer)
 }
 
-// put gives buf back; a buffer grown past 4 MB (an outsized page) is left
+// Put gives buf back; a buffer grown past 4 MB (an outsized page) is left
 // to the collector rather than kept.
-func (b *buffers) put(buf *bytes.Buffer) {
+func (b *Buffers) Put(buf *bytes.Buffer) {
 	if b == nil || buf.Cap() > 4<<20 {
 		return
 	}

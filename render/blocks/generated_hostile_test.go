@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -160,13 +160,13 @@ func TestGeneratedHostile(t *testing.T) {
 func compareGenerated(t *testing.T, tm *template.Template, name string, v any, what string) {
 	t.Helper()
 	if tm.Lookup(builtinMarker) == nil {
-		t.Fatal("the embedded templates lack the marker: the generated writers would not be used (run go generate ./render)")
+		t.Fatal("the embedded templates lack the marker: the generated writers would not be used (run go generate ./render/blocks)")
 	}
 	var want, got bytes.Buffer
 	if err := tm.ExecuteTemplate(&want, name, v); err != nil {
 		t.Fatalf("%s %s: html/template: %v", name, what, err)
 	}
-	ok, err := writeGenerated(&got, name, v)
+	ok, err := writeGenerated(&got, name, v, execGenerated)
 	if !ok {
 		t.Fatalf("%s %s: no generated writer for %T", name, what, v)
 	}

@@ -1,4 +1,4 @@
-package render
+package blocks
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 	"github.com/perflab/perflab/render/markdown"
 )
 
-// skeleton writes GPUStack's report skeleton (reference/gpustack-perflab.md
+// Skeleton writes GPUStack's report skeleton (reference/gpustack-perflab.md
 // §2) from the data, placing narrative sections whose heading matches a
 // skeleton section in it and the others after the Conclusion.
-func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, doc *markdown.Document) error {
+func Skeleton(w *bytes.Buffer, c *Ctx, conv *markdown.Converter, doc *markdown.Document) error {
 	k := &skeletonWriter{w: w, c: c, conv: conv, doc: doc, byTitle: map[string]*section{}, used: map[*section]bool{}}
 	pre, secs := splitSections(doc)
 	for _, sec := range secs {
@@ -42,7 +42,7 @@ func (s *Site) skeleton(w *bytes.Buffer, c *pageCtx, conv *markdown.Converter, d
 // skeletonWriter writes one report's skeleton.
 type skeletonWriter struct {
 	w       *bytes.Buffer
-	c       *pageCtx
+	c       *Ctx
 	conv    *markdown.Converter
 	doc     *markdown.Document
 	byTitle map[string]*section // the narrative's sections by lower-case title
@@ -229,4 +229,52 @@ func (k *skeletonWriter) results() error {
 		return err
 	}
 	return k.renderNodes(nodes)
+}
+
+// section is a run of top-level narrative nodes under one level-2 heading.
+
+// section is a run of top-level narrative nodes under one level-2 heading.
+type section struct {
+	title   string
+	heading *ast.Heading
+	nodes   []ast.Node
+}
+
+func splitSections(doc *markdown.Document) (pre []ast.Node, secs []*section) {
+	var cur *section
+	for n := doc.Root.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok && h.Level == 2 {
+			cur = &section{title: doc.HeadingText(h), heading: h}
+			secs = append(secs, cur)
+			continue
+		}
+		if cur == nil {
+			pre = append(pre, n)
+		} else {
+			cur.nodes = append(cur.nodes, n)
+		}
+	}
+	return pre, secs
+}
+
+// writeStaleWarning writes the warning atop a report whose results
+// directory holds results the campaign no longer defines (Report.Stale):
+// they are left out of every block, and the page says which and why;
+// nothing when none.
+func WriteStaleWarning(b *bytes.Buffer, r *Report) {
+	if r == nil || len(r.Stale) == 0 {
+		return
+	}
+	esc := template.HTMLEscapeString
+	noun := "results"
+	if len(r.Stale) == 1 {
+		noun = "result"
+	}
+	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
+		len(r.Stale), noun, esc(r.ResultsDir), len(r.Stale), noun, esc(r.CampaignFile))
+	b.WriteString(`<details class="info"><summary>Files left out</summary><ul>`)
+	for _, st := range r.Stale {
+		fmt.Fprintf(b, "<li><code>%s</code>: %s</li>", esc(st.Run.File), esc(st.Why))
+	}
+	b.WriteString("</ul></details></div>\n")
 }
