@@ -14,6 +14,7 @@ import (
 	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/corpus"
+	"github.com/perflab/perflab/render/layout"
 )
 
 // writeSyntheticSite writes n report bundles of seed size into dir: each a
@@ -300,16 +301,16 @@ func BenchmarkRenderReports(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t, _, err := loadTemplates("")
+	t, _, err := layout.ParseTemplates("")
 	if err != nil {
 		b.Fatal(err)
 	}
-	nav := s.nav()
+	nav := s.Nav()
 	runtime.GC()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, p := range s.Pages {
-			if _, _, err := s.renderPage(p, t, s.frame(&nav)); err != nil {
+			if _, _, err := s.renderPage(p, t, s.Frame(&nav)); err != nil {
 				b.Fatal(err)
 			}
 		}

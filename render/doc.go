@@ -28,9 +28,11 @@
 //	                   setup.go, curves.go, command.go, history.go, ...;
 //	                   skeleton.go places them), data.json and data.csv,
 //	                   the headline figures; what generated writers call
-//	render             the layout (layout.go's frame, navigation.go,
-//	                   page.go, the home page, search), and the
-//	                   pipeline wiring the stages (build.go: Build;
+//	render/layout      the layout: a page's body (page.go), the frame
+//	                   around it (layout.go), the navigation's view,
+//	                   the home page, the search index's files, the
+//	                   assets, the templates and their overlay
+//	render             the pipeline wiring the stages (build.go: Build;
 //	                   siterender.go: Render; incremental.go: the preview
 //	                   server's Builder; pagecache.go, outputs.go,
 //	                   sitestamp.go: what render keeps in the cache, the
@@ -79,7 +81,7 @@
 // memos, the manifest, the stamp) are encoded by render/wire, whose
 // versions come from the encoded types: there is no encoder to keep in
 // step with a struct and no format constant to bump. A page's layout key
-// is its cache key, its URL and the digest of its frame (layout.go: the
+// is its cache key, its URL and the digest of its frame (render/layout, layout.go: the
 // links, the options that show in the frame and the navigation, wire's
 // encoding): the layout is written by frame's methods, which are not
 // handed the Site, so what a page's layout takes from other pages can
@@ -318,8 +320,8 @@
 // the embedded templates every page is written by Go functions that
 // render/tmplgen compiles from html/template's escaped parse trees
 // (one generated file per package that owns the views: the blocks' in
-// render/blocks, the layout's here; go generate ./render/blocks
-// ./render): the hand-kept mirrors of earlier rounds (fastblocks.go,
+// render/blocks, the layout's in render/layout; go generate ./render
+// writes both): the hand-kept mirrors of earlier rounds (fastblocks.go,
 // fastlayout.go, fastsetup.go) are gone, and each package's
 // TestGeneratedWriters fails while its generated file is older than the
 // templates (a stale file is not used: the writers record the sum of the
@@ -329,7 +331,7 @@
 // itself (execTemplate). The history block, the home page's list of
 // change points and the telemetry block's sentence are templates as well
 // (history.html, home.html): Go builds their views, numbers formatted. A
-// templates directory (--templates, customdir.go)
+// templates directory (--templates, render/layout's customdir.go)
 // is laid over the embedded templates and always executed by
 // html/template. Measured (BenchmarkBuild/reports=1000, process CPU per
 // cold build, benchstat medians on the shared 2-core machine at load

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/perflab/perflab/render/layout"
 	"github.com/perflab/perflab/render/output"
 	"github.com/perflab/perflab/render/site"
 )
@@ -116,7 +117,7 @@ var errFull = errors.New("full build needed")
 func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	inc := Incremental{Full: true, Why: why}
 	b.fullDue = true // until this build succeeds
-	t, assets, err := loadTemplates(b.opt.TemplatesDir)
+	t, assets, err := layout.ParseTemplates(b.opt.TemplatesDir)
 	if err != nil {
 		return inc, err
 	}
@@ -164,7 +165,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	site.cache.finish(true)
 	site.InputStats.Save()
 	inc.Cached = site.cache.hitCount()
-	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
+	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.Nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}
 	for i, p := range site.Pages {
 		b.search[p.URL] = entries[i+1]
@@ -211,7 +212,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 	if err != nil {
 		return inc, err
 	}
-	navData := ns.nav()
+	navData := ns.Nav()
 	if !reflect.DeepEqual(navData, b.nav) {
 		return full("the navigation changed")
 	}
@@ -304,8 +305,10 @@ func (b *Builder) affected(changed []string) (affected, static map[string]bool, 
 func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 	s := b.site
 	ns := *s
-	m := *s.Site // the model too: its pages and reports are replaced
-	ns.Site = &m
+	ls := *s.Site // the layout's site and its model too: their pages and reports are replaced
+	m := *ls.Site
+	ls.Site = &m
+	ns.Site = &ls
 	ns.Pages = append([]*Page(nil), s.Pages...)
 	for i, pg := range ns.Pages {
 		if !affected[pg.URL] {
@@ -379,7 +382,7 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 				res[i].err = err
 				return
 			}
-			files, se, err := ns.renderPage(pg, b.t, ns.frame(navData))
+			files, se, err := ns.renderPage(pg, b.t, ns.Frame(navData))
 			res[i] = rendered{files, se, err}
 		}()
 	}
@@ -393,7 +396,7 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 		files = append(files, r.files...)
 		search[todo[i].URL] = r.se
 	}
-	home, hse, err := ns.renderHome(b.t, ns.frame(navData))
+	home, hse, err := ns.RenderHome(b.t, ns.Frame(navData))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -407,7 +410,7 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 		}
 		index = append(index, se)
 	}
-	sf, err := searchFiles(index)
+	sf, err := layout.SearchFiles(index)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,9 +3,9 @@ package render
 import (
 	"context"
 
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/perflab/perflab/render/blocks"
-	"github.com/perflab/perflab/render/markdown"
+	"github.com/perflab/perflab/render/layout"
+	"github.com/perflab/perflab/render/nav"
 	"github.com/perflab/perflab/render/output"
 	"github.com/perflab/perflab/render/site"
 )
@@ -24,21 +24,30 @@ type (
 	Delta       = site.Delta
 )
 
-// Site is the loaded site (render/site) with what a build keeps while
-// it renders it.
+// The layout's types (render/layout) under the names the pipeline uses.
+type (
+	frame       = layout.Frame
+	searchEntry = layout.SearchEntry
+	navView     = nav.Tree
+)
+
+// ReloadPath is where, below the base URL, a preview server serves its
+// reload events when Options.LiveReload is set.
+const ReloadPath = layout.ReloadPath
+
+// SiteTitle is the site's name in the header.
+const SiteTitle = layout.SiteTitle
+
+// Site is the loaded site (render/site), laid out (render/layout), with
+// what a build keeps while it renders it.
 type Site struct {
-	*site.Site
-	opt    Options
-	conv   *markdown.Converter // narrative Markdown (raw HTML allowed); safe for concurrent use
-	chroma *chromahtml.Formatter
+	*layout.Site
+	opt Options
 	// cache keeps rendered pages between builds; nil renders every page.
 	cache *buildCache
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (render/output).
 	outputs *output.Tracker
-	bufs    *blocks.Buffers
-	// env is what the blocks share (render/blocks).
-	env *blocks.Env
 	// untouched is the outputs of a build that found out as it should
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.
@@ -68,9 +77,9 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Site{Site: m, opt: opt, conv: markdown.New(markdown.Options{Unsafe: true}), chroma: chromahtml.New(chromahtml.WithClasses(true)), bufs: &blocks.Buffers{}}
-	s.env = &blocks.Env{Chroma: s.chroma, Bufs: s.bufs, Results: opt.Results, Extra: opt.blocks}
-	return s, nil
+	lo := layout.Options{BaseURL: opt.BaseURL, Content: opt.Content, LiveReload: opt.LiveReload}
+	return &Site{Site: layout.New(m, lo, opt.Results, opt.blocks), opt: opt}, nil
 }
 
-func (s *Site) markdown() *markdown.Converter { return s.conv }
+// blockFuncs are block types besides the built-in ones (Options.blocks).
+type blockFuncs = map[string]blocks.Func

@@ -15,6 +15,7 @@ import (
 	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/buildcache"
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/layout"
 	"github.com/perflab/perflab/render/wire"
 )
 
@@ -44,17 +45,14 @@ func (o Options) cacheDir() string {
 	return DefaultCacheDir(o.Out)
 }
 
-// cacheEntry is what the cache keeps of a page, encoded by render/wire.
-type cacheEntry struct {
-	Page   renderedPage
-	Search searchEntry
-	Files  []File // a report's data.json and data.csv
-}
+// cacheEntry is what the cache keeps of a page (render/layout's Entry:
+// its content before the layout), encoded by render/wire.
+type cacheEntry = layout.Entry
 
 // entryVersion and depsVersion salt every key: an entry written for
 // other types is never read.
 var (
-	entryVersion = wire.Version(cacheEntry{})
+	entryVersion = wire.Version(layout.Entry{})
 	depsVersion  = wire.Version([]inputs.Record{})
 )
 
@@ -173,7 +171,7 @@ func (c *buildCache) get(key string) *cacheEntry {
 	if data == nil {
 		return nil
 	}
-	e := &cacheEntry{}
+	e := &layout.Entry{}
 	if wire.Decode(data, e) != nil {
 		return nil
 	}

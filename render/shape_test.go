@@ -38,12 +38,15 @@ var renderLayers = map[string]int{
 	// The blocks: each block's view of the model, the numbers from
 	// render/analysis; the generated writers' helpers.
 	"render/blocks": 3,
-	// The layout and the pipeline wiring the stages.
-	"render": 4,
+	// The layout: the frame, a page's body and contents, the home page,
+	// the search index's files, the templates.
+	"render/layout": 4,
+	// The pipeline wiring the stages.
+	"render": 5,
 	// Commands built on a build.
-	"render/serve":           5,
-	"render/publish":         5,
-	"render/bench/gencorpus": 5,
+	"render/serve":           6,
+	"render/publish":         6,
+	"render/bench/gencorpus": 6,
 }
 
 const module = "github.com/perflab/perflab/"

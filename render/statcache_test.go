@@ -380,7 +380,7 @@ func TestLazyBodyChanged(t *testing.T) {
 	}
 	src, _ := os.ReadFile(about.Src)
 	writeFile(t, about.Src, string(src)+"\nLate line.\n")
-	if _, err := s.renderBody(about, nil, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
+	if _, err := s.RenderBody(about, nil, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
 		t.Errorf("render after a change: %v", err)
 	}
 	f.build("after the change")

@@ -133,3 +133,24 @@ func TestURLInert(t *testing.T) {
 		t.Error("urlInert: wrong on whole URLs")
 	}
 }
+
+// TestEscapeText: escapeText writes what html/template writes for a
+// string in text and in a quoted attribute value.
+func TestEscapeText(t *testing.T) {
+	tm := template.Must(template.New("").Parse(`<td title="{{.}}">{{.}}</td>`))
+	for _, s := range []string{"", "plain", `a<b>&"c'+d`, "nul\x00x", "ünïcødé — µs", "bad\xffutf8", "&amp; already", "++", "\ufdd0\uffff"} {
+		var want bytes.Buffer
+		if err := tm.Execute(&want, s); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		got.WriteString(`<td title="`)
+		escapeText(&got, s)
+		got.WriteString(`">`)
+		escapeText(&got, s)
+		got.WriteString(`</td>`)
+		if got.String() != want.String() {
+			t.Errorf("%q:\n got %q\nwant %q", s, got.String(), want.String())
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"bytes"
@@ -21,8 +21,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// renderedPage is a page's content before the layout.
-type renderedPage struct {
+// Rendered is a page's content before the layout.
+type Rendered struct {
 	Title       string
 	Description string
 	Body        template.HTML
@@ -37,7 +37,7 @@ type renderedPage struct {
 func (s *Site) linkFunc(p *Page) func(string) string {
 	root := s.root(p.URL)
 	return func(dest string) string {
-		if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "//") || hasScheme(dest) {
+		if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "//") || HasScheme(dest) {
 			return dest
 		}
 		pth, frag := dest, ""
@@ -62,7 +62,7 @@ func (s *Site) linkFunc(p *Page) func(string) string {
 			target += "/"
 		}
 		if target == "" || strings.HasSuffix(target, "/") {
-			target = s.pageHref(target)
+			target = s.PageHref(target)
 		}
 		return root + target + frag
 	}
@@ -70,12 +70,13 @@ func (s *Site) linkFunc(p *Page) func(string) string {
 
 var schemeRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
 
-func hasScheme(s string) bool { return schemeRE.MatchString(s) }
+// HasScheme reports whether a link names a scheme (https:, mailto:).
+func HasScheme(s string) bool { return schemeRE.MatchString(s) }
 
-// renderBody renders a page's Markdown, its perflab blocks and, for a
+// RenderBody renders a page's Markdown, its perflab blocks and, for a
 // report that places no block, the generated skeleton. What the blocks
 // read, they read through rd, which records it for the page's cache key.
-func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*renderedPage, error) {
+func (s *Site) RenderBody(p *Page, t *template.Template, rd *inputs.Reader) (*Rendered, error) {
 	conv := s.markdown()
 	ids := markdown.NewIDs()
 	body, err := p.MarkdownBody()
@@ -84,7 +85,7 @@ func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*re
 	}
 	doc := conv.Parse(body, markdown.ParseOptions{IDs: ids, Link: s.linkFunc(p)})
 	ctx := blocks.NewCtx(s.env, p, t, ids, rd)
-	out := &renderedPage{Title: p.FrontMatter.Title, Description: p.FrontMatter.Description}
+	out := &Rendered{Title: p.FrontMatter.Title, Description: p.FrontMatter.Description}
 
 	// The first heading titles the page when nothing else does; a level-1
 	// heading is taken out of the body since the layout prints the title.
@@ -110,8 +111,8 @@ func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*re
 	}
 
 	specs := doc.Blocks()
-	bb := s.bufs.Get()
-	defer s.bufs.Put(bb)
+	bb := s.Bufs.Get()
+	defer s.Bufs.Put(bb)
 	for _, b := range specs {
 		line := p.BodyLine + b.Line
 		var spec BlockSpec
@@ -136,8 +137,8 @@ func (s *Site) renderBody(p *Page, t *template.Template, rd *inputs.Reader) (*re
 		}
 		b.HTML = bytes.Clone(bb.Bytes())
 	}
-	buf := s.bufs.Get()
-	defer s.bufs.Put(buf)
+	buf := s.Bufs.Get()
+	defer s.Bufs.Put(buf)
 	blocks.WriteStaleWarning(buf, p.Report)
 	if p.Report != nil && len(specs) == 0 {
 		if err := blocks.Skeleton(buf, ctx, conv, doc); err != nil {
@@ -211,14 +212,14 @@ func tableOfContents(body string) []tocEntry {
 		if end < 0 {
 			continue
 		}
-		text := stripTags(rest[q+2 : q+2+end])
+		text := StripTags(rest[q+2 : q+2+end])
 		out = append(out, tocEntry{Level: level, ID: id, Text: strings.TrimSpace(html.UnescapeString(text))})
 		i += 6 + q + 2 + end
 	}
 }
 
-// stripTags removes HTML tags.
-func stripTags(s string) string {
+// StripTags removes HTML tags.
+func StripTags(s string) string {
 	if !strings.Contains(s, "<") {
 		return s
 	}
@@ -237,11 +238,11 @@ func stripTags(s string) string {
 	return b.String()
 }
 
-// plainText extracts searchable text from a body: no tags, no <pre> or
+// PlainText extracts searchable text from a body: no tags, no <pre> or
 // <script> content, whitespace collapsed, at most limit bytes (cut on a
 // rune boundary). A linear scan: regular expressions over whole pages
 // were a third of the build time.
-func plainText(body string, limit int) string {
+func PlainText(body string, limit int) string {
 	var b strings.Builder
 	b.Grow(min(limit, len(body)) + 4) // growing by doubling was 64 MB of a 1,000-report build
 	space := true

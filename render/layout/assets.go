@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"bytes"
@@ -11,9 +11,9 @@ import (
 	"github.com/alecthomas/chroma/v2/styles"
 )
 
-// siteAssets are the code-highlighting stylesheet and the files under
+// Assets are the code-highlighting stylesheet and the files under
 // the templates' assets/.
-func siteAssets(assets fs.FS) ([]File, error) {
+func Assets(assets fs.FS) ([]File, error) {
 	css, err := chromaCSS()
 	if err != nil {
 		return nil, err
@@ -36,16 +36,16 @@ func siteAssets(assets fs.FS) ([]File, error) {
 	return files, nil
 }
 
-// searchFiles are the search index's files (the home page's entry first,
+// SearchFiles are the search index's files (the home page's entry first,
 // then every page's in order). Builder writes them too.
-func searchFiles(index []searchEntry) ([]File, error) {
-	return searchFilesEncoded(index, nil)
+func SearchFiles(index []SearchEntry) ([]File, error) {
+	return SearchFilesEncoded(index, nil)
 }
 
-// searchFilesEncoded is searchFiles where encoded[i], when there and not
+// SearchFilesEncoded is SearchFiles where encoded[i], when there and not
 // nil, is index[i] as json.Marshal encodes it: the index is then those
 // bytes between brackets and commas, as json.Marshal writes a slice.
-func searchFilesEncoded(index []searchEntry, encoded [][]byte) ([]File, error) {
+func SearchFilesEncoded(index []SearchEntry, encoded [][]byte) ([]File, error) {
 	n := 3 + len(index) // brackets, commas and search.json's newline
 	for _, e := range encoded {
 		n += len(e)

@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"fmt"
@@ -27,12 +27,12 @@ func (s *Site) relative() bool { return s.links().Relative() }
 // root is the prefix that leads from the page at url to the site's root.
 func (s *Site) root(url string) string { return s.links().Root(url) }
 
-// pageHref is how a page's URL is linked, relative to the root.
-func (s *Site) pageHref(url string) string { return s.links().Href(url) }
+// PageHref is how a page's URL is linked, relative to the root.
+func (s *Site) PageHref(url string) string { return s.links().Href(url) }
 
-// nav is the site's navigation: the reports in navigation order, then
+// Nav is the site's navigation: the reports in navigation order, then
 // the plain pages.
-func (s *Site) nav() navView {
+func (s *Site) Nav() navView {
 	reports := make([]nav.Report, 0, len(s.Reports))
 	for _, r := range s.Reports {
 		label := r.GPULabel()

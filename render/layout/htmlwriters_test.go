@@ -1,7 +1,8 @@
-package render
+package layout
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"reflect"
 	"testing"
@@ -29,7 +30,7 @@ const generatedFile = "htmlwriters_gen.go"
 // embedded templates.
 func generateWriters(t *testing.T) []byte {
 	t.Helper()
-	tm, _, err := loadTemplates("")
+	tm, _, err := ParseTemplates("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func generateWriters(t *testing.T) []byte {
 		entries[n] = reflect.TypeOf(v)
 	}
 	src, err := tmplgen.Generate(tm, tmplgen.Config{
-		Package:    "render",
+		Package:    "layout",
 		PkgPath:    reflect.TypeOf(layoutView{}).PkgPath(),
 		Entries:    entries,
 		Funcs:      blocks.TemplateFuncs(),
@@ -77,3 +78,5 @@ func TestGeneratedWriters(t *testing.T) {
 		t.Fatalf("%s is out of date with templates/*.html: run go generate ./render", generatedFile)
 	}
 }
+
+var update = flag.Bool("update", false, "rewrite the generated writers")

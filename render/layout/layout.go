@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"bytes"
@@ -18,15 +18,15 @@ import (
 // The layout: every page in the site's frame (header, navigation,
 // contents, search), the home page and what it lists of each report.
 
-// frame is all a page's layout may know besides the page itself: the
+// Frame is all a page's layout may know besides the page itself: the
 // site's links and the options that show in the frame, and the
 // navigation, the layout's one view of other pages. The layout is
-// written by frame's methods, which are not handed the Site, so what a
+// written by Frame's methods, which are not handed the Site, so what a
 // page's layout takes from other pages can only come through a field of
-// frame; and every field is in frame's digest (wire's encoding), which
+// Frame; and every field is in its digest (wire's encoding), which
 // is part of every page's layout key (layoutKey). A field wire cannot
 // encode fails the build's first use of the digest.
-type frame struct {
+type Frame struct {
 	Links      nav.Links
 	Content    string // the content directory (a report's campaign link)
 	LiveReload bool
@@ -34,20 +34,20 @@ type frame struct {
 	bufs       *blocks.Buffers `wire:"-"` // lent buffers: no content
 }
 
-// frame is the site's frame around its pages, with navigation v.
-func (s *Site) frame(v *navView) *frame {
-	return &frame{Links: s.links(), Content: s.opt.Content, LiveReload: s.opt.LiveReload, Nav: v, bufs: s.bufs}
+// Frame is the site's frame around its pages, with navigation v.
+func (s *Site) Frame(v *navView) *Frame {
+	return &Frame{Links: s.links(), Content: s.opt.Content, LiveReload: s.opt.LiveReload, Nav: v, bufs: s.Bufs}
 }
 
-// digest identifies the frame: with a page's cache key and URL it
+// Digest identifies the frame: with a page's cache key and URL it
 // determines the page's files (layoutKey).
-func (f *frame) digest() string {
+func (f *Frame) Digest() string {
 	sum := sha256.Sum256(wire.Append(nil, *f))
 	return string(sum[:])
 }
 
-// navHTML is the navigation as the page at url shows it (template nav).
-func (f *frame) navHTML(t *template.Template, url string) (template.HTML, error) {
+// NavHTML is the navigation as the page at url shows it (template nav).
+func (f *Frame) NavHTML(t *template.Template, url string) (template.HTML, error) {
 	b := f.bufs.Get()
 	defer f.bufs.Put(b)
 	if err := f.Nav.Write(f.Links, url, func(v *nav.View) error { return execTemplate(t, b, "nav", v) }); err != nil {
@@ -75,11 +75,11 @@ type layoutView struct {
 
 // layout is the page of view v laid out.
 func (s *Site) layout(t *template.Template, v layoutView) ([]byte, error) {
-	return s.frame(nil).layout(t, v)
+	return s.Frame(nil).layout(t, v)
 }
 
 // layout is the page of view v laid out.
-func (f *frame) layout(t *template.Template, v layoutView) ([]byte, error) {
+func (f *Frame) layout(t *template.Template, v layoutView) ([]byte, error) {
 	buf := f.bufs.Get()
 	defer f.bufs.Put(buf)
 	if err := f.layoutInto(buf, t, v); err != nil {
@@ -89,7 +89,7 @@ func (f *frame) layout(t *template.Template, v layoutView) ([]byte, error) {
 }
 
 // layoutInto writes the page laid out into buf (empty).
-func (f *frame) layoutInto(buf *bytes.Buffer, t *template.Template, v layoutView) error {
+func (f *Frame) layoutInto(buf *bytes.Buffer, t *template.Template, v layoutView) error {
 	v.Base = f.Links.Root(v.URL)
 	v.HomeHref = f.Links.Href("")
 	v.SiteTitle = SiteTitle
@@ -101,59 +101,21 @@ func (f *frame) layoutInto(buf *bytes.Buffer, t *template.Template, v layoutView
 	return nil
 }
 
-type searchEntry struct {
+// SearchEntry is a page's entry in the search index.
+type SearchEntry struct {
 	Title string `json:"title"`
 	URL   string `json:"url"` // relative to the site's root
 	Tags  string `json:"tags,omitempty"`
 	Text  string `json:"text"`
 }
 
-// renderPage renders one page into its files (index.html and, for a
-// report, data.json and data.csv) and its search entry.
-func (s *Site) renderPage(p *Page, t *template.Template, f *frame) ([]File, searchEntry, error) {
-	return s.renderPageInto(nil, p, t, f)
-}
-
-// renderPageInto is renderPage; with buf (empty), index.html is laid out
-// in buf and its File's Data is buf's bytes, valid until buf is written
-// to or given back: Render writes the file from there. A copy of each
-// page's 80 kB (a 1,000-report site) was a tenth of a cold build's
-// allocation.
-func (s *Site) renderPageInto(buf *bytes.Buffer, p *Page, t *template.Template, f *frame) ([]File, searchEntry, error) {
-	key, rd := s.cache.pageKey(p, s.InputStats)
-	ce := s.cache.get(key)
-	if ce == nil {
-		had := rd != nil
-		rd = inputs.NewReader(s.InputStats)
-		rp, err := s.renderBody(p, t, rd)
-		if err != nil {
-			return nil, searchEntry{}, err
-		}
-		ce = &cacheEntry{Page: *rp, Search: searchEntry{Title: rp.Title, URL: s.pageHref(p.URL), Text: plainText(string(rp.Body), 4000)}}
-		if r := p.Report; r != nil {
-			js, csvData, err := blocks.ReportData(r)
-			if err != nil {
-				return nil, ce.Search, fmt.Errorf("%s: %w", p.Src, err)
-			}
-			ce.Files = []File{{Path: p.URL + "data.json", Data: js}, {Path: p.URL + "data.csv", Data: csvData}}
-			if cv := blocks.CurvesCSV(r); cv != nil { // sweeps: the curves' points (curves.go)
-				ce.Files = append(ce.Files, File{Path: p.URL + "curves.csv", Data: cv})
-			}
-		}
-		key = s.cache.putPage(p, rd, had, ce)
-	}
-	p.Key = key
-	p.Rendered = rd
-	return f.layPage(buf, p, t, ce)
-}
-
-// layPage lays page p out from its cache entry ce (in buf, when not
+// LayPage lays page p out from its cache entry ce (in buf, when not
 // nil) and returns its files and search entry.
-func (f *frame) layPage(buf *bytes.Buffer, p *Page, t *template.Template, ce *cacheEntry) ([]File, searchEntry, error) {
+func (f *Frame) LayPage(buf *bytes.Buffer, p *Page, t *template.Template, ce *Entry) ([]File, SearchEntry, error) {
 	rp := &ce.Page
-	navHTML, err := f.navHTML(t, p.URL)
+	navHTML, err := f.NavHTML(t, p.URL)
 	if err != nil {
-		return nil, searchEntry{}, err
+		return nil, SearchEntry{}, err
 	}
 	v := layoutView{Title: rp.Title, Description: rp.Description, URL: p.URL, Body: rp.Body, TOC: tableOfContents(string(rp.Body)), NavHTML: navHTML, Charts: rp.Charts}
 	se := ce.Search
@@ -176,7 +138,7 @@ func (f *frame) layPage(buf *bytes.Buffer, p *Page, t *template.Template, ce *ca
 	return files, se, nil
 }
 
-func (f *frame) reportMeta(r *Report, title string) blocks.ReportMeta {
+func (f *Frame) reportMeta(r *Report, title string) blocks.ReportMeta {
 	m := blocks.ReportMeta{Title: title, URL: r.Page.URL, Href: f.Links.Href(r.Page.URL), Model: r.ModelName(), Hardware: r.HardwareLabel(), Objective: r.Objective(),
 		DataJSON: r.Page.URL + "data.json", DataCSV: r.Page.URL + "data.csv"}
 	if oe := r.Optimized(); oe != nil {
@@ -200,16 +162,16 @@ type homeView struct {
 	Changes []blocks.HomeChangeView
 }
 
-func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, error) {
+func (s *Site) RenderHome(t *template.Template, f *Frame) (File, SearchEntry, error) {
 	title := SiteTitle
 	intro := template.HTML(`<p>Benchmark campaigns of LLM serving engines, step by step from a baseline to a recommended configuration. Every number, delta and chart on these pages is computed from the recorded results, which each report offers for download; caveats found in the data are shown next to the numbers they concern.</p>`)
 	desc := ""
 	if s.Home != nil {
 		rd := inputs.NewReader(s.InputStats)
-		rp, err := s.renderBody(s.Home, t, rd)
+		rp, err := s.RenderBody(s.Home, t, rd)
 		s.Home.Rendered = rd
 		if err != nil {
-			return File{}, searchEntry{}, err
+			return File{}, SearchEntry{}, err
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
@@ -219,16 +181,16 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 	}
 	var body bytes.Buffer
 	if err := execTemplate(t, &body, "home", hv); err != nil {
-		return File{}, searchEntry{}, fmt.Errorf("render: template home: %w", err)
+		return File{}, SearchEntry{}, fmt.Errorf("render: template home: %w", err)
 	}
 	b := template.HTML(body.String())
-	navHTML, err := f.navHTML(t, "")
+	navHTML, err := f.NavHTML(t, "")
 	if err != nil {
-		return File{}, searchEntry{}, err
+		return File{}, SearchEntry{}, err
 	}
 	html, err := f.layout(t, layoutView{Title: title, Description: desc, URL: "", Body: b, TOC: tableOfContents(string(b)), NavHTML: navHTML, Home: true})
 	if err != nil {
-		return File{}, searchEntry{}, err
+		return File{}, SearchEntry{}, err
 	}
-	return File{Path: "index.html", Data: html}, searchEntry{Title: title, URL: s.pageHref(""), Text: plainText(string(intro), 2000)}, nil
+	return File{Path: "index.html", Data: html}, SearchEntry{Title: title, URL: s.PageHref(""), Text: PlainText(string(intro), 2000)}, nil
 }

@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"bytes"
@@ -14,15 +14,17 @@ import (
 // used only with the embedded templates, and only while the sum of
 // those templates is the one they were generated from.
 
-// go generate ./render makes render/blocks' too (one command, as before).
-//
-//go:generate go generate ./blocks
 //go:generate go test -run ^TestGeneratedWriters$ -update .
 
-// builtinMarker names an empty template that loadTemplates adds to the
-// embedded templates when render's generated writers were generated
+// builtinMarker names an empty template that ParseTemplates adds to the
+// embedded templates when the layout's generated writers were generated
 // from them.
 const builtinMarker = "_perflab_builtin"
+
+// UsesGenerated reports whether t is marked for the layout's generated
+// writers (ParseTemplates marks the embedded templates they were
+// generated from).
+func UsesGenerated(t *template.Template) bool { return t.Lookup(builtinMarker) != nil }
 
 // execTemplate executes template name of t for data into w: by its
 // generated writer when t holds the embedded templates, else (or when

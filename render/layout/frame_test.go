@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/perflab/perflab/render/nav"
 )
 
-// TestFrameDigest: every field of the frame, the layout's one view of
+// TestFrameDigest: every field of the Frame, the layout's one view of
 // the site beyond its page, moves the digest that every page's layout
 // key holds, the navigation's titles and URLs included.
 func TestFrameDigest(t *testing.T) {
@@ -16,8 +16,8 @@ func TestFrameDigest(t *testing.T) {
 			[]nav.Page{{Title: title, URL: "about/"}}, func(seg string) string { return seg })
 		return &v
 	}
-	base := frame{Links: nav.Links{BaseURL: "/"}, Content: "content", Nav: tree("About"), bufs: &blocks.Buffers{}}
-	variants := map[string]frame{}
+	base := Frame{Links: nav.Links{BaseURL: "/"}, Content: "content", Nav: tree("About"), bufs: &blocks.Buffers{}}
+	variants := map[string]Frame{}
 	v := base
 	v.Links.BaseURL = "/perflab/"
 	variants["base URL"] = v
@@ -30,14 +30,14 @@ func TestFrameDigest(t *testing.T) {
 	v = base
 	v.Nav = tree("About us")
 	variants["a page's title in the navigation"] = v
-	d := base.digest()
-	again := frame{Links: base.Links, Content: base.Content, Nav: tree("About")}
-	if again.digest() != d {
-		t.Fatal("the same frame gives another digest")
+	d := base.Digest()
+	again := Frame{Links: base.Links, Content: base.Content, Nav: tree("About")}
+	if again.Digest() != d {
+		t.Fatal("the same Frame gives another digest")
 	}
 	for what, f := range variants {
-		if f := f; f.digest() == d {
-			t.Errorf("%s changed and the frame's digest did not", what)
+		if f := f; f.Digest() == d {
+			t.Errorf("%s changed and the Frame's digest did not", what)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // (URL values html/template would filter, normalise or escape; a
 // live-reload script).
 func TestGeneratedLayout(t *testing.T) {
-	tm, _, err := loadTemplates("")
+	tm, _, err := ParseTemplates("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestGeneratedLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := v
-			w.Base, w.HomeHref, w.SiteTitle, w.LiveReload = s.root(v.URL), s.pageHref(""), SiteTitle, opt.LiveReload
+			w.Base, w.HomeHref, w.SiteTitle, w.LiveReload = s.root(v.URL), s.PageHref(""), SiteTitle, opt.LiveReload
 			w.ReloadURL = w.Base + ReloadPath
 			var want bytes.Buffer
 			if err := tm.ExecuteTemplate(&want, "layout", w); err != nil {

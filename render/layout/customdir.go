@@ -1,4 +1,4 @@
-package render
+package layout
 
 import (
 	"errors"
