@@ -1,16 +1,12 @@
-package render
+package site
 
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
-	"github.com/perflab/perflab/render/blocks"
-	"github.com/perflab/perflab/render/site"
 )
 
 func TestCompare(t *testing.T) {
@@ -35,9 +31,9 @@ func TestCompare(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := site.Compare(tt.ref, tt.v, tt.higherBetter)
+			d := Compare(tt.ref, tt.v, tt.higherBetter)
 			if d.String() != tt.want || d.Class() != tt.class {
-				t.Errorf("site.Compare(%v, %v, %v) = %q %q; want %q %q", tt.ref, tt.v, tt.higherBetter, d.String(), d.Class(), tt.want, tt.class)
+				t.Errorf("Compare(%v, %v, %v) = %q %q; want %q %q", tt.ref, tt.v, tt.higherBetter, d.String(), d.Class(), tt.want, tt.class)
 			}
 		})
 	}
@@ -46,7 +42,7 @@ func TestCompare(t *testing.T) {
 // TestPerGPU: when GPU counts differ, throughput is compared per GPU;
 // latency never is.
 func TestPerGPU(t *testing.T) {
-	tps, tpot := site.MustMetric("total_token_throughput"), site.MustMetric("mean_tpot")
+	tps, tpot := MustMetric("total_token_throughput"), MustMetric("mean_tpot")
 	tests := []struct {
 		name        string
 		m           Metric
@@ -63,7 +59,7 @@ func TestPerGPU(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			norm := tt.baseG != tt.optG
-			d := site.Compare(site.Normalized(tt.m, tt.base, tt.baseG, norm), site.Normalized(tt.m, tt.opt, tt.optG, norm), tt.m.HigherBetter)
+			d := Compare(Normalized(tt.m, tt.base, tt.baseG, norm), Normalized(tt.m, tt.opt, tt.optG, norm), tt.m.HigherBetter)
 			if d.String() != tt.want {
 				t.Errorf("got %s, want %s", d, tt.want)
 			}
@@ -88,8 +84,8 @@ func TestDeltaString(t *testing.T) {
 func TestFmtNum(t *testing.T) {
 	for v, want := range map[float64]string{0: "0.00", 1.005: "1.00", 999.999: "1,000.00", 30810010.86: "30,810,010.86", -1234.5: "-1,234.50",
 		math.Copysign(0, -1): "-0.00", -0.004: "-0.00", 123: "123.00", 1234567.891: "1,234,567.89", math.NaN(): "NaN.", math.Inf(1): "+,Inf.", math.Inf(-1): "-Inf."} {
-		if got := site.FmtNum(v); got != want {
-			t.Errorf("site.FmtNum(%v) = %q, want %q", v, got, want)
+		if got := FmtNum(v); got != want {
+			t.Errorf("FmtNum(%v) = %q, want %q", v, got, want)
 		}
 	}
 	// The fmt-based version it replaced, on values of every magnitude.
@@ -113,11 +109,11 @@ func TestFmtNum(t *testing.T) {
 	}
 	for _, v := range []float64{1e-9, 0.125, 0.135, 2.675, 99999.995, 1e15 + 0.3, 1e22, -1e22, 1e300, math.MaxFloat64, math.SmallestNonzeroFloat64} {
 		for _, x := range []float64{v, -v, v * 3.7, v / 7} {
-			if got, want := site.FmtNum(x), old(x); got != want {
-				t.Errorf("site.FmtNum(%v) = %q, fmt gives %q", x, got, want)
+			if got, want := FmtNum(x), old(x); got != want {
+				t.Errorf("FmtNum(%v) = %q, fmt gives %q", x, got, want)
 			}
-			if got, want := site.SortKey(x), fmt.Sprintf("%.4f", x); got != want {
-				t.Errorf("site.SortKey(%v) = %q, fmt gives %q", x, got, want)
+			if got, want := SortKey(x), fmt.Sprintf("%.4f", x); got != want {
+				t.Errorf("SortKey(%v) = %q, fmt gives %q", x, got, want)
 			}
 		}
 	}
@@ -155,7 +151,7 @@ func TestCaveats(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := base()
 			tt.edit(r)
-			got := site.Caveats(r)
+			got := Caveats(r)
 			if len(got) != len(tt.want) {
 				t.Fatalf("caveats %q, want %d matching %q", got, len(tt.want), tt.want)
 			}
@@ -165,44 +161,5 @@ func TestCaveats(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestSummaryText: the vLLM text block written from a summary matches the
-// layout of `vllm bench serve` byte for byte (testdata/summary.golden).
-func TestSummaryText(t *testing.T) {
-	res := fixtureResults()[0]
-	got := blocks.SummaryText(res)
-	golden := filepath.Join("testdata", "summary.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
-		if len(l) != 50 && len(l) != 51 {
-			t.Errorf("line %q is %d wide; vLLM's rows are 51 (40+1+10), rules 50", l, len(l))
-		}
-	}
-}
-
-// TestSummaryTextGuidellm: a guidellm run's TPOT is not printed under
-// vLLM's "excl. 1st token" header.
-func TestSummaryTextGuidellm(t *testing.T) {
-	res := fixtureResults()[0]
-	res.Tool.Name = "guidellm"
-	got := blocks.SummaryText(res)
-	if strings.Contains(got, "excl. 1st token") || !strings.Contains(got, "Time per Output Token (guidellm: incl. 1st token)") {
-		t.Errorf("guidellm TPOT under the wrong header:\n%s", got)
-	}
-	if strings.Contains(got, "Peak output token throughput") {
-		t.Errorf("guidellm's max printed as a 1-second peak:\n%s", got)
 	}
 }
