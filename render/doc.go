@@ -40,6 +40,16 @@
 //	render/analysis, render/markdown, render/charts: the numbers, the
 //	                   Markdown converter, the charts' options (leaves)
 //
+// The cut follows Zola's components (content and front_matter: the model,
+// here render/site; rendering with its shortcodes: render/blocks, each
+// block a shortcode with numbers instead of a template argument list;
+// templates: render/layout; site: render, which loads, renders and
+// writes) and Hugo's separation of the content map from the page
+// rendering and the output. Each stage's Site embeds the one below
+// (render.Site holds a *layout.Site, which holds a *site.Site) and adds
+// what its stage keeps; the model's types keep their names above it
+// through aliases (type Report = site.Report).
+//
 // Stages of a build:
 //
 //	load    Load reads and checks every input (front matter, campaigns,
