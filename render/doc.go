@@ -171,14 +171,14 @@
 // probe with encoding/json, then a strict decode: four scans of each
 // file), reading campaigns 0.3 s (yaml.v3 parsed each twice), chroma's
 // bash lexer on each report's serving and benchmark commands 0.45 s,
-// block and layout templates about 1.1 s, Buffers grown by doubling 0.7 GB
+// block and layout templates about 1.1 s, buffers grown by doubling 0.7 GB
 // and gob 0.2 GB of the allocations, with garbage collection about a
 // tenth of the CPU, and the kernel creating 4,000 files and 2,000
 // directories about 1 s. Now results decode in one pass of json v2
 // (schema.Unmarshal; encoding/json still decides and words whatever it
 // declines), a campaign's node tree is parsed only when an error needs a
-// line, commands are lexed into chroma's tokens by shellcode.go, Buffers
-// are lent (Buffers.go) and cache entries have a plain format
+// line, commands are lexed into chroma's tokens by shellcode.go, buffers
+// are lent (render/blocks, buffers.go) and cache entries have a plain format
 // (now render/wire). Whole process, medians of 5 alternating runs on the
 // shared 2-core machine: CPU 6.8 → 4.5 s (user 5.5 → 3.5 s), peak memory
 // 302 → 194 MB, allocations 2.2 → 1.1 GiB; an unchanged rebuild 1.9 →
@@ -269,7 +269,7 @@
 // (raw outputs are kilobytes with nothing to escape); headings, charts,
 // cells and sort keys are built with strconv (fmtNum, sortKey,
 // Delta.String, held to fmt by tests); data.json and data.csv are written
-// into lent Buffers and copied out at their size (json v2 grew a fresh one
+// into lent buffers and copied out at their size (json v2 grew a fresh one
 // by doubling to 100 KB per report); a page's blocks take the report's
 // runs in campaign order and its primary metrics once; bash commands are
 // written as chroma's formatter writes their tokens (writeShellHTML,

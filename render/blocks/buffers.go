@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// Buffers lends the byte Buffers that templates and the cache encode
-// into. Each page's body, layout and blocks grew fresh Buffers by
+// Buffers lends the byte buffers that templates and the cache encode
+// into. Each page's body, layout and blocks grew fresh buffers by
 // doubling: 0.7 GB of a cold 1,000-report build's 2 GB of allocations,
 // and much of its garbage collection. What a buffer holds is copied out
 // (a string, or a slice of the exact size) before it is given back. A nil

@@ -65,7 +65,7 @@ func ReportData(r *Report) ([]byte, []byte, error) {
 	return js, bytes.Clone(cs.Bytes()), nil
 }
 
-// dataBufs lends the Buffers data.json and data.csv are written into
+// dataBufs lends the buffers data.json and data.csv are written into
 // (then copied out at their size): grown by doubling for each report,
 // they were a tenth of a cold build's allocations.
 var dataBufs Buffers

@@ -166,7 +166,7 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // writeShellHTML writes shellTokens' tokens as chroma's HTML formatter
 // with classes writes them (chromahtml.New(chromahtml.WithClasses(true)),
-// Site.chroma): each line in <span class="line"><span class="cl">, each
+// Env.Chroma): each line in <span class="line"><span class="cl">, each
 // token of a class in a span of it, the text escaped by
 // html.EscapeString. The formatter printed every token through fmt and
 // a string of its own: a third of the time of a page's commands.

@@ -103,7 +103,7 @@ func TestCodeHTMLBash(t *testing.T) {
 }
 
 // TestWriteShellHTMLMatchesFormatter holds writeShellHTML to chroma's
-// formatter (with classes, as Site.chroma) over tokens shellTokens never
+// formatter (with classes, as Env.Chroma) over tokens shellTokens never
 // makes: markup to escape, newlines at either end and doubled, every
 // token type it makes and their relatives.
 func TestWriteShellHTMLMatchesFormatter(t *testing.T) {

@@ -257,7 +257,7 @@ func splitSections(doc *markdown.Document) (pre []ast.Node, secs []*section) {
 	return pre, secs
 }
 
-// writeStaleWarning writes the warning atop a report whose results
+// WriteStaleWarning writes the warning atop a report whose results
 // directory holds results the campaign no longer defines (Report.Stale):
 // they are left out of every block, and the page says which and why;
 // nothing when none.

@@ -78,7 +78,7 @@ func yamlNoun(typ string) string {
 	return campaignfile.Noun(typ)
 }
 
-// yamlError turns a yaml.v3 error from decoding data into "file:line:
+// YAMLError turns a yaml.v3 error from decoding data into "file:line:
 // what" lines, shifting yaml's line numbers by offset (the lines before
 // data in the file).
 func YAMLError(file string, offset int, data []byte, err error) error {

@@ -26,7 +26,7 @@ type Metric struct {
 	get    func(*schema.Summary) (float64, bool)
 }
 
-// isGuidellm says the run was measured by guidellm, whose metrics have
+// IsGuidellm says the run was measured by guidellm, whose metrics have
 // guidellm's definitions (its TPOT includes the first token).
 func IsGuidellm(res *schema.Result) bool {
 	return strings.Contains(strings.ToLower(res.Tool.Name), "guidellm")
@@ -68,7 +68,7 @@ func StatMedian(s *schema.Stats) (float64, bool) {
 	return *s.MedianMs, true
 }
 
-// metricByID returns a metric by id or alias.
+// MetricByID returns a metric by id or alias.
 func MetricByID(id string) (Metric, bool) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	switch id {
@@ -112,7 +112,7 @@ const MetricIDs = "total_token_throughput, output_throughput, request_throughput
 
 func MustMetric(id string) Metric { m, _ := MetricByID(id); return m }
 
-// primaryMetrics returns the headline metric and the secondary one shown
+// PrimaryMetrics returns the headline metric and the secondary one shown
 // under it, by objective: throughput pages lead with total token
 // throughput and mean TPOT (GPUStack's cells); latency pages with mean
 // end-to-end latency and mean TTFT, or mean TTFT and TPOT when no run
@@ -166,7 +166,7 @@ func successRate(res *schema.Result) (rate float64, ok bool) {
 	return float64(s.Completed) / float64(total), true
 }
 
-// lessSuccessful reports whether run lost a larger share of its requests
+// LessSuccessful reports whether run lost a larger share of its requests
 // than ref: its throughput then counts fewer requests' work and latencies
 // only the requests that got through, so a delta against ref is not a fair
 // comparison. Runs with the same share (the 235B page's runs, all 984 of
@@ -247,13 +247,13 @@ func Normalized(m Metric, v float64, gpus int, normalize bool) float64 {
 	return v
 }
 
-// fmtNum prints a metric value with two decimals and thousands separators.
+// FmtNum prints a metric value with two decimals and thousands separators.
 func FmtNum(v float64) string {
 	var b [48]byte
 	return string(AppendNum(b[:0], v))
 }
 
-// appendNum appends FmtNum(v) to dst: fmt.Sprintf("%.2f") (which is
+// AppendNum appends FmtNum(v) to dst: fmt.Sprintf("%.2f") (which is
 // strconv's 'f' format) with a comma between the thousands of the part
 // before the point. (NaN and ±Inf have no point: "NaN.", "+,Inf.", as
 // ever.)
@@ -275,7 +275,7 @@ func AppendNum(dst []byte, v float64) []byte {
 	return append(dst, frac...)
 }
 
-// sortKey is a value's data-sort attribute: fmt's "%.4f".
+// SortKey is a value's data-sort attribute: fmt's "%.4f".
 func SortKey(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
 // Caveats returns what a reader must know about a run's numbers, next to
@@ -319,7 +319,7 @@ func Caveats(res *schema.Result) []string {
 	return out
 }
 
-// telemetryWarning reports whether a run's warning says only that no GPU
+// TelemetryWarning reports whether a run's warning says only that no GPU
 // telemetry was recorded (no NVML on the node): every run of a campaign
 // shares it, and it concerns power and energy, not the numbers, so the
 // page says it once, in the setup's hardware (see setup), not under
@@ -334,7 +334,7 @@ func TelemetryWarning(w string) bool {
 // thousands of times (30,810,010 tok/s on one H200).
 const implausiblePeak = 20
 
-// successful reports whether every request of a run succeeded.
+// Successful reports whether every request of a run succeeded.
 func Successful(res *schema.Result) bool {
 	if res == nil || (res.Status != schema.StatusOK && res.Status != "") || res.Summary == nil {
 		return false

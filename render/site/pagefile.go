@@ -62,12 +62,12 @@ func (s *Site) readPage(p *Page, src string, rd *inputs.Reader) (FrontMatter, bo
 	return fm, has, lines, nil
 }
 
-// markdownBody is the page's Markdown after its front matter: the only
+// MarkdownBody is the page's Markdown after its front matter: the only
 // way to it (a page taken from the input stat cache has not read it:
 // inputs.Deferred reads it now, and checks it).
 func (p *Page) MarkdownBody() ([]byte, error) { return p.body.Bytes() }
 
-// navTitle is the page's title for navigation without rendering it: front
+// NavTitle is the page's title for navigation without rendering it: front
 // matter's title, else the first "# " heading, else the file name. It
 // scans the body in place (splitting it into strings was a fifth of an
 // unchanged 924-page rebuild).
@@ -81,7 +81,7 @@ func (p *Page) NavTitle() string {
 	return TitleFromPath(p.Rel)
 }
 
-// headingLine is the text of the body's first "# " line.
+// HeadingLine is the text of the body's first "# " line.
 func (p *Page) HeadingLine() (string, bool) { return p.heading, p.hasHeading }
 
 func headingLineOf(body []byte) (string, bool) {

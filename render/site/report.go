@@ -40,7 +40,7 @@ func (r *Report) GPULabel() string {
 // hardware.accelerator).
 func (r *Report) Unit() string { return r.Campaign.Hardware.Unit() }
 
-// unitCount spells a count of the report's accelerators: "1 GPU", "2 CPUs".
+// UnitCount spells a count of the report's accelerators: "1 GPU", "2 CPUs".
 func (r *Report) UnitCount(n int) string {
 	if n == 1 {
 		return "1 " + r.Unit()
@@ -169,7 +169,7 @@ func EngineName(kind string) string {
 // versions the results recorded.
 func (r *Report) Engines() []schema.EngineSpec { return EnginesOf(r.Campaign, r.Runs()) }
 
-// enginesOf is Engines of campaign camp with its runs in campaign order.
+// EnginesOf is Engines of campaign camp with its runs in campaign order.
 func EnginesOf(camp *schema.Campaign, runs []*Run) []schema.EngineSpec {
 	var out []schema.EngineSpec
 	seen := map[string]int{}
@@ -201,7 +201,7 @@ func EnginesOf(camp *schema.Campaign, runs []*Run) []schema.EngineSpec {
 	return out
 }
 
-// profilesOf returns the profiles an experiment is run on.
+// ProfilesOf returns the profiles an experiment is run on.
 func (r *Report) ProfilesOf(e *schema.Experiment) []schema.Profile {
 	if len(e.Profiles) == 0 {
 		return r.Campaign.Profiles

@@ -42,7 +42,7 @@ type RoundResults struct {
 	Results []*schema.Result
 }
 
-// date is the round's start date (2026-10-26), "" when unknown.
+// Date is the round's start date (2026-10-26), "" when unknown.
 func (r RoundResults) Date() string {
 	if r.Record != nil && len(r.Record.Start) >= 10 {
 		return r.Record.Start[:10]
@@ -113,7 +113,7 @@ func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor) er
 	return nil
 }
 
-// start is the round's start time (RFC 3339), "" when unknown.
+// Start is the round's start time (RFC 3339), "" when unknown.
 func (r RoundResults) Start() string {
 	if r.Record != nil && r.Record.Start != "" {
 		return r.Record.Start

@@ -113,13 +113,13 @@ func (r *Report) Run(exp, prof string) *Run {
 	return best
 }
 
-// pointRuns returns the results of run's point (same experiment, profile
+// PointRuns returns the results of run's point (same experiment, profile
 // and load), every repeat but skipped ones, in repeat order.
 func (r *Report) PointRuns(run *Run) []*Run {
 	return r.RunsAt(run.Result.Experiment, run.Result.Profile, schema.PointOf(run.Result.Load))
 }
 
-// runsAt returns the results of experiment exp on profile prof at point
+// RunsAt returns the results of experiment exp on profile prof at point
 // pt, every repeat but skipped ones, in repeat order.
 func (r *Report) RunsAt(exp, prof string, pt schema.Point) []*Run {
 	var out []*Run
@@ -139,7 +139,7 @@ func repeatOK(res *schema.Result) bool {
 	return res.Status == schema.StatusOK && res.Summary != nil && res.Summary.Completed > 0
 }
 
-// pointValue is metric m of run, averaged over the repeats of run's point
+// PointValue is metric m of run, averaged over the repeats of run's point
 // (same experiment, profile and load) that count (repeatOK), and how many
 // they are: the number the comparison table and the curves show for that
 // point. A run that does not count itself (crashed, failed) gives its own
@@ -170,7 +170,7 @@ func (r *Report) PointValue(run *Run, m Metric) (v float64, n int, ok bool) {
 	return sum / float64(n), n, true
 }
 
-// topPoint is the highest load point of sweep profile prof that any
+// TopPoint is the highest load point of sweep profile prof that any
 // experiment ran (skipped points left out); false when it has none.
 func (r *Report) TopPoint(prof string) (schema.Point, bool) {
 	best, found := schema.Point{}, false
@@ -232,8 +232,8 @@ func (r *Report) AllRuns() []analysis.Run {
 	return out
 }
 
-// hasSweep reports whether any result is a sweep point; sweepProfile is
-// the first profile with sweep points ("" when none).
+// SweepProfile is the first profile with sweep points ("" when none):
+// whether the report has a sweep at all.
 func (r *Report) SweepProfile() string {
 	runs := r.AllRuns()
 	for _, p := range r.Campaign.Profiles {
@@ -244,7 +244,7 @@ func (r *Report) SweepProfile() string {
 	return ""
 }
 
-// hasRepeats reports whether any result is a repeat.
+// HasRepeats reports whether any result is a repeat.
 func (r *Report) HasRepeats() bool {
 	for _, run := range r.All {
 		if run.Result.Repeat > 0 {
@@ -254,7 +254,7 @@ func (r *Report) HasRepeats() bool {
 	return false
 }
 
-// reference returns the experiment a step's results are compared with:
+// Reference returns the experiment a step's results are compared with:
 // the configuration carried into the step (the previous step's chosen
 // experiment, or the baseline).
 func (r *Report) Reference(stepIdx int) *schema.Experiment {
@@ -267,7 +267,7 @@ func (r *Report) Reference(stepIdx int) *schema.Experiment {
 	return ref
 }
 
-// skippedAt returns the result of experiment exp at the point Run(exp,
+// SkippedAt returns the result of experiment exp at the point Run(exp,
 // prof) stands for (the sweep profile's top point) when the sweep's early
 // stop skipped it there; nil otherwise.
 func (r *Report) SkippedAt(exp, prof string) *Run {
@@ -284,7 +284,7 @@ func (r *Report) SkippedAt(exp, prof string) *Run {
 	return nil
 }
 
-// hasTelemetry says whether any run of the report has GPU samples.
+// HasTelemetry says whether any run of the report has GPU samples.
 func (r *Report) HasTelemetry() bool {
 	for _, run := range r.All {
 		if t := run.Result.Telemetry; t != nil && len(t.Samples) > 0 {

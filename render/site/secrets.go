@@ -104,7 +104,7 @@ func (s *siteSecrets) redactor() *redact.Redactor {
 	return s.red
 }
 
-// staticData is what the site holds of the static file rel, whose bytes
+// StaticData is what the site holds of the static file rel, whose bytes
 // are data: a text file redacted, anything else as it is (an image holds
 // no secret a pattern could find, and masking bytes would break it).
 func (s *Site) StaticData(rel string, data []byte) []byte {

@@ -99,7 +99,7 @@ type Page struct {
 // Out returns the page's output file relative to the output directory.
 func (p *Page) Out() string { return path.Join(p.URL, "index.html") }
 
-// skippedName reports whether Load passes a name under content/ by (with
+// SkippedName reports whether Load passes a name under content/ by (with
 // everything below it): hidden and "_" names, and editors' backups and
 // auto-saves ("index.md~", Emacs's "#index.md#"), which would otherwise
 // be copied into the site, and published, as static files.
@@ -189,7 +189,7 @@ func Load(ctx context.Context, opt Config) (*Site, error) {
 	return s, nil
 }
 
-// pageURL maps a content path to its pretty URL: a/b/index.md → a/b/,
+// PageURL maps a content path to its pretty URL: a/b/index.md → a/b/,
 // a/b.md → a/b/, index.md → "".
 func PageURL(rel string) string {
 	rel = strings.TrimSuffix(rel, ".md")
@@ -328,7 +328,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	return r, nil
 }
 
-// sortReports orders reports for navigation: objective, model, GPU, then
+// SortReports orders reports for navigation: objective, model, GPU, then
 // weight and URL.
 func SortReports(rs []*Report) {
 	sort.SliceStable(rs, func(i, j int) bool {
