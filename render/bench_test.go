@@ -12,7 +12,9 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/corpus"
+	"github.com/perflab/perflab/render/layout"
 )
 
 // writeSyntheticSite writes n report bundles of seed size into dir: each a
@@ -56,7 +58,7 @@ func writeSyntheticSite(tb testing.TB, dir string, n int) {
 				r := fixtureResults()[0]
 				r.ID, r.Campaign, r.Experiment, r.Profile = id+"--"+e+"--"+p, id, e, p
 				r.Summary.TotalTokenThroughput += float64(i + k*100 + len(e))
-				r.RawOutput = SummaryText(r)
+				r.RawOutput = blocks.SummaryText(r)
 				if err := schema.WriteFile(filepath.Join(dir, "results", id, e+"--"+p+".json"), r); err != nil {
 					tb.Fatal(err)
 				}
@@ -299,16 +301,16 @@ func BenchmarkRenderReports(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t, _, err := loadTemplates("")
+	t, _, err := layout.ParseTemplates("")
 	if err != nil {
 		b.Fatal(err)
 	}
-	nav := s.nav()
+	nav := s.Nav()
 	runtime.GC()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, p := range s.Pages {
-			if _, _, err := s.renderPage(p, t, s.frame(&nav)); err != nil {
+			if _, _, err := s.renderPage(p, t, s.Frame(&nav)); err != nil {
 				b.Fatal(err)
 			}
 		}

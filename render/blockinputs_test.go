@@ -3,11 +3,14 @@ package render
 import (
 	"bytes"
 	"context"
+	"html/template"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perflab/perflab/render/blocks"
 )
 
 // noteBlock is a block type no perflab has: it shows a file named by its
@@ -15,13 +18,13 @@ import (
 // cache, the input stat cache, the site stamp, the output manifest or
 // the preview server's Builder knows of it: that the page is rebuilt
 // when the file changes follows from the read being recorded.
-func noteBlock(c *pageCtx, w *bytes.Buffer, spec BlockSpec) error {
-	data, _, err := c.in.ReadFile(spec.Title)
+func noteBlock(c *blocks.Ctx, w *bytes.Buffer, spec BlockSpec) error {
+	data, _, err := c.In().ReadFile(spec.Title)
 	if err != nil {
 		return err
 	}
 	w.WriteString("<p class=\"note\">")
-	htmlEscape(w, string(data))
+	w.WriteString(template.HTMLEscapeString(string(data)))
 	w.WriteString("</p>\n")
 	return nil
 }
@@ -44,7 +47,7 @@ func TestBlockInputTracked(t *testing.T) {
 	writeFile(t, page, string(src)+"\n```perflab\nblock: note\ntitle: "+note+"\n```\n")
 	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"),
 		CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "site"),
-		blocks: map[string]blockFunc{"note": noteBlock}}
+		blocks: map[string]blocks.Func{"note": noteBlock}}
 	out := filepath.Join(opt.Out, "demo", "h100", "index.html")
 	build := func(what, want string) Stats {
 		t.Helper()

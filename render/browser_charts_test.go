@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/charts"
 )
 
@@ -208,8 +209,8 @@ func zoomPage(t *testing.T, out string) string {
 		panels = append(panels, p)
 	}
 	var fig bytes.Buffer
-	c := &pageCtx{}
-	if err := c.chartHTML(&fig, charts.Lines("chart-zoom-1", panels), "A long sweep", "12 points a line"); err != nil {
+	c := &blocks.Ctx{}
+	if err := c.ChartHTML(&fig, charts.Lines("chart-zoom-1", panels), "A long sweep", "12 points a line"); err != nil {
 		t.Fatal(err)
 	}
 	page := strings.Replace(string(b), "</article>", fig.String()+"</article>", 1)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/perflab/perflab/render/layout"
 	"github.com/perflab/perflab/render/output"
 
 	"context"
@@ -10,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/perflab/perflab/templates"
 )
 
 // Options locate the inputs and the output of a build.
@@ -43,15 +42,8 @@ type Options struct {
 	// blocks are block types besides the built-in ones (tests: a block
 	// with a new kind of input). Not part of the cache's salt: a test
 	// gives every build of a site the same blocks.
-	blocks map[string]blockFunc `wire:"-"`
+	blocks blockFuncs `wire:"-"`
 }
-
-// ReloadPath is where, below the base URL, a preview server serves its
-// reload events when Options.LiveReload is set.
-const ReloadPath = "_perflab/reload"
-
-// SiteTitle is the site's name in the header.
-const SiteTitle = "Inference Performance Lab"
 
 func (o Options) withDefaults() Options {
 	if o.Content == "" {
@@ -75,7 +67,7 @@ func normalizeBase(b string) string {
 	if b == "" || b == "/" {
 		return "/"
 	}
-	if !strings.HasPrefix(b, "/") && !hasScheme(b) {
+	if !strings.HasPrefix(b, "/") && !layout.HasScheme(b) {
 		b = "/" + b
 	}
 	if !strings.HasSuffix(b, "/") {
@@ -115,7 +107,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if st, ok := unchangedSite(opt); ok { // sitestamp.go
 		return st, nil
 	}
-	t, assets, err := loadTemplates(opt.TemplatesDir)
+	t, assets, err := layout.ParseTemplates(opt.TemplatesDir)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -123,7 +115,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	defer site.inputStats.Abandon() // after a failure; a no-op after save
+	defer site.InputStats.Abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
@@ -150,7 +142,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 		}
 	}
 	site.cache.finish(true)
-	site.inputStats.Save()
+	site.InputStats.Save()
 	st.Cached = site.cache.hitCount()
 	site.stamp(out, st) // sitestamp.go
 	return st, nil
@@ -216,44 +208,6 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	return st, <-removed
 }
 
-// loadTemplates parses the HTML templates and returns the assets FS: the
-// embedded copies, with dir (when not "") laid over them (customdir.go).
-func loadTemplates(dir string) (*template.Template, fs.FS, error) {
-	var fsys fs.FS = templates.FS
-	t, err := template.New("").Funcs(templateFuncs).ParseFS(fsys, "*.html")
-	if err != nil {
-		return nil, nil, fmt.Errorf("render: templates: %w", err)
-	}
-	if dir != "" {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return nil, nil, fmt.Errorf("render: templates %s: not a directory", dir)
-		}
-		top := os.DirFS(dir)
-		own, err := fs.Glob(top, "*.html")
-		if err != nil {
-			return nil, nil, fmt.Errorf("render: templates %s: %w", dir, err)
-		}
-		if len(own) > 0 {
-			if _, err := t.ParseFS(top, "*.html"); err != nil {
-				return nil, nil, fmt.Errorf("render: templates %s: %w", dir, err)
-			}
-		}
-		return t, overlayFS{top: top, base: fsys}, nil
-	}
-	// The generated writers (htmlwriters.go) are used only for the
-	// templates they were generated from.
-	sum, err := templatesSum(fsys)
-	if err != nil {
-		return nil, nil, fmt.Errorf("render: templates: %w", err)
-	}
-	if sum == generatedTemplatesSum {
-		if _, err := t.New(builtinMarker).Parse(""); err != nil {
-			return nil, nil, fmt.Errorf("render: templates: %w", err)
-		}
-	}
-	return t, fsys, nil
-}
-
 // File is one output file.
 type File = output.File
 
@@ -266,7 +220,7 @@ type Templates struct {
 // LoadTemplates parses the templates from dir, or the embedded ones when
 // dir is "" (Options.TemplatesDir).
 func LoadTemplates(dir string) (*Templates, error) {
-	t, assets, err := loadTemplates(dir)
+	t, assets, err := layout.ParseTemplates(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +233,7 @@ func LoadTemplates(dir string) (*Templates, error) {
 // index depend on every page; rebuild the site when pages are added,
 // removed or retitled.
 func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
-	nav := s.nav()
-	files, _, err := s.renderPage(p, tm.t, s.frame(&nav))
+	nav := s.Nav()
+	files, _, err := s.renderPage(p, tm.t, s.Frame(&nav))
 	return files, err
 }

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/render/blocks"
 )
 
 // buildFixture builds testdata/site into a fresh directory and returns it.
@@ -56,6 +58,9 @@ func treeOf(t *testing.T, dir string) map[string][]byte {
 	}
 	return files
 }
+
+// reportDataFile is data.json's value (render/blocks).
+type reportDataFile = blocks.ReportDataFile
 
 func TestBuildFixtureSite(t *testing.T) {
 	out := buildFixture(t, "/")

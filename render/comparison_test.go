@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
 )
 
 // TestComparisonPerGPUBothSides: when the baseline and the optimized
@@ -80,7 +81,7 @@ func TestLessSuccessful(t *testing.T) {
 		{"reference without summary", run(516, 0, 1000), &schema.Result{}, false},
 	}
 	for _, tt := range tests {
-		if got := lessSuccessful(tt.run, tt.ref); got != tt.want {
+		if got := site.LessSuccessful(tt.run, tt.ref); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}

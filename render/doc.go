@@ -18,19 +18,37 @@
 //	                   directory and the swap, the lock, the manifest
 //	render/nav         the navigation: its tree, each page's view of it,
 //	                   the site's links (handed titles and URLs)
-//	render             the site (Load: pages, reports, campaigns,
-//	                   results: site.go, runs.go, report.go, pagefile.go),
-//	                   the blocks (blocks.go dispatches; comparison.go,
-//	                   step.go, setup.go, curves.go, command.go, ...), the
-//	                   layout (layout.go's frame, navigation.go,
-//	                   skeleton.go), and the
-//	                   pipeline wiring the stages (build.go: Build;
+//	render/site        the site model: Load reads pages, reports,
+//	                   campaigns, results and their rounds into a Site
+//	                   (site.go, runs.go, report.go, pagefile.go); the
+//	                   metrics and front matter; redaction at the door
+//	render/blocks      the blocks: each takes the model and
+//	                   render/analysis's numbers and writes its view
+//	                   (blocks.go dispatches; comparison.go, step.go,
+//	                   setup.go, curves.go, command.go, history.go, ...;
+//	                   skeleton.go places them), data.json and data.csv,
+//	                   the headline figures; what generated writers call
+//	render/layout      the layout: a page's body (page.go), the frame
+//	                   around it (layout.go), the navigation's view,
+//	                   the home page, the search index's files, the
+//	                   assets, the templates and their overlay
+//	render             the pipeline wiring the stages (build.go: Build;
 //	                   siterender.go: Render; incremental.go: the preview
 //	                   server's Builder; pagecache.go, outputs.go,
 //	                   sitestamp.go: what render keeps in the cache, the
 //	                   manifest and the stamp)
 //	render/analysis, render/markdown, render/charts: the numbers, the
 //	                   Markdown converter, the charts' options (leaves)
+//
+// The cut follows Zola's components (content and front_matter: the model,
+// here render/site; rendering with its shortcodes: render/blocks, each
+// block a shortcode with numbers instead of a template argument list;
+// templates: render/layout; site: render, which loads, renders and
+// writes) and Hugo's separation of the content map from the page
+// rendering and the output. Each stage's Site embeds the one below
+// (render.Site holds a *layout.Site, which holds a *site.Site) and adds
+// what its stage keeps; the model's types keep their names above it
+// through aliases (type Report = site.Report).
 //
 // Stages of a build:
 //
@@ -55,7 +73,7 @@
 //
 // Inputs are tracked by construction. A page reads its files only
 // through the inputs.Reader Load gives it, and its blocks only through
-// the Reader they are handed (pageCtx.in); a page's cache key is the
+// the Reader they are handed (render/blocks' Ctx.In); a page's cache key is the
 // hash of what its Readers recorded (inputs.Reader.Key), with a salt of
 // perflab's own build, the templates and the options that show in a page
 // (wire's encoding of Options, less where the site and the cache go).
@@ -73,7 +91,7 @@
 // memos, the manifest, the stamp) are encoded by render/wire, whose
 // versions come from the encoded types: there is no encoder to keep in
 // step with a struct and no format constant to bump. A page's layout key
-// is its cache key, its URL and the digest of its frame (layout.go: the
+// is its cache key, its URL and the digest of its frame (render/layout, layout.go: the
 // links, the options that show in the frame and the navigation, wire's
 // encoding): the layout is written by frame's methods, which are not
 // handed the Site, so what a page's layout takes from other pages can
@@ -160,7 +178,7 @@
 // (schema.Unmarshal; encoding/json still decides and words whatever it
 // declines), a campaign's node tree is parsed only when an error needs a
 // line, commands are lexed into chroma's tokens by shellcode.go, buffers
-// are lent (buffers.go) and cache entries have a plain format
+// are lent (render/blocks, buffers.go) and cache entries have a plain format
 // (now render/wire). Whole process, medians of 5 alternating runs on the
 // shared 2-core machine: CPU 6.8 → 4.5 s (user 5.5 → 3.5 s), peak memory
 // 302 → 194 MB, allocations 2.2 → 1.1 GiB; an unchanged rebuild 1.9 →
@@ -311,16 +329,19 @@
 // One source for each piece of HTML (issue 17): templates/*.html. With
 // the embedded templates every page is written by Go functions that
 // render/tmplgen compiles from html/template's escaped parse trees
-// (htmlwriters_gen.go, go generate ./render): the hand-kept mirrors of
-// earlier rounds (fastblocks.go, fastlayout.go, fastsetup.go) are gone,
-// and TestGeneratedWriters fails while the generated file is older than
-// the templates (a stale file is not used: the writers record the sum of
-// the templates they were made from). A writer hands a page back to
+// (one generated file per package that owns the views: the blocks' in
+// render/blocks, the layout's in render/layout; go generate ./render
+// writes both): the hand-kept mirrors of earlier rounds (fastblocks.go,
+// fastlayout.go, fastsetup.go) are gone, and each package's
+// TestGeneratedWriters fails while its generated file is older than the
+// templates (a stale file is not used: the writers record the sum of the
+// templates they were made from, and each package marks the templates
+// for its own writers only when the sums agree). A writer hands a page back to
 // html/template where a value lands in a context it does not escape
 // itself (execTemplate). The history block, the home page's list of
 // change points and the telemetry block's sentence are templates as well
 // (history.html, home.html): Go builds their views, numbers formatted. A
-// templates directory (--templates, customdir.go)
+// templates directory (--templates, render/layout's customdir.go)
 // is laid over the embedded templates and always executed by
 // html/template. Measured (BenchmarkBuild/reports=1000, process CPU per
 // cold build, benchstat medians on the shared 2-core machine at load
@@ -339,7 +360,7 @@
 // render depends on collect/schema only (a test enforces it): old results
 // keep rendering whatever the collector does. It also uses collect/redact,
 // a leaf: secrets never reach the site because every input is redacted
-// at the door it comes in by (secrets.go: a report's campaign and results
+// at the door it comes in by (render/site, secrets.go: a report's campaign and results
 // through redact's Walk over every string, a page's text before it is
 // parsed, a static text file before it is copied); perflab publish looks
 // once more for token-shaped strings before it pushes.
@@ -398,7 +419,7 @@ package render
 //	                         #   optimized experiment once a run has samples)
 //
 // Rounds: a report whose results have rounds (schema.RoundsDir) shows the
-// latest round in every block (rounds.go), the others in the history
+// latest round in every block (render/site, rounds.go), the others in the history
 // block, which the skeleton adds as a History section from two rounds on;
 // the home page lists the change points of each report's latest round
 // ("Regressions and improvements"), and data.json/data.csv carry every

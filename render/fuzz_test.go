@@ -12,6 +12,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema/campaignfile"
 	"github.com/perflab/perflab/render/markdown"
+	"github.com/perflab/perflab/render/site"
 )
 
 var rePageErrAt = regexp.MustCompile(`^p\.md:([0-9]+): `)
@@ -54,7 +55,7 @@ func pageSeeds(f *testing.F) {
 func FuzzFrontMatter(f *testing.F) {
 	pageSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		fm, body, lines, ok, err := parseFrontMatter("p.md", src)
+		fm, body, lines, ok, err := site.ParseFrontMatter("p.md", src)
 		if err != nil {
 			checkPageErr(t, err, src)
 			return
@@ -77,7 +78,7 @@ func FuzzFrontMatter(f *testing.F) {
 		}
 		again := append(append([]byte("---\n"), y...), "---\n"...)
 		again = append(again, body...)
-		fm2, body2, _, ok2, err := parseFrontMatter("p.md", again)
+		fm2, body2, _, ok2, err := site.ParseFrontMatter("p.md", again)
 		if err != nil || !ok2 {
 			t.Fatalf("re-encoded front matter does not parse (ok %v): %v\n%s", ok2, err, again)
 		}
@@ -122,7 +123,7 @@ func FuzzMarkdown(f *testing.F) {
 	pageSeeds(f)
 	conv := markdown.New(markdown.Options{})
 	f.Fuzz(func(t *testing.T, src []byte) {
-		_, body, before, _, err := parseFrontMatter("p.md", src)
+		_, body, before, _, err := site.ParseFrontMatter("p.md", src)
 		if err != nil {
 			return // FuzzFrontMatter's concern
 		}
@@ -135,7 +136,7 @@ func FuzzMarkdown(f *testing.F) {
 			}
 			var spec BlockSpec
 			if err := campaignfile.DecodeStrict(b.Spec, &spec); err != nil {
-				checkPageErr(t, yamlError("p.md", line, b.Spec, err), src)
+				checkPageErr(t, site.YAMLError("p.md", line, b.Spec, err), src)
 			}
 			b.HTML = []byte("<div>block</div>")
 		}

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"html/template"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/corpus"
+	"github.com/perflab/perflab/render/layout"
 )
 
 // hostileYAML is a YAML double-quoted scalar holding what an escaper for
@@ -67,27 +68,6 @@ func writeHostileSite(t *testing.T, dir string) {
 	}
 }
 
-// TestEscapeText: escapeText writes what html/template writes for a
-// string in text and in a quoted attribute value.
-func TestEscapeText(t *testing.T) {
-	tm := template.Must(template.New("").Parse(`<td title="{{.}}">{{.}}</td>`))
-	for _, s := range []string{"", "plain", `a<b>&"c'+d`, "nul\x00x", "ünïcødé — µs", "bad\xffutf8", "&amp; already", "++", "\ufdd0\uffff"} {
-		var want bytes.Buffer
-		if err := tm.Execute(&want, s); err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		got.WriteString(`<td title="`)
-		escapeText(&got, s)
-		got.WriteString(`">`)
-		escapeText(&got, s)
-		got.WriteString(`</td>`)
-		if got.String() != want.String() {
-			t.Errorf("%q:\n got %q\nwant %q", s, got.String(), want.String())
-		}
-	}
-}
-
 // TestGeneratedSites builds sites with the embedded templates (pages
 // written by the generated writers) and with the same templates read
 // from disk (every template executed by html/template), and requires every output file to be
@@ -97,8 +77,10 @@ func TestEscapeText(t *testing.T) {
 func TestGeneratedSites(t *testing.T) {
 	root := repoRoot(t)
 	tdir := filepath.Join(root, "templates")
-	if tm, _, err := loadTemplates(""); err != nil || tm.Lookup(builtinMarker) == nil {
+	if tm, _, err := layout.ParseTemplates(""); err != nil || !layout.UsesGenerated(tm) {
 		t.Fatalf("the generated writers are not used with the embedded templates (%v): run go generate ./render", err)
+	} else if !blocks.UsesGenerated(tm) {
+		t.Fatal("the blocks' generated writers are not used with the embedded templates: run go generate ./render/blocks")
 	}
 	type site struct{ name, content, results string }
 	sites := []site{{"fixture", fixtureSite + "/content", fixtureSite + "/results"}}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/layout"
 )
 
 var (
@@ -90,7 +91,7 @@ func TestHomeTellsTheReportsNumbers(t *testing.T) {
 			}
 			// The answer's margin, with its test.
 			i := strings.Index(page, "<strong>SLO answer:</strong>")
-			answer := html.UnescapeString(stripTags(page[i : i+strings.Index(page[i:], "</p>")]))
+			answer := html.UnescapeString(layout.StripTags(page[i : i+strings.Index(page[i:], "</p>")]))
 			_, verdict, _ := strings.Cut(row.gainNote, "; ")
 			if !strings.Contains(answer, row.gain+" over ") || !strings.Contains(answer, verdict) {
 				t.Errorf("%s: home gain %q (%s) is not the SLO answer's: %s", href, row.gain, verdict, answer)
@@ -272,7 +273,7 @@ func TestCPUHardwareWords(t *testing.T) {
 	if n := strings.Count(page, "libnvidia-ml.so.1 not found"); n != 1 {
 		t.Errorf("the missing telemetry is said %d times, want once", n)
 	}
-	text := stripTags(page)
+	text := layout.StripTags(page)
 	text = strings.Replace(text, "no GPU telemetry", "", 1)
 	if i := strings.Index(text, "GPU"); i >= 0 {
 		t.Errorf("a CPU page says GPU: …%s…", text[max(0, i-80):min(len(text), i+40)])
@@ -280,18 +281,5 @@ func TestCPUHardwareWords(t *testing.T) {
 	home := readFile(t, filepath.Join(out, "index.html"))
 	if !strings.Contains(home, "1 × 2-core VM CPU") || strings.Contains(home, "GPU") {
 		t.Errorf("home page hardware words wrong")
-	}
-}
-
-// TestBreakableFileName: a result file's name wraps after "/" and "--"
-// only; the browser broke "small-batch" at its hyphen.
-func TestBreakableFileName(t *testing.T) {
-	got := string(breakable("demo-mock-sweep/small-batch--chat--c32--r2.json"))
-	want := `<span class="nw">demo-mock-sweep/</span><wbr><span class="nw">small-batch--</span><wbr><span class="nw">chat--</span><wbr><span class="nw">c32--</span><wbr><span class="nw">r2.json</span>`
-	if got != want {
-		t.Errorf("breakable:\n got %s\nwant %s", got, want)
-	}
-	if got := string(breakable("a<b>--c")); got != `<span class="nw">a&lt;b&gt;--</span><wbr><span class="nw">c</span>` {
-		t.Errorf("breakable escapes: %s", got)
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/perflab/perflab/render/layout"
 	"github.com/perflab/perflab/render/output"
+	"github.com/perflab/perflab/render/site"
 )
 
 // Builder rebuilds a site after changes to some of its inputs, for the
@@ -115,7 +117,7 @@ var errFull = errors.New("full build needed")
 func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	inc := Incremental{Full: true, Why: why}
 	b.fullDue = true // until this build succeeds
-	t, assets, err := loadTemplates(b.opt.TemplatesDir)
+	t, assets, err := layout.ParseTemplates(b.opt.TemplatesDir)
 	if err != nil {
 		return inc, err
 	}
@@ -123,7 +125,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
-	defer site.inputStats.Abandon() // after a failure; a no-op after save
+	defer site.InputStats.Abandon() // after a failure; a no-op after save
 	if site.cache, err = openCache(b.opt, assets); err != nil {
 		return inc, err
 	}
@@ -161,9 +163,9 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 		return inc, err
 	}
 	site.cache.finish(true)
-	site.inputStats.Save()
+	site.InputStats.Save()
 	inc.Cached = site.cache.hitCount()
-	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
+	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.Nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}
 	for i, p := range site.Pages {
 		b.search[p.URL] = entries[i+1]
@@ -193,7 +195,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 		if err != nil {
 			return inc, fmt.Errorf("render: %w", err)
 		}
-		files = append(files, File{Path: rel, Data: s.staticData(rel, data)})
+		files = append(files, File{Path: rel, Data: s.StaticData(rel, data)})
 	}
 	if len(affected) == 0 {
 		n, err := output.WriteInPlace(b.opt.Out, files)
@@ -210,7 +212,7 @@ func (b *Builder) incremental(ctx context.Context, changed []string) (Incrementa
 	if err != nil {
 		return inc, err
 	}
-	navData := ns.nav()
+	navData := ns.Nav()
 	if !reflect.DeepEqual(navData, b.nav) {
 		return full("the navigation changed")
 	}
@@ -269,7 +271,7 @@ func (b *Builder) affected(changed []string) (affected, static map[string]bool, 
 			hit = true
 		}
 		for _, pg := range b.pages() {
-			if pg.dependsOn(p, b) {
+			if dependsOn(pg, p, b) {
 				affected[pg.URL] = true
 				hit = true
 			}
@@ -303,6 +305,10 @@ func (b *Builder) affected(changed []string) (affected, static map[string]bool, 
 func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 	s := b.site
 	ns := *s
+	ls := *s.Site // the layout's site and its model too: their pages and reports are replaced
+	m := *ls.Site
+	ls.Site = &m
+	ns.Site = &ls
 	ns.Pages = append([]*Page(nil), s.Pages...)
 	for i, pg := range ns.Pages {
 		if !affected[pg.URL] {
@@ -313,7 +319,7 @@ func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 			// bundle; Load decides.
 			return nil, pg.Src + " removed", nil
 		}
-		np, _, err := s.loadPage(pg.Rel)
+		np, _, err := s.LoadPage(pg.Rel)
 		if err != nil {
 			return nil, "", err
 		}
@@ -329,7 +335,7 @@ func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 		if _, err := os.Stat(filepath.FromSlash(s.Home.Src)); err != nil {
 			return nil, s.Home.Src + " removed", nil
 		}
-		np, _, err := s.loadPage(s.Home.Rel)
+		np, _, err := s.LoadPage(s.Home.Rel)
 		if err != nil {
 			return nil, "", err
 		}
@@ -344,7 +350,7 @@ func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 			ns.Reports = append(ns.Reports, pg.Report)
 		}
 	}
-	sortReports(ns.Reports)
+	site.SortReports(ns.Reports)
 	return &ns, "", nil
 }
 
@@ -376,7 +382,7 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 				res[i].err = err
 				return
 			}
-			files, se, err := ns.renderPage(pg, b.t, ns.frame(navData))
+			files, se, err := ns.renderPage(pg, b.t, ns.Frame(navData))
 			res[i] = rendered{files, se, err}
 		}()
 	}
@@ -390,7 +396,7 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 		files = append(files, r.files...)
 		search[todo[i].URL] = r.se
 	}
-	home, hse, err := ns.renderHome(b.t, ns.frame(navData))
+	home, hse, err := ns.RenderHome(b.t, ns.Frame(navData))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -404,7 +410,7 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 		}
 		index = append(index, se)
 	}
-	sf, err := searchFiles(index)
+	sf, err := layout.SearchFiles(index)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -426,10 +432,10 @@ func (b *Builder) pages() []*Page {
 // its report's results directory (a new or removed result; a directory
 // moved away or back gives one event, for itself, not one per file), or
 // is the campaign.yaml that would turn its bundle into a report.
-func (pg *Page) dependsOn(p string, b *Builder) bool {
+func dependsOn(pg *Page, p string, b *Builder) bool {
 	deps := pg.Deps
-	if pg.rendered != nil { // what its blocks read
-		deps = append(deps[:len(deps):len(deps)], pg.rendered.Paths()...)
+	if pg.Rendered != nil { // what its blocks read
+		deps = append(deps[:len(deps):len(deps)], pg.Rendered.Paths()...)
 	}
 	for _, d := range deps {
 		if a, err := filepath.Abs(filepath.FromSlash(d)); err == nil && within(p, a) {
@@ -455,7 +461,7 @@ func within(dir, p string) bool {
 // skipped, with everything below them.
 func ignoredByLoad(rel string) bool {
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if part != "." && skippedName(part) {
+		if part != "." && site.SkippedName(part) {
 			return true
 		}
 	}

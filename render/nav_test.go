@@ -3,12 +3,14 @@ package render
 import (
 	"context"
 	"fmt"
-	"github.com/perflab/perflab/render/nav"
 	"html/template"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/render/layout"
+	"github.com/perflab/perflab/render/nav"
 )
 
 // navSite writes labs copies of a small lab (two models, two GPUs each,
@@ -83,7 +85,7 @@ func TestNavCurrentBranch(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := navSite(t, tc.labs, tc.base)
-			v := s.nav()
+			v := s.Nav()
 			h := string(s.navHTML(&v, tc.url))
 			var got []string
 			for _, m := range navLinkRE.FindAllStringSubmatch(h, -1) {
@@ -105,7 +107,7 @@ func TestNavCurrentBranch(t *testing.T) {
 func TestNavSizeBounded(t *testing.T) {
 	entries := func(labs int) int {
 		s := navSite(t, labs, "/")
-		v := s.nav()
+		v := s.Nav()
 		return strings.Count(string(s.navHTML(&v, "lab-01/beta/h200/")), "<li")
 	}
 	a, b, c := entries(8), entries(30), entries(100)
@@ -125,7 +127,7 @@ func TestNavWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := s.nav()
+	v := s.Nav()
 	for _, tc := range []struct {
 		url         string
 		first, last string
@@ -165,7 +167,7 @@ func TestNavHoldsIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := s.nav()
+	v := s.Nav()
 	walked := func(n *nav.Node, url string) bool {
 		var walk func(n *nav.Node) bool
 		walk = func(n *nav.Node) bool {
@@ -212,11 +214,11 @@ func TestNavHoldsIndex(t *testing.T) {
 // navHTML is the navigation as the page at url shows it, written by the
 // embedded templates.
 func (s *Site) navHTML(v *navView, url string) template.HTML {
-	t, _, err := loadTemplates("")
+	t, _, err := layout.ParseTemplates("")
 	if err != nil {
 		panic(err)
 	}
-	h, err := s.frame(v).navHTML(t, url)
+	h, err := s.Frame(v).NavHTML(t, url)
 	if err != nil {
 		panic(err)
 	}

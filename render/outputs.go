@@ -5,6 +5,7 @@ import (
 
 	"bytes"
 	"crypto/sha256"
+
 	"github.com/perflab/perflab/render/output"
 
 	"github.com/perflab/perflab/render/wire"

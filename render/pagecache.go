@@ -12,15 +12,17 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/buildcache"
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/layout"
 	"github.com/perflab/perflab/render/wire"
 )
 
 // The build cache keeps each page's rendered content (its body, title,
 // search entry and data files: everything but the layout, which holds
 // the navigation and is applied on every build) under a key made of what
-// the page was made from: every input Load read for it (p.in's records:
+// the page was made from: every input Load read for it (p.In's records:
 // its Markdown, its campaign, its results directory and results), every
 // input its blocks read when it was rendered (recorded by the Reader
 // they are handed, see pageKey), the templates, perflab's own build, and
@@ -43,17 +45,14 @@ func (o Options) cacheDir() string {
 	return DefaultCacheDir(o.Out)
 }
 
-// cacheEntry is what the cache keeps of a page, encoded by render/wire.
-type cacheEntry struct {
-	Page   renderedPage
-	Search searchEntry
-	Files  []File // a report's data.json and data.csv
-}
+// cacheEntry is what the cache keeps of a page (render/layout's Entry:
+// its content before the layout), encoded by render/wire.
+type cacheEntry = layout.Entry
 
 // entryVersion and depsVersion salt every key: an entry written for
 // other types is never read.
 var (
-	entryVersion = wire.Version(cacheEntry{})
+	entryVersion = wire.Version(layout.Entry{})
 	depsVersion  = wire.Version([]inputs.Record{})
 )
 
@@ -128,7 +127,7 @@ func (c *buildCache) pageKey(p *Page, stats *inputs.Stats) (string, *inputs.Read
 
 // depsKey is where the inputs p's blocks read are kept.
 func (c *buildCache) depsKey(p *Page) string {
-	return c.Key(append([]byte("blocks' inputs\x00"), p.inputs[:]...))
+	return c.Key(append([]byte("blocks' inputs\x00"), p.Inputs[:]...))
 }
 
 // keyOf is p's key with the inputs its blocks read as rd recorded them.
@@ -138,7 +137,7 @@ func (c *buildCache) keyOf(p *Page, rd *inputs.Reader) string {
 		dyn = rd.Key(0)
 	}
 	h := sha256.New()
-	h.Write(p.inputs[:])
+	h.Write(p.Inputs[:])
 	h.Write(dyn[:])
 	return c.Key(h.Sum(nil))
 }
@@ -172,7 +171,7 @@ func (c *buildCache) get(key string) *cacheEntry {
 	if data == nil {
 		return nil
 	}
-	e := &cacheEntry{}
+	e := &layout.Entry{}
 	if wire.Decode(data, e) != nil {
 		return nil
 	}
@@ -212,8 +211,8 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 	if c == nil {
 		return
 	}
-	buf := entryBufs.get()
-	defer entryBufs.put(buf)
+	buf := entryBufs.Get()
+	defer entryBufs.Put(buf)
 	size := len(e.Page.Body) + len(e.Search.Text) + 256
 	for _, f := range e.Files {
 		size += len(f.Path) + len(f.Data) + 16
@@ -224,7 +223,7 @@ func (c *buildCache) put(key string, e *cacheEntry) {
 }
 
 // entryBufs lend the buffers entries are encoded into.
-var entryBufs buffers
+var entryBufs blocks.Buffers
 
 // finish ends the build's use of the cache (buildcache.Cache.Finish).
 func (c *buildCache) finish(ok bool) {

@@ -33,12 +33,20 @@ var renderLayers = map[string]int{
 	"render/nav": 0,
 	// The output directory: writing, swapping, locking, the manifest.
 	"render/output": 2,
-	// The site: model, blocks, layout and the pipeline wiring the stages.
-	"render": 3,
+	// The site model: Load's pages, reports, campaigns and results.
+	"render/site": 2,
+	// The blocks: each block's view of the model, the numbers from
+	// render/analysis; the generated writers' helpers.
+	"render/blocks": 3,
+	// The layout: the frame, a page's body and contents, the home page,
+	// the search index's files, the templates.
+	"render/layout": 4,
+	// The pipeline wiring the stages.
+	"render": 5,
 	// Commands built on a build.
-	"render/serve":           4,
-	"render/publish":         4,
-	"render/bench/gencorpus": 4,
+	"render/serve":           6,
+	"render/publish":         6,
+	"render/bench/gencorpus": 6,
 }
 
 const module = "github.com/perflab/perflab/"

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/layout"
 	"github.com/perflab/perflab/render/output"
 )
 
@@ -25,9 +26,9 @@ import (
 // Their errors are reported after the pages', in the order the files
 // were written in before.
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
-	nav := s.nav()
-	f := s.frame(&nav)
-	r := &renderRun{s: s, dir: dir, t: t, assets: assets, frame: f, frameKey: f.digest(),
+	nav := s.Nav()
+	f := s.Frame(&nav)
+	r := &renderRun{s: s, dir: dir, t: t, assets: assets, frame: f, frameKey: f.Digest(),
 		results: make([]pageResult, len(s.Pages)), staticErr: make([]error, len(s.Static)), staticWErr: make([]error, len(s.Static))}
 	// A file of content/ that is not Markdown (s.Static) is copied over
 	// whatever the build makes at its path (content/assets/site.css over
@@ -166,12 +167,12 @@ func (r *renderRun) do(i int) {
 	case i < r.jobHome():
 		r.page(i)
 	case i == r.jobHome():
-		if r.home, r.homeSearch, r.homeErr = r.s.renderHome(r.t, r.frame); r.homeErr == nil {
+		if r.home, r.homeSearch, r.homeErr = r.s.RenderHome(r.t, r.frame); r.homeErr == nil {
 			r.homeWErr = r.write(r.home)
 			r.homeJSON, _ = json.Marshal(r.homeSearch) // an error: encoded again below
 		}
 	case i == r.jobAssets():
-		if r.extra, r.extraErr = siteAssets(r.assets); r.extraErr == nil {
+		if r.extra, r.extraErr = layout.Assets(r.assets); r.extraErr == nil {
 			for _, f := range r.extra {
 				if err := r.write(f); err != nil {
 					r.extraWErr = err
@@ -187,7 +188,7 @@ func (r *renderRun) do(i int) {
 		if err != nil {
 			r.staticErr[k] = fmt.Errorf("render: %w", err)
 		} else {
-			r.staticWErr[k] = r.writeFile(File{Path: r.s.Static[k], Data: r.s.staticData(r.s.Static[k], data)})
+			r.staticWErr[k] = r.writeFile(File{Path: r.s.Static[k], Data: r.s.StaticData(r.s.Static[k], data)})
 		}
 		*bp = data
 		inputs.PutBuf(bp)
@@ -201,24 +202,24 @@ func (r *renderRun) page(i int) {
 	res := &r.results[i]
 	var lk [32]byte
 	if o := s.outputs; o != nil && s.cache != nil {
-		key, rd := s.cache.pageKey(p, s.inputStats)
+		key, rd := s.cache.pageKey(p, s.InputStats)
 		lk = layoutKey(key, r.frameKey+p.URL)
 		if s.cache.has(key) {
 			if mp, ok := o.Reuse(p.URL, lk); ok {
 				s.cache.touch(key)
-				p.rendered = rd
+				p.Rendered = rd
 				*res = pageResult{files: len(mp.Paths), searchSum: mp.Extra}
 				return
 			}
 		}
 	}
-	buf := s.bufs.get()
-	defer s.bufs.put(buf)
+	buf := s.Bufs.Get()
+	defer s.Bufs.Put(buf)
 	files, se, err := s.renderPageInto(buf, p, r.t, r.frame)
 	if err == nil && s.outputs != nil && s.cache != nil {
 		// Under the key the page was rendered with: what its blocks read
 		// is known now.
-		lk = layoutKey(p.key, r.frameKey+p.URL)
+		lk = layoutKey(p.Key, r.frameKey+p.URL)
 		s.outputPage(p.URL, lk, se, files)
 	}
 	if err == nil {
@@ -342,6 +343,6 @@ func (r *renderRun) searchIndex() (files []File, reused bool, err error) {
 		}
 		o.Side = func() []byte { return encodeSearchEntries(entries) }
 	}
-	files, err = searchFilesEncoded(index, encoded)
+	files, err = layout.SearchFilesEncoded(index, encoded)
 	return files, false, err
 }

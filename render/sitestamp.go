@@ -202,17 +202,17 @@ func (s *Site) stamp(out string, st Stats) {
 // Out's files and directories, and its manifest, are added.
 func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 	o := s.untouched
-	if o == nil || o.Relaid() || s.inputStats == nil || !stampable(s.opt) || s.in == nil {
+	if o == nil || o.Relaid() || s.InputStats == nil || !stampable(s.opt) || s.In == nil {
 		return nil, false
 	}
 	want := map[string]byte{} // path → kind; stampAbsent: may be absent
 	must := map[string]bool{} // paths that must exist
-	readers := append([]*inputs.Reader{s.in}, s.readers...)
+	readers := append([]*inputs.Reader{s.In}, s.Readers...)
 	for _, p := range s.Pages {
-		readers = append(readers, p.rendered)
+		readers = append(readers, p.Rendered)
 	}
 	if s.Home != nil {
-		readers = append(readers, s.Home.rendered)
+		readers = append(readers, s.Home.Rendered)
 	}
 	for _, rd := range readers {
 		if rd == nil {
@@ -264,7 +264,7 @@ func (s *Site) stampNow(want map[string]byte, must map[string]bool, manifest str
 	}
 	sort.Strings(names)
 	entries := make([]stampEntry, len(names))
-	horizon := s.inputStats.Horizon()
+	horizon := s.InputStats.Horizon()
 	bad := untilFalse(len(names), func(i int) bool {
 		n, kind := names[i], want[names[i]]
 		var fi os.FileInfo

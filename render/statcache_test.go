@@ -55,11 +55,11 @@ func (f *statCacheFixture) hashed() int {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	defer s.inputStats.Abandon()
-	if s.inputStats == nil {
+	defer s.InputStats.Abandon()
+	if s.InputStats == nil {
 		f.t.Fatal("no input stat cache")
 	}
-	return s.inputStats.Hashed()
+	return s.InputStats.Hashed()
 }
 
 // settle builds until the input stat cache holds every input: a file
@@ -176,9 +176,9 @@ func TestInputStatCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.inputStats.Abandon()
+	s.InputStats.Abandon()
 	for _, p := range append(s.Pages, s.Home) {
-		if p.body.InMemory() {
+		if p.BodyLoaded() {
 			t.Errorf("%s was read", p.Src)
 		}
 	}
@@ -368,19 +368,19 @@ func TestLazyBodyChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.inputStats.Abandon()
+	s.InputStats.Abandon()
 	var about *Page
 	for _, p := range s.Pages {
 		if p.Rel == "about.md" {
 			about = p
 		}
 	}
-	if about == nil || about.body.InMemory() {
+	if about == nil || about.BodyLoaded() {
 		t.Fatal("about.md was read by Load")
 	}
 	src, _ := os.ReadFile(about.Src)
 	writeFile(t, about.Src, string(src)+"\nLate line.\n")
-	if _, err := s.renderBody(about, nil, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
+	if _, err := s.RenderBody(about, nil, nil); err == nil || !strings.Contains(err.Error(), "about.md: changed during the build") {
 		t.Errorf("render after a change: %v", err)
 	}
 	f.build("after the change")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/blocks"
 )
 
 // setTelemetry gives the result in results/sw/name.json telemetry t.
@@ -189,7 +190,7 @@ func TestTelemetryBlockErrors(t *testing.T) {
 }
 
 // TestTelemetryBlockThinned: a long run's chart draws at most
-// maxTelemetryPoints (+ the last) of each GPU's samples, first and last
+// blocks.MaxTelemetryPoints (+ the last) of each GPU's samples, first and last
 // among them, and says so; the summary is over every sample.
 func TestTelemetryBlockThinned(t *testing.T) {
 	content, results := sweepSite(t, 1, 0, "```perflab\nblock: telemetry\n```\n")
@@ -203,7 +204,7 @@ func TestTelemetryBlockThinned(t *testing.T) {
 	html := buildPage(t, content, results)
 	opt := chartOption(t, html, "telemetry")
 	for _, s := range opt.Series {
-		if len(s.Data) > maxTelemetryPoints+1 || len(s.Data) < maxTelemetryPoints/2 {
+		if len(s.Data) > blocks.MaxTelemetryPoints+1 || len(s.Data) < blocks.MaxTelemetryPoints/2 {
 			t.Errorf("%s: %d points drawn of %d samples", s.Name, len(s.Data), n)
 		}
 		if first, last := s.Data[0].Value[0], s.Data[len(s.Data)-1].Value[0]; first != 0 || last != float64(n-1)/10 {

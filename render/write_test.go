@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/perflab/perflab/render/layout"
 )
 
 // TestSearchFilesEncoded: the search index joined from entries encoded one
@@ -33,7 +35,7 @@ func TestSearchFilesEncoded(t *testing.T) {
 				enc[i], _ = json.Marshal(e)
 			}
 		}
-		files, err := searchFilesEncoded(index, enc)
+		files, err := layout.SearchFilesEncoded(index, enc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,9 +13,10 @@
 //
 // These files are the only source of the site's HTML. With the embedded
 // copies, render writes each page through Go functions generated from
-// them (render/htmlwriters_gen.go, by render/tmplgen: run go generate
-// ./render after editing a template; render's TestGeneratedWriters fails
-// until then, and until then the build executes the templates with
+// them (render/blocks/htmlwriters_gen.go for the blocks',
+// render/layout/htmlwriters_gen.go for the layout's, by render/tmplgen:
+// run go generate ./render after editing a template; each package's
+// TestGeneratedWriters fails until then, and until then the build executes the templates with
 // html/template, which gives the same bytes, more slowly). A lab changes
 // the look with perflab build --templates DIR (MkDocs' custom_dir): DIR's
 // *.html are parsed after these, so a {{define}} there replaces the

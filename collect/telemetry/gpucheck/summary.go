@@ -213,7 +213,7 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // pageSigns are what a report page says where it draws a quantity: the
 // SLO table's tokens-per-joule column for energy, and for the others the
-// telemetry block's output (render/telemetry.go), which the generated
+// telemetry block's output (render/blocks/telemetry.go), which the generated
 // skeleton places under the optimized experiment once a run has samples:
 // its summary line, its chart, and the chart's series of GPU 0 (the one
 // the mock campaign samples).

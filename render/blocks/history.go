@@ -1,0 +1,485 @@
+package blocks
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/collect/stats"
+	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/nav"
+	"github.com/perflab/perflab/render/site"
+)
+
+// A report whose results have rounds (schema.RoundsDir) shows the latest
+// round in every block, and its history in the history block: each
+// configuration's headline figure, total throughput per GPU at each load
+// point, over the rounds, with the change points found in it
+// (stats.SeriesChanges: the U test between adjacent rounds of repeats,
+// adjusted over the report with Benjamini-Hochberg and held to a
+// minimum effect size; binary segmentation, stats.ChangePoints, over
+// single runs).
+
+// historyLine is one configuration × profile × load point over rounds.
+type historyLine struct {
+	exp  *schema.Experiment
+	prof *schema.Profile
+	pt   schema.Point
+	// values[i] holds the headline figure of each run of round i.
+	values [][]float64
+}
+
+func (l historyLine) label() string {
+	s := l.exp.Name + " / " + l.prof.Name
+	if l.pt.Sweep != "" {
+		s += " at " + l.pt.String()
+	}
+	return s
+}
+
+// historyChange is a change point of a history line.
+type historyChange struct {
+	line  int
+	round int
+	c     stats.SeriesChange
+}
+
+// reportHistory is a report's history lines and their change points.
+type reportHistory struct {
+	lines   []historyLine
+	changes []historyChange
+	// slo is, for a sweep campaign with an SLO, each sweep profile ×
+	// experiment's SLO answer in each round.
+	slo []sloHistory
+}
+
+// sloHistory is one sweep profile × experiment's SLO answer over rounds.
+type sloHistory struct {
+	label string
+	// answers[i] is round i's answer; nil where the round did not
+	// measure the experiment on the profile.
+	answers []*analysis.SLOAnswer
+}
+
+// historyOf is the report's history, computed once per build (the page
+// and the home page's list both use it; the change points' permutation
+// tests are the costly part).
+func historyOf(r *Report) *reportHistory {
+	r.HistOnce.Do(func() {
+		lines, changes := computeHistory(r)
+		r.Hist = &reportHistory{lines: lines, changes: changes, slo: sloHistoryOf(r)}
+	})
+	return r.Hist.(*reportHistory)
+}
+
+// computeHistory computes the report's history lines and their change
+// points.
+func computeHistory(r *Report) ([]historyLine, []historyChange) {
+	var lines []historyLine
+	idx := map[string]int{}
+	for ri, rr := range r.Rounds {
+		for _, res := range rr.Results {
+			if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
+				continue
+			}
+			e, ok := r.Campaign.Experiment(res.Experiment)
+			if !ok {
+				continue
+			}
+			p, ok := r.Campaign.Profile(res.Profile)
+			if !ok {
+				continue
+			}
+			pt := schema.PointOf(res.Load)
+			k := res.Experiment + "\x00" + res.Profile + "\x00" + pt.Slug()
+			li, ok := idx[k]
+			if !ok {
+				li = len(lines)
+				idx[k] = li
+				lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.Rounds))})
+			}
+			gpus := r.GPUs(e)
+			if res.Hardware != nil && res.Hardware.GPUCount > 0 {
+				gpus = res.Hardware.GPUCount
+			}
+			lines[li].values[ri] = append(lines[li].values[ri], res.Summary.TotalTokenThroughput/float64(gpus))
+		}
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		a, b := lines[i], lines[j]
+		if a.exp.ID != b.exp.ID {
+			return a.exp.ID < b.exp.ID
+		}
+		if a.prof.ID != b.prof.ID {
+			return a.prof.ID < b.prof.ID
+		}
+		return a.pt.Value < b.pt.Value
+	})
+	series := make([]stats.Series, len(lines))
+	for i, l := range lines {
+		for ri, v := range l.values {
+			if len(v) > 0 {
+				series[i].Rounds = append(series[i].Rounds, ri)
+				series[i].Samples = append(series[i].Samples, v)
+			}
+		}
+	}
+	var changes []historyChange
+	for _, c := range stats.SeriesChanges(series) {
+		changes = append(changes, historyChange{line: c.Series, round: c.Round, c: c})
+	}
+	return lines, changes
+}
+
+// historyView is the history block's view (templates/history.html).
+type historyView struct {
+	// OneRound: the report has one round so far, and the block says so.
+	OneRound bool
+	// Anchor is the id the home page's list of changes links to; "" off
+	// the page (a skeleton).
+	Anchor string
+	Chart  template.HTML
+	// Shown of Total rounds are in the tables; Shown is 0 when all are.
+	Shown, Total int
+	Rounds       []historyRoundView
+	Lines        []historyLineView
+	SLO          *historySLOView
+	Changes      []historyChangeView
+}
+
+type historyRoundView struct{ ID, Date string }
+
+type historyLineView struct {
+	Label string
+	Cells []historyCellView
+}
+
+// historyCellView is a line's value in a round: the mean of its runs,
+// their spread (CV, %) when there are several, the change there, signed.
+type historyCellView struct {
+	Empty        bool
+	Class        string
+	Mean, Spread string
+	Pct          template.HTML
+}
+
+type historySLOView struct {
+	Text string
+	Rows []historySLORowView
+}
+
+type historySLORowView struct {
+	Label string
+	Cells []historySLOCellView
+}
+
+type historySLOCellView struct {
+	Empty, Moved, None bool
+	Point, PerGPU      string
+}
+
+type historyChangeView struct {
+	Label       string
+	Pct         template.HTML
+	Word        string
+	Round, Date string
+	UTest       bool
+	Prev        string
+	P, Q, D     string
+}
+
+// signedPct is pct with its sign and one decimal (+1.2), as HTML: the
+// template would write its "+" as &#43;.
+func signedPct(pct float64) template.HTML {
+	return template.HTML(fmt.Sprintf("%+.1f", pct))
+}
+
+// historyBlock writes the history block: a chart of every line over the
+// rounds (x: the round, with its date; hover: the round's engine
+// versions, commit and the runs' spread), the table of values with the
+// change points marked, and the change points listed under it.
+func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
+	r := c.rep
+	if len(r.Rounds) < 2 {
+		return c.execTo(w, "history", &historyView{OneRound: true})
+	}
+	h := historyOf(r)
+	lines, changes := h.lines, h.changes
+	marked := map[[2]int]historyChange{}
+	for _, ch := range changes {
+		marked[[2]int{ch.line, ch.round}] = ch
+	}
+	if title == "" {
+		title = "Total throughput per GPU over " + strconv.Itoa(len(r.Rounds)) + " rounds"
+	}
+	caption := "Each configuration's total throughput per GPU in each round (hover for the round's engine, commit and spread; dotted vertical lines mark engine version changes"
+	if len(changes) > 0 {
+		caption += ", pins the change points, listed under the table"
+	}
+	caption += ")"
+	v := &historyView{}
+	// The home page's list of changes links here (#history-chart, the
+	// page's first history block; IDs keeps ids unique on the page).
+	if c.ids != nil {
+		v.Anchor = c.ids.Slug("history-chart")
+	}
+	chart, err := c.html(func(w *bytes.Buffer) error {
+		return c.chartHTML(w, historyChart(r, c.nextChartID("history"), lines, changes), title, caption)
+	})
+	if err != nil {
+		return err
+	}
+	v.Chart = chart
+
+	// The tables show the last historyColumns rounds (the chart and
+	// data.json have them all).
+	first := max(0, len(r.Rounds)-historyColumns)
+	if first > 0 {
+		v.Shown, v.Total = historyColumns, len(r.Rounds)
+	}
+	for _, rr := range r.Rounds[first:] {
+		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: rr.Date()})
+	}
+	for li, l := range lines {
+		lv := historyLineView{Label: l.label()}
+		for ri, vals := range l.values {
+			if ri < first {
+				continue
+			}
+			if len(vals) == 0 {
+				lv.Cells = append(lv.Cells, historyCellView{Empty: true})
+				continue
+			}
+			sm := stats.Summarize(vals)
+			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64)}
+			if sm.N > 1 {
+				cell.Spread = strconv.FormatFloat(sm.CV*100, 'f', 0, 64)
+			}
+			if ch, changed := marked[[2]int{li, ri}]; changed {
+				cell.Class = "change worse"
+				if ch.c.Pct > 0 {
+					cell.Class = "change better"
+				}
+				cell.Pct = signedPct(ch.c.Pct)
+			}
+			lv.Cells = append(lv.Cells, cell)
+		}
+		v.Lines = append(v.Lines, lv)
+	}
+	v.SLO = sloHistoryView(r, h.slo, first)
+
+	for _, ch := range changes {
+		l := lines[ch.line]
+		cv := historyChangeView{Label: l.label(), Pct: signedPct(ch.c.Pct), Word: "worse", // throughput: higher is better
+			Round: r.Rounds[ch.round].ID, Date: r.Rounds[ch.round].Date(), P: strconv.FormatFloat(ch.c.P, 'f', 3, 64)}
+		if ch.c.Pct > 0 {
+			cv.Word = "better"
+		}
+		if ch.c.Method == "u-test" {
+			cv.UTest = true
+			cv.Prev = r.Rounds[prevRound(l, ch.round)].ID
+			cv.Q = strconv.FormatFloat(ch.c.Q, 'f', 3, 64)
+			cv.D = strconv.FormatFloat(ch.c.Effect, 'f', 1, 64)
+		}
+		v.Changes = append(v.Changes, cv)
+	}
+	return c.execTo(w, "history", v)
+}
+
+// historyColumns is the number of rounds the history table shows.
+const historyColumns = 12
+
+// prevRound is the round before round ri in which the line was measured.
+func prevRound(l historyLine, ri int) int {
+	for i := ri - 1; i >= 0; i-- {
+		if len(l.values[i]) > 0 {
+			return i
+		}
+	}
+	return ri
+}
+
+// roundEngine says which engine version experiment exp ran in round ri:
+// the results' measured version, else the round record's.
+func roundEngine(r *Report, ri int, exp string) string {
+	for _, res := range r.Rounds[ri].Results {
+		if res.Experiment == exp && res.Engine.Version != "" {
+			return res.Engine.Name + " " + res.Engine.Version
+		}
+	}
+	if rec := r.Rounds[ri].Record; rec != nil {
+		for _, e := range rec.Engines {
+			if e.Experiment == exp && (e.Version != "" || e.Image != "") {
+				return strings.TrimSpace(e.Engine + " " + e.Version + " " + e.Image)
+			}
+		}
+	}
+	return ""
+}
+
+// shortCommit is a commit's first 12 hex digits (and its -dirty).
+func shortCommit(c string) string {
+	if len(c) >= 40 {
+		return c[:12] + c[40:]
+	}
+	return c
+}
+
+// HomeChangeView is one change point in the home page's list.
+type HomeChangeView struct {
+	// Class is the kind in lower case (the item's class), Word as shown.
+	Class, Word string
+	// Href is the report's page (the item links to its #history-chart).
+	Href, Title, Label string
+	Pct                template.HTML
+	Round              string
+	pct                float64
+}
+
+// HomeChanges is the home page's "Regressions and improvements" list
+// (asv has one): every change point in the latest round of every report,
+// largest first, each linking to its report's history chart; none when
+// nothing changed in any latest round.
+func HomeChanges(s *site.Site, links nav.Links) []HomeChangeView {
+	var items []HomeChangeView
+	for _, r := range s.Reports {
+		if len(r.Rounds) < 2 {
+			continue
+		}
+		h := historyOf(r)
+		lines, changes := h.lines, h.changes
+		last := len(r.Rounds) - 1
+		for _, ch := range changes {
+			if ch.round != last {
+				continue
+			}
+			it := HomeChangeView{Word: "Regression", Href: links.Href(r.Page.URL), Title: r.Page.NavTitleReport(),
+				Label: lines[ch.line].label(), Pct: signedPct(ch.c.Pct), Round: r.Rounds[last].ID, pct: ch.c.Pct}
+			if ch.c.Pct > 0 {
+				it.Word = "Improvement"
+			}
+			it.Class = strings.ToLower(it.Word)
+			items = append(items, it)
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
+	return items
+}
+
+// roundData is one round in a report's data.json "rounds".
+type roundData struct {
+	ID        string    `json:"id"`
+	Start     string    `json:"start,omitempty"`
+	GitCommit string    `json:"git_commit,omitempty"`
+	Runs      []RunData `json:"runs"`
+}
+
+// withRounds adds every round to a report's data.json ("rounds", oldest
+// first; "runs" stays the latest round's, as the page shows) and data.csv
+// (a leading "round" column, every round's rows), when the report has
+// rounds; otherwise it returns d and rows as they are.
+func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [][]string) {
+	if len(r.Rounds) < 2 {
+		return d, rows
+	}
+	out := [][]string{append([]string{"round"}, rows[0]...)}
+	for _, rr := range r.Rounds {
+		shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
+		for _, res := range rr.Results {
+			shadow.All = append(shadow.All, &Run{Result: res})
+		}
+		rd, rrows := ReportTables(shadow)
+		x := roundData{ID: rr.ID, Runs: rd.Runs}
+		if rr.Record != nil {
+			x.Start, x.GitCommit = rr.Record.Start, rr.Record.GitCommit
+		}
+		d.Rounds = append(d.Rounds, x)
+		for _, row := range rrows[1:] {
+			out = append(out, append([]string{rr.ID}, row...))
+		}
+	}
+	return d, out
+}
+
+// sloHistory answers the campaign's SLO in each round, for each sweep
+// profile and experiment (the slo block's answer: the highest load whose
+// runs meet every limit, and the throughput per GPU there); nil without
+// an SLO or a sweep.
+func sloHistoryOf(r *Report) []sloHistory {
+	if len(r.Campaign.SLO) == 0 {
+		return nil
+	}
+	var out []sloHistory
+	idx := map[string]int{}
+	for ri, rr := range r.Rounds {
+		runs := make([]analysis.Run, 0, len(rr.Results))
+		for _, res := range rr.Results {
+			e, ok := r.Campaign.Experiment(res.Experiment)
+			if !ok {
+				continue
+			}
+			runs = append(runs, analysis.Run{Result: res, GPUs: r.GPUs(e)})
+		}
+		for _, p := range r.Campaign.Profiles {
+			if !analysis.IsSweep(runs, p.ID) {
+				continue
+			}
+			cs := curveSetOf(r, runs, p.ID, false)
+			for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
+				k := p.ID + "\x00" + a.Experiment
+				j, ok := idx[k]
+				if !ok {
+					j = len(out)
+					idx[k] = j
+					out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.Rounds))})
+				}
+				a := a
+				out[j].answers[ri] = &a
+			}
+		}
+	}
+	return out
+}
+
+// sloHistoryView is the SLO answer of each sweep profile × experiment in
+// the rounds from first on, a cell marked where the answer moved to
+// another load; nil without answers.
+func sloHistoryView(r *Report, hs []sloHistory, first int) *historySLOView {
+	if len(hs) == 0 {
+		return nil
+	}
+	v := &historySLOView{Text: sloText(r.Campaign.SLO)}
+	for _, h := range hs {
+		row := historySLORowView{Label: h.label}
+		var prev *analysis.SLOAnswer
+		for ri, a := range h.answers {
+			if ri < first {
+				if a != nil {
+					prev = a
+				}
+				continue
+			}
+			if a == nil {
+				row.Cells = append(row.Cells, historySLOCellView{Empty: true})
+				continue
+			}
+			cell := historySLOCellView{
+				Moved: prev != nil && (prev.Best < 0) != (a.Best < 0) || prev != nil && a.Best >= 0 && prev.Best >= 0 && prev.Point != a.Point,
+				None:  a.Best < 0,
+			}
+			if !cell.None {
+				cell.Point = a.Point.String()
+				cell.PerGPU = strconv.FormatFloat(a.ThroughputPerGPU, 'f', 1, 64)
+			}
+			row.Cells = append(row.Cells, cell)
+			prev = a
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	return v
+}

@@ -1,0 +1,43 @@
+package blocks
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
+)
+
+// TestHistoryChartOrder: x is the rounds' dates only when they follow the
+// rounds' order; a round 1 dated (by its results) after round 2's record
+// gets the round number on x, so the line is never drawn backwards.
+func TestHistoryChartOrder(t *testing.T) {
+	res := func(start string) []*schema.Result {
+		return []*schema.Result{{Experiment: "e", Profile: "p", Status: schema.StatusOK, Start: start, Summary: &schema.Summary{Completed: 1, TotalTokenThroughput: 100}}}
+	}
+	r := &Report{Campaign: &schema.Campaign{Hardware: schema.HardwareSpec{Count: 1}, Profiles: []schema.Profile{{ID: "p", Name: "P"}},
+		Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "e", Name: "E"}}}}}}
+	for _, tc := range []struct {
+		start1 string
+		want   string
+	}{{"2026-10-05T23:52:06Z", "time"}, {"2026-11-27T23:52:06Z", "value"}, {"", "value"}} {
+		r.Rounds = []site.RoundResults{{ID: "1", Results: res(tc.start1)}, {ID: "2", Record: &schema.Round{ID: "2", Start: "2026-10-12T02:00:00Z"}, Results: res("")}}
+		lines, changes := computeHistory(r)
+		b, err := historyChart(r, "h", lines, changes).JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o struct {
+			Dataset struct {
+				Source [][]any `json:"source"`
+			} `json:"dataset"`
+			XAxis []map[string]any `json:"xAxis"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.XAxis[0]["type"] != tc.want || len(o.Dataset.Source) != 2 {
+			t.Errorf("round 1 starting %q: x axis %v, dataset %v; want %s", tc.start1, o.XAxis[0], o.Dataset.Source, tc.want)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package blocks
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
+)
+
+// A report offers its runs for download: data.json and data.csv.
+
+// RunData is one run in a report's data.json.
+type RunData struct {
+	Experiment string          `json:"experiment"`
+	Profile    string          `json:"profile"`
+	Engine     string          `json:"engine"`
+	GPUs       int             `json:"gpus"`
+	Status     schema.Status   `json:"status"`
+	Error      string          `json:"error,omitempty"`
+	Load       schema.Load     `json:"load"`
+	Summary    *schema.Summary `json:"summary,omitempty"`
+	Caveats    []string        `json:"caveats,omitempty"`
+	Result     string          `json:"result_id"`
+}
+
+type ReportDataFile struct {
+	Campaign  string    `json:"campaign"`
+	Model     string    `json:"model"`
+	Hardware  string    `json:"hardware"`
+	Baseline  string    `json:"baseline"`
+	Optimized string    `json:"optimized"`
+	Runs      []RunData `json:"runs"`
+	// Rounds holds every round's runs when the results have rounds
+	// (history.go); Runs is the latest round's.
+	Rounds []roundData `json:"rounds,omitempty"`
+}
+
+// ReportData returns a report's runs' summaries as JSON and CSV.
+func ReportData(r *Report) ([]byte, []byte, error) {
+	d, rows := ReportTables(r)
+	// data.json is written by the json v2 encoder with encoding/json's
+	// options (HTML-safe escaping, sorted map keys, its omitempty),
+	// indenting as it goes; encoding/json's Encoder indented the compact
+	// text in a second pass, and with the encoding itself that was ~7 %
+	// of a cold 1,000-report build. TestReportDataJSON holds the bytes to
+	// encoding/json's.
+	js, err := marshalDataJSON(d)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data.json: %w", err)
+	}
+	cs := dataBufs.Get()
+	defer dataBufs.Put(cs)
+	w := csv.NewWriter(cs)
+	if err := w.WriteAll(rows); err != nil {
+		return nil, nil, fmt.Errorf("data.csv: %w", err)
+	}
+	return js, bytes.Clone(cs.Bytes()), nil
+}
+
+// dataBufs lends the buffers data.json and data.csv are written into
+// (then copied out at their size): grown by doubling for each report,
+// they were a tenth of a cold build's allocations.
+var dataBufs Buffers
+
+// marshalDataJSON encodes v as encoding/json's Encoder with
+// SetIndent("", "  ") does. json v2 writes invalid UTF-8 in a string as
+// a literal U+FFFD where encoding/json writes the escape \ufffd, and no
+// option changes that: v2 is told to reject invalid UTF-8, and a value
+// holding any (or any other value v2 declines) is encoded by encoding/json
+// itself, which then also words the error.
+func marshalDataJSON(v any) ([]byte, error) {
+	js := dataBufs.Get()
+	defer dataBufs.Put(js)
+	if err := jsonv2.MarshalWrite(js, v, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.AllowInvalidUTF8(false)); err != nil {
+		js.Reset()
+		enc := json.NewEncoder(js)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		return bytes.Clone(js.Bytes()), nil
+	}
+	js.WriteByte('\n')
+	return bytes.Clone(js.Bytes()), nil
+}
+
+// ReportTables returns a report's data.json value and data.csv rows.
+func ReportTables(r *Report) (ReportDataFile, [][]string) {
+	runs := r.Runs()
+	d := ReportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: make([]RunData, 0, len(runs))}
+	rows := make([][]string, 0, len(runs)+1)
+	header := []string{"experiment", "profile", "engine", "gpus", "status", "completed", "failed", "duration_s",
+		"request_throughput_req_per_s", "output_throughput_tok_per_s", "total_token_throughput_tok_per_s",
+		"mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms",
+		"mean_itl_ms", "median_itl_ms", "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p99_e2el_ms", "caveats"}
+	rows = append(rows, header)
+	for _, run := range runs {
+		res := run.Result
+		e, _ := r.Campaign.Experiment(res.Experiment)
+		rd := RunData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
+			Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID}
+		d.Runs = append(d.Runs, rd)
+		row := append(make([]string, 0, len(header)), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
+		f := func(v float64, ok bool) string {
+			if !ok {
+				return ""
+			}
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		stat := func(row []string, st *schema.Stats) []string {
+			mean, ok1 := site.StatMean(st)
+			med, ok2 := site.StatMedian(st)
+			p99, ok3 := st.Get(99)
+			return append(row, f(mean, ok1), f(med, ok2), f(p99, ok3))
+		}
+		if s := res.Summary; s != nil {
+			row = append(row, strconv.Itoa(s.Completed), strconv.Itoa(s.Failed), f(s.DurationS, true),
+				f(s.RequestThroughput, true), f(s.OutputThroughput, true), f(s.TotalTokenThroughput, true))
+			for _, st := range [...]*schema.Stats{s.TTFT, s.TPOT, s.ITL, s.E2EL} {
+				row = stat(row, st)
+			}
+		} else {
+			row = append(row, make([]string, 18)...)
+		}
+		row = append(row, strings.Join(rd.Caveats, "; "))
+		rows = append(rows, row)
+	}
+	return withRounds(r, d, rows) // every round, when there are rounds (history.go)
+}
+
+// gpuCount spells a GPU count: "1 GPU", "8 GPUs".
+func gpuCount(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
+}
