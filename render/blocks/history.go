@@ -305,7 +305,7 @@ func prevRound(l historyLine, ri int) int {
 }
 
 // roundEngine says which engine version experiment exp ran in round ri:
-// the results' measured version, else the round record's.
+// the version its results report, else the image the round record names.
 func roundEngine(r *Report, ri int, exp string) string {
 	for _, res := range r.Rounds[ri].Results {
 		if res.Experiment == exp && res.Engine.Version != "" {
@@ -314,8 +314,11 @@ func roundEngine(r *Report, ri int, exp string) string {
 	}
 	if rec := r.Rounds[ri].Record; rec != nil {
 		for _, e := range rec.Engines {
-			if e.Experiment == exp && (e.Version != "" || e.Image != "") {
-				return strings.TrimSpace(e.Engine + " " + e.Version + " " + e.Image)
+			// Not e.Version: early records carried the version the
+			// campaign declared, not the one the engine ran
+			// (schema.RoundEngine); the image is what ran.
+			if e.Experiment == exp && e.Image != "" {
+				return strings.TrimSpace(e.Engine + " " + e.Image)
 			}
 		}
 	}

@@ -41,3 +41,22 @@ func TestHistoryChartOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundEngineReported: a round's engine is the version its results
+// report; a record's declared version (written by early rounds) is never
+// shown as what ran, its image is.
+func TestRoundEngineReported(t *testing.T) {
+	rec := &schema.Round{ID: "2", Engines: []schema.RoundEngine{{Experiment: "e", Engine: "vllm", Version: "0.13.0", Image: "vllm/vllm-openai:v0.15.1"}}}
+	res := func(v string) []*schema.Result {
+		return []*schema.Result{{Experiment: "e", Engine: schema.Engine{Name: "vllm", Version: v}}}
+	}
+	for _, tc := range []struct{ reported, want string }{
+		{"0.15.1", "vllm 0.15.1"},
+		{"", "vllm vllm/vllm-openai:v0.15.1"},
+	} {
+		r := &Report{Rounds: []site.RoundResults{{ID: "2", Record: rec, Results: res(tc.reported)}}}
+		if got := roundEngine(r, 0, "e"); got != tc.want {
+			t.Errorf("reported %q: roundEngine = %q, want %q", tc.reported, got, tc.want)
+		}
+	}
+}
