@@ -831,14 +831,19 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 // stalls says so when requests of the run stalled (an engine that
 // accepted them and stopped streaming; see bench.Config.StallTimeout):
 // a log line naming the run and the engine; and when every request
-// stalled, the run failed (the result keeps what it recorded, and
-// collect --retry runs it again). Some stalled: the run is ok, its
-// numbers those of the requests that finished, the others failed.
+// stalled, or the engine stopped serving partway (requests not sent:
+// bench.NotSent), the run failed (the result keeps what it recorded, and
+// collect --retry runs it again). Some stalled while the engine went on
+// serving: the run is ok, its numbers those of the requests that
+// finished, the others failed.
 func (k *collector) stalls(r Run, er *engineRun, res *schema.Result) {
-	n := 0
+	n, notSent := 0, 0
 	for i := range res.Requests {
 		if bench.Stalled(&res.Requests[i]) {
 			n++
+		}
+		if bench.NotSent(&res.Requests[i]) {
+			notSent++
 		}
 	}
 	if n == 0 {
@@ -850,7 +855,12 @@ func (k *collector) stalls(r Run, er *engineRun, res *schema.Result) {
 	}
 	msg := fmt.Sprintf("%d of %d requests stalled: the engine of %s (%s at %s) sent nothing for %s (bench.stall_timeout)",
 		n, len(res.Requests), r.Experiment.ID, r.Experiment.Engine, redact.URL(er.baseURL), quiet)
-	if n == len(res.Requests) && res.Status == schema.StatusOK {
+	if notSent > 0 {
+		// The engine stopped serving partway: the requests that
+		// finished before measure a run cut short, not the engine.
+		msg += fmt.Sprintf(" and stopped serving (%d not sent)", notSent)
+	}
+	if (n == len(res.Requests) || notSent > 0) && res.Status == schema.StatusOK {
 		res.Status = schema.StatusFailed // the run's line says why
 		res.Error = msg + "; collect --retry" + k.roundArg() + " runs it again"
 		return

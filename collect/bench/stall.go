@@ -39,6 +39,17 @@ func Stalled(req *schema.Request) bool {
 	return !req.Success && strings.HasPrefix(req.Error, stallPrefix)
 }
 
+// notSentPrefix begins the error of a request the run did not send
+// because the engine had stopped serving (NotSent).
+const notSentPrefix = stallPrefix + "not sent: "
+
+// NotSent reports whether a request was not sent because the engine had
+// stopped serving: every request sent after a stall of the whole run
+// stalled too (see runQuiet). Such a request is also Stalled.
+func NotSent(req *schema.Request) bool {
+	return !req.Success && strings.HasPrefix(req.Error, notSentPrefix)
+}
+
 // stallWarning is the result's warning when requests stalled ("" when
 // none did).
 func stallWarning(res *schema.Result, cfg Config) string {
@@ -165,5 +176,5 @@ func (r *runner) engineStopped() string {
 	if !r.stopped.Load() {
 		return ""
 	}
-	return fmt.Sprintf(stallPrefix+"not sent: the engine stopped serving (nothing for %s to any request, neither to those in flight at a stall nor to those sent after it)", r.cfg.StallTimeout)
+	return fmt.Sprintf(notSentPrefix+"the engine stopped serving (nothing for %s to any request, neither to those in flight at a stall nor to those sent after it)", r.cfg.StallTimeout)
 }
