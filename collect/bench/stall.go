@@ -53,14 +53,20 @@ func NotSent(req *schema.Request) bool {
 // stallWarning is the result's warning when requests stalled ("" when
 // none did).
 func stallWarning(res *schema.Result, cfg Config) string {
-	n := 0
+	n, notSent := 0, 0
 	for i := range res.Requests {
 		if Stalled(&res.Requests[i]) {
 			n++
 		}
+		if NotSent(&res.Requests[i]) {
+			notSent++
+		}
 	}
 	if n == 0 {
 		return ""
+	}
+	if notSent > 0 {
+		return fmt.Sprintf("%d of %d requests stalled (no data for %s), %d of them not sent: the engine stopped serving, and the requests that finished measure a run cut short; they count as failed", n, len(res.Requests), cfg.StallTimeout, notSent)
 	}
 	return fmt.Sprintf("%d of %d requests stalled (no data for %s: the engine hung mid-stream or stopped serving); they count as failed", n, len(res.Requests), cfg.StallTimeout)
 }

@@ -113,6 +113,9 @@ func TestStallTimeoutEngineStopped(t *testing.T) {
 			notSent++
 		}
 	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "not sent: the engine stopped serving") {
+		t.Errorf("warnings %q do not say the engine stopped serving", w)
+	}
 	if len(res.Requests) != n || res.Summary.Failed != n || notSent < n-6 {
 		t.Errorf("%d requests recorded, %d failed, %d not sent; want %d, %d and at least %d", len(res.Requests), res.Summary.Failed, notSent, n, n, n-6)
 	}
