@@ -562,7 +562,7 @@ func (k *collector) experiment(ctx context.Context, runs []Run) error {
 				if ctx.Err() != nil {
 					// Interrupted while the engine started: the run in
 					// flight is marked, and repeated on resume.
-					res := k.base(r, er, schema.StatusInterrupted, "interrupted by the user while the engine started; collect again to resume", k.opt.Now())
+					res := k.base(r, er, schema.StatusInterrupted, "interrupted by the user while the engine started; collect"+k.roundArg()+" again to resume", k.opt.Now())
 					if err := k.write(r, res, er.red); err != nil {
 						return err
 					}
@@ -802,7 +802,7 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 		// recorded, so the run is repeated once the port is free.
 		return fmt.Errorf("%s: %w: the engine exited because another process holds %s, which answered in its place; stop that server or give the command another --port", r.Experiment.ID, ErrPortInUse, redact.URL(er.baseURL))
 	case ctx.Err() != nil:
-		res = k.base(r, er, schema.StatusInterrupted, "interrupted by the user; collect again to resume", started)
+		res = k.base(r, er, schema.StatusInterrupted, "interrupted by the user; collect"+k.roundArg()+" again to resume", started)
 		if err := k.write(r, res, er.red); err != nil {
 			return err
 		}
@@ -831,14 +831,19 @@ func (k *collector) run(ctx context.Context, r Run, er *engineRun) error {
 // stalls says so when requests of the run stalled (an engine that
 // accepted them and stopped streaming; see bench.Config.StallTimeout):
 // a log line naming the run and the engine; and when every request
-// stalled, the run failed (the result keeps what it recorded, and
-// collect --retry runs it again). Some stalled: the run is ok, its
-// numbers those of the requests that finished, the others failed.
+// stalled, or the engine stopped serving partway (requests not sent:
+// bench.NotSent), the run failed (the result keeps what it recorded, and
+// collect --retry runs it again). Some stalled while the engine went on
+// serving: the run is ok, its numbers those of the requests that
+// finished, the others failed.
 func (k *collector) stalls(r Run, er *engineRun, res *schema.Result) {
-	n := 0
+	n, notSent := 0, 0
 	for i := range res.Requests {
 		if bench.Stalled(&res.Requests[i]) {
 			n++
+		}
+		if bench.NotSent(&res.Requests[i]) {
+			notSent++
 		}
 	}
 	if n == 0 {
@@ -850,9 +855,14 @@ func (k *collector) stalls(r Run, er *engineRun, res *schema.Result) {
 	}
 	msg := fmt.Sprintf("%d of %d requests stalled: the engine of %s (%s at %s) sent nothing for %s (bench.stall_timeout)",
 		n, len(res.Requests), r.Experiment.ID, r.Experiment.Engine, redact.URL(er.baseURL), quiet)
-	if n == len(res.Requests) && res.Status == schema.StatusOK {
+	if notSent > 0 {
+		// The engine stopped serving partway: the requests that
+		// finished before measure a run cut short, not the engine.
+		msg += fmt.Sprintf(" and stopped serving (%d not sent)", notSent)
+	}
+	if (n == len(res.Requests) || notSent > 0) && res.Status == schema.StatusOK {
 		res.Status = schema.StatusFailed // the run's line says why
-		res.Error = msg + "; collect --retry runs it again"
+		res.Error = msg + "; collect --retry" + k.roundArg() + " runs it again"
 		return
 	}
 	fmt.Fprintf(k.opt.Log, "%s: %s\n", r.Name, msg)
@@ -959,7 +969,7 @@ func (k *collector) crashed(r Run, l *Launch, er *engineRun, cause error) *schem
 	} else if errors.Is(cause, engine.ErrNeverHealthy) {
 		// Alive but not answering: a large model may still be loading. A
 		// crash counts as finished, so say how to give it more time.
-		msg += " (still loading? raise --health-timeout and collect again with --retry)"
+		msg += " (still loading? raise --health-timeout and collect again with --retry" + k.roundArg() + ")"
 	}
 	res := k.base(r, er, schema.StatusCrashed, msg, now)
 	res.LogTail = tail
@@ -1070,7 +1080,27 @@ func redactResult(red *redact.Redactor, res *schema.Result) {
 
 func (k *collector) interrupted(ctx context.Context) error {
 	left := k.report.Planned - k.report.Skipped - k.report.Ran + k.report.Status[schema.StatusInterrupted]
-	return fmt.Errorf("collect %s: %w (%v): %d runs left; run the same command again to resume", k.c.ID, ErrInterrupted, context.Cause(ctx), left)
+	again := "run the same command again"
+	switch arg := k.roundArg(); {
+	case arg != "" && k.opt.NewRound:
+		again = "run the same command with" + arg + " instead of --new-round" // which would start another round
+	case arg != "":
+		again = "run the same command with" + arg // a later run's rounds: policy may pick another round
+	}
+	return fmt.Errorf("collect %s: %w (%v): %d runs left; %s to resume", k.c.ID, ErrInterrupted, context.Cause(ctx), left, again)
+}
+
+// roundArg is the flag that brings a later collect back to this one's
+// round, for the hints to resume or retry (" --round ID"), or "" when a
+// plain collect finds it (the latest round, or --round given): a round
+// started by --new-round (run again, it starts another) or picked by the
+// campaign's rounds: policy (the next scheduler run, or day, has its
+// own) must be named.
+func (k *collector) roundArg() string {
+	if k.opt.Round != "" || k.plan == nil || k.plan.Round == "" || (!k.opt.NewRound && k.c.Rounds == "") {
+		return ""
+	}
+	return " --round " + k.plan.Round
 }
 
 func closed(c <-chan struct{}) bool {

@@ -3,6 +3,7 @@ package collect
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -278,5 +279,65 @@ func TestContainerImage(t *testing.T) {
 		if got := ContainerImage(cmd); got != want {
 			t.Errorf("%s: %q, want %q", cmd, got, want)
 		}
+	}
+}
+
+// TestCollectResumeNamesRound: a collect interrupted in a round that a
+// plain collect would not find again (one --new-round started: run again,
+// it starts another; one the rounds: policy picked from the scheduler's
+// run: the resubmitted job has a run id of its own) says to resume with
+// --round ID, in its error and in the interrupted run's record; and that
+// does resume it: the finished run is kept, the interrupted one runs, no
+// other round starts.
+func TestCollectResumeNamesRound(t *testing.T) {
+	at := time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, round string
+		set         func(f *File, o *Options, run int)
+	}{
+		{"new-round", "2026-11-27", func(f *File, o *Options, run int) { o.NewRound = run == 0 }},
+		{"scheduler", "slurm-81234", func(f *File, o *Options, run int) {
+			f.Campaign.Rounds = "daily"
+			o.LookupEnv = env(map[string]string{"SLURM_ARRAY_JOB_ID": fmt.Sprint(81234 + run)}) // a resubmission is another job
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pids, dir := t.TempDir(), t.TempDir()
+			f := fakeCampaign(t, pids, "serve")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o := opts(t, dir, pids)
+			o.Now = func() time.Time { return at }
+			tc.set(f, &o, 0)
+			o.Runner = func(rctx context.Context, tg Target) (*schema.Result, error) {
+				if tg.Run.Name == "e0--long" { // Ctrl-C in the second run
+					cancel()
+					<-rctx.Done()
+					return nil, rctx.Err()
+				}
+				return probeRunner(rctx, tg)
+			}
+			_, err := Collect(ctx, f, o)
+			hint := "--round " + tc.round
+			if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), hint) {
+				t.Fatalf("err = %v; want interrupted, saying %q", err, hint)
+			}
+			rd := filepath.Join(dir, "fake", "rounds", tc.round)
+			if r := readResults(t, rd)["e0--long"]; r == nil || r.Status != schema.StatusInterrupted || !strings.Contains(r.Error, hint) {
+				t.Fatalf("interrupted run's record: %+v; want it to say %q", r, hint)
+			}
+
+			o = opts(t, dir, pids) // as the hint says
+			o.Now = func() time.Time { return at.Add(4 * time.Hour) }
+			tc.set(f, &o, 1)
+			o.NewRound, o.Round = false, tc.round
+			rep, err := Collect(context.Background(), f, o)
+			if err != nil || rep.Round != tc.round || rep.Skipped != 1 || rep.Ran != 1 {
+				t.Fatalf("resumed: %+v %v", rep, err)
+			}
+			if rs, err := schema.Rounds(filepath.Join(dir, "fake")); err != nil || len(rs) != 1 {
+				t.Fatalf("rounds after resuming: %+v %v", rs, err)
+			}
+		})
 	}
 }

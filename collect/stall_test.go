@@ -3,8 +3,14 @@ package collect
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,5 +129,76 @@ optimized: m
 		if got, err := StallTimeout(schema.BenchSpec{StallTimeout: v}); err != nil || got != want {
 			t.Errorf("stall_timeout %q: %v %v, want %v", v, got, err, want)
 		}
+	}
+}
+
+// TestCollectEngineStopsServing: an engine that serves the first requests
+// of a run and then stops serving (a proxy in front of perflab mock lets
+// 6 generation requests through and holds every later one until the
+// client gives up) does not leave an ok run: the requests that finished
+// measure a run cut short. The run sends no more once the engine is seen
+// to have stopped, and is failed, naming the engine, so that --retry runs
+// it again and diff's gate sees it.
+func TestCollectEngineStopsServing(t *testing.T) {
+	srv, err := mock.Start(context.Background(), mock.Config{Model: "fake/model", TTFT: time.Millisecond, ITL: time.Millisecond, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.FlushInterval = -1 // stream each event at once
+	var served atomic.Int64
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/completions") && served.Add(1) > 6 {
+			// accepted, never answered (the body read, as an engine
+			// does: net/http sees the client go only after that)
+			io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	tok, _ := filepath.Abs("dataset/tokenizer/testdata/tiny")
+	y := `id: w
+model: {id: fake/model}
+hardware: {gpu: H100, count: 1}
+bench: {tokenizer: ` + tok + `, stall_timeout: 300ms}
+profiles:
+  - {id: p, name: P, dataset: random, input_len: 8, output_len: 6, num_prompts: 24, max_concurrency: 4}
+steps:
+  - id: s
+    title: S
+    experiments:
+      - {id: e, name: E, engine: external, base_url: ` + front.URL + `}
+baseline: e
+optimized: e
+`
+	f, err := Parse("w.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, t.TempDir(), t.TempDir())
+	o.Runner = nil // perflab bench's runner
+	var log bytes.Buffer
+	o.Log = &log
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a guard, not a timing check
+	defer cancel()
+	if _, err := Collect(ctx, f, o); ctx.Err() != nil {
+		t.Fatalf("collect hung: %v %v\n%s", ctx.Err(), err, log.String())
+	}
+	res := readResults(t, filepath.Join(o.Results, "w"))["e--p"]
+	if res == nil || res.Summary == nil {
+		t.Fatalf("no result:\n%s", log.String())
+	}
+	if res.Summary.Completed == 0 || res.Summary.Completed > 6 || len(res.Requests) != 24 {
+		t.Fatalf("completed %d of %d requests; want the 6 the engine served (or fewer: warmups)", res.Summary.Completed, len(res.Requests))
+	}
+	if res.Status != schema.StatusFailed || !strings.Contains(res.Error, "stopped serving") || !strings.Contains(res.Error, "the engine of e (external at "+front.URL) {
+		t.Errorf("status %s, error %q; want failed: the engine stopped serving", res.Status, res.Error)
 	}
 }

@@ -245,6 +245,12 @@ type runner struct {
 	// each stream at most every stallPublish (see stallWatch).
 	lastEvent    atomic.Int64
 	stallPublish time.Duration
+	// suspect is when a stall found the whole run quiet (ns since base;
+	// 0: none since the last event), stopped whether a request sent
+	// after that found it quiet still: the engine stopped serving, and
+	// no more requests are sent (runQuiet).
+	suspect atomic.Int64
+	stopped atomic.Bool
 }
 
 // newRunner is the runner of a run of cfg (withDefaults applied).

@@ -86,6 +86,10 @@ func (r *runner) resetCounters() {
 	r.reads.Store(0)
 	r.done.Store(0)
 	r.failed.Store(0)
+	// the stall watch's times are since r.base, which the run resets
+	r.lastEvent.Store(0)
+	r.suspect.Store(0)
+	r.stopped.Store(false)
 }
 
 // lastLine is s's last non-empty line, as vLLM logs a failed probe's error.

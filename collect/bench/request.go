@@ -79,6 +79,13 @@ func (r *runner) request(ctx context.Context, i int, rec *schema.Request, ticket
 			return true
 		}
 	}
+	if msg := r.engineStopped(); msg != "" {
+		now := time.Since(r.base).Seconds()
+		rec.SendS, rec.EndS, rec.Error = now, now, msg
+		r.failed.Add(1)
+		r.done.Add(1)
+		return false
+	}
 	st := r.getStream()
 	defer r.pool.Put(st)
 	var history []string

@@ -39,17 +39,34 @@ func Stalled(req *schema.Request) bool {
 	return !req.Success && strings.HasPrefix(req.Error, stallPrefix)
 }
 
+// notSentPrefix begins the error of a request the run did not send
+// because the engine had stopped serving (NotSent).
+const notSentPrefix = stallPrefix + "not sent: "
+
+// NotSent reports whether a request was not sent because the engine had
+// stopped serving: every request sent after a stall of the whole run
+// stalled too (see runQuiet). Such a request is also Stalled.
+func NotSent(req *schema.Request) bool {
+	return !req.Success && strings.HasPrefix(req.Error, notSentPrefix)
+}
+
 // stallWarning is the result's warning when requests stalled ("" when
 // none did).
 func stallWarning(res *schema.Result, cfg Config) string {
-	n := 0
+	n, notSent := 0, 0
 	for i := range res.Requests {
 		if Stalled(&res.Requests[i]) {
 			n++
 		}
+		if NotSent(&res.Requests[i]) {
+			notSent++
+		}
 	}
 	if n == 0 {
 		return ""
+	}
+	if notSent > 0 {
+		return fmt.Sprintf("%d of %d requests stalled (no data for %s), %d of them not sent: the engine stopped serving, and the requests that finished measure a run cut short; they count as failed", n, len(res.Requests), cfg.StallTimeout, notSent)
 	}
 	return fmt.Sprintf("%d of %d requests stalled (no data for %s: the engine hung mid-stream or stopped serving); they count as failed", n, len(res.Requests), cfg.StallTimeout)
 }
@@ -127,8 +144,43 @@ func (w *stallWatch) check() {
 		ref = max(w.sent, time.Duration(w.r.lastEvent.Load()))
 	}
 	if quiet := now - ref; quiet >= s {
+		w.r.runQuiet(w.sent, now)
 		w.cancel(&StallError{Quiet: s, Streaming: streaming})
 		return
 	}
 	w.arm(ref + s - now)
+}
+
+// runQuiet notes that a request sent at sent stalled at now. When no
+// request of the run received anything for StallTimeout either, the
+// engine may have stopped serving, or only the requests in flight hung
+// (one stuck batch): the first such stall makes the run suspect it. A
+// later one, of a request sent after the suspicion with nothing received
+// since, shows that the engine answers no new request either: it stopped
+// serving, and the run sends no more requests (engineStopped), since each
+// would wait StallTimeout for nothing (a 1000-prompt run at concurrency 1
+// would take 1000 × StallTimeout). Anything received clears the
+// suspicion.
+func (r *runner) runQuiet(sent, now time.Duration) {
+	last := time.Duration(r.lastEvent.Load())
+	if now-last < r.cfg.StallTimeout {
+		return // other requests stream: this one alone hung
+	}
+	suspect := r.suspect.Load()
+	if suspect == 0 || last > time.Duration(suspect) {
+		r.suspect.CompareAndSwap(suspect, int64(now))
+		return
+	}
+	if sent > time.Duration(suspect) {
+		r.stopped.Store(true)
+	}
+}
+
+// engineStopped is the error of a request not sent because the engine
+// stopped serving (runQuiet); "" while it serves.
+func (r *runner) engineStopped() string {
+	if !r.stopped.Load() {
+		return ""
+	}
+	return fmt.Sprintf(notSentPrefix+"the engine stopped serving (nothing for %s to any request, neither to those in flight at a stall nor to those sent after it)", r.cfg.StallTimeout)
 }

@@ -71,3 +71,52 @@ func testStallTimeout(t *testing.T, client *http.Client) {
 		t.Error("no request stalled mid-stream")
 	}
 }
+
+// TestStallTimeoutEngineStopped: an engine that stopped serving (the mock
+// stalls every request before its first token, until the client gives
+// up) costs a run about two stall timeouts, not one per request: once
+// the requests sent after a run-wide stall get nothing either, the run
+// sends no more, and the rest fail as not sent. Without that, 24 prompts
+// at concurrency 2 would wait 12 stall timeouts, and a 1000-prompt run at
+// concurrency 1 with the default 5 minutes about 83 hours.
+func TestStallTimeoutEngineStopped(t *testing.T) {
+	eng, err := mock.Start(context.Background(), mock.Config{TTFT: time.Millisecond, ITL: time.Millisecond, Seed: 7,
+		Faults: mock.Faults{StallRate: 1}}) // every stream, until the client gives up
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	const n = 24
+	samples := make([]dataset.Sample, n)
+	for i := range samples {
+		// one output token: the stall is before the first one
+		samples[i] = dataset.Sample{Prompt: fmt.Sprintf("hello %d", i), PromptLen: 2, OutputLen: 1}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a guard, not a timing check
+	defer cancel()
+	res, err := bench.Run(ctx, bench.Config{BaseURL: eng.URL, Model: "mock", Samples: samples, MaxConcurrency: 2,
+		IgnoreEOS: true, StallTimeout: 200 * time.Millisecond})
+	if err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v (guard: %v)", err, ctx.Err())
+	}
+	// The first two requests raise the suspicion, the next two confirm
+	// it; a third pair may be on its way as the second pair fails.
+	if sent := int(eng.Server.Stats().Stalls); sent > 6 {
+		t.Errorf("the engine received %d of %d requests after it stopped serving; want the run to stop sending after 4 to 6", sent, n)
+	}
+	notSent := 0
+	for _, r := range res.Requests {
+		if r.Success || !strings.HasPrefix(r.Error, "stalled: ") {
+			t.Errorf("request %d: success %v, error %q; want a stall", r.Index, r.Success, r.Error)
+		}
+		if strings.Contains(r.Error, "not sent: the engine stopped serving") {
+			notSent++
+		}
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "not sent: the engine stopped serving") {
+		t.Errorf("warnings %q do not say the engine stopped serving", w)
+	}
+	if len(res.Requests) != n || res.Summary.Failed != n || notSent < n-6 {
+		t.Errorf("%d requests recorded, %d failed, %d not sent; want %d, %d and at least %d", len(res.Requests), res.Summary.Failed, notSent, n, n, n-6)
+	}
+}

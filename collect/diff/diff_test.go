@@ -395,6 +395,17 @@ func TestFindRoundNumericID(t *testing.T) {
 	if _, err := Open(dir + "@3"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
 		t.Errorf("DIR@3: %v, want ambiguous", err)
 	}
+	// A typo in DIR, or a result file before the @, is said as such, not
+	// as a campaign without results.
+	for ref, says := range map[string]string{
+		dir + "x@latest":                 "no such file or directory",
+		dir + "/a--chat--c4.json@latest": "is a file, not a results directory",
+		dir + "@latest@latest":           "no such file or directory",
+	} {
+		if _, err := Open(ref); err == nil || !strings.Contains(err.Error(), says) || strings.Contains(err.Error(), "no results") {
+			t.Errorf("%s: %v; want an error saying %q", ref, err, says)
+		}
+	}
 }
 
 // TestCompareEngines: a diff says which engine versions each side ran,

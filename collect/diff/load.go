@@ -62,6 +62,12 @@ func Open(ref string) (Side, error) {
 // round just started, with no result yet, is not the latest (as on the
 // pages and for a results directory); named by its id it is an error.
 func FindRound(dir, want string) (schema.RoundDir, error) {
+	// A typo in DIR is not a campaign without results.
+	if st, err := os.Stat(dir); err != nil {
+		return schema.RoundDir{}, fmt.Errorf("diff: %s@%s: %w (DIR@ROUND: DIR is a campaign's results directory)", dir, want, err)
+	} else if !st.IsDir() {
+		return schema.RoundDir{}, fmt.Errorf("diff: %s@%s: %s is a file, not a results directory (DIR@ROUND names a round of a campaign's results directory)", dir, want, dir)
+	}
 	all, err := schema.Rounds(dir)
 	if err != nil {
 		return schema.RoundDir{}, fmt.Errorf("diff: %w", err)
