@@ -123,7 +123,8 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	defer site.inputStats.Abandon() // after a failure; a no-op after save
+	defer site.inputStats.Abandon()     // after a failure; a no-op after save
+	defer site.roundCache.Finish(false) // the same (render/roundload)
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
@@ -151,6 +152,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	}
 	site.cache.finish(true)
 	site.inputStats.Save()
+	site.roundCache.Finish(true)
 	st.Cached = site.cache.hitCount()
 	site.stamp(out, st) // sitestamp.go
 	return st, nil

@@ -2,10 +2,10 @@ package render
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"html/template"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,58 +45,42 @@ func (r roundResults) date() string {
 	return ""
 }
 
-// loadRounds reads every round of the report's results for the history,
-// each file through the page's Reader (in), when the results have
-// rounds; the latest round's results are the ones Load already read.
-func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor) error {
-	if !in.Exists(filepath.Join(r.ResultsDir, schema.RoundsDir)) {
+// loadRounds reads every older round of the report's results for the
+// history, when the results have rounds (r.roundDir, read by
+// reportResultFiles): each round's files are recorded through the page's
+// Reader (in), and its results come from the round cache when those
+// files are as they were (render/roundload: their sums from the input
+// stat cache, so an unchanged round is neither read nor hashed). The
+// latest round's results are the ones Load already read; an older
+// round's come in through the same redaction (red, made of secrets).
+func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, secrets []string) error {
+	d := r.roundDir
+	if d == nil || !d.HasLatest() {
 		return nil
 	}
-	rds, err := schema.Rounds(r.ResultsDir)
-	if err != nil {
-		return fmt.Errorf("load: %w", err)
-	}
-	latest, ok, err := schema.Latest(r.ResultsDir)
-	if err != nil || !ok {
-		return err
-	}
-	for _, rd := range rds {
+	h := sha256.New()
+	field(h, secrets...) // what red hides: part of the cached rounds' key
+	salt := string(h.Sum(nil))
+	for _, rd := range d.Rounds {
 		rr := roundResults{ID: rd.ID, Record: rd.Record}
 		if rd.Record != nil {
-			p := filepath.ToSlash(filepath.Join(rd.Dir, schema.RoundFile))
-			if _, _, err := in.ReadFile(p); err != nil { // recorded: part of the page's key
-				return fmt.Errorf("load: %w", err)
-			}
 			red.Walk(rd.Record) // its note and engines are shown as they came in, redacted
 		}
-		if rd.ID == latest.ID {
+		if rd.ID == d.Latest.ID {
 			for _, run := range r.all {
 				rr.Results = append(rr.Results, run.Result)
 			}
 		} else {
-			files, err := schema.RoundFiles(rd)
+			res, err := s.roundCache.Results(in, d.Files(rd), salt, func(res *schema.Result) { red.Walk(res) })
 			if err != nil {
-				return fmt.Errorf("load: %w", err)
+				return err
 			}
-			for _, f := range files {
-				f = filepath.ToSlash(f)
-				data, _, err := in.ReadFile(f)
-				if err != nil {
-					return fmt.Errorf("load: %w", err)
-				}
-				res, err := schema.Unmarshal(f, data)
-				if err != nil {
-					return err
-				}
-				res.Requests = nil // the history needs the summaries only
-				red.Walk(res)      // as the latest round's results are (site.go)
-				rr.Results = append(rr.Results, res)
-			}
+			rr.Results = res
 		}
 		if len(rr.Results) > 0 {
 			r.rounds = append(r.rounds, rr)
 		}
-		if rd.ID == latest.ID {
+		if rd.ID == d.Latest.ID {
 			break // a later round holding no result yet is not history
 		}
 	}

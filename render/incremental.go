@@ -123,7 +123,8 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
-	defer site.inputStats.Abandon() // after a failure; a no-op after save
+	defer site.inputStats.Abandon()     // after a failure; a no-op after save
+	defer site.roundCache.Finish(false) // the same (render/roundload)
 	if site.cache, err = openCache(b.opt, assets); err != nil {
 		return inc, err
 	}
@@ -162,6 +163,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	}
 	site.cache.finish(true)
 	site.inputStats.Save()
+	site.roundCache.Finish(true)
 	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}

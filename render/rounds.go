@@ -5,28 +5,28 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/roundload"
 )
 
-// reportResultFiles is resultFiles for a report's results directory,
+// reportResultFiles is resultFiles for report r's results directory,
 // which may hold rounds (schema.RoundsDir): every block shows the latest
 // round, so only that round's files are listed; round 1 (the directory
-// itself) leaves out rounds/, and a later round is its own directory. A
-// directory with rounds is never flat: the site stamp leaves it to the
-// full load, which lists the rounds again.
-func reportResultFiles(in *inputs.Reader, dir string) (files []string, found bool, err error) {
+// itself) leaves out rounds/, and a later round is its own directory.
+// The rounds are read once (roundload.Scan, kept in r.roundDir for
+// loadRounds), recording the directories listed, so that the site stamp
+// holds a report with rounds too.
+func reportResultFiles(in *inputs.Reader, r *Report) (files []string, found bool, err error) {
+	dir := r.ResultsDir
 	if !in.Exists(filepath.Join(dir, schema.RoundsDir)) {
 		return in.Files(dir, ".json") // no rounds: as before
 	}
-	rd, ok, err := schema.Latest(dir)
+	d, err := roundload.Scan(in, dir)
 	if err != nil {
 		return nil, true, err
 	}
-	if ok {
-		files, err = schema.RoundFiles(rd)
+	r.roundDir = d
+	if d.HasLatest() {
+		files = d.Files(d.Latest)
 	}
-	for i := range files {
-		files[i] = filepath.ToSlash(files[i])
-	}
-	in.Tree(dir, ".json", files) // a listing by the rounds' rules: never stamped
-	return files, true, err
+	return files, true, nil
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/perflab/perflab/render/roundload"
 	"math"
 	"slices"
 	"sort"
@@ -29,6 +30,9 @@ type Report struct {
 	// have rounds (the history block; history.go); the blocks show the
 	// latest, all.
 	rounds []roundResults
+	// roundDir is the results directory's rounds as Load read them
+	// (rounds.go), nil without rounds.
+	roundDir *roundload.Dir
 	// Stale are the results the campaign no longer defines (a sweep point
 	// taken out of the profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and

@@ -33,6 +33,8 @@ var renderLayers = map[string]int{
 	"render/nav": 0,
 	// The output directory: writing, swapping, locking, the manifest.
 	"render/output": 2,
+	// Older rounds of a report's results, read and cached for the history.
+	"render/roundload": 2,
 	// The site: model, blocks, layout and the pipeline wiring the stages.
 	"render": 3,
 	// Commands built on a build.

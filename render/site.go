@@ -19,6 +19,7 @@ import (
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/inputs"
 	"github.com/perflab/perflab/render/markdown"
+	"github.com/perflab/perflab/render/roundload"
 )
 
 // Site is everything a build reads, loaded and checked once.
@@ -41,6 +42,9 @@ type Site struct {
 	// inputStats spares hashing the inputs unchanged since the last
 	// build (render/inputs); nil hashes every one.
 	inputStats *inputs.Stats
+	// roundCache keeps older rounds' results between builds
+	// (render/roundload, history.go); nil reads them from their files.
+	roundCache *roundload.Cache
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (render/output).
 	outputs *output.Tracker
@@ -137,12 +141,14 @@ func load(ctx context.Context, opt Options, stats bool) (*Site, error) {
 	}
 	if stats {
 		s.inputStats = inputs.OpenStats(opt.cacheDir(), selfVersion()+" "+pageMetaVersion)
+		s.roundCache = roundload.Open(opt.cacheDir())
 	}
 	s.in = inputs.NewReader(s.inputStats)
 	ok := false
 	defer func() {
 		if !ok {
 			s.inputStats.Abandon()
+			s.roundCache.Finish(false)
 		}
 	}()
 	mds, err := s.walkContent()
@@ -283,7 +289,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	red.Walk(c)
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
-	files, found, err := reportResultFiles(rd, r.ResultsDir) // the latest round (rounds.go)
+	files, found, err := reportResultFiles(rd, r) // the latest round (rounds.go)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
@@ -341,7 +347,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
 	}
-	if err := s.loadRounds(r, rd, red); err != nil { // history.go; older rounds come in through the same redaction
+	if err := s.loadRounds(r, rd, red, secrets); err != nil { // history.go; older rounds come in through the same redaction
 		return nil, err
 	}
 	return r, nil
