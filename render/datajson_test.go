@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -20,7 +21,13 @@ func TestReportDataJSON(t *testing.T) {
 	root := repoRoot(t)
 	syn := t.TempDir()
 	writeSyntheticSite(t, syn, 5)
-	sites := [][2]string{{fixtureSite + "/content", fixtureSite + "/results"}, {filepath.Join(syn, "content"), filepath.Join(syn, "results")}}
+	// Reports with rounds: data.json and data.csv are put together a
+	// round at a time (roundsdata.go).
+	rounds := t.TempDir()
+	writeSyntheticSite(t, rounds, 2)
+	writeSyntheticRounds(t, rounds, 2, 4)
+	sites := [][2]string{{fixtureSite + "/content", fixtureSite + "/results"}, {filepath.Join(syn, "content"), filepath.Join(syn, "results")},
+		{filepath.Join(rounds, "content"), filepath.Join(rounds, "results")}}
 	if _, err := os.Stat(filepath.Join(root, "content")); err == nil {
 		sites = append(sites, [2]string{filepath.Join(root, "content"), filepath.Join(root, "results")})
 	}
@@ -31,11 +38,18 @@ func TestReportDataJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range site.Reports {
-			got, _, err := reportData(r)
+			got, gotCSV, err := reportData(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, _ := reportTables(r)
+			d, rows := reportTables(r)
+			var wantCSV bytes.Buffer
+			if err := csv.NewWriter(&wantCSV).WriteAll(rows); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(gotCSV, wantCSV.Bytes()) {
+				t.Errorf("%s: data.csv differs:\n got %q\nwant %q", r.Page.URL, gotCSV, wantCSV.Bytes())
+			}
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetIndent("", "  ")

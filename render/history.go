@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"html/template"
 	"math"
@@ -15,6 +14,7 @@ import (
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/roundload"
 )
 
 // A report whose results have rounds (schema.RoundsDir) shows the latest
@@ -30,6 +30,9 @@ type roundResults struct {
 	ID      string
 	Record  *schema.Round // nil for round 1
 	Results []*schema.Result
+	// cached is an older round as the round cache gave it (its memos:
+	// roundsdata.go); nil for the latest.
+	cached *roundload.Round
 }
 
 // date is the round's start date (2026-10-26), "" when unknown.
@@ -52,15 +55,15 @@ func (r roundResults) date() string {
 // files are as they were (render/roundload: their sums from the input
 // stat cache, so an unchanged round is neither read nor hashed). The
 // latest round's results are the ones Load already read; an older
-// round's come in through the same redaction (red, made of secrets).
-func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, secrets []string) error {
+// round's come in through the same redaction (red, made of the secrets
+// of the campaign whose file's sum is campaign: part of the round's key,
+// with what its data.json fragment is made of, roundsdata.go).
+func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, campaign [32]byte) error {
 	d := r.roundDir
 	if d == nil || !d.HasLatest() {
 		return nil
 	}
-	h := sha256.New()
-	field(h, secrets...) // what red hides: part of the cached rounds' key
-	salt := string(h.Sum(nil))
+	salt := string(campaign[:])
 	for _, rd := range d.Rounds {
 		rr := roundResults{ID: rd.ID, Record: rd.Record}
 		if rd.Record != nil {
@@ -71,11 +74,11 @@ func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, se
 				rr.Results = append(rr.Results, run.Result)
 			}
 		} else {
-			res, err := s.roundCache.Results(in, d.Files(rd), salt, func(res *schema.Result) { red.Walk(res) })
+			got, err := s.roundCache.Results(in, d.Files(rd), salt, func(res *schema.Result) { red.Walk(res) })
 			if err != nil {
 				return err
 			}
-			rr.Results = res
+			rr.Results, rr.cached = got.Results, got
 		}
 		if len(rr.Results) > 0 {
 			r.rounds = append(r.rounds, rr)

@@ -44,6 +44,9 @@ type reportDataFile struct {
 
 // reportData returns a report's runs' summaries as JSON and CSV.
 func reportData(r *Report) ([]byte, []byte, error) {
+	if len(r.rounds) >= 2 {
+		return r.roundsData() // every round's, each encoded once (roundsdata.go)
+	}
 	d, rows := reportTables(r)
 	// data.json is written by the json v2 encoder with encoding/json's
 	// options (HTML-safe escaping, sorted map keys, its omitempty),
@@ -93,6 +96,12 @@ func marshalDataJSON(v any) ([]byte, error) {
 
 // reportTables returns a report's data.json value and data.csv rows.
 func reportTables(r *Report) (reportDataFile, [][]string) {
+	return r.withRounds(latestTables(r)) // every round, when there are rounds (history.go)
+}
+
+// latestTables returns the data.json value and data.csv rows of a
+// report's latest round.
+func latestTables(r *Report) (reportDataFile, [][]string) {
 	runs := r.Runs()
 	d := reportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: make([]runData, 0, len(runs))}
 	rows := make([][]string, 0, len(runs)+1)
@@ -132,7 +141,7 @@ func reportTables(r *Report) (reportDataFile, [][]string) {
 		row = append(row, strings.Join(rd.Caveats, "; "))
 		rows = append(rows, row)
 	}
-	return r.withRounds(d, rows) // every round, when there are rounds (history.go)
+	return d, rows
 }
 
 // gpuCount spells a GPU count: "1 GPU", "8 GPUs".

@@ -264,7 +264,7 @@ func (s *Site) loadPage(rel string) (*Page, *inputs.Reader, error) {
 }
 
 func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, error) {
-	data, _, err := rd.ReadFile(file)
+	data, campSum, err := rd.ReadFile(file)
 	if err != nil {
 		line := 1
 		if p.FrontMatter.Campaign != "" {
@@ -347,7 +347,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
 	}
-	if err := s.loadRounds(r, rd, red, secrets); err != nil { // history.go; older rounds come in through the same redaction
+	if err := s.loadRounds(r, rd, red, campSum); err != nil { // history.go; older rounds come in through the same redaction
 		return nil, err
 	}
 	return r, nil

@@ -47,15 +47,46 @@ func (c *Cache) Finish(ok bool) {
 	}
 }
 
-// Results returns the results of an older round whose result files are
-// files (Dir.Files), each recorded through in as read (a File with its
-// sum) whether or not it was: from the cache when the files are as they
-// were when it was stored (their sums, the key, come from the input stat
+// A Round is an older round as Results read it.
+type Round struct {
+	// Results are the round's results, without Requests nor RawOutput.
+	Results []*schema.Result
+	c       *Cache
+	key     []byte // the round's key: the salt and its files' records
+}
+
+// Memo returns what SetMemo kept under name for the round as it is
+// (its files and the salt as they were), or nil.
+func (r *Round) Memo(name string) []byte {
+	if r == nil || r.c == nil {
+		return nil
+	}
+	return r.c.c.Get(r.memoKey(name))
+}
+
+// SetMemo keeps b under name for the round, for a later build's Memo:
+// what the caller made of the round's results and of what the salt
+// names (a report's data.json fragment made of them and its campaign),
+// nothing else.
+func (r *Round) SetMemo(name string, b []byte) {
+	if r != nil && r.c != nil {
+		r.c.c.Put(r.memoKey(name), b)
+	}
+}
+
+func (r *Round) memoKey(name string) string {
+	return r.c.c.Key(append([]byte("memo\x00"+name+"\x00"), r.key...))
+}
+
+// Results returns an older round whose result files are files
+// (Dir.Files), each recorded through in as read (a File with its sum)
+// whether or not it was: from the cache when the files are as they were
+// when it was stored (their sums, the key, come from the input stat
 // cache when their identities are unchanged), else read, decoded
-// (schema.Unmarshal) and given to prep (redaction: salt must name what
-// prep does, e.g. the secrets it hides, as it is part of the key). The
-// results carry no Requests nor RawOutput.
-func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep func(*schema.Result)) ([]*schema.Result, error) {
+// (schema.Unmarshal) and given to prep (redaction). Salt names what
+// else the round's entries depend on (prep's secrets; a report's
+// campaign, of which a memo may be made): it is part of the key.
+func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep func(*schema.Result)) (*Round, error) {
 	sub := in.Sub() // the round's records: its key
 	data := make([][]byte, len(files))
 	for i, f := range files {
@@ -70,18 +101,19 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 		data[i] = b
 	}
 	in.Include(sub)
+	rk := sub.Key(0)
+	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...)}
 	var key string
 	if c != nil {
-		rk := sub.Key(0)
-		key = c.c.Key(append([]byte(salt+"\x00"), rk[:]...))
+		key = c.c.Key(round.key)
 		if b := c.c.Get(key); b != nil {
 			var sm summary
 			if wire.Decode(b, &sm) == nil && len(sm.Results) == len(files) {
-				out := make([]*schema.Result, len(sm.Results))
+				round.Results = make([]*schema.Result, len(sm.Results))
 				for i := range sm.Results {
-					out[i] = &sm.Results[i]
+					round.Results[i] = &sm.Results[i]
 				}
-				return out, nil
+				return round, nil
 			}
 		}
 	}
@@ -111,7 +143,8 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 	if c != nil {
 		c.c.Put(key, wire.Append(nil, sm))
 	}
-	return out, nil
+	round.Results = out
+	return round, nil
 }
 
 var errChanged = errors.New("changed during the build (build again)")
