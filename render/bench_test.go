@@ -83,13 +83,18 @@ func BenchmarkBuild(b *testing.B) {
 
 // TestWriteSyntheticSite writes a 1000-report synthetic site to
 // $PERFLAB_SYNTHETIC_OUT (for measuring peak memory and comparing with
-// Hugo outside go test); it is skipped otherwise.
+// Hugo outside go test), with $PERFLAB_SYNTHETIC_ROUNDS rounds when set
+// (writeSyntheticRounds; 100 rounds are 1.4 million files, ~6 GB); it is
+// skipped otherwise.
 func TestWriteSyntheticSite(t *testing.T) {
 	out := os.Getenv("PERFLAB_SYNTHETIC_OUT")
 	if out == "" {
 		t.Skip("set PERFLAB_SYNTHETIC_OUT=DIR to write a 1000-report synthetic site")
 	}
 	writeSyntheticSite(t, out, 1000)
+	if r, err := strconv.Atoi(os.Getenv("PERFLAB_SYNTHETIC_ROUNDS")); err == nil && r > 1 {
+		writeSyntheticRounds(t, out, 1000, r)
+	}
 }
 
 // BenchmarkBuildCorpus builds the MkDocs-page corpus of issue 11 (package
