@@ -1,0 +1,175 @@
+package roundload
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/inputs"
+)
+
+func result(id string, tput float64) *schema.Result {
+	return &schema.Result{
+		ID: id, Status: schema.StatusOK, Experiment: "e", Profile: "p" + id,
+		Engine:    schema.Engine{Name: "vllm", Version: "0.13"},
+		Load:      schema.Load{Dataset: "random", NumPrompts: 2},
+		Summary:   &schema.Summary{Completed: 2, TotalTokenThroughput: tput, TTFT: &schema.Stats{MeanMs: schema.F(20), Percentiles: []schema.Percentile{{P: 99, ValueMs: 21}}}},
+		Requests:  []schema.Request{{Index: 0, Success: true}},
+		RawOutput: "raw text",
+	}
+}
+
+// writeRounds writes round 1 (two results), round r2 (two results) and
+// r3 (a record and no result: just started) into dir.
+func writeRounds(t *testing.T, dir string) {
+	t.Helper()
+	for i, id := range []string{"a", "b"} {
+		if err := schema.WriteFile(filepath.Join(dir, id+".json"), result(id, float64(100+i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, id := range []string{"r2", "r3"} {
+		rd, err := schema.CreateRound(dir, &schema.Round{ID: id, Start: fmt.Sprintf("2026-01-0%dT00:00:00Z", k+2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == "r3" {
+			continue
+		}
+		for i, rid := range []string{"a", "b"} {
+			if err := schema.WriteFile(filepath.Join(rd.Dir, rid+".json"), result(rid, float64(200+i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestScan: Scan's rounds, latest round and listings are schema's
+// (Rounds, Latest, RoundFiles), for flat rounds and a round with a
+// subdirectory, which is recorded as a Tree (never stamped).
+func TestScan(t *testing.T) {
+	dir := t.TempDir()
+	writeRounds(t, dir)
+	check := func(wantTree bool) {
+		t.Helper()
+		in := inputs.NewReader(nil)
+		d, err := Scan(in, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rds, err := schema.Rounds(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(d.Rounds, rds) {
+			t.Errorf("rounds %+v, schema's %+v", d.Rounds, rds)
+		}
+		latest, ok, err := schema.Latest(dir)
+		if err != nil || !ok || !d.HasLatest() || d.Latest.ID != latest.ID {
+			t.Fatalf("latest %q (%v), schema's %q (%v, %v)", d.Latest.ID, d.HasLatest(), latest.ID, ok, err)
+		}
+		for _, rd := range rds {
+			want, err := schema.RoundFiles(rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				want[i] = filepath.ToSlash(want[i])
+			}
+			if got := d.Files(rd); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+				t.Errorf("round %s: files %q, schema's %q", rd.ID, got, want)
+			}
+		}
+		tree := false
+		for _, rec := range in.Records() {
+			tree = tree || rec.Kind == inputs.Tree
+		}
+		if tree != wantTree {
+			t.Errorf("a Tree recorded: %v, want %v", tree, wantTree)
+		}
+	}
+	check(false)
+	sub := filepath.Join(dir, schema.RoundsDir, "r2", "more")
+	if err := schema.WriteFile(filepath.Join(sub, "c.json"), result("c", 300)); err != nil {
+		t.Fatal(err)
+	}
+	check(true)
+}
+
+// TestResults: an older round read through a Reader, then taken from
+// the cache by the next build (its files neither read nor prepared again,
+// the same results and records), then read again after one of its files
+// was edited.
+func TestResults(t *testing.T) {
+	dir, cdir := t.TempDir(), t.TempDir()
+	writeRounds(t, dir)
+	files := []string{filepath.ToSlash(filepath.Join(dir, "a.json")), filepath.ToSlash(filepath.Join(dir, "b.json"))}
+	build := func(during func(*Round)) (*Round, [32]byte, int) {
+		time.Sleep(30 * time.Millisecond) // the files are older than the build (the racy rule)
+		st := inputs.OpenStats(cdir, "test")
+		if st == nil {
+			t.Skip("no input stat cache on this platform")
+		}
+		c := Open(cdir)
+		in := inputs.NewReader(st)
+		prepared := 0
+		r, err := c.Results(in, files, "salt", func(res *schema.Result) { prepared++; res.Engine.Version = "redacted" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if during != nil {
+			during(r)
+		}
+		c.Finish(true)
+		st.Save()
+		return r, in.Key(0), prepared
+	}
+	r1, k1, p1 := build(nil)
+	if p1 != 2 {
+		t.Fatalf("first build prepared %d results, want 2", p1)
+	}
+	for _, res := range r1.Results {
+		if res.Requests != nil || res.RawOutput != "" || res.Engine.Version != "redacted" {
+			t.Fatalf("result %s kept requests or raw output, or was not prepared", res.ID)
+		}
+	}
+	r2, k2, p2 := build(func(r *Round) { r.SetMemo("x", []byte("memo")) })
+	if p2 != 0 {
+		t.Errorf("second build prepared %d results, want 0 (the cache)", p2)
+	}
+	if k1 != k2 {
+		t.Error("the round's records differ between a read and a cached round")
+	}
+	if !reflect.DeepEqual(r1.Results, r2.Results) {
+		t.Errorf("cached results differ:\n%+v\n%+v", r1.Results[0], r2.Results[0])
+	}
+	build(func(r *Round) {
+		if got := r.Memo("x"); string(got) != "memo" {
+			t.Errorf("memo %q, want the last build's", got)
+		}
+	})
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), `"total_token_throughput_tok_per_s": 100`, `"total_token_throughput_tok_per_s": 900`, 1)
+	if edited == string(data) {
+		t.Fatal("no throughput to edit")
+	}
+	if err := os.WriteFile(files[0], []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r3, k3, p3 := build(func(r *Round) {
+		if r.Memo("x") != nil {
+			t.Error("a memo of the round before the edit was given for the edited round")
+		}
+	})
+	if p3 != 2 || k3 == k2 || r3.Results[0].Summary.TotalTokenThroughput != 900 {
+		t.Errorf("after an edit: prepared %d, same key %v, throughput %v", p3, k3 == k2, r3.Results[0].Summary.TotalTokenThroughput)
+	}
+}
