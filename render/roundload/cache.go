@@ -131,11 +131,10 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 				return nil, fmt.Errorf("load: %s: %w", f, errChanged)
 			}
 		}
-		res, err := schema.Unmarshal(f, b)
+		res, err := decode(f, b) // less requests and raw output: the history needs the summaries only
 		if err != nil {
 			return nil, err
 		}
-		res.Requests, res.RawOutput = nil, "" // the history needs the summaries only
 		prep(res)
 		sm.Results[i] = *res
 		out[i] = &sm.Results[i]

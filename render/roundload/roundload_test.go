@@ -173,3 +173,47 @@ func TestResults(t *testing.T) {
 		t.Errorf("after an edit: prepared %d, same key %v, throughput %v", p3, k3 == k2, r3.Results[0].Summary.TotalTokenThroughput)
 	}
 }
+
+// TestDecode: decode gives schema.Unmarshal's result less its requests
+// and raw output, on the demo's rounds (results with requests), and
+// schema's error for a file it declines.
+func TestDecode(t *testing.T) {
+	files, err := filepath.Glob("../../results/demo-mock-rounds/rounds/*/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if filepath.Base(f) == schema.RoundFile {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := schema.Unmarshal(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Requests) == 0 {
+			t.Fatalf("%s: no requests to pass over", f)
+		}
+		want.Requests, want.RawOutput = nil, ""
+		got, err := decode(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: decoded\n%+v\nwant\n%+v", f, got, want)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("%d files compared", n)
+	}
+	_, err = decode("bad.json", []byte(`{"schema_version": 2, "status": 7}`))
+	_, want := schema.Unmarshal("bad.json", []byte(`{"schema_version": 2, "status": 7}`))
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("error %v, schema's %v", err, want)
+	}
+}
