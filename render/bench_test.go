@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -408,10 +409,20 @@ func BenchmarkBuildRounds(b *testing.B) {
 }
 
 // timedBuilds builds b.N times with opt, each after setup (untimed),
-// reporting the process's CPU time of the builds alone.
+// reporting the process's CPU time of the builds alone; with
+// $PERFLAB_BENCH_CPUPROFILE set, it writes their CPU profile there (go
+// test's -cpuprofile would mix in the setup's builds).
 func timedBuilds(b *testing.B, opt Options, setup func()) {
 	var cpu time.Duration
 	var ok bool
+	var prof *os.File
+	if p := os.Getenv("PERFLAB_BENCH_CPUPROFILE"); p != "" {
+		var err error
+		if prof, err = os.Create(p); err != nil {
+			b.Fatal(err)
+		}
+		defer prof.Close()
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -421,11 +432,19 @@ func timedBuilds(b *testing.B, opt Options, setup func()) {
 		time.Sleep(20 * time.Millisecond) // past the racy window of the files just written
 		runtime.GC()
 		b.StartTimer()
+		if prof != nil {
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				b.Fatal(err)
+			}
+		}
 		cpu0, ok0 := processCPU()
 		if err := Build(context.Background(), opt); err != nil {
 			b.Fatal(err)
 		}
 		cpu1, _ := processCPU()
+		if prof != nil {
+			pprof.StopCPUProfile()
+		}
 		cpu += cpu1 - cpu0
 		ok = ok0
 	}
