@@ -42,7 +42,10 @@ func TestReportDataJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, rows := reportTables(r)
+			d, rows, err := reportTables(r)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var wantCSV bytes.Buffer
 			if err := csv.NewWriter(&wantCSV).WriteAll(rows); err != nil {
 				t.Fatal(err)

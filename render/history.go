@@ -14,7 +14,6 @@ import (
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/inputs"
-	"github.com/perflab/perflab/render/roundload"
 )
 
 // A report whose results have rounds (schema.RoundsDir) shows the latest
@@ -24,29 +23,6 @@ import (
 // (stats.SeriesChanges: the U test between adjacent rounds of repeats,
 // adjusted over the report with Benjamini-Hochberg and held to a
 // minimum effect size; E-divisive over single runs).
-
-// roundResults is one round of a report's results.
-type roundResults struct {
-	ID      string
-	Record  *schema.Round // nil for round 1
-	Results []*schema.Result
-	// cached is an older round as the round cache gave it (its memos:
-	// roundsdata.go); nil for the latest.
-	cached *roundload.Round
-}
-
-// date is the round's start date (2026-10-26), "" when unknown.
-func (r roundResults) date() string {
-	if r.Record != nil && len(r.Record.Start) >= 10 {
-		return r.Record.Start[:10]
-	}
-	for _, res := range r.Results {
-		if len(res.Start) >= 10 {
-			return res.Start[:10]
-		}
-	}
-	return ""
-}
 
 // loadRounds reads every older round of the report's results for the
 // history, when the results have rounds (r.roundDir, read by
@@ -78,9 +54,9 @@ func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, ca
 			if err != nil {
 				return err
 			}
-			rr.Results, rr.cached = got.Results, got
+			rr.cached = got
 		}
-		if len(rr.Results) > 0 {
+		if len(rr.Results) > 0 || rr.cached != nil && len(d.Files(rd)) > 0 {
 			r.rounds = append(r.rounds, rr)
 		}
 		if rd.ID == d.Latest.ID {
@@ -121,6 +97,8 @@ type reportHistory struct {
 	// slo is, for a sweep campaign with an SLO, each sweep profile ×
 	// experiment's SLO answer in each round.
 	slo []sloHistory
+	// err: an older round could not be read again (roundResults.results).
+	err error
 }
 
 // sloHistory is one sweep profile × experiment's SLO answer over rounds.
@@ -133,48 +111,65 @@ type sloHistory struct {
 
 // history is the report's history, computed once per build (the page
 // and the home page's list both use it; the change points' permutation
-// tests are the costly part).
+// tests are the costly part), in one pass over the rounds: an older
+// round's results are decoded from the round cache for it and dropped
+// after (roundResults.results), its start and engines kept
+// (roundFacts).
 func (r *Report) history() *reportHistory {
 	r.histOnce.Do(func() {
-		lines, changes := r.computeHistory()
-		r.hist = &reportHistory{lines: lines, changes: changes, slo: r.sloHistory()}
+		h := &reportHistory{}
+		var lines []historyLine
+		idx, sidx := map[string]int{}, map[string]int{}
+		for ri := range r.rounds {
+			results, err := r.rounds[ri].results()
+			if err != nil {
+				h.err = err
+				break
+			}
+			r.rounds[ri].facts = factsOf(results)
+			lines = r.historyValues(lines, idx, ri, results)
+			h.slo = r.sloAnswers(h.slo, sidx, ri, results)
+		}
+		h.lines, h.changes = r.historyChanges(lines)
+		r.hist = h
 	})
 	return r.hist
 }
 
-// computeHistory computes the report's history lines and their change
-// points.
-func (r *Report) computeHistory() ([]historyLine, []historyChange) {
-	var lines []historyLine
-	idx := map[string]int{}
-	for ri, rr := range r.rounds {
-		for _, res := range rr.Results {
-			if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
-				continue
-			}
-			e, ok := r.Campaign.Experiment(res.Experiment)
-			if !ok {
-				continue
-			}
-			p, ok := r.Campaign.Profile(res.Profile)
-			if !ok {
-				continue
-			}
-			pt := schema.PointOf(res.Load)
-			k := res.Experiment + "\x00" + res.Profile + "\x00" + pt.Slug()
-			li, ok := idx[k]
-			if !ok {
-				li = len(lines)
-				idx[k] = li
-				lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.rounds))})
-			}
-			gpus := r.GPUs(e)
-			if res.Hardware != nil && res.Hardware.GPUCount > 0 {
-				gpus = res.Hardware.GPUCount
-			}
-			lines[li].values[ri] = append(lines[li].values[ri], res.Summary.TotalTokenThroughput/float64(gpus))
+// historyValues adds round ri's results to the history lines (idx: a
+// line's index by experiment, profile and point).
+func (r *Report) historyValues(lines []historyLine, idx map[string]int, ri int, results []*schema.Result) []historyLine {
+	for _, res := range results {
+		if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
+			continue
 		}
+		e, ok := r.Campaign.Experiment(res.Experiment)
+		if !ok {
+			continue
+		}
+		p, ok := r.Campaign.Profile(res.Profile)
+		if !ok {
+			continue
+		}
+		pt := schema.PointOf(res.Load)
+		k := res.Experiment + "\x00" + res.Profile + "\x00" + pt.Slug()
+		li, ok := idx[k]
+		if !ok {
+			li = len(lines)
+			idx[k] = li
+			lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.rounds))})
+		}
+		gpus := r.GPUs(e)
+		if res.Hardware != nil && res.Hardware.GPUCount > 0 {
+			gpus = res.Hardware.GPUCount
+		}
+		lines[li].values[ri] = append(lines[li].values[ri], res.Summary.TotalTokenThroughput/float64(gpus))
 	}
+	return lines
+}
+
+// historyChanges orders the history lines and finds their change points.
+func (r *Report) historyChanges(lines []historyLine) ([]historyLine, []historyChange) {
 	sort.SliceStable(lines, func(i, j int) bool {
 		a, b := lines[i], lines[j]
 		if a.exp.ID != b.exp.ID {
@@ -274,6 +269,9 @@ func (c *pageCtx) historyBlock(w *bytes.Buffer, title string) error {
 		return c.execTo(w, "history", &historyView{OneRound: true})
 	}
 	h := r.history()
+	if h.err != nil {
+		return h.err
+	}
 	lines, changes := h.lines, h.changes
 	marked := map[[2]int]historyChange{}
 	for _, ch := range changes {
@@ -372,10 +370,8 @@ func prevRound(l historyLine, ri int) int {
 // roundEngine says which engine version experiment exp ran in round ri:
 // the results' measured version, else the round record's.
 func (r *Report) roundEngine(ri int, exp string) string {
-	for _, res := range r.rounds[ri].Results {
-		if res.Experiment == exp && res.Engine.Version != "" {
-			return res.Engine.Name + " " + res.Engine.Version
-		}
+	if e, ok := r.rounds[ri].factsNow().engines[exp]; ok {
+		return e
 	}
 	if rec := r.rounds[ri].Record; rec != nil {
 		for _, e := range rec.Engines {
@@ -410,13 +406,16 @@ type homeChangeView struct {
 // (asv has one): every change point in the latest round of every report,
 // largest first, each linking to its report's history chart; none when
 // nothing changed in any latest round.
-func (s *Site) homeChanges() []homeChangeView {
+func (s *Site) homeChanges() ([]homeChangeView, error) {
 	var items []homeChangeView
 	for _, r := range s.Reports {
 		if len(r.rounds) < 2 {
 			continue
 		}
 		h := r.history()
+		if h.err != nil {
+			return nil, h.err
+		}
 		lines, changes := h.lines, h.changes
 		last := len(r.rounds) - 1
 		for _, ch := range changes {
@@ -433,7 +432,7 @@ func (s *Site) homeChanges() []homeChangeView {
 		}
 	}
 	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
-	return items
+	return items, nil
 }
 
 // roundData is one round in a report's data.json "rounds".
@@ -447,18 +446,23 @@ type roundData struct {
 // withRounds adds every round to a report's data.json ("rounds", oldest
 // first; "runs" stays the latest round's, as the page shows) and data.csv
 // (a leading "round" column, every round's rows), when the report has
-// rounds; otherwise it returns d and rows as they are.
-func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, [][]string) {
+// rounds; otherwise it returns d and rows as they are. (roundsData puts
+// the same bytes together a round at a time.)
+func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, [][]string, error) {
 	if len(r.rounds) < 2 {
-		return d, rows
+		return d, rows, nil
 	}
 	out := [][]string{append([]string{"round"}, rows[0]...)}
 	for _, rr := range r.rounds {
+		results, err := rr.results()
+		if err != nil {
+			return d, rows, err
+		}
 		shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
-		for _, res := range rr.Results {
+		for _, res := range results {
 			shadow.all = append(shadow.all, &Run{Result: res})
 		}
-		rd, rrows := reportTables(shadow)
+		rd, rrows := latestTables(shadow)
 		x := roundData{ID: rr.ID, Runs: rd.Runs}
 		if rr.Record != nil {
 			x.Start, x.GitCommit = rr.Record.Start, rr.Record.GitCommit
@@ -468,44 +472,41 @@ func (r *Report) withRounds(d reportDataFile, rows [][]string) (reportDataFile, 
 			out = append(out, append([]string{rr.ID}, row...))
 		}
 	}
-	return d, out
+	return d, out, nil
 }
 
-// sloHistory answers the campaign's SLO in each round, for each sweep
-// profile and experiment (the slo block's answer: the highest load whose
-// runs meet every limit, and the throughput per GPU there); nil without
+// sloAnswers adds round ri's answers to the campaign's SLO, for each
+// sweep profile and experiment (the slo block's answer: the highest load
+// whose runs meet every limit, and the throughput per GPU there), to out
+// (idx: an answer's index by profile and experiment); nothing without
 // an SLO or a sweep.
-func (r *Report) sloHistory() []sloHistory {
+func (r *Report) sloAnswers(out []sloHistory, idx map[string]int, ri int, results []*schema.Result) []sloHistory {
 	if len(r.Campaign.SLO) == 0 {
-		return nil
+		return out
 	}
-	var out []sloHistory
-	idx := map[string]int{}
-	for ri, rr := range r.rounds {
-		runs := make([]analysis.Run, 0, len(rr.Results))
-		for _, res := range rr.Results {
-			e, ok := r.Campaign.Experiment(res.Experiment)
-			if !ok {
-				continue
-			}
-			runs = append(runs, analysis.Run{Result: res, GPUs: r.GPUs(e)})
+	runs := make([]analysis.Run, 0, len(results))
+	for _, res := range results {
+		e, ok := r.Campaign.Experiment(res.Experiment)
+		if !ok {
+			continue
 		}
-		for _, p := range r.Campaign.Profiles {
-			if !analysis.IsSweep(runs, p.ID) {
-				continue
+		runs = append(runs, analysis.Run{Result: res, GPUs: r.GPUs(e)})
+	}
+	for _, p := range r.Campaign.Profiles {
+		if !analysis.IsSweep(runs, p.ID) {
+			continue
+		}
+		cs := r.curveSet(runs, p.ID, false)
+		for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
+			k := p.ID + "\x00" + a.Experiment
+			j, ok := idx[k]
+			if !ok {
+				j = len(out)
+				idx[k] = j
+				out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.rounds))})
 			}
-			cs := r.curveSet(runs, p.ID, false)
-			for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
-				k := p.ID + "\x00" + a.Experiment
-				j, ok := idx[k]
-				if !ok {
-					j = len(out)
-					idx[k] = j
-					out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.rounds))})
-				}
-				a := a
-				out[j].answers[ri] = &a
-			}
+			a := a
+			out[j].answers[ri] = &a
 		}
 	}
 	return out

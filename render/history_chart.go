@@ -36,13 +36,7 @@ func (r roundResults) start() string {
 	if r.Record != nil && r.Record.Start != "" {
 		return r.Record.Start
 	}
-	first := ""
-	for _, res := range r.Results {
-		if res.Start != "" && (first == "" || res.Start < first) {
-			first = res.Start
-		}
-	}
-	return first
+	return r.factsNow().first
 }
 
 // historyChart builds the history chart: x is the round's start time

@@ -220,7 +220,11 @@ func (s *Site) renderHome(t *template.Template, f *frame) (File, searchEntry, er
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages, Changes: s.homeChanges()}
+	changes, err := s.homeChanges() // history.go
+	if err != nil {
+		return File{}, searchEntry{}, err
+	}
+	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages, Changes: changes}
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, f.reportMeta(r, r.Page.navTitleReport()))
 	}

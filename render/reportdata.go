@@ -47,7 +47,10 @@ func reportData(r *Report) ([]byte, []byte, error) {
 	if len(r.rounds) >= 2 {
 		return r.roundsData() // every round's, each encoded once (roundsdata.go)
 	}
-	d, rows := reportTables(r)
+	d, rows, err := reportTables(r)
+	if err != nil {
+		return nil, nil, err
+	}
 	// data.json is written by the json v2 encoder with encoding/json's
 	// options (HTML-safe escaping, sorted map keys, its omitempty),
 	// indenting as it goes; encoding/json's Encoder indented the compact
@@ -95,7 +98,7 @@ func marshalDataJSON(v any) ([]byte, error) {
 }
 
 // reportTables returns a report's data.json value and data.csv rows.
-func reportTables(r *Report) (reportDataFile, [][]string) {
+func reportTables(r *Report) (reportDataFile, [][]string, error) {
 	return r.withRounds(latestTables(r)) // every round, when there are rounds (history.go)
 }
 

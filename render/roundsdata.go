@@ -48,7 +48,10 @@ func (r *Report) roundsData() ([]byte, []byte, error) {
 		frags[i], ok = r.roundFragment(r.rounds[i])
 	}
 	if !ok { // a value json v2 declines: encoding/json encodes the whole
-		d, rows := reportTables(r)
+		d, rows, err := reportTables(r)
+		if err != nil {
+			return nil, nil, err
+		}
 		js, err := marshalDataJSON(d)
 		if err != nil {
 			return nil, nil, fmt.Errorf("data.json: %w", err)
@@ -71,7 +74,8 @@ func (r *Report) roundsData() ([]byte, []byte, error) {
 }
 
 // roundFragment returns rr's part of data.json and data.csv (withRounds'
-// value for the round); ok is false when json v2 declines a value.
+// value for the round); ok is false when json v2 declines a value or the
+// round cannot be read again (withRounds says why).
 func (r *Report) roundFragment(rr roundResults) (f dataFragment, ok bool) {
 	x := roundData{ID: rr.ID}
 	if rr.Record != nil {
@@ -81,8 +85,12 @@ func (r *Report) roundFragment(rr roundResults) (f dataFragment, ok bool) {
 	if b := rr.cached.Memo(name); b != nil && wire.Decode(b, &f) == nil {
 		return f, true
 	}
+	results, err := rr.results()
+	if err != nil {
+		return f, false
+	}
 	shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
-	for _, res := range rr.Results {
+	for _, res := range results {
 		shadow.all = append(shadow.all, &Run{Result: res})
 	}
 	rd, rows := latestTables(shadow)

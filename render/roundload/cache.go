@@ -47,12 +47,72 @@ func (c *Cache) Finish(ok bool) {
 	}
 }
 
-// A Round is an older round as Results read it.
+// A Round is an older round as Results found it.
 type Round struct {
-	// Results are the round's results, without Requests nor RawOutput.
-	Results []*schema.Result
-	c       *Cache
-	key     []byte // the round's key: the salt and its files' records
+	// kept are the round's results when this build read them from its
+	// files (Load gives them); nil when the cache holds the round.
+	kept  []*schema.Result
+	c     *Cache
+	key   []byte // the round's key: the salt and its files' records
+	files []string
+	sums  [][32]byte // each file's, as recorded
+	prep  func(*schema.Result)
+}
+
+// Load returns the round's results, without Requests nor RawOutput: as
+// this build read them, or the cache's entry decoded anew each call
+// (a report's older rounds are not held between uses: a thousand
+// reports of a hundred rounds are 1.4 million results), or, should the
+// entry be unreadable, the round's files read again (their bytes must
+// be those recorded: an error says a file changed during the build).
+func (r *Round) Load() ([]*schema.Result, error) {
+	if r.kept != nil || len(r.files) == 0 {
+		return r.kept, nil
+	}
+	if b := r.c.c.Get(r.c.c.Key(r.key)); b != nil {
+		var sm summary
+		if wire.Decode(b, &sm) == nil && len(sm.Results) == len(r.files) {
+			out := make([]*schema.Result, len(sm.Results))
+			for i := range sm.Results {
+				out[i] = &sm.Results[i]
+			}
+			return out, nil
+		}
+	}
+	sm, err := r.read(make([][]byte, len(r.files)))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*schema.Result, len(sm.Results))
+	for i := range sm.Results {
+		out[i] = &sm.Results[i]
+	}
+	return out, nil
+}
+
+// read decodes the round's files, data[i] holding file i's bytes when
+// they were read, nil to read them now (checked against their sums).
+func (r *Round) read(data [][]byte) (summary, error) {
+	sm := summary{Results: make([]schema.Result, len(r.files))}
+	for i, f := range r.files {
+		b := data[i]
+		if b == nil { // known by its identity: read it now, as it was recorded
+			var err error
+			if b, err = inputs.ReadInto(f, nil); err != nil {
+				return sm, fmt.Errorf("load: %w", err)
+			}
+			if sha256.Sum256(b) != r.sums[i] {
+				return sm, fmt.Errorf("load: %s: %w", f, errChanged)
+			}
+		}
+		res, err := decode(f, b) // less requests and raw output: the history needs the summaries only
+		if err != nil {
+			return sm, err
+		}
+		r.prep(res)
+		sm.Results[i] = *res
+	}
+	return sm, nil
 }
 
 // Memo returns what SetMemo kept under name for the round as it is
@@ -102,47 +162,29 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 	}
 	in.Include(sub)
 	rk := sub.Key(0)
-	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...)}
+	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...), files: files, prep: prep}
+	for _, rec := range sub.Records() { // one File per file, in order
+		round.sums = append(round.sums, rec.Sum)
+	}
 	var key string
 	if c != nil {
 		key = c.c.Key(round.key)
-		if b := c.c.Get(key); b != nil {
-			var sm summary
-			if wire.Decode(b, &sm) == nil && len(sm.Results) == len(files) {
-				round.Results = make([]*schema.Result, len(sm.Results))
-				for i := range sm.Results {
-					round.Results[i] = &sm.Results[i]
-				}
-				return round, nil
-			}
+		if c.c.Has(key) {
+			c.c.Keep(key) // read when the round is used (Load)
+			return round, nil
 		}
 	}
-	recs := sub.Records() // one File per file, in order
-	sm := summary{Results: make([]schema.Result, len(files))}
-	out := make([]*schema.Result, len(files))
-	for i, f := range files {
-		b := data[i]
-		if b == nil { // known by its identity: read it now, as it was recorded
-			var err error
-			if b, err = inputs.ReadInto(f, nil); err != nil {
-				return nil, fmt.Errorf("load: %w", err)
-			}
-			if sha256.Sum256(b) != recs[i].Sum {
-				return nil, fmt.Errorf("load: %s: %w", f, errChanged)
-			}
-		}
-		res, err := decode(f, b) // less requests and raw output: the history needs the summaries only
-		if err != nil {
-			return nil, err
-		}
-		prep(res)
-		sm.Results[i] = *res
-		out[i] = &sm.Results[i]
+	sm, err := round.read(data)
+	if err != nil {
+		return nil, err
 	}
 	if c != nil {
 		c.c.Put(key, wire.Append(nil, sm))
 	}
-	round.Results = out
+	round.kept = make([]*schema.Result, len(sm.Results))
+	for i := range sm.Results {
+		round.kept[i] = &sm.Results[i]
+	}
 	return round, nil
 }
 

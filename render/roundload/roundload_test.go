@@ -109,7 +109,7 @@ func TestResults(t *testing.T) {
 	dir, cdir := t.TempDir(), t.TempDir()
 	writeRounds(t, dir)
 	files := []string{filepath.ToSlash(filepath.Join(dir, "a.json")), filepath.ToSlash(filepath.Join(dir, "b.json"))}
-	build := func(during func(*Round)) (*Round, [32]byte, int) {
+	build := func(during func(*Round)) ([]*schema.Result, [32]byte, int) {
 		time.Sleep(30 * time.Millisecond) // the files are older than the build (the racy rule)
 		st := inputs.OpenStats(cdir, "test")
 		if st == nil {
@@ -125,15 +125,17 @@ func TestResults(t *testing.T) {
 		if during != nil {
 			during(r)
 		}
+		results := load(t, r) // from the cache, before the build ends
 		c.Finish(true)
 		st.Save()
-		return r, in.Key(0), prepared
+		return results, in.Key(0), prepared
 	}
 	r1, k1, p1 := build(nil)
 	if p1 != 2 {
 		t.Fatalf("first build prepared %d results, want 2", p1)
 	}
-	for _, res := range r1.Results {
+	res1 := r1
+	for _, res := range res1 {
 		if res.Requests != nil || res.RawOutput != "" || res.Engine.Version != "redacted" {
 			t.Fatalf("result %s kept requests or raw output, or was not prepared", res.ID)
 		}
@@ -145,8 +147,8 @@ func TestResults(t *testing.T) {
 	if k1 != k2 {
 		t.Error("the round's records differ between a read and a cached round")
 	}
-	if !reflect.DeepEqual(r1.Results, r2.Results) {
-		t.Errorf("cached results differ:\n%+v\n%+v", r1.Results[0], r2.Results[0])
+	if res2 := r2; !reflect.DeepEqual(res1, res2) {
+		t.Errorf("cached results differ:\n%+v\n%+v", res1[0], res2[0])
 	}
 	build(func(r *Round) {
 		if got := r.Memo("x"); string(got) != "memo" {
@@ -169,9 +171,18 @@ func TestResults(t *testing.T) {
 			t.Error("a memo of the round before the edit was given for the edited round")
 		}
 	})
-	if p3 != 2 || k3 == k2 || r3.Results[0].Summary.TotalTokenThroughput != 900 {
-		t.Errorf("after an edit: prepared %d, same key %v, throughput %v", p3, k3 == k2, r3.Results[0].Summary.TotalTokenThroughput)
+	if res3 := r3; p3 != 2 || k3 == k2 || res3[0].Summary.TotalTokenThroughput != 900 {
+		t.Errorf("after an edit: prepared %d, same key %v, throughput %v", p3, k3 == k2, res3[0].Summary.TotalTokenThroughput)
 	}
+}
+
+func load(t *testing.T, r *Round) []*schema.Result {
+	t.Helper()
+	res, err := r.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // TestDecode: decode gives schema.Unmarshal's result less its requests
