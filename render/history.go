@@ -110,8 +110,7 @@ type sloHistory struct {
 }
 
 // history is the report's history, computed once per build (the page
-// and the home page's list both use it; the change points' permutation
-// tests are the costly part), in one pass over the rounds: an older
+// and the home page's list both use it), in one pass over the rounds: an older
 // round's results are decoded from the round cache for it and dropped
 // after (roundResults.results), its start and engines kept
 // (roundFacts).
