@@ -69,10 +69,9 @@ type sloHistory struct {
 }
 
 // historyOf is the report's history, computed once per build (the page
-// and the home page's list both use it; the change points' permutation
-// tests are the costly part), in one pass over the rounds: an older
-// round's results are decoded from the round cache for it and dropped
-// after (site.RoundResults.Load), its start and engines kept
+// and the home page's list both use it), in one pass over the rounds: an
+// older round's results are decoded from the round cache for it and
+// dropped after (site.RoundResults.Load), its start and engines kept
 // (site.RoundFacts).
 func historyOf(r *Report) *reportHistory {
 	r.HistOnce.Do(func() {
