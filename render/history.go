@@ -41,7 +41,7 @@ func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, ca
 	}
 	salt := string(campaign[:])
 	for _, rd := range d.Rounds {
-		rr := roundResults{ID: rd.ID, Record: rd.Record}
+		rr := roundResults{ID: rd.ID, Record: rd.Record, facts: &roundFacts{}}
 		if rd.Record != nil {
 			red.Walk(rd.Record) // its note and engines are shown as they came in, redacted
 		}
@@ -125,7 +125,11 @@ func (r *Report) history() *reportHistory {
 				h.err = err
 				break
 			}
-			r.rounds[ri].facts = factsOf(results)
+			if f := r.rounds[ri].facts; f != nil {
+				*f = *factsOf(results)
+			} else {
+				r.rounds[ri].facts = factsOf(results)
+			}
 			lines = r.historyValues(lines, idx, ri, results)
 			h.slo = r.sloAnswers(h.slo, sidx, ri, results)
 		}

@@ -21,8 +21,10 @@ type roundResults struct {
 	// cached is an older round as the round cache gave it (its results
 	// and memos: roundsdata.go); nil for the latest.
 	cached *roundload.Round
-	// facts are what the history shows of an older round besides its
-	// values, kept by history() (nil before).
+	// facts are what the history shows of the round besides its
+	// values, filled by history() (set by Load, so that the field itself
+	// is not written while pages and the home page render: only what it
+	// points to, under history's sync.Once).
 	facts *roundFacts
 }
 
@@ -37,6 +39,7 @@ func (r roundResults) results() ([]*schema.Result, error) {
 
 // roundFacts are what the history shows of a round besides its values.
 type roundFacts struct {
+	done bool // filled
 	// first is the earliest start of its results ("" when none says).
 	first, firstDate string
 	// engines is each experiment's engine as its first result with a
@@ -46,7 +49,7 @@ type roundFacts struct {
 
 // factsOf returns the facts of a round's results.
 func factsOf(results []*schema.Result) *roundFacts {
-	f := &roundFacts{engines: map[string]string{}}
+	f := &roundFacts{done: true, engines: map[string]string{}}
 	for _, res := range results {
 		if res.Start != "" && (f.first == "" || res.Start < f.first) {
 			f.first = res.Start
@@ -64,7 +67,7 @@ func factsOf(results []*schema.Result) *roundFacts {
 // factsNow are the round's facts: history()'s, else made now (an older
 // round read again: "" and none if it cannot be).
 func (r roundResults) factsNow() *roundFacts {
-	if r.facts != nil {
+	if r.facts != nil && r.facts.done {
 		return r.facts
 	}
 	results, _ := r.results()
