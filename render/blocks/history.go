@@ -84,7 +84,11 @@ func historyOf(r *Report) *reportHistory {
 				h.err = err
 				break
 			}
-			r.Rounds[ri].Facts = site.FactsOf(results)
+			if f := r.Rounds[ri].Facts; f != nil {
+				*f = *site.FactsOf(results)
+			} else {
+				r.Rounds[ri].Facts = site.FactsOf(results)
+			}
 			lines = historyValues(r, lines, idx, ri, results)
 			h.slo = sloAnswers(r, h.slo, sidx, ri, results)
 		}

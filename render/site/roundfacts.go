@@ -21,8 +21,10 @@ type RoundResults struct {
 	// Cached is an older round as the round cache gave it (its results
 	// and memos: render/blocks' roundsdata.go); nil for the latest.
 	Cached *roundload.Round
-	// Facts are what the history shows of an older round besides its
-	// values, kept by the history's pass (nil before).
+	// Facts are what the history shows of the round besides its
+	// values, filled by the history's pass (set by Load, so that the
+	// field itself is not written while pages and the home page render:
+	// only what it points to, under the history's sync.Once).
 	Facts *RoundFacts
 }
 
@@ -37,6 +39,7 @@ func (r RoundResults) Load() ([]*schema.Result, error) {
 
 // RoundFacts are what the history shows of a round besides its values.
 type RoundFacts struct {
+	done bool // filled
 	// first is the earliest start of its results ("" when none says).
 	first, firstDate string
 	// Engines is each experiment's engine as its first result with a
@@ -46,7 +49,7 @@ type RoundFacts struct {
 
 // FactsOf returns the facts of a round's results.
 func FactsOf(results []*schema.Result) *RoundFacts {
-	f := &RoundFacts{Engines: map[string]string{}}
+	f := &RoundFacts{done: true, Engines: map[string]string{}}
 	for _, res := range results {
 		if res.Start != "" && (f.first == "" || res.Start < f.first) {
 			f.first = res.Start
@@ -64,7 +67,7 @@ func FactsOf(results []*schema.Result) *RoundFacts {
 // FactsNow are the round's facts: the history's, else made now (an
 // older round read again: "" and none if it cannot be).
 func (r RoundResults) FactsNow() *RoundFacts {
-	if r.Facts != nil {
+	if r.Facts != nil && r.Facts.done {
 		return r.Facts
 	}
 	results, _ := r.Load()

@@ -50,7 +50,7 @@ func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, ca
 	}
 	salt := string(campaign[:])
 	for _, rd := range d.Rounds {
-		rr := RoundResults{ID: rd.ID, Record: rd.Record}
+		rr := RoundResults{ID: rd.ID, Record: rd.Record, Facts: &RoundFacts{}}
 		if rd.Record != nil {
 			red.Walk(rd.Record) // its note and engines are shown as they came in, redacted
 		}
