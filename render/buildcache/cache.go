@@ -380,7 +380,14 @@ func (c *Cache) Finish(ok bool) {
 		fail()
 		return
 	}
-	if !c.copyKept(tmp) {
+	keys := make([]string, 0, len(c.old))
+	for k := range c.old {
+		if c.used[k] && !c.fresh[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if !c.copyKept(tmp, keys) {
 		fail()
 		return
 	}
@@ -422,18 +429,9 @@ func (c *Cache) Finish(ok bool) {
 	}
 }
 
-// copyKept copies the old pack's entries this build used and did not
-// render again to tmp, after the entries put wrote (at c.nextLen), and
-// adds them to the index; false when a copy fails. Finish calls it with
-// c.mu held.
-func (c *Cache) copyKept(tmp *os.File) bool {
-	keys := make([]string, 0, len(c.old))
-	for k := range c.old {
-		if c.used[k] && !c.fresh[k] {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+// copyKept appends the old pack's entries under keys (sorted) to tmp,
+// indexing them after c.nextLen (Finish, with c.mu held).
+func (c *Cache) copyKept(tmp *os.File, keys []string) bool {
 	// The kept entries are copied a run at a time (entries next to each
 	// other in the old pack, as its kept entries mostly are: they were
 	// written in this order), from the pack's file to the new one, which

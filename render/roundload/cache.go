@@ -140,12 +140,14 @@ func (r *Round) memoKey(name string) string {
 
 // Results returns an older round whose result files are files
 // (Dir.Files), each recorded through in as read (a File with its sum)
-// whether or not it was: from the cache when the files are as they were
-// when it was stored (their sums, the key, come from the input stat
-// cache when their identities are unchanged), else read, decoded
-// (schema.Unmarshal) and given to prep (redaction). Salt names what
-// else the round's entries depend on (prep's secrets; a report's
-// campaign, of which a memo may be made): it is part of the key.
+// whether or not it was. When the cache holds the round as its files
+// are (their sums, the key, come from the input stat cache when their
+// identities are unchanged) nothing is read or decoded now: Round.Load
+// decodes the entry when the round is used. Otherwise the files are
+// decoded (decode: without requests and raw output), given to prep
+// (redaction) and stored. Salt names what else the round's entries
+// depend on (prep's secrets; a report's campaign, of which a memo may
+// be made): it is part of the key.
 func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep func(*schema.Result)) (*Round, error) {
 	sub := in.Sub() // the round's records: its key
 	data := make([][]byte, len(files))
