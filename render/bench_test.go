@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/analysis"
@@ -84,13 +86,18 @@ func BenchmarkBuild(b *testing.B) {
 
 // TestWriteSyntheticSite writes a 1000-report synthetic site to
 // $PERFLAB_SYNTHETIC_OUT (for measuring peak memory and comparing with
-// Hugo outside go test); it is skipped otherwise.
+// Hugo outside go test), with $PERFLAB_SYNTHETIC_ROUNDS rounds when set
+// (writeSyntheticRounds; 100 rounds are 1.4 million files, ~6 GB); it is
+// skipped otherwise.
 func TestWriteSyntheticSite(t *testing.T) {
 	out := os.Getenv("PERFLAB_SYNTHETIC_OUT")
 	if out == "" {
 		t.Skip("set PERFLAB_SYNTHETIC_OUT=DIR to write a 1000-report synthetic site")
 	}
 	writeSyntheticSite(t, out, 1000)
+	if r, err := strconv.Atoi(os.Getenv("PERFLAB_SYNTHETIC_ROUNDS")); err == nil && r > 1 {
+		writeSyntheticRounds(t, out, 1000, r)
+	}
 }
 
 // BenchmarkBuildCorpus builds the MkDocs-page corpus of issue 11 (package
@@ -343,9 +350,14 @@ func BenchmarkLoad(b *testing.B) {
 
 // BenchmarkBuildRounds builds a synthetic site whose every report has R
 // rounds (round 1 and R−1 more under rounds/), against the same site with
-// one round: the issue's scale target is 100 rounds within 2× of one.
+// one round: the issue's scale target is 100 rounds within 2× of one,
+// and an unchanged rebuild within 10 % of a cold build. Each size is
+// built three ways: cold (no build cache), next (the cache of the build
+// of rounds 1..R−1, then round R added: a nightly lab's CI with its
+// cache restored; R > 1 only) and unchanged (built before, nothing
+// changed: the site stamp).
 //
-//	go test -run '^$' -bench BuildRounds -benchtime 1x ./render/
+//	PERFLAB_BENCH_REPORTS=20 go test -run '^$' -bench BuildRounds -benchtime 1x ./render/
 func BenchmarkBuildRounds(b *testing.B) {
 	n := 20
 	if v, err := strconv.Atoi(os.Getenv("PERFLAB_BENCH_REPORTS")); err == nil {
@@ -357,39 +369,150 @@ func BenchmarkBuildRounds(b *testing.B) {
 			writeSyntheticSite(b, dir, n)
 			writeSyntheticRounds(b, dir, n, rounds)
 			opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
-			coldBuilds(b, opt)
-			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(n), "ms/report")
-			page, _ := os.Stat(filepath.Join(dir, "site", "model-0000", "h100", "index.html"))
-			if page != nil {
-				b.ReportMetric(float64(page.Size()), "page-bytes")
+			b.Run("cold", func(b *testing.B) {
+				coldBuilds(b, opt)
+				page, _ := os.Stat(filepath.Join(dir, "site", "model-0000", "h100", "index.html"))
+				if page != nil {
+					b.ReportMetric(float64(page.Size()), "page-bytes")
+				}
+			})
+			if rounds > 1 {
+				b.Run("next", func(b *testing.B) {
+					o := opt
+					o.Out, o.CacheDir = filepath.Join(dir, "site-next"), filepath.Join(dir, "cache-next")
+					timedBuilds(b, o, func() {
+						// The build of rounds 1..R−1 (its cache), then round R.
+						for i := 0; i < n; i++ {
+							last := schema.RoundPath(filepath.Join(dir, "results", fmt.Sprintf("model-%04d-h100", i)), fmt.Sprintf("r%03d", rounds))
+							if err := os.RemoveAll(last); err != nil {
+								b.Fatal(err)
+							}
+						}
+						if err := Build(context.Background(), o); err != nil {
+							b.Fatal(err)
+						}
+						writeRounds(b, dir, n, rounds, rounds)
+					})
+				})
 			}
+			b.Run("unchanged", func(b *testing.B) {
+				o := opt
+				o.Out, o.CacheDir = filepath.Join(dir, "site-same"), filepath.Join(dir, "cache-same")
+				for i := 0; i < 2; i++ { // the second build stamps the site
+					time.Sleep(20 * time.Millisecond) // past the racy window
+					if err := Build(context.Background(), o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				timedBuilds(b, o, nil)
+			})
 		})
+	}
+}
+
+// timedBuilds builds b.N times with opt, each after setup (untimed),
+// reporting the process's CPU time of the builds alone; with
+// $PERFLAB_BENCH_CPUPROFILE set, it writes their CPU profile there (go
+// test's -cpuprofile would mix in the setup's builds).
+func timedBuilds(b *testing.B, opt Options, setup func()) {
+	var cpu time.Duration
+	var ok bool
+	var prof *os.File
+	if p := os.Getenv("PERFLAB_BENCH_CPUPROFILE"); p != "" {
+		var err error
+		if prof, err = os.Create(p); err != nil {
+			b.Fatal(err)
+		}
+		defer prof.Close()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if setup != nil {
+			setup()
+		}
+		time.Sleep(20 * time.Millisecond) // past the racy window of the files just written
+		runtime.GC()
+		b.StartTimer()
+		if prof != nil {
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cpu0, ok0 := processCPU()
+		if err := Build(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+		cpu1, _ := processCPU()
+		if prof != nil {
+			pprof.StopCPUProfile()
+		}
+		cpu += cpu1 - cpu0
+		ok = ok0
+	}
+	if ok {
+		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 }
 
 // writeSyntheticRounds gives each of writeSyntheticSite's n reports
 // rounds−1 more rounds (r002 …, a minute apart), each a copy of round 1
-// with its throughput moved by up to 0.6 %.
+// with its throughput moved by up to 0.6 %. The files are written as
+// schema.WriteFile writes them, without its fsync (a 1,000-report site
+// of 100 rounds is 1.4 million files); the first report's round records
+// are made by schema.CreateRound and copied for the others.
 func writeSyntheticRounds(tb testing.TB, dir string, n, rounds int) {
 	tb.Helper()
+	writeRounds(tb, dir, n, 2, rounds)
+}
+
+// writeRounds writes rounds from..to (2 is the first under rounds/) of
+// writeSyntheticSite's n reports, as writeSyntheticRounds.
+func writeRounds(tb testing.TB, dir string, n, from, to int) {
+	tb.Helper()
+	var records [][]byte // round k's record at k-from
 	for i := 0; i < n; i++ {
 		camp := filepath.Join(dir, "results", fmt.Sprintf("model-%04d-h100", i))
 		files, err := filepath.Glob(filepath.Join(camp, "*.json"))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		for k := 2; k <= rounds; k++ {
-			rd, err := schema.CreateRound(camp, &schema.Round{ID: fmt.Sprintf("r%03d", k), Start: fmt.Sprintf("2026-01-01T%02d:%02d:00Z", k/60, k%60)})
-			if err != nil {
-				tb.Fatal(err)
-			}
-			for _, f := range files {
-				r, err := schema.ReadFile(f)
+		variants := make([][7][]byte, len(files)) // by k%7
+		for k := from; k <= to; k++ {
+			id := fmt.Sprintf("r%03d", k)
+			rdir := schema.RoundPath(camp, id)
+			if i == 0 {
+				rd, err := schema.CreateRound(camp, &schema.Round{ID: id, Start: fmt.Sprintf("2026-01-01T%02d:%02d:00Z", k/60, k%60)})
 				if err != nil {
 					tb.Fatal(err)
 				}
-				r.Summary.TotalTokenThroughput *= 1 + float64(k%7)/1000
-				if err := schema.WriteFile(filepath.Join(rd.Dir, filepath.Base(f)), r); err != nil {
+				b, err := os.ReadFile(filepath.Join(rd.Dir, schema.RoundFile))
+				if err != nil {
+					tb.Fatal(err)
+				}
+				records = append(records, b)
+			} else {
+				if err := os.MkdirAll(rdir, 0o755); err != nil {
+					tb.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(rdir, schema.RoundFile), records[k-from], 0o644); err != nil {
+					tb.Fatal(err)
+				}
+			}
+			for j, f := range files {
+				data := variants[j][k%7]
+				if data == nil {
+					r, err := schema.ReadFile(f)
+					if err != nil {
+						tb.Fatal(err)
+					}
+					r.Summary.TotalTokenThroughput *= 1 + float64(k%7)/1000
+					if data, err = schema.Marshal(r); err != nil {
+						tb.Fatal(err)
+					}
+					variants[j][k%7] = data
+				}
+				if err := os.WriteFile(filepath.Join(rdir, filepath.Base(f)), data, 0o644); err != nil {
 					tb.Fatal(err)
 				}
 			}

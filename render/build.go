@@ -115,7 +115,8 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	defer site.InputStats.Abandon() // after a failure; a no-op after save
+	defer site.InputStats.Abandon()     // after a failure; a no-op after save
+	defer site.RoundCache.Finish(false) // the same (render/roundload)
 	if site.cache, err = openCache(opt, assets); err != nil {
 		return Stats{}, err
 	}
@@ -143,6 +144,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	}
 	site.cache.finish(true)
 	site.InputStats.Save()
+	site.RoundCache.Finish(true)
 	st.Cached = site.cache.hitCount()
 	site.stamp(out, st) // sitestamp.go
 	return st, nil

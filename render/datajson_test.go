@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -19,7 +20,13 @@ func TestReportDataJSON(t *testing.T) {
 	root := repoRoot(t)
 	syn := t.TempDir()
 	writeSyntheticSite(t, syn, 5)
-	sites := [][2]string{{fixtureSite + "/content", fixtureSite + "/results"}, {filepath.Join(syn, "content"), filepath.Join(syn, "results")}}
+	// Reports with rounds: data.json and data.csv are put together a
+	// round at a time (roundsdata.go).
+	rounds := t.TempDir()
+	writeSyntheticSite(t, rounds, 2)
+	writeSyntheticRounds(t, rounds, 2, 4)
+	sites := [][2]string{{fixtureSite + "/content", fixtureSite + "/results"}, {filepath.Join(syn, "content"), filepath.Join(syn, "results")},
+		{filepath.Join(rounds, "content"), filepath.Join(rounds, "results")}}
 	if _, err := os.Stat(filepath.Join(root, "content")); err == nil {
 		sites = append(sites, [2]string{filepath.Join(root, "content"), filepath.Join(root, "results")})
 	}
@@ -30,11 +37,21 @@ func TestReportDataJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range site.Reports {
-			got, _, err := blocks.ReportData(r)
+			got, gotCSV, err := blocks.ReportData(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, _ := blocks.ReportTables(r)
+			d, rows, err := blocks.ReportTables(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantCSV bytes.Buffer
+			if err := csv.NewWriter(&wantCSV).WriteAll(rows); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(gotCSV, wantCSV.Bytes()) {
+				t.Errorf("%s: data.csv differs:\n got %q\nwant %q", r.Page.URL, gotCSV, wantCSV.Bytes())
+			}
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetIndent("", "  ")

@@ -16,6 +16,10 @@
 //	                   keys in one pack file; knows nothing of pages
 //	render/output      the output directory: writing, the temporary
 //	                   directory and the swap, the lock, the manifest
+//	render/roundload   a report's rounds: listed once, recording what
+//	                   the site stamp needs; older rounds' results from
+//	                   a round cache keyed by their files' sums (what
+//	                   render/site's Load reads the rounds through)
 //	render/nav         the navigation: its tree, each page's view of it,
 //	                   the site's links (handed titles and URLs)
 //	render/site        the site model: Load reads pages, reports,
@@ -423,7 +427,15 @@ package render
 // block, which the skeleton adds as a History section from two rounds on;
 // the home page lists the change points of each report's latest round
 // ("Regressions and improvements"), and data.json/data.csv carry every
-// round (data.json's runs stay the latest).
+// round (data.json's runs stay the latest). Older rounds are history:
+// render/roundload keeps what the history needs of each (its results
+// less requests and raw output) in a round cache under the key of its
+// files as the page's Reader recorded them (their sums from the input
+// stat cache: an unchanged round is one stat per file, neither read nor
+// hashed; render/site's Load reads the rounds through it), and
+// render/blocks' roundsdata.go each older round's part of data.json
+// and data.csv as a memo of it; the site stamp holds reports with
+// rounds (roundload.Scan records the round directories it lists).
 //
 // With repeats or sweeps, comparison cells are means ± CV over a point's
 // runs and deltas carry the Mann-Whitney verdict ("~" within noise, "too

@@ -125,7 +125,8 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	if err != nil {
 		return inc, err
 	}
-	defer site.InputStats.Abandon() // after a failure; a no-op after save
+	defer site.InputStats.Abandon()     // after a failure; a no-op after save
+	defer site.RoundCache.Finish(false) // the same (render/roundload)
 	if site.cache, err = openCache(b.opt, assets); err != nil {
 		return inc, err
 	}
@@ -164,6 +165,7 @@ func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	}
 	site.cache.finish(true)
 	site.InputStats.Save()
+	site.RoundCache.Finish(true)
 	inc.Cached = site.cache.hitCount()
 	b.site, b.t, b.nav, b.pending, b.fullDue = site, t, site.Nav(), nil, false
 	b.search = map[string]searchEntry{"": entries[0]}

@@ -33,20 +33,23 @@ var renderLayers = map[string]int{
 	"render/nav": 0,
 	// The output directory: writing, swapping, locking, the manifest.
 	"render/output": 2,
+	// Older rounds of a report's results: the rounds listed once, their
+	// results read and cached for the history (the model loads through it).
+	"render/roundload": 2,
 	// The site model: Load's pages, reports, campaigns and results.
-	"render/site": 2,
+	"render/site": 3,
 	// The blocks: each block's view of the model, the numbers from
 	// render/analysis; the generated writers' helpers.
-	"render/blocks": 3,
+	"render/blocks": 4,
 	// The layout: the frame, a page's body and contents, the home page,
 	// the search index's files, the templates.
-	"render/layout": 4,
+	"render/layout": 5,
 	// The pipeline wiring the stages.
-	"render": 5,
+	"render": 6,
 	// Commands built on a build.
-	"render/serve":           6,
-	"render/publish":         6,
-	"render/bench/gencorpus": 6,
+	"render/serve":           7,
+	"render/publish":         7,
+	"render/bench/gencorpus": 7,
 }
 
 const module = "github.com/perflab/perflab/"

@@ -56,6 +56,8 @@ type reportHistory struct {
 	// slo is, for a sweep campaign with an SLO, each sweep profile ×
 	// experiment's SLO answer in each round.
 	slo []sloHistory
+	// err: an older round could not be read again (site.RoundResults.Load).
+	err error
 }
 
 // sloHistory is one sweep profile × experiment's SLO answer over rounds.
@@ -67,49 +69,69 @@ type sloHistory struct {
 }
 
 // historyOf is the report's history, computed once per build (the page
-// and the home page's list both use it; the change points' permutation
-// tests are the costly part).
+// and the home page's list both use it), in one pass over the rounds: an
+// older round's results are decoded from the round cache for it and
+// dropped after (site.RoundResults.Load), its start and engines kept
+// (site.RoundFacts).
 func historyOf(r *Report) *reportHistory {
 	r.HistOnce.Do(func() {
-		lines, changes := computeHistory(r)
-		r.Hist = &reportHistory{lines: lines, changes: changes, slo: sloHistoryOf(r)}
+		h := &reportHistory{}
+		var lines []historyLine
+		idx, sidx := map[string]int{}, map[string]int{}
+		for ri := range r.Rounds {
+			results, err := r.Rounds[ri].Load()
+			if err != nil {
+				h.err = err
+				break
+			}
+			if f := r.Rounds[ri].Facts; f != nil {
+				*f = *site.FactsOf(results)
+			} else {
+				r.Rounds[ri].Facts = site.FactsOf(results)
+			}
+			lines = historyValues(r, lines, idx, ri, results)
+			h.slo = sloAnswers(r, h.slo, sidx, ri, results)
+		}
+		h.lines, h.changes = historyChanges(r, lines)
+		r.Hist = h
 	})
 	return r.Hist.(*reportHistory)
 }
 
-// computeHistory computes the report's history lines and their change
-// points.
-func computeHistory(r *Report) ([]historyLine, []historyChange) {
-	var lines []historyLine
-	idx := map[string]int{}
-	for ri, rr := range r.Rounds {
-		for _, res := range rr.Results {
-			if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
-				continue
-			}
-			e, ok := r.Campaign.Experiment(res.Experiment)
-			if !ok {
-				continue
-			}
-			p, ok := r.Campaign.Profile(res.Profile)
-			if !ok {
-				continue
-			}
-			pt := schema.PointOf(res.Load)
-			k := res.Experiment + "\x00" + res.Profile + "\x00" + pt.Slug()
-			li, ok := idx[k]
-			if !ok {
-				li = len(lines)
-				idx[k] = li
-				lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.Rounds))})
-			}
-			gpus := r.GPUs(e)
-			if res.Hardware != nil && res.Hardware.GPUCount > 0 {
-				gpus = res.Hardware.GPUCount
-			}
-			lines[li].values[ri] = append(lines[li].values[ri], res.Summary.TotalTokenThroughput/float64(gpus))
+// historyValues adds round ri's results to the history lines (idx: a
+// line's index by experiment, profile and point).
+func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, results []*schema.Result) []historyLine {
+	for _, res := range results {
+		if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
+			continue
 		}
+		e, ok := r.Campaign.Experiment(res.Experiment)
+		if !ok {
+			continue
+		}
+		p, ok := r.Campaign.Profile(res.Profile)
+		if !ok {
+			continue
+		}
+		pt := schema.PointOf(res.Load)
+		k := res.Experiment + "\x00" + res.Profile + "\x00" + pt.Slug()
+		li, ok := idx[k]
+		if !ok {
+			li = len(lines)
+			idx[k] = li
+			lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.Rounds))})
+		}
+		gpus := r.GPUs(e)
+		if res.Hardware != nil && res.Hardware.GPUCount > 0 {
+			gpus = res.Hardware.GPUCount
+		}
+		lines[li].values[ri] = append(lines[li].values[ri], res.Summary.TotalTokenThroughput/float64(gpus))
 	}
+	return lines
+}
+
+// historyChanges orders the history lines and finds their change points.
+func historyChanges(r *Report, lines []historyLine) ([]historyLine, []historyChange) {
 	sort.SliceStable(lines, func(i, j int) bool {
 		a, b := lines[i], lines[j]
 		if a.exp.ID != b.exp.ID {
@@ -209,6 +231,9 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		return c.execTo(w, "history", &historyView{OneRound: true})
 	}
 	h := historyOf(r)
+	if h.err != nil {
+		return h.err
+	}
 	lines, changes := h.lines, h.changes
 	marked := map[[2]int]historyChange{}
 	for _, ch := range changes {
@@ -307,10 +332,8 @@ func prevRound(l historyLine, ri int) int {
 // roundEngine says which engine version experiment exp ran in round ri:
 // the version its results report, else the image the round record names.
 func roundEngine(r *Report, ri int, exp string) string {
-	for _, res := range r.Rounds[ri].Results {
-		if res.Experiment == exp && res.Engine.Version != "" {
-			return res.Engine.Name + " " + res.Engine.Version
-		}
+	if e, ok := r.Rounds[ri].FactsNow().Engines[exp]; ok {
+		return e
 	}
 	if rec := r.Rounds[ri].Record; rec != nil {
 		for _, e := range rec.Engines {
@@ -348,13 +371,16 @@ type HomeChangeView struct {
 // (asv has one): every change point in the latest round of every report,
 // largest first, each linking to its report's history chart; none when
 // nothing changed in any latest round.
-func HomeChanges(s *site.Site, links nav.Links) []HomeChangeView {
+func HomeChanges(s *site.Site, links nav.Links) ([]HomeChangeView, error) {
 	var items []HomeChangeView
 	for _, r := range s.Reports {
 		if len(r.Rounds) < 2 {
 			continue
 		}
 		h := historyOf(r)
+		if h.err != nil {
+			return nil, h.err
+		}
 		lines, changes := h.lines, h.changes
 		last := len(r.Rounds) - 1
 		for _, ch := range changes {
@@ -371,7 +397,7 @@ func HomeChanges(s *site.Site, links nav.Links) []HomeChangeView {
 		}
 	}
 	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
-	return items
+	return items, nil
 }
 
 // roundData is one round in a report's data.json "rounds".
@@ -385,18 +411,23 @@ type roundData struct {
 // withRounds adds every round to a report's data.json ("rounds", oldest
 // first; "runs" stays the latest round's, as the page shows) and data.csv
 // (a leading "round" column, every round's rows), when the report has
-// rounds; otherwise it returns d and rows as they are.
-func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [][]string) {
+// rounds; otherwise it returns d and rows as they are. (roundsData puts
+// the same bytes together a round at a time.)
+func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [][]string, error) {
 	if len(r.Rounds) < 2 {
-		return d, rows
+		return d, rows, nil
 	}
 	out := [][]string{append([]string{"round"}, rows[0]...)}
 	for _, rr := range r.Rounds {
+		results, err := rr.Load()
+		if err != nil {
+			return d, rows, err
+		}
 		shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
-		for _, res := range rr.Results {
+		for _, res := range results {
 			shadow.All = append(shadow.All, &Run{Result: res})
 		}
-		rd, rrows := ReportTables(shadow)
+		rd, rrows := latestTables(shadow)
 		x := roundData{ID: rr.ID, Runs: rd.Runs}
 		if rr.Record != nil {
 			x.Start, x.GitCommit = rr.Record.Start, rr.Record.GitCommit
@@ -406,44 +437,41 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 			out = append(out, append([]string{rr.ID}, row...))
 		}
 	}
-	return d, out
+	return d, out, nil
 }
 
-// sloHistory answers the campaign's SLO in each round, for each sweep
-// profile and experiment (the slo block's answer: the highest load whose
-// runs meet every limit, and the throughput per GPU there); nil without
+// sloAnswers adds round ri's answers to the campaign's SLO, for each
+// sweep profile and experiment (the slo block's answer: the highest load
+// whose runs meet every limit, and the throughput per GPU there), to out
+// (idx: an answer's index by profile and experiment); nothing without
 // an SLO or a sweep.
-func sloHistoryOf(r *Report) []sloHistory {
+func sloAnswers(r *Report, out []sloHistory, idx map[string]int, ri int, results []*schema.Result) []sloHistory {
 	if len(r.Campaign.SLO) == 0 {
-		return nil
+		return out
 	}
-	var out []sloHistory
-	idx := map[string]int{}
-	for ri, rr := range r.Rounds {
-		runs := make([]analysis.Run, 0, len(rr.Results))
-		for _, res := range rr.Results {
-			e, ok := r.Campaign.Experiment(res.Experiment)
-			if !ok {
-				continue
-			}
-			runs = append(runs, analysis.Run{Result: res, GPUs: r.GPUs(e)})
+	runs := make([]analysis.Run, 0, len(results))
+	for _, res := range results {
+		e, ok := r.Campaign.Experiment(res.Experiment)
+		if !ok {
+			continue
 		}
-		for _, p := range r.Campaign.Profiles {
-			if !analysis.IsSweep(runs, p.ID) {
-				continue
+		runs = append(runs, analysis.Run{Result: res, GPUs: r.GPUs(e)})
+	}
+	for _, p := range r.Campaign.Profiles {
+		if !analysis.IsSweep(runs, p.ID) {
+			continue
+		}
+		cs := curveSetOf(r, runs, p.ID, false)
+		for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
+			k := p.ID + "\x00" + a.Experiment
+			j, ok := idx[k]
+			if !ok {
+				j = len(out)
+				idx[k] = j
+				out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.Rounds))})
 			}
-			cs := curveSetOf(r, runs, p.ID, false)
-			for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
-				k := p.ID + "\x00" + a.Experiment
-				j, ok := idx[k]
-				if !ok {
-					j = len(out)
-					idx[k] = j
-					out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.Rounds))})
-				}
-				a := a
-				out[j].answers[ri] = &a
-			}
+			a := a
+			out[j].answers[ri] = &a
 		}
 	}
 	return out

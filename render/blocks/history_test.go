@@ -15,14 +15,15 @@ func TestHistoryChartOrder(t *testing.T) {
 	res := func(start string) []*schema.Result {
 		return []*schema.Result{{Experiment: "e", Profile: "p", Status: schema.StatusOK, Start: start, Summary: &schema.Summary{Completed: 1, TotalTokenThroughput: 100}}}
 	}
-	r := &Report{Campaign: &schema.Campaign{Hardware: schema.HardwareSpec{Count: 1}, Profiles: []schema.Profile{{ID: "p", Name: "P"}},
-		Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "e", Name: "E"}}}}}}
 	for _, tc := range []struct {
 		start1 string
 		want   string
 	}{{"2026-10-05T23:52:06Z", "time"}, {"2026-11-27T23:52:06Z", "value"}, {"", "value"}} {
+		r := &Report{Campaign: &schema.Campaign{Hardware: schema.HardwareSpec{Count: 1}, Profiles: []schema.Profile{{ID: "p", Name: "P"}},
+			Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "e", Name: "E"}}}}}}
 		r.Rounds = []site.RoundResults{{ID: "1", Results: res(tc.start1)}, {ID: "2", Record: &schema.Round{ID: "2", Start: "2026-10-12T02:00:00Z"}, Results: res("")}}
-		lines, changes := computeHistory(r)
+		h := historyOf(r)
+		lines, changes := h.lines, h.changes
 		b, err := historyChart(r, "h", lines, changes).JSON()
 		if err != nil {
 			t.Fatal(err)

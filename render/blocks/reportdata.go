@@ -45,7 +45,13 @@ type ReportDataFile struct {
 
 // ReportData returns a report's runs' summaries as JSON and CSV.
 func ReportData(r *Report) ([]byte, []byte, error) {
-	d, rows := ReportTables(r)
+	if len(r.Rounds) >= 2 {
+		return roundsData(r) // every round's, each encoded once (roundsdata.go)
+	}
+	d, rows, err := ReportTables(r)
+	if err != nil {
+		return nil, nil, err
+	}
 	// data.json is written by the json v2 encoder with encoding/json's
 	// options (HTML-safe escaping, sorted map keys, its omitempty),
 	// indenting as it goes; encoding/json's Encoder indented the compact
@@ -93,7 +99,14 @@ func marshalDataJSON(v any) ([]byte, error) {
 }
 
 // ReportTables returns a report's data.json value and data.csv rows.
-func ReportTables(r *Report) (ReportDataFile, [][]string) {
+func ReportTables(r *Report) (ReportDataFile, [][]string, error) {
+	d, rows := latestTables(r)
+	return withRounds(r, d, rows) // every round, when there are rounds (history.go)
+}
+
+// latestTables returns the data.json value and data.csv rows of a
+// report's latest round.
+func latestTables(r *Report) (ReportDataFile, [][]string) {
 	runs := r.Runs()
 	d := ReportDataFile{Campaign: r.Campaign.ID, Model: r.Campaign.Model.ID, Hardware: r.HardwareLabel(), Baseline: r.Campaign.Baseline, Optimized: r.Campaign.Optimized, Runs: make([]RunData, 0, len(runs))}
 	rows := make([][]string, 0, len(runs)+1)
@@ -133,7 +146,7 @@ func ReportTables(r *Report) (ReportDataFile, [][]string) {
 		row = append(row, strings.Join(rd.Caveats, "; "))
 		rows = append(rows, row)
 	}
-	return withRounds(r, d, rows) // every round, when there are rounds (history.go)
+	return d, rows
 }
 
 // gpuCount spells a GPU count: "1 GPU", "8 GPUs".

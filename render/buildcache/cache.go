@@ -387,14 +387,9 @@ func (c *Cache) Finish(ok bool) {
 		}
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		r := c.old[k]
-		if _, err := io.Copy(tmp, io.NewSectionReader(c.pack, r.off, r.n)); err != nil {
-			fail()
-			return
-		}
-		c.index = append(c.index, packRecord{Key: k, off: c.nextLen, n: r.n, sum: r.sum})
-		c.nextLen += r.n
+	if !c.copyKept(tmp, keys) {
+		fail()
+		return
 	}
 	// The index in pack order, so that packs of equal entries are equal
 	// whatever order the workers stored them in.
@@ -432,4 +427,44 @@ func (c *Cache) Finish(ok bool) {
 			}
 		}
 	}
+}
+
+// copyKept appends the old pack's entries under keys (sorted) to tmp,
+// indexing them after c.nextLen (Finish, with c.mu held).
+func (c *Cache) copyKept(tmp *os.File, keys []string) bool {
+	// The kept entries are copied a run at a time (entries next to each
+	// other in the old pack, as its kept entries mostly are: they were
+	// written in this order), from the pack's file to the new one, which
+	// the kernel does without a copy through user space (copy_file_range
+	// on Linux, through io.Copy's LimitedReader of an *os.File): a pack
+	// of a thousand reports' hundred rounds is gigabytes, copied by every
+	// build that adds a round.
+	var runOff, runLen int64
+	flush := func() bool {
+		want := runLen
+		runLen = 0
+		if want == 0 {
+			return true
+		}
+		if _, err := c.pack.Seek(runOff, io.SeekStart); err != nil {
+			return false
+		}
+		n, err := io.Copy(tmp, &io.LimitedReader{R: c.pack, N: want})
+		return err == nil && n == want
+	}
+	for _, k := range keys {
+		r := c.old[k]
+		if runLen > 0 && r.off != runOff+runLen {
+			if !flush() {
+				return false
+			}
+		}
+		if runLen == 0 {
+			runOff = r.off
+		}
+		runLen += r.n
+		c.index = append(c.index, packRecord{Key: k, off: c.nextLen, n: r.n, sum: r.sum})
+		c.nextLen += r.n
+	}
+	return flush()
 }

@@ -101,3 +101,43 @@ func TestBuildCacheConcurrentPut(t *testing.T) {
 		t.Errorf("entries hold %d bytes and end at %d", total, end)
 	}
 }
+
+// TestBuildCacheKeepsUsed: a build that stores entries and uses some of
+// the last pack's (read or kept; entries unused in between, so that the
+// kept ones lie in runs) writes a pack with exactly those, each with its
+// bytes, whatever runs the copy went by.
+func TestBuildCacheKeepsUsed(t *testing.T) {
+	dir := t.TempDir()
+	entry := func(i int) []byte { return []byte(strings.Repeat(fmt.Sprintf("entry %d;", i), 1+i%7)) }
+	c := Open(dir, "salt")
+	for i := 0; i < 50; i++ {
+		c.Put(fmt.Sprint("k", i), entry(i))
+	}
+	c.Finish(true)
+	used := func(i int) bool { return i%5 != 0 && i != 23 }
+	c = Open(dir, "salt")
+	for i := 0; i < 50; i++ {
+		switch {
+		case !used(i):
+		case i%2 == 0:
+			if got := c.Get(fmt.Sprint("k", i)); !bytes.Equal(got, entry(i)) {
+				t.Fatalf("entry %d read back %q", i, got)
+			}
+		default:
+			c.Keep(fmt.Sprint("k", i))
+		}
+	}
+	c.Put("new", entry(99))
+	c.Finish(true)
+	c = Open(dir, "salt")
+	defer c.Finish(false)
+	for i := 0; i < 50; i++ {
+		got := c.Get(fmt.Sprint("k", i))
+		if used(i) && !bytes.Equal(got, entry(i)) || !used(i) && got != nil {
+			t.Errorf("entry %d: %q (used: %v)", i, got, used(i))
+		}
+	}
+	if got := c.Get("new"); !bytes.Equal(got, entry(99)) {
+		t.Errorf("new entry: %q", got)
+	}
+}

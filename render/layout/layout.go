@@ -175,7 +175,11 @@ func (s *Site) RenderHome(t *template.Template, f *Frame) (File, SearchEntry, er
 		}
 		title, intro, desc = rp.Title, rp.Body, rp.Description
 	}
-	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages, Changes: blocks.HomeChanges(s.Site, s.links())}
+	changes, err := blocks.HomeChanges(s.Site, s.links()) // render/blocks' history.go
+	if err != nil {
+		return File{}, SearchEntry{}, err
+	}
+	hv := homeView{Base: s.root(""), Intro: intro, Pages: f.Nav.Pages, Changes: changes}
 	for _, r := range s.Reports {
 		hv.Reports = append(hv.Reports, f.reportMeta(r, r.Page.NavTitleReport()))
 	}

@@ -12,7 +12,10 @@
 // engines, titles and labels; a page's title without rendering it), the
 // front matter and the perflab block's YAML keys (FrontMatter,
 // BlockSpec), the metrics a block may name and how their values are
-// read, compared and formatted (metrics.go: Metric, Delta, FmtNum).
+// read, compared and formatted (metrics.go: Metric, Delta, FmtNum), a
+// report's rounds (rounds.go, roundfacts.go: RoundResults; older
+// rounds' results from render/roundload's round cache, which
+// Config.StatsDir places beside the input stat cache).
 //
 // It may not touch: HTML, templates, the navigation, the build cache's
 // entries or the output directory; it knows nothing of blocks or the

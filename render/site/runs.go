@@ -10,6 +10,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/analysis"
+	"github.com/perflab/perflab/render/roundload"
 )
 
 // Report is a page bundle's campaign and its results.
@@ -30,6 +31,9 @@ type Report struct {
 	// have rounds (render's history block); the blocks show the
 	// latest, all.
 	Rounds []RoundResults
+	// roundDir is the results directory's rounds as Load read them
+	// (rounds.go), nil without rounds.
+	roundDir *roundload.Dir
 	// Stale are the results the campaign no longer defines (a sweep point
 	// taken out of the profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and

@@ -16,16 +16,19 @@ import (
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/buildcache"
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/roundload"
 )
 
 // Config is what Load reads: where the inputs are, and where the input
-// stat cache (render/inputs) lives.
+// stat cache (render/inputs) and the round cache (render/roundload)
+// live.
 type Config struct {
 	Content string // the content directory
 	Results string // the results directory
-	// StatsDir holds the input stat cache; "" hashes every input. A
-	// Load that set it saves the cache when told (Stats.Save) and
-	// abandons it when it fails.
+	// StatsDir holds the input stat cache and the round cache; ""
+	// hashes every input and reads every older round. A Load that set
+	// it saves the caches when told (Stats.Save, Cache.Finish) and
+	// abandons them when it fails.
 	StatsDir string
 }
 
@@ -45,6 +48,11 @@ type Site struct {
 	// InputStats spares hashing the inputs unchanged since the last
 	// build (render/inputs); nil hashes every one.
 	InputStats *inputs.Stats
+	// RoundCache keeps older rounds' results between builds
+	// (render/roundload, rounds.go); nil reads them from their files.
+	// A Load that set it finishes it when told (Cache.Finish) and on
+	// failure.
+	RoundCache *roundload.Cache
 	// In recorded Load's walk of content/ (its directories and static
 	// files), and Readers every page's reads (drafts included): the site
 	// stamp is made of their records (render's sitestamp.go).
@@ -120,12 +128,14 @@ func Load(ctx context.Context, opt Config) (*Site, error) {
 	}
 	if opt.StatsDir != "" {
 		s.InputStats = inputs.OpenStats(opt.StatsDir, buildcache.SelfVersion()+" "+pageMetaVersion)
+		s.RoundCache = roundload.Open(opt.StatsDir)
 	}
 	s.In = inputs.NewReader(s.InputStats)
 	ok := false
 	defer func() {
 		if !ok {
 			s.InputStats.Abandon()
+			s.RoundCache.Finish(false)
 		}
 	}()
 	mds, err := s.walkContent()
@@ -239,7 +249,7 @@ func (s *Site) LoadPage(rel string) (*Page, *inputs.Reader, error) {
 }
 
 func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, error) {
-	data, _, err := rd.ReadFile(file)
+	data, campSum, err := rd.ReadFile(file)
 	if err != nil {
 		line := 1
 		if p.FrontMatter.Campaign != "" {
@@ -264,7 +274,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	red.Walk(c)
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
-	files, found, err := reportResultFiles(rd, r.ResultsDir) // the latest round (rounds.go)
+	files, found, err := reportResultFiles(rd, r) // the latest round (rounds.go)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
@@ -322,7 +332,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 			r.runs[runKey{res.Experiment, res.Profile}] = run
 		}
 	}
-	if err := s.loadRounds(r, rd, red); err != nil { // rounds.go; older rounds come in through the same redaction
+	if err := s.loadRounds(r, rd, red, campSum); err != nil { // rounds.go; older rounds come in through the same redaction
 		return nil, err
 	}
 	return r, nil
