@@ -425,8 +425,10 @@ package render
 // Rounds: a report whose results have rounds (schema.RoundsDir) shows the
 // latest round in every block (render/site, rounds.go), the others in the history
 // block, which the skeleton adds as a History section from two rounds on;
-// the home page lists the change points of each report's latest round
-// ("Regressions and improvements"), and data.json/data.csv carry every
+// the home page lists the changes each report's latest round flagged
+// ("Regressions and improvements"; stats.SeriesChange.Latest: over
+// single runs a change point lies rounds before the round that found
+// it), and data.json/data.csv carry every
 // round (data.json's runs stay the latest). Older rounds are history:
 // render/roundload keeps what the history needs of each (its results
 // less requests and raw output) in a round cache under the key of its

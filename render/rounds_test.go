@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -401,5 +402,79 @@ func TestHistorySLO(t *testing.T) {
 		if !strings.Contains(table, want) {
 			t.Errorf("SLO history lacks %q:\n%s", want, table)
 		}
+	}
+}
+
+// TestHomeChangesSingleRuns: over single runs a change point needs
+// rounds on each side, so it lies rounds before the round that finds it;
+// the home page lists it when the latest round found it (a 15 % drop of
+// one line from round 8, found by round 10), and not in the builds
+// before (round 9: not yet found) nor after (round 11: old news).
+func TestHomeChangesSingleRuns(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	camp := filepath.Join(dir, "results", "demo-mock-rounds")
+	src := filepath.Join(root, "results", "demo-mock-rounds", "rounds", "6")
+	names := []string{"large-batch--chat--c4.json", "large-batch--chat--c16.json", "small-batch--chat--c4.json", "small-batch--chat--c16.json"}
+	noise := []float64{0.4, -0.7, 0.9, -0.2, 0.1, -0.9, 0.6, -0.4, 0.3, -0.5, 0.8} // % per round
+	write := func(k int) {                                                         // round k (1: the campaign's directory)
+		t.Helper()
+		rdir := camp
+		if k > 1 {
+			rd, err := schema.CreateRound(camp, &schema.Round{ID: strconv.Itoa(k), Start: fmt.Sprintf("2026-01-%02dT02:00:00Z", k)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rdir = rd.Dir
+		} else if err := os.MkdirAll(camp, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for j, name := range names {
+			r, err := schema.ReadFile(filepath.Join(src, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := 1 + noise[(k+3*j)%len(noise)]/100
+			if j == 3 && k >= 8 {
+				f *= 0.85
+			}
+			r.Summary.TotalTokenThroughput *= f
+			if k == 1 {
+				r.Start, r.End = "2026-01-01T02:00:00Z", "2026-01-01T02:01:00Z"
+			}
+			if err := schema.WriteFile(filepath.Join(rdir, name), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	home := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		return readFile(t, filepath.Join(out, "index.html"))
+	}
+	for k := 1; k <= 9; k++ {
+		write(k)
+	}
+	if h := home(); strings.Contains(h, "Regressions and improvements") {
+		t.Error("round 9: a Regressions and improvements list before the change can be found")
+	}
+	write(10)
+	h := home()
+	i := strings.Index(h, `<ul class="home-changes">`)
+	if i < 0 {
+		t.Fatal("round 10: no Regressions and improvements list (the drop from round 8 is found by round 10)")
+	}
+	list := h[i : i+strings.Index(h[i:], "</ul>")]
+	if strings.Count(list, "<li") != 1 || !strings.Contains(list, "Small batch, fast step / Chat at concurrency 16") ||
+		!strings.Contains(list, "in round 8 ") || !strings.Contains(list, "(Regression)") {
+		t.Errorf("round 10: list:\n%s", list)
+	}
+	write(11)
+	if h := home(); strings.Contains(h, "Regressions and improvements") {
+		t.Error("round 11: the change round 10 found is listed again")
 	}
 }

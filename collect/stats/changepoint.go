@@ -411,6 +411,13 @@ type SeriesChange struct {
 	P, Q float64
 	// Method is "u-test" or "max-t" (ChangePoints).
 	Method string
+	// Latest says the series' latest round flagged the change: a U
+	// test's change is at that round; a change point over single runs,
+	// which needs MinSize rounds on each side and so is never at the
+	// latest round, is not found (at its round or the one either side,
+	// in the same direction) in the series without its latest round.
+	// It is what a list of the latest round's news shows.
+	Latest bool
 }
 
 // SeriesChanges finds the change points of several series at once (every
@@ -440,7 +447,8 @@ func SeriesChanges(series []Series) []SeriesChange {
 		if testable {
 			for i := 1; i < len(s.Samples); i++ {
 				d := Compare(s.Samples[i-1], s.Samples[i])
-				tests = append(tests, SeriesChange{Series: si, Round: s.Rounds[i], Pct: d.Pct, Effect: Effect(d), P: d.P, Method: "u-test"})
+				tests = append(tests, SeriesChange{Series: si, Round: s.Rounds[i], Pct: d.Pct, Effect: Effect(d), P: d.P, Method: "u-test",
+					Latest: i == len(s.Samples)-1})
 				deltas = append(deltas, d)
 			}
 			continue
@@ -449,8 +457,10 @@ func SeriesChanges(series []Series) []SeriesChange {
 		for i, v := range s.Samples {
 			means[i] = Summarize(v).Mean
 		}
+		before := ChangePoints(means[:len(means)-1], ChangePointConfig{})
 		for _, cp := range ChangePoints(means, ChangePointConfig{}) {
-			out = append(out, SeriesChange{Series: si, Round: s.Rounds[cp.Index], Pct: cp.Pct, P: cp.P, Q: cp.P, Method: "max-t"})
+			out = append(out, SeriesChange{Series: si, Round: s.Rounds[cp.Index], Pct: cp.Pct, P: cp.P, Q: cp.P, Method: "max-t",
+				Latest: !foundNear(before, cp)})
 		}
 	}
 	ps := make([]float64, len(tests))
@@ -471,4 +481,16 @@ func SeriesChanges(series []Series) []SeriesChange {
 		return out[i].Round < out[j].Round
 	})
 	return out
+}
+
+// foundNear reports whether cps holds a change in the direction of cp at
+// cp's index or next to it: the same change, found before another point
+// was added (which may move the split by one).
+func foundNear(cps []ChangePoint, cp ChangePoint) bool {
+	for _, b := range cps {
+		if b.Index >= cp.Index-1 && b.Index <= cp.Index+1 && (b.Pct < 0) == (cp.Pct < 0) {
+			return true
+		}
+	}
+	return false
 }

@@ -315,3 +315,43 @@ func BenchmarkChangePoints(b *testing.B) {
 		}
 	}
 }
+
+// TestSeriesChangesLatest: Latest marks what the series' latest round
+// flagged: over single runs the change point a round's value revealed
+// (rounds before it), not one found without it; with repeats, the change
+// at the latest round only.
+func TestSeriesChangesLatest(t *testing.T) {
+	single := func(vs ...float64) Series {
+		var s Series
+		for i, v := range vs {
+			s.Rounds = append(s.Rounds, i)
+			s.Samples = append(s.Samples, []float64{v})
+		}
+		return s
+	}
+	// A 15 % drop at index 3: not testable on 5 points, found on 6.
+	found := single(100, 101, 99, 85, 86, 84)
+	old := single(100, 101, 99, 85, 86, 84, 85)
+	ch := SeriesChanges([]Series{found, old})
+	if len(ch) != 2 || ch[0].Round != 3 || ch[1].Round != 3 {
+		t.Fatalf("changes %+v, want one at round 3 in each series", ch)
+	}
+	if !ch[0].Latest || ch[1].Latest {
+		t.Errorf("Latest %v, %v: want true where round 5 found the change, false a round later", ch[0].Latest, ch[1].Latest)
+	}
+	rep := func(base ...float64) []float64 {
+		var v []float64
+		for _, b := range base {
+			for k := 0; k < 6; k++ {
+				v = append(v, b+float64(k%3)-1)
+			}
+		}
+		return v
+	}
+	s := Series{Rounds: []int{0, 1, 2}, Samples: [][]float64{rep(100), rep(80), rep(80)}}
+	last := Series{Rounds: []int{0, 1, 2}, Samples: [][]float64{rep(100), rep(100), rep(80)}}
+	ch = SeriesChanges([]Series{s, last})
+	if len(ch) != 2 || ch[0].Latest || !ch[1].Latest || ch[1].Round != 2 {
+		t.Errorf("repeats: %+v, want round 1 not latest, round 2 latest", ch)
+	}
+}

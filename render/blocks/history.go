@@ -368,7 +368,9 @@ type HomeChangeView struct {
 }
 
 // HomeChanges is the home page's "Regressions and improvements" list
-// (asv has one): every change point in the latest round of every report,
+// (asv has one): every change the latest round of every report flagged
+// (stats.SeriesChange.Latest: at that round, or over single runs a
+// change point that round's value revealed),
 // largest first, each linking to its report's history chart; none when
 // nothing changed in any latest round.
 func HomeChanges(s *site.Site, links nav.Links) ([]HomeChangeView, error) {
@@ -384,11 +386,14 @@ func HomeChanges(s *site.Site, links nav.Links) ([]HomeChangeView, error) {
 		lines, changes := h.lines, h.changes
 		last := len(r.Rounds) - 1
 		for _, ch := range changes {
-			if ch.round != last {
+			// The latest round's news: a change it flagged (over single
+			// runs a change point lies rounds before the round that
+			// found it), on a line that has the latest round.
+			if !ch.c.Latest || len(lines[ch.line].values[last]) == 0 {
 				continue
 			}
 			it := HomeChangeView{Word: "Regression", Href: links.Href(r.Page.URL), Title: r.Page.NavTitleReport(),
-				Label: lines[ch.line].label(), Pct: signedPct(ch.c.Pct), Round: r.Rounds[last].ID, pct: ch.c.Pct}
+				Label: lines[ch.line].label(), Pct: signedPct(ch.c.Pct), Round: r.Rounds[ch.round].ID, pct: ch.c.Pct}
 			if ch.c.Pct > 0 {
 				it.Word = "Improvement"
 			}
