@@ -378,6 +378,41 @@ func successfulEnough(res *schema.Result) bool {
 	return res.Summary != nil && res.Summary.Completed > 0
 }
 
+// runAt is the run a block names: experiment exp on profile prof, and
+// at sweep point point when it is given (its first repeat there); nil
+// with no error when there is no run and no point was named (each block
+// says so in its own words). A point the results lack is an error naming
+// the points they have.
+func (c *Ctx) runAt(block, exp, prof, point string) (*Run, error) {
+	if point == "" {
+		return c.rep.Run(exp, prof), nil
+	}
+	var run *Run
+	var pts []string
+	for _, r := range c.rep.All {
+		res := r.Result
+		if res.Experiment != exp || res.Profile != prof {
+			continue
+		}
+		slug := schema.PointOf(res.Load).Slug()
+		if slug == point && (run == nil || res.Repeat < run.Result.Repeat) {
+			run = r
+		}
+		if slug != "" && !slices.Contains(pts, slug) {
+			pts = append(pts, slug)
+		}
+	}
+	if run == nil {
+		have := "its points: " + strings.Join(pts, ", ")
+		if len(pts) == 0 {
+			have = "no sweep points"
+		}
+		return nil, fmt.Errorf("block %s: field point: experiment %q has no result at point %q on profile %q (%s)",
+			block, exp, point, prof, have)
+	}
+	return run, nil
+}
+
 // rawBlock writes a raw block: the raw output of one run (of one point of
 // a sweep profile, with point:).
 func (c *Ctx) rawBlock(w *bytes.Buffer, spec BlockSpec) error {
@@ -385,31 +420,9 @@ func (c *Ctx) rawBlock(w *bytes.Buffer, spec BlockSpec) error {
 	if spec.Experiment == "" || spec.Profile == "" {
 		return fmt.Errorf("block raw: fields experiment and profile are both needed")
 	}
-	run := c.rep.Run(spec.Experiment, spec.Profile)
-	if spec.Point != "" {
-		var pts []string
-		run = nil
-		for _, r := range c.rep.All {
-			res := r.Result
-			if res.Experiment != spec.Experiment || res.Profile != spec.Profile {
-				continue
-			}
-			slug := schema.PointOf(res.Load).Slug()
-			if slug == spec.Point && (run == nil || res.Repeat < run.Result.Repeat) {
-				run = r
-			}
-			if slug != "" && !slices.Contains(pts, slug) {
-				pts = append(pts, slug)
-			}
-		}
-		if run == nil {
-			have := "its points: " + strings.Join(pts, ", ")
-			if len(pts) == 0 {
-				have = "no sweep points"
-			}
-			return fmt.Errorf("block raw: field point: experiment %q has no result at point %q on profile %q (%s)",
-				spec.Experiment, spec.Point, spec.Profile, have)
-		}
+	run, err := c.runAt("raw", spec.Experiment, spec.Profile, spec.Point)
+	if err != nil {
+		return err
 	}
 	if run == nil {
 		return fmt.Errorf("block raw: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",

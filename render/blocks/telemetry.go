@@ -51,38 +51,12 @@ func (c *Ctx) telemetryRun(spec BlockSpec) (*Run, error) {
 		}
 		prof = profs[0].ID
 	}
-	if spec.Point == "" {
-		run := c.rep.Run(exp, prof)
-		if run == nil {
-			return nil, fmt.Errorf("block telemetry: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",
-				exp, prof, c.rep.ResultsDir, exp, prof)
-		}
-		return run, nil
+	run, err := c.runAt("telemetry", exp, prof, spec.Point)
+	if err == nil && run == nil {
+		err = fmt.Errorf("block telemetry: no result for experiment %q on profile %q (expected a file in %s with experiment %q and profile %q)",
+			exp, prof, c.rep.ResultsDir, exp, prof)
 	}
-	var run *Run
-	var pts []string
-	for _, r := range c.rep.All {
-		res := r.Result
-		if res.Experiment != exp || res.Profile != prof {
-			continue
-		}
-		slug := schema.PointOf(res.Load).Slug()
-		if slug == spec.Point && (run == nil || res.Repeat < run.Result.Repeat) {
-			run = r
-		}
-		if slug != "" && !slices.Contains(pts, slug) {
-			pts = append(pts, slug)
-		}
-	}
-	if run == nil {
-		have := "its points: " + strings.Join(pts, ", ")
-		if len(pts) == 0 {
-			have = "no sweep points"
-		}
-		return nil, fmt.Errorf("block telemetry: field point: experiment %q has no result at point %q on profile %q (%s)",
-			exp, spec.Point, prof, have)
-	}
-	return run, nil
+	return run, err
 }
 
 // skeletonTelemetry is the telemetry block the generated skeleton places
