@@ -87,8 +87,10 @@ func panelTitle(text string, top int) opts.Title {
 }
 
 // Bars builds a grouped bar chart with fixed id.
-func Bars(id string, g Grouped) Chart {
-	bar := echarts.NewBar()
+func Bars(id string, g Grouped) Chart { return bars(id, g, newBar()) }
+
+// bars is Bars into bar, a new chart.
+func bars(id string, g Grouped, bar *echarts.Bar) Chart {
 	v := &panelVisitor{}
 	bar.Accept(v)
 	bar.SetGlobalOptions(append(base(id),

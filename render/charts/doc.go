@@ -27,4 +27,10 @@
 // image, data view); a line chart whose sweep has many points (at least
 // zoomPoints on a line) also zooms over x (dataZoom: inside and a
 // slider).
+//
+// A chart starts as a copy of a go-echarts chart made once (proto.go):
+// NewBar and NewLine set their struct-tag defaults by a reflective walk
+// whose result is the same every time; the copy unshares what the
+// prototype holds by reference, and TestProtoReferences fails when a
+// go-echarts upgrade adds a reference the copy would share.
 package charts

@@ -55,8 +55,10 @@ type XMark struct {
 const markColor = "#7f7f7f"
 
 // HistoryChart builds a History chart with fixed id.
-func HistoryChart(id string, h History) Chart {
-	line := echarts.NewLine()
+func HistoryChart(id string, h History) Chart { return historyChart(id, h, newLine()) }
+
+// historyChart is HistoryChart into line, a new chart.
+func historyChart(id string, h History, line *echarts.Line) Chart {
 	v := &panelVisitor{tips: h.Tips}
 	line.Accept(v)
 	line.SetGlobalOptions(append(base(id),

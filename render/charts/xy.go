@@ -62,8 +62,10 @@ const zoomPoints = 8
 // numeric axes, with a fixed id. Values are rounded to two decimals, as
 // the tables print them; points with a NaN or infinite coordinate are
 // left out.
-func Lines(id string, panels []XYPanel) Chart {
-	line := echarts.NewLine()
+func Lines(id string, panels []XYPanel) Chart { return lines(id, panels, newLine()) }
+
+// lines is Lines into line, a new chart.
+func lines(id string, panels []XYPanel, line *echarts.Line) Chart {
 	v := &panelVisitor{}
 	line.Accept(v)
 	line.SetGlobalOptions(append(base(id),
