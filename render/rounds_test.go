@@ -241,6 +241,25 @@ func TestDemoRoundsPage(t *testing.T) {
 			t.Errorf("round %d dated %s, before round %d's %s", ri+1, b, ri, a)
 		}
 	}
+	// data.json dates every round as the chart does: round 1, which has
+	// no record, by its results' earliest start.
+	var data struct {
+		Rounds []struct {
+			ID    string `json:"id"`
+			Start string `json:"start"`
+		} `json:"rounds"`
+	}
+	if b, err = os.ReadFile(filepath.Join(out, "demo", "mock-rounds", "data.json")); err == nil {
+		err = json.Unmarshal(b, &data)
+	}
+	if err != nil || len(data.Rounds) != 6 {
+		t.Fatalf("data.json: %v, rounds %+v", err, data.Rounds)
+	}
+	for ri, rd := range data.Rounds {
+		if x := opt.Dataset.Source[ri][0].(string); rd.Start == "" || !strings.HasPrefix(rd.Start, x[:10]) {
+			t.Errorf("data.json round %s starts %q; the chart dates it %s", rd.ID, rd.Start, x)
+		}
+	}
 }
 
 // TestHomeChanges: the home page lists the change points of every

@@ -413,6 +413,26 @@ type roundData struct {
 	Runs      []RunData `json:"runs"`
 }
 
+// roundHead is a round's entry in data.json without its runs: its id,
+// its start (the record's; round 1, which has none, the earliest start of
+// its results, as the history chart dates it) and its lab commit.
+func roundHead(rr site.RoundResults) roundData {
+	x := roundData{ID: rr.ID, Start: rr.Start()}
+	if rr.Record != nil {
+		x.GitCommit = rr.Record.GitCommit
+	}
+	return x
+}
+
+// roundTables are ReportTables' tables of one round's results.
+func roundTables(r *Report, results []*schema.Result) (ReportDataFile, [][]string) {
+	shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
+	for _, res := range results {
+		shadow.All = append(shadow.All, &Run{Result: res})
+	}
+	return latestTables(shadow)
+}
+
 // withRounds adds every round to a report's data.json ("rounds", oldest
 // first; "runs" stays the latest round's, as the page shows) and data.csv
 // (a leading "round" column, every round's rows), when the report has
@@ -428,15 +448,9 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		if err != nil {
 			return d, rows, err
 		}
-		shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
-		for _, res := range results {
-			shadow.All = append(shadow.All, &Run{Result: res})
-		}
-		rd, rrows := latestTables(shadow)
-		x := roundData{ID: rr.ID, Runs: rd.Runs}
-		if rr.Record != nil {
-			x.Start, x.GitCommit = rr.Record.Start, rr.Record.GitCommit
-		}
+		x := roundHead(rr)
+		rd, rrows := roundTables(r, results)
+		x.Runs = rd.Runs
 		d.Rounds = append(d.Rounds, x)
 		for _, row := range rrows[1:] {
 			out = append(out, append([]string{rr.ID}, row...))

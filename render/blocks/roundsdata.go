@@ -78,10 +78,7 @@ func roundsData(r *Report) ([]byte, []byte, error) {
 // value for the round); ok is false when json v2 declines a value or the
 // round cannot be read again (withRounds says why).
 func roundFragment(r *Report, rr site.RoundResults) (f dataFragment, ok bool) {
-	x := roundData{ID: rr.ID}
-	if rr.Record != nil {
-		x.Start, x.GitCommit = rr.Record.Start, rr.Record.GitCommit
-	}
+	x := roundHead(rr)
 	name := "data " + x.ID + "\x00" + x.Start + "\x00" + x.GitCommit
 	if b := rr.Cached.Memo(name); b != nil && wire.Decode(b, &f) == nil {
 		return f, true
@@ -90,11 +87,7 @@ func roundFragment(r *Report, rr site.RoundResults) (f dataFragment, ok bool) {
 	if err != nil {
 		return f, false
 	}
-	shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
-	for _, res := range results {
-		shadow.All = append(shadow.All, &Run{Result: res})
-	}
-	rd, rows := latestTables(shadow)
+	rd, rows := roundTables(r, results)
 	x.Runs = rd.Runs
 	js := dataBufs.Get()
 	defer dataBufs.Put(js)
