@@ -413,10 +413,17 @@ type roundData struct {
 	Runs      []RunData `json:"runs"`
 }
 
-// roundHead is a round's entry in data.json without its runs: its id,
+// roundHead is round ri's entry in data.json without its runs: its id,
 // its start (the record's; round 1, which has none, the earliest start of
-// its results, as the history chart dates it) and its lab commit.
-func roundHead(rr site.RoundResults) roundData {
+// its results, as the history chart dates it) and its lab commit. The
+// start of a round without a record is one of the facts the history's
+// pass fills (under its sync.Once, which historyOf waits for), so they
+// are read after it, never while another page's render fills them.
+func roundHead(r *Report, ri int) roundData {
+	rr := r.Rounds[ri]
+	if rr.Record == nil {
+		historyOf(r)
+	}
 	x := roundData{ID: rr.ID, Start: rr.Start()}
 	if rr.Record != nil {
 		x.GitCommit = rr.Record.GitCommit
@@ -443,12 +450,12 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		return d, rows, nil
 	}
 	out := [][]string{append([]string{"round"}, rows[0]...)}
-	for _, rr := range r.Rounds {
+	for ri, rr := range r.Rounds {
 		results, err := rr.Load()
 		if err != nil {
 			return d, rows, err
 		}
-		x := roundHead(rr)
+		x := roundHead(r, ri)
 		rd, rrows := roundTables(r, results)
 		x.Runs = rd.Runs
 		d.Rounds = append(d.Rounds, x)

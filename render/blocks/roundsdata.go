@@ -8,7 +8,6 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
-	"github.com/perflab/perflab/render/site"
 	"github.com/perflab/perflab/render/wire"
 )
 
@@ -46,7 +45,7 @@ func roundsData(r *Report) ([]byte, []byte, error) {
 		if !ok {
 			break
 		}
-		frags[i], ok = roundFragment(r, r.Rounds[i])
+		frags[i], ok = roundFragment(r, i)
 	}
 	if !ok { // a value json v2 declines: encoding/json encodes the whole
 		d, rows, err := ReportTables(r)
@@ -74,11 +73,12 @@ func roundsData(r *Report) ([]byte, []byte, error) {
 	return js.Bytes(), cs.Bytes(), nil
 }
 
-// roundFragment returns rr's part of data.json and data.csv (withRounds'
+// roundFragment returns round ri's part of data.json and data.csv (withRounds'
 // value for the round); ok is false when json v2 declines a value or the
 // round cannot be read again (withRounds says why).
-func roundFragment(r *Report, rr site.RoundResults) (f dataFragment, ok bool) {
-	x := roundHead(rr)
+func roundFragment(r *Report, ri int) (f dataFragment, ok bool) {
+	rr := r.Rounds[ri]
+	x := roundHead(r, ri)
 	name := "data " + x.ID + "\x00" + x.Start + "\x00" + x.GitCommit
 	if b := rr.Cached.Memo(name); b != nil && wire.Decode(b, &f) == nil {
 		return f, true
