@@ -200,9 +200,14 @@ func StallTimeout(b schema.BenchSpec) (time.Duration, error) {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(b.StallTimeout)
+	if err == nil {
+		err = bench.CheckStallTimeout(d)
+	} else {
+		err = bench.CheckStallTimeout(-1) // not a duration: the same advice
+	}
 	switch {
-	case err != nil || d < 0:
-		return 0, fmt.Errorf("%q: want a duration such as 2m or 90s (0: off; default %s)", b.StallTimeout, bench.DefaultStallTimeout)
+	case err != nil:
+		return 0, fmt.Errorf("%q: %w", b.StallTimeout, err)
 	case d == 0:
 		return -1, nil
 	}

@@ -125,9 +125,15 @@ optimized: m
 	if err == nil || !strings.Contains(err.Error(), "w.yaml:5") || !strings.Contains(err.Error(), "stall_timeout") {
 		t.Fatalf("bad stall_timeout: %v", err)
 	}
-	for v, want := range map[string]time.Duration{"": 0, "0": -1, "90s": 90 * time.Second} {
+	for v, want := range map[string]time.Duration{"": 0, "0": -1, "90s": 90 * time.Second, "100ms": 100 * time.Millisecond} {
 		if got, err := StallTimeout(schema.BenchSpec{StallTimeout: v}); err != nil || got != want {
 			t.Errorf("stall_timeout %q: %v %v, want %v", v, got, err, want)
+		}
+	}
+	// 5ms is a typo for 5m: every healthy stream would stall.
+	for _, v := range []string{"5ms", "-1s", "soon"} {
+		if _, err := StallTimeout(schema.BenchSpec{StallTimeout: v}); err == nil || !strings.Contains(err.Error(), "at least 100ms") {
+			t.Errorf("stall_timeout %q: %v, want an error naming the floor", v, err)
 		}
 	}
 }

@@ -396,8 +396,8 @@ func (f *benchFlags) validate() (*benchRun, error) {
 		return nil, usageError("bench: --ready-check-timeout-sec %d: must not be negative", f.readyTimeout)
 	case f.requestTimeout <= 0:
 		return nil, usageError("bench: --request-timeout %v: want a positive duration", f.requestTimeout)
-	case f.stallTimeout < 0:
-		return nil, usageError("bench: --stall-timeout %v: want a duration ≥ 0 (0: off)", f.stallTimeout)
+	case bench.CheckStallTimeout(f.stallTimeout) != nil:
+		return nil, usageError("bench: --stall-timeout %v: %v", f.stallTimeout, bench.CheckStallTimeout(f.stallTimeout))
 	}
 	var err error
 	m := metrics.Options{MaxConcurrency: f.maxConcurrency, Burstiness: f.burstiness}

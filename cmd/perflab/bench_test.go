@@ -73,6 +73,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"extra-arg"},
 		{"--served-model-name", "x"}, // needs --model
 		{"--dataset-path", "x.json"}, // the random dataset reads no file
+		{"--stall-timeout", "5ms"},   // a typo for 5m: every stream would stall
+		{"--stall-timeout", "-1s"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), append([]string{"bench"}, args...), &out, &errb)

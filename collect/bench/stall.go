@@ -15,6 +15,20 @@ import (
 // recomputed, a long prefill batch beside it), not for minutes.
 const DefaultStallTimeout = 5 * time.Minute
 
+// MinStallTimeout is the shortest stall timeout taken: a healthy stream's
+// chunks come tens of milliseconds apart, so a shorter one fails requests
+// the engine is serving — and 5ms is a typo for 5m.
+const MinStallTimeout = 100 * time.Millisecond
+
+// CheckStallTimeout says what is wrong with d as a stall timeout (0: off),
+// for the flag and the campaign field alike.
+func CheckStallTimeout(d time.Duration) error {
+	if d < 0 || (d > 0 && d < MinStallTimeout) {
+		return fmt.Errorf("want 0 (off) or a duration of at least %v such as 2m or 90s (default %v)", MinStallTimeout, DefaultStallTimeout)
+	}
+	return nil
+}
+
 // StallError is the cause of a request ended by its stall watch: no
 // data for Quiet, after its first token (Streaming), or, before it,
 // while no request of the run received any.

@@ -171,5 +171,5 @@ var VLLM = join(
 var Own = group("perflab", Perflab,
 	act("output-json", String, "", "write perflab's result JSON here (default with --save-result: beside the vLLM JSON, .perflab.json)"),
 	act("request-timeout", Duration, "6h0m0s", "per-request timeout"),
-	act("stall-timeout", Duration, "5m0s", "fail a request whose stream sends nothing for this long mid-stream (before its first token: while no request of the run receives anything); 0: off"),
+	act("stall-timeout", Duration, "5m0s", "fail a request whose stream sends nothing for this long mid-stream (before its first token: while no request of the run receives anything); at least 100ms; 0: off"),
 )
