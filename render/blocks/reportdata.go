@@ -2,7 +2,6 @@ package blocks
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -48,6 +47,12 @@ func ReportData(r *Report) ([]byte, []byte, error) {
 	if len(r.Rounds) >= 2 {
 		return roundsData(r) // every round's, each encoded once (roundsdata.go)
 	}
+	return wholeData(r)
+}
+
+// wholeData is ReportData encoded as one value (a report without rounds,
+// and roundsData's fallback).
+func wholeData(r *Report) ([]byte, []byte, error) {
 	d, rows, err := ReportTables(r)
 	if err != nil {
 		return nil, nil, err
@@ -62,13 +67,7 @@ func ReportData(r *Report) ([]byte, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("data.json: %w", err)
 	}
-	cs := dataBufs.Get()
-	defer dataBufs.Put(cs)
-	w := csv.NewWriter(cs)
-	if err := w.WriteAll(rows); err != nil {
-		return nil, nil, fmt.Errorf("data.csv: %w", err)
-	}
-	return js, bytes.Clone(cs.Bytes()), nil
+	return js, csvRows(rows), nil
 }
 
 // dataBufs lends the buffers data.json and data.csv are written into

@@ -48,15 +48,7 @@ func roundsData(r *Report) ([]byte, []byte, error) {
 		frags[i], ok = roundFragment(r, i)
 	}
 	if !ok { // a value json v2 declines: encoding/json encodes the whole
-		d, rows, err := ReportTables(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		js, err := marshalDataJSON(d)
-		if err != nil {
-			return nil, nil, fmt.Errorf("data.json: %w", err)
-		}
-		return js, csvRows(rows), nil
+		return wholeData(r)
 	}
 	js := bytes.NewBuffer(make([]byte, 0, len(head)+len(frags)*len(frags[len(frags)-1].JSON)+64))
 	js.Write(head[:len(head)-3])
