@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"html/template"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -78,19 +77,8 @@ func generateWriters(t *testing.T) []byte {
 // of the embedded templates today (go generate ./render/blocks rewrites
 // it).
 func TestGeneratedWriters(t *testing.T) {
-	want := generateWriters(t)
-	if *update {
-		if err := os.WriteFile(generatedFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(generatedFile)
-	if err != nil {
+	if err := tmplgen.Sync(generatedFile, generateWriters(t), *update, "go generate ./render/blocks"); err != nil {
 		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is out of date with templates/*.html: run go generate ./render/blocks", generatedFile)
 	}
 }
 

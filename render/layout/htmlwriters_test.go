@@ -1,9 +1,7 @@
 package layout
 
 import (
-	"bytes"
 	"flag"
-	"os"
 	"reflect"
 	"testing"
 
@@ -63,19 +61,8 @@ func generateWriters(t *testing.T) []byte {
 // TestGeneratedWriters: htmlwriters_gen.go is what render/tmplgen makes
 // of the embedded templates today (go generate ./render rewrites it).
 func TestGeneratedWriters(t *testing.T) {
-	want := generateWriters(t)
-	if *update {
-		if err := os.WriteFile(generatedFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(generatedFile)
-	if err != nil {
+	if err := tmplgen.Sync(generatedFile, generateWriters(t), *update, "go generate ./render"); err != nil {
 		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is out of date with templates/*.html: run go generate ./render", generatedFile)
 	}
 }
 

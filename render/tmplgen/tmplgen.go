@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"html/template"
 	"io"
+	"os"
 	"path"
 	"reflect"
 	"sort"
@@ -240,4 +241,22 @@ func (g *gen) typeName(t reflect.Type) string {
 		}
 	}
 	return t.String()
+}
+
+// Sync keeps the generated file at path equal to src, as a package's
+// TestGeneratedWriters does: with update it writes src there; otherwise
+// it says, naming the command that regenerates it (hint), when the file
+// differs.
+func Sync(path string, src []byte, update bool, hint string) error {
+	if update {
+		return os.WriteFile(path, src, 0o644)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, src) {
+		return fmt.Errorf("%s is out of date with templates/*.html: run %s", path, hint)
+	}
+	return nil
 }
