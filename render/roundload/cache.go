@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/buildcache"
@@ -69,6 +70,7 @@ func (r *Round) Load() ([]*schema.Result, error) {
 	if r.kept != nil || len(r.files) == 0 {
 		return r.kept, nil
 	}
+	loads.Add(1)
 	if b := r.c.c.Get(r.c.c.Key(r.key)); b != nil {
 		var sm summary
 		if wire.Decode(b, &sm) == nil && len(sm.Results) == len(r.files) {
@@ -191,3 +193,13 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 }
 
 var errChanged = errors.New("changed during the build (build again)")
+
+// loads counts the older rounds decoded again by Load (from the cache's
+// entry or their files) in this process.
+var loads atomic.Int64
+
+// Loads is the number of times Load decoded an older round that this
+// build did not read from its files (its cache entry, or its files
+// again), in this process so far: what a build of round 100 should not
+// do for the rounds the build of round 99 saw (tests, benchmarks).
+func Loads() int64 { return loads.Load() }

@@ -19,6 +19,13 @@
 // another sum, so another key: a miss, and the round is read again.
 // Nothing is invalidated by hand.
 //
+// What a caller makes of a report's older rounds from the first on (the
+// history's values, render/blocks' historydigest.go) is kept as one
+// entry (Prefix), under a chain of keys: the caller's input, then each
+// round's key in order. The build of round 100 finds the entry the build
+// of round 99 made of rounds 1..98 and decodes round 99 alone; an older
+// round's entry is then not decoded at all (Loads counts those that are).
+//
 // Scan records the directories it lists (inputs.Reader.Listed) and the
 // round records it reads, so that the site stamp (render/sitestamp.go)
 // can hold a site whose reports have rounds: adding, removing or

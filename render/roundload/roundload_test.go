@@ -228,3 +228,49 @@ func TestDecode(t *testing.T) {
 		t.Errorf("error %v, schema's %v", err, want)
 	}
 }
+
+// TestPrefix: a prefix's entry is found by a later build whose rounds
+// begin with the same rounds (the longest such prefix), and by no build
+// whose input or any of whose rounds in it differ.
+func TestPrefix(t *testing.T) {
+	cdir := t.TempDir()
+	rounds := func(c *Cache, keys ...string) []*Round {
+		var out []*Round
+		for _, k := range keys {
+			out = append(out, &Round{c: c, key: []byte(k)})
+		}
+		return out
+	}
+	c := Open(cdir)
+	p := NewPrefix("h", []byte("in"), rounds(c, "k1", "k2"))
+	if n, b := p.Longest(); n != 0 || b != nil {
+		t.Fatalf("empty cache: prefix of %d rounds", n)
+	}
+	NewPrefix("h", []byte("in"), rounds(c, "k1")).Set(1, []byte("a"))
+	p.Set(2, []byte("ab"))
+	c.Finish(true)
+
+	for _, tc := range []struct {
+		name  string
+		input string
+		keys  []string
+		n     int
+		want  string
+	}{
+		{"next round", "in", []string{"k1", "k2", "k3"}, 2, "ab"},
+		{"same rounds", "in", []string{"k1", "k2"}, 2, "ab"},
+		{"second round changed", "in", []string{"k1", "x2", "k3"}, 1, "a"},
+		{"first round changed", "in", []string{"x1", "k2", "k3"}, 0, ""},
+		{"other input", "other", []string{"k1", "k2", "k3"}, 0, ""},
+	} {
+		c := Open(cdir)
+		n, b := NewPrefix("h", []byte(tc.input), rounds(c, tc.keys...)).Longest()
+		if n != tc.n || string(b) != tc.want {
+			t.Errorf("%s: prefix of %d rounds %q, want %d %q", tc.name, n, b, tc.n, tc.want)
+		}
+		c.Finish(false)
+	}
+	if p := NewPrefix("h", []byte("in"), rounds(nil, "k1")); p.Len() != 0 {
+		t.Error("a round without a cache has a prefix")
+	}
+}
