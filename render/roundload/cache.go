@@ -13,10 +13,12 @@ import (
 	"github.com/perflab/perflab/render/wire"
 )
 
-// summary is what the cache keeps of an older round: its results as
-// Load made them (read, redacted), less what the history does not use
-// and an older round's results never show: the per-request records and
-// the raw output.
+// summary is an older round's results as Load makes them (read,
+// redacted), less what the history does not use and an older round's
+// results never show: the per-request records and the raw output. The
+// cache does not keep it (what builds keep of a round are the memos and
+// prefixes made of it: a round's summary is its files, known by their
+// sums); its type salts the keys.
 type summary struct {
 	Results []schema.Result
 }
@@ -25,9 +27,9 @@ type summary struct {
 // read.
 var version = wire.Version(summary{})
 
-// Cache keeps older rounds' results between builds. Its methods are
-// safe for concurrent use; a nil *Cache keeps nothing (every round is
-// read from its files).
+// Cache keeps what builds make of older rounds (Round.Memo, Prefix)
+// between builds. Its methods are safe for concurrent use; a nil *Cache
+// keeps nothing.
 type Cache struct {
 	c *buildcache.Cache
 }
@@ -51,7 +53,7 @@ func (c *Cache) Finish(ok bool) {
 // A Round is an older round as Results found it.
 type Round struct {
 	// kept are the round's results when this build read them from its
-	// files (Load gives them); nil when the cache holds the round.
+	// files (Load gives them); nil when their sums were known.
 	kept  []*schema.Result
 	c     *Cache
 	key   []byte // the round's key: the salt and its files' records
@@ -61,26 +63,17 @@ type Round struct {
 }
 
 // Load returns the round's results, without Requests nor RawOutput: as
-// this build read them, or the cache's entry decoded anew each call
-// (a report's older rounds are not held between uses: a thousand
-// reports of a hundred rounds are 1.4 million results), or, should the
-// entry be unreadable, the round's files read again (their bytes must
-// be those recorded: an error says a file changed during the build).
+// this build read them, or the round's files read again each call (a
+// report's older rounds are not held between uses: a thousand reports
+// of a hundred rounds are 1.4 million results), their bytes checked
+// against the sums recorded (an error says a file changed during the
+// build). A build whose history and data.json find their memos and
+// prefixes calls it for no round the build before saw (Loads).
 func (r *Round) Load() ([]*schema.Result, error) {
 	if r.kept != nil || len(r.files) == 0 {
 		return r.kept, nil
 	}
 	loads.Add(1)
-	if b := r.c.c.Get(r.c.c.Key(r.key)); b != nil {
-		var sm summary
-		if wire.Decode(b, &sm) == nil && len(sm.Results) == len(r.files) {
-			out := make([]*schema.Result, len(sm.Results))
-			for i := range sm.Results {
-				out[i] = &sm.Results[i]
-			}
-			return out, nil
-		}
-	}
 	sm, err := r.read(make([][]byte, len(r.files)))
 	if err != nil {
 		return nil, err
@@ -142,17 +135,18 @@ func (r *Round) memoKey(name string) string {
 
 // Results returns an older round whose result files are files
 // (Dir.Files), each recorded through in as read (a File with its sum)
-// whether or not it was. When the cache holds the round as its files
-// are (their sums, the key, come from the input stat cache when their
-// identities are unchanged) nothing is read or decoded now: Round.Load
-// decodes the entry when the round is used. Otherwise the files are
-// decoded (decode: without requests and raw output), given to prep
-// (redaction) and stored. Salt names what else the round's entries
-// depend on (prep's secrets; a report's campaign, of which a memo may
-// be made): it is part of the key.
+// whether or not it was. When every file's sum is known (the input stat
+// cache's, its identity unchanged) nothing is read or decoded now: the
+// round's key is made of the sums, and Round.Load reads the files when
+// the round is used. Otherwise the files are decoded now (decode:
+// without requests and raw output), given to prep (redaction) and kept
+// for the build. Salt names what else the round's memos depend on
+// (prep's secrets; a report's campaign, of which a memo may be made):
+// it is part of the key.
 func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep func(*schema.Result)) (*Round, error) {
 	sub := in.Sub() // the round's records: its key
 	data := make([][]byte, len(files))
+	read := false
 	for i, f := range files {
 		if _, ok := sub.Known(f); ok {
 			continue
@@ -162,7 +156,7 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 			in.Include(sub)
 			return nil, fmt.Errorf("load: %w", err)
 		}
-		data[i] = b
+		data[i], read = b, true
 	}
 	in.Include(sub)
 	rk := sub.Key(0)
@@ -170,20 +164,12 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 	for _, rec := range sub.Records() { // one File per file, in order
 		round.sums = append(round.sums, rec.Sum)
 	}
-	var key string
-	if c != nil {
-		key = c.c.Key(round.key)
-		if c.c.Has(key) {
-			c.c.Keep(key) // read when the round is used (Load)
-			return round, nil
-		}
+	if !read {
+		return round, nil // read when used (Load)
 	}
 	sm, err := round.read(data)
 	if err != nil {
 		return nil, err
-	}
-	if c != nil {
-		c.c.Put(key, wire.Append(nil, sm))
 	}
 	round.kept = make([]*schema.Result, len(sm.Results))
 	for i := range sm.Results {
