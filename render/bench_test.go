@@ -94,9 +94,13 @@ func TestWriteSyntheticSite(t *testing.T) {
 	if out == "" {
 		t.Skip("set PERFLAB_SYNTHETIC_OUT=DIR to write a 1000-report synthetic site")
 	}
-	writeSyntheticSite(t, out, 1000)
+	n := 1000 // PERFLAB_SYNTHETIC_REPORTS: fewer, for a smaller site
+	if v, err := strconv.Atoi(os.Getenv("PERFLAB_SYNTHETIC_REPORTS")); err == nil && v > 0 {
+		n = v
+	}
+	writeSyntheticSite(t, out, n)
 	if r, err := strconv.Atoi(os.Getenv("PERFLAB_SYNTHETIC_ROUNDS")); err == nil && r > 1 {
-		writeSyntheticRounds(t, out, 1000, r)
+		writeSyntheticRounds(t, out, n, r)
 	}
 }
 
