@@ -1,6 +1,10 @@
 package inputs
 
-import "os"
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
 
 // Known returns the SHA-256 of the file name as the input stat cache
 // recorded it, when the file's identity (stat, without opening it) is
@@ -43,19 +47,84 @@ func (s *Stats) known(name string) (sum [32]byte, ok bool) {
 	if s == nil {
 		return sum, false
 	}
-	e, ok := s.old[name]
+	e, ok := s.peek(name)
 	if !ok {
-		return sum, false
-	}
-	fi, err := os.Stat(name)
-	if err != nil || fi.IsDir() {
-		return sum, false
-	}
-	if id, ok := StatID(fi); !ok || id != e.ID {
 		return sum, false
 	}
 	s.mu.Lock()
 	s.next[name] = e
 	s.mu.Unlock()
 	return e.Sum, true
+}
+
+// What a caller keeps of a file itself, rather than in the input stat
+// cache (render/roundload keeps each older round's files' identities
+// and sums with the round: a thousand reports' hundred rounds are 1.4
+// million files, a file of 190 MB decoded and rewritten by every
+// build), comes from KnownID or ReadFileID, under the same rules as the
+// stat cache's entries (recorded only when not racy, its identity held
+// during the read), and is checked by KnownAs.
+
+// KnownAs records the file name as read with sum when its identity
+// (one stat, without opening it) is id, as KnownID or ReadFileID gave
+// them to the caller in an earlier build; false, and nothing recorded,
+// when it is not (read it: ReadFileID).
+func (r *Reader) KnownAs(name string, id ID, sum [32]byte) bool {
+	if r.stats == nil {
+		return false
+	}
+	fi, err := os.Stat(name)
+	if err != nil || fi.IsDir() {
+		return false
+	}
+	if got, ok := StatID(fi); !ok || got != id {
+		return false
+	}
+	r.add(Record{Kind: File, Name: name, Sum: sum})
+	return true
+}
+
+// KnownID is Known for a file the caller keeps (KnownAs): the entry is
+// not kept in the input stat cache for the next build, and its identity
+// is returned with its sum.
+func (r *Reader) KnownID(name string) (sum [32]byte, id ID, ok bool) {
+	e, ok := r.stats.peek(name)
+	if ok {
+		r.add(Record{Kind: File, Name: name, Sum: e.Sum})
+	}
+	return e.Sum, e.ID, ok
+}
+
+// ReadFileID is ReadFile for a file the caller keeps (KnownAs): the file
+// is hashed, not entered into the input stat cache; ok says whether its
+// sum may be kept under id (not racy, unchanged while it was read).
+func (r *Reader) ReadFileID(name string) (data []byte, sum [32]byte, id ID, ok bool, err error) {
+	data, sum, id, ok, err = r.stats.readFileID(name)
+	switch {
+	case err == nil:
+		r.add(Record{Kind: File, Name: name, Sum: sum})
+	case errors.Is(err, fs.ErrNotExist):
+		r.add(Record{Kind: Absent, Name: name})
+	}
+	return data, sum, id, ok, err
+}
+
+// peek returns the entry of the file at name when its identity (stat,
+// without opening it) is the recorded one; the entry is not kept.
+func (s *Stats) peek(name string) (entry, bool) {
+	if s == nil {
+		return entry{}, false
+	}
+	e, ok := s.old[name]
+	if !ok {
+		return entry{}, false
+	}
+	fi, err := os.Stat(name)
+	if err != nil || fi.IsDir() {
+		return entry{}, false
+	}
+	if id, ok := StatID(fi); !ok || id != e.ID {
+		return entry{}, false
+	}
+	return e, true
 }

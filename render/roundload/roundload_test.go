@@ -148,6 +148,13 @@ func TestResults(t *testing.T) {
 	if k1 != k2 {
 		t.Error("the round's records differ between a read and a cached round")
 	}
+	// The files' identities are the round cache's, not the input stat
+	// cache's (which would decode and rewrite them all in every build).
+	if st := inputs.OpenStats(cdir, "test"); st.Len() != 0 {
+		t.Errorf("the input stat cache holds %d entries; want none (the round's files are the round cache's)", st.Len())
+	} else {
+		st.Abandon()
+	}
 	if res2 := r2; !reflect.DeepEqual(res1, res2) {
 		t.Errorf("cached results differ:\n%+v\n%+v", res1[0], res2[0])
 	}
