@@ -3,7 +3,6 @@ package inputs
 import (
 	"errors"
 	"io/fs"
-	"os"
 )
 
 // Known returns the SHA-256 of the file name as the input stat cache
@@ -73,11 +72,7 @@ func (r *Reader) KnownAs(name string, id ID, sum [32]byte) bool {
 	if r.stats == nil {
 		return false
 	}
-	fi, err := os.Stat(name)
-	if err != nil || fi.IsDir() {
-		return false
-	}
-	if got, ok := StatID(fi); !ok || got != id {
+	if got, ok := statFile(name); !ok || got != id {
 		return false
 	}
 	r.add(Record{Kind: File, Name: name, Sum: sum})
@@ -119,11 +114,7 @@ func (s *Stats) peek(name string) (entry, bool) {
 	if !ok {
 		return entry{}, false
 	}
-	fi, err := os.Stat(name)
-	if err != nil || fi.IsDir() {
-		return entry{}, false
-	}
-	if id, ok := StatID(fi); !ok || id != e.ID {
+	if id, ok := statFile(name); !ok || id != e.ID {
 		return entry{}, false
 	}
 	return e, true
