@@ -150,8 +150,9 @@ func TestRoundCache(t *testing.T) {
 // build of rounds 1..3, decodes no older round again: the history's
 // values of rounds 1 and 2 are the round cache's one entry of them
 // (render/blocks' historydigest.go), round 3 is read from its files (it
-// was the latest), and the site is the one a build without a cache
-// writes.
+// was the latest); it lists the directories of rounds 3 and 4 alone
+// (those of rounds 1 and 2 are the round cache's, their identities
+// unchanged); and the site is the one a build without a cache writes.
 func TestHistoryNextRound(t *testing.T) {
 	opt, res := roundsSite(t)
 	latest := filepath.Join(res, schema.RoundsDir, "r004")
@@ -162,12 +163,15 @@ func TestHistoryNextRound(t *testing.T) {
 	}
 	rename(t, filepath.Join(res, "..", "r004"), latest)
 	settle()
-	before := roundload.Loads()
+	before, listed := roundload.Loads(), roundload.Listings()
 	if err := Build(context.Background(), opt); err != nil {
 		t.Fatal(err)
 	}
 	if n := roundload.Loads() - before; n != 0 {
 		t.Errorf("the build of round 4 decoded %d older rounds again; want none (the history's entry of rounds 1..2)", n)
+	}
+	if n := roundload.Listings() - listed; n != 2 {
+		t.Errorf("the build of round 4 listed %d round directories; want 2 (rounds 3 and 4)", n)
 	}
 	sameTree(t, "next round", opt.Out, buildCold(t, opt))
 }

@@ -17,3 +17,12 @@ func statFile(name string) (ID, bool) {
 	}
 	return StatID(fi)
 }
+
+// statDir is the identity of the directory at name (none here).
+func statDir(name string) (ID, bool) {
+	fi, err := os.Stat(name)
+	if err != nil || !fi.IsDir() {
+		return ID{}, false
+	}
+	return StatID(fi)
+}

@@ -3,6 +3,8 @@ package inputs
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"sort"
 )
 
 // Known returns the SHA-256 of the file name as the input stat cache
@@ -118,4 +120,48 @@ func (s *Stats) peek(name string) (entry, bool) {
 		return entry{}, false
 	}
 	return e, true
+}
+
+// ListedAs records that the directory dir was listed (Listed) when its
+// identity (one stat) is id, as ReadDirID gave it to the caller in an
+// earlier build with the entries the caller kept: a directory's
+// identity changes when an entry is added, removed or renamed. False,
+// and nothing recorded, when it is not (list it: ReadDirID).
+func (r *Reader) ListedAs(dir string, id ID) bool {
+	if r.stats == nil {
+		return false
+	}
+	if got, ok := statDir(dir); !ok || got != id {
+		return false
+	}
+	r.add(Record{Kind: Listed, Name: dir})
+	return true
+}
+
+// ReadDirID lists the directory dir (sorted by name, as os.ReadDir) and
+// returns its identity while it was listed; ok says whether the listing
+// may be kept under it (not racy, unchanged while it was listed). It
+// records nothing: the caller records the listing (Listed, or Tree for
+// a directory it walks).
+func (r *Reader) ReadDirID(dir string) (entries []fs.DirEntry, id ID, ok bool, err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, id, false, err
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return nil, id, false, err
+	}
+	entries, err = f.ReadDir(-1)
+	if err != nil {
+		return nil, id, false, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	after, err := f.Stat()
+	if err != nil || r.stats == nil {
+		return entries, id, false, nil
+	}
+	id, ok = StatID(before)
+	return entries, id, ok && SameID(before, after) && !Racy(id.CTime, r.stats.horizon), nil
 }

@@ -144,15 +144,30 @@ func (r *Round) memoKey(name string) string {
 // (prep's secrets; a report's campaign, of which a memo may be made):
 // it is part of the key.
 func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep func(*schema.Result)) (*Round, error) {
+	key := c.fileIDsKey(files)
+	cached, found := c.entry(key)
+	return c.results(in, files, key, cached, found, roundEntry{}, salt, prep)
+}
+
+// Results is Cache.Results for round rd as Scan read it: its files'
+// sums from the round's entry, which keeps its listing too (Scan).
+func (d *Dir) Results(in *inputs.Reader, rd schema.RoundDir, salt string, prep func(*schema.Result)) (*Round, error) {
+	s := d.scanned[rd.ID]
+	return d.c.results(in, d.files[rd.ID], d.c.roundKey(rd.Dir), s.cached, s.found, s.now, salt, prep)
+}
+
+// results is Results with the entry under key that keeps the files'
+// identities (cached, when found) and the directory's identity as Scan
+// listed it now (now: no Files).
+func (c *Cache) results(in *inputs.Reader, files []string, key string, cached roundEntry, found bool, now roundEntry, salt string, prep func(*schema.Result)) (*Round, error) {
 	sub := in.Sub() // the round's records: its key
 	data := make([][]byte, len(files))
 	read := false
-	known := c.fileIDs(files)
-	var ids fileIDs // the files' identities and sums for the next build
-	same := known.Key != ""
+	ids := roundEntry{Dir: now.Dir, DirOK: now.DirOK} // for the next build
+	same := found && cached.Dir == now.Dir && cached.DirOK == now.DirOK
 	for i, f := range files {
-		if i < len(known.Files) && known.Files[i].OK && known.Files[i].Name == f && sub.KnownAs(f, known.Files[i].ID, known.Files[i].Sum) {
-			ids.Files = append(ids.Files, known.Files[i])
+		if i < len(cached.Files) && cached.Files[i].OK && cached.Files[i].Name == f && sub.KnownAs(f, cached.Files[i].ID, cached.Files[i].Sum) {
+			ids.Files = append(ids.Files, cached.Files[i])
 			continue
 		}
 		same = false
@@ -169,10 +184,12 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 		data[i], read = b, true
 	}
 	in.Include(sub)
-	if same {
-		c.c.Keep(known.Key)
-	} else {
-		c.setFileIDs(files, ids)
+	if c != nil && key != "" {
+		if same && len(cached.Files) == len(ids.Files) {
+			c.c.Keep(key)
+		} else {
+			c.c.Put(key, wire.Append(nil, ids))
+		}
 	}
 	rk := sub.Key(0)
 	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...), files: files, prep: prep}
@@ -193,15 +210,18 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 	return round, nil
 }
 
-// fileIDs are the identities and sums of a round's files, kept with
-// the round (one entry, under the files' names) rather than in the
-// input stat cache: a thousand reports' hundred rounds are 1.4 million
-// files, which the stat cache's one file would decode and write again
-// in every build. They come from inputs.Reader.KnownID and ReadFileID,
-// under the stat cache's rules, and are checked file by file
-// (inputs.Reader.KnownAs: one stat).
-type fileIDs struct {
-	Key   string `wire:"-"` // the entry's key, when read from the cache
+// roundEntry is what the round cache keeps of a round's files, rather
+// than the input stat cache (a thousand reports' hundred rounds are 1.4
+// million files, which the stat cache's one file would decode and write
+// again in every build): each file's identity and sum, from
+// inputs.Reader.KnownID and ReadFileID under the stat cache's rules and
+// checked file by file (inputs.Reader.KnownAs: one stat); and, for a
+// round Scan listed, its directory's identity when listed (DirOK: the
+// listing, the files' names, may be taken for it: flat, not racy;
+// inputs.Reader.ListedAs).
+type roundEntry struct {
+	Dir   inputs.ID
+	DirOK bool
 	Files []fileID
 }
 
@@ -214,8 +234,11 @@ type fileID struct {
 	OK   bool
 }
 
-// fileIDsKey is the entry of the files' identities.
+// fileIDsKey is the entry of files that no Scan listed (Cache.Results).
 func (c *Cache) fileIDsKey(files []string) string {
+	if c == nil {
+		return ""
+	}
 	h := sha256.New()
 	for _, f := range files {
 		h.Write([]byte(f))
@@ -224,28 +247,24 @@ func (c *Cache) fileIDsKey(files []string) string {
 	return c.c.Key(append([]byte("files\x00"), h.Sum(nil)...))
 }
 
-// fileIDs returns the identities kept for the files, if any.
-func (c *Cache) fileIDs(files []string) fileIDs {
+// roundKey is the entry of the round directory dir.
+func (c *Cache) roundKey(dir string) string {
 	if c == nil {
-		return fileIDs{}
+		return ""
 	}
-	k := c.fileIDsKey(files)
-	if !c.c.Has(k) {
-		return fileIDs{}
-	}
-	var ids fileIDs
-	if b := c.c.Get(k); b == nil || wire.Decode(b, &ids) != nil {
-		return fileIDs{}
-	}
-	ids.Key = k
-	return ids
+	return c.c.Key([]byte("round\x00" + dir))
 }
 
-// setFileIDs keeps the files' identities for the next build.
-func (c *Cache) setFileIDs(files []string, ids fileIDs) {
-	if c != nil {
-		c.c.Put(c.fileIDsKey(files), wire.Append(nil, ids))
+// entry returns the entry under key, if any.
+func (c *Cache) entry(key string) (roundEntry, bool) {
+	var e roundEntry
+	if c == nil || key == "" || !c.c.Has(key) {
+		return e, false
 	}
+	if b := c.c.Get(key); b == nil || wire.Decode(b, &e) != nil {
+		return roundEntry{}, false
+	}
+	return e, true
 }
 
 var errChanged = errors.New("changed during the build (build again)")

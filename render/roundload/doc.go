@@ -31,6 +31,12 @@
 // of round 99 made of rounds 1..98 and decodes round 99 alone; an older
 // round's entry is then not decoded at all (Loads counts those that are).
 //
+// Scan lists a round's directory once: the round's entry in the round
+// cache keeps its listing with the directory's identity (adding,
+// removing or renaming an entry changes it), so a later build whose
+// round directory has that identity takes the listing with one stat
+// (inputs.Reader.ListedAs) and records it as listed all the same.
+//
 // Scan records the directories it lists (inputs.Reader.Listed) and the
 // round records it reads, so that the site stamp (render/sitestamp.go)
 // can hold a site whose reports have rounds: adding, removing or
