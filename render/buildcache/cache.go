@@ -469,9 +469,9 @@ func (c *Cache) Finish(ok bool) {
 			return
 		}
 	}
-	// Per-page entry files of perflab-build-cache-1, the packs of
-	// perflab-pack-1 (the index inside) and temporaries of interrupted
-	// builds.
+	// Per-page entry files of perflab-build-cache-1 and temporaries of
+	// interrupted builds (a perflab-pack-1 pack, its index inside, was
+	// replaced by the rename).
 	if entries, err := os.ReadDir(c.dir); err == nil {
 		for _, e := range entries {
 			if n := e.Name(); len(n) == 64 || strings.HasPrefix(n, ".tmp-") {
