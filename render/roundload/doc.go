@@ -1,8 +1,8 @@
 // Package roundload reads a report's results directory when it holds
 // rounds (collect/schema: round 1 is the directory itself, each later
 // round a directory under rounds/): which rounds there are and the
-// latest one's files (Scan), and the results of every older round for
-// the history (Cache.Results), cheaply and through the page's
+// latest one's files (Scan), and every older round for the history and
+// data.json (Dir.Results; Cache.Results for files no Scan listed), cheaply and through the page's
 // inputs.Reader, so that what a page is made of is recorded by
 // construction.
 //
@@ -28,8 +28,9 @@
 // history's values, render/blocks' historydigest.go) is kept as one
 // entry (Prefix), under a chain of keys: the caller's input, then each
 // round's key in order. The build of round 100 finds the entry the build
-// of round 99 made of rounds 1..98 and decodes round 99 alone; an older
-// round's entry is then not decoded at all (Loads counts those that are).
+// of round 99 made of rounds 1..98 and decodes round 99 alone (read from
+// its files anyway: it was the latest); no other older round is decoded
+// (Loads counts those that are).
 //
 // Scan lists a round's directory once: the round's entry in the round
 // cache keeps its listing with the directory's identity (adding,
