@@ -150,9 +150,10 @@ func TestRoundCache(t *testing.T) {
 // build of rounds 1..3, decodes no older round again: the history's
 // values of rounds 1 and 2 are the round cache's one entry of them
 // (render/blocks' historydigest.go), round 3 is read from its files (it
-// was the latest); it lists the directories of rounds 3 and 4 alone
-// (those of rounds 1 and 2 are the round cache's, their identities
-// unchanged); and the site is the one a build without a cache writes.
+// was the latest); it lists the directories of rounds 3 and 4 alone and
+// parses their records alone (those of rounds 1 and 2 are the round
+// cache's, their identities unchanged); and the site is the one a build
+// without a cache writes.
 func TestHistoryNextRound(t *testing.T) {
 	opt, res := roundsSite(t)
 	latest := filepath.Join(res, schema.RoundsDir, "r004")
@@ -163,7 +164,7 @@ func TestHistoryNextRound(t *testing.T) {
 	}
 	rename(t, filepath.Join(res, "..", "r004"), latest)
 	settle()
-	before, listed := roundload.Loads(), roundload.Listings()
+	before, listed, parsed := roundload.Loads(), roundload.Listings(), roundload.Records()
 	if err := Build(context.Background(), opt); err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +173,9 @@ func TestHistoryNextRound(t *testing.T) {
 	}
 	if n := roundload.Listings() - listed; n != 2 {
 		t.Errorf("the build of round 4 listed %d round directories; want 2 (rounds 3 and 4)", n)
+	}
+	if n := roundload.Records() - parsed; n != 2 {
+		t.Errorf("the build of round 4 parsed %d round records; want 2 (rounds 3 and 4)", n)
 	}
 	sameTree(t, "next round", opt.Out, buildCold(t, opt))
 }

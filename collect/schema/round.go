@@ -144,7 +144,13 @@ func IsResultFile(name string) bool {
 // first (see the order above). Round 1 is listed when dir holds a result
 // file outside rounds/. A missing dir has no rounds. A round.json that
 // cannot be read is an error naming it.
-func Rounds(dir string) ([]RoundDir, error) {
+func Rounds(dir string) ([]RoundDir, error) { return RoundsWith(dir, ReadRound) }
+
+// RoundsWith is Rounds with each round's record read by read, which
+// gives what ReadRound gives (render keeps the records it parsed, by
+// their files' identities, so that a build of a hundred rounds does not
+// parse them all again).
+func RoundsWith(dir string, read func(dir string) (*Round, error)) ([]RoundDir, error) {
 	var out []RoundDir
 	has, err := holdsResult(dir, true)
 	if err != nil {
@@ -166,7 +172,7 @@ func Rounds(dir string) ([]RoundDir, error) {
 			continue
 		}
 		rd := RoundDir{ID: e.Name(), Dir: filepath.Join(dir, RoundsDir, e.Name())}
-		rec, err := ReadRound(rd.Dir)
+		rec, err := read(rd.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -286,6 +292,13 @@ func ReadRound(dir string) (*Round, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
+	return ParseRound(dir, data)
+}
+
+// ParseRound parses data, the bytes of the record of the round directory
+// dir, as ReadRound does.
+func ParseRound(dir string, data []byte) (*Round, error) {
+	p := filepath.Join(dir, RoundFile)
 	var r Round
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()

@@ -163,8 +163,10 @@ func (c *Cache) results(in *inputs.Reader, files []string, key string, cached ro
 	sub := in.Sub() // the round's records: its key
 	data := make([][]byte, len(files))
 	read := false
-	ids := roundEntry{Dir: now.Dir, DirOK: now.DirOK} // for the next build
-	same := found && cached.Dir == now.Dir && cached.DirOK == now.DirOK
+	ids := now // for the next build: the directory and record as Scan found them, the files below
+	ids.Files = nil
+	same := found && cached.Dir == now.Dir && cached.DirOK == now.DirOK &&
+		cached.RecordOK == now.RecordOK && cached.RecordID == now.RecordID && cached.RecordSum == now.RecordSum
 	for i, f := range files {
 		if i < len(cached.Files) && cached.Files[i].OK && cached.Files[i].Name == f && sub.KnownAs(f, cached.Files[i].ID, cached.Files[i].Sum) {
 			ids.Files = append(ids.Files, cached.Files[i])
@@ -223,6 +225,15 @@ type roundEntry struct {
 	Dir   inputs.ID
 	DirOK bool
 	Files []fileID
+	// Record is the round's record as parsed from its file (round.json;
+	// a schema.Round encoded by wire when parsed, before the build
+	// redacts it in place), whose identity and sum are RecordID and
+	// RecordSum; RecordOK: it may be taken for that identity (read, not
+	// racy).
+	Record    []byte
+	RecordID  inputs.ID
+	RecordSum [32]byte
+	RecordOK  bool
 }
 
 // fileID is a file's identity and sum; OK is false when the sum may

@@ -36,7 +36,11 @@
 // cache keeps its listing with the directory's identity (adding,
 // removing or renaming an entry changes it), so a later build whose
 // round directory has that identity takes the listing with one stat
-// (inputs.Reader.ListedAs) and records it as listed all the same.
+// (inputs.Reader.ListedAs) and records it as listed all the same. The
+// entry keeps the round's record too, as parsed from its round.json
+// with that file's identity and sum (schema.RoundsWith, which orders
+// the rounds by their records, is given a reader that takes it from
+// there when the file's identity is unchanged: inputs.Reader.KnownAs).
 //
 // Scan records the directories it lists (inputs.Reader.Listed) and the
 // round records it reads, so that the site stamp (render/sitestamp.go)

@@ -1,7 +1,9 @@
 package roundload
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/wire"
 )
 
 // Dir is a results directory with rounds, as Scan read it.
@@ -58,7 +61,12 @@ func Scan(in *inputs.Reader, dir string) (*Dir, error) {
 // listed again (inputs.Reader.ListedAs: one stat), and Dir.Results
 // takes its files' sums from the same entry.
 func (c *Cache) Scan(in *inputs.Reader, dir string) (*Dir, error) {
-	rds, err := schema.Rounds(dir)
+	got := map[string]scanned{} // by round directory: the entry and the record as read now
+	rds, err := schema.RoundsWith(dir, func(rdir string) (*schema.Round, error) {
+		sc, rec, err := c.readRecord(in, rdir)
+		got[rdir] = sc
+		return rec, err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -66,21 +74,15 @@ func (c *Cache) Scan(in *inputs.Reader, dir string) (*Dir, error) {
 	in.Listed(filepath.ToSlash(dir))
 	in.Listed(filepath.ToSlash(filepath.Join(dir, schema.RoundsDir)))
 	for _, rd := range rds {
-		files, sc, err := c.roundFiles(in, rd)
+		sc, ok := got[rd.Dir]
+		if !ok { // round 1, the results directory: no record
+			sc.cached, sc.found = c.entry(c.roundKey(rd.Dir))
+		}
+		files, sc, err := c.roundFiles(in, rd, sc)
 		if err != nil {
 			return nil, err
 		}
 		d.scanned[rd.ID] = sc
-		if rd.Record != nil {
-			// Part of the page's key (schema.Rounds read it to order the
-			// rounds; its start, commit and engines show in the history).
-			rf := filepath.ToSlash(filepath.Join(rd.Dir, schema.RoundFile))
-			if _, ok := in.Known(rf); !ok {
-				if _, _, err := in.ReadFile(rf); err != nil {
-					return nil, fmt.Errorf("load: %w", err)
-				}
-			}
-		}
 		d.files[rd.ID] = files
 	}
 	// The latest round holding a result (schema.Latest's rule, on the
@@ -100,16 +102,16 @@ func (c *Cache) Scan(in *inputs.Reader, dir string) (*Dir, error) {
 // roundFiles is schema.RoundFiles (slash-separated), recorded through
 // in: a directory read once when it holds no subdirectory (Listed),
 // else walked (a Tree). A flat directory whose identity is the one the
-// round cache kept with its listing is not read (ListedAs).
-func (c *Cache) roundFiles(in *inputs.Reader, rd schema.RoundDir) (files []string, sc scanned, err error) {
+// round cache kept with its listing is not read (ListedAs). sc is the
+// round's entry as Scan found it; the directory's identity now is added.
+func (c *Cache) roundFiles(in *inputs.Reader, rd schema.RoundDir, sc scanned) (files []string, _ scanned, err error) {
 	name := filepath.ToSlash(rd.Dir)
-	sc.cached, sc.found = c.entry(c.roundKey(rd.Dir))
 	if sc.found && sc.cached.DirOK && in.ListedAs(name, sc.cached.Dir) {
 		files = make([]string, len(sc.cached.Files))
 		for i, f := range sc.cached.Files {
 			files[i] = f.Name
 		}
-		sc.now = roundEntry{Dir: sc.cached.Dir, DirOK: true}
+		sc.now.Dir, sc.now.DirOK = sc.cached.Dir, true
 		return files, sc, nil
 	}
 	listings.Add(1)
@@ -117,7 +119,7 @@ func (c *Cache) roundFiles(in *inputs.Reader, rd schema.RoundDir) (files []strin
 	if err != nil {
 		return nil, sc, fmt.Errorf("schema: %w", err)
 	}
-	sc.now = roundEntry{Dir: id, DirOK: ok}
+	sc.now.Dir, sc.now.DirOK = id, ok
 	prefix := filepath.ToSlash(filepath.Join(rd.Dir, "x"))
 	prefix = prefix[:len(prefix)-1]
 	for _, de := range entries {
@@ -151,3 +153,40 @@ var listings atomic.Int64
 // Listings is the number of round directories Scan listed (rather than
 // took from the round cache) in this process so far (tests, benchmarks).
 func Listings() int64 { return listings.Load() }
+
+// readRecord reads the record of the round directory rdir as
+// schema.ReadRound does, recording its file through in (part of the
+// page's key: it orders the rounds, and its start, commit and engines
+// show in the history): from the round's entry when the file's identity
+// is the one kept there (inputs.Reader.KnownAs: one stat, not parsed
+// again), else read (ReadFileID) and parsed (schema.ParseRound). sc is
+// the round's entry (cached) with the record as read now (now).
+func (c *Cache) readRecord(in *inputs.Reader, rdir string) (sc scanned, rec *schema.Round, err error) {
+	sc.cached, sc.found = c.entry(c.roundKey(rdir))
+	name := filepath.ToSlash(filepath.Join(rdir, schema.RoundFile))
+	var r schema.Round // decoded anew: the build redacts its record in place
+	if k := sc.cached; sc.found && k.RecordOK && wire.Decode(k.Record, &r) == nil && in.KnownAs(name, k.RecordID, k.RecordSum) {
+		sc.now.Record, sc.now.RecordID, sc.now.RecordSum, sc.now.RecordOK = k.Record, k.RecordID, k.RecordSum, true
+		return sc, &r, nil
+	}
+	records.Add(1)
+	data, sum, id, ok, err := in.ReadFileID(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return sc, nil, nil
+	}
+	if err != nil {
+		return sc, nil, fmt.Errorf("schema: %w", err)
+	}
+	if rec, err = schema.ParseRound(rdir, data); err != nil {
+		return sc, nil, err
+	}
+	sc.now.Record, sc.now.RecordID, sc.now.RecordSum, sc.now.RecordOK = wire.Append(nil, *rec), id, sum, ok
+	return sc, rec, nil
+}
+
+// records counts the round records readRecord read in this process.
+var records atomic.Int64
+
+// Records is the number of round records Scan read and parsed (rather
+// than took from the round cache) in this process so far (tests).
+func Records() int64 { return records.Load() }
