@@ -215,6 +215,47 @@ func TestOpenFiles(t *testing.T) {
 	}
 }
 
+// TestOpenDamagedFile: a damaged side is an error naming its file, line
+// and field, whichever kind of file it is: a vLLM JSON with a bad value
+// gets import's error (not "neither a perflab result nor …", which named
+// no field), a perflab result with a bad value or cut short the schema's.
+func TestOpenDamagedFile(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "r.json")
+	if err := schema.WriteFile(res, result("vllm", 4, 0, 1000, 10)); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badType := bytes.Replace(good, []byte(`"output_throughput_tok_per_s": 1000`), []byte(`"output_throughput_tok_per_s": "fast"`), 1)
+	if bytes.Equal(badType, good) {
+		t.Fatalf("no output throughput in %s", good)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		says []string
+	}{
+		{"vllm-bad.json", []byte(`{"backend": "vllm", "model_id": "m", "completed": 10, "duration": 2.0, "total_input_tokens": 100, "total_output_tokens": 200, "request_throughput": 5.0, "output_throughput": "fast", "total_token_throughput": 150.0, "mean_ttft_ms": 20, "median_ttft_ms": 19, "mean_tpot_ms": 5, "median_tpot_ms": 5, "mean_itl_ms": 5, "median_itl_ms": 5}`),
+			[]string{"vllm-bad.json:1", `"output_throughput"`, "fast"}},
+		{"result-bad.json", badType, []string{"result-bad.json:", "summary.output_throughput_tok_per_s"}},
+		{"result-cut.json", good[:len(good)/2], []string{"result-cut.json:", "malformed JSON"}},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(p)
+		for _, want := range c.says {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want it to say %q", c.name, err, want)
+			}
+		}
+	}
+}
+
 // TestFindRoundSkipsEmptyRound: a round just started (its record, no
 // result yet) is not "latest" — as for a results directory and on the
 // pages — and named by its id it is an error, not an empty side that a

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -190,9 +192,15 @@ func openFile(path string) (Side, error) {
 		s.File = true
 		return s, nil
 	}
+	if declaresSchema(data) { // a perflab result that does not read: its error names the line and field
+		return Side{}, fmt.Errorf("diff: %w", rerr)
+	}
 	// Not a perflab result: a benchmark output perflab import reads?
 	es, err := ingest.Parse(path, data)
-	if err != nil || len(es) == 0 {
+	if err != nil { // a damaged output: import's error, with its line and field
+		return Side{}, fmt.Errorf("diff: %w (read as a benchmark output: it has no schema_version, so it is no perflab result)", err)
+	}
+	if len(es) == 0 {
 		return Side{}, fmt.Errorf("diff: %s is neither a perflab result (%v) nor a benchmark output perflab import reads", path, rerr)
 	}
 	rs, err := ingest.Results(es, ingest.Options{Experiment: "run", Profile: "run"})
@@ -208,4 +216,31 @@ func openFile(path string) (Side, error) {
 	s := NewSide(path, rs)
 	s.File = true
 	return s, nil
+}
+
+// declaresSchema reports whether data is a JSON object with a top-level
+// schema_version member, read token by token up to the first damage: a
+// perflab result, however damaged after that member, as opposed to a
+// benchmark output (vLLM's JSON, guidellm's), which has none.
+func declaresSchema(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if k == "schema_version" {
+			return true
+		}
+		if _, ok := k.(string); !ok { // the object's end
+			return false
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
 }
