@@ -89,6 +89,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			roundStart = time.Now()
 		}
+		if *roundDate != "" && *into != "" {
+			if err := checkRoundDate(*into, *round, *roundDate, roundStart); err != nil {
+				return err
+			}
+		}
 	}
 	opt := ingest.Options{CampaignID: *campaignID, Experiment: *experiment, Profile: *profile, Engine: *engine, Model: *model}
 	if *campaignFile != "" {
@@ -223,6 +228,28 @@ func importFiles(arg string) ([]string, bool, error) {
 		return nil
 	})
 	return out, true, err
+}
+
+// checkRoundDate refuses a --round-date that would not date the round:
+// round 1 is the campaign directory itself, dated by its results, and a
+// round that exists keeps the start its record was written with (the
+// first writer's, as for collect's shards), so a different date would be
+// dropped without a word. Checked before anything is written.
+func checkRoundDate(into, id, given string, start time.Time) error {
+	if id == schema.FirstRound {
+		return usageError("import: --round-date %s: round 1 is %s itself, dated by its results' start; import into a round of its own (--round v0.10) to date it", given, into)
+	}
+	rec, err := schema.ReadRound(schema.RoundPath(into, id))
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if rec == nil {
+		return nil
+	}
+	if had, err := time.Parse(time.RFC3339, rec.Start); err == nil && !had.Equal(start) {
+		return usageError("import: --round-date %s: round %s exists and started %s (%s); a round's date is set when it starts: leave --round-date out to add to it, or give another --round", given, id, rec.Start, filepath.Join(schema.RoundPath(into, id), schema.RoundFile))
+	}
+	return nil
 }
 
 // parseRoundDate reads a round's date: 2025-06-01 (midnight UTC) or an
