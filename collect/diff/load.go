@@ -50,8 +50,8 @@ func Open(ref string) (Side, error) {
 // round is named by
 //
 //   - id:ID, the round whose id (directory name) is ID;
-//   - n:N, the N-th round in order (numbered as the history pages
-//     number them, 1 the first);
+//   - n:N, the N-th round in order (the history's columns, whose
+//     headings are the ids, 1 the first);
 //   - latest or previous;
 //   - a bare ID or N: the round with that id, or the N-th round. When a
 //     round's id is a number (--round 3), the bare number could name two
