@@ -117,6 +117,16 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err != nil {
 				return fmt.Errorf("import: %w", err)
 			}
+			if schema.DeclaresVersion(data) {
+				// perflab's own result, e.g. the X.perflab.json perflab
+				// bench --save-result writes beside vLLM's X.json (the
+				// output import reads): not another tool's output.
+				if inDir {
+					fmt.Fprintf(stderr, "skipped %s: a perflab result, not an output import reads (perflab bench --save-result writes it beside the vLLM JSON that is read)\n", f)
+					continue
+				}
+				return fmt.Errorf("import: %s is a perflab result, not an output import reads (perflab bench --save-result writes it beside a vLLM JSON: import that one)", f)
+			}
 			es, err := ingest.Parse(f, data)
 			if err != nil {
 				return fmt.Errorf("import: %w", err)

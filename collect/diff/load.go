@@ -1,8 +1,6 @@
 package diff
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -192,7 +190,7 @@ func openFile(path string) (Side, error) {
 		s.File = true
 		return s, nil
 	}
-	if declaresSchema(data) { // a perflab result that does not read: its error names the line and field
+	if schema.DeclaresVersion(data) { // a perflab result that does not read: its error names the line and field
 		return Side{}, fmt.Errorf("diff: %w", rerr)
 	}
 	// Not a perflab result: a benchmark output perflab import reads?
@@ -216,31 +214,4 @@ func openFile(path string) (Side, error) {
 	s := NewSide(path, rs)
 	s.File = true
 	return s, nil
-}
-
-// declaresSchema reports whether data is a JSON object with a top-level
-// schema_version member, read token by token up to the first damage: a
-// perflab result, however damaged after that member, as opposed to a
-// benchmark output (vLLM's JSON, guidellm's), which has none.
-func declaresSchema(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
-	}
-	for {
-		k, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		if k == "schema_version" {
-			return true
-		}
-		if _, ok := k.(string); !ok { // the object's end
-			return false
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return false
-		}
-	}
 }

@@ -32,6 +32,34 @@ func Marshal(r *Result) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// DeclaresVersion reports whether data is a JSON object with a top-level
+// schema_version member, read token by token up to the first damage: a
+// perflab result (however damaged after that member), as opposed to
+// another tool's benchmark output (vLLM's JSON, guidellm's), which has
+// none. perflab writes the member first.
+func DeclaresVersion(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if k == "schema_version" {
+			return true
+		}
+		if _, ok := k.(string); !ok { // the object's end
+			return false
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+}
+
 // Unmarshal decodes a result. name (a file name) prefixes every error, with
 // the line and column and, for a wrong type, the field. Unknown fields and
 // schema versions newer than Version are rejected.
