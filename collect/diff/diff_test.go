@@ -256,6 +256,54 @@ func TestOpenDamagedFile(t *testing.T) {
 	}
 }
 
+// TestOpenOutputRepeats: the records of a vLLM --append-result file at
+// one load are repeats of one run and pool into one sample, tested, as a
+// round's repeats are: two such files, the new one 10 % slower, give one
+// row per metric with n=6+6 and a regression. They were six runs of one
+// value each (run--run, run--run--r1, …), never tested, so the gate
+// passed whatever the change.
+func TestOpenOutputRepeats(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	write := func(name string, scale float64) string {
+		var b strings.Builder
+		for i := 0; i < 6; i++ {
+			tput := 100 * scale * (1 + 0.005*rng.NormFloat64())
+			fmt.Fprintf(&b, `{"backend": "vllm", "model_id": "m", "max_concurrency": 8, "completed": 10, "duration": 2.0, "total_input_tokens": 100, "total_output_tokens": 200, "request_throughput": 5.0, "output_throughput": %g, "total_token_throughput": %g, "mean_ttft_ms": 20, "median_ttft_ms": 19, "mean_tpot_ms": 5, "median_tpot_ms": 5, "mean_itl_ms": 5, "median_itl_ms": 5}`+"\n", tput, 1.5*tput)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old, err := Open(write("old.jsonl", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := Open(write("new.jsonl", 0.9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Runs() != 1 || new.Runs() != 1 {
+		t.Fatalf("runs %d and %d, want the six records of each file as one run", old.Runs(), new.Runs())
+	}
+	tab := Compare(old, new, 5)
+	found := false
+	for _, r := range tab.Rows {
+		if r.Metric.Key != "output_tok_per_s" {
+			continue
+		}
+		found = true
+		if r.Old.N != 6 || r.New.N != 6 || !r.Tested || !r.Regression {
+			t.Errorf("output throughput row %+v: want n=6+6, tested, a regression", r)
+		}
+	}
+	if !found || len(tab.Gate()) == 0 {
+		t.Errorf("no output throughput row or no gate failure: %+v", tab)
+	}
+}
+
 // TestFindRoundSkipsEmptyRound: a round just started (its record, no
 // result yet) is not "latest" — as for a results directory and on the
 // pages — and named by its id it is an error, not an empty side that a

@@ -205,12 +205,12 @@ func openFile(path string) (Side, error) {
 	if err != nil {
 		return Side{}, fmt.Errorf("diff: %w", err)
 	}
-	for _, r := range rs { // a file's runs go by their labels, as in a directory
-		r.Experiment, r.Profile = "", ""
-		if r.Label == "" {
-			r.Label = r.ID
-		}
-	}
+	// Every run of the output is experiment "run", profile "run" (the
+	// options above): RunKey matches its runs by load point alone, as in
+	// the same output of the other side, and pools the repeats of a point
+	// (an --append-result file's records at one concurrency), which their
+	// ids tell apart (run--run--r1) and which, matched by id, were as many
+	// single runs, never tested.
 	s := NewSide(path, rs)
 	s.File = true
 	return s, nil
