@@ -341,3 +341,47 @@ func TestCollectResumeNamesRound(t *testing.T) {
 		})
 	}
 }
+
+// TestRoundIDImportedRound: a plain collect does not resume a round that
+// holds only outputs perflab import placed there (a lab's older outputs
+// as a dated round, the latest when the lab has collected nothing since):
+// it would have added today's measurements to a round dated months ago.
+// It says how to start a round or to join that one on purpose; once
+// collect has written to the round, or for round 1 (imported seeds, the
+// README's way), plain collect resumes it as before.
+func TestRoundIDImportedRound(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
+	rd, err := schema.CreateRound(dir, &schema.Round{ID: "v0.10", Start: "2025-06-01T00:00:00Z", Note: "imported with perflab import"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(d, name, tool string) {
+		t.Helper()
+		r := &schema.Result{ID: name, Experiment: "e", Profile: name, Status: schema.StatusOK, Start: "2025-06-01T10:00:00Z", Tool: schema.Tool{Name: tool}}
+		if err := schema.WriteFile(filepath.Join(d, "e--"+name+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(rd.Dir, "short", "vllm bench serve")
+	c := &schema.Campaign{}
+	_, _, err = RoundID(c, dir, Options{LookupEnv: env(nil)}, at)
+	if err == nil || !strings.Contains(err.Error(), "v0.10") || !strings.Contains(err.Error(), "--new-round") || !strings.Contains(err.Error(), "--round v0.10") {
+		t.Fatalf("plain collect on an imported latest round: %v", err)
+	}
+	if id, _, err := RoundID(c, dir, Options{Round: "v0.10"}, at); err != nil || id != "v0.10" {
+		t.Errorf("--round v0.10: %q %v", id, err)
+	}
+	if id, _, err := RoundID(c, dir, Options{NewRound: true}, at); err != nil || id != "2026-11-28" {
+		t.Errorf("--new-round: %q %v", id, err)
+	}
+	write(rd.Dir, "long", ToolPerflab) // collect joined it on purpose
+	if id, _, err := RoundID(c, dir, Options{LookupEnv: env(nil)}, at); err != nil || id != "v0.10" {
+		t.Errorf("a round collect wrote to: %q %v", id, err)
+	}
+	one := t.TempDir()
+	write(one, "short", "vllm bench serve")
+	if id, _, err := RoundID(c, one, Options{LookupEnv: env(nil)}, at); err != nil || id != schema.FirstRound {
+		t.Errorf("round 1 of imported results: %q %v", id, err)
+	}
+}
