@@ -103,6 +103,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		opt.Campaign = c
 	}
+	if w := intoWarning(*into, *campaignID, opt.Campaign); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 	var entries []ingest.Entry
 	for _, arg := range files {
 		list, inDir, err := importFiles(arg)
@@ -238,6 +241,29 @@ func importFiles(arg string) ([]string, bool, error) {
 		return nil
 	})
 	return out, true, err
+}
+
+// intoWarning says when --into is not where the site reads the
+// campaign's results (<results root>/<campaign's results: or id>): a
+// results root given as for collect's --results (--into results) put the
+// runs, or a round's rounds/ID/, beside the campaigns, where no report
+// reads them. "" when it is, or when no campaign is named.
+func intoWarning(into, id string, c *schema.Campaign) string {
+	want := id
+	if want == "" && c != nil {
+		want = c.ID
+		if c.Results != "" {
+			want = c.Results
+		}
+	}
+	if into == "" || want == "" {
+		return ""
+	}
+	in, w := filepath.ToSlash(filepath.Clean(into)), filepath.ToSlash(filepath.Clean(want))
+	if in == w || strings.HasSuffix(in, "/"+w) {
+		return ""
+	}
+	return fmt.Sprintf("warning: --into %s: the site reads campaign %s's results from RESULTS/%s (results/%s by default); --into takes that directory, not the results root (collect's --results)", into, want, w, w)
 }
 
 // checkRoundDate refuses a --round-date that would not date the round:

@@ -199,3 +199,34 @@ func TestImportBenchSaveResultFolder(t *testing.T) {
 		t.Errorf("the perflab result alone: status %d, %s", code, errb.String())
 	}
 }
+
+// TestImportIntoResultsRoot: --into given as collect's --results (the
+// results root) put the runs, and with --round a rounds/ID/ directory,
+// beside the campaigns, where no report reads them, without a word; it
+// now warns, naming the directory the site reads. The campaign's own
+// directory (with or without a trailing slash) gets no warning.
+func TestImportIntoResultsRoot(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "out.txt")
+	writeFile(t, src, cliBlock)
+	camp := filepath.Join(dir, "campaign.yaml")
+	writeFile(t, camp, cliCampaign)
+	for _, c := range []struct {
+		into string
+		warn bool
+	}{
+		{filepath.Join(dir, "results"), true},
+		{filepath.Join(dir, "results", "demo"), false},
+		{filepath.Join(dir, "results", "demo") + "/", false},
+	} {
+		var errb bytes.Buffer
+		args := []string{"import", "--dry-run", src, "--into", c.into, "--campaign-file", camp, "--experiment", "vllm", "--profile", "very-long", "--round", "v0.10"}
+		if err := run(context.Background(), args, &bytes.Buffer{}, &errb); err != nil {
+			t.Fatalf("%v\n%s", err, errb.String())
+		}
+		got := strings.Contains(errb.String(), "warning: --into "+c.into+": the site reads campaign demo's results from RESULTS/demo")
+		if got != c.warn {
+			t.Errorf("--into %s: warned %v, want %v\n%s", c.into, got, c.warn, errb.String())
+		}
+	}
+}
