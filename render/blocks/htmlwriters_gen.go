@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "984ebaa30274b95c5b0350b333f5c4c5b15b72058557797e82240256dba30e8f"
+const generatedTemplatesSum = "b503c678c56ac82ed033b498e4eb5ac73c3b2591846bfdf2d684d8fc613aaae7"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -539,7 +539,7 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 				}
 			}
 			b.WriteString(`</ul>
-<p class="history-method">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of the whole report adjusted together (Benjamini-Hochberg, q ≤ 0.05), and a change must be at least twice the runs' pooled standard deviation; single runs per round are split where their level changes, by binary segmentation with the likelihood-ratio (maximum two-sample t) test against thresholds for Gaussian noise (about 1 false change in 125 series of pure noise).</p>
+<p class="history-method">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of every configuration's test into the same round adjusted together (Benjamini-Hochberg, q ≤ 0.05, as perflab diff does for two rounds), and a change must be at least twice the runs' pooled standard deviation; single runs per round are split where their level changes, by binary segmentation with the likelihood-ratio (maximum two-sample t) test against thresholds for Gaussian noise (about 1 false change in 125 series of pure noise).</p>
 `)
 		} else {
 			b.WriteString(`<p class="history-changes">No change points: no round differs from the one before beyond its runs' noise.</p>

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "984ebaa30274b95c5b0350b333f5c4c5b15b72058557797e82240256dba30e8f"
+const generatedTemplatesSum = "b503c678c56ac82ed033b498e4eb5ac73c3b2591846bfdf2d684d8fc613aaae7"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
