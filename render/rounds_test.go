@@ -137,13 +137,16 @@ func TestHistoryBlock(t *testing.T) {
 	if opt.Series[0].MarkLine != nil {
 		t.Errorf("a version change marked where round 1 says no version: %v", opt.Series[0].MarkLine)
 	}
-	// data.json: "runs" is the latest round, "rounds" every round; data.csv
-	// gets a round column and every round's rows.
+	// data.json: "runs" is the latest round, "rounds" every round with
+	// its headline figures and links to its own files (each holding the
+	// round's runs: checkRoundFiles); data.csv the latest round's rows
+	// with a round column.
 	var data struct {
 		Runs   []json.RawMessage `json:"runs"`
 		Rounds []struct {
 			ID        string            `json:"id"`
 			GitCommit string            `json:"git_commit"`
+			Headline  []json.RawMessage `json:"headline"`
 			Runs      []json.RawMessage `json:"runs"`
 		} `json:"rounds"`
 	}
@@ -152,11 +155,12 @@ func TestHistoryBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &data); err != nil || len(data.Runs) != 6 || len(data.Rounds) != 2 || data.Rounds[0].ID != "1" ||
-		len(data.Rounds[1].Runs) != 6 || data.Rounds[1].GitCommit == "" {
+		len(data.Rounds[1].Runs) != 0 || len(data.Rounds[1].Headline) == 0 || data.Rounds[1].GitCommit == "" {
 		t.Fatalf("data.json: %d runs, rounds %+v, %v", len(data.Runs), data.Rounds, err)
 	}
+	checkRoundFiles(t, filepath.Join(dir, "site"), "demo/h100/", camp)
 	csv, _ := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.csv"))
-	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 13 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[12], "2026-11-27,") {
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 7 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[6], "2026-11-27,") {
 		t.Errorf("data.csv:\n%s", csv)
 	}
 
