@@ -233,3 +233,34 @@ func TestRoundsOutReserved(t *testing.T) {
 		t.Errorf("Load: %v, want the page refused", err)
 	}
 }
+
+// TestBuilderRoundFiles: the preview server's incremental build writes
+// a new round's files (and the report's data.json linking them) in
+// place, as a full build would; a removed round makes a full build,
+// which leaves none of its files.
+func TestBuilderRoundFiles(t *testing.T) {
+	opt, res := roundsSite(t)
+	dir := filepath.Dir(opt.Content)
+	b := NewBuilder(opt)
+	if inc, err := b.Build(context.Background(), nil); err != nil || !inc.Full {
+		t.Fatalf("first build: %+v, %v", inc, err)
+	}
+	writeRounds(t, dir, 1, 5, 5)
+	inc, err := b.Build(context.Background(), []string{filepath.Join(res, schema.RoundsDir, "r005")})
+	if err != nil || inc.Full {
+		t.Fatalf("new round: %+v, %v; want an incremental build", inc, err)
+	}
+	checkRoundFiles(t, opt.Out, "model-0000/h100/", res)
+	sameTree(t, "new round, incremental", opt.Out, buildCold(t, opt))
+
+	gone := filepath.Join(res, schema.RoundsDir, "r003")
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	inc, err = b.Build(context.Background(), []string{gone})
+	if err != nil || !inc.Full || !strings.Contains(inc.Why, "round r003") {
+		t.Fatalf("round removed: %+v, %v; want a full build saying why", inc, err)
+	}
+	checkRoundFiles(t, opt.Out, "model-0000/h100/", res)
+	sameTree(t, "round removed", opt.Out, buildCold(t, opt))
+}
