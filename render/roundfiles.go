@@ -9,8 +9,8 @@ import (
 )
 
 // A report with rounds writes each round's data files beside its page
-// (render/blocks' RoundData, at RoundDir: rounds/<round>/data.json and
-// data.csv). They are not the page's: the page cache does not keep
+// (render/blocks' RoundData, at RoundFile: rounds/<round>.json and
+// rounds/<round>.csv). They are not the page's: the page cache does not keep
 // them, and each round's pair is an output unit of its own (the output
 // manifest's, under the round directory's path), so that a build skips
 // a round whose files are in Out as the last build made them without
@@ -39,11 +39,11 @@ var roundDataOf = blocks.RoundData
 // types are made again.
 var roundFilesVersion = wire.Version(blocks.RoundDataFile{})
 
-// roundUnit is a round's unit: its name (the round directory's path,
-// which no page's URL can be: site.RoundsOut) and its files.
+// roundUnit is a round's unit: its name (its files' path less their
+// extension, which no page's URL can be: site.RoundsOut) and its files.
 func roundUnit(p *Page, id string) (name string, paths []string) {
-	dir := p.URL + blocks.RoundDir(id)
-	return dir, []string{dir + "data.json", dir + "data.csv"}
+	f := p.URL + blocks.RoundFile(id)
+	return f, []string{f + ".json", f + ".csv"}
 }
 
 // roundKey is the unit key of round ri of p's report (see above):
@@ -150,11 +150,11 @@ func roundGone(was, np *Page) string {
 	now := map[string]bool{}
 	if np.Report != nil && len(np.Report.Rounds) >= 2 {
 		for _, rr := range np.Report.Rounds {
-			now[blocks.RoundDir(rr.ID)] = true
+			now[blocks.RoundFile(rr.ID)] = true
 		}
 	}
 	for _, rr := range was.Report.Rounds {
-		if !now[blocks.RoundDir(rr.ID)] {
+		if !now[blocks.RoundFile(rr.ID)] {
 			return rr.ID
 		}
 	}

@@ -50,7 +50,8 @@ func checkRoundFiles(t *testing.T, out, url, res string) {
 		if x.ID != rd.ID {
 			t.Errorf("round %d: data.json says %q, the results %q", i, x.ID, rd.ID)
 		}
-		dirs[filepath.Dir(filepath.FromSlash(x.DataJSON))] = true
+		dirs[filepath.Base(x.DataJSON)] = true
+		dirs[filepath.Base(x.DataCSV)] = true
 		var rf blocks.RoundDataFile
 		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(page, filepath.FromSlash(x.DataJSON)))), &rf); err != nil {
 			t.Fatalf("round %s: %s: %v", rd.ID, x.DataJSON, err)
@@ -97,7 +98,7 @@ func checkRoundFiles(t *testing.T, out, url, res string) {
 		for _, e := range entries {
 			names = append(names, e.Name())
 		}
-		t.Errorf("%srounds/ holds %v; data.json lists %d rounds", url, names, len(dirs))
+		t.Errorf("%srounds/ holds %v; data.json lists %d rounds' files", url, names, len(dirs))
 	}
 }
 
@@ -181,34 +182,34 @@ func TestRoundFilesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if _, err := os.Stat(filepath.Join(opt.Out, url, "rounds", "r003")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(opt.Out, url, "rounds", "r003.json")); !os.IsNotExist(err) {
 		t.Errorf("removed round's files: %v, want none", err)
 	}
 }
 
-// TestRoundDir: round ids made by collect are their directory's name;
+// TestRoundFile: round ids made by collect are their directory's name;
 // any other byte, and a leading dot, is escaped, so that no two ids
 // share a directory, on a case-blind file system either.
-func TestRoundDir(t *testing.T) {
+func TestRoundFile(t *testing.T) {
 	for id, want := range map[string]string{
-		"1": "rounds/1/", "2026-11-27.2": "rounds/2026-11-27.2/", "slurm-81234": "rounds/slurm-81234/", "v0.13.0_rc": "rounds/v0.13.0_rc/",
-		"A": "rounds/~41/", "a b#": "rounds/a~20b~23/", ".x": "rounds/~2ex/", "~41": "rounds/~7e41/", "é": "rounds/~c3~a9/",
-		strings.Repeat("Z", 40): "rounds/~~" + "",
+		"1": "rounds/1", "2026-11-27.2": "rounds/2026-11-27.2", "slurm-81234": "rounds/slurm-81234", "v0.13.0_rc": "rounds/v0.13.0_rc",
+		"A": "rounds/~41", "a b#": "rounds/a~20b~23", ".x": "rounds/~2ex", "~41": "rounds/~7e41", "é": "rounds/~c3~a9",
+		strings.Repeat("Z", 40): "rounds/~~",
 	} {
-		got := blocks.RoundDir(id)
+		got := blocks.RoundFile(id)
 		if strings.HasSuffix(want, "~~") {
-			if !strings.HasPrefix(got, want) || len(got) != len(want)+32+1 {
-				t.Errorf("RoundDir(%q) = %q, want %s and a hash", id, got, want)
+			if !strings.HasPrefix(got, want) || len(got) != len(want)+32 {
+				t.Errorf("RoundFile(%q) = %q, want %s and a hash", id, got, want)
 			}
 			continue
 		}
 		if got != want {
-			t.Errorf("RoundDir(%q) = %q, want %q", id, got, want)
+			t.Errorf("RoundFile(%q) = %q, want %q", id, got, want)
 		}
 	}
 	seen := map[string]string{}
 	for _, id := range []string{"a", "A", "~61", "a~", "a~7e", ".a", "~2ea", "x.y", "x~2ey"} {
-		d := strings.ToLower(blocks.RoundDir(id))
+		d := strings.ToLower(blocks.RoundFile(id))
 		if other, dup := seen[d]; dup {
 			t.Errorf("%q and %q share %s", id, other, d)
 		}

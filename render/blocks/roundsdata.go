@@ -14,8 +14,8 @@ import (
 )
 
 // A report with rounds offers each round's runs in files of the round's
-// own, beside the report's: rounds/<dir>/data.json and data.csv
-// (RoundDir), the shape of a one-round report's data.json and data.csv
+// own, beside the report's: rounds/<round>.json and rounds/<round>.csv
+// (RoundFile), the shape of a one-round report's data.json and data.csv
 // (RoundDataFile). An older round's files are a function of the round's
 // results and of the report's campaign, so a build makes them once and
 // later builds leave them as they are (render's roundfiles.go: an
@@ -89,16 +89,19 @@ type changeData struct {
 	Latest bool `json:"latest,omitempty"`
 }
 
-// RoundDir is where a report keeps round id's files, relative to its
-// page ("rounds/2026-11-27/"). A round id is a directory name the
-// collector made: schema.CheckRoundID's slugs (lower-case letters,
+// RoundFile is where a report keeps round id's files, relative to its
+// page and less their extension (".json", ".csv"): "rounds/2026-11-27".
+// A file each, not a directory per round: a build that takes a round's
+// files as they are links them into the site it swaps in, and making a
+// directory per round was most of that. A round id is a directory name
+// the collector made: schema.CheckRoundID's slugs (lower-case letters,
 // digits, '.', '_', '-') are used as they are; any other byte of a
 // directory made by hand, and a leading '.', are written "~" and two
 // lower-case hex digits (a slug has no '~', so no two ids meet; only
 // lower-case letters, so neither do they on a case-blind file system),
 // and a name that would grow past 100 bytes is "~~" and its SHA-256's
 // first 32 hex digits.
-func RoundDir(id string) string {
+func RoundFile(id string) string {
 	var b strings.Builder
 	for i := 0; i < len(id); i++ {
 		c := id[i]
@@ -113,10 +116,10 @@ func RoundDir(id string) string {
 		sum := sha256.Sum256([]byte(id))
 		name = "~~" + hex.EncodeToString(sum[:16])
 	}
-	return site.RoundsOut + name + "/"
+	return site.RoundsOut + name
 }
 
-// RoundData returns round ri's data.json and data.csv (RoundDir): its
+// RoundData returns round ri's data.json and data.csv (RoundFile): its
 // runs as a one-round report's, its id, start, commit and engines; the
 // CSV with the report's leading "round" column.
 func RoundData(r *Report, ri int) ([]byte, []byte, error) {
@@ -218,8 +221,8 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 	}
 	d.Rounds = make([]roundIndex, len(r.Rounds))
 	for ri, rr := range r.Rounds {
-		dir := RoundDir(rr.ID)
-		x := roundIndex{ID: rr.ID, Start: rr.Start(), Engines: roundEngines(r, ri), DataJSON: dir + "data.json", DataCSV: dir + "data.csv", Headline: []headlineData{}}
+		f := RoundFile(rr.ID)
+		x := roundIndex{ID: rr.ID, Start: rr.Start(), Engines: roundEngines(r, ri), DataJSON: f + ".json", DataCSV: f + ".csv", Headline: []headlineData{}}
 		if rr.Record != nil {
 			x.GitCommit = rr.Record.GitCommit
 		}

@@ -6,8 +6,8 @@ import (
 )
 
 // RoundsOut is the directory below a report's page where render writes
-// each round's data files (render/blocks' RoundDir: rounds/<round>/
-// data.json and data.csv). It is the report's: a page whose URL lies in
+// each round's data files (render/blocks' RoundFile: rounds/<round>.json
+// and rounds/<round>.csv). It is the report's: a page whose URL lies in
 // it would be written over by them, or write over them, so Load refuses
 // one (checkRoundsOut).
 const RoundsOut = "rounds/"
