@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -264,6 +265,48 @@ func TestDemoRoundsPage(t *testing.T) {
 			t.Errorf("data.json round %s starts %q; the chart dates it %s", rd.ID, rd.Start, x)
 		}
 	}
+	// Every figure of the chart is in data.json: each round's headline
+	// values' mean is the chart's point, and the four change points are
+	// listed; each round's own files hold its runs.
+	var figures struct {
+		Rounds []struct {
+			Headline []struct {
+				Experiment string    `json:"experiment"`
+				Point      string    `json:"point"`
+				Values     []float64 `json:"total_token_throughput_per_gpu"`
+			} `json:"headline"`
+		} `json:"rounds"`
+		Changes []struct {
+			Experiment string `json:"experiment"`
+			Round      string `json:"round"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(b, &figures); err != nil {
+		t.Fatal(err)
+	}
+	for ri, rd := range figures.Rounds {
+		row := opt.Dataset.Source[ri]
+		if len(rd.Headline) != len(opt.Series) || len(row) != 1+3*len(opt.Series) {
+			t.Fatalf("round %d: %d headline figures, %d chart series", ri+1, len(rd.Headline), len(opt.Series))
+		}
+		for li, h := range rd.Headline {
+			sum := 0.0
+			for _, v := range h.Values {
+				sum += v
+			}
+			if mean := math.Round(sum/float64(len(h.Values))*100) / 100; mean != row[1+3*li].(float64) || !strings.HasSuffix(opt.Series[li].Name, h.Point) {
+				t.Errorf("round %d, %s at %s: data.json's mean %v, the chart's %v (%s)", ri+1, h.Experiment, h.Point, mean, row[1+3*li], opt.Series[li].Name)
+			}
+		}
+	}
+	var changed []string
+	for _, c := range figures.Changes {
+		changed = append(changed, c.Experiment+"@"+c.Round)
+	}
+	if fmt.Sprint(changed) != "[large-batch@4 large-batch@4 small-batch@5 small-batch@5]" {
+		t.Errorf("data.json changes %v, want the four flagged", changed)
+	}
+	checkRoundFiles(t, out, "demo/mock-rounds/", filepath.Join(root, "results", "demo-mock-rounds"))
 }
 
 // TestHomeChanges: the home page lists the change points of every
