@@ -265,3 +265,25 @@ func TestBuilderRoundFiles(t *testing.T) {
 	checkRoundFiles(t, opt.Out, "model-0000/h100/", res)
 	sameTree(t, "round removed", opt.Out, buildCold(t, opt))
 }
+
+// TestRoundFileHandMade: a round directory made by hand, its name no
+// round id collect would make, gets escaped files that data.json links
+// to.
+func TestRoundFileHandMade(t *testing.T) {
+	opt, res := roundsSite(t)
+	old, odd := filepath.Join(res, schema.RoundsDir, "r003"), filepath.Join(res, schema.RoundsDir, "Round 3#x")
+	if err := os.Rename(old, odd); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(odd, schema.RoundFile)
+	if err := os.WriteFile(rec, []byte(strings.Replace(readFile(t, rec), `"r003"`, `"Round 3#x"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	checkRoundFiles(t, opt.Out, "model-0000/h100/", res)
+	if data := readFile(t, filepath.Join(opt.Out, "model-0000", "h100", "data.json")); !strings.Contains(data, `"data_json": "rounds/~52ound~203~23x.json"`) {
+		t.Errorf("data.json does not link the hand-made round's escaped file")
+	}
+}
