@@ -135,8 +135,8 @@ func countRoundData(allowed ...string) (func() map[string]int, func()) {
 // first sees the round and never again while it is as it was: the build
 // of the next round makes the new round's and the previous latest
 // round's (now keyed as an older round) only; an older result edited
-// makes that round's files again; a removed round's files leave the
-// output. Each build's output is a build without the cache's, byte for
+// makes that round's files again, and so does one of its files deleted
+// from the output; a removed round's files leave the output. Each build's output is a build without the cache's, byte for
 // byte, and its links resolve to the rounds' results.
 func TestRoundFilesOnce(t *testing.T) {
 	opt, res := roundsSite(t)
@@ -176,6 +176,11 @@ func TestRoundFilesOnce(t *testing.T) {
 			t.Fatal(files, err)
 		}
 		editSameSize(t, files[0])
+	})
+	step("an older round's file deleted from the output", []string{"r002"}, func() {
+		if err := os.Remove(filepath.Join(opt.Out, "model-0000", "h100", "rounds", "r002.csv")); err != nil {
+			t.Fatal(err)
+		}
 	})
 	step("an older round removed", []string{"r005"}, func() {
 		if err := os.RemoveAll(filepath.Join(res, schema.RoundsDir, "r003")); err != nil {
