@@ -147,6 +147,10 @@ func TestRoundFilesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRoundFiles(t, opt.Out, url, res)
+	// The page's cache entry does not carry the rounds' files.
+	if pack := readFile(t, filepath.Join(opt.CacheDir, "pack")); strings.Contains(pack, `"round": "r00`) {
+		t.Error("the page cache holds a round's data file")
+	}
 
 	step := func(what string, allowed []string, do func()) {
 		t.Helper()
