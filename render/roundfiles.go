@@ -10,11 +10,11 @@ import (
 
 // A report with rounds writes each round's data files beside its page
 // (render/blocks' RoundData, at RoundFile: rounds/<round>.json and
-// rounds/<round>.csv). They are not the page's: the page cache does not keep
-// them, and each round's pair is an output unit of its own (the output
-// manifest's, under the round directory's path), so that a build skips
-// a round whose files are in Out as the last build made them without
-// making them:
+// rounds/<round>.csv). They are not the page's: the page cache does not
+// keep them, and each round's pair is an output unit of its own (the
+// output manifest's, named by the files' path less their extension), so
+// that a build skips a round whose files are in Out as the last build
+// made them without making them:
 //
 //   - an older round's unit key is made of the round cache's key of the
 //     round (its result files' sums and the campaign file's, which also
