@@ -87,16 +87,21 @@ func BenchmarkBuild(b *testing.B) {
 // TestWriteSyntheticSite writes a 1000-report synthetic site to
 // $PERFLAB_SYNTHETIC_OUT (for measuring peak memory and comparing with
 // Hugo outside go test), with $PERFLAB_SYNTHETIC_ROUNDS rounds when set
-// (writeSyntheticRounds; 100 rounds are 1.4 million files, ~6 GB); it is
+// (writeSyntheticRounds; 100 rounds are 1.4 million files, ~6 GB), and
+// $PERFLAB_SYNTHETIC_REPORTS reports instead of 1000 when set; it is
 // skipped otherwise.
 func TestWriteSyntheticSite(t *testing.T) {
 	out := os.Getenv("PERFLAB_SYNTHETIC_OUT")
 	if out == "" {
 		t.Skip("set PERFLAB_SYNTHETIC_OUT=DIR to write a 1000-report synthetic site")
 	}
-	writeSyntheticSite(t, out, 1000)
+	n := 1000 // PERFLAB_SYNTHETIC_REPORTS: fewer
+	if v, err := strconv.Atoi(os.Getenv("PERFLAB_SYNTHETIC_REPORTS")); err == nil && v > 0 {
+		n = v
+	}
+	writeSyntheticSite(t, out, n)
 	if r, err := strconv.Atoi(os.Getenv("PERFLAB_SYNTHETIC_ROUNDS")); err == nil && r > 1 {
-		writeSyntheticRounds(t, out, 1000, r)
+		writeSyntheticRounds(t, out, n, r)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -137,13 +138,16 @@ func TestHistoryBlock(t *testing.T) {
 	if opt.Series[0].MarkLine != nil {
 		t.Errorf("a version change marked where round 1 says no version: %v", opt.Series[0].MarkLine)
 	}
-	// data.json: "runs" is the latest round, "rounds" every round; data.csv
-	// gets a round column and every round's rows.
+	// data.json: "runs" is the latest round, "rounds" every round with
+	// its headline figures and links to its own files (each holding the
+	// round's runs: checkRoundFiles); data.csv the latest round's rows
+	// with a round column.
 	var data struct {
 		Runs   []json.RawMessage `json:"runs"`
 		Rounds []struct {
 			ID        string            `json:"id"`
 			GitCommit string            `json:"git_commit"`
+			Headline  []json.RawMessage `json:"headline"`
 			Runs      []json.RawMessage `json:"runs"`
 		} `json:"rounds"`
 	}
@@ -152,11 +156,12 @@ func TestHistoryBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &data); err != nil || len(data.Runs) != 6 || len(data.Rounds) != 2 || data.Rounds[0].ID != "1" ||
-		len(data.Rounds[1].Runs) != 6 || data.Rounds[1].GitCommit == "" {
+		len(data.Rounds[1].Runs) != 0 || len(data.Rounds[1].Headline) == 0 || data.Rounds[1].GitCommit == "" {
 		t.Fatalf("data.json: %d runs, rounds %+v, %v", len(data.Runs), data.Rounds, err)
 	}
+	checkRoundFiles(t, filepath.Join(dir, "site"), "demo/h100/", camp)
 	csv, _ := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.csv"))
-	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 13 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[12], "2026-11-27,") {
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 7 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[6], "2026-11-27,") {
 		t.Errorf("data.csv:\n%s", csv)
 	}
 
@@ -260,6 +265,48 @@ func TestDemoRoundsPage(t *testing.T) {
 			t.Errorf("data.json round %s starts %q; the chart dates it %s", rd.ID, rd.Start, x)
 		}
 	}
+	// Every figure of the chart is in data.json: each round's headline
+	// values' mean is the chart's point, and the four change points are
+	// listed; each round's own files hold its runs.
+	var figures struct {
+		Rounds []struct {
+			Headline []struct {
+				Experiment string    `json:"experiment"`
+				Point      string    `json:"point"`
+				Values     []float64 `json:"total_token_throughput_per_gpu"`
+			} `json:"headline"`
+		} `json:"rounds"`
+		Changes []struct {
+			Experiment string `json:"experiment"`
+			Round      string `json:"round"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(b, &figures); err != nil {
+		t.Fatal(err)
+	}
+	for ri, rd := range figures.Rounds {
+		row := opt.Dataset.Source[ri]
+		if len(rd.Headline) != len(opt.Series) || len(row) != 1+3*len(opt.Series) {
+			t.Fatalf("round %d: %d headline figures, %d chart series", ri+1, len(rd.Headline), len(opt.Series))
+		}
+		for li, h := range rd.Headline {
+			sum := 0.0
+			for _, v := range h.Values {
+				sum += v
+			}
+			if mean := math.Round(sum/float64(len(h.Values))*100) / 100; mean != row[1+3*li].(float64) || !strings.HasSuffix(opt.Series[li].Name, h.Point) {
+				t.Errorf("round %d, %s at %s: data.json's mean %v, the chart's %v (%s)", ri+1, h.Experiment, h.Point, mean, row[1+3*li], opt.Series[li].Name)
+			}
+		}
+	}
+	var changed []string
+	for _, c := range figures.Changes {
+		changed = append(changed, c.Experiment+"@"+c.Round)
+	}
+	if fmt.Sprint(changed) != "[large-batch@4 large-batch@4 small-batch@5 small-batch@5]" {
+		t.Errorf("data.json changes %v, want the four flagged", changed)
+	}
+	checkRoundFiles(t, out, "demo/mock-rounds/", filepath.Join(root, "results", "demo-mock-rounds"))
 }
 
 // TestHomeChanges: the home page lists the change points of every

@@ -207,8 +207,11 @@ func (r *renderRun) page(i int) {
 		if s.cache.has(key) {
 			if mp, ok := o.Reuse(p.URL, lk); ok {
 				s.cache.touch(key)
-				p.Rendered = rd
+				p.Rendered, p.Key = rd, key
 				*res = pageResult{files: len(mp.Paths), searchSum: mp.Extra}
+				n, err := r.roundFiles(p, key) // roundfiles.go
+				res.files += n
+				res.err = err
 				return
 			}
 		}
@@ -229,7 +232,11 @@ func (r *renderRun) page(i int) {
 			}
 		}
 	}
-	*res = pageResult{files: len(files), search: se, err: err, laidOut: true}
+	nr := 0
+	if err == nil {
+		nr, err = r.roundFiles(p, p.Key) // roundfiles.go
+	}
+	*res = pageResult{files: len(files) + nr, search: se, err: err, laidOut: true}
 	if o := s.outputs; o != nil {
 		res.searchSum = searchEntrySum(se)
 		if prev := o.Prev(); prev != nil && prev.Units[p.URL].Extra == res.searchSum {

@@ -405,67 +405,6 @@ func HomeChanges(s *site.Site, links nav.Links) ([]HomeChangeView, error) {
 	return items, nil
 }
 
-// roundData is one round in a report's data.json "rounds".
-type roundData struct {
-	ID        string    `json:"id"`
-	Start     string    `json:"start,omitempty"`
-	GitCommit string    `json:"git_commit,omitempty"`
-	Runs      []RunData `json:"runs"`
-}
-
-// roundHead is round ri's entry in data.json without its runs: its id,
-// its start (the record's; round 1, which has none, the earliest start of
-// its results, as the history chart dates it) and its lab commit. The
-// start of a round without a record is one of the facts the history's
-// pass fills (under its sync.Once, which historyOf waits for), so they
-// are read after it, never while another page's render fills them.
-func roundHead(r *Report, ri int) roundData {
-	rr := r.Rounds[ri]
-	if rr.Record == nil {
-		historyOf(r)
-	}
-	x := roundData{ID: rr.ID, Start: rr.Start()}
-	if rr.Record != nil {
-		x.GitCommit = rr.Record.GitCommit
-	}
-	return x
-}
-
-// roundTables are ReportTables' tables of one round's results.
-func roundTables(r *Report, results []*schema.Result) (ReportDataFile, [][]string) {
-	shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
-	for _, res := range results {
-		shadow.All = append(shadow.All, &Run{Result: res})
-	}
-	return latestTables(shadow)
-}
-
-// withRounds adds every round to a report's data.json ("rounds", oldest
-// first; "runs" stays the latest round's, as the page shows) and data.csv
-// (a leading "round" column, every round's rows), when the report has
-// rounds; otherwise it returns d and rows as they are. (roundsData puts
-// the same bytes together a round at a time.)
-func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [][]string, error) {
-	if len(r.Rounds) < 2 {
-		return d, rows, nil
-	}
-	out := [][]string{append([]string{"round"}, rows[0]...)}
-	for ri, rr := range r.Rounds {
-		results, err := rr.Load()
-		if err != nil {
-			return d, rows, err
-		}
-		x := roundHead(r, ri)
-		rd, rrows := roundTables(r, results)
-		x.Runs = rd.Runs
-		d.Rounds = append(d.Rounds, x)
-		for _, row := range rrows[1:] {
-			out = append(out, append([]string{rr.ID}, row...))
-		}
-	}
-	return d, out, nil
-}
-
 // sloAnswers adds round ri's answers to the campaign's SLO, for each
 // sweep profile and experiment (the slo block's answer: the highest load
 // whose runs meet every limit, and the throughput per GPU there), to out

@@ -37,22 +37,17 @@ type ReportDataFile struct {
 	Baseline  string    `json:"baseline"`
 	Optimized string    `json:"optimized"`
 	Runs      []RunData `json:"runs"`
-	// Rounds holds every round's runs when the results have rounds
-	// (history.go); Runs is the latest round's.
-	Rounds []roundData `json:"rounds,omitempty"`
+	// Rounds lists every round, oldest first, when the results have
+	// rounds (roundsdata.go): its headline figures and its own data
+	// files; Runs is the latest round's. Changes are the change points
+	// the history flags (an empty list when none).
+	Rounds  []roundIndex `json:"rounds,omitempty"`
+	Changes []changeData `json:"changes,omitzero"`
 }
 
-// ReportData returns a report's runs' summaries as JSON and CSV.
+// ReportData returns a report's data.json and data.csv: its runs'
+// summaries (the latest round's, with every round listed: withRounds).
 func ReportData(r *Report) ([]byte, []byte, error) {
-	if len(r.Rounds) >= 2 {
-		return roundsData(r) // every round's, each encoded once (roundsdata.go)
-	}
-	return wholeData(r)
-}
-
-// wholeData is ReportData encoded as one value (a report without rounds,
-// and roundsData's fallback).
-func wholeData(r *Report) ([]byte, []byte, error) {
 	d, rows, err := ReportTables(r)
 	if err != nil {
 		return nil, nil, err
@@ -100,7 +95,7 @@ func marshalDataJSON(v any) ([]byte, error) {
 // ReportTables returns a report's data.json value and data.csv rows.
 func ReportTables(r *Report) (ReportDataFile, [][]string, error) {
 	d, rows := latestTables(r)
-	return withRounds(r, d, rows) // every round, when there are rounds (history.go)
+	return withRounds(r, d, rows) // every round listed, when there are rounds (roundsdata.go)
 }
 
 // latestTables returns the data.json value and data.csv rows of a

@@ -194,6 +194,9 @@ func Load(ctx context.Context, opt Config) (*Site, error) {
 		}
 	}
 	sort.Slice(s.Pages, func(i, j int) bool { return s.Pages[i].URL < s.Pages[j].URL })
+	if err := checkRoundsOut(s.Pages); err != nil { // roundpaths.go
+		return nil, err
+	}
 	SortReports(s.Reports)
 	ok = true
 	return s, nil
