@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -264,9 +263,9 @@ func TestBuildCacheDamagedPack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Letters become x in the middle of the entries (before the index,
-	// whose offset is the last 8 bytes): lengths are not letters.
-	end := int(binary.LittleEndian.Uint64(data[len(data)-8:]))
+	// Letters become x in the middle of the entries (the pack holds a
+	// header and the entries; its index is a file beside it).
+	end := len(data)
 	n := 0
 	for i := end / 3; i < end/3*2; i++ {
 		if c := data[i]; c >= 'a' && c <= 'w' {
@@ -292,32 +291,29 @@ func TestBuildCacheDamagedPack(t *testing.T) {
 	sameTree(t, "the pack damaged", opt.Out, o.Out)
 }
 
-// TestBuildCachePackDamage: a pack cut short, one whose index offset
-// points anywhere, or one with a run of zeros where entries were (what a
-// write that never happened leaves in a file written with WriteAt) costs
-// rendering again: the site is the one a build without the cache writes,
-// and the build after it takes every page from the pack it wrote.
+// TestBuildCachePackDamage: a pack or its index cut short, a pack whose
+// header is not its index's, or one with a run of zeros where entries
+// were (what a write that never happened leaves in a file written with
+// WriteAt) costs rendering again: the site is the one a build without
+// the cache writes, and the build after it takes every page from the
+// pack it wrote.
 func TestBuildCachePackDamage(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		damage func(data []byte) []byte
+		damage func(pack, index []byte) ([]byte, []byte)
 	}{
-		{"cut in the entries", func(d []byte) []byte { return d[:len(d)/3] }},
-		{"cut in the index", func(d []byte) []byte { return d[:len(d)-20] }},
-		{"index offset past the end", func(d []byte) []byte {
-			binary.LittleEndian.PutUint64(d[len(d)-8:], uint64(len(d)))
-			return d
+		{"cut in the entries", func(d, ix []byte) ([]byte, []byte) { return d[:len(d)/3], ix }},
+		{"index cut", func(d, ix []byte) ([]byte, []byte) { return d, ix[:len(ix)-20] }},
+		{"header of another pack", func(d, ix []byte) ([]byte, []byte) {
+			d[20] ^= 0xff
+			return d, ix
 		}},
-		{"index offset into the entries", func(d []byte) []byte {
-			binary.LittleEndian.PutUint64(d[len(d)-8:], uint64(len(d)/2))
-			return d
+		{"zeros where entries were", func(d, ix []byte) ([]byte, []byte) {
+			clear(d[len(d)/4 : len(d)/2])
+			return d, ix
 		}},
-		{"zeros where entries were", func(d []byte) []byte {
-			end := int(binary.LittleEndian.Uint64(d[len(d)-8:]))
-			clear(d[end/4 : end/2])
-			return d
-		}},
-		{"empty", func(d []byte) []byte { return nil }},
+		{"empty", func(d, ix []byte) ([]byte, []byte) { return nil, ix }},
+		{"index empty", func(d, ix []byte) ([]byte, []byte) { return d, nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyFixture(t)
@@ -326,12 +322,20 @@ func TestBuildCachePackDamage(t *testing.T) {
 			if err := Build(context.Background(), opt); err != nil {
 				t.Fatal(err)
 			}
-			pack := filepath.Join(opt.CacheDir, "pack")
+			pack, index := filepath.Join(opt.CacheDir, "pack"), filepath.Join(opt.CacheDir, "pack.index")
 			data, err := os.ReadFile(pack)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(pack, tc.damage(data), 0o600); err != nil {
+			ix, err := os.ReadFile(index)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, ix = tc.damage(data, ix)
+			if err := os.WriteFile(pack, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(index, ix, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			os.RemoveAll(opt.Out) // the pages come from the pack, not from Out

@@ -13,12 +13,14 @@
 //	                   file read, path stat'ed and directory listed, with
 //	                   what was seen; the input stat cache; file identities
 //	render/buildcache  the build cache's store: byte strings under salted
-//	                   keys in one pack file; knows nothing of pages
+//	                   keys in one pack file (appended to) and its index;
+//	                   knows nothing of pages
 //	render/output      the output directory: writing, the temporary
 //	                   directory and the swap, the lock, the manifest
 //	render/roundload   a report's rounds: listed once, recording what
-//	                   the site stamp needs; older rounds' results from
-//	                   a round cache keyed by their files' sums (what
+//	                   the site stamp needs; older rounds known by their
+//	                   files' identities and sums (kept in a round cache
+//	                   with the memos and prefixes made of them; what
 //	                   render/site's Load reads the rounds through)
 //	render/nav         the navigation: its tree, each page's view of it,
 //	                   the site's links (handed titles and URLs)

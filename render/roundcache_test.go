@@ -11,6 +11,7 @@ import (
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/inputs"
+	"github.com/perflab/perflab/render/roundload"
 )
 
 // roundsSite writes a synthetic site of one report with four rounds and
@@ -143,6 +144,36 @@ func TestRoundCache(t *testing.T) {
 		t.Errorf("the build read %d result files of older rounds; want none (the round cache)", n)
 	}
 	sameTree(t, "rounds from the round cache", opt.Out, buildCold(t, opt))
+}
+
+// TestHistoryNextRound: the build of round 4, with the cache of the
+// build of rounds 1..3, decodes no older round again: the history's
+// values of rounds 1 and 2 are the round cache's one entry of them
+// (render/blocks' historydigest.go), round 3 is read from its files (it
+// was the latest); it lists the directories of rounds 3 and 4 alone
+// (those of rounds 1 and 2 are the round cache's, their identities
+// unchanged); and the site is the one a build without a cache writes.
+func TestHistoryNextRound(t *testing.T) {
+	opt, res := roundsSite(t)
+	latest := filepath.Join(res, schema.RoundsDir, "r004")
+	rename(t, latest, filepath.Join(res, "..", "r004"))
+	settle()
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	rename(t, filepath.Join(res, "..", "r004"), latest)
+	settle()
+	before, listed := roundload.Loads(), roundload.Listings()
+	if err := Build(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if n := roundload.Loads() - before; n != 0 {
+		t.Errorf("the build of round 4 decoded %d older rounds again; want none (the history's entry of rounds 1..2)", n)
+	}
+	if n := roundload.Listings() - listed; n != 2 {
+		t.Errorf("the build of round 4 listed %d round directories; want 2 (rounds 3 and 4)", n)
+	}
+	sameTree(t, "next round", opt.Out, buildCold(t, opt))
 }
 
 // TestSiteStampRounds: the site stamp holds a site whose report has

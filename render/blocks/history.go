@@ -69,28 +69,28 @@ type sloHistory struct {
 }
 
 // historyOf is the report's history, computed once per build (the page
-// and the home page's list both use it), in one pass over the rounds: an
-// older round's results are decoded from the round cache for it and
-// dropped after (site.RoundResults.Load), its start and engines kept
+// and the home page's list both use it), in one pass over the rounds'
+// digests (historydigest.go): an older round's come from the round
+// cache's entry of the older rounds when it has them, else from its
+// results, decoded from the round cache for it and dropped after
+// (site.RoundResults.Load); its start and engines are kept
 // (site.RoundFacts).
 func historyOf(r *Report) *reportHistory {
 	r.HistOnce.Do(func() {
 		h := &reportHistory{}
 		var lines []historyLine
 		idx, sidx := map[string]int{}, map[string]int{}
-		for ri := range r.Rounds {
-			results, err := r.Rounds[ri].Load()
-			if err != nil {
-				h.err = err
-				break
-			}
+		ds, err := historyDigestsOf(r)
+		h.err = err
+		for ri, d := range ds {
 			if f := r.Rounds[ri].Facts; f != nil {
-				*f = *site.FactsOf(results)
+				*f = d.Facts
 			} else {
-				r.Rounds[ri].Facts = site.FactsOf(results)
+				f := d.Facts
+				r.Rounds[ri].Facts = &f
 			}
-			lines = historyValues(r, lines, idx, ri, results)
-			h.slo = sloAnswers(r, h.slo, sidx, ri, results)
+			lines = historyValues(r, lines, idx, ri, d.Values)
+			h.slo = sloAnswers(r, h.slo, sidx, ri, d.SLO)
 		}
 		h.lines, h.changes = historyChanges(r, lines)
 		r.Hist = h
@@ -98,9 +98,10 @@ func historyOf(r *Report) *reportHistory {
 	return r.Hist.(*reportHistory)
 }
 
-// historyValues adds round ri's results to the history lines (idx: a
-// line's index by experiment, profile and point).
-func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, results []*schema.Result) []historyLine {
+// roundValues are the headline figures of a round's runs, in the order
+// of its results.
+func roundValues(r *Report, results []*schema.Result) []historyValue {
+	var out []historyValue
 	for _, res := range results {
 		if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
 			continue
@@ -109,23 +110,39 @@ func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, r
 		if !ok {
 			continue
 		}
-		p, ok := r.Campaign.Profile(res.Profile)
-		if !ok {
+		if _, ok := r.Campaign.Profile(res.Profile); !ok {
 			continue
-		}
-		pt := schema.PointOf(res.Load)
-		k := res.Experiment + "\x00" + res.Profile + "\x00" + pt.Slug()
-		li, ok := idx[k]
-		if !ok {
-			li = len(lines)
-			idx[k] = li
-			lines = append(lines, historyLine{exp: e, prof: p, pt: pt, values: make([][]float64, len(r.Rounds))})
 		}
 		gpus := r.GPUs(e)
 		if res.Hardware != nil && res.Hardware.GPUCount > 0 {
 			gpus = res.Hardware.GPUCount
 		}
-		lines[li].values[ri] = append(lines[li].values[ri], res.Summary.TotalTokenThroughput/float64(gpus))
+		out = append(out, historyValue{Exp: res.Experiment, Prof: res.Profile, Pt: schema.PointOf(res.Load),
+			V: res.Summary.TotalTokenThroughput / float64(gpus)})
+	}
+	return out
+}
+
+// historyValues adds round ri's values to the history lines (idx: a
+// line's index by experiment, profile and point).
+func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, vals []historyValue) []historyLine {
+	for _, v := range vals {
+		e, ok := r.Campaign.Experiment(v.Exp)
+		if !ok {
+			continue
+		}
+		p, ok := r.Campaign.Profile(v.Prof)
+		if !ok {
+			continue
+		}
+		k := v.Exp + "\x00" + v.Prof + "\x00" + v.Pt.Slug()
+		li, ok := idx[k]
+		if !ok {
+			li = len(lines)
+			idx[k] = li
+			lines = append(lines, historyLine{exp: e, prof: p, pt: v.Pt, values: make([][]float64, len(r.Rounds))})
+		}
+		lines[li].values[ri] = append(lines[li].values[ri], v.V)
 	}
 	return lines
 }
@@ -405,14 +422,13 @@ func HomeChanges(s *site.Site, links nav.Links) ([]HomeChangeView, error) {
 	return items, nil
 }
 
-// sloAnswers adds round ri's answers to the campaign's SLO, for each
-// sweep profile and experiment (the slo block's answer: the highest load
-// whose runs meet every limit, and the throughput per GPU there), to out
-// (idx: an answer's index by profile and experiment); nothing without
+// roundSLO is a round's answer to the campaign's SLO, for each sweep
+// profile and experiment (the slo block's answer: the highest load whose
+// runs meet every limit, and the throughput per GPU there); none without
 // an SLO or a sweep.
-func sloAnswers(r *Report, out []sloHistory, idx map[string]int, ri int, results []*schema.Result) []sloHistory {
+func roundSLO(r *Report, results []*schema.Result) []sloValue {
 	if len(r.Campaign.SLO) == 0 {
-		return out
+		return nil
 	}
 	runs := make([]analysis.Run, 0, len(results))
 	for _, res := range results {
@@ -422,22 +438,31 @@ func sloAnswers(r *Report, out []sloHistory, idx map[string]int, ri int, results
 		}
 		runs = append(runs, analysis.Run{Result: res, GPUs: r.GPUs(e)})
 	}
+	var out []sloValue
 	for _, p := range r.Campaign.Profiles {
 		if !analysis.IsSweep(runs, p.ID) {
 			continue
 		}
 		cs := curveSetOf(r, runs, p.ID, false)
 		for i, a := range analysis.SLOAnswers(cs.Curves, r.Campaign.SLO, r.Campaign.Cost, false) {
-			k := p.ID + "\x00" + a.Experiment
-			j, ok := idx[k]
-			if !ok {
-				j = len(out)
-				idx[k] = j
-				out = append(out, sloHistory{label: cs.Names[i] + " / " + p.Name, answers: make([]*analysis.SLOAnswer, len(r.Rounds))})
-			}
-			a := a
-			out[j].answers[ri] = &a
+			out = append(out, sloValue{Key: p.ID + "\x00" + a.Experiment, Label: cs.Names[i] + " / " + p.Name, A: a})
 		}
+	}
+	return out
+}
+
+// sloAnswers adds round ri's SLO answers to out (idx: an answer's index
+// by profile and experiment).
+func sloAnswers(r *Report, out []sloHistory, idx map[string]int, ri int, vals []sloValue) []sloHistory {
+	for _, v := range vals {
+		j, ok := idx[v.Key]
+		if !ok {
+			j = len(out)
+			idx[v.Key] = j
+			out = append(out, sloHistory{label: v.Label, answers: make([]*analysis.SLOAnswer, len(r.Rounds))})
+		}
+		a := v.A
+		out[j].answers[ri] = &a
 	}
 	return out
 }

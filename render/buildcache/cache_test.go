@@ -141,3 +141,111 @@ func TestBuildCacheKeepsUsed(t *testing.T) {
 		t.Errorf("new entry: %q", got)
 	}
 }
+
+// TestBuildCacheAppends: a build that uses the last pack's entries and
+// stores more appends them to the same file (the old entries are not
+// copied); one that leaves most of the pack unused writes a new pack of
+// the entries it used and stored; bytes an interrupted build appended
+// are cut off by the next; an index beside a pack of another identity
+// (a build stopped between its renames) is an empty cache.
+func TestBuildCacheAppends(t *testing.T) {
+	dir := t.TempDir()
+	pack := filepath.Join(dir, packName)
+	entry := func(i int) []byte { return []byte(strings.Repeat(fmt.Sprintf("entry %d;", i), 50)) }
+	stat := func() os.FileInfo {
+		t.Helper()
+		fi, err := os.Stat(pack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	check := func(what string, want map[int]bool) {
+		t.Helper()
+		c := Open(dir, "salt")
+		defer c.Finish(false)
+		for i := 0; i < 20; i++ {
+			got := c.Get(fmt.Sprint("k", i))
+			if want[i] && !bytes.Equal(got, entry(i)) || !want[i] && got != nil {
+				t.Errorf("%s: entry %d: %.20q (want it: %v)", what, i, got, want[i])
+			}
+		}
+	}
+	c := Open(dir, "salt")
+	for i := 0; i < 10; i++ {
+		c.Put(fmt.Sprint("k", i), entry(i))
+	}
+	c.Finish(true)
+	first := stat()
+
+	c = Open(dir, "salt")
+	for i := 0; i < 10; i++ {
+		c.Keep(fmt.Sprint("k", i))
+	}
+	c.Put("k10", entry(10))
+	c.Finish(true)
+	if after := stat(); !os.SameFile(first, after) || after.Size() != first.Size()+int64(len(entry(10))) {
+		t.Fatalf("the pack was not appended to: same file %v, %d bytes after %d", os.SameFile(first, after), after.Size(), first.Size())
+	}
+	want := map[int]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true, 10: true}
+	check("appended", want)
+
+	// An interrupted build's appended bytes, then a build that appends.
+	c = Open(dir, "salt")
+	for i := 0; i <= 10; i++ {
+		c.Keep(fmt.Sprint("k", i))
+	}
+	c.Put("k11", entry(11))
+	c.mu.Lock()
+	c.next.Close() // the process dies: no index written
+	c.mu.Unlock()
+	c = Open(dir, "salt")
+	for i := 0; i <= 10; i++ {
+		c.Keep(fmt.Sprint("k", i))
+	}
+	c.Put("k12", entry(12))
+	c.Finish(true)
+	want[12] = true
+	check("after an interrupted build", want)
+	if got := stat().Size(); got != first.Size()+int64(len(entry(10))+len(entry(12))) {
+		t.Errorf("pack of %d bytes: the interrupted build's bytes were not cut off", got)
+	}
+
+	// Most entries unused: appended still (the build cannot know before
+	// its end), then the next build that stores writes a new pack of
+	// the entries it used and stored.
+	c = Open(dir, "salt")
+	c.Keep("k1")
+	c.Put("k13", entry(13))
+	c.Finish(true)
+	check("mostly dead", map[int]bool{1: true, 13: true})
+	c = Open(dir, "salt")
+	c.Keep("k1")
+	c.Keep("k13")
+	c.Put("k14", entry(14))
+	c.Finish(true)
+	if after := stat(); os.SameFile(first, after) || after.Size() != headerLen+int64(len(entry(1))+len(entry(13))+len(entry(14))) {
+		t.Errorf("a mostly dead pack was kept: same file %v, %d bytes", os.SameFile(first, after), after.Size())
+	}
+	check("rewritten", map[int]bool{1: true, 13: true, 14: true})
+
+	// The index of the pack before, beside the new pack.
+	oldIndex, err := os.ReadFile(filepath.Join(dir, indexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = Open(dir, "salt")
+	c.Put("k15", entry(15))
+	c.Finish(true) // the others unused: a new index; the next build, a new pack
+	c = Open(dir, "salt")
+	c.Keep("k15")
+	c.Put("k16", entry(16))
+	c.Finish(true)
+	if after := stat(); after.Size() != headerLen+int64(len(entry(15))+len(entry(16))) {
+		t.Fatalf("pack of %d bytes, want a new pack of two entries", after.Size())
+	}
+	if err := os.WriteFile(filepath.Join(dir, indexName), oldIndex, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("another pack's index", nil)
+}

@@ -1,7 +1,8 @@
 // Package buildcache is the build cache: byte strings under keys, kept
-// between builds in one pack file (an entry's CRC-32C checked on
-// reading; entries a build did not use are dropped when it writes the
-// next pack), with every key salted by perflab's own build (the Go build
+// between builds in one pack file and its index (an entry's CRC-32C
+// checked on reading; a build appends what it stores to the pack and
+// writes a new index, entries it did not use dropped from it; a pack
+// more than half dead is written anew), with every key salted by perflab's own build (the Go build
 // ID of the running executable, SelfVersion) and the caller's salt.
 //
 // It owns: the pack file, its index, the salt, and the executable's

@@ -128,6 +128,7 @@ func OpenStats(dir, salt string) *Stats {
 	s := &Stats{dir: dir, salt: salt, marker: marker, horizon: id.CTime, next: map[string]entry{}}
 	if data, err := os.ReadFile(filepath.Join(dir, statsName)); err == nil {
 		s.old = decodeStats(data, salt) // nil when broken: hash everything
+		s.next = make(map[string]entry, len(s.old))
 	}
 	return s
 }
@@ -136,6 +137,14 @@ func OpenStats(dir, salt string) *Stats {
 // from which a change to a file may go unseen: a file whose change time
 // is not older is racy (Racy).
 func (s *Stats) Horizon() int64 { return s.horizon }
+
+// Len is the number of entries the input stat cache held when opened.
+func (s *Stats) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.old)
+}
 
 // Hashed is how many files this build hashed rather than took from the
 // cache.
@@ -272,34 +281,64 @@ func Racy(ctime, ref int64) bool {
 // ReadFile reads the input file name and returns its bytes and their
 // SHA-256 (from the input stat cache when the file is unchanged).
 func (s *Stats) ReadFile(name string) ([]byte, [32]byte, error) {
+	data, fi, stable, err := readStat(name)
+	if err != nil {
+		return nil, [32]byte{}, err
+	}
+	// A file changed between the stat and the end of the read: its bytes
+	// may not be those its recorded sum was made from (the page would be
+	// taken from the build cache as it was, or cached under the old
+	// sum): hash them, and record nothing.
+	if s != nil && !stable {
+		return data, sha256.Sum256(data), nil
+	}
+	return data, s.sum(name, fi, data), nil
+}
+
+// readFileID reads and hashes the file name as ReadFile does, without
+// the input stat cache: id is the file's identity while it was read, ok
+// whether the sum may be remembered under it (not racy, unchanged
+// during the read).
+func (s *Stats) readFileID(name string) (data []byte, sum [32]byte, id ID, ok bool, err error) {
+	data, fi, stable, err := readStat(name)
+	if err != nil {
+		return nil, sum, id, false, err
+	}
+	sum = sha256.Sum256(data)
+	if s == nil {
+		return data, sum, id, false, nil
+	}
+	s.mu.Lock()
+	s.hashed++
+	s.mu.Unlock()
+	id, ok = StatID(fi)
+	return data, sum, id, ok && stable && !Racy(id.CTime, s.horizon), nil
+}
+
+// readStat reads the file name, returning its stat taken before the
+// read and whether the file kept that identity until after it (stable).
+func readStat(name string) (data []byte, fi os.FileInfo, stable bool, err error) {
 	f, err := OpenFile(name) // os.Open without the poller's calls (readfile_linux.go)
 	if err != nil {
-		return nil, [32]byte{}, err
+		return nil, nil, false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err = f.Stat()
 	if err != nil {
-		return nil, [32]byte{}, err
+		return nil, nil, false, err
 	}
 	if fi.IsDir() {
-		return nil, [32]byte{}, &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+		return nil, nil, false, &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
 	}
 	if TestHookAfterStat != nil {
 		TestHookAfterStat(name)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, [32]byte{}, &os.PathError{Op: "read", Path: name, Err: err}
+		return nil, nil, false, &os.PathError{Op: "read", Path: name, Err: err}
 	}
-	data := buf.Bytes()
-	// A file changed between the stat and the end of the read: its bytes
-	// may not be those its recorded sum was made from (the page would be
-	// taken from the build cache as it was, or cached under the old
-	// sum): hash them, and record nothing.
-	if after, err := f.Stat(); s != nil && (err != nil || !SameID(fi, after)) {
-		return data, sha256.Sum256(data), nil
-	}
-	return data, s.sum(name, fi, data), nil
+	after, err := f.Stat()
+	return buf.Bytes(), fi, err == nil && SameID(fi, after), nil
 }
 
 // TestHookAfterStat, when set (tests only), runs between ReadFile's stat

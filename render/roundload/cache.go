@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/buildcache"
@@ -12,10 +13,12 @@ import (
 	"github.com/perflab/perflab/render/wire"
 )
 
-// summary is what the cache keeps of an older round: its results as
-// Load made them (read, redacted), less what the history does not use
-// and an older round's results never show: the per-request records and
-// the raw output.
+// summary is an older round's results as Load makes them (read,
+// redacted), less what the history does not use and an older round's
+// results never show: the per-request records and the raw output. The
+// cache does not keep it (what builds keep of a round are the memos and
+// prefixes made of it: a round's summary is its files, known by their
+// sums); its type salts the keys.
 type summary struct {
 	Results []schema.Result
 }
@@ -24,9 +27,9 @@ type summary struct {
 // read.
 var version = wire.Version(summary{})
 
-// Cache keeps older rounds' results between builds. Its methods are
-// safe for concurrent use; a nil *Cache keeps nothing (every round is
-// read from its files).
+// Cache keeps what builds make of older rounds (Round.Memo, Prefix)
+// between builds. Its methods are safe for concurrent use; a nil *Cache
+// keeps nothing.
 type Cache struct {
 	c *buildcache.Cache
 }
@@ -50,7 +53,7 @@ func (c *Cache) Finish(ok bool) {
 // A Round is an older round as Results found it.
 type Round struct {
 	// kept are the round's results when this build read them from its
-	// files (Load gives them); nil when the cache holds the round.
+	// files (Load gives them); nil when their sums were known.
 	kept  []*schema.Result
 	c     *Cache
 	key   []byte // the round's key: the salt and its files' records
@@ -60,25 +63,17 @@ type Round struct {
 }
 
 // Load returns the round's results, without Requests nor RawOutput: as
-// this build read them, or the cache's entry decoded anew each call
-// (a report's older rounds are not held between uses: a thousand
-// reports of a hundred rounds are 1.4 million results), or, should the
-// entry be unreadable, the round's files read again (their bytes must
-// be those recorded: an error says a file changed during the build).
+// this build read them, or the round's files read again each call (a
+// report's older rounds are not held between uses: a thousand reports
+// of a hundred rounds are 1.4 million results), their bytes checked
+// against the sums recorded (an error says a file changed during the
+// build). A build whose history and data.json find their memos and
+// prefixes calls it for no round the build before saw (Loads).
 func (r *Round) Load() ([]*schema.Result, error) {
 	if r.kept != nil || len(r.files) == 0 {
 		return r.kept, nil
 	}
-	if b := r.c.c.Get(r.c.c.Key(r.key)); b != nil {
-		var sm summary
-		if wire.Decode(b, &sm) == nil && len(sm.Results) == len(r.files) {
-			out := make([]*schema.Result, len(sm.Results))
-			for i := range sm.Results {
-				out[i] = &sm.Results[i]
-			}
-			return out, nil
-		}
-	}
+	loads.Add(1)
 	sm, err := r.read(make([][]byte, len(r.files)))
 	if err != nil {
 		return nil, err
@@ -147,48 +142,73 @@ func (r *Round) memoKey(name string) string {
 
 // Results returns an older round whose result files are files
 // (Dir.Files), each recorded through in as read (a File with its sum)
-// whether or not it was. When the cache holds the round as its files
-// are (their sums, the key, come from the input stat cache when their
-// identities are unchanged) nothing is read or decoded now: Round.Load
-// decodes the entry when the round is used. Otherwise the files are
-// decoded (decode: without requests and raw output), given to prep
-// (redaction) and stored. Salt names what else the round's entries
-// depend on (prep's secrets; a report's campaign, of which a memo may
-// be made): it is part of the key.
+// whether or not it was. When every file's sum is known (the input stat
+// cache's, its identity unchanged) nothing is read or decoded now: the
+// round's key is made of the sums, and Round.Load reads the files when
+// the round is used. Otherwise the files are decoded now (decode:
+// without requests and raw output), given to prep (redaction) and kept
+// for the build. Salt names what else the round's memos depend on
+// (prep's secrets; a report's campaign, of which a memo may be made):
+// it is part of the key.
 func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep func(*schema.Result)) (*Round, error) {
+	key := c.fileIDsKey(files)
+	cached, found := c.entry(key)
+	return c.results(in, files, key, cached, found, roundEntry{}, salt, prep)
+}
+
+// Results is Cache.Results for round rd as Scan read it: its files'
+// sums from the round's entry, which keeps its listing too (Scan).
+func (d *Dir) Results(in *inputs.Reader, rd schema.RoundDir, salt string, prep func(*schema.Result)) (*Round, error) {
+	s := d.scanned[rd.ID]
+	return d.c.results(in, d.files[rd.ID], d.c.roundKey(rd.Dir), s.cached, s.found, s.now, salt, prep)
+}
+
+// results is Results with the entry under key that keeps the files'
+// identities (cached, when found) and the directory's identity as Scan
+// listed it now (now: no Files).
+func (c *Cache) results(in *inputs.Reader, files []string, key string, cached roundEntry, found bool, now roundEntry, salt string, prep func(*schema.Result)) (*Round, error) {
 	sub := in.Sub() // the round's records: its key
 	data := make([][]byte, len(files))
+	read := false
+	ids := roundEntry{Dir: now.Dir, DirOK: now.DirOK} // for the next build
+	same := found && cached.Dir == now.Dir && cached.DirOK == now.DirOK
 	for i, f := range files {
-		if _, ok := sub.Known(f); ok {
+		if i < len(cached.Files) && cached.Files[i].OK && cached.Files[i].Name == f && sub.KnownAs(f, cached.Files[i].ID, cached.Files[i].Sum) {
+			ids.Files = append(ids.Files, cached.Files[i])
 			continue
 		}
-		b, _, err := sub.ReadFile(f)
+		same = false
+		if sum, id, ok := sub.KnownID(f); ok { // read by the build before (the latest round then)
+			ids.Files = append(ids.Files, fileID{Name: f, ID: id, Sum: sum, OK: true})
+			continue
+		}
+		b, sum, id, ok, err := sub.ReadFileID(f)
 		if err != nil {
 			in.Include(sub)
 			return nil, fmt.Errorf("load: %w", err)
 		}
-		data[i] = b
+		ids.Files = append(ids.Files, fileID{Name: f, ID: id, Sum: sum, OK: ok})
+		data[i], read = b, true
 	}
 	in.Include(sub)
+	if c != nil && key != "" {
+		if same && len(cached.Files) == len(ids.Files) {
+			c.c.Keep(key)
+		} else {
+			c.c.Put(key, wire.Append(nil, ids))
+		}
+	}
 	rk := sub.Key(0)
 	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...), files: files, prep: prep}
 	for _, rec := range sub.Records() { // one File per file, in order
 		round.sums = append(round.sums, rec.Sum)
 	}
-	var key string
-	if c != nil {
-		key = c.c.Key(round.key)
-		if c.c.Has(key) {
-			c.c.Keep(key) // read when the round is used (Load)
-			return round, nil
-		}
+	if !read {
+		return round, nil // read when used (Load)
 	}
 	sm, err := round.read(data)
 	if err != nil {
 		return nil, err
-	}
-	if c != nil {
-		c.c.Put(key, wire.Append(nil, sm))
 	}
 	round.kept = make([]*schema.Result, len(sm.Results))
 	for i := range sm.Results {
@@ -197,4 +217,71 @@ func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep fun
 	return round, nil
 }
 
+// roundEntry is what the round cache keeps of a round's files, rather
+// than the input stat cache (a thousand reports' hundred rounds are 1.4
+// million files, which the stat cache's one file would decode and write
+// again in every build): each file's identity and sum, from
+// inputs.Reader.KnownID and ReadFileID under the stat cache's rules and
+// checked file by file (inputs.Reader.KnownAs: one stat); and, for a
+// round Scan listed, its directory's identity when listed (DirOK: the
+// listing, the files' names, may be taken for it: flat, not racy;
+// inputs.Reader.ListedAs).
+type roundEntry struct {
+	Dir   inputs.ID
+	DirOK bool
+	Files []fileID
+}
+
+// fileID is a file's identity and sum; OK is false when the sum may
+// not be taken for the identity (racy, or changed while it was read).
+type fileID struct {
+	Name string
+	ID   inputs.ID
+	Sum  [32]byte
+	OK   bool
+}
+
+// fileIDsKey is the entry of files that no Scan listed (Cache.Results).
+func (c *Cache) fileIDsKey(files []string) string {
+	if c == nil {
+		return ""
+	}
+	h := sha256.New()
+	for _, f := range files {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	return c.c.Key(append([]byte("files\x00"), h.Sum(nil)...))
+}
+
+// roundKey is the entry of the round directory dir.
+func (c *Cache) roundKey(dir string) string {
+	if c == nil {
+		return ""
+	}
+	return c.c.Key([]byte("round\x00" + dir))
+}
+
+// entry returns the entry under key, if any.
+func (c *Cache) entry(key string) (roundEntry, bool) {
+	var e roundEntry
+	if c == nil || key == "" || !c.c.Has(key) {
+		return e, false
+	}
+	if b := c.c.Get(key); b == nil || wire.Decode(b, &e) != nil {
+		return roundEntry{}, false
+	}
+	return e, true
+}
+
 var errChanged = errors.New("changed during the build (build again)")
+
+// loads counts the older rounds decoded again by Load (from the cache's
+// entry or their files) in this process.
+var loads atomic.Int64
+
+// Loads is the number of times Load decoded an older round that this
+// build did not read from its files (its cache entry, or its files
+// again), in this process so far: what a build of round 100 should not
+// do for the rounds the build of round 99 saw (tests, benchmarks).
+func Loads() int64 { return loads.Load() }

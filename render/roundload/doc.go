@@ -6,18 +6,36 @@
 // inputs.Reader, so that what a page is made of is recorded by
 // construction.
 //
-// Older rounds are history: a build of round 100 needs each older
-// round's results, not their per-request records, and an older round's
-// files rarely change. Cache keeps what the history needs of each round
-// (its results without requests and raw output, encoded by render/wire)
-// in a build cache of its own (render/buildcache, the "rounds"
-// directory of the cache directory), under the key of the round's
-// files as the page's Reader recorded them: each file's sum, taken from
-// the input stat cache when the file's identity is unchanged
-// (inputs.Reader.Known: one stat, the file is neither read nor hashed).
-// Any edit of a round's file gives the file another identity and
-// another sum, so another key: a miss, and the round is read again.
-// Nothing is invalidated by hand.
+// Older rounds are history: a build of round 100 needs what the history
+// and data.json made of each older round, not their results, and an
+// older round's files rarely change. A round is known by its key: the
+// salt and its files' records as the page's Reader recorded them, each
+// file's sum. The sums come from the round cache's own entry of the
+// round's files (their identities as stat reports them, with their
+// sums, under the input stat cache's rules: inputs.Reader.KnownAs, one
+// stat, the file neither read nor hashed), else from the input stat
+// cache (the round was the latest one last build), else the file is
+// read (inputs.Reader.ReadFileID). The input stat cache does not keep
+// older rounds' files: a thousand reports' hundred rounds are 1.4
+// million files, which its one file would decode and write again in
+// every build. Any edit of a round's file gives the file another
+// identity and another sum, so another key. Nothing is invalidated by
+// hand. The round cache (its own render/buildcache in the "rounds"
+// directory of the cache directory) keeps no results: a round whose
+// files are known is read from them when used (Round.Load).
+//
+// What a caller makes of a report's older rounds from the first on (the
+// history's values, render/blocks' historydigest.go) is kept as one
+// entry (Prefix), under a chain of keys: the caller's input, then each
+// round's key in order. The build of round 100 finds the entry the build
+// of round 99 made of rounds 1..98 and decodes round 99 alone; an older
+// round's entry is then not decoded at all (Loads counts those that are).
+//
+// Scan lists a round's directory once: the round's entry in the round
+// cache keeps its listing with the directory's identity (adding,
+// removing or renaming an entry changes it), so a later build whose
+// round directory has that identity takes the listing with one stat
+// (inputs.Reader.ListedAs) and records it as listed all the same.
 //
 // Scan records the directories it lists (inputs.Reader.Listed) and the
 // round records it reads, so that the site stamp (render/sitestamp.go)

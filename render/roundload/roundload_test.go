@@ -122,13 +122,14 @@ func TestResults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		atResults := prepared // the files read by Results
 		if during != nil {
 			during(r)
 		}
-		results := load(t, r) // from the cache, before the build ends
+		results := load(t, r) // read again when known, before the build ends
 		c.Finish(true)
 		st.Save()
-		return results, in.Key(0), prepared
+		return results, in.Key(0), atResults
 	}
 	r1, k1, p1 := build(nil)
 	if p1 != 2 {
@@ -142,10 +143,17 @@ func TestResults(t *testing.T) {
 	}
 	r2, k2, p2 := build(func(r *Round) { r.SetMemo("x", []byte("memo")) })
 	if p2 != 0 {
-		t.Errorf("second build prepared %d results, want 0 (the cache)", p2)
+		t.Errorf("second build read %d results, want 0 (their sums known)", p2)
 	}
 	if k1 != k2 {
 		t.Error("the round's records differ between a read and a cached round")
+	}
+	// The files' identities are the round cache's, not the input stat
+	// cache's (which would decode and rewrite them all in every build).
+	if st := inputs.OpenStats(cdir, "test"); st.Len() != 0 {
+		t.Errorf("the input stat cache holds %d entries; want none (the round's files are the round cache's)", st.Len())
+	} else {
+		st.Abandon()
 	}
 	if res2 := r2; !reflect.DeepEqual(res1, res2) {
 		t.Errorf("cached results differ:\n%+v\n%+v", res1[0], res2[0])
@@ -226,5 +234,51 @@ func TestDecode(t *testing.T) {
 	_, want := schema.Unmarshal("bad.json", []byte(`{"schema_version": 2, "status": 7}`))
 	if err == nil || want == nil || err.Error() != want.Error() {
 		t.Errorf("error %v, schema's %v", err, want)
+	}
+}
+
+// TestPrefix: a prefix's entry is found by a later build whose rounds
+// begin with the same rounds (the longest such prefix), and by no build
+// whose input or any of whose rounds in it differ.
+func TestPrefix(t *testing.T) {
+	cdir := t.TempDir()
+	rounds := func(c *Cache, keys ...string) []*Round {
+		var out []*Round
+		for _, k := range keys {
+			out = append(out, &Round{c: c, key: []byte(k)})
+		}
+		return out
+	}
+	c := Open(cdir)
+	p := NewPrefix("h", []byte("in"), rounds(c, "k1", "k2"))
+	if n, b := p.Longest(); n != 0 || b != nil {
+		t.Fatalf("empty cache: prefix of %d rounds", n)
+	}
+	NewPrefix("h", []byte("in"), rounds(c, "k1")).Set(1, []byte("a"))
+	p.Set(2, []byte("ab"))
+	c.Finish(true)
+
+	for _, tc := range []struct {
+		name  string
+		input string
+		keys  []string
+		n     int
+		want  string
+	}{
+		{"next round", "in", []string{"k1", "k2", "k3"}, 2, "ab"},
+		{"same rounds", "in", []string{"k1", "k2"}, 2, "ab"},
+		{"second round changed", "in", []string{"k1", "x2", "k3"}, 1, "a"},
+		{"first round changed", "in", []string{"x1", "k2", "k3"}, 0, ""},
+		{"other input", "other", []string{"k1", "k2", "k3"}, 0, ""},
+	} {
+		c := Open(cdir)
+		n, b := NewPrefix("h", []byte(tc.input), rounds(c, tc.keys...)).Longest()
+		if n != tc.n || string(b) != tc.want {
+			t.Errorf("%s: prefix of %d rounds %q, want %d %q", tc.name, n, b, tc.n, tc.want)
+		}
+		c.Finish(false)
+	}
+	if p := NewPrefix("h", []byte("in"), rounds(nil, "k1")); p.Len() != 0 {
+		t.Error("a round without a cache has a prefix")
 	}
 }

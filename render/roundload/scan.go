@@ -2,10 +2,10 @@ package roundload
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/inputs"
@@ -22,6 +22,18 @@ type Dir struct {
 	// files are each round's result files (slash-separated, sorted), by
 	// round id.
 	files map[string][]string
+	// scanned is what the round cache kept of each round and its
+	// directory's identity as listed now, by round id.
+	scanned map[string]scanned
+	c       *Cache
+}
+
+// scanned is a round's entry in the round cache (cached, when found)
+// and its directory's identity as Scan listed it (now, without Files).
+type scanned struct {
+	cached roundEntry
+	found  bool
+	now    roundEntry
 }
 
 // HasLatest reports whether a round holds a result.
@@ -38,24 +50,27 @@ func (d *Dir) Files(rd schema.RoundDir) []string { return d.files[rd.ID] }
 // their names; their bytes are for the caller to read). A round holding
 // a subdirectory is walked and recorded as a Tree (never stamped).
 func Scan(in *inputs.Reader, dir string) (*Dir, error) {
+	return (*Cache)(nil).Scan(in, dir)
+}
+
+// Scan is Scan (the function) with the round cache: a round directory
+// whose identity is the one the cache kept with its listing is not
+// listed again (inputs.Reader.ListedAs: one stat), and Dir.Results
+// takes its files' sums from the same entry.
+func (c *Cache) Scan(in *inputs.Reader, dir string) (*Dir, error) {
 	rds, err := schema.Rounds(dir)
 	if err != nil {
 		return nil, err
 	}
-	d := &Dir{Rounds: rds, files: make(map[string][]string, len(rds))}
+	d := &Dir{Rounds: rds, files: make(map[string][]string, len(rds)), scanned: make(map[string]scanned, len(rds)), c: c}
 	in.Listed(filepath.ToSlash(dir))
 	in.Listed(filepath.ToSlash(filepath.Join(dir, schema.RoundsDir)))
 	for _, rd := range rds {
-		files, flat, err := roundFiles(rd)
+		files, sc, err := c.roundFiles(in, rd)
 		if err != nil {
 			return nil, err
 		}
-		name := filepath.ToSlash(rd.Dir)
-		if flat {
-			in.Listed(name)
-		} else {
-			in.Tree(name, ".json", files) // walked: the stamp leaves it to a full load
-		}
+		d.scanned[rd.ID] = sc
 		if rd.Record != nil {
 			// Part of the page's key (schema.Rounds read it to order the
 			// rounds; its start, commit and engines show in the history).
@@ -82,31 +97,57 @@ func Scan(in *inputs.Reader, dir string) (*Dir, error) {
 	return d, nil
 }
 
-// roundFiles is schema.RoundFiles (slash-separated): a directory read
-// once when it holds no subdirectory (flat), else walked.
-func roundFiles(rd schema.RoundDir) (files []string, flat bool, err error) {
-	entries, err := os.ReadDir(rd.Dir)
-	if err != nil {
-		return nil, false, fmt.Errorf("schema: %w", err)
+// roundFiles is schema.RoundFiles (slash-separated), recorded through
+// in: a directory read once when it holds no subdirectory (Listed),
+// else walked (a Tree). A flat directory whose identity is the one the
+// round cache kept with its listing is not read (ListedAs).
+func (c *Cache) roundFiles(in *inputs.Reader, rd schema.RoundDir) (files []string, sc scanned, err error) {
+	name := filepath.ToSlash(rd.Dir)
+	sc.cached, sc.found = c.entry(c.roundKey(rd.Dir))
+	if sc.found && sc.cached.DirOK && in.ListedAs(name, sc.cached.Dir) {
+		files = make([]string, len(sc.cached.Files))
+		for i, f := range sc.cached.Files {
+			files[i] = f.Name
+		}
+		sc.now = roundEntry{Dir: sc.cached.Dir, DirOK: true}
+		return files, sc, nil
 	}
+	listings.Add(1)
+	entries, id, ok, err := in.ReadDirID(rd.Dir)
+	if err != nil {
+		return nil, sc, fmt.Errorf("schema: %w", err)
+	}
+	sc.now = roundEntry{Dir: id, DirOK: ok}
 	prefix := filepath.ToSlash(filepath.Join(rd.Dir, "x"))
 	prefix = prefix[:len(prefix)-1]
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() {
-			if strings.HasPrefix(name, ".") || rd.ID == schema.FirstRound && name == schema.RoundsDir {
+	for _, de := range entries {
+		n := de.Name()
+		if de.IsDir() {
+			if strings.HasPrefix(n, ".") || rd.ID == schema.FirstRound && n == schema.RoundsDir {
 				continue // passed by, as RoundFiles does
 			}
 			all, err := schema.RoundFiles(rd)
 			for i := range all {
 				all[i] = filepath.ToSlash(all[i])
 			}
-			return all, false, err
+			if err == nil {
+				in.Tree(name, ".json", all) // walked: the stamp leaves it to a full load
+			}
+			sc.now.DirOK = false
+			return all, sc, err
 		}
-		if schema.IsResultFile(name) {
-			files = append(files, prefix+name)
+		if schema.IsResultFile(n) {
+			files = append(files, prefix+n)
 		}
 	}
 	sort.Strings(files)
-	return files, true, nil
+	in.Listed(name)
+	return files, sc, nil
 }
+
+// listings counts the round directories roundFiles read in this process.
+var listings atomic.Int64
+
+// Listings is the number of round directories Scan listed (rather than
+// took from the round cache) in this process so far (tests, benchmarks).
+func Listings() int64 { return listings.Load() }

@@ -39,9 +39,10 @@ func (r RoundResults) Load() ([]*schema.Result, error) {
 
 // RoundFacts are what the history shows of a round besides its values.
 type RoundFacts struct {
-	done bool // filled
-	// first is the earliest start of its results ("" when none says).
-	first, firstDate string
+	Done bool // filled
+	// First is the earliest start of its results ("" when none says),
+	// FirstDate the date of the first result that has a start.
+	First, FirstDate string
 	// Engines is each experiment's engine as its first result with a
 	// version says ("vllm 0.13.0").
 	Engines map[string]string
@@ -49,13 +50,13 @@ type RoundFacts struct {
 
 // FactsOf returns the facts of a round's results.
 func FactsOf(results []*schema.Result) *RoundFacts {
-	f := &RoundFacts{done: true, Engines: map[string]string{}}
+	f := &RoundFacts{Done: true, Engines: map[string]string{}}
 	for _, res := range results {
-		if res.Start != "" && (f.first == "" || res.Start < f.first) {
-			f.first = res.Start
+		if res.Start != "" && (f.First == "" || res.Start < f.First) {
+			f.First = res.Start
 		}
-		if f.firstDate == "" && len(res.Start) >= 10 {
-			f.firstDate = res.Start[:10]
+		if f.FirstDate == "" && len(res.Start) >= 10 {
+			f.FirstDate = res.Start[:10]
 		}
 		if _, ok := f.Engines[res.Experiment]; !ok && res.Engine.Version != "" {
 			f.Engines[res.Experiment] = res.Engine.Name + " " + res.Engine.Version
@@ -67,7 +68,7 @@ func FactsOf(results []*schema.Result) *RoundFacts {
 // FactsNow are the round's facts: the history's, else made now (an
 // older round read again: "" and none if it cannot be).
 func (r RoundResults) FactsNow() *RoundFacts {
-	if r.Facts != nil && r.Facts.done {
+	if r.Facts != nil && r.Facts.Done {
 		return r.Facts
 	}
 	results, _ := r.Load()
@@ -79,7 +80,7 @@ func (r RoundResults) Date() string {
 	if r.Record != nil && len(r.Record.Start) >= 10 {
 		return r.Record.Start[:10]
 	}
-	return r.FactsNow().firstDate
+	return r.FactsNow().FirstDate
 }
 
 // Start is the round's start time (RFC 3339), "" when unknown.
@@ -87,5 +88,5 @@ func (r RoundResults) Start() string {
 	if r.Record != nil && r.Record.Start != "" {
 		return r.Record.Start
 	}
-	return r.FactsNow().first
+	return r.FactsNow().First
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/inputs"
-	"github.com/perflab/perflab/render/roundload"
 )
 
 // reportResultFiles is resultFiles for report r's results directory,
@@ -16,12 +15,12 @@ import (
 // The rounds are read once (roundload.Scan, kept in r.roundDir for
 // loadRounds), recording the directories listed, so that the site stamp
 // holds a report with rounds too.
-func reportResultFiles(in *inputs.Reader, r *Report) (files []string, found bool, err error) {
+func (s *Site) reportResultFiles(in *inputs.Reader, r *Report) (files []string, found bool, err error) {
 	dir := r.ResultsDir
 	if !in.Exists(filepath.Join(dir, schema.RoundsDir)) {
 		return in.Files(dir, ".json") // no rounds: as before
 	}
-	d, err := roundload.Scan(in, dir)
+	d, err := s.RoundCache.Scan(in, dir)
 	if err != nil {
 		return nil, true, err
 	}
@@ -59,7 +58,7 @@ func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, ca
 				rr.Results = append(rr.Results, run.Result)
 			}
 		} else {
-			got, err := s.RoundCache.Results(in, d.Files(rd), salt, func(res *schema.Result) { red.Walk(res) })
+			got, err := d.Results(in, rd, salt, func(res *schema.Result) { red.Walk(res) })
 			if err != nil {
 				return err
 			}

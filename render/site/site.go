@@ -277,7 +277,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	red.Walk(c)
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
-	files, found, err := reportResultFiles(rd, r) // the latest round (rounds.go)
+	files, found, err := s.reportResultFiles(rd, r) // the latest round (rounds.go)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
