@@ -76,10 +76,13 @@ func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id str
 	case "monthly":
 		return now.Format("2006-01"), true, nil
 	}
-	if len(rounds) == 0 {
+	last, ok, err := schema.Resumed(dir) // the newest round, interrupted or not (not schema.Shown: the pages' rule)
+	if err != nil {
+		return "", false, fmt.Errorf("collect: %w", err)
+	}
+	if !ok {
 		return schema.FirstRound, false, nil
 	}
-	last := rounds[len(rounds)-1]
 	if last.ID != schema.FirstRound {
 		imported, err := importedOnly(last)
 		if err != nil {

@@ -85,10 +85,13 @@ func TestCollectRounds(t *testing.T) {
 	if err != nil || len(rs) != 2 || rs[0].ID != "1" || rs[1].ID != "2026-11-27" {
 		t.Fatalf("rounds: %+v %v", rs, err)
 	}
-	if l, ok, _ := schema.Latest(camp); !ok || l.ID != "2026-11-27" {
-		t.Fatalf("latest: %+v", l)
+	if l, ok, _ := schema.Shown(camp); !ok || l.ID != "2026-11-27" {
+		t.Fatalf("shown: %+v", l)
 	}
-	res, err := schema.ReadLatest(camp)
+	if l, ok, _ := schema.Resumed(camp); !ok || l.ID != "2026-11-27" {
+		t.Fatalf("resumed: %+v", l)
+	}
+	res, err := schema.ReadShown(camp)
 	if err != nil || len(res) != 4 {
 		t.Fatalf("latest results: %d %v", len(res), err)
 	}

@@ -281,12 +281,12 @@ func ReadDir(dir string) ([]*Result, error) {
 	return readFiles(paths)
 }
 
-// ReadLatest reads the results of the latest round of the campaign
-// results directory dir (see Rounds): round 1's files leave out
+// ReadShown reads the results of the round of the campaign results
+// directory dir that the pages show (Shown): round 1's files leave out
 // rounds/, so one round's results never mix with another's. A dir with
-// no round gives none.
-func ReadLatest(dir string) ([]*Result, error) {
-	rd, ok, err := Latest(dir)
+// no round holding a finished result gives none.
+func ReadShown(dir string) ([]*Result, error) {
+	rd, ok, err := Shown(dir)
 	if err != nil || !ok {
 		return nil, err
 	}

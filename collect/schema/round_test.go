@@ -57,7 +57,7 @@ func TestRoundsOrderImportedOlderRound(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, RoundsDir, "2026-11-25")); err != nil {
 		t.Fatal(err)
 	}
-	latest, ok, err := Latest(dir)
+	latest, ok, err := Shown(dir)
 	if err != nil || !ok || latest.ID != FirstRound {
 		t.Fatalf("latest %q (%v, %v), want round 1: the imported June round is older", latest.ID, ok, err)
 	}

@@ -1,7 +1,7 @@
 // Package roundload reads a report's results directory when it holds
 // rounds (collect/schema: round 1 is the directory itself, each later
 // round a directory under rounds/): which rounds there are and the
-// latest one's files (Scan), and the results of every older round for
+// files of each (Scan; which round a page shows is collect/schema's rule, render/site applies it), and the results of every older round for
 // the history (Cache.Results), cheaply and through the page's
 // inputs.Reader, so that what a page is made of is recorded by
 // construction.
