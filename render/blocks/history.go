@@ -193,6 +193,18 @@ type historyView struct {
 
 type historyRoundView struct{ ID, Date string }
 
+// datedUnlessNamed is round rr's date as the history's headings add it
+// to the round's id, "" when the id starts with it (a round collect
+// named by its date, 2026-11-28 or 2026-11-28.2: "Round 2026-11-28 /
+// 2026-11-28" said it twice).
+func datedUnlessNamed(rr site.RoundResults) string {
+	d := rr.Date()
+	if d != "" && strings.HasPrefix(rr.ID, d) {
+		return ""
+	}
+	return d
+}
+
 type historyLineView struct {
 	Label string
 	Cells []historyCellView
@@ -285,7 +297,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		v.Shown, v.Total = historyColumns, len(r.Rounds)
 	}
 	for _, rr := range r.Rounds[first:] {
-		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: rr.Date()})
+		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: datedUnlessNamed(rr)})
 	}
 	for li, l := range lines {
 		lv := historyLineView{Label: l.label()}
@@ -318,7 +330,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 	for _, ch := range changes {
 		l := lines[ch.line]
 		cv := historyChangeView{Label: l.label(), Pct: signedPct(ch.c.Pct), Word: "worse", // throughput: higher is better
-			Round: r.Rounds[ch.round].ID, Date: r.Rounds[ch.round].Date(), P: strconv.FormatFloat(ch.c.P, 'f', 3, 64)}
+			Round: r.Rounds[ch.round].ID, Date: datedUnlessNamed(r.Rounds[ch.round]), P: strconv.FormatFloat(ch.c.P, 'f', 3, 64)}
 		if ch.c.Pct > 0 {
 			cv.Word = "better"
 		}

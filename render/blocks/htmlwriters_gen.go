@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "b503c678c56ac82ed033b498e4eb5ac73c3b2591846bfdf2d684d8fc613aaae7"
+const generatedTemplatesSum = "c87a9aebc949267d9218489f873fa52e1f70c79291e947accc832777257e2754"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -586,6 +586,11 @@ func tmplRuns(b *bytes.Buffer, dot *runsView) error {
 			escapeText(b, r1[i2].Status)
 			if err := tmplNoterefs(b, r1[i2].NoteIDs); err != nil {
 				return err
+			}
+			if w3 := r1[i2].From; len(w3) > 0 {
+				b.WriteString(` <small class="carried">from round `)
+				escapeText(b, w3)
+				b.WriteString(`</small>`)
 			}
 			b.WriteString(`</td><td class="num" data-sort="`)
 			escapeText(b, r1[i2].Sort["success"])

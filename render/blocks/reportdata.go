@@ -28,6 +28,9 @@ type RunData struct {
 	Summary    *schema.Summary `json:"summary,omitempty"`
 	Caveats    []string        `json:"caveats,omitempty"`
 	Result     string          `json:"result_id"`
+	// Round is the id of the earlier round a run is carried from (the
+	// round shown has no finished result for it); omitted for its own.
+	Round string `json:"round,omitempty"`
 }
 
 type ReportDataFile struct {
@@ -113,7 +116,7 @@ func latestTables(r *Report) (ReportDataFile, [][]string) {
 		res := run.Result
 		e, _ := r.Campaign.Experiment(res.Experiment)
 		rd := RunData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
-			Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID}
+			Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID, Round: run.Round}
 		d.Runs = append(d.Runs, rd)
 		row := append(make([]string, 0, len(header)), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
 		f := func(v float64, ok bool) string {

@@ -246,7 +246,13 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		}
 		d.Changes = append(d.Changes, x)
 	}
-	return d, withRoundColumn(rows, r.Rounds[len(r.Rounds)-1].ID), nil
+	rows = withRoundColumn(rows, r.Rounds[len(r.Rounds)-1].ID)
+	for i, rd := range d.Runs { // a run carried from an earlier round names it
+		if rd.Round != "" {
+			rows[i+1][0] = rd.Round
+		}
+	}
+	return d, rows, nil
 }
 
 // finite is vs without the values JSON cannot hold.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "b503c678c56ac82ed033b498e4eb5ac73c3b2591846bfdf2d684d8fc613aaae7"
+const generatedTemplatesSum = "c87a9aebc949267d9218489f873fa52e1f70c79291e947accc832777257e2754"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
