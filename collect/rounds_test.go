@@ -345,6 +345,51 @@ func TestCollectResumeNamesRound(t *testing.T) {
 	}
 }
 
+// TestPlainCollectResumesInterruptedRound: Ctrl-C early in collect
+// --new-round leaves a round holding only an interrupted result. The
+// pages show the round before (schema.Shown), but a plain collect still
+// resumes the interrupted round (schema.Resumed), not the one shown.
+func TestPlainCollectResumesInterruptedRound(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	camp := filepath.Join(dir, "fake")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 28, 5, 0, 0, 0, time.UTC)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := opts(t, dir, pids)
+	o.NewRound, o.Now = true, func() time.Time { return at }
+	o.Runner = func(rctx context.Context, tg Target) (*schema.Result, error) {
+		cancel() // Ctrl-C in the round's first run
+		<-rctx.Done()
+		return nil, rctx.Err()
+	}
+	if _, err := Collect(ctx, f, o); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v; want interrupted", err)
+	}
+	got := readResults(t, filepath.Join(camp, "rounds", "2026-11-28"))
+	if len(got) != 1 {
+		t.Fatalf("the stopped round holds %d results, want 1 interrupted", len(got))
+	}
+	if l, ok, err := schema.Shown(camp); err != nil || !ok || l.ID != schema.FirstRound {
+		t.Errorf("shown: %q %v %v; want round 1", l.ID, ok, err)
+	}
+	if l, ok, err := schema.Resumed(camp); err != nil || !ok || l.ID != "2026-11-28" {
+		t.Errorf("resumed: %q %v %v; want 2026-11-28", l.ID, ok, err)
+	}
+	o = opts(t, dir, pids)
+	o.Now = func() time.Time { return at.Add(time.Hour) }
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Round != "2026-11-28" || rep.Ran != 2 {
+		t.Fatalf("plain collect: %+v %v; want round 2026-11-28 resumed, 2 runs", rep, err)
+	}
+	if l, _, _ := schema.Shown(camp); l.ID != "2026-11-28" {
+		t.Errorf("shown after the resume: %q", l.ID)
+	}
+}
+
 // TestRoundIDImportedRound: a plain collect does not resume a round that
 // holds only outputs perflab import placed there (a lab's older outputs
 // as a dated round, the latest when the lab has collected nothing since):

@@ -342,6 +342,61 @@ func TestFindRoundSkipsEmptyRound(t *testing.T) {
 	}
 }
 
+// TestFindRoundSkipsInterruptedRound: a round whose collect was stopped
+// before any run finished (Ctrl-C early in collect --new-round: only an
+// interrupted result) is not "latest", neither for DIR@latest nor for
+// the directory: they are the round the pages show (schema.Shown);
+// previous is the round holding a finished result before it. A round
+// measuring part of the campaign (collect --new-round --only) is latest,
+// its own results alone (the runs a page carries over are not in it).
+func TestFindRoundSkipsInterruptedRound(t *testing.T) {
+	dir := t.TempDir()
+	for _, exp := range []string{"a", "b"} {
+		if err := schema.WriteFile(filepath.Join(dir, exp+"--chat--c4.json"), result(exp, 4, 0, 1000, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	round := func(id string, rs ...*schema.Result) {
+		t.Helper()
+		rd, err := schema.CreateRound(dir, &schema.Round{ID: id, Start: id + "T00:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--chat--c4.json"), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stopped := result("a", 4, 0, 0, 0)
+	stopped.Status, stopped.Summary, stopped.Error = schema.StatusInterrupted, nil, "interrupted"
+	round("2026-11-27", stopped)
+	check := func(want map[string]string, dirRound string) {
+		t.Helper()
+		for sel, id := range want {
+			rd, err := FindRound(dir, sel)
+			if err != nil || rd.ID != id {
+				t.Errorf("round %s: %q, %v; want %s", sel, rd.ID, err, id)
+			}
+		}
+		s, err := Open(dir)
+		if err != nil || !strings.Contains(s.Name, "round "+dirRound) {
+			t.Errorf("the directory: %q, %v; want round %s", s.Name, err, dirRound)
+		}
+	}
+	check(map[string]string{"latest": "1", "id:2026-11-27": "2026-11-27"}, "1")
+	if _, err := FindRound(dir, "previous"); err == nil {
+		t.Error("previous of the only round with a finished result found")
+	}
+
+	round("2026-11-28", result("a", 4, 0, 900, 11)) // --only a
+	check(map[string]string{"latest": "2026-11-28", "previous": "1"}, "2026-11-28")
+	s, err := Open(dir + "@latest")
+	if err != nil || len(s.runs) != 1 {
+		t.Errorf("latest side: %v runs (%v), %v; want round 2026-11-28's one run", len(s.runs), s.keys, err)
+	}
+}
+
 // TestCompareCrashedInNew: an upgrade whose engine crashes on a run that
 // finished before is not "only in old": it fails the gate.
 func TestCompareCrashedInNew(t *testing.T) {
