@@ -426,7 +426,10 @@ package render
 //	                         #   optimized experiment once a run has samples)
 //
 // Rounds: a report whose results have rounds (schema.RoundsDir) shows the
-// latest round in every block (render/site, rounds.go), the others in the history
+// latest round in every block (render/site, rounds.go: schema.ShownOf, the
+// newest round holding a finished result; the runs it has no finished
+// result for carried from earlier rounds and marked, carried.go), the
+// others in the history
 // block, which the skeleton adds as a History section from two rounds on;
 // the home page lists the changes each report's latest round flagged
 // ("Regressions and improvements"; stats.SeriesChange.Latest: over
