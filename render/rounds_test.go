@@ -117,11 +117,14 @@ func TestHistoryBlock(t *testing.T) {
 		}
 	}
 	page := build()
-	for _, want := range []string{`<h2 id="history">History`, `<div class="table-wrap"><table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27<br><small>2026-11-27</small>",
+	for _, want := range []string{`<h2 id="history">History`, `<div class="table-wrap"><table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27</th>",
 		"No change points", `"chart-history-`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	if strings.Contains(page, "Round 2026-11-27<br>") {
+		t.Error("the heading of round 2026-11-27 repeats its date")
 	}
 	// The chart: one dataset row per round, the hover's rounds with
 	// their commit, and the engine's version from round 2.

@@ -61,3 +61,14 @@ func TestRoundEngineReported(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryHeadingDate: a round's heading adds its date unless the id
+// starts with it ("Round 2026-11-28 / 2026-11-28" said it twice).
+func TestHistoryHeadingDate(t *testing.T) {
+	for id, want := range map[string]string{"2026-11-28": "", "2026-11-28.2": "", "v0.13.0": "2026-11-28", "slurm-81234": "2026-11-28"} {
+		rr := site.RoundResults{ID: id, Record: &schema.Round{ID: id, Start: "2026-11-28T05:00:00Z"}}
+		if got := datedUnlessNamed(rr); got != want {
+			t.Errorf("round %s: date %q, want %q", id, got, want)
+		}
+	}
+}
