@@ -1,7 +1,8 @@
 package site
 
 import (
-	"fmt"
+	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/perflab/perflab/collect/redact"
@@ -23,8 +24,13 @@ import (
 
 // carryRuns adds to r.All the runs carried from earlier rounds (read in
 // full through in, redacted by red), replacing the shown round's
-// interrupted result of the same run. A report whose shown round has a
-// finished result for every planned run reads nothing.
+// interrupted result of the same run. An earlier round's result of a
+// run is its file of the name collect gives the run (schema.RunName),
+// found in the round's listing (Scan's, no read), then read: the run's
+// if it says so (experiment, profile, point and repeat) and finished.
+// Outputs imported under other names are not carried. A report whose
+// shown round has a finished result for every planned run reads
+// nothing; one whose runs some round lacks reads only their files.
 func (r *Report) carryRuns(in *inputs.Reader, red *redact.Redactor) error {
 	d := r.roundDir
 	if d == nil || r.ShownRound == "" {
@@ -34,63 +40,52 @@ func (r *Report) carryRuns(in *inputs.Reader, red *redact.Redactor) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	dirs := make(map[string]schema.RoundDir, len(d.Rounds))
-	for _, rd := range d.Rounds {
-		dirs[rd.ID] = rd
+	shown := len(d.Rounds) - 1
+	for shown >= 0 && d.Rounds[shown].ID != r.ShownRound {
+		shown--
 	}
-	type pick struct {
-		file, round string
-	}
-	var picks []pick
-	for i := len(r.Rounds) - 1; i >= 0 && len(missing) > 0; i-- {
-		rr := r.Rounds[i]
-		if rr.ID == r.ShownRound {
-			continue
+	carried := map[pointKey]bool{}
+	var add []*Run
+	for i := shown - 1; i >= 0 && len(missing) > 0; i-- {
+		rd := d.Rounds[i]
+		files := d.Files(rd) // sorted
+		dir := filepath.ToSlash(rd.Dir) + "/"
+		var found []string
+		for k := range missing {
+			f := dir + schema.RunName(k.exp, k.prof, k.pt, k.repeat) + ".json"
+			if j := sort.SearchStrings(files, f); j < len(files) && files[j] == f {
+				found = append(found, f)
+			}
 		}
-		results, err := rr.Load()
-		if err != nil {
-			return err
-		}
-		files := d.Files(dirs[rr.ID])
-		if len(files) != len(results) {
-			return fmt.Errorf("load: round %s of %s: %d results of %d files", rr.ID, r.ResultsDir, len(results), len(files))
-		}
-		for j, res := range results {
+		sort.Strings(found)
+		for _, f := range found {
+			runs, err := readRuns(in, []string{f}, red) // in full: the page's blocks read requests too
+			if err != nil {
+				return err
+			}
+			run, res := runs[0], runs[0].Result
 			k := pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}
 			if !missing[k] || !res.Status.Finished() {
+				continue // another run under its name, or interrupted there too
+			}
+			prof, err := checkResult(r.Campaign, r.CampaignFile, f, res)
+			if err != nil {
+				return err
+			}
+			if outsideCampaign(prof, res) != "" {
 				continue
 			}
 			delete(missing, k)
-			picks = append(picks, pick{files[j], rr.ID})
+			run.Round = rd.ID
+			carried[k] = true
+			add = append(add, run)
+			if k.pt.Sweep == "" && k.repeat == 0 {
+				r.runs[runKey{res.Experiment, res.Profile}] = run
+			}
 		}
 	}
-	if len(picks) == 0 {
+	if len(add) == 0 {
 		return nil
-	}
-	sort.Slice(picks, func(i, j int) bool { return picks[i].file < picks[j].file })
-	carried := map[pointKey]bool{}
-	var add []*Run
-	for _, p := range picks {
-		runs, err := readRuns(in, []string{p.file}, red) // in full: the page's blocks read requests too
-		if err != nil {
-			return err
-		}
-		run := runs[0]
-		run.Round = p.round
-		res := run.Result
-		prof, err := checkResult(r.Campaign, r.CampaignFile, p.file, res)
-		if err != nil {
-			return err
-		}
-		if outsideCampaign(prof, res) != "" {
-			continue
-		}
-		pk := pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}
-		carried[pk] = true
-		add = append(add, run)
-		if pk.pt.Sweep == "" && pk.repeat == 0 {
-			r.runs[runKey{res.Experiment, res.Profile}] = run
-		}
 	}
 	// The shown round's interrupted result of a run carried gives way.
 	kept := r.All[:0]
@@ -106,8 +101,8 @@ func (r *Report) carryRuns(in *inputs.Reader, red *redact.Redactor) error {
 }
 
 // missingRuns are the runs the campaign plans (each step's experiments
-// on every profile, at each load point and repeat) that the shown
-// round has no finished result for.
+// on their profiles, at each load point and repeat: collect's plan)
+// that the shown round has no finished result for.
 func (r *Report) missingRuns() map[pointKey]bool {
 	have := make(map[pointKey]bool, len(r.All))
 	for _, run := range r.All {
@@ -120,8 +115,11 @@ func (r *Report) missingRuns() map[pointKey]bool {
 	for _, st := range r.Campaign.Steps {
 		for _, e := range st.Experiments {
 			for _, p := range r.Campaign.Profiles {
+				if len(e.Profiles) > 0 && !slices.Contains(e.Profiles, p.ID) {
+					continue
+				}
 				for _, pt := range p.Points() {
-					for rep := 0; rep < p.RepeatCount(); rep++ {
+					for rep := range p.RepeatCount() {
 						if k := (pointKey{e.ID, p.ID, pt, rep}); !have[k] {
 							missing[k] = true
 						}
@@ -168,8 +166,10 @@ func (r *Report) CarriedRuns() (c Carried, ok bool) {
 		return c, false
 	}
 	order := map[string]int{}
-	for i, rr := range r.Rounds {
-		order[rr.ID] = i
+	if r.roundDir != nil {
+		for i, rd := range r.roundDir.Rounds {
+			order[rd.ID] = i
+		}
 	}
 	for id, k := range n {
 		c.From = append(c.From, CarriedFrom{Round: id, Runs: k})
