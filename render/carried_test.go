@@ -167,3 +167,58 @@ func TestPartialRoundCarries(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFailedRequests: a round whose run had failed requests (a
+// stall: the run stays ok, its throughput over its whole time) says so
+// in the history, in the table's cell and the chart's hover, as the
+// curves and SLO blocks do; a round without failures says nothing.
+func TestHistoryFailedRequests(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "results", "demo-h100")
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		if r.Experiment == "vllm-base" && r.Profile == "sharegpt" {
+			r.Summary.Completed, r.Summary.Failed, r.Summary.TotalTokenThroughput = 970, 30, 80.5
+		}
+		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	const stall = "✗ 30 of 1000 requests failed"
+	i, j := strings.Index(page, `<table class="sortable history">`), strings.Index(page, `<h2 id="all-runs"`)
+	if i < 0 || j < i {
+		t.Fatal("no history table")
+	}
+	table := page[i:j]
+	if !strings.Contains(table, `<small class="failed">`+stall+`</small>`) {
+		t.Errorf("the history table does not say %q", stall)
+	}
+	if n := strings.Count(table, "✗ 484 of 1000 requests failed"); n != 2 {
+		t.Errorf("SGLang's 484 failed requests said in %d rounds, want 2", n)
+	}
+	if n := strings.Count(table, `class="failed"`); n != 3 {
+		t.Errorf("%d cells say requests failed, want 3", n)
+	}
+	opt := historyChartOption(t, page)
+	found := 0
+	for _, f := range opt.History.Failed {
+		if f == stall {
+			found++
+		}
+	}
+	if found != 1 || len(opt.History.Failed) != 3 {
+		t.Errorf("the chart's hover: failed %v; want %q once among 3", opt.History.Failed, stall)
+	}
+}

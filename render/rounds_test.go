@@ -405,6 +405,7 @@ func historyChartOption(t *testing.T, page string) (opt struct {
 		Rounds  [][3]string       `json:"rounds"`
 		Engines [][][2]any        `json:"engines"`
 		Changes map[string]string `json:"changes"`
+		Failed  map[string]string `json:"failed"`
 	} `json:"history"`
 }) {
 	t.Helper()

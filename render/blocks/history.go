@@ -30,8 +30,21 @@ type historyLine struct {
 	exp  *schema.Experiment
 	prof *schema.Profile
 	pt   schema.Point
-	// values[i] holds the headline figure of each run of round i.
+	// values[i] holds the headline figure of each run of round i, and
+	// failed[i] how many of their requests failed, of how many.
 	values [][]float64
+	failed [][2]int
+}
+
+// failedText is what the history's cell and hover say of round ri's
+// failed requests on line l, as the curves and SLO blocks say it; ""
+// when none failed.
+func (l historyLine) failedText(ri int) string {
+	if ri < len(l.failed) && l.failed[ri][0] > 0 {
+		f := l.failed[ri]
+		return fmt.Sprintf("✗ %d of %d requests failed", f[0], f[1])
+	}
+	return ""
 }
 
 func (l historyLine) label() string {
@@ -118,7 +131,7 @@ func roundValues(r *Report, results []*schema.Result) []historyValue {
 			gpus = res.Hardware.GPUCount
 		}
 		out = append(out, historyValue{Exp: res.Experiment, Prof: res.Profile, Pt: schema.PointOf(res.Load),
-			V: res.Summary.TotalTokenThroughput / float64(gpus)})
+			V: res.Summary.TotalTokenThroughput / float64(gpus), Failed: res.Summary.Failed, Requests: res.Summary.Completed + res.Summary.Failed})
 	}
 	return out
 }
@@ -140,9 +153,11 @@ func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, v
 		if !ok {
 			li = len(lines)
 			idx[k] = li
-			lines = append(lines, historyLine{exp: e, prof: p, pt: v.Pt, values: make([][]float64, len(r.Rounds))})
+			lines = append(lines, historyLine{exp: e, prof: p, pt: v.Pt, values: make([][]float64, len(r.Rounds)), failed: make([][2]int, len(r.Rounds))})
 		}
 		lines[li].values[ri] = append(lines[li].values[ri], v.V)
+		lines[li].failed[ri][0] += v.Failed
+		lines[li].failed[ri][1] += v.Requests
 	}
 	return lines
 }
@@ -217,6 +232,7 @@ type historyCellView struct {
 	Class        string
 	Mean, Spread string
 	Pct          template.HTML
+	Failed       string // "✗ 3 of 500 requests failed" (historyLine.failedText)
 }
 
 type historySLOView struct {
@@ -310,7 +326,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 				continue
 			}
 			sm := stats.Summarize(vals)
-			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64)}
+			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64), Failed: l.failedText(ri)}
 			if sm.N > 1 {
 				cell.Spread = strconv.FormatFloat(sm.CV*100, 'f', 0, 64)
 			}

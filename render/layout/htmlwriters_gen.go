@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "c87a9aebc949267d9218489f873fa52e1f70c79291e947accc832777257e2754"
+const generatedTemplatesSum = "f6c8530d7cede993ae531156ed7c42af1ed2fe3a8282282547dc5b95c6f16ff0"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
