@@ -1,7 +1,6 @@
 package site
 
 import (
-	"path/filepath"
 	"slices"
 	"sort"
 
@@ -22,113 +21,62 @@ import (
 // keeps each round's own results (loadRounds ran before), and so do
 // `perflab diff` and the round's own data files.
 
-// carryRuns adds to r.All the runs carried from earlier rounds (read in
-// full through in, redacted by red), replacing the shown round's
-// interrupted result of the same run. An earlier round's result of a
-// run is its file of the name collect gives the run (schema.RunName),
-// found in the round's listing (Scan's, no read), then read: the run's
-// if it says so (experiment, profile, point and repeat) and finished.
-// Outputs imported under other names are not carried. A report whose
+// carryRuns adds to r.All the runs carried from earlier rounds
+// (schema.Carry, on Scan's listings: the files of the runs the shown
+// round lacks, read in full through in and redacted by red), replacing
+// the shown round's interrupted result of the same run. A report whose
 // shown round has a finished result for every planned run reads
-// nothing; one whose runs some round lacks reads only their files.
+// nothing.
 func (r *Report) carryRuns(in *inputs.Reader, red *redact.Redactor) error {
 	d := r.roundDir
 	if d == nil || r.ShownRound == "" {
 		return nil
 	}
-	missing := r.missingRuns()
-	if len(missing) == 0 {
-		return nil
+	shown := slices.IndexFunc(d.Rounds, func(rd schema.RoundDir) bool { return rd.ID == r.ShownRound })
+	own := make([]*schema.Result, len(r.All))
+	for i, run := range r.All {
+		own[i] = run.Result
 	}
-	shown := len(d.Rounds) - 1
-	for shown >= 0 && d.Rounds[shown].ID != r.ShownRound {
-		shown--
+	list := func(rd schema.RoundDir) ([]string, error) { return d.Files(rd), nil }
+	read := func(f string) (*schema.Result, error) {
+		runs, err := readRuns(in, []string{f}, red) // in full: the page's blocks read requests too
+		if err != nil {
+			return nil, err
+		}
+		return runs[0].Result, nil
 	}
-	carried := map[pointKey]bool{}
+	carried, err := schema.Carry(r.Campaign, d.Rounds, shown, own, list, read)
+	if err != nil || len(carried) == 0 {
+		return err
+	}
+	gone := map[schema.RunKey]bool{}
 	var add []*Run
-	for i := shown - 1; i >= 0 && len(missing) > 0; i-- {
-		rd := d.Rounds[i]
-		files := d.Files(rd) // sorted
-		dir := filepath.ToSlash(rd.Dir) + "/"
-		var found []string
-		for k := range missing {
-			f := dir + schema.RunName(k.exp, k.prof, k.pt, k.repeat) + ".json"
-			if j := sort.SearchStrings(files, f); j < len(files) && files[j] == f {
-				found = append(found, f)
-			}
+	for _, cr := range carried {
+		res := cr.Result
+		prof, err := checkResult(r.Campaign, r.CampaignFile, cr.File, res)
+		if err != nil {
+			return err
 		}
-		sort.Strings(found)
-		for _, f := range found {
-			runs, err := readRuns(in, []string{f}, red) // in full: the page's blocks read requests too
-			if err != nil {
-				return err
-			}
-			run, res := runs[0], runs[0].Result
-			k := pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}
-			if !missing[k] || !res.Status.Finished() {
-				continue // another run under its name, or interrupted there too
-			}
-			prof, err := checkResult(r.Campaign, r.CampaignFile, f, res)
-			if err != nil {
-				return err
-			}
-			if outsideCampaign(prof, res) != "" {
-				continue
-			}
-			delete(missing, k)
-			run.Round = rd.ID
-			carried[k] = true
-			add = append(add, run)
-			if k.pt.Sweep == "" && k.repeat == 0 {
-				r.runs[runKey{res.Experiment, res.Profile}] = run
-			}
+		if outsideCampaign(prof, res) != "" {
+			continue
 		}
-	}
-	if len(add) == 0 {
-		return nil
+		k := schema.KeyOf(res)
+		gone[k] = true
+		run := &Run{Result: res, File: cr.File, Round: cr.Round.ID}
+		add = append(add, run)
+		if k.Point.Sweep == "" && k.Repeat == 0 {
+			r.runs[runKey{res.Experiment, res.Profile}] = run
+		}
 	}
 	// The shown round's interrupted result of a run carried gives way.
 	kept := r.All[:0]
 	for _, run := range r.All {
-		res := run.Result
-		if carried[pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}] {
-			continue
+		if !gone[schema.KeyOf(run.Result)] {
+			kept = append(kept, run)
 		}
-		kept = append(kept, run)
 	}
 	r.All = append(kept, add...)
 	return nil
-}
-
-// missingRuns are the runs the campaign plans (each step's experiments
-// on their profiles, at each load point and repeat: collect's plan)
-// that the shown round has no finished result for.
-func (r *Report) missingRuns() map[pointKey]bool {
-	have := make(map[pointKey]bool, len(r.All))
-	for _, run := range r.All {
-		res := run.Result
-		if res.Status.Finished() {
-			have[pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}] = true
-		}
-	}
-	missing := map[pointKey]bool{}
-	for _, st := range r.Campaign.Steps {
-		for _, e := range st.Experiments {
-			for _, p := range r.Campaign.Profiles {
-				if len(e.Profiles) > 0 && !slices.Contains(e.Profiles, p.ID) {
-					continue
-				}
-				for _, pt := range p.Points() {
-					for rep := range p.RepeatCount() {
-						if k := (pointKey{e.ID, p.ID, pt, rep}); !have[k] {
-							missing[k] = true
-						}
-					}
-				}
-			}
-		}
-	}
-	return missing
 }
 
 // Carried is what the page says of the runs it carries from earlier
