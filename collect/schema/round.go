@@ -63,6 +63,22 @@ func CheckRoundID(id string) error {
 	return nil
 }
 
+// checkRoundDirName refuses a directory under rounds/ whose name is an id
+// that names another round: "1" is round 1, the campaign directory
+// itself (RoundPath), so a rounds/1 would be a second round "1" whose
+// data files, history column and diff id collide with round 1's; latest
+// and previous name rounds by their place. Other names, hand-made ones
+// included, are ids as they are.
+func checkRoundDirName(name string) error {
+	switch name {
+	case FirstRound:
+		return fmt.Errorf("a round directory may not be named %q: round %s is the campaign's results directory itself; rename the directory (and the id in its %s)", name, FirstRound, RoundFile)
+	case "latest", "previous":
+		return fmt.Errorf("a round directory may not be named %q: it names a round by its place (perflab diff DIR@%s); rename the directory (and the id in its %s)", name, name, RoundFile)
+	}
+	return nil
+}
+
 // Round is a round's record (RoundFile, JSON): what the round ran with.
 // It is written once, by whichever process starts the round (the first
 // shard to arrive), before any engine has answered, so it holds what is
@@ -167,6 +183,9 @@ func Rounds(dir string) ([]RoundDir, error) {
 			continue
 		}
 		rd := RoundDir{ID: e.Name(), Dir: filepath.Join(dir, RoundsDir, e.Name())}
+		if err := checkRoundDirName(rd.ID); err != nil {
+			return nil, fmt.Errorf("schema: rounds: %s: %w", rd.Dir, err)
+		}
 		rec, err := ReadRound(rd.Dir)
 		if err != nil {
 			return nil, err
