@@ -85,6 +85,11 @@ func (r *renderRun) roundFiles(p *Page, pageKey string) (int, error) {
 	}
 	n := 0
 	for ri, rr := range rep.Rounds {
+		// A report of hundreds of rounds made afresh (a cold build, a
+		// changed campaign) is seconds of one job: Ctrl-C stops it here.
+		if err := r.ctx.Err(); err != nil {
+			return n, err
+		}
 		name, paths := roundUnit(p, rr.ID)
 		n += len(paths)
 		var key [32]byte

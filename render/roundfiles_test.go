@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -294,5 +295,39 @@ func TestRoundFileHandMade(t *testing.T) {
 	checkRoundFiles(t, opt.Out, "model-0000/h100/", res)
 	if data := readFile(t, filepath.Join(opt.Out, "model-0000", "h100", "data.json")); !strings.Contains(data, `"data_json": "rounds/~52ound~203~23x.json"`) {
 		t.Errorf("data.json does not link the hand-made round's escaped file")
+	}
+}
+
+// TestRoundFilesCancelled: a build cancelled (Ctrl-C) while it makes a
+// report's rounds' files stops before the next round's, not after the
+// report's last (one job, seconds at hundreds of rounds), fails with the
+// cancellation and swaps nothing in.
+func TestRoundFilesCancelled(t *testing.T) {
+	opt, res := roundsSite(t)
+	rds, err := schema.Rounds(res)
+	if err != nil || len(rds) < 3 {
+		t.Fatalf("the fixture has %d rounds (%v), want 3 or more", len(rds), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	made := 0
+	roundDataOf = func(r *blocks.Report, ri int) ([]byte, []byte, error) {
+		mu.Lock()
+		made++
+		mu.Unlock()
+		cancel() // Ctrl-C while the first round's files are made
+		return blocks.RoundData(r, ri)
+	}
+	defer func() { roundDataOf = blocks.RoundData }()
+	err = Build(ctx, opt)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("build cancelled while making a round's files: %v, want context.Canceled", err)
+	}
+	if made != 1 {
+		t.Errorf("cancelled while making the first round's files, the build made %d rounds' files of %d", made, len(rds))
+	}
+	if _, err := os.Stat(opt.Out); err == nil {
+		t.Error("a cancelled build swapped its site in")
 	}
 }

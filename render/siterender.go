@@ -28,7 +28,7 @@ import (
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	nav := s.Nav()
 	f := s.Frame(&nav)
-	r := &renderRun{s: s, dir: dir, t: t, assets: assets, frame: f, frameKey: f.Digest(),
+	r := &renderRun{ctx: ctx, s: s, dir: dir, t: t, assets: assets, frame: f, frameKey: f.Digest(),
 		results: make([]pageResult, len(s.Pages)), staticErr: make([]error, len(s.Static)), staticWErr: make([]error, len(s.Static))}
 	// A file of content/ that is not Markdown (s.Static) is copied over
 	// whatever the build makes at its path (content/assets/site.css over
@@ -50,6 +50,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 
 // renderRun is one Render.
 type renderRun struct {
+	// ctx is Render's: a job that makes many files (a report's rounds')
+	// stops between them when it is cancelled, not at the job's end.
+	ctx      context.Context
 	s        *Site
 	dir      string
 	t        *template.Template
