@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/blocks"
 )
 
 // TestReportShowsLatestRound: a campaign re-run as a new round keeps
@@ -546,5 +548,73 @@ func TestHomeChangesSingleRuns(t *testing.T) {
 	write(11)
 	if h := home(); strings.Contains(h, "Regressions and improvements") {
 		t.Error("round 11: the change round 10 found is listed again")
+	}
+}
+
+// TestShownRoundStaleAsOlder: the demo's campaign cut from 6 repeats to
+// 2 leaves 16 of the latest round's 24 results out of the page (Stale);
+// the round's own data file and its history figures still hold all 24,
+// as they do once a later round makes it an older round: rounds/6.json
+// and data.json's round 6 are the same bytes before and after round 7
+// comes (they held 8 runs while round 6 was the latest, 24 after).
+func TestShownRoundStaleAsOlder(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	res := filepath.Join(dir, "results", "demo-mock-rounds")
+	copyDir(t, filepath.Join(root, "results", "demo-mock-rounds"), res)
+	camp := filepath.Join(dir, "content", "mock-rounds", "campaign.yaml")
+	b := []byte(readFile(t, camp))
+	if n := bytes.Count(b, []byte("\n    repeats: 6\n")); n != 1 {
+		t.Fatalf("the demo campaign has %d `repeats: 6` lines, want 1", n)
+	}
+	if err := os.WriteFile(camp, bytes.Replace(b, []byte("\n    repeats: 6\n"), []byte("\n    repeats: 2\n"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := func() (round6 string, entry string) {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out, NoCache: true}); err != nil {
+			t.Fatal(err)
+		}
+		var data struct {
+			Rounds []json.RawMessage `json:"rounds"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "mock-rounds", "data.json"))), &data); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range data.Rounds {
+			var x struct{ ID string }
+			if err := json.Unmarshal(r, &x); err != nil {
+				t.Fatal(err)
+			}
+			if x.ID == "6" {
+				entry = string(r)
+			}
+		}
+		return readFile(t, filepath.Join(out, "mock-rounds", "rounds", "6.json")), entry
+	}
+	file6, entry6 := build()
+	var rf blocks.RoundDataFile
+	if err := json.Unmarshal([]byte(file6), &rf); err != nil {
+		t.Fatal(err)
+	}
+	if len(rf.Runs) != 24 {
+		t.Errorf("rounds/6.json of the latest round holds %d runs; the round has 24 results", len(rf.Runs))
+	}
+	// Round 7: round 6's results again, a week later.
+	r7 := filepath.Join(res, schema.RoundsDir, "7")
+	copyDir(t, filepath.Join(res, schema.RoundsDir, "6"), r7)
+	rec := strings.Replace(readFile(t, filepath.Join(r7, schema.RoundFile)), `"id": "6"`, `"id": "7"`, 1)
+	rec = strings.Replace(rec, `"start": "2026-11-09`, `"start": "2026-11-16`, 1)
+	if err := os.WriteFile(filepath.Join(r7, schema.RoundFile), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file6b, entry6b := build()
+	if file6b != file6 {
+		t.Errorf("rounds/6.json changed when round 7 came: %d bytes as the latest round, %d as an older one", len(file6), len(file6b))
+	}
+	if entry6b != entry6 {
+		t.Errorf("data.json's round 6 changed when round 7 came:\nlatest: %.300s\nolder:  %.300s", entry6, entry6b)
 	}
 }

@@ -112,9 +112,11 @@ func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, ca
 			red.Walk(rd.Record) // its note and engines are shown as they came in, redacted
 		}
 		if rd.ID == r.ShownRound {
-			for _, run := range r.All { // the shown round's own (carryRuns adds the others after)
-				rr.Results = append(rr.Results, run.Result)
-			}
+			// The shown round's own (carryRuns adds the others after),
+			// those the campaign no longer defines included, as an older
+			// round's are: its history values and data files do not
+			// change when a later round comes (r.All leaves them out).
+			rr.Results = r.shownOwn
 		} else {
 			got, err := d.Results(in, rd, salt, func(res *schema.Result) { red.Walk(res) })
 			if err != nil {

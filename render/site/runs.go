@@ -43,6 +43,10 @@ type Report struct {
 	// order: left out of every block, listed in a warning on the page and
 	// in the build's output.
 	Stale []StaleRun
+	// shownOwn are the shown round's own results in file order, the stale
+	// ones included: the round's own as its history values and data files
+	// take them, the same as once a later round makes it an older one.
+	shownOwn []*schema.Result
 	// Hist is what render computes of the rounds (its history.go),
 	// computed once under HistOnce: the model does not know its type.
 	HistOnce sync.Once

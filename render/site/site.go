@@ -304,6 +304,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 			return nil, fmt.Errorf("%s:1: a second result for experiment %q on profile %q%s (the first is %s)", f, res.Experiment, res.Profile, what, prev.File)
 		}
 		seen[pk] = run
+		r.shownOwn = append(r.shownOwn, res)
 		if why := outsideCampaign(prof, res); why != "" {
 			// Left out, not mixed in: n=5+5 against "× 2 runs" after
 			// repeats went from 5 to 2 (README, perflab build).
