@@ -618,3 +618,37 @@ func TestShownRoundStaleAsOlder(t *testing.T) {
 		t.Errorf("data.json's round 6 changed when round 7 came:\nlatest: %.300s\nolder:  %.300s", entry6, entry6b)
 	}
 }
+
+// TestOlderRoundKeepsDroppedExperiment: a lab that takes an experiment
+// out of its campaign keeps its older rounds' results of it in their data
+// files (rounds/<round>.json and .csv hold every result of the round),
+// while the page and its history go by the campaign. (Before, round 3's
+// files lost the run, with no word, the next time they were made.)
+func TestOlderRoundKeepsDroppedExperiment(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	res := filepath.Join(dir, "results", "demo-mock-rounds")
+	copyDir(t, filepath.Join(root, "results", "demo-mock-rounds"), res)
+	r3 := filepath.Join(res, schema.RoundsDir, "3")
+	old, err := schema.ReadFile(filepath.Join(r3, "small-batch--chat--c4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Experiment, old.ID = "dropped-batch", "dropped0000000001"
+	if err := schema.WriteFile(filepath.Join(r3, "dropped-batch--chat--c4.json"), old); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out, NoCache: true}); err != nil {
+		t.Fatal(err)
+	}
+	checkRoundFiles(t, out, "mock-rounds/", res) // round 3's files hold all 25 results
+	csv := readFile(t, filepath.Join(out, "mock-rounds", "rounds", "3.csv"))
+	if !strings.Contains(csv, "\n3,dropped-batch,chat,mock,1,ok,") {
+		t.Errorf("rounds/3.csv has no row of the dropped experiment's run (engine and GPUs from its result):\n%.400s", csv)
+	}
+	if page := readFile(t, filepath.Join(out, "mock-rounds", "index.html")); strings.Contains(page, "dropped-batch") {
+		t.Error("the page shows an experiment the campaign no longer has")
+	}
+}

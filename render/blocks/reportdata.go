@@ -115,35 +115,43 @@ func latestTables(r *Report) (ReportDataFile, [][]string) {
 	for _, run := range runs {
 		res := run.Result
 		e, _ := r.Campaign.Experiment(res.Experiment)
-		rd := RunData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
-			Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID, Round: run.Round}
+		rd, row := runData(run, e.Engine, r.GPUs(e), len(header))
 		d.Runs = append(d.Runs, rd)
-		row := append(make([]string, 0, len(header)), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
-		f := func(v float64, ok bool) string {
-			if !ok {
-				return ""
-			}
-			return strconv.FormatFloat(v, 'f', -1, 64)
-		}
-		stat := func(row []string, st *schema.Stats) []string {
-			mean, ok1 := site.StatMean(st)
-			med, ok2 := site.StatMedian(st)
-			p99, ok3 := st.Get(99)
-			return append(row, f(mean, ok1), f(med, ok2), f(p99, ok3))
-		}
-		if s := res.Summary; s != nil {
-			row = append(row, strconv.Itoa(s.Completed), strconv.Itoa(s.Failed), f(s.DurationS, true),
-				f(s.RequestThroughput, true), f(s.OutputThroughput, true), f(s.TotalTokenThroughput, true))
-			for _, st := range [...]*schema.Stats{s.TTFT, s.TPOT, s.ITL, s.E2EL} {
-				row = stat(row, st)
-			}
-		} else {
-			row = append(row, make([]string, 18)...)
-		}
-		row = append(row, strings.Join(rd.Caveats, "; "))
 		rows = append(rows, row)
 	}
 	return d, rows
+}
+
+// runData is a run's data.json value and data.csv row (of n columns),
+// its experiment run by engine on gpus GPUs.
+func runData(run *Run, engine string, gpus, n int) (RunData, []string) {
+	res := run.Result
+	rd := RunData{Experiment: res.Experiment, Profile: res.Profile, Engine: engine, GPUs: gpus, Status: res.Status, Error: res.Error,
+		Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID, Round: run.Round}
+	row := append(make([]string, 0, n), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
+	f := func(v float64, ok bool) string {
+		if !ok {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	stat := func(row []string, st *schema.Stats) []string {
+		mean, ok1 := site.StatMean(st)
+		med, ok2 := site.StatMedian(st)
+		p99, ok3 := st.Get(99)
+		return append(row, f(mean, ok1), f(med, ok2), f(p99, ok3))
+	}
+	if s := res.Summary; s != nil {
+		row = append(row, strconv.Itoa(s.Completed), strconv.Itoa(s.Failed), f(s.DurationS, true),
+			f(s.RequestThroughput, true), f(s.OutputThroughput, true), f(s.TotalTokenThroughput, true))
+		for _, st := range [...]*schema.Stats{s.TTFT, s.TPOT, s.ITL, s.E2EL} {
+			row = stat(row, st)
+		}
+	} else {
+		row = append(row, make([]string, 18)...)
+	}
+	row = append(row, strings.Join(rd.Caveats, "; "))
+	return rd, row
 }
 
 // gpuCount spells a GPU count: "1 GPU", "8 GPUs".

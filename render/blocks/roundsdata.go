@@ -173,7 +173,31 @@ func roundTables(r *Report, results []*schema.Result) (ReportDataFile, [][]strin
 	for _, res := range results {
 		shadow.All = append(shadow.All, &Run{Result: res})
 	}
-	return latestTables(shadow)
+	d, rows := latestTables(shadow)
+	// A round's files keep every result of the round: those of an
+	// experiment or profile the campaign no longer has (the tables above
+	// go by the campaign) follow, in file order, with the engine and GPU
+	// count their results say.
+	in := make(map[*schema.Result]bool, len(d.Runs))
+	for _, run := range shadow.Runs() {
+		in[run.Result] = true
+	}
+	for _, run := range shadow.All {
+		res := run.Result
+		if in[res] {
+			continue
+		}
+		engine, gpus := res.Engine.Name, shadow.GPUs(nil)
+		if e, ok := shadow.Campaign.Experiment(res.Experiment); ok {
+			engine, gpus = e.Engine, shadow.GPUs(e)
+		} else if res.Hardware != nil && res.Hardware.GPUCount > 0 {
+			gpus = res.Hardware.GPUCount
+		}
+		rd, row := runData(run, engine, gpus, len(rows[0]))
+		d.Runs = append(d.Runs, rd)
+		rows = append(rows, row)
+	}
+	return d, rows
 }
 
 // withRoundColumn puts a leading "round" column, id in every row, before
