@@ -328,7 +328,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 			sm := stats.Summarize(vals)
 			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64), Failed: l.failedText(ri)}
 			if sm.N > 1 {
-				cell.Spread = strconv.FormatFloat(sm.CV*100, 'f', 0, 64)
+				cell.Spread = spreadPct(sm.CV)
 			}
 			if ch, changed := marked[[2]int{li, ri}]; changed {
 				cell.Class = "change worse"
@@ -359,6 +359,16 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		v.Changes = append(v.Changes, cv)
 	}
 	return c.execTo(w, "history", v)
+}
+
+// spreadPct is a coefficient of variation as the history's cells show it,
+// in per cent: whole numbers from 1 % up, one decimal under it (a 0.19 %
+// spread is not "± 0%").
+func spreadPct(cv float64) string {
+	if pct := cv * 100; pct < 0.95 {
+		return strconv.FormatFloat(pct, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(cv*100, 'f', 0, 64)
 }
 
 // historyColumns is the number of rounds the history table shows.

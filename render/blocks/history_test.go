@@ -72,3 +72,16 @@ func TestHistoryHeadingDate(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadPct: a spread under 1 % keeps a decimal (a review read
+// "± 0%" for 0.19 %); from 1 % up, whole per cent as before.
+func TestSpreadPct(t *testing.T) {
+	for _, c := range []struct {
+		cv   float64
+		want string
+	}{{0.0019, "0.2"}, {0.0004, "0.0"}, {0.0094, "0.9"}, {0.0096, "1"}, {0.031, "3"}, {0.126, "13"}} {
+		if got := spreadPct(c.cv); got != c.want {
+			t.Errorf("spreadPct(%g) = %q, want %q", c.cv, got, c.want)
+		}
+	}
+}
