@@ -87,13 +87,7 @@ func NewPlan(c *schema.Campaign, root string) *Plan {
 						at = &cp
 					}
 					for rep := range pr.RepeatCount() {
-						name := base
-						if pt.Sweep != "" {
-							name += "--" + pt.Slug()
-						}
-						if rep > 0 {
-							name += "--r" + strconv.Itoa(rep)
-						}
+						name := schema.RunName(e.ID, pr.ID, pt, rep)
 						p.Runs = append(p.Runs, Run{
 							Index: len(p.Runs), Step: s, Experiment: e, Profile: at, Source: pr, Point: pt, Repeat: rep,
 							Key: PointKey(c, e, at, pt, rep), Name: name, Base: base, Path: filepath.Join(p.Dir, name+".json"),

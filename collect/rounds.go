@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,10 +76,51 @@ func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id str
 	case "monthly":
 		return now.Format("2006-01"), true, nil
 	}
-	if len(rounds) == 0 {
+	last, ok, err := schema.Resumed(dir) // the newest round, interrupted or not (not schema.Shown: the pages' rule)
+	if err != nil {
+		return "", false, fmt.Errorf("collect: %w", err)
+	}
+	if !ok {
 		return schema.FirstRound, false, nil
 	}
-	return rounds[len(rounds)-1].ID, false, nil
+	if last.ID != schema.FirstRound {
+		imported, err := importedOnly(last)
+		if err != nil {
+			return "", false, fmt.Errorf("collect: %w", err)
+		}
+		if imported {
+			start := ""
+			if last.Record != nil {
+				start = ", dated " + last.Record.Start
+			}
+			return "", false, fmt.Errorf("collect: the latest round of %s, %s%s, holds only outputs perflab import placed there: a plain collect would add today's measurements to it; start a round with --new-round (or add to that one on purpose with --round %s)", dir, last.ID, start, last.ID)
+		}
+	}
+	return last.ID, false, nil
+}
+
+// importedOnly reports whether round rd holds results and all of them
+// were imported from another tool (perflab import --round: a lab's older
+// outputs as a dated round), none measured by collect. It reads the
+// round's files up to the first one collect wrote.
+func importedOnly(rd schema.RoundDir) (bool, error) {
+	files, err := schema.RoundFiles(rd)
+	if err != nil || len(files) == 0 {
+		return false, err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return false, err
+		}
+		var r struct {
+			Tool schema.Tool `json:"tool"`
+		}
+		if json.Unmarshal(data, &r) != nil || !Imported(&schema.Result{Tool: r.Tool}) {
+			return false, nil // damaged (building names it) or collect's own
+		}
+	}
+	return true, nil
 }
 
 // schedulerRuns are the environment variables naming one run of a

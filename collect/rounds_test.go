@@ -85,10 +85,13 @@ func TestCollectRounds(t *testing.T) {
 	if err != nil || len(rs) != 2 || rs[0].ID != "1" || rs[1].ID != "2026-11-27" {
 		t.Fatalf("rounds: %+v %v", rs, err)
 	}
-	if l, ok, _ := schema.Latest(camp); !ok || l.ID != "2026-11-27" {
-		t.Fatalf("latest: %+v", l)
+	if l, ok, _ := schema.Shown(camp); !ok || l.ID != "2026-11-27" {
+		t.Fatalf("shown: %+v", l)
 	}
-	res, err := schema.ReadLatest(camp)
+	if l, ok, _ := schema.Resumed(camp); !ok || l.ID != "2026-11-27" {
+		t.Fatalf("resumed: %+v", l)
+	}
+	res, err := schema.ReadShown(camp)
 	if err != nil || len(res) != 4 {
 		t.Fatalf("latest results: %d %v", len(res), err)
 	}
@@ -339,5 +342,94 @@ func TestCollectResumeNamesRound(t *testing.T) {
 				t.Fatalf("rounds after resuming: %+v %v", rs, err)
 			}
 		})
+	}
+}
+
+// TestPlainCollectResumesInterruptedRound: Ctrl-C early in collect
+// --new-round leaves a round holding only an interrupted result. The
+// pages show the round before (schema.Shown), but a plain collect still
+// resumes the interrupted round (schema.Resumed), not the one shown.
+func TestPlainCollectResumesInterruptedRound(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	camp := filepath.Join(dir, "fake")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 28, 5, 0, 0, 0, time.UTC)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := opts(t, dir, pids)
+	o.NewRound, o.Now = true, func() time.Time { return at }
+	o.Runner = func(rctx context.Context, tg Target) (*schema.Result, error) {
+		cancel() // Ctrl-C in the round's first run
+		<-rctx.Done()
+		return nil, rctx.Err()
+	}
+	if _, err := Collect(ctx, f, o); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v; want interrupted", err)
+	}
+	got := readResults(t, filepath.Join(camp, "rounds", "2026-11-28"))
+	if len(got) != 1 {
+		t.Fatalf("the stopped round holds %d results, want 1 interrupted", len(got))
+	}
+	if l, ok, err := schema.Shown(camp); err != nil || !ok || l.ID != schema.FirstRound {
+		t.Errorf("shown: %q %v %v; want round 1", l.ID, ok, err)
+	}
+	if l, ok, err := schema.Resumed(camp); err != nil || !ok || l.ID != "2026-11-28" {
+		t.Errorf("resumed: %q %v %v; want 2026-11-28", l.ID, ok, err)
+	}
+	o = opts(t, dir, pids)
+	o.Now = func() time.Time { return at.Add(time.Hour) }
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Round != "2026-11-28" || rep.Ran != 2 {
+		t.Fatalf("plain collect: %+v %v; want round 2026-11-28 resumed, 2 runs", rep, err)
+	}
+	if l, _, _ := schema.Shown(camp); l.ID != "2026-11-28" {
+		t.Errorf("shown after the resume: %q", l.ID)
+	}
+}
+
+// TestRoundIDImportedRound: a plain collect does not resume a round that
+// holds only outputs perflab import placed there (a lab's older outputs
+// as a dated round, the latest when the lab has collected nothing since):
+// it would have added today's measurements to a round dated months ago.
+// It says how to start a round or to join that one on purpose; once
+// collect has written to the round, or for round 1 (imported seeds, the
+// README's way), plain collect resumes it as before.
+func TestRoundIDImportedRound(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
+	rd, err := schema.CreateRound(dir, &schema.Round{ID: "v0.10", Start: "2025-06-01T00:00:00Z", Note: "imported with perflab import"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(d, name, tool string) {
+		t.Helper()
+		r := &schema.Result{ID: name, Experiment: "e", Profile: name, Status: schema.StatusOK, Start: "2025-06-01T10:00:00Z", Tool: schema.Tool{Name: tool}}
+		if err := schema.WriteFile(filepath.Join(d, "e--"+name+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(rd.Dir, "short", "vllm bench serve")
+	c := &schema.Campaign{}
+	_, _, err = RoundID(c, dir, Options{LookupEnv: env(nil)}, at)
+	if err == nil || !strings.Contains(err.Error(), "v0.10") || !strings.Contains(err.Error(), "--new-round") || !strings.Contains(err.Error(), "--round v0.10") {
+		t.Fatalf("plain collect on an imported latest round: %v", err)
+	}
+	if id, _, err := RoundID(c, dir, Options{Round: "v0.10"}, at); err != nil || id != "v0.10" {
+		t.Errorf("--round v0.10: %q %v", id, err)
+	}
+	if id, _, err := RoundID(c, dir, Options{NewRound: true}, at); err != nil || id != "2026-11-28" {
+		t.Errorf("--new-round: %q %v", id, err)
+	}
+	write(rd.Dir, "long", ToolPerflab) // collect joined it on purpose
+	if id, _, err := RoundID(c, dir, Options{LookupEnv: env(nil)}, at); err != nil || id != "v0.10" {
+		t.Errorf("a round collect wrote to: %q %v", id, err)
+	}
+	one := t.TempDir()
+	write(one, "short", "vllm bench serve")
+	if id, _, err := RoundID(c, one, Options{LookupEnv: env(nil)}, at); err != nil || id != schema.FirstRound {
+		t.Errorf("round 1 of imported results: %q %v", id, err)
 	}
 }

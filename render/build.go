@@ -231,11 +231,15 @@ func LoadTemplates(dir string) (*Templates, error) {
 
 // PageFiles renders one page on its own (a preview server's incremental
 // step when only inputs in p.Deps changed): its index.html and, for a
-// report, data.json and data.csv. Navigation, the home page and the search
+// report, data.json and data.csv, and its rounds' files. Navigation, the home page and the search
 // index depend on every page; rebuild the site when pages are added,
 // removed or retitled.
 func (s *Site) PageFiles(p *Page, tm *Templates) ([]File, error) {
 	nav := s.Nav()
 	files, _, err := s.renderPage(p, tm.t, s.Frame(&nav))
-	return files, err
+	if err != nil {
+		return nil, err
+	}
+	rounds, err := s.allRoundFiles(p) // roundfiles.go
+	return append(files, rounds...), err
 }

@@ -20,8 +20,7 @@ func TestReportDataJSON(t *testing.T) {
 	root := repoRoot(t)
 	syn := t.TempDir()
 	writeSyntheticSite(t, syn, 5)
-	// Reports with rounds: data.json and data.csv are put together a
-	// round at a time (roundsdata.go).
+	// Reports with rounds: data.json lists the rounds (roundsdata.go).
 	rounds := t.TempDir()
 	writeSyntheticSite(t, rounds, 2)
 	writeSyntheticRounds(t, rounds, 2, 4)

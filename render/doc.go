@@ -42,7 +42,8 @@
 //	                   siterender.go: Render; incremental.go: the preview
 //	                   server's Builder; pagecache.go, outputs.go,
 //	                   sitestamp.go: what render keeps in the cache, the
-//	                   manifest and the stamp)
+//	                   manifest and the stamp; roundfiles.go: a report's
+//	                   rounds' data files, a manifest unit each)
 //	render/analysis, render/markdown, render/charts: the numbers, the
 //	                   Markdown converter, the charts' options (leaves)
 //
@@ -425,20 +426,25 @@ package render
 //	                         #   optimized experiment once a run has samples)
 //
 // Rounds: a report whose results have rounds (schema.RoundsDir) shows the
-// latest round in every block (render/site, rounds.go), the others in the history
+// latest round in every block (render/site, rounds.go: schema.ShownOf, the
+// newest round holding a finished result; the runs it has no finished
+// result for carried from earlier rounds and marked, carried.go), the
+// others in the history
 // block, which the skeleton adds as a History section from two rounds on;
 // the home page lists the changes each report's latest round flagged
 // ("Regressions and improvements"; stats.SeriesChange.Latest: over
 // single runs a change point lies rounds before the round that found
-// it), and data.json/data.csv carry every
-// round (data.json's runs stay the latest). Older rounds are history:
+// it); data.json lists every round (its headline figures, engines and
+// links; its runs stay the latest round's) and each round's runs are
+// files of their own, rounds/<round>.json and .csv (roundfiles.go: an
+// output unit per round, an older round's keyed by its round-cache key,
+// made once and then taken from Out as it is). Older rounds are history:
 // render/roundload keeps what the history needs of each (its results
 // less requests and raw output) in a round cache under the key of its
 // files as the page's Reader recorded them (their sums from the input
 // stat cache: an unchanged round is one stat per file, neither read nor
-// hashed; render/site's Load reads the rounds through it), and
-// render/blocks' roundsdata.go each older round's part of data.json
-// and data.csv as a memo of it; the site stamp holds reports with
+// hashed; render/site's Load reads the rounds through it); the site
+// stamp holds reports with
 // rounds (roundload.Scan records the round directories it lists).
 //
 // With repeats or sweeps, comparison cells are means ± CV over a point's

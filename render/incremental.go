@@ -331,6 +331,11 @@ func (b *Builder) reload(affected map[string]bool) (*Site, string, error) {
 		if (np.Report == nil) != (pg.Report == nil) {
 			return nil, pg.Src + " became or stopped being a report", nil
 		}
+		if gone := roundGone(pg, np); gone != "" {
+			// Writing in place leaves files; a full build's Out has none
+			// of the round's (roundfiles.go).
+			return nil, "round " + gone + " of " + pg.Src + " is gone", nil
+		}
 		ns.Pages[i] = np
 	}
 	if affected[""] {
@@ -385,6 +390,11 @@ func (b *Builder) renderAffected(ctx context.Context, ns *Site, affected map[str
 				return
 			}
 			files, se, err := ns.renderPage(pg, b.t, ns.Frame(navData))
+			if err == nil {
+				var rounds []File
+				rounds, err = ns.allRoundFiles(pg) // roundfiles.go
+				files = append(files, rounds...)
+			}
 			res[i] = rendered{files, se, err}
 		}()
 	}

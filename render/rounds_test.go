@@ -1,9 +1,11 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/blocks"
 )
 
 // TestReportShowsLatestRound: a campaign re-run as a new round keeps
@@ -116,11 +119,14 @@ func TestHistoryBlock(t *testing.T) {
 		}
 	}
 	page := build()
-	for _, want := range []string{`<h2 id="history">History`, `<div class="table-wrap"><table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27<br><small>2026-11-27</small>",
+	for _, want := range []string{`<h2 id="history">History`, `<div class="table-wrap"><table class="sortable history">`, "<th>Round 1", "<th>Round 2026-11-27</th>",
 		"No change points", `"chart-history-`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	if strings.Contains(page, "Round 2026-11-27<br>") {
+		t.Error("the heading of round 2026-11-27 repeats its date")
 	}
 	// The chart: one dataset row per round, the hover's rounds with
 	// their commit, and the engine's version from round 2.
@@ -137,13 +143,16 @@ func TestHistoryBlock(t *testing.T) {
 	if opt.Series[0].MarkLine != nil {
 		t.Errorf("a version change marked where round 1 says no version: %v", opt.Series[0].MarkLine)
 	}
-	// data.json: "runs" is the latest round, "rounds" every round; data.csv
-	// gets a round column and every round's rows.
+	// data.json: "runs" is the latest round, "rounds" every round with
+	// its headline figures and links to its own files (each holding the
+	// round's runs: checkRoundFiles); data.csv the latest round's rows
+	// with a round column.
 	var data struct {
 		Runs   []json.RawMessage `json:"runs"`
 		Rounds []struct {
 			ID        string            `json:"id"`
 			GitCommit string            `json:"git_commit"`
+			Headline  []json.RawMessage `json:"headline"`
 			Runs      []json.RawMessage `json:"runs"`
 		} `json:"rounds"`
 	}
@@ -152,11 +161,12 @@ func TestHistoryBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &data); err != nil || len(data.Runs) != 6 || len(data.Rounds) != 2 || data.Rounds[0].ID != "1" ||
-		len(data.Rounds[1].Runs) != 6 || data.Rounds[1].GitCommit == "" {
+		len(data.Rounds[1].Runs) != 0 || len(data.Rounds[1].Headline) == 0 || data.Rounds[1].GitCommit == "" {
 		t.Fatalf("data.json: %d runs, rounds %+v, %v", len(data.Runs), data.Rounds, err)
 	}
+	checkRoundFiles(t, filepath.Join(dir, "site"), "demo/h100/", camp)
 	csv, _ := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.csv"))
-	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 13 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[12], "2026-11-27,") {
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 7 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[6], "2026-11-27,") {
 		t.Errorf("data.csv:\n%s", csv)
 	}
 
@@ -260,6 +270,48 @@ func TestDemoRoundsPage(t *testing.T) {
 			t.Errorf("data.json round %s starts %q; the chart dates it %s", rd.ID, rd.Start, x)
 		}
 	}
+	// Every figure of the chart is in data.json: each round's headline
+	// values' mean is the chart's point, and the four change points are
+	// listed; each round's own files hold its runs.
+	var figures struct {
+		Rounds []struct {
+			Headline []struct {
+				Experiment string    `json:"experiment"`
+				Point      string    `json:"point"`
+				Values     []float64 `json:"total_token_throughput_per_gpu"`
+			} `json:"headline"`
+		} `json:"rounds"`
+		Changes []struct {
+			Experiment string `json:"experiment"`
+			Round      string `json:"round"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(b, &figures); err != nil {
+		t.Fatal(err)
+	}
+	for ri, rd := range figures.Rounds {
+		row := opt.Dataset.Source[ri]
+		if len(rd.Headline) != len(opt.Series) || len(row) != 1+3*len(opt.Series) {
+			t.Fatalf("round %d: %d headline figures, %d chart series", ri+1, len(rd.Headline), len(opt.Series))
+		}
+		for li, h := range rd.Headline {
+			sum := 0.0
+			for _, v := range h.Values {
+				sum += v
+			}
+			if mean := math.Round(sum/float64(len(h.Values))*100) / 100; mean != row[1+3*li].(float64) || !strings.HasSuffix(opt.Series[li].Name, h.Point) {
+				t.Errorf("round %d, %s at %s: data.json's mean %v, the chart's %v (%s)", ri+1, h.Experiment, h.Point, mean, row[1+3*li], opt.Series[li].Name)
+			}
+		}
+	}
+	var changed []string
+	for _, c := range figures.Changes {
+		changed = append(changed, c.Experiment+"@"+c.Round)
+	}
+	if fmt.Sprint(changed) != "[large-batch@4 large-batch@4 small-batch@5 small-batch@5]" {
+		t.Errorf("data.json changes %v, want the four flagged", changed)
+	}
+	checkRoundFiles(t, out, "demo/mock-rounds/", filepath.Join(root, "results", "demo-mock-rounds"))
 }
 
 // TestHomeChanges: the home page lists the change points of every
@@ -355,6 +407,7 @@ func historyChartOption(t *testing.T, page string) (opt struct {
 		Rounds  [][3]string       `json:"rounds"`
 		Engines [][][2]any        `json:"engines"`
 		Changes map[string]string `json:"changes"`
+		Failed  map[string]string `json:"failed"`
 	} `json:"history"`
 }) {
 	t.Helper()
@@ -495,5 +548,107 @@ func TestHomeChangesSingleRuns(t *testing.T) {
 	write(11)
 	if h := home(); strings.Contains(h, "Regressions and improvements") {
 		t.Error("round 11: the change round 10 found is listed again")
+	}
+}
+
+// TestShownRoundStaleAsOlder: the demo's campaign cut from 6 repeats to
+// 2 leaves 16 of the latest round's 24 results out of the page (Stale);
+// the round's own data file and its history figures still hold all 24,
+// as they do once a later round makes it an older round: rounds/6.json
+// and data.json's round 6 are the same bytes before and after round 7
+// comes (they held 8 runs while round 6 was the latest, 24 after).
+func TestShownRoundStaleAsOlder(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	res := filepath.Join(dir, "results", "demo-mock-rounds")
+	copyDir(t, filepath.Join(root, "results", "demo-mock-rounds"), res)
+	camp := filepath.Join(dir, "content", "mock-rounds", "campaign.yaml")
+	b := []byte(readFile(t, camp))
+	if n := bytes.Count(b, []byte("\n    repeats: 6\n")); n != 1 {
+		t.Fatalf("the demo campaign has %d `repeats: 6` lines, want 1", n)
+	}
+	if err := os.WriteFile(camp, bytes.Replace(b, []byte("\n    repeats: 6\n"), []byte("\n    repeats: 2\n"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := func() (round6 string, entry string) {
+		t.Helper()
+		out := filepath.Join(dir, "site")
+		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out, NoCache: true}); err != nil {
+			t.Fatal(err)
+		}
+		var data struct {
+			Rounds []json.RawMessage `json:"rounds"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "mock-rounds", "data.json"))), &data); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range data.Rounds {
+			var x struct{ ID string }
+			if err := json.Unmarshal(r, &x); err != nil {
+				t.Fatal(err)
+			}
+			if x.ID == "6" {
+				entry = string(r)
+			}
+		}
+		return readFile(t, filepath.Join(out, "mock-rounds", "rounds", "6.json")), entry
+	}
+	file6, entry6 := build()
+	var rf blocks.RoundDataFile
+	if err := json.Unmarshal([]byte(file6), &rf); err != nil {
+		t.Fatal(err)
+	}
+	if len(rf.Runs) != 24 {
+		t.Errorf("rounds/6.json of the latest round holds %d runs; the round has 24 results", len(rf.Runs))
+	}
+	// Round 7: round 6's results again, a week later.
+	r7 := filepath.Join(res, schema.RoundsDir, "7")
+	copyDir(t, filepath.Join(res, schema.RoundsDir, "6"), r7)
+	rec := strings.Replace(readFile(t, filepath.Join(r7, schema.RoundFile)), `"id": "6"`, `"id": "7"`, 1)
+	rec = strings.Replace(rec, `"start": "2026-11-09`, `"start": "2026-11-16`, 1)
+	if err := os.WriteFile(filepath.Join(r7, schema.RoundFile), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file6b, entry6b := build()
+	if file6b != file6 {
+		t.Errorf("rounds/6.json changed when round 7 came: %d bytes as the latest round, %d as an older one", len(file6), len(file6b))
+	}
+	if entry6b != entry6 {
+		t.Errorf("data.json's round 6 changed when round 7 came:\nlatest: %.300s\nolder:  %.300s", entry6, entry6b)
+	}
+}
+
+// TestOlderRoundKeepsDroppedExperiment: a lab that takes an experiment
+// out of its campaign keeps its older rounds' results of it in their data
+// files (rounds/<round>.json and .csv hold every result of the round),
+// while the page and its history go by the campaign. (Before, round 3's
+// files lost the run, with no word, the next time they were made.)
+func TestOlderRoundKeepsDroppedExperiment(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	res := filepath.Join(dir, "results", "demo-mock-rounds")
+	copyDir(t, filepath.Join(root, "results", "demo-mock-rounds"), res)
+	r3 := filepath.Join(res, schema.RoundsDir, "3")
+	old, err := schema.ReadFile(filepath.Join(r3, "small-batch--chat--c4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Experiment, old.ID = "dropped-batch", "dropped0000000001"
+	if err := schema.WriteFile(filepath.Join(r3, "dropped-batch--chat--c4.json"), old); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out, NoCache: true}); err != nil {
+		t.Fatal(err)
+	}
+	checkRoundFiles(t, out, "mock-rounds/", res) // round 3's files hold all 25 results
+	csv := readFile(t, filepath.Join(out, "mock-rounds", "rounds", "3.csv"))
+	if !strings.Contains(csv, "\n3,dropped-batch,chat,mock,1,ok,") {
+		t.Errorf("rounds/3.csv has no row of the dropped experiment's run (engine and GPUs from its result):\n%.400s", csv)
+	}
+	if page := readFile(t, filepath.Join(out, "mock-rounds", "index.html")); strings.Contains(page, "dropped-batch") {
+		t.Error("the page shows an experiment the campaign no longer has")
 	}
 }

@@ -28,7 +28,7 @@ import (
 func (s *Site) Render(ctx context.Context, dir string, t *template.Template, assets fs.FS) (Stats, error) {
 	nav := s.Nav()
 	f := s.Frame(&nav)
-	r := &renderRun{s: s, dir: dir, t: t, assets: assets, frame: f, frameKey: f.Digest(),
+	r := &renderRun{ctx: ctx, s: s, dir: dir, t: t, assets: assets, frame: f, frameKey: f.Digest(),
 		results: make([]pageResult, len(s.Pages)), staticErr: make([]error, len(s.Static)), staticWErr: make([]error, len(s.Static))}
 	// A file of content/ that is not Markdown (s.Static) is copied over
 	// whatever the build makes at its path (content/assets/site.css over
@@ -50,6 +50,9 @@ func (s *Site) Render(ctx context.Context, dir string, t *template.Template, ass
 
 // renderRun is one Render.
 type renderRun struct {
+	// ctx is Render's: a job that makes many files (a report's rounds')
+	// stops between them when it is cancelled, not at the job's end.
+	ctx      context.Context
 	s        *Site
 	dir      string
 	t        *template.Template
@@ -207,8 +210,11 @@ func (r *renderRun) page(i int) {
 		if s.cache.has(key) {
 			if mp, ok := o.Reuse(p.URL, lk); ok {
 				s.cache.touch(key)
-				p.Rendered = rd
+				p.Rendered, p.Key = rd, key
 				*res = pageResult{files: len(mp.Paths), searchSum: mp.Extra}
+				n, err := r.roundFiles(p, key) // roundfiles.go
+				res.files += n
+				res.err = err
 				return
 			}
 		}
@@ -229,7 +235,11 @@ func (r *renderRun) page(i int) {
 			}
 		}
 	}
-	*res = pageResult{files: len(files), search: se, err: err, laidOut: true}
+	nr := 0
+	if err == nil {
+		nr, err = r.roundFiles(p, p.Key) // roundfiles.go
+	}
+	*res = pageResult{files: len(files) + nr, search: se, err: err, laidOut: true}
 	if o := s.outputs; o != nil {
 		res.searchSum = searchEntrySum(se)
 		if prev := o.Prev(); prev != nil && prev.Units[p.URL].Extra == res.searchSum {

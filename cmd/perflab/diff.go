@@ -27,11 +27,15 @@ only are listed.
 
 OLD and NEW are each
   a result file, or a vllm bench serve / guidellm output;
-  a results directory (a campaign's: its latest round);
+  a results directory (a campaign's: the round its page shows);
   DIR@ROUND, a round of a campaign's results directory: id:ID (its
   id), n:N (its number in order), latest, previous, or a bare ID or N
   (an error when a numeric id and a number name different rounds);
   with --campaign, a round of that campaign.
+latest is the round the page shows, the newest holding a finished
+result (a round whose runs were all interrupted is not it), and only
+that round's own results: not the runs the page carries over from
+earlier rounds; previous is the round with a finished result before it.
 
 flags:
 `

@@ -89,6 +89,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			roundStart = time.Now()
 		}
+		if *roundDate != "" && *into != "" {
+			if err := checkRoundDate(*into, *round, *roundDate, roundStart); err != nil {
+				return err
+			}
+		}
 	}
 	opt := ingest.Options{CampaignID: *campaignID, Experiment: *experiment, Profile: *profile, Engine: *engine, Model: *model}
 	if *campaignFile != "" {
@@ -97,6 +102,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("import: %w", err)
 		}
 		opt.Campaign = c
+	}
+	if w := intoWarning(*into, *campaignID, opt.Campaign); w != "" {
+		fmt.Fprintln(stderr, w)
 	}
 	var entries []ingest.Entry
 	for _, arg := range files {
@@ -111,6 +119,16 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			data, err := os.ReadFile(f)
 			if err != nil {
 				return fmt.Errorf("import: %w", err)
+			}
+			if schema.DeclaresVersion(data) {
+				// perflab's own result, e.g. the X.perflab.json perflab
+				// bench --save-result writes beside vLLM's X.json (the
+				// output import reads): not another tool's output.
+				if inDir {
+					fmt.Fprintf(stderr, "skipped %s: a perflab result, not an output import reads (perflab bench --save-result writes it beside the vLLM JSON that is read)\n", f)
+					continue
+				}
+				return fmt.Errorf("import: %s is a perflab result, not an output import reads (perflab bench --save-result writes it beside a vLLM JSON: import that one)", f)
 			}
 			es, err := ingest.Parse(f, data)
 			if err != nil {
@@ -223,6 +241,51 @@ func importFiles(arg string) ([]string, bool, error) {
 		return nil
 	})
 	return out, true, err
+}
+
+// intoWarning says when --into is not where the site reads the
+// campaign's results (<results root>/<campaign's results: or id>): a
+// results root given as for collect's --results (--into results) put the
+// runs, or a round's rounds/ID/, beside the campaigns, where no report
+// reads them. "" when it is, or when no campaign is named.
+func intoWarning(into, id string, c *schema.Campaign) string {
+	want := id
+	if want == "" && c != nil {
+		want = c.ID
+		if c.Results != "" {
+			want = c.Results
+		}
+	}
+	if into == "" || want == "" {
+		return ""
+	}
+	in, w := filepath.ToSlash(filepath.Clean(into)), filepath.ToSlash(filepath.Clean(want))
+	if in == w || strings.HasSuffix(in, "/"+w) {
+		return ""
+	}
+	return fmt.Sprintf("warning: --into %s: the site reads campaign %s's results from RESULTS/%s (results/%s by default); --into takes that directory, not the results root (collect's --results)", into, want, w, w)
+}
+
+// checkRoundDate refuses a --round-date that would not date the round:
+// round 1 is the campaign directory itself, dated by its results, and a
+// round that exists keeps the start its record was written with (the
+// first writer's, as for collect's shards), so a different date would be
+// dropped without a word. Checked before anything is written.
+func checkRoundDate(into, id, given string, start time.Time) error {
+	if id == schema.FirstRound {
+		return usageError("import: --round-date %s: round 1 is %s itself, dated by its results' start; import into a round of its own (--round v0.10) to date it", given, into)
+	}
+	rec, err := schema.ReadRound(schema.RoundPath(into, id))
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if rec == nil {
+		return nil
+	}
+	if had, err := time.Parse(time.RFC3339, rec.Start); err == nil && !had.Equal(start) {
+		return usageError("import: --round-date %s: round %s exists and started %s (%s); a round's date is set when it starts: leave --round-date out to add to it, or give another --round", given, id, rec.Start, filepath.Join(schema.RoundPath(into, id), schema.RoundFile))
+	}
+	return nil
 }
 
 // parseRoundDate reads a round's date: 2025-06-01 (midnight UTC) or an

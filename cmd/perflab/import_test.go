@@ -159,3 +159,74 @@ func TestImportDryRunAndHelp(t *testing.T) {
 		t.Fatalf("err %v, stderr:\n%s", err, errb.String())
 	}
 }
+
+// TestImportBenchSaveResultFolder: a folder of perflab bench --save-result
+// outputs holds each run twice, vLLM's JSON and perflab's own result
+// beside it (X.perflab.json). Import reads the vLLM JSON and skips the
+// perflab result, saying so; it used to stop at it ("missing field
+// duration: not vLLM --save-result JSON"). Given alone, the perflab
+// result is an error that says what it is.
+func TestImportBenchSaveResultFolder(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "old")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(src, "openai-infqps-concurrency64-m-20250601-094510.json"), `{"backend": "vllm", "model_id": "m", "completed": 10, "duration": 2.0, "total_input_tokens": 100, "total_output_tokens": 200, "request_throughput": 5.0, "output_throughput": 100.0, "total_token_throughput": 150.0, "mean_ttft_ms": 20, "median_ttft_ms": 19, "mean_tpot_ms": 5, "median_tpot_ms": 5, "mean_itl_ms": 5, "median_itl_ms": 5}`)
+	own := filepath.Join(src, "openai-infqps-concurrency64-m-20250601-094510.perflab.json")
+	if err := schema.WriteFile(own, &schema.Result{ID: "bench-20250601-094510", Status: schema.StatusOK, Start: "2025-06-01T09:45:10Z"}); err != nil {
+		t.Fatal(err)
+	}
+	into := filepath.Join(dir, "results", "demo")
+	var out, errb bytes.Buffer
+	args := []string{"import", "--into", into, "--experiment", "vllm", "--profile", "chat", "--round", "2025-06-01", src}
+	if err := run(context.Background(), args, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "skipped "+own+": a perflab result") {
+		t.Errorf("stderr does not say the perflab result was skipped:\n%s", errb.String())
+	}
+	files, err := filepath.Glob(filepath.Join(into, "rounds", "2025-06-01", "*.json"))
+	if err != nil || len(files) != 2 { // the run and round.json
+		t.Fatalf("round's files %v %v\nstdout:\n%s", files, err, out.String())
+	}
+	if r, err := schema.ReadFile(filepath.Join(into, "rounds", "2025-06-01", "vllm--chat.json")); err != nil || r.Summary.OutputThroughput != 100 {
+		t.Fatalf("imported run: %+v %v", r, err)
+	}
+	errb.Reset()
+	err = run(context.Background(), []string{"import", "--dry-run", own}, &bytes.Buffer{}, &errb)
+	if code := exitCode(err, &errb); code != 1 || !strings.Contains(errb.String(), own+" is a perflab result") {
+		t.Errorf("the perflab result alone: status %d, %s", code, errb.String())
+	}
+}
+
+// TestImportIntoResultsRoot: --into given as collect's --results (the
+// results root) put the runs, and with --round a rounds/ID/ directory,
+// beside the campaigns, where no report reads them, without a word; it
+// now warns, naming the directory the site reads. The campaign's own
+// directory (with or without a trailing slash) gets no warning.
+func TestImportIntoResultsRoot(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "out.txt")
+	writeFile(t, src, cliBlock)
+	camp := filepath.Join(dir, "campaign.yaml")
+	writeFile(t, camp, cliCampaign)
+	for _, c := range []struct {
+		into string
+		warn bool
+	}{
+		{filepath.Join(dir, "results"), true},
+		{filepath.Join(dir, "results", "demo"), false},
+		{filepath.Join(dir, "results", "demo") + "/", false},
+	} {
+		var errb bytes.Buffer
+		args := []string{"import", "--dry-run", src, "--into", c.into, "--campaign-file", camp, "--experiment", "vllm", "--profile", "very-long", "--round", "v0.10"}
+		if err := run(context.Background(), args, &bytes.Buffer{}, &errb); err != nil {
+			t.Fatalf("%v\n%s", err, errb.String())
+		}
+		got := strings.Contains(errb.String(), "warning: --into "+c.into+": the site reads campaign demo's results from RESULTS/demo")
+		if got != c.warn {
+			t.Errorf("--into %s: warned %v, want %v\n%s", c.into, got, c.warn, errb.String())
+		}
+	}
+}

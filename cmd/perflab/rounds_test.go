@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -52,5 +54,59 @@ func TestImportIntoRound(t *testing.T) {
 	err = run(context.Background(), []string{"import", src, "--into", into, "--round", "Bad Round"}, &bytes.Buffer{}, &errb)
 	if exitCode(err, &errb) != 2 {
 		t.Fatalf("bad round id: %v", err)
+	}
+}
+
+// TestImportRoundDateOfExistingRound: --round-date that would not date
+// the round (round 1, dated by its results; a round whose record holds
+// another start) is a usage error before anything is written, not a flag
+// dropped without a word; the round's own date, or none, adds to it.
+func TestImportRoundDateOfExistingRound(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "out.txt")
+	writeFile(t, src, cliBlock)
+	into := filepath.Join(dir, "results", "demo")
+	imp := func(extra ...string) (error, string) {
+		args := append([]string{"import", src, "--into", into, "--experiment", "vllm", "--profile", "very-long"}, extra...)
+		var errb bytes.Buffer
+		err := run(context.Background(), args, &bytes.Buffer{}, &errb)
+		return err, errb.String()
+	}
+	if err, msg := imp("--round", "v0.10", "--round-date", "2025-06-01"); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	rec := filepath.Join(into, "rounds", "v0.10", "round.json")
+	before, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(into, "rounds", "v0.10", "vllm--very-long.json")
+	if err := os.Remove(res); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--round", "v0.10", "--round-date", "2025-07-01"}, "round v0.10 exists and started 2025-06-01T00:00:00Z"},
+		{[]string{"--round", "1", "--round-date", "2025-07-01"}, "round 1 is"},
+	} {
+		err, msg := imp(c.args...)
+		if code := exitCode(err, bytes.NewBufferString(msg)); code != 2 || !strings.Contains(err.Error()+msg, c.says) {
+			t.Errorf("%v: status %d, %v %s; want 2 and %q", c.args, code, err, msg, c.says)
+		}
+	}
+	if after, _ := os.ReadFile(rec); !bytes.Equal(before, after) {
+		t.Errorf("the record changed:\n%s", after)
+	}
+	for _, p := range []string{res, filepath.Join(into, "vllm--very-long.json")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s written by a refused import", p)
+		}
+	}
+	for _, extra := range [][]string{{"--round", "v0.10"}, {"--round", "v0.10", "--round-date", "2025-06-01"}} {
+		if err, msg := imp(extra...); err != nil {
+			t.Errorf("%v: %v\n%s", extra, err, msg)
+		}
 	}
 }

@@ -151,6 +151,44 @@ func TestGitHubActionsRoundsExample(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "site", "tiny", "index.html")); err != nil {
 		t.Fatalf("site not built: %v", err)
 	}
+	// The gate job, on a checkout of what the round job pushed: it passes
+	// on run 1002 (an unchanged configuration, single runs), and fails on
+	// a run whose round collected nothing (its id names no round), as its
+	// comment says. Its "go run ./cmd/perflab" is perflab built from this
+	// source, as in the test's lab (which is not a perflab checkout).
+	gate := wf.Jobs["gate"]
+	if len(gate.Steps) == 0 {
+		t.Fatal("no gate job")
+	}
+	checkout := filepath.Join(t.TempDir(), "gate")
+	if out, err := exec.Command("git", "clone", "-q", filepath.Join(filepath.Dir(work), "origin.git"), checkout).CombinedOutput(); err != nil {
+		t.Fatalf("clone: %v\n%s", err, out)
+	}
+	ran := 0
+	for _, st := range gate.Steps {
+		if st.Run == "" {
+			continue
+		}
+		script := strings.ReplaceAll(st.Run, "go run ./cmd/perflab", "perflab")
+		if !strings.Contains(script, "--fail-on regression") {
+			t.Fatalf("gate step %q does not gate: %s", st.Name, st.Run)
+		}
+		for _, c := range []struct {
+			runID string
+			fails bool
+		}{{"1002", false}, {"1003", true}} {
+			cmd := exec.Command("bash", "-e", "-c", script)
+			cmd.Dir, cmd.Env = checkout, withPerflab(bin, "CAMPAIGN=content/tiny/campaign.yaml", "GITHUB_RUN_ID="+c.runID)
+			out, err := cmd.CombinedOutput()
+			if (err != nil) != c.fails {
+				t.Errorf("gate step %q, run %s: %v (want failure: %v)\n%s", st.Name, c.runID, err, c.fails, out)
+			}
+		}
+		ran++
+	}
+	if ran == 0 {
+		t.Fatal("the gate job runs no command")
+	}
 }
 
 // TestKubernetesCronJobRoundsExample checks the CronJob (an Indexed Job

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -327,5 +328,63 @@ func TestSweepPointComparedLikeForLike(t *testing.T) {
 		if got := Check(Page{Name: "index.md", Text: []byte(text), Campaign: camp, Results: results, CampaignFile: "campaign.yaml"}); len(got) != c.want {
 			t.Errorf("%s: findings %v, want %d", c.pct, got, c.want)
 		}
+	}
+}
+
+// TestPartialRoundCarried: after a round that re-measured one engine
+// (collect --new-round --only vllm), the page shows that round's vllm
+// runs and every other run from round 1 (schema.Carry); check checks the
+// page against the same results, so a number of another engine's run
+// still matches and the page stays clean.
+func TestPartialRoundCarried(t *testing.T) {
+	root := t.TempDir()
+	content := filepath.Join(root, "content", "demo", "mock-h100")
+	results := filepath.Join(root, "results")
+	camp := filepath.Join(results, "demo-mock-h100")
+	for _, d := range []string{content, camp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sg, err := schema.ReadFile("../../results/demo-mock-h100/sglang--short.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A number of a run round 1 measured and the new round did not.
+	page := string(mustRead(t, "../../content/demo/mock-h100/index.md")) + fmt.Sprintf("\nSGLang's total throughput on the short prompts is %.2f tok/s.\n", sg.Summary.TotalTokenThroughput)
+	if err := os.WriteFile(filepath.Join(content, "index.md"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(content, "campaign.yaml"), mustRead(t, "../../content/demo/mock-h100/campaign.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("../../results/demo-mock-h100/*.json")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("bundled results: %v %v", files, err)
+	}
+	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-28", Start: "2099-01-01T00:00:00Z", Campaign: "demo-mock-h100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b := mustRead(t, f)
+		if err := os.WriteFile(filepath.Join(camp, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(filepath.Base(f), "vllm--") { // --only vllm, the same numbers
+			if err := os.WriteFile(filepath.Join(rd.Dir, filepath.Base(f)), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p, err := Load(filepath.Join(content, "index.md"), results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Results) != len(files) {
+		t.Errorf("%d results checked, want the page's %d (2 of round 2026-11-28, the others carried from round 1)", len(p.Results), len(files))
+	}
+	for _, x := range Check(p) {
+		t.Errorf("partial round: %s", x)
 	}
 }

@@ -65,7 +65,7 @@ func Load(path, resultsRoot string) (Page, error) {
 	if _, err := os.Stat(rdir); err != nil {
 		return p, nil // not collected yet: only the page's own arithmetic is checked
 	}
-	res, err := schema.ReadLatest(rdir) // the page shows the latest round
+	res, err := schema.ReadPageResults(rdir, c) // what the page shows: its round (schema.Shown) and the runs carried into it
 	if err != nil {
 		return Page{}, &PageError{Page: p.Name, Of: "results", Err: err}
 	}

@@ -215,6 +215,95 @@ func TestOpenFiles(t *testing.T) {
 	}
 }
 
+// TestOpenDamagedFile: a damaged side is an error naming its file, line
+// and field, whichever kind of file it is: a vLLM JSON with a bad value
+// gets import's error (not "neither a perflab result nor …", which named
+// no field), a perflab result with a bad value or cut short the schema's.
+func TestOpenDamagedFile(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "r.json")
+	if err := schema.WriteFile(res, result("vllm", 4, 0, 1000, 10)); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badType := bytes.Replace(good, []byte(`"output_throughput_tok_per_s": 1000`), []byte(`"output_throughput_tok_per_s": "fast"`), 1)
+	if bytes.Equal(badType, good) {
+		t.Fatalf("no output throughput in %s", good)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		says []string
+	}{
+		{"vllm-bad.json", []byte(`{"backend": "vllm", "model_id": "m", "completed": 10, "duration": 2.0, "total_input_tokens": 100, "total_output_tokens": 200, "request_throughput": 5.0, "output_throughput": "fast", "total_token_throughput": 150.0, "mean_ttft_ms": 20, "median_ttft_ms": 19, "mean_tpot_ms": 5, "median_tpot_ms": 5, "mean_itl_ms": 5, "median_itl_ms": 5}`),
+			[]string{"vllm-bad.json:1", `"output_throughput"`, "fast"}},
+		{"result-bad.json", badType, []string{"result-bad.json:", "summary.output_throughput_tok_per_s"}},
+		{"result-cut.json", good[:len(good)/2], []string{"result-cut.json:", "malformed JSON"}},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(p)
+		for _, want := range c.says {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want it to say %q", c.name, err, want)
+			}
+		}
+	}
+}
+
+// TestOpenOutputRepeats: the records of a vLLM --append-result file at
+// one load are repeats of one run and pool into one sample, tested, as a
+// round's repeats are: two such files, the new one 10 % slower, give one
+// row per metric with n=6+6 and a regression. They were six runs of one
+// value each (run--run, run--run--r1, …), never tested, so the gate
+// passed whatever the change.
+func TestOpenOutputRepeats(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	write := func(name string, scale float64) string {
+		var b strings.Builder
+		for i := 0; i < 6; i++ {
+			tput := 100 * scale * (1 + 0.005*rng.NormFloat64())
+			fmt.Fprintf(&b, `{"backend": "vllm", "model_id": "m", "max_concurrency": 8, "completed": 10, "duration": 2.0, "total_input_tokens": 100, "total_output_tokens": 200, "request_throughput": 5.0, "output_throughput": %g, "total_token_throughput": %g, "mean_ttft_ms": 20, "median_ttft_ms": 19, "mean_tpot_ms": 5, "median_tpot_ms": 5, "mean_itl_ms": 5, "median_itl_ms": 5}`+"\n", tput, 1.5*tput)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old, err := Open(write("old.jsonl", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := Open(write("new.jsonl", 0.9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Runs() != 1 || new.Runs() != 1 {
+		t.Fatalf("runs %d and %d, want the six records of each file as one run", old.Runs(), new.Runs())
+	}
+	tab := Compare(old, new, 5)
+	found := false
+	for _, r := range tab.Rows {
+		if r.Metric.Key != "output_tok_per_s" {
+			continue
+		}
+		found = true
+		if r.Old.N != 6 || r.New.N != 6 || !r.Tested || !r.Regression {
+			t.Errorf("output throughput row %+v: want n=6+6, tested, a regression", r)
+		}
+	}
+	if !found || len(tab.Gate()) == 0 {
+		t.Errorf("no output throughput row or no gate failure: %+v", tab)
+	}
+}
+
 // TestFindRoundSkipsEmptyRound: a round just started (its record, no
 // result yet) is not "latest" — as for a results directory and on the
 // pages — and named by its id it is an error, not an empty side that a
@@ -250,6 +339,61 @@ func TestFindRoundSkipsEmptyRound(t *testing.T) {
 	}
 	if _, err := Open(dir + "@2026-11-27"); err == nil || !strings.Contains(err.Error(), "holds no results") {
 		t.Errorf("the empty round by id: %v", err)
+	}
+}
+
+// TestFindRoundSkipsInterruptedRound: a round whose collect was stopped
+// before any run finished (Ctrl-C early in collect --new-round: only an
+// interrupted result) is not "latest", neither for DIR@latest nor for
+// the directory: they are the round the pages show (schema.Shown);
+// previous is the round holding a finished result before it. A round
+// measuring part of the campaign (collect --new-round --only) is latest,
+// its own results alone (the runs a page carries over are not in it).
+func TestFindRoundSkipsInterruptedRound(t *testing.T) {
+	dir := t.TempDir()
+	for _, exp := range []string{"a", "b"} {
+		if err := schema.WriteFile(filepath.Join(dir, exp+"--chat--c4.json"), result(exp, 4, 0, 1000, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	round := func(id string, rs ...*schema.Result) {
+		t.Helper()
+		rd, err := schema.CreateRound(dir, &schema.Round{ID: id, Start: id + "T00:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--chat--c4.json"), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stopped := result("a", 4, 0, 0, 0)
+	stopped.Status, stopped.Summary, stopped.Error = schema.StatusInterrupted, nil, "interrupted"
+	round("2026-11-27", stopped)
+	check := func(want map[string]string, dirRound string) {
+		t.Helper()
+		for sel, id := range want {
+			rd, err := FindRound(dir, sel)
+			if err != nil || rd.ID != id {
+				t.Errorf("round %s: %q, %v; want %s", sel, rd.ID, err, id)
+			}
+		}
+		s, err := Open(dir)
+		if err != nil || !strings.Contains(s.Name, "round "+dirRound) {
+			t.Errorf("the directory: %q, %v; want round %s", s.Name, err, dirRound)
+		}
+	}
+	check(map[string]string{"latest": "1", "id:2026-11-27": "2026-11-27"}, "1")
+	if _, err := FindRound(dir, "previous"); err == nil {
+		t.Error("previous of the only round with a finished result found")
+	}
+
+	round("2026-11-28", result("a", 4, 0, 900, 11)) // --only a
+	check(map[string]string{"latest": "2026-11-28", "previous": "1"}, "2026-11-28")
+	s, err := Open(dir + "@latest")
+	if err != nil || len(s.runs) != 1 {
+		t.Errorf("latest side: %v runs (%v), %v; want round 2026-11-28's one run", len(s.runs), s.keys, err)
 	}
 }
 

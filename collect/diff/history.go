@@ -17,8 +17,8 @@ type Change struct {
 	// Pct is the change in percent: between the two rounds (repeats), or
 	// between the levels either side (single runs).
 	Pct float64
-	// P is the test's p-value and Q the p-value adjusted over every
-	// adjacent-round test of the Changes call (Benjamini-Hochberg); for
+	// P is the test's p-value and Q the p-value adjusted over the Changes
+	// call's tests into the same round (Benjamini-Hochberg); for
 	// the change-point method, Q is P (its test holds the false-alarm
 	// rate per series).
 	P, Q float64
@@ -33,9 +33,10 @@ type Change struct {
 // Changes finds the change points of every run's metrics over rounds
 // (oldest first). A run whose adjacent rounds have enough repeats to be
 // tested (stats.MinP ≤ Alpha) is tested round against round with the U
-// test, the p-values of every such test of the call adjusted together
-// with Benjamini-Hochberg (no change anywhere: a false change with
-// probability ≤ Alpha); a run measured once per round (or too few times)
+// test, the p-values of the tests into one round adjusted together with
+// Benjamini-Hochberg (no change at that round: a false change there with
+// probability ≤ Alpha, as in a diff of the two rounds); a run measured
+// once per round (or too few times)
 // goes through stats.ChangePoints on its per-round means, with that
 // method's false-alarm rate per series. Rounds where a run is missing
 // are left out of its series. The result is ordered by round, then run

@@ -14,14 +14,19 @@ import (
 //
 //   - a result file (perflab's JSON), or a benchmark output perflab
 //     import reads (vllm bench serve JSON or text, guidellm JSON);
-//   - a results directory: a campaign's (its latest round) or a round's;
+//   - a results directory: a campaign's (the round its page shows,
+//     schema.Shown: the newest holding a finished result) or a round's;
 //   - DIR@ROUND: round ROUND of the campaign results directory DIR, by
 //     id, by number in order (1 is the first round), or latest/previous
 //     (FindRound).
+//
+// A side is one round's own results: the runs a page carries over from
+// earlier rounds (those its shown round has no finished result for) are
+// not in it.
 func Open(ref string) (Side, error) {
 	if st, err := os.Stat(ref); err == nil {
 		if st.IsDir() {
-			rd, ok, err := schema.Latest(ref)
+			rd, ok, err := schema.Shown(ref)
 			if err != nil {
 				return Side{}, fmt.Errorf("diff: %w", err)
 			}
@@ -48,8 +53,8 @@ func Open(ref string) (Side, error) {
 // round is named by
 //
 //   - id:ID, the round whose id (directory name) is ID;
-//   - n:N, the N-th round in order (numbered as the history pages
-//     number them, 1 the first);
+//   - n:N, the N-th round in order (the history's columns, whose
+//     headings are the ids, 1 the first);
 //   - latest or previous;
 //   - a bare ID or N: the round with that id, or the N-th round. When a
 //     round's id is a number (--round 3), the bare number could name two
@@ -58,9 +63,12 @@ func Open(ref string) (Side, error) {
 //     selector never silently picks the other round (nor changes its
 //     meaning as rounds are added: it turns into that error).
 //
-// latest, previous and the numbers count the rounds holding results: a
-// round just started, with no result yet, is not the latest (as on the
-// pages and for a results directory); named by its id it is an error.
+// The numbers count the rounds holding results: a round just started,
+// with no result yet, has none; named by its id it is an error. latest
+// is the round the pages show (schema.Shown: the newest holding a
+// finished result, so a round whose collect was stopped before any run
+// finished is not it), previous the round holding a finished result
+// before it.
 func FindRound(dir, want string) (schema.RoundDir, error) {
 	// A typo in DIR is not a campaign without results.
 	if st, err := os.Stat(dir); err != nil {
@@ -83,6 +91,18 @@ func FindRound(dir, want string) (schema.RoundDir, error) {
 		if has {
 			byID[r.ID] = len(rounds)
 			rounds = append(rounds, r)
+		}
+	}
+	// shown is the index in rounds of the round the pages show, and
+	// before it the one holding a finished result before that (-1: none).
+	shown, err := schema.ShownOf(rounds, schema.HoldsFinished)
+	if err != nil {
+		return schema.RoundDir{}, fmt.Errorf("diff: %w", err)
+	}
+	before := -1
+	if shown > 0 {
+		if before, err = schema.ShownOf(rounds[:shown], schema.HoldsFinished); err != nil {
+			return schema.RoundDir{}, fmt.Errorf("diff: %w", err)
 		}
 	}
 	// ofID is the round with id, ofNumber the n-th round (each ok false
@@ -133,16 +153,22 @@ func FindRound(dir, want string) (schema.RoundDir, error) {
 	}
 	switch want {
 	case "latest", "previous":
-		if len(rounds) == 0 {
-			return schema.RoundDir{}, notFound()
+		if shown < 0 {
+			if len(rounds) == 0 {
+				return schema.RoundDir{}, notFound()
+			}
+			return schema.RoundDir{}, fmt.Errorf("diff: %s: no round holds a finished result (every run interrupted); name a round by id:ID or n:N", dir)
 		}
 		if want == "latest" {
-			return rounds[len(rounds)-1], nil
+			return rounds[shown], nil
 		}
-		if len(rounds) < 2 {
+		if before < 0 && len(rounds) < 2 {
 			return schema.RoundDir{}, fmt.Errorf("diff: %s: one round only, no previous", dir)
 		}
-		return rounds[len(rounds)-2], nil
+		if before < 0 {
+			return schema.RoundDir{}, fmt.Errorf("diff: %s: no round before round %s (latest) holds a finished result, no previous", dir, rounds[shown].ID)
+		}
+		return rounds[before], nil
 	}
 	byNum, isNum := ofNumber(want)
 	r, isID, err := ofID(want)
@@ -190,21 +216,27 @@ func openFile(path string) (Side, error) {
 		s.File = true
 		return s, nil
 	}
+	if schema.DeclaresVersion(data) { // a perflab result that does not read: its error names the line and field
+		return Side{}, fmt.Errorf("diff: %w", rerr)
+	}
 	// Not a perflab result: a benchmark output perflab import reads?
 	es, err := ingest.Parse(path, data)
-	if err != nil || len(es) == 0 {
+	if err != nil { // a damaged output: import's error, with its line and field
+		return Side{}, fmt.Errorf("diff: %w (read as a benchmark output: it has no schema_version, so it is no perflab result)", err)
+	}
+	if len(es) == 0 {
 		return Side{}, fmt.Errorf("diff: %s is neither a perflab result (%v) nor a benchmark output perflab import reads", path, rerr)
 	}
 	rs, err := ingest.Results(es, ingest.Options{Experiment: "run", Profile: "run"})
 	if err != nil {
 		return Side{}, fmt.Errorf("diff: %w", err)
 	}
-	for _, r := range rs { // a file's runs go by their labels, as in a directory
-		r.Experiment, r.Profile = "", ""
-		if r.Label == "" {
-			r.Label = r.ID
-		}
-	}
+	// Every run of the output is experiment "run", profile "run" (the
+	// options above): RunKey matches its runs by load point alone, as in
+	// the same output of the other side, and pools the repeats of a point
+	// (an --append-result file's records at one concurrency), which their
+	// ids tell apart (run--run--r1) and which, matched by id, were as many
+	// single runs, never tested.
 	s := NewSide(path, rs)
 	s.File = true
 	return s, nil

@@ -14,7 +14,9 @@
 // record: start, campaign file hash, git commit, engines); the results
 // collected before rounds are round 1 as they are. Result files do not
 // change with rounds, so the schema version does not either. Readers
-// that show one state of a campaign read its latest round (ReadLatest);
+// that show one state of a campaign read the round the pages show, the
+// newest holding a finished result (Shown, ReadShown; collect resumes
+// the newest round, Resumed);
 // round.json is not a result (IsResultFile).
 //
 // Units live in the JSON keys: *_s for seconds, *_ms for milliseconds,

@@ -32,6 +32,34 @@ func Marshal(r *Result) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// DeclaresVersion reports whether data is a JSON object with a top-level
+// schema_version member, read token by token up to the first damage: a
+// perflab result (however damaged after that member), as opposed to
+// another tool's benchmark output (vLLM's JSON, guidellm's), which has
+// none. perflab writes the member first.
+func DeclaresVersion(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if k == "schema_version" {
+			return true
+		}
+		if _, ok := k.(string); !ok { // the object's end
+			return false
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+}
+
 // Unmarshal decodes a result. name (a file name) prefixes every error, with
 // the line and column and, for a wrong type, the field. Unknown fields and
 // schema versions newer than Version are rejected.
@@ -253,12 +281,12 @@ func ReadDir(dir string) ([]*Result, error) {
 	return readFiles(paths)
 }
 
-// ReadLatest reads the results of the latest round of the campaign
-// results directory dir (see Rounds): round 1's files leave out
+// ReadShown reads the results of the round of the campaign results
+// directory dir that the pages show (Shown): round 1's files leave out
 // rounds/, so one round's results never mix with another's. A dir with
-// no round gives none.
-func ReadLatest(dir string) ([]*Result, error) {
-	rd, ok, err := Latest(dir)
+// no round holding a finished result gives none.
+func ReadShown(dir string) ([]*Result, error) {
+	rd, ok, err := Shown(dir)
 	if err != nil || !ok {
 		return nil, err
 	}

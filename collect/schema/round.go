@@ -32,7 +32,8 @@ import (
 // without a record, as round 1, by its earliest result's start; a record
 // dated before round 1 by its results' start when they have one; round 1
 // first of equals), then by id; the last is the latest round, the
-// one `perflab collect` resumes and the pages show.
+// one `perflab collect` resumes (Resumed). The pages show the newest
+// round holding a finished result (Shown).
 const (
 	// RoundsDir is the subdirectory of a campaign's results directory
 	// that holds the rounds after round 1.
@@ -58,6 +59,22 @@ func CheckRoundID(id string) error {
 	}
 	if id == "latest" || id == "previous" {
 		return fmt.Errorf("round id %q: latest and previous name a round by its place (perflab diff DIR@latest); give the round a name of its own, such as the date", id)
+	}
+	return nil
+}
+
+// checkRoundDirName refuses a directory under rounds/ whose name is an id
+// that names another round: "1" is round 1, the campaign directory
+// itself (RoundPath), so a rounds/1 would be a second round "1" whose
+// data files, history column and diff id collide with round 1's; latest
+// and previous name rounds by their place. Other names, hand-made ones
+// included, are ids as they are.
+func checkRoundDirName(name string) error {
+	switch name {
+	case FirstRound:
+		return fmt.Errorf("a round directory may not be named %q: round %s is the campaign's results directory itself; rename the directory (and the id in its %s)", name, FirstRound, RoundFile)
+	case "latest", "previous":
+		return fmt.Errorf("a round directory may not be named %q: it names a round by its place (perflab diff DIR@%s); rename the directory (and the id in its %s)", name, name, RoundFile)
 	}
 	return nil
 }
@@ -172,6 +189,9 @@ func RoundsWith(dir string, read func(dir string) (*Round, error)) ([]RoundDir, 
 			continue
 		}
 		rd := RoundDir{ID: e.Name(), Dir: filepath.Join(dir, RoundsDir, e.Name())}
+		if err := checkRoundDirName(rd.ID); err != nil {
+			return nil, fmt.Errorf("schema: rounds: %s: %w", rd.Dir, err)
+		}
 		rec, err := read(rd.Dir)
 		if err != nil {
 			return nil, err
@@ -261,24 +281,103 @@ func HoldsResult(rd RoundDir) (bool, error) {
 	return holdsResult(rd.Dir, rd.ID == FirstRound)
 }
 
-// Latest returns the latest round of dir that holds a result (ok false
-// when none does): a round just started, or one whose collect stopped
-// before its first run, does not hide the round before it.
-func Latest(dir string) (RoundDir, bool, error) {
+// A campaign's rounds serve two readers, by two rules (one function
+// each, so that no caller takes one for the other):
+//
+//   - Resumed: the round a plain `perflab collect` goes on with, the
+//     newest round, whatever its results (an interrupted round is
+//     resumed; a round just started, holding none yet, too).
+//   - Shown: the round the pages show, `perflab check` checks and
+//     `perflab diff DIR` and DIR@latest compare: the newest round
+//     holding a finished result (Status.Finished). A round whose collect
+//     was stopped before any run finished (Ctrl-C, a scheduler's time
+//     limit), or whose shards are still running their first runs, does
+//     not hide the round before it.
+
+// Finished reports whether a result of status s is one a round shows as
+// its measurement: every status but interrupted (ok, failed, crashed,
+// unsupported, skipped). An interrupted run is one collect repeats on
+// resume: it says nothing about the configuration.
+func (s Status) Finished() bool { return s != StatusInterrupted }
+
+// Resumed returns the round a plain collect of the campaign results
+// directory dir resumes: its newest round (ok false when it has none).
+func Resumed(dir string) (RoundDir, bool, error) {
+	rs, err := Rounds(dir)
+	if err != nil || len(rs) == 0 {
+		return RoundDir{}, false, err
+	}
+	return rs[len(rs)-1], true, nil
+}
+
+// Shown returns the round of the campaign results directory dir that
+// the pages show (ok false when no round holds a finished result): the
+// newest round holding a finished result (ShownOf).
+func Shown(dir string) (RoundDir, bool, error) {
 	rs, err := Rounds(dir)
 	if err != nil {
 		return RoundDir{}, false, err
 	}
-	for i := len(rs) - 1; i >= 0; i-- {
-		has, err := holdsResult(rs[i].Dir, rs[i].ID == FirstRound)
+	i, err := ShownOf(rs, HoldsFinished)
+	if err != nil || i < 0 {
+		return RoundDir{}, false, err
+	}
+	return rs[i], true, nil
+}
+
+// ShownOf is Shown's rule over rounds as the caller listed them (oldest
+// first): the index of the newest round for which finished reports a
+// finished result, -1 when none does. finished is asked about rounds
+// newest first, down to the one shown: a caller that reads the results
+// anyway (the pages, through their recording reader) answers it from
+// what it read (FinishedIn).
+func ShownOf(rounds []RoundDir, finished func(RoundDir) (bool, error)) (int, error) {
+	for i := len(rounds) - 1; i >= 0; i-- {
+		ok, err := finished(rounds[i])
 		if err != nil {
-			return RoundDir{}, false, err
+			return -1, err
 		}
-		if has {
-			return rs[i], true, nil
+		if ok {
+			return i, nil
 		}
 	}
-	return RoundDir{}, false, nil
+	return -1, nil
+}
+
+// FinishedIn reports whether any of results is finished.
+func FinishedIn(results []*Result) bool {
+	for _, r := range results {
+		if r.Status.Finished() {
+			return true
+		}
+	}
+	return false
+}
+
+// HoldsFinished reports whether round rd holds a finished result,
+// reading its result files' statuses up to the first finished one. A
+// file that does not read is an error naming it.
+func HoldsFinished(rd RoundDir) (bool, error) {
+	files, err := RoundFiles(rd)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return false, fmt.Errorf("schema: %w", err)
+		}
+		var r struct {
+			Status Status `json:"status"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			return false, jsonError(f, data, err)
+		}
+		if r.Status.Finished() {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // ReadRound reads the record of the round directory dir; nil without

@@ -3,6 +3,7 @@ package schema
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -57,7 +58,7 @@ func TestRoundsOrderImportedOlderRound(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, RoundsDir, "2026-11-25")); err != nil {
 		t.Fatal(err)
 	}
-	latest, ok, err := Latest(dir)
+	latest, ok, err := Shown(dir)
 	if err != nil || !ok || latest.ID != FirstRound {
 		t.Fatalf("latest %q (%v, %v), want round 1: the imported June round is older", latest.ID, ok, err)
 	}
@@ -116,5 +117,33 @@ func TestRoundsOrderRedatedRecords(t *testing.T) {
 	rs, err := Rounds(dir)
 	if err != nil || len(rs) != 3 || rs[0].ID != "1" || rs[1].ID != "2" || rs[2].ID != "3" {
 		t.Fatalf("rounds %+v, %v: want 1, 2, 3", rs, err)
+	}
+}
+
+// TestRoundsReservedDirNames: a directory under rounds/ named 1 would be
+// a second round "1" beside the campaign directory (round 1): two rounds
+// of one id, whose data files (rounds/1.json) overwrite each other.
+// latest and previous name rounds by their place. Each is refused, with
+// the directory's path in the message.
+func TestRoundsReservedDirNames(t *testing.T) {
+	for _, name := range []string{FirstRound, "latest", "previous"} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "a--chat.json"), []byte(`{}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, RoundsDir, name)
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "a--chat.json"), []byte(`{}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := Rounds(dir)
+		if err == nil {
+			t.Fatalf("rounds/%s: got rounds %+v, want an error", name, rs)
+		}
+		if !strings.Contains(err.Error(), sub) || !strings.Contains(err.Error(), "may not be named") {
+			t.Errorf("rounds/%s: error %q does not name %s and say why", name, err, sub)
+		}
 	}
 }

@@ -128,6 +128,23 @@ func (p *Profile) SweepArgs() []string {
 	return args
 }
 
+// RunName is the base name collect gives the result file of experiment
+// exp on profile prof at point pt, repeat rep (0-based):
+// "<experiment>--<profile>", then "--c64" or "--rate10" for a sweep
+// point and "--r1" for the second repeat on. A run keeps its name in
+// every round (the pages carry a run a round did not measure from an
+// earlier round's file of that name).
+func RunName(exp, prof string, pt Point, rep int) string {
+	name := exp + "--" + prof
+	if pt.Sweep != "" {
+		name += "--" + pt.Slug()
+	}
+	if rep > 0 {
+		name += "--r" + strconv.Itoa(rep)
+	}
+	return name
+}
+
 // Slug is the point's part of a result file name: "c64" for concurrency
 // 64, "rate10", "rate0.5" or "rateinf" for rates; "" for no sweep.
 func (pt Point) Slug() string {

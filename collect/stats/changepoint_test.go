@@ -355,3 +355,56 @@ func TestSeriesChangesLatest(t *testing.T) {
 		t.Errorf("repeats: %+v, want round 1 not latest, round 2 latest", ch)
 	}
 }
+
+// TestSeriesChangesLongHistory: a change between two rounds with repeats
+// is flagged however many rounds the history holds. The tests into one
+// round form one family (as a diff of the two rounds); one family over
+// the whole history grew with each round, so the same 12 % step (6+6
+// runs, p = 0.002) was flagged in 6 rounds and no longer in 40. Over
+// noise alone, a round is flagged in at most Alpha of the rounds.
+func TestSeriesChangesLongHistory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	history := func(rounds, lines int, step bool) []Series {
+		series := make([]Series, lines)
+		for l := range series {
+			for r := 0; r < rounds; r++ {
+				level := 1000.0
+				if step && l == 0 && r >= 3 {
+					level = 880
+				}
+				v := make([]float64, 6)
+				for k := range v {
+					v[k] = level * (1 + 0.005*rng.NormFloat64())
+				}
+				series[l].Rounds = append(series[l].Rounds, r)
+				series[l].Samples = append(series[l].Samples, v)
+			}
+		}
+		return series
+	}
+	for _, rounds := range []int{6, 40} {
+		found := false
+		for _, c := range SeriesChanges(history(rounds, 4, true)) {
+			if c.Series == 0 && c.Round == 3 && c.Method == "u-test" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%d rounds: the 12 %% step at round 3 is not flagged", rounds)
+		}
+	}
+	flagged, transitions := 0, 0
+	for h := 0; h < 200; h++ {
+		rounds := map[int]bool{}
+		for _, c := range SeriesChanges(history(20, 4, false)) {
+			rounds[c.Round] = true
+		}
+		flagged += len(rounds)
+		transitions += 19
+	}
+	if rate := float64(flagged) / float64(transitions); rate > Alpha {
+		t.Errorf("noise: %d of %d rounds flagged (%.3f > %.2f)", flagged, transitions, rate, Alpha)
+	} else {
+		t.Logf("noise: %d of %d rounds flagged", flagged, transitions)
+	}
+}

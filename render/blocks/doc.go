@@ -11,8 +11,8 @@
 // history.go and history_chart.go, telemetry.go; blocks.go dispatches,
 // skeleton.go places them in a report without blocks. It also makes a
 // report's downloads (reportdata.go: data.json, data.csv; curves.csv;
-// roundsdata.go: a report's rounds a round at a time, each older
-// round's part kept as a memo in render/roundload's round cache)
+// roundsdata.go: data.json's list of rounds and each round's own
+// data.json and data.csv, which render writes as units of their own)
 // and the headline figures the home page and the page header show
 // (headline.go: ReportMeta), and holds what every generated writer
 // calls (htmlwriters.go: escaping, the fallback to html/template, the

@@ -30,8 +30,21 @@ type historyLine struct {
 	exp  *schema.Experiment
 	prof *schema.Profile
 	pt   schema.Point
-	// values[i] holds the headline figure of each run of round i.
+	// values[i] holds the headline figure of each run of round i, and
+	// failed[i] how many of their requests failed, of how many.
 	values [][]float64
+	failed [][2]int
+}
+
+// failedText is what the history's cell and hover say of round ri's
+// failed requests on line l, as the curves and SLO blocks say it; ""
+// when none failed.
+func (l historyLine) failedText(ri int) string {
+	if ri < len(l.failed) && l.failed[ri][0] > 0 {
+		f := l.failed[ri]
+		return fmt.Sprintf("✗ %d of %d requests failed", f[0], f[1])
+	}
+	return ""
 }
 
 func (l historyLine) label() string {
@@ -118,7 +131,7 @@ func roundValues(r *Report, results []*schema.Result) []historyValue {
 			gpus = res.Hardware.GPUCount
 		}
 		out = append(out, historyValue{Exp: res.Experiment, Prof: res.Profile, Pt: schema.PointOf(res.Load),
-			V: res.Summary.TotalTokenThroughput / float64(gpus)})
+			V: res.Summary.TotalTokenThroughput / float64(gpus), Failed: res.Summary.Failed, Requests: res.Summary.Completed + res.Summary.Failed})
 	}
 	return out
 }
@@ -140,9 +153,11 @@ func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, v
 		if !ok {
 			li = len(lines)
 			idx[k] = li
-			lines = append(lines, historyLine{exp: e, prof: p, pt: v.Pt, values: make([][]float64, len(r.Rounds))})
+			lines = append(lines, historyLine{exp: e, prof: p, pt: v.Pt, values: make([][]float64, len(r.Rounds)), failed: make([][2]int, len(r.Rounds))})
 		}
 		lines[li].values[ri] = append(lines[li].values[ri], v.V)
+		lines[li].failed[ri][0] += v.Failed
+		lines[li].failed[ri][1] += v.Requests
 	}
 	return lines
 }
@@ -193,6 +208,18 @@ type historyView struct {
 
 type historyRoundView struct{ ID, Date string }
 
+// datedUnlessNamed is round rr's date as the history's headings add it
+// to the round's id, "" when the id starts with it (a round collect
+// named by its date, 2026-11-28 or 2026-11-28.2: "Round 2026-11-28 /
+// 2026-11-28" said it twice).
+func datedUnlessNamed(rr site.RoundResults) string {
+	d := rr.Date()
+	if d != "" && strings.HasPrefix(rr.ID, d) {
+		return ""
+	}
+	return d
+}
+
 type historyLineView struct {
 	Label string
 	Cells []historyCellView
@@ -205,6 +232,7 @@ type historyCellView struct {
 	Class        string
 	Mean, Spread string
 	Pct          template.HTML
+	Failed       string // "✗ 3 of 500 requests failed" (historyLine.failedText)
 }
 
 type historySLOView struct {
@@ -285,7 +313,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		v.Shown, v.Total = historyColumns, len(r.Rounds)
 	}
 	for _, rr := range r.Rounds[first:] {
-		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: rr.Date()})
+		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: datedUnlessNamed(rr)})
 	}
 	for li, l := range lines {
 		lv := historyLineView{Label: l.label()}
@@ -298,9 +326,9 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 				continue
 			}
 			sm := stats.Summarize(vals)
-			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64)}
+			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64), Failed: l.failedText(ri)}
 			if sm.N > 1 {
-				cell.Spread = strconv.FormatFloat(sm.CV*100, 'f', 0, 64)
+				cell.Spread = spreadPct(sm.CV)
 			}
 			if ch, changed := marked[[2]int{li, ri}]; changed {
 				cell.Class = "change worse"
@@ -318,7 +346,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 	for _, ch := range changes {
 		l := lines[ch.line]
 		cv := historyChangeView{Label: l.label(), Pct: signedPct(ch.c.Pct), Word: "worse", // throughput: higher is better
-			Round: r.Rounds[ch.round].ID, Date: r.Rounds[ch.round].Date(), P: strconv.FormatFloat(ch.c.P, 'f', 3, 64)}
+			Round: r.Rounds[ch.round].ID, Date: datedUnlessNamed(r.Rounds[ch.round]), P: strconv.FormatFloat(ch.c.P, 'f', 3, 64)}
 		if ch.c.Pct > 0 {
 			cv.Word = "better"
 		}
@@ -331,6 +359,16 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		v.Changes = append(v.Changes, cv)
 	}
 	return c.execTo(w, "history", v)
+}
+
+// spreadPct is a coefficient of variation as the history's cells show it,
+// in per cent: whole numbers from 1 % up, one decimal under it (a 0.19 %
+// spread is not "± 0%").
+func spreadPct(cv float64) string {
+	if pct := cv * 100; pct < 0.95 {
+		return strconv.FormatFloat(pct, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(cv*100, 'f', 0, 64)
 }
 
 // historyColumns is the number of rounds the history table shows.
@@ -420,67 +458,6 @@ func HomeChanges(s *site.Site, links nav.Links) ([]HomeChangeView, error) {
 	}
 	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
 	return items, nil
-}
-
-// roundData is one round in a report's data.json "rounds".
-type roundData struct {
-	ID        string    `json:"id"`
-	Start     string    `json:"start,omitempty"`
-	GitCommit string    `json:"git_commit,omitempty"`
-	Runs      []RunData `json:"runs"`
-}
-
-// roundHead is round ri's entry in data.json without its runs: its id,
-// its start (the record's; round 1, which has none, the earliest start of
-// its results, as the history chart dates it) and its lab commit. The
-// start of a round without a record is one of the facts the history's
-// pass fills (under its sync.Once, which historyOf waits for), so they
-// are read after it, never while another page's render fills them.
-func roundHead(r *Report, ri int) roundData {
-	rr := r.Rounds[ri]
-	if rr.Record == nil {
-		historyOf(r)
-	}
-	x := roundData{ID: rr.ID, Start: rr.Start()}
-	if rr.Record != nil {
-		x.GitCommit = rr.Record.GitCommit
-	}
-	return x
-}
-
-// roundTables are ReportTables' tables of one round's results.
-func roundTables(r *Report, results []*schema.Result) (ReportDataFile, [][]string) {
-	shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
-	for _, res := range results {
-		shadow.All = append(shadow.All, &Run{Result: res})
-	}
-	return latestTables(shadow)
-}
-
-// withRounds adds every round to a report's data.json ("rounds", oldest
-// first; "runs" stays the latest round's, as the page shows) and data.csv
-// (a leading "round" column, every round's rows), when the report has
-// rounds; otherwise it returns d and rows as they are. (roundsData puts
-// the same bytes together a round at a time.)
-func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [][]string, error) {
-	if len(r.Rounds) < 2 {
-		return d, rows, nil
-	}
-	out := [][]string{append([]string{"round"}, rows[0]...)}
-	for ri, rr := range r.Rounds {
-		results, err := rr.Load()
-		if err != nil {
-			return d, rows, err
-		}
-		x := roundHead(r, ri)
-		rd, rrows := roundTables(r, results)
-		x.Runs = rd.Runs
-		d.Rounds = append(d.Rounds, x)
-		for _, row := range rrows[1:] {
-			out = append(out, append([]string{rr.ID}, row...))
-		}
-	}
-	return d, out, nil
 }
 
 // roundSLO is a round's answer to the campaign's SLO, for each sweep

@@ -29,6 +29,9 @@ type historyTips struct {
 	Engines [][][2]any `json:"engines"`
 	// Changes: "line:round" → the change point's text.
 	Changes map[string]string `json:"changes,omitempty"`
+	// Failed: "line:round" → its failed requests (historyLine.failedText),
+	// where any failed: a stall reads as a slowdown otherwise.
+	Failed map[string]string `json:"failed,omitempty"`
 }
 
 // historyChart builds the history chart: x is the round's start time
@@ -129,6 +132,12 @@ func historyChart(r *Report, id string, lines []historyLine, changes []historyCh
 	for li, l := range lines {
 		hl := charts.HistoryLine{Name: l.label(), YColumn: 1 + 3*li}
 		for ri := range l.values {
+			if f := l.failedText(ri); f != "" {
+				if tips.Failed == nil {
+					tips.Failed = map[string]string{}
+				}
+				tips.Failed[strconv.Itoa(li)+":"+strconv.Itoa(ri)] = f
+			}
 			ch, ok := marked[[2]int{li, ri}]
 			if !ok {
 				continue

@@ -61,3 +61,27 @@ func TestRoundEngineReported(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryHeadingDate: a round's heading adds its date unless the id
+// starts with it ("Round 2026-11-28 / 2026-11-28" said it twice).
+func TestHistoryHeadingDate(t *testing.T) {
+	for id, want := range map[string]string{"2026-11-28": "", "2026-11-28.2": "", "v0.13.0": "2026-11-28", "slurm-81234": "2026-11-28"} {
+		rr := site.RoundResults{ID: id, Record: &schema.Round{ID: id, Start: "2026-11-28T05:00:00Z"}}
+		if got := datedUnlessNamed(rr); got != want {
+			t.Errorf("round %s: date %q, want %q", id, got, want)
+		}
+	}
+}
+
+// TestSpreadPct: a spread under 1 % keeps a decimal (a review read
+// "± 0%" for 0.19 %); from 1 % up, whole per cent as before.
+func TestSpreadPct(t *testing.T) {
+	for _, c := range []struct {
+		cv   float64
+		want string
+	}{{0.0019, "0.2"}, {0.0004, "0.0"}, {0.0094, "0.9"}, {0.0096, "1"}, {0.031, "3"}, {0.126, "13"}} {
+		if got := spreadPct(c.cv); got != c.want {
+			t.Errorf("spreadPct(%g) = %q, want %q", c.cv, got, c.want)
+		}
+	}
+}

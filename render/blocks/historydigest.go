@@ -33,11 +33,14 @@ type roundDigest struct {
 	Facts  site.RoundFacts
 }
 
-// historyValue is one run's headline figure, total throughput per GPU.
+// historyValue is one run's headline figure, total throughput per GPU,
+// and its requests: Failed of Requests failed (a run that stalled on a
+// request stays ok, its throughput over its whole time).
 type historyValue struct {
-	Exp, Prof string
-	Pt        schema.Point
-	V         float64
+	Exp, Prof        string
+	Pt               schema.Point
+	V                float64
+	Failed, Requests int
 }
 
 // sloValue is a sweep profile × experiment's SLO answer in a round.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "984ebaa30274b95c5b0350b333f5c4c5b15b72058557797e82240256dba30e8f"
+const generatedTemplatesSum = "f6c8530d7cede993ae531156ed7c42af1ed2fe3a8282282547dc5b95c6f16ff0"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -439,6 +439,11 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 								b.WriteString(string(w11))
 								b.WriteString(`%</strong>`)
 							}
+							if w12 := r7[i8].Failed; len(w12) > 0 {
+								b.WriteString(`<br><small class="failed">`)
+								escapeText(b, w12)
+								b.WriteString(`</small>`)
+							}
 							b.WriteString(`</td>`)
 						}
 					}
@@ -450,43 +455,43 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 		b.WriteString(`</tbody>
 </table></div>
 `)
-		if w12 := dot.SLO; w12 != nil {
+		if w13 := dot.SLO; w13 != nil {
 			b.WriteString(`<p class="history-slo">The SLO (`)
-			escapeText(b, w12.Text)
+			escapeText(b, w13.Text)
 			b.WriteString(`) in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>
 <div class="table-wrap"><table class="sortable history history-slo">
 <thead><tr><th>Configuration</th>`)
-			if r13 := dot.Rounds; len(r13) > 0 {
-				for i14 := range r13 {
+			if r14 := dot.Rounds; len(r14) > 0 {
+				for i15 := range r14 {
 					b.WriteString(`<th>Round `)
-					escapeText(b, r13[i14].ID)
+					escapeText(b, r14[i15].ID)
 					b.WriteString(`</th>`)
 				}
 			}
 			b.WriteString(`</tr></thead>
 <tbody>
 `)
-			if r15 := w12.Rows; len(r15) > 0 {
-				for i16 := range r15 {
+			if r16 := w13.Rows; len(r16) > 0 {
+				for i17 := range r16 {
 					b.WriteString(`<tr><td>`)
-					escapeText(b, r15[i16].Label)
+					escapeText(b, r16[i17].Label)
 					b.WriteString(`</td>`)
-					if r17 := r15[i16].Cells; len(r17) > 0 {
-						for i18 := range r17 {
-							if r17[i18].Empty {
+					if r18 := r16[i17].Cells; len(r18) > 0 {
+						for i19 := range r18 {
+							if r18[i19].Empty {
 								b.WriteString(`<td>–</td>`)
 							} else {
 								b.WriteString(`<td`)
-								if r17[i18].Moved {
+								if r18[i19].Moved {
 									b.WriteString(` class="change"`)
 								}
 								b.WriteString(`>`)
-								if r17[i18].None {
+								if r18[i19].None {
 									b.WriteString(`none meets it`)
 								} else {
-									escapeText(b, r17[i18].Point)
+									escapeText(b, r18[i19].Point)
 									b.WriteString(`: `)
-									escapeText(b, r17[i18].PerGPU)
+									escapeText(b, r18[i19].PerGPU)
 									b.WriteString(` tok/s/GPU`)
 								}
 								b.WriteString(`</td>`)
@@ -505,41 +510,41 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 			b.WriteString(`<p class="history-changes">Change points:</p>
 <ul class="history-changes">
 `)
-			if r19 := dot.Changes; len(r19) > 0 {
-				for i20 := range r19 {
+			if r20 := dot.Changes; len(r20) > 0 {
+				for i21 := range r20 {
 					b.WriteString(`<li>`)
-					escapeText(b, r19[i20].Label)
+					escapeText(b, r20[i21].Label)
 					b.WriteString(`: `)
-					b.WriteString(string(r19[i20].Pct))
+					b.WriteString(string(r20[i21].Pct))
 					b.WriteString(`% (`)
-					escapeText(b, r19[i20].Word)
+					escapeText(b, r20[i21].Word)
 					b.WriteString(`) in round `)
-					escapeText(b, r19[i20].Round)
-					if w21 := r19[i20].Date; len(w21) > 0 {
+					escapeText(b, r20[i21].Round)
+					if w22 := r20[i21].Date; len(w22) > 0 {
 						b.WriteString(` (`)
-						escapeText(b, w21)
+						escapeText(b, w22)
 						b.WriteString(`)`)
 					}
 					b.WriteString(`; `)
-					if r19[i20].UTest {
+					if r20[i21].UTest {
 						b.WriteString(`U test against round `)
-						escapeText(b, r19[i20].Prev)
+						escapeText(b, r20[i21].Prev)
 						b.WriteString(` p=`)
-						escapeText(b, r19[i20].P)
+						escapeText(b, r20[i21].P)
 						b.WriteString(`, q=`)
-						escapeText(b, r19[i20].Q)
+						escapeText(b, r20[i21].Q)
 						b.WriteString(`, d=`)
-						escapeText(b, r19[i20].D)
+						escapeText(b, r20[i21].D)
 					} else {
 						b.WriteString(`change point of the series, max-t test p=`)
-						escapeText(b, r19[i20].P)
+						escapeText(b, r20[i21].P)
 					}
 					b.WriteString(`</li>
 `)
 				}
 			}
 			b.WriteString(`</ul>
-<p class="history-method">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of the whole report adjusted together (Benjamini-Hochberg, q ≤ 0.05), and a change must be at least twice the runs' pooled standard deviation; single runs per round are split where their level changes, by binary segmentation with the likelihood-ratio (maximum two-sample t) test against thresholds for Gaussian noise (about 1 false change in 125 series of pure noise).</p>
+<p class="history-method">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of every configuration's test into the same round adjusted together (Benjamini-Hochberg, q ≤ 0.05, as perflab diff does for two rounds), and a change must be at least twice the runs' pooled standard deviation; single runs per round are split where their level changes, by binary segmentation with the likelihood-ratio (maximum two-sample t) test against thresholds for Gaussian noise (about 1 false change in 125 series of pure noise).</p>
 `)
 		} else {
 			b.WriteString(`<p class="history-changes">No change points: no round differs from the one before beyond its runs' noise.</p>
@@ -586,6 +591,11 @@ func tmplRuns(b *bytes.Buffer, dot *runsView) error {
 			escapeText(b, r1[i2].Status)
 			if err := tmplNoterefs(b, r1[i2].NoteIDs); err != nil {
 				return err
+			}
+			if w3 := r1[i2].From; len(w3) > 0 {
+				b.WriteString(` <small class="carried">from round `)
+				escapeText(b, w3)
+				b.WriteString(`</small>`)
 			}
 			b.WriteString(`</td><td class="num" data-sort="`)
 			escapeText(b, r1[i2].Sort["success"])

@@ -28,6 +28,9 @@ type RunData struct {
 	Summary    *schema.Summary `json:"summary,omitempty"`
 	Caveats    []string        `json:"caveats,omitempty"`
 	Result     string          `json:"result_id"`
+	// Round is the id of the earlier round a run is carried from (the
+	// round shown has no finished result for it); omitted for its own.
+	Round string `json:"round,omitempty"`
 }
 
 type ReportDataFile struct {
@@ -37,22 +40,17 @@ type ReportDataFile struct {
 	Baseline  string    `json:"baseline"`
 	Optimized string    `json:"optimized"`
 	Runs      []RunData `json:"runs"`
-	// Rounds holds every round's runs when the results have rounds
-	// (history.go); Runs is the latest round's.
-	Rounds []roundData `json:"rounds,omitempty"`
+	// Rounds lists every round, oldest first, when the results have
+	// rounds (roundsdata.go): its headline figures and its own data
+	// files; Runs is the latest round's. Changes are the change points
+	// the history flags (an empty list when none).
+	Rounds  []roundIndex `json:"rounds,omitempty"`
+	Changes []changeData `json:"changes,omitzero"`
 }
 
-// ReportData returns a report's runs' summaries as JSON and CSV.
+// ReportData returns a report's data.json and data.csv: its runs'
+// summaries (the latest round's, with every round listed: withRounds).
 func ReportData(r *Report) ([]byte, []byte, error) {
-	if len(r.Rounds) >= 2 {
-		return roundsData(r) // every round's, each encoded once (roundsdata.go)
-	}
-	return wholeData(r)
-}
-
-// wholeData is ReportData encoded as one value (a report without rounds,
-// and roundsData's fallback).
-func wholeData(r *Report) ([]byte, []byte, error) {
 	d, rows, err := ReportTables(r)
 	if err != nil {
 		return nil, nil, err
@@ -100,7 +98,7 @@ func marshalDataJSON(v any) ([]byte, error) {
 // ReportTables returns a report's data.json value and data.csv rows.
 func ReportTables(r *Report) (ReportDataFile, [][]string, error) {
 	d, rows := latestTables(r)
-	return withRounds(r, d, rows) // every round, when there are rounds (history.go)
+	return withRounds(r, d, rows) // every round listed, when there are rounds (roundsdata.go)
 }
 
 // latestTables returns the data.json value and data.csv rows of a
@@ -117,35 +115,43 @@ func latestTables(r *Report) (ReportDataFile, [][]string) {
 	for _, run := range runs {
 		res := run.Result
 		e, _ := r.Campaign.Experiment(res.Experiment)
-		rd := RunData{Experiment: res.Experiment, Profile: res.Profile, Engine: e.Engine, GPUs: r.GPUs(e), Status: res.Status, Error: res.Error,
-			Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID}
+		rd, row := runData(run, e.Engine, r.GPUs(e), len(header))
 		d.Runs = append(d.Runs, rd)
-		row := append(make([]string, 0, len(header)), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
-		f := func(v float64, ok bool) string {
-			if !ok {
-				return ""
-			}
-			return strconv.FormatFloat(v, 'f', -1, 64)
-		}
-		stat := func(row []string, st *schema.Stats) []string {
-			mean, ok1 := site.StatMean(st)
-			med, ok2 := site.StatMedian(st)
-			p99, ok3 := st.Get(99)
-			return append(row, f(mean, ok1), f(med, ok2), f(p99, ok3))
-		}
-		if s := res.Summary; s != nil {
-			row = append(row, strconv.Itoa(s.Completed), strconv.Itoa(s.Failed), f(s.DurationS, true),
-				f(s.RequestThroughput, true), f(s.OutputThroughput, true), f(s.TotalTokenThroughput, true))
-			for _, st := range [...]*schema.Stats{s.TTFT, s.TPOT, s.ITL, s.E2EL} {
-				row = stat(row, st)
-			}
-		} else {
-			row = append(row, make([]string, 18)...)
-		}
-		row = append(row, strings.Join(rd.Caveats, "; "))
 		rows = append(rows, row)
 	}
 	return d, rows
+}
+
+// runData is a run's data.json value and data.csv row (of n columns),
+// its experiment run by engine on gpus GPUs.
+func runData(run *Run, engine string, gpus, n int) (RunData, []string) {
+	res := run.Result
+	rd := RunData{Experiment: res.Experiment, Profile: res.Profile, Engine: engine, GPUs: gpus, Status: res.Status, Error: res.Error,
+		Load: res.Load, Summary: res.Summary, Caveats: site.Caveats(res), Result: res.ID, Round: run.Round}
+	row := append(make([]string, 0, n), rd.Experiment, rd.Profile, rd.Engine, strconv.Itoa(rd.GPUs), string(rd.Status))
+	f := func(v float64, ok bool) string {
+		if !ok {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	stat := func(row []string, st *schema.Stats) []string {
+		mean, ok1 := site.StatMean(st)
+		med, ok2 := site.StatMedian(st)
+		p99, ok3 := st.Get(99)
+		return append(row, f(mean, ok1), f(med, ok2), f(p99, ok3))
+	}
+	if s := res.Summary; s != nil {
+		row = append(row, strconv.Itoa(s.Completed), strconv.Itoa(s.Failed), f(s.DurationS, true),
+			f(s.RequestThroughput, true), f(s.OutputThroughput, true), f(s.TotalTokenThroughput, true))
+		for _, st := range [...]*schema.Stats{s.TTFT, s.TPOT, s.ITL, s.E2EL} {
+			row = stat(row, st)
+		}
+	} else {
+		row = append(row, make([]string, 18)...)
+	}
+	row = append(row, strings.Join(rd.Caveats, "; "))
+	return rd, row
 }
 
 // gpuCount spells a GPU count: "1 GPU", "8 GPUs".

@@ -2,96 +2,292 @@ package blocks
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"fmt"
+	"math"
+	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
-	"github.com/perflab/perflab/render/wire"
+	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/site"
 )
 
-// A report with rounds offers every round's runs in data.json ("rounds")
-// and data.csv (a row per run of every round): a hundred rounds are a
-// hundred times the encoding of one. roundsData encodes a round at a
-// time and keeps an older round's part of both files in the round cache
-// (render/roundload: a memo of the round, under the round's key, which
-// is made of its files and the report's campaign, and a name that
-// carries the rest of what the part is made of: the round's id, start
-// and commit), so that the build of round 100 encodes round 100's. The
-// bytes are those of ReportTables' value encoded whole
-// (TestReportDataJSON, TestRoundCache).
+// A report with rounds offers each round's runs in files of the round's
+// own, beside the report's: rounds/<round>.json and rounds/<round>.csv
+// (RoundFile), the shape of a one-round report's data.json and data.csv
+// (RoundDataFile). An older round's files are a function of the round's
+// results and of the report's campaign, so a build makes them once and
+// later builds leave them as they are (render's roundfiles.go: an
+// output unit keyed by the round cache's key of the round); the
+// report's data.json keeps the latest round's runs and lists every round
+// with its headline figures (the history's values) and links to its
+// files, and data.csv the latest round's rows. Inlining every round's
+// runs made data.json 2.7 MB at 99 rounds, rewritten by every round and
+// kept again by the page cache.
 
-// dataFragment is a round's part of data.json and data.csv.
-type dataFragment struct {
-	// JSON is the round's element of "rounds", indented as at its place
-	// (its first line unindented, the others by four spaces).
-	JSON []byte
-	// CSV is the round's rows of data.csv.
-	CSV []byte
+// RoundDataFile is a round's data.json: the report's fields, the round
+// and its runs.
+type RoundDataFile struct {
+	Campaign  string `json:"campaign"`
+	Model     string `json:"model"`
+	Hardware  string `json:"hardware"`
+	Baseline  string `json:"baseline"`
+	Optimized string `json:"optimized"`
+	// Round is the round's id; Start, GitCommit and Engines are as the
+	// report's data.json lists them (roundIndex).
+	Round     string            `json:"round"`
+	Start     string            `json:"start,omitempty"`
+	GitCommit string            `json:"git_commit,omitempty"`
+	Engines   map[string]string `json:"engines,omitempty"`
+	Runs      []RunData         `json:"runs"`
 }
 
-// roundsData returns data.json and data.csv of a report with two rounds
-// or more, as ReportData does for any report.
-func roundsData(r *Report) ([]byte, []byte, error) {
-	d, rows := latestTables(r)
-	head, err := marshalDataJSON(d) // "rounds" is empty: left out
-	if err != nil {
-		return nil, nil, fmt.Errorf("data.json: %w", err)
-	}
-	frags := make([]dataFragment, len(r.Rounds))
-	ok := bytes.HasSuffix(head, []byte("\n}\n"))
-	for i := range r.Rounds {
-		if !ok {
-			break
-		}
-		frags[i], ok = roundFragment(r, i)
-	}
-	if !ok { // a value json v2 declines: encoding/json encodes the whole
-		return wholeData(r)
-	}
-	js := bytes.NewBuffer(make([]byte, 0, len(head)+len(frags)*len(frags[len(frags)-1].JSON)+64))
-	js.Write(head[:len(head)-3])
-	js.WriteString(",\n  \"rounds\": [\n    ")
-	cs := bytes.NewBuffer(csvRows([][]string{append([]string{"round"}, rows[0]...)}))
-	for i, f := range frags {
-		if i > 0 {
-			js.WriteString(",\n    ")
-		}
-		js.Write(f.JSON)
-		cs.Write(f.CSV)
-	}
-	js.WriteString("\n  ]\n}\n")
-	return js.Bytes(), cs.Bytes(), nil
+// roundIndex is one round in a report's data.json "rounds".
+type roundIndex struct {
+	ID string `json:"id"`
+	// Start is the record's; round 1's (no record) its results' earliest,
+	// as the history chart dates it.
+	Start     string `json:"start,omitempty"`
+	GitCommit string `json:"git_commit,omitempty"`
+	// Engines are the engine each experiment ran in the round, as the
+	// history chart names it (roundEngine).
+	Engines map[string]string `json:"engines,omitempty"`
+	// DataJSON and DataCSV are the round's files, relative to the
+	// report's data.json.
+	DataJSON string `json:"data_json"`
+	DataCSV  string `json:"data_csv"`
+	// Headline are the history's figures of the round: one per
+	// configuration × profile × load point it measured.
+	Headline []headlineData `json:"headline"`
 }
 
-// roundFragment returns round ri's part of data.json and data.csv (withRounds'
-// value for the round); ok is false when json v2 declines a value or the
-// round cannot be read again (withRounds says why).
-func roundFragment(r *Report, ri int) (f dataFragment, ok bool) {
+// headlineData is one history line's figure in a round: total
+// throughput per GPU of each of its runs.
+type headlineData struct {
+	Experiment string    `json:"experiment"`
+	Profile    string    `json:"profile"`
+	Point      string    `json:"point,omitempty"`
+	Values     []float64 `json:"total_token_throughput_per_gpu"`
+}
+
+// changeData is a change point the history flags, in data.json.
+type changeData struct {
+	Experiment string `json:"experiment"`
+	Profile    string `json:"profile"`
+	Point      string `json:"point,omitempty"`
+	// Round is the first round of the new level; Previous, for a U test,
+	// the round it was tested against.
+	Round    string  `json:"round"`
+	Previous string  `json:"previous,omitempty"`
+	Pct      float64 `json:"pct"`
+	Method   string  `json:"method"`
+	P        float64 `json:"p"`
+	Q        float64 `json:"q,omitempty"`
+	Effect   float64 `json:"effect,omitempty"`
+	// Latest: the latest round flagged it (the home page lists it).
+	Latest bool `json:"latest,omitempty"`
+}
+
+// RoundFile is where a report keeps round id's files, relative to its
+// page and less their extension (".json", ".csv"): "rounds/2026-11-27".
+// A file each, not a directory per round: a build that takes a round's
+// files as they are links them into the site it swaps in, and making a
+// directory per round was most of that. A round id is a directory name
+// the collector made: schema.CheckRoundID's slugs (lower-case letters,
+// digits, '.', '_', '-') are used as they are; any other byte of a
+// directory made by hand, and a leading '.', are written "~" and two
+// lower-case hex digits (a slug has no '~', so no two ids meet; only
+// lower-case letters, so neither do they on a case-blind file system),
+// and a name that would grow past 100 bytes is "~~" and its SHA-256's
+// first 32 hex digits.
+func RoundFile(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' && i > 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "~%02x", c)
+	}
+	name := b.String()
+	if len(name) > 100 || name == "" {
+		sum := sha256.Sum256([]byte(id))
+		name = "~~" + hex.EncodeToString(sum[:16])
+	}
+	return site.RoundsOut + name
+}
+
+// RoundData returns round ri's data.json and data.csv (RoundFile): its
+// runs as a one-round report's, its id, start, commit and engines; the
+// CSV with the report's leading "round" column.
+func RoundData(r *Report, ri int) ([]byte, []byte, error) {
+	// The round's start and engines are facts the history's pass fills
+	// (render/site's RoundFacts): read after it, never while another
+	// render fills them.
+	if h := historyOf(r); h.err != nil {
+		return nil, nil, h.err
+	}
 	rr := r.Rounds[ri]
-	x := roundHead(r, ri)
-	name := "data " + x.ID + "\x00" + x.Start + "\x00" + x.GitCommit
-	if b := rr.Cached.Memo(name); b != nil && wire.Decode(b, &f) == nil {
-		return f, true
-	}
 	results, err := rr.Load()
 	if err != nil {
-		return f, false
+		return nil, nil, err
 	}
-	rd, rows := roundTables(r, results)
-	x.Runs = rd.Runs
-	js := dataBufs.Get()
-	defer dataBufs.Put(js)
-	if err := jsonv2.MarshalWrite(js, x, jsonv1.DefaultOptionsV1(), jsonv2.Deterministic(true), jsontext.WithIndent("  "), jsontext.WithIndentPrefix("    "), jsontext.AllowInvalidUTF8(false)); err != nil {
-		return f, false
+	d, rows := roundTables(r, results)
+	x := RoundDataFile{Campaign: d.Campaign, Model: d.Model, Hardware: d.Hardware, Baseline: d.Baseline, Optimized: d.Optimized,
+		Round: rr.ID, Start: rr.Start(), Engines: roundEngines(r, ri), Runs: d.Runs}
+	if rr.Record != nil {
+		x.GitCommit = rr.Record.GitCommit
 	}
-	for i := range rows[1:] {
-		rows[i+1] = append([]string{rr.ID}, rows[i+1]...)
+	js, err := marshalDataJSON(x)
+	if err != nil {
+		return nil, nil, fmt.Errorf("round %s: data.json: %w", rr.ID, err)
 	}
-	f = dataFragment{JSON: bytes.Clone(js.Bytes()), CSV: csvRows(rows[1:])}
-	rr.Cached.SetMemo(name, wire.Append(nil, f))
-	return f, true
+	return js, csvRows(withRoundColumn(rows, rr.ID)), nil
+}
+
+// RoundDataContext is what a round's files are made of besides the
+// round's results and record (which the round cache's key and the
+// record name): the report's fields they repeat and each experiment's
+// engine and GPU count, as the runs show them. (render keys a round's
+// files with it.)
+func RoundDataContext(r *Report) string {
+	d, _ := latestTables(&Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir})
+	var b strings.Builder
+	for _, s := range []string{d.Campaign, d.Model, d.Hardware, d.Baseline, d.Optimized} {
+		fmt.Fprintf(&b, "%d:%s", len(s), s)
+	}
+	for _, st := range r.Campaign.Steps {
+		for i := range st.Experiments {
+			e := &st.Experiments[i]
+			fmt.Fprintf(&b, "%d:%s%d:%s%d;", len(e.ID), e.ID, len(e.Engine), e.Engine, r.GPUs(e))
+		}
+	}
+	return b.String()
+}
+
+// roundTables are latestTables' tables of one round's results.
+func roundTables(r *Report, results []*schema.Result) (ReportDataFile, [][]string) {
+	shadow := &Report{Page: r.Page, Campaign: r.Campaign, CampaignFile: r.CampaignFile, ResultsDir: r.ResultsDir}
+	for _, res := range results {
+		shadow.All = append(shadow.All, &Run{Result: res})
+	}
+	d, rows := latestTables(shadow)
+	// A round's files keep every result of the round: those of an
+	// experiment or profile the campaign no longer has (the tables above
+	// go by the campaign) follow, in file order, with the engine and GPU
+	// count their results say.
+	in := make(map[*schema.Result]bool, len(d.Runs))
+	for _, run := range shadow.Runs() {
+		in[run.Result] = true
+	}
+	for _, run := range shadow.All {
+		res := run.Result
+		if in[res] {
+			continue
+		}
+		engine, gpus := res.Engine.Name, shadow.GPUs(nil)
+		if e, ok := shadow.Campaign.Experiment(res.Experiment); ok {
+			engine, gpus = e.Engine, shadow.GPUs(e)
+		} else if res.Hardware != nil && res.Hardware.GPUCount > 0 {
+			gpus = res.Hardware.GPUCount
+		}
+		rd, row := runData(run, engine, gpus, len(rows[0]))
+		d.Runs = append(d.Runs, rd)
+		rows = append(rows, row)
+	}
+	return d, rows
+}
+
+// withRoundColumn puts a leading "round" column, id in every row, before
+// data.csv's rows (rows[0] is the header).
+func withRoundColumn(rows [][]string, id string) [][]string {
+	out := make([][]string, len(rows))
+	for i, row := range rows {
+		c := "round"
+		if i > 0 {
+			c = id
+		}
+		out[i] = append(append(make([]string, 0, len(row)+1), c), row...)
+	}
+	return out
+}
+
+// roundEngines are the engines the history names for round ri's
+// experiments (roundEngine), by experiment id; nil when none is known.
+func roundEngines(r *Report, ri int) map[string]string {
+	var m map[string]string
+	for _, st := range r.Campaign.Steps {
+		for _, e := range st.Experiments {
+			if eng := roundEngine(r, ri, e.ID); eng != "" {
+				if m == nil {
+					m = map[string]string{}
+				}
+				m[e.ID] = eng
+			}
+		}
+	}
+	return m
+}
+
+// withRounds makes d and rows a report's with rounds: "rounds" lists
+// every round, oldest first, with its headline figures and its files,
+// "changes" the change points the history flags; data.csv gets the
+// leading "round" column. A report without rounds is left as it is.
+func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [][]string, error) {
+	if len(r.Rounds) < 2 {
+		return d, rows, nil
+	}
+	h := historyOf(r)
+	if h.err != nil {
+		return d, rows, h.err
+	}
+	d.Rounds = make([]roundIndex, len(r.Rounds))
+	for ri, rr := range r.Rounds {
+		f := RoundFile(rr.ID)
+		x := roundIndex{ID: rr.ID, Start: rr.Start(), Engines: roundEngines(r, ri), DataJSON: f + ".json", DataCSV: f + ".csv", Headline: []headlineData{}}
+		if rr.Record != nil {
+			x.GitCommit = rr.Record.GitCommit
+		}
+		for _, l := range h.lines {
+			if vs := l.values[ri]; len(vs) > 0 {
+				x.Headline = append(x.Headline, headlineData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Values: finite(vs)})
+			}
+		}
+		d.Rounds[ri] = x
+	}
+	d.Changes = []changeData{}
+	for _, ch := range h.changes {
+		c, l := ch.c, h.lines[ch.line]
+		if math.IsNaN(c.Pct) || math.IsInf(c.Pct, 0) {
+			continue // no level to compare with: nothing JSON can say
+		}
+		x := changeData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Round: r.Rounds[ch.round].ID,
+			Pct: c.Pct, Method: c.Method, P: c.P, Latest: c.Latest}
+		if c.Method == "u-test" {
+			x.Previous, x.Q, x.Effect = r.Rounds[prevRound(l, ch.round)].ID, c.Q, c.Effect
+		}
+		d.Changes = append(d.Changes, x)
+	}
+	rows = withRoundColumn(rows, r.Rounds[len(r.Rounds)-1].ID)
+	for i, rd := range d.Runs { // a run carried from an earlier round names it
+		if rd.Round != "" {
+			rows[i+1][0] = rd.Round
+		}
+	}
+	return d, rows, nil
+}
+
+// finite is vs without the values JSON cannot hold.
+func finite(vs []float64) []float64 {
+	out := make([]float64, 0, len(vs))
+	for _, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // csvRows is rows as data.csv writes them.

@@ -283,6 +283,7 @@ type runRow struct {
 	Bad                         bool
 	File                        template.HTML // the result file's name, with break opportunities
 	Path                        string        // the result file's path under the results directory
+	From                        string        // the earlier round a carried run comes from (site.Run.Round)
 }
 
 // breakable escapes a result file's name and lets it wrap after each "/"
@@ -336,7 +337,7 @@ func (c *Ctx) runRow(run *Run, e schema.Experiment, p schema.Profile, v *runsVie
 	if res.Repeat > 0 || p.RepeatCount() > 1 {
 		prof += fmt.Sprintf(" (run %d)", res.Repeat+1)
 	}
-	row := runRow{Experiment: e.Name, Profile: prof, Status: string(res.Status), Bad: !site.Successful(res) && res.Status != schema.StatusSkipped, Sort: map[string]string{}}
+	row := runRow{Experiment: e.Name, Profile: prof, Status: string(res.Status), Bad: !site.Successful(res) && res.Status != schema.StatusSkipped, Sort: map[string]string{}, From: run.Round}
 	if res.Status == schema.StatusSkipped {
 		row.Status = "skipped: " + res.Error
 	}

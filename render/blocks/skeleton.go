@@ -278,3 +278,32 @@ func WriteStaleWarning(b *bytes.Buffer, r *Report) {
 	}
 	b.WriteString("</ul></details></div>\n")
 }
+
+// WriteCarriedNote writes the line atop a report whose shown round
+// measured only part of its runs (site.Report.CarriedRuns: an
+// interrupted or partial round, `collect --new-round --only …`): how
+// many it measured, and which earlier rounds the others come from;
+// nothing when every run is the shown round's own.
+func WriteCarriedNote(b *bytes.Buffer, r *Report) {
+	if r == nil {
+		return
+	}
+	c, ok := r.CarriedRuns()
+	if !ok {
+		return
+	}
+	esc := template.HTMLEscapeString
+	fmt.Fprintf(b, `<div class="admonition info carried"><p>The latest round, <code>%s</code>, measured %d of the %d runs on this page; the others are the newest earlier results of their configurations, marked in the runs table: `,
+		esc(c.Shown), c.Measured, c.Runs)
+	for i, f := range c.From {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		noun := "runs"
+		if f.Runs == 1 {
+			noun = "run"
+		}
+		fmt.Fprintf(b, "%d %s from round <code>%s</code>", f.Runs, noun, esc(f.Round))
+	}
+	b.WriteString(".</p></div>\n")
+}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "984ebaa30274b95c5b0350b333f5c4c5b15b72058557797e82240256dba30e8f"
+const generatedTemplatesSum = "f6c8530d7cede993ae531156ed7c42af1ed2fe3a8282282547dc5b95c6f16ff0"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is one output file.
@@ -23,6 +24,29 @@ func MakeBuildDir(out string) (string, error) {
 		SpreadTree(tmp)
 	}
 	return tmp, err
+}
+
+// RemoveLeftovers removes the build directories of out (MakeBuildDir's,
+// and the old sites SwapAside moved aside) that a killed build left
+// beside it; each can be a whole site. Only a caller that keeps every
+// other build of out from running (Lock) may call it.
+func RemoveLeftovers(out string) {
+	prefix := "." + filepath.Base(out) + ".build-"
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		name = strings.TrimSuffix(name, ".old")
+		if name == "" || strings.Trim(name, "0123456789") != "" {
+			continue // not a name MkdirTemp gave: someone else's
+		}
+		os.RemoveAll(filepath.Join(filepath.Dir(out), e.Name()))
+	}
 }
 
 // Swap replaces dir out with dir tmp using renames: out moves aside, tmp

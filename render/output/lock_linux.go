@@ -29,5 +29,9 @@ func Lock(out string) (unlock func()) {
 		d.Close()
 		return func() {}
 	}
+	// Holding the lock, no build is between its MakeBuildDir and its swap:
+	// a build directory beside out is a killed build's (SIGKILL, a crash,
+	// the OOM killer), which nothing else would remove.
+	RemoveLeftovers(out)
 	return sync.OnceFunc(func() { d.Close() }) // closing the descriptor releases the lock
 }

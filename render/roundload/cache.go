@@ -110,6 +110,13 @@ func (r *Round) read(data [][]byte) (summary, error) {
 	return sm, nil
 }
 
+// Key identifies the round as Results found it: its files' recorded
+// sums and the salt (what else its entries depend on). Two Rounds with
+// the same Key have the same results, prepared alike; anything made of
+// a round's results and of what the salt names can be keyed by it (a
+// report's per-round data files, render/blocks' roundsdata.go).
+func (r *Round) Key() [32]byte { return sha256.Sum256(r.key) }
+
 // Memo returns what SetMemo kept under name for the round as it is
 // (its files and the salt as they were), or nil.
 func (r *Round) Memo(name string) []byte {

@@ -1,8 +1,10 @@
 // Package roundload reads a report's results directory when it holds
 // rounds (collect/schema: round 1 is the directory itself, each later
 // round a directory under rounds/): which rounds there are and the
-// latest one's files (Scan), and every older round for the history and
-// data.json (Dir.Results; Cache.Results for files no Scan listed), cheaply and through the page's
+// files of each (Scan; which round a page shows is collect/schema's
+// rule, which render/site applies), and every older round for the
+// history and data.json (Dir.Results; Cache.Results for files no Scan
+// listed), cheaply and through the page's
 // inputs.Reader, so that what a page is made of is recorded by
 // construction.
 //

@@ -16,12 +16,10 @@ import (
 
 // Dir is a results directory with rounds, as Scan read it.
 type Dir struct {
-	// Rounds are its rounds, oldest first (schema.Rounds).
+	// Rounds are its rounds, oldest first (schema.Rounds). Which one a
+	// page shows is schema's rule (schema.ShownOf), the caller's to
+	// apply: it reads the results that rule looks at (render/site).
 	Rounds []schema.RoundDir
-	// Latest is the latest round holding a result (schema.Latest); ok
-	// is false when none does.
-	Latest schema.RoundDir
-	ok     bool
 	// files are each round's result files (slash-separated, sorted), by
 	// round id.
 	files map[string][]string
@@ -39,18 +37,16 @@ type scanned struct {
 	now    roundEntry
 }
 
-// HasLatest reports whether a round holds a result.
-func (d *Dir) HasLatest() bool { return d.ok }
-
 // Files are round rd's result files, slash-separated and sorted
 // (schema.RoundFiles).
 func (d *Dir) Files(rd schema.RoundDir) []string { return d.files[rd.ID] }
 
 // Scan reads the rounds of the results directory dir (which holds
 // schema.RoundsDir), recording through in what it read: the directories
-// it listed (Listed: the site stamp keeps their identities), each
-// round's record (a File), and the latest round's files (a Value of
-// their names; their bytes are for the caller to read). A round holding
+// it listed (Listed: the site stamp keeps their identities) and each
+// round's record (a File); the rounds' result files are for the caller
+// to read (render/site reads the newest ones, to tell which round a
+// page shows, and records them). A round holding
 // a subdirectory is walked and recorded as a Tree (never stamped).
 func Scan(in *inputs.Reader, dir string) (*Dir, error) {
 	return (*Cache)(nil).Scan(in, dir)
@@ -84,17 +80,6 @@ func (c *Cache) Scan(in *inputs.Reader, dir string) (*Dir, error) {
 		}
 		d.scanned[rd.ID] = sc
 		d.files[rd.ID] = files
-	}
-	// The latest round holding a result (schema.Latest's rule, on the
-	// listings just made).
-	for i := len(rds) - 1; i >= 0; i-- {
-		if len(d.files[rds[i].ID]) > 0 {
-			d.Latest, d.ok = rds[i], true
-			break
-		}
-	}
-	if d.ok {
-		in.Value("latest round of "+filepath.ToSlash(dir), d.Latest.ID+"\x00"+strings.Join(d.files[d.Latest.ID], "\x00"))
 	}
 	return d, nil
 }

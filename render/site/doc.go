@@ -13,7 +13,9 @@
 // front matter and the perflab block's YAML keys (FrontMatter,
 // BlockSpec), the metrics a block may name and how their values are
 // read, compared and formatted (metrics.go: Metric, Delta, FmtNum), a
-// report's rounds (rounds.go, roundfacts.go: RoundResults; older
+// report's rounds (rounds.go, roundfacts.go: RoundResults; the round
+// shown, by collect/schema's rule, and the runs carried into it from
+// earlier rounds, carried.go; older
 // rounds' results from render/roundload's round cache, which
 // Config.StatsDir places beside the input stat cache).
 //

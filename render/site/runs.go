@@ -32,13 +32,21 @@ type Report struct {
 	// latest, all.
 	Rounds []RoundResults
 	// roundDir is the results directory's rounds as Load read them
-	// (rounds.go), nil without rounds.
-	roundDir *roundload.Dir
+	// (rounds.go), nil without rounds; shown is the round the page
+	// shows (schema.Shown's rule), ShownRound its id ("" without rounds,
+	// or when no round holds a finished result).
+	roundDir   *roundload.Dir
+	shown      schema.RoundDir
+	ShownRound string
 	// Stale are the results the campaign no longer defines (a sweep point
 	// taken out of the profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and
 	// in the build's output.
 	Stale []StaleRun
+	// shownOwn are the shown round's own results in file order, the stale
+	// ones included: the round's own as its history values and data files
+	// take them, the same as once a later round makes it an older one.
+	shownOwn []*schema.Result
 	// Hist is what render computes of the rounds (its history.go),
 	// computed once under HistOnce: the model does not know its type.
 	HistOnce sync.Once
@@ -86,6 +94,10 @@ type pointKey struct {
 type Run struct {
 	Result *schema.Result
 	File   string
+	// Round is the id of the earlier round a run is carried from
+	// (carried.go: the shown round has no finished result for it); ""
+	// for the shown round's own runs.
+	Round string
 }
 
 // Run returns the run of experiment exp on profile prof, or nil: for a

@@ -194,6 +194,9 @@ func Load(ctx context.Context, opt Config) (*Site, error) {
 		}
 	}
 	sort.Slice(s.Pages, func(i, j int) bool { return s.Pages[i].URL < s.Pages[j].URL })
+	if err := checkRoundsOut(s.Pages); err != nil { // roundpaths.go
+		return nil, err
+	}
 	SortReports(s.Reports)
 	ok = true
 	return s, nil
@@ -274,39 +277,20 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	red.Walk(c)
 	r := &Report{Page: p, Campaign: c, CampaignFile: file, runs: map[runKey]*Run{}}
 	r.ResultsDir = filepath.ToSlash(filepath.Join(s.opt.Results, filepath.FromSlash(dir)))
-	files, found, err := s.reportResultFiles(rd, r) // the latest round (rounds.go)
+	shown, found, err := s.reportResults(rd, r, red) // the round shown (rounds.go), read and redacted
 	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
+		return nil, err
 	}
 	r.resultsFound = found
 	if !found {
 		return r, nil // not collected yet: the page says so
 	}
 	seen := map[pointKey]*Run{}
-	// The bytes of a result are dropped once hashed and decoded
-	// (Unmarshal copies what it keeps): one buffer, reused (render/inputs).
-	buf := inputs.GetBuf()
-	defer inputs.PutBuf(buf)
-	for _, f := range files {
-		data, err := rd.ReadInto(f, (*buf)[:0])
-		*buf = data
-		if err != nil {
-			return nil, fmt.Errorf("schema: %w", err)
-		}
-		res, err := schema.Unmarshal(f, data)
+	for _, run := range shown {
+		f, res := run.File, run.Result
+		prof, err := checkResult(c, file, f, res)
 		if err != nil {
 			return nil, err
-		}
-		red.Walk(res)
-		if res.Campaign != "" && res.Campaign != c.ID {
-			return nil, fmt.Errorf("%s:1: field campaign: %q is not %s's id %q", f, res.Campaign, file, c.ID)
-		}
-		if _, ok := c.Experiment(res.Experiment); !ok {
-			return nil, fmt.Errorf("%s:1: field experiment: %q is not an experiment of %s", f, res.Experiment, file)
-		}
-		prof, ok := c.Profile(res.Profile)
-		if !ok {
-			return nil, fmt.Errorf("%s:1: field profile: %q is not a profile of %s", f, res.Profile, file)
 		}
 		pk := pointKey{res.Experiment, res.Profile, schema.PointOf(res.Load), res.Repeat}
 		if prev, dup := seen[pk]; dup {
@@ -319,8 +303,8 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 			}
 			return nil, fmt.Errorf("%s:1: a second result for experiment %q on profile %q%s (the first is %s)", f, res.Experiment, res.Profile, what, prev.File)
 		}
-		run := &Run{Result: res, File: f}
 		seen[pk] = run
+		r.shownOwn = append(r.shownOwn, res)
 		if why := outsideCampaign(prof, res); why != "" {
 			// Left out, not mixed in: n=5+5 against "× 2 runs" after
 			// repeats went from 5 to 2 (README, perflab build).
@@ -335,7 +319,27 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	if err := s.loadRounds(r, rd, red, campSum); err != nil { // rounds.go; older rounds come in through the same redaction
 		return nil, err
 	}
+	if err := r.carryRuns(rd, red); err != nil { // carried.go: runs the shown round has no finished result for
+		return nil, err
+	}
 	return r, nil
+}
+
+// checkResult returns the profile of result res (file f) of campaign c
+// (read from file), or an error saying which of its fields names
+// something c does not have.
+func checkResult(c *schema.Campaign, file, f string, res *schema.Result) (*schema.Profile, error) {
+	if res.Campaign != "" && res.Campaign != c.ID {
+		return nil, fmt.Errorf("%s:1: field campaign: %q is not %s's id %q", f, res.Campaign, file, c.ID)
+	}
+	if _, ok := c.Experiment(res.Experiment); !ok {
+		return nil, fmt.Errorf("%s:1: field experiment: %q is not an experiment of %s", f, res.Experiment, file)
+	}
+	prof, ok := c.Profile(res.Profile)
+	if !ok {
+		return nil, fmt.Errorf("%s:1: field profile: %q is not a profile of %s", f, res.Profile, file)
+	}
+	return prof, nil
 }
 
 // SortReports orders reports for navigation: objective, model, GPU, then

@@ -46,7 +46,8 @@
   }
   // historyTip draws a history chart's hover text (render/history.go)
   // from the option's "history": the round's id, date and commit, the
-  // line's engine, the mean with its spread, and the change point.
+  // line's engine, the mean with its spread, its failed requests, and
+  // the change point.
   function historyTip(h) {
     var esc = echarts.format.encodeHTML;
     return function (p) {
@@ -60,6 +61,8 @@
       (h.engines[li] || []).forEach(function (e) { if (e[0] <= ri) eng = e[1]; });
       if (eng) s += "<br/>" + esc(eng);
       if (r[2]) s += "<br/>commit " + esc(r[2]);
+      var fl = h.failed && h.failed[li + ":" + ri];
+      if (fl) s += "<br/>" + esc(fl);
       var ch = h.changes && h.changes[li + ":" + ri];
       if (ch) s += "<br/><b>" + esc(ch) + "</b>";
       return s;
