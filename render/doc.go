@@ -439,13 +439,14 @@ package render
 // files of their own, rounds/<round>.json and .csv (roundfiles.go: an
 // output unit per round, an older round's keyed by its round-cache key,
 // made once and then taken from Out as it is). Older rounds are history:
-// render/roundload keeps what the history needs of each (its results
-// less requests and raw output) in a round cache under the key of its
-// files as the page's Reader recorded them (their sums from the input
-// stat cache: an unchanged round is one stat per file, neither read nor
-// hashed; render/site's Load reads the rounds through it); the site
-// stamp holds reports with
-// rounds (roundload.Scan records the round directories it lists).
+// render/roundload knows each by its files as the page's Reader
+// recorded them (their identities and sums, its directory's listing and
+// its record kept in a round cache: an unchanged round is one stat per
+// file, neither read nor hashed; render/site's Load reads the rounds
+// through it), and the history keeps what it made of a report's older
+// rounds as one entry there (render/blocks' historydigest.go); the site
+// stamp holds reports with rounds (roundload.Scan records the round
+// directories it lists).
 //
 // With repeats or sweeps, comparison cells are means ± CV over a point's
 // runs and deltas carry the Mann-Whitney verdict ("~" within noise, "too
