@@ -276,9 +276,10 @@ func TestDemoRoundsPage(t *testing.T) {
 	var figures struct {
 		Rounds []struct {
 			Headline []struct {
-				Experiment string    `json:"experiment"`
-				Point      string    `json:"point"`
-				Values     []float64 `json:"total_token_throughput_per_gpu"`
+				Experiment string             `json:"experiment"`
+				Point      string             `json:"point"`
+				Load       map[string]float64 `json:"load"`
+				Values     []float64          `json:"total_token_throughput_per_gpu"`
 			} `json:"headline"`
 		} `json:"rounds"`
 		Changes []struct {
@@ -295,6 +296,10 @@ func TestDemoRoundsPage(t *testing.T) {
 			t.Fatalf("round %d: %d headline figures, %d chart series", ri+1, len(rd.Headline), len(opt.Series))
 		}
 		for li, h := range rd.Headline {
+			// The point as a script reads it: the swept field and its value.
+			if v, ok := h.Load["max_concurrency"]; !ok || len(h.Load) != 1 || !strings.HasSuffix(h.Point, " "+strconv.FormatFloat(v, 'f', -1, 64)) {
+				t.Errorf("round %d, %s: load %v for point %q", ri+1, h.Experiment, h.Load, h.Point)
+			}
 			sum := 0.0
 			for _, v := range h.Values {
 				sum += v

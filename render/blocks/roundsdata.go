@@ -65,17 +65,30 @@ type roundIndex struct {
 // headlineData is one history line's figure in a round: total
 // throughput per GPU of each of its runs.
 type headlineData struct {
-	Experiment string    `json:"experiment"`
-	Profile    string    `json:"profile"`
-	Point      string    `json:"point,omitempty"`
-	Values     []float64 `json:"total_token_throughput_per_gpu"`
+	Experiment string `json:"experiment"`
+	Profile    string `json:"profile"`
+	Point      string `json:"point,omitempty"`
+	// Load is the point as a script reads it: the field the sweep
+	// varies and its value ({"max_concurrency": 4}); none at one load.
+	Load   map[string]float64 `json:"load,omitempty"`
+	Values []float64          `json:"total_token_throughput_per_gpu"`
+}
+
+// pointLoad is a load point as data.json's headline and changes give it
+// to scripts (beside Point, the label the pages show).
+func pointLoad(pt schema.Point) map[string]float64 {
+	if pt.Sweep == "" {
+		return nil
+	}
+	return map[string]float64{pt.Sweep: pt.Value}
 }
 
 // changeData is a change point the history flags, in data.json.
 type changeData struct {
-	Experiment string `json:"experiment"`
-	Profile    string `json:"profile"`
-	Point      string `json:"point,omitempty"`
+	Experiment string             `json:"experiment"`
+	Profile    string             `json:"profile"`
+	Point      string             `json:"point,omitempty"`
+	Load       map[string]float64 `json:"load,omitempty"` // as headlineData's
 	// Round is the first round of the new level; Previous, for a U test,
 	// the round it was tested against.
 	Round    string  `json:"round"`
@@ -252,7 +265,7 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		}
 		for _, l := range h.lines {
 			if vs := l.values[ri]; len(vs) > 0 {
-				x.Headline = append(x.Headline, headlineData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Values: finite(vs)})
+				x.Headline = append(x.Headline, headlineData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Load: pointLoad(l.pt), Values: finite(vs)})
 			}
 		}
 		d.Rounds[ri] = x
@@ -263,7 +276,7 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		if math.IsNaN(c.Pct) || math.IsInf(c.Pct, 0) {
 			continue // no level to compare with: nothing JSON can say
 		}
-		x := changeData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Round: r.Rounds[ch.round].ID,
+		x := changeData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Load: pointLoad(l.pt), Round: r.Rounds[ch.round].ID,
 			Pct: c.Pct, Method: c.Method, P: c.P, Latest: c.Latest}
 		if c.Method == "u-test" {
 			x.Previous, x.Q, x.Effect = r.Rounds[prevRound(l, ch.round)].ID, c.Q, c.Effect
