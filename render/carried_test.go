@@ -17,36 +17,9 @@ import (
 func carriedFixture(t *testing.T, results ...*schema.Result) (page string, data carriedData) {
 	t.Helper()
 	dir := copyFixture(t)
-	camp := filepath.Join(dir, "results", "demo-h100")
-	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range results {
-		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(dir, "site")
-	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page = string(b)
-	if i := strings.Index(page, `<h2 id="history"`); i >= 0 {
-		j := strings.Index(page, `<h2 id="all-runs"`)
-		if j < i {
-			t.Fatal("no All Runs section after History")
-		}
-		page = page[:i] + page[j:]
-	}
-	b, err = os.ReadFile(filepath.Join(out, "demo", "h100", "data.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeRound(t, filepath.Join(dir, "results", "demo-h100"), &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"}, results)
+	page, b := buildFixtureReport(t, dir)
+	page = withoutHistory(t, page)
 	if err := json.Unmarshal(b, &data); err != nil {
 		t.Fatal(err)
 	}
@@ -174,28 +147,14 @@ func TestPartialRoundCarries(t *testing.T) {
 // curves and SLO blocks do; a round without failures says nothing.
 func TestHistoryFailedRequests(t *testing.T) {
 	dir := copyFixture(t)
-	camp := filepath.Join(dir, "results", "demo-h100")
-	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range fixtureResults() {
+	results := fixtureResults()
+	for _, r := range results {
 		if r.Experiment == "vllm-base" && r.Profile == "sharegpt" {
 			r.Summary.Completed, r.Summary.Failed, r.Summary.TotalTokenThroughput = 970, 30, 80.5
 		}
-		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
-			t.Fatal(err)
-		}
 	}
-	out := filepath.Join(dir, "site")
-	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := string(b)
+	writeRound(t, filepath.Join(dir, "results", "demo-h100"), &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"}, results)
+	page, _ := buildFixtureReport(t, dir)
 	const stall = "✗ 30 of 1000 requests failed"
 	i, j := strings.Index(page, `<table class="sortable history">`), strings.Index(page, `<h2 id="all-runs"`)
 	if i < 0 || j < i {
@@ -221,4 +180,53 @@ func TestHistoryFailedRequests(t *testing.T) {
 	if found != 1 || len(opt.History.Failed) != 3 {
 		t.Errorf("the chart's hover: failed %v; want %q once among 3", opt.History.Failed, stall)
 	}
+}
+
+// writeRound makes round rec of the campaign results directory camp,
+// holding results, each in the file collect names its run; it returns
+// the round's directory.
+func writeRound(t *testing.T, camp string, rec *schema.Round, results []*schema.Result) string {
+	t.Helper()
+	rd, err := schema.CreateRound(camp, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rd.Dir
+}
+
+// buildFixtureReport builds the fixture site copied to dir into dir/site
+// and returns its report's page and data.json.
+func buildFixtureReport(t *testing.T, dir string) (page string, dataJSON []byte) {
+	t.Helper()
+	out := filepath.Join(dir, "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dataJSON, err = os.ReadFile(filepath.Join(out, "demo", "h100", "data.json")); err != nil {
+		t.Fatal(err)
+	}
+	return string(b), dataJSON
+}
+
+// withoutHistory is a report's page less its History section (which
+// shows every round), up to the All Runs section.
+func withoutHistory(t *testing.T, page string) string {
+	t.Helper()
+	if i := strings.Index(page, `<h2 id="history"`); i >= 0 {
+		j := strings.Index(page, `<h2 id="all-runs"`)
+		if j < i {
+			t.Fatal("no All Runs section after History")
+		}
+		page = page[:i] + page[j:]
+	}
+	return page
 }

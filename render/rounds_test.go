@@ -24,53 +24,29 @@ func TestReportShowsLatestRound(t *testing.T) {
 	camp := filepath.Join(dir, "results", "demo-h100")
 	build := func() string {
 		t.Helper()
-		out := filepath.Join(dir, "site")
-		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
-			t.Fatal(err)
-		}
-		// Every block but the history (which shows every round), and
-		// data.json's runs (its rounds hold every round).
-		b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		page := string(b)
-		if i := strings.Index(page, `<h2 id="history"`); i >= 0 {
-			j := strings.Index(page, `<h2 id="all-runs"`)
-			if j < i {
-				t.Fatal("no All Runs section after History")
-			}
-			page = page[:i] + page[j:]
-		}
-		b, err = os.ReadFile(filepath.Join(out, "demo", "h100", "data.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		page, b := buildFixtureReport(t, dir)
 		var data struct {
 			Runs json.RawMessage `json:"runs"`
 		}
 		if err := json.Unmarshal(b, &data); err != nil {
 			t.Fatal(err)
 		}
-		return page + string(data.Runs)
+		// Every block but the history (which shows every round), and
+		// data.json's runs (its rounds hold every round).
+		return withoutHistory(t, page) + string(data.Runs)
 	}
 	if page := build(); !strings.Contains(page, "2352.82") {
 		t.Fatal("round 1's vllm-base throughput is not on the page")
 	}
 
 	// Round 2: the same runs, vllm-base/sharegpt measured again.
-	rd, err := schema.CreateRound(camp, &schema.Round{ID: "2026-11-27", Start: "2026-11-27T22:00:00Z", Campaign: "demo-h100"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range fixtureResults() {
+	results := fixtureResults()
+	for _, r := range results {
 		if r.Experiment == "vllm-base" && r.Profile == "sharegpt" {
 			r.Summary.TotalTokenThroughput = 2871.44
 		}
-		if err := schema.WriteFile(filepath.Join(rd.Dir, r.Experiment+"--"+r.Profile+".json"), r); err != nil {
-			t.Fatal(err)
-		}
 	}
+	writeRound(t, camp, &schema.Round{ID: "2026-11-27", Start: "2026-11-27T22:00:00Z", Campaign: "demo-h100"}, results)
 	page := build()
 	if !strings.Contains(page, "2871.44") || strings.Contains(page, "2352.82") {
 		t.Errorf("the page does not show round 2 alone: has 2871.44 %v, has round 1's 2352.82 %v",
@@ -94,15 +70,8 @@ func TestHistoryBlock(t *testing.T) {
 	camp := filepath.Join(dir, "results", "demo-h100")
 	build := func() string {
 		t.Helper()
-		out := filepath.Join(dir, "site")
-		if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(out, "demo", "h100", "index.html"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		page, _ := buildFixtureReport(t, dir)
+		return page
 	}
 	if page := build(); strings.Contains(page, `id="history"`) {
 		t.Fatal("a History section with one round")
