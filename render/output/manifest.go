@@ -1,13 +1,14 @@
 package output
 
 import (
+	"maps"
+
 	"github.com/perflab/perflab/render/inputs"
 
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 
 	"github.com/zeebo/xxh3"
@@ -138,27 +139,7 @@ func WriteManifest(dir, out string, o *Tracker) {
 	// entries written meanwhile: this was serial at the end of a cold
 	// build.
 	var mu sync.Mutex
-	paths := make(chan string, 64)
 	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range paths {
-				st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
-				if err != nil || !st.Mode().IsRegular() {
-					continue
-				}
-				e := FileRecord{Sum: sums[p], Size: st.Size(), ModTime: st.ModTime().UnixNano()}
-				if id, ok := inputs.StatID(st); ok && refOK {
-					e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, inputs.Racy(id.CTime, ref)
-				}
-				mu.Lock()
-				m.Files[p] = e
-				mu.Unlock()
-			}
-		}()
-	}
 	if refOK {
 		wg.Add(1)
 		go func() {
@@ -184,10 +165,20 @@ func WriteManifest(dir, out string, o *Tracker) {
 			writeSide(dir, out, o.Side())
 		}()
 	}
-	for p := range sums {
-		paths <- p
-	}
-	close(paths)
+	onCores(maps.Keys(sums), func(p string) bool {
+		st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
+		if err != nil || !st.Mode().IsRegular() {
+			return true
+		}
+		e := FileRecord{Sum: sums[p], Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+		if id, ok := inputs.StatID(st); ok && refOK {
+			e.CTime, e.Ino, e.Racy = id.CTime, id.Ino, inputs.Racy(id.CTime, ref)
+		}
+		mu.Lock()
+		m.Files[p] = e
+		mu.Unlock()
+		return true
+	})
 	wg.Wait()
 	_, werr := tmp.Write(encodeManifest(&m))
 	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), ManifestPath(dir, out)) != nil {

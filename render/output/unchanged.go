@@ -3,9 +3,11 @@ package output
 import (
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -66,39 +68,24 @@ func (o *Tracker) Unchanged(out, tmp string) bool {
 		files.Add(1)
 		return nil
 	}
-	work := make(chan fs.DirEntry)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for d := range work {
-				if stray.Load() {
-					continue
-				}
-				var err error
-				if !d.IsDir() {
-					err = check(d.Name(), d)
-				} else {
-					root := filepath.Join(out, d.Name())
-					err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-						if err != nil {
-							return err
-						}
-						return check(filepath.Join(d.Name(), p[len(root):]), e)
-					})
-				}
+	onCores(slices.Values(top), func(d fs.DirEntry) bool {
+		var err error
+		if !d.IsDir() {
+			err = check(d.Name(), d)
+		} else {
+			root := filepath.Join(out, d.Name())
+			err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 				if err != nil {
-					stray.Store(true)
+					return err
 				}
-			}
-		}()
-	}
-	for _, d := range top {
-		work <- d
-	}
-	close(work)
-	wg.Wait()
+				return check(filepath.Join(d.Name(), p[len(root):]), e)
+			})
+		}
+		if err != nil {
+			stray.Store(true)
+		}
+		return err == nil
+	})
 	return !stray.Load() && files.Load() == int64(len(o.sums))
 }
 
@@ -158,24 +145,10 @@ func (o *Tracker) unchangedDirs(out string, dirs map[string]bool, dirPerm func()
 		}
 		reverified.Store(true) // read and found as it should be: record it
 	}
-	work := make(chan string, 64)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for d := range work {
-				if !stray.Load() {
-					check(d)
-				}
-			}
-		}()
-	}
-	for d := range dirs {
-		work <- d
-	}
-	close(work)
-	wg.Wait()
+	onCores(maps.Keys(dirs), func(d string) bool {
+		check(d)
+		return !stray.Load()
+	})
 	if stray.Load() {
 		return false
 	}
@@ -194,32 +167,20 @@ func (o *Tracker) unchangedDirs(out string, dirs map[string]bool, dirPerm func()
 // MkdirAll per file a tenth of a next-round build.
 func (o *Tracker) Fill(dir string) error {
 	var made sync.Map
-	var failed atomic.Pointer[error]
-	work := make(chan string, 64)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				if failed.Load() != nil {
-					continue
-				}
-				if err := o.fillOne(dir, p, &made); err != nil {
-					failed.CompareAndSwap(nil, &err)
-				}
+	var failed error
+	var mu sync.Mutex
+	onCores(slices.Values(o.skipped), func(p string) bool {
+		err := o.fillOne(dir, p, &made)
+		if err != nil {
+			mu.Lock()
+			if failed == nil {
+				failed = err
 			}
-		}()
-	}
-	for _, p := range o.skipped {
-		work <- p
-	}
-	close(work)
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		return *err
-	}
-	return nil
+			mu.Unlock()
+		}
+		return err == nil
+	})
+	return failed
 }
 
 // fillOne links (or copies) the skipped file p into dir.
