@@ -442,6 +442,9 @@ func (c *Cache) Finish(ok bool) {
 	}
 	if !ok || c.broken || !stale {
 		c.dropNext()
+		if ok && c.pack != nil {
+			c.removeTemporaries() // a killed build's, left by a build that stored
+		}
 		return
 	}
 	sort.Strings(keys)
@@ -462,19 +465,26 @@ func (c *Cache) Finish(ok bool) {
 		if c.next == nil && !c.startNew() {
 			return
 		}
-		tmp := c.next
-		if !c.copyKept(tmp, kept) || tmp.Close() != nil || !c.replaceIndex(c.index, tmp.Name()) {
+		tmp := c.next // locked (startNew) until it is in place
+		if !c.copyKept(tmp, kept) || !c.replaceIndex(c.index, tmp.Name()) {
 			tmp.Close()
 			os.Remove(tmp.Name())
 			return
 		}
+		tmp.Close()
 	}
-	// Per-page entry files of perflab-build-cache-1 and temporaries of
-	// interrupted builds (a perflab-pack-1 pack, its index inside, was
-	// replaced by the rename).
+	c.removeTemporaries()
+}
+
+// removeTemporaries removes the per-page entry files of
+// perflab-build-cache-1 and the temporaries of killed builds, not those
+// of a build still running (staleTemp). A perflab-pack-1 pack, its index
+// inside, was replaced by the rename.
+func (c *Cache) removeTemporaries() {
 	if entries, err := os.ReadDir(c.dir); err == nil {
 		for _, e := range entries {
-			if n := e.Name(); len(n) == 64 || strings.HasPrefix(n, ".tmp-") {
+			n := e.Name()
+			if len(n) == 64 || strings.HasPrefix(n, ".tmp-") && staleTemp(filepath.Join(c.dir, n)) {
 				os.Remove(filepath.Join(c.dir, n))
 			}
 		}
@@ -504,6 +514,7 @@ func (c *Cache) startNew() bool {
 	if err != nil {
 		return false
 	}
+	lockFile(f) // not another build's to remove (Finish)
 	if _, err := rand.Read(c.nextID[:]); err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -543,8 +554,9 @@ func (c *Cache) replaceIndex(recs []packRecord, newPack string) bool {
 	if err != nil {
 		return false
 	}
-	_, werr := f.Write(buf.Bytes())
-	if cerr := f.Close(); werr != nil || cerr != nil ||
+	lockFile(f)     // not another build's to remove (Finish)
+	defer f.Close() // after the renames: locked until in place
+	if _, werr := f.Write(buf.Bytes()); werr != nil ||
 		newPack != "" && os.Rename(newPack, filepath.Join(c.dir, packName)) != nil ||
 		os.Rename(f.Name(), filepath.Join(c.dir, indexName)) != nil {
 		os.Remove(f.Name())
