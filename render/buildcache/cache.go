@@ -407,7 +407,8 @@ func (c *Cache) appendable() *os.File {
 // (ok) that stored an entry or left one unused, the pack's index names
 // the entries it stored and those it used: appended to the old pack,
 // or in a new pack (startNext); the old pack's index alone is rewritten
-// when the build stored nothing and the pack is not too dead. Old
+// when the build stored nothing, the pack is not too dead and no build
+// replaced the index since this one read it. Old
 // per-page entry files and temporaries of interrupted builds are
 // removed. After a failed build what it stored is dropped.
 func (c *Cache) Finish(ok bool) {
@@ -460,7 +461,14 @@ func (c *Cache) Finish(ok bool) {
 		}
 		c.next.Close()
 	case c.next == nil && c.pack != nil && c.packLen-keptLen <= keptLen*deadShare:
-		c.replaceIndex(kept, "") // of the same pack: nothing stored
+		// Of the same pack, nothing stored: under the pack's lock and
+		// only when the index is still the one read (appendable), else
+		// another build's index (appended to since) would be replaced by
+		// an older one. Left as it is when it is not.
+		if f := c.appendable(); f != nil {
+			c.replaceIndex(kept, "")
+			f.Close()
+		}
 	default: // a new pack: this build's entries, then the old ones it kept
 		if c.next == nil && !c.startNew() {
 			return

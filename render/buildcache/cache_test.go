@@ -290,3 +290,34 @@ func TestBuildCacheTemporaries(t *testing.T) {
 		t.Errorf("killed build's temporary left by a build that stored nothing (%v)", err)
 	}
 }
+
+// TestBuildCacheIndexRewriteRace: a build that stored nothing, but left
+// entries unused, does not put back the index it read over the index of
+// a build that appended meanwhile (that build's entries were lost, and
+// the index could name bytes a later append had cut and written again).
+func TestBuildCacheIndexRewriteRace(t *testing.T) {
+	dir := t.TempDir()
+	c := Open(dir, "salt")
+	c.Put("a", []byte("entry a"))
+	c.Put("b", []byte("entry b"))
+	c.Finish(true)
+
+	reader := Open(dir, "salt") // uses a only: would drop b from the index
+	if got := reader.Get("a"); string(got) != "entry a" {
+		t.Fatalf("a: %q", got)
+	}
+	writer := Open(dir, "salt") // appends c beside it
+	writer.Keep("a")
+	writer.Keep("b")
+	writer.Put("c", []byte("entry c"))
+	writer.Finish(true)
+	reader.Finish(true)
+
+	c = Open(dir, "salt")
+	defer c.Finish(false)
+	for _, k := range []string{"a", "b", "c"} {
+		if got := c.Get(k); string(got) != "entry "+k {
+			t.Errorf("%s after both builds: %q", k, got)
+		}
+	}
+}
