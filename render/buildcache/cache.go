@@ -407,7 +407,8 @@ func (c *Cache) appendable() *os.File {
 // (ok) that stored an entry or left one unused, the pack's index names
 // the entries it stored and those it used: appended to the old pack,
 // or in a new pack (startNext); the old pack's index alone is rewritten
-// when the build stored nothing and the pack is not too dead. Old
+// when the build stored nothing, the pack is not too dead and no build
+// replaced the index since this one read it. Old
 // per-page entry files and temporaries of interrupted builds are
 // removed. After a failed build what it stored is dropped.
 func (c *Cache) Finish(ok bool) {
@@ -442,6 +443,9 @@ func (c *Cache) Finish(ok bool) {
 	}
 	if !ok || c.broken || !stale {
 		c.dropNext()
+		if ok && c.pack != nil {
+			c.removeTemporaries() // a killed build's, left by a build that stored
+		}
 		return
 	}
 	sort.Strings(keys)
@@ -457,24 +461,38 @@ func (c *Cache) Finish(ok bool) {
 		}
 		c.next.Close()
 	case c.next == nil && c.pack != nil && c.packLen-keptLen <= keptLen*deadShare:
-		c.replaceIndex(kept, "") // of the same pack: nothing stored
+		// Of the same pack, nothing stored: under the pack's lock and
+		// only when the index is still the one read (appendable), else
+		// another build's index (appended to since) would be replaced by
+		// an older one. Left as it is when it is not.
+		if f := c.appendable(); f != nil {
+			c.replaceIndex(kept, "")
+			f.Close()
+		}
 	default: // a new pack: this build's entries, then the old ones it kept
 		if c.next == nil && !c.startNew() {
 			return
 		}
-		tmp := c.next
-		if !c.copyKept(tmp, kept) || tmp.Close() != nil || !c.replaceIndex(c.index, tmp.Name()) {
+		tmp := c.next // locked (startNew) until it is in place
+		if !c.copyKept(tmp, kept) || !c.replaceIndex(c.index, tmp.Name()) {
 			tmp.Close()
 			os.Remove(tmp.Name())
 			return
 		}
+		tmp.Close()
 	}
-	// Per-page entry files of perflab-build-cache-1 and temporaries of
-	// interrupted builds (a perflab-pack-1 pack, its index inside, was
-	// replaced by the rename).
+	c.removeTemporaries()
+}
+
+// removeTemporaries removes the per-page entry files of
+// perflab-build-cache-1 and the temporaries of killed builds, not those
+// of a build still running (staleTemp). A perflab-pack-1 pack, its index
+// inside, was replaced by the rename.
+func (c *Cache) removeTemporaries() {
 	if entries, err := os.ReadDir(c.dir); err == nil {
 		for _, e := range entries {
-			if n := e.Name(); len(n) == 64 || strings.HasPrefix(n, ".tmp-") {
+			n := e.Name()
+			if len(n) == 64 || strings.HasPrefix(n, ".tmp-") && staleTemp(filepath.Join(c.dir, n)) {
 				os.Remove(filepath.Join(c.dir, n))
 			}
 		}
@@ -504,6 +522,7 @@ func (c *Cache) startNew() bool {
 	if err != nil {
 		return false
 	}
+	lockFile(f) // not another build's to remove (Finish)
 	if _, err := rand.Read(c.nextID[:]); err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -543,8 +562,9 @@ func (c *Cache) replaceIndex(recs []packRecord, newPack string) bool {
 	if err != nil {
 		return false
 	}
-	_, werr := f.Write(buf.Bytes())
-	if cerr := f.Close(); werr != nil || cerr != nil ||
+	lockFile(f)     // not another build's to remove (Finish)
+	defer f.Close() // after the renames: locked until in place
+	if _, werr := f.Write(buf.Bytes()); werr != nil ||
 		newPack != "" && os.Rename(newPack, filepath.Join(c.dir, packName)) != nil ||
 		os.Rename(f.Name(), filepath.Join(c.dir, indexName)) != nil {
 		os.Remove(f.Name())

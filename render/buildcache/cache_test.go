@@ -249,3 +249,75 @@ func TestBuildCacheAppends(t *testing.T) {
 	}
 	check("another pack's index", nil)
 }
+
+// TestBuildCacheTemporaries: a build that finishes removes the
+// temporaries of killed builds, not the new pack another build is still
+// writing (that build's entries are then the cache's), nor the cache
+// when a build finishes between the other's two renames.
+func TestBuildCacheTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	killed, err := os.CreateTemp(dir, ".tmp-pack-*") // a killed build's
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed.Close()
+	a := Open(dir, "salt")
+	a.Put("a", []byte("entry a")) // a new pack: none yet
+	b := Open(dir, "salt")
+	b.Put("b", []byte("entry b"))
+	b.Finish(true)
+	if _, err := os.Stat(killed.Name()); !os.IsNotExist(err) {
+		t.Errorf("killed build's temporary left (%v)", err)
+	}
+	a.Finish(true) // after b: its pack and index are the cache
+	c := Open(dir, "salt")
+	if got := c.Get("a"); string(got) != "entry a" {
+		t.Errorf("the entry of the build that finished last: %q", got)
+	}
+	c.Finish(false)
+	if left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(left) != 0 {
+		t.Errorf("temporaries left: %v", left)
+	}
+	// A killed build's temporary, then a build that stores nothing.
+	if killed, err = os.CreateTemp(dir, ".tmp-pack-*"); err != nil {
+		t.Fatal(err)
+	}
+	killed.Close()
+	c = Open(dir, "salt")
+	c.Get("a")
+	c.Finish(true)
+	if _, err := os.Stat(killed.Name()); !os.IsNotExist(err) {
+		t.Errorf("killed build's temporary left by a build that stored nothing (%v)", err)
+	}
+}
+
+// TestBuildCacheIndexRewriteRace: a build that stored nothing, but left
+// entries unused, does not put back the index it read over the index of
+// a build that appended meanwhile (that build's entries were lost, and
+// the index could name bytes a later append had cut and written again).
+func TestBuildCacheIndexRewriteRace(t *testing.T) {
+	dir := t.TempDir()
+	c := Open(dir, "salt")
+	c.Put("a", []byte("entry a"))
+	c.Put("b", []byte("entry b"))
+	c.Finish(true)
+
+	reader := Open(dir, "salt") // uses a only: would drop b from the index
+	if got := reader.Get("a"); string(got) != "entry a" {
+		t.Fatalf("a: %q", got)
+	}
+	writer := Open(dir, "salt") // appends c beside it
+	writer.Keep("a")
+	writer.Keep("b")
+	writer.Put("c", []byte("entry c"))
+	writer.Finish(true)
+	reader.Finish(true)
+
+	c = Open(dir, "salt")
+	defer c.Finish(false)
+	for _, k := range []string{"a", "b", "c"} {
+		if got := c.Get(k); string(got) != "entry "+k {
+			t.Errorf("%s after both builds: %q", k, got)
+		}
+	}
+}

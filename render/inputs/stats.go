@@ -114,6 +114,7 @@ func OpenStats(dir, salt string) *Stats {
 	if err != nil {
 		return nil
 	}
+	holdMarker(marker)
 	fi, err := marker.Stat()
 	var id ID
 	ok := false
@@ -232,21 +233,30 @@ func (s *Stats) Save() {
 	}
 	s.saved = true
 	tmp := s.marker.Name()
+	defer removeStaleMarkers(s.dir, filepath.Base(tmp))
 	if !s.unstable && len(s.next) == len(s.old) {
 		s.marker.Close()
 		os.Remove(tmp)
 		return
 	}
 	_, werr := s.marker.Write(encodeStats(s.salt, s.next))
-	if cerr := s.marker.Close(); werr != nil || cerr != nil || os.Rename(tmp, filepath.Join(s.dir, statsName)) != nil {
+	if werr != nil || os.Rename(tmp, filepath.Join(s.dir, statsName)) != nil {
 		os.Remove(tmp)
 	}
-	// Markers of interrupted builds.
-	if entries, err := os.ReadDir(s.dir); err == nil {
-		for _, e := range entries {
-			if n := e.Name(); strings.HasPrefix(n, ".inputs-") && n != filepath.Base(tmp) {
-				os.Remove(filepath.Join(s.dir, n))
-			}
+	s.marker.Close() // after the rename: locked until it is in place
+}
+
+// removeStaleMarkers removes the markers of interrupted builds (killed
+// before Save or Abandon) from dir, whether or not this build rewrote the
+// file: not own, nor a running build's (its lock is held: staleMarker).
+func removeStaleMarkers(dir, own string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, ".inputs-") && n != own && staleMarker(filepath.Join(dir, n)) {
+			os.Remove(filepath.Join(dir, n))
 		}
 	}
 }

@@ -112,3 +112,44 @@ func TestStatsBroken(t *testing.T) {
 		t.Errorf("markers left: %v", left)
 	}
 }
+
+// TestStatsMarkers: a killed build's marker is removed by the next build
+// even when that build leaves the file as it was (killed builds' markers
+// piled up in the cache), and the marker of a build still running is
+// not: that build's file is then saved.
+func TestStatsMarkers(t *testing.T) {
+	dir := t.TempDir()
+	killed, err := os.CreateTemp(dir, ".inputs-*") // as OpenStats left it, its process gone
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed.Close()
+	s0 := OpenStats(dir, "salt") // unchanged: the file is not rewritten
+	s0.Save()
+	if _, err := os.Stat(killed.Name()); !os.IsNotExist(err) {
+		t.Errorf("killed build's marker left (%v)", err)
+	}
+	put := func(s *Stats, name string) {
+		s.mu.Lock()
+		s.next[name] = entry{ID: ID{1, 2, 3, 4, 5}, Sum: sha256.Sum256([]byte(name))}
+		s.unstable = true
+		s.mu.Unlock()
+	}
+	s1 := OpenStats(dir, "salt")
+	s2 := OpenStats(dir, "salt") // running beside s1
+	put(s1, "a")
+	s1.Save() // rewrites the file
+	if _, err := os.Stat(s2.marker.Name()); err != nil {
+		t.Fatalf("running build's marker removed: %v", err)
+	}
+	put(s2, "b")
+	s2.Save()
+	if s3 := OpenStats(dir, "salt"); len(s3.old) != 1 {
+		t.Errorf("running build's entries not saved: %d entries", len(s3.old))
+	} else {
+		s3.Abandon()
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".inputs-*")); len(left) != 0 {
+		t.Errorf("markers left: %v", left)
+	}
+}

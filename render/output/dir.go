@@ -60,12 +60,20 @@ func Swap(tmp, out string) error {
 }
 
 // SwapAside is swap but for the removal: it returns the directory the
-// old out was moved to ("" when there was none).
+// old out was moved to ("" when there was none): tmp itself where the
+// two were exchanged in one step (exchange), else tmp + ".old".
 func SwapAside(tmp, out string) (old string, err error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", fmt.Errorf("output: swap: %w", err)
 	}
 	if _, err := os.Lstat(out); err == nil {
+		// One step where the system allows: a build killed between the
+		// two renames below left no out (the old site beside it).
+		if done, err := exchange(tmp, out); err != nil {
+			return "", fmt.Errorf("output: swap: %w", err)
+		} else if done {
+			return tmp, nil
+		}
 		old = tmp + ".old"
 		if err := os.Rename(out, old); err != nil {
 			return "", fmt.Errorf("output: swap: %w", err)

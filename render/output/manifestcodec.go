@@ -2,6 +2,8 @@ package output
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 
 	"github.com/perflab/perflab/render/wire"
 )
@@ -10,8 +12,13 @@ import (
 // It is written by render/wire (gob decoded its thousands of [32]byte
 // sums a byte at a time, a tenth of an unchanged 924-page rebuild; wire
 // copies them whole), after a line naming wire's version of the
-// manifest type: a manifest written for another type is not read.
-var manifestVersion = "perflab-manifest " + wire.Version(Manifest{}) + "\n"
+// manifest type: a manifest written for another type is not read. The
+// CRC-32C of all that follows, as the site stamp's and the input stat
+// cache's: a damaged manifest is none (a byte changed in a unit's path,
+// rounds/r005.json read as r004.json, left r005.json out of the site).
+var manifestVersion = "perflab-manifest-2 " + wire.Version(Manifest{}) + "\n"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func encodeManifest(m *Manifest) []byte {
 	n := len(manifestVersion) + len(m.Out) + 64
@@ -27,12 +34,16 @@ func encodeManifest(m *Manifest) []byte {
 	for d := range m.Dirs {
 		n += len(d) + 40
 	}
-	return wire.Append(append(make([]byte, 0, n), manifestVersion...), *m)
+	b := wire.Append(append(make([]byte, 0, n+4), manifestVersion...), *m)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
 // decodeManifest returns the manifest encoded in data, or nil.
 func decodeManifest(data []byte) *Manifest {
-	rest, ok := bytes.CutPrefix(data, []byte(manifestVersion))
+	if len(data) < 4 || crc32.Checksum(data[:len(data)-4], castagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+		return nil
+	}
+	rest, ok := bytes.CutPrefix(data[:len(data)-4], []byte(manifestVersion))
 	if !ok {
 		return nil
 	}
