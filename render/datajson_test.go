@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perflab/perflab/internal/bytediff"
 	"github.com/perflab/perflab/render/blocks"
 )
 
@@ -57,13 +58,8 @@ func TestReportDataJSON(t *testing.T) {
 			if err := enc.Encode(d); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(got, want.Bytes()) {
-				i := 0
-				for i < len(got) && i < len(want.Bytes()) && got[i] == want.Bytes()[i] {
-					i++
-				}
-				lo := max(0, i-60)
-				t.Errorf("%s: data.json differs at byte %d:\n got …%q\nwant …%q", r.Page.URL, i, got[lo:min(len(got), i+60)], want.Bytes()[lo:min(want.Len(), i+60)])
+			if d := bytediff.At(got, want.Bytes(), 60); d != "" {
+				t.Errorf("%s: data.json differs %s", r.Page.URL, d)
 			}
 			n++
 		}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/internal/bytediff"
 	"github.com/perflab/perflab/render/blocks"
 	"github.com/perflab/perflab/render/corpus"
 	"github.com/perflab/perflab/render/layout"
@@ -139,13 +139,8 @@ func TestGeneratedSites(t *testing.T) {
 				for _, m := range markers {
 					seen[m] += strings.Count(string(want), m)
 				}
-				if !bytes.Equal(got, want) {
-					i := 0
-					for i < len(got) && i < len(want) && got[i] == want[i] {
-						i++
-					}
-					lo := max(0, i-80)
-					t.Errorf("%s differs from html/template's at byte %d:\n got …%q\nwant …%q", rel, i, got[lo:min(len(got), i+80)], want[lo:min(len(want), i+80)])
+				if d := bytediff.At(got, want, 80); d != "" {
+					t.Errorf("%s differs from html/template's %s", rel, d)
 				}
 				return nil
 			})

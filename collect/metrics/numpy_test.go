@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/internal/bytediff"
 )
 
 // debianPython is Debian's interpreter, which sees python3-numpy (the
@@ -274,15 +275,9 @@ func TestAgainstNumpy(t *testing.T) {
 // sameBytes fails with the first difference and its surroundings.
 func sameBytes(t *testing.T, what, got, want string) {
 	t.Helper()
-	if got == want {
-		return
+	if d := bytediff.At(got, want, 80); d != "" {
+		t.Errorf("%s differs %s", what, d)
 	}
-	i := 0
-	for i < len(got) && i < len(want) && got[i] == want[i] {
-		i++
-	}
-	from := max(i-80, 0)
-	t.Errorf("%s differs at byte %d:\n got: %q\nwant: %q", what, i, got[from:min(i+80, len(got))], want[from:min(i+80, len(want))])
 }
 
 // TestKernelAgainstNumpy runs the statistics kernel on sample lists of

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/internal/bytediff"
 )
 
 // hostileStrings are values that an escaper written for one context gets
@@ -176,17 +178,9 @@ func compareGenerated(t *testing.T, tm *template.Template, name string, v any, w
 	if err != nil {
 		t.Fatalf("%s %s: generated writer: %v", name, what, err)
 	}
-	if got.String() == want.String() {
-		return
+	if d := bytediff.At(got.String(), want.String(), 60); d != "" {
+		t.Errorf("%s %s differs from html/template's %s", name, what, d)
 	}
-	g, w := got.String(), want.String()
-	j := 0
-	for j < len(g) && j < len(w) && g[j] == w[j] {
-		j++
-	}
-	lo := max(0, j-60)
-	t.Errorf("%s %s differs from html/template's at byte %d:\n got …%q\nwant …%q",
-		name, what, j, g[lo:min(len(g), j+60)], w[lo:min(len(w), j+60)])
 }
 
 // TestEscapeTextContexts: escapeText against html/template in each

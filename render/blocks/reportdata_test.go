@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/internal/bytediff"
 )
 
 // TestReportDataJSONEscapes: the HTML-safe escaping, map key order and
@@ -62,13 +63,8 @@ func TestReportDataJSONHostile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%d: %v", i, err)
 		}
-		if !bytes.Equal(got, want.Bytes()) {
-			j := 0
-			for j < len(got) && j < want.Len() && got[j] == want.Bytes()[j] {
-				j++
-			}
-			lo := max(0, j-60)
-			t.Errorf("%d: data.json differs at byte %d:\n got …%q\nwant …%q", i, j, got[lo:min(len(got), j+60)], want.Bytes()[lo:min(want.Len(), j+60)])
+		if d := bytediff.At(got, want.Bytes(), 60); d != "" {
+			t.Errorf("%d: data.json differs %s", i, d)
 		}
 	}
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
