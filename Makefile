@@ -5,7 +5,7 @@ GO ?= go
 # functions deprecated; keep the build quiet.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test deps vet unit bench seeds docs serve-soak gpu-check fuzz chaos
+.PHONY: build test deps vet unit bench seeds docs serve-soak gpu-check gpu-check-bin fuzz chaos
 
 build:
 	$(GO) run ./cmd/perflab build
@@ -50,6 +50,16 @@ serve-soak:
 # without an NVIDIA GPU (see README, Testing).
 gpu-check:
 	GO=$(GO) bash .ci/gpu-check.sh
+
+# gpu-check-bin builds gpu-check's binaries into GPU_CHECK_BIN (default
+# .cache/gpu-check-bin) for a GPU node without Go: copy the checkout there
+# with that directory and run GPU_CHECK_BIN=<dir> bash .ci/gpu-check.sh.
+GPU_CHECK_BIN ?= .cache/gpu-check-bin
+gpu-check-bin:
+	mkdir -p $(GPU_CHECK_BIN)
+	CGO_ENABLED=1 $(GO) build -ldflags='-s -w' -o $(GPU_CHECK_BIN)/perflab ./cmd/perflab
+	CGO_ENABLED=1 $(GO) build -ldflags='-s -w' -o $(GPU_CHECK_BIN)/gpucheck ./collect/telemetry/gpucheck
+	CGO_ENABLED=1 $(GO) test -c -ldflags='-s -w' -o $(GPU_CHECK_BIN)/bench.test ./collect/bench
 
 # fuzz runs every fuzz target for FUZZTIME each, one after the other
 # (`make test` runs their seed corpora and the inputs saved under each

@@ -462,9 +462,13 @@ type pacedProc struct {
 // with taskset to a CPU this process is not allowed on, when there is one.
 func startPacedServer(b *testing.B, ttft, itl time.Duration, tokens int) *pacedProc {
 	args := []string{os.Args[0]}
-	if cpu, ok := freeCPU(); ok {
+	if cpus := freeCPUs(); len(cpus) > 0 {
 		if tp, err := exec.LookPath("taskset"); err == nil {
-			args = []string{tp, "-c", strconv.Itoa(cpu), os.Args[0]}
+			list := make([]string, len(cpus))
+			for i, c := range cpus {
+				list[i] = strconv.Itoa(c)
+			}
+			args = []string{tp, "-c", strings.Join(list, ","), os.Args[0]}
 		}
 	} else {
 		b.Logf("client not pinned (no CPU left for the server): run the benchmark under taskset -c 0")
@@ -541,12 +545,14 @@ func effSelected(name string, streams int) bool {
 		pick("PERFLAB_EFF_CLIENTS", strings.TrimPrefix(name, "client="), "h1,h1-rawconn,net-http,floor")
 }
 
-// freeCPU is a CPU of the machine outside this process's affinity set
-// (from /proc/self/status), if there is one.
-func freeCPU() (int, bool) {
+// freeCPUs are the CPUs of the machine outside this process's affinity set
+// (from /proc/self/status): the paced server runs on all of them, so a
+// gpu-check on a large node can give it several cores (one core cannot
+// pace 4,096 streams: its own lateness would swamp the client's share).
+func freeCPUs() []int {
 	st, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return 0, false
+		return nil
 	}
 	var allowed string
 	for _, l := range strings.Split(string(st), "\n") {
@@ -563,7 +569,7 @@ func freeCPU() (int, bool) {
 			z = a
 		}
 		if err1 != nil {
-			return 0, false
+			return nil
 		}
 		for c := a; c <= z; c++ {
 			in[c] = true
@@ -571,8 +577,9 @@ func freeCPU() (int, bool) {
 	}
 	all, err := os.ReadFile("/sys/devices/system/cpu/online")
 	if err != nil {
-		return 0, false
+		return nil
 	}
+	var free []int
 	for _, part := range strings.Split(strings.TrimSpace(string(all)), ",") {
 		lo, hi, _ := strings.Cut(part, "-")
 		a, _ := strconv.Atoi(lo)
@@ -580,13 +587,13 @@ func freeCPU() (int, bool) {
 		if err != nil {
 			z = a
 		}
-		for c := z; c >= a; c-- {
+		for c := a; c <= z; c++ {
 			if !in[c] {
-				return c, true
+				free = append(free, c)
 			}
 		}
 	}
-	return 0, false
+	return free
 }
 
 // pipeConn is an in-memory server connection for BenchmarkReadPath: each
