@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +37,10 @@ latest is the round the page shows, the newest holding a finished
 result (a round whose runs were all interrupted is not it), and only
 that round's own results: not the runs the page carries over from
 earlier rounds; previous is the round with a finished result before it.
+
+Exit status: 0 no regression (or no --fail-on), 1 --fail-on found one
+(or a run that no longer finishes), 2 bad usage, 3 a side that could
+not be read or found, or sides that share no run to gate on.
 
 flags:
 `
@@ -85,7 +90,9 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		gate = true
 		if hasPct {
 			v, err := strconv.ParseFloat(strings.TrimSuffix(pct, "%"), 64)
-			if err != nil || v < 0 {
+			// NaN and Inf parse, and no change is beyond them: a gate
+			// that never fails.
+			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
 				return usageError("diff: --fail-on %q: the margin is a percentage ≥ 0 (regression:5%%)", *failOn)
 			}
 			margin = v
@@ -98,7 +105,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		f, err := collect.Load(path)
 		if err != nil {
-			return err
+			return inputError{fmt.Errorf("diff: --campaign: %w", err)}
 		}
 		dir := f.Campaign.Results
 		if dir == "" {
@@ -108,13 +115,15 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			pos[i] = filepath.Join(*results, dir) + "@" + pos[i]
 		}
 	}
+	// What cannot be read or found exits 3, so that a CI gate tells a
+	// missing round or a damaged file from a regression (1).
 	old, err := diff.Open(pos[0])
 	if err != nil {
-		return err
+		return inputError{err}
 	}
 	nw, err := diff.Open(pos[1])
 	if err != nil {
-		return err
+		return inputError{err}
 	}
 	if o, n := strings.Join(old.Campaigns, ", "), strings.Join(nw.Campaigns, ", "); o != "" && n != "" && o != n {
 		fmt.Fprintf(stderr, "perflab diff: warning: %s holds campaign %s and %s campaign %s: their runs are matched by experiment, profile and load point only\n", old.Name, o, nw.Name, n)
@@ -133,7 +142,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if gate {
 		if len(t.Rows) == 0 && len(t.FailedNew) == 0 {
-			return fmt.Errorf("diff: --fail-on: %s and %s share no run: nothing to gate on", t.Old, t.New)
+			return inputError{fmt.Errorf("diff: --fail-on: %s and %s share no run: nothing to gate on", t.Old, t.New)}
 		}
 		if what := t.Gate(); len(what) > 0 {
 			var n []string

@@ -66,3 +66,40 @@ func TestDiffWarnsOtherCampaign(t *testing.T) {
 		t.Errorf("one campaign: %v, stderr %q", err, errb.String())
 	}
 }
+
+// TestDiffExitStatus: a CI gate tells a regression (1) from a command
+// line it cannot use (2) and from sides it cannot read or compare (3);
+// a margin that no change can exceed (NaN, Inf) is refused, not a gate
+// that always passes.
+func TestDiffExitStatus(t *testing.T) {
+	demo := filepath.Join("..", "..", "results", "demo-mock-rounds")
+	other := t.TempDir()
+	r := &schema.Result{SchemaVersion: schema.Version, Campaign: "c", Experiment: "b", Profile: "chat", Status: schema.StatusOK,
+		Summary: &schema.Summary{OutputThroughput: 100, TotalTokenThroughput: 1000}}
+	if err := schema.WriteFile(filepath.Join(other, "b--chat.json"), r); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{demo + "@3", demo + "@4"}, 0},
+		{[]string{demo + "@3", demo + "@4", "--fail-on", "regression"}, 1},
+		{[]string{demo + "@3", demo + "@4", "--fail-on=regression:5"}, 1},
+		{[]string{demo + "@3", demo + "@4", "--fail-on", "regression:50%"}, 0},
+		{[]string{demo + "@3", demo + "@4", "--fail-on", "improvement"}, 2},
+		{[]string{demo + "@3", demo + "@4", "--fail-on", "regression:nan"}, 2},
+		{[]string{demo + "@3", demo + "@4", "--fail-on", "regression:Inf%"}, 2},
+		{[]string{demo + "@3", demo + "@4", "--format", "html"}, 2},
+		{[]string{demo + "@3", filepath.Join(other, "missing.json"), "--fail-on", "regression"}, 3},
+		{[]string{demo + "@3", demo + "@99", "--fail-on", "regression"}, 3},
+		{[]string{demo + "@3", other, "--fail-on", "regression"}, 3},
+		{[]string{"--campaign", filepath.Join(other, "nope"), "3", "4", "--fail-on", "regression"}, 3},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"diff"}, c.args...), &out, &errb)
+		if got := exitCode(err, &errb); got != c.want {
+			t.Errorf("diff %s: exit status %d, want %d (%v)", strings.Join(c.args, " "), got, c.want, err)
+		}
+	}
+}

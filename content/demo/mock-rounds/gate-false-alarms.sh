@@ -28,9 +28,14 @@ pairs=0 fails=0
 for i in $(seq 1 "$rounds"); do
   for j in $(seq $((i + 1)) "$rounds"); do
     pairs=$((pairs + 1))
-    if ! "$perflab" diff "$tmp/results/demo-mock-rounds@r$i" "$tmp/results/demo-mock-rounds@r$j" --fail-on regression >/dev/null 2>&1; then
-      fails=$((fails + 1))
-    fi
+    # 1: the gate failed; anything else but 0 is a broken measurement.
+    rc=0
+    "$perflab" diff "$tmp/results/demo-mock-rounds@r$i" "$tmp/results/demo-mock-rounds@r$j" --fail-on regression >/dev/null 2>"$tmp/err" || rc=$?
+    case $rc in
+      0) ;;
+      1) fails=$((fails + 1)) ;;
+      *) cat "$tmp/err" >&2; echo "diff r$i r$j: exit status $rc" >&2; exit "$rc" ;;
+    esac
   done
 done
 echo "gate failed on $fails of $pairs pairs of unchanged rounds ($rounds rounds)"
