@@ -152,6 +152,9 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if k := len(t.FailedNew); k > 0 {
 				n = append(n, fmt.Sprintf("%d run(s) no longer finishing", k))
 			}
+			if k := len(t.NewFailures); k > 0 {
+				n = append(n, fmt.Sprintf("%d run(s) with failed requests", k))
+			}
 			return fmt.Errorf("diff: %s: %s", strings.Join(n, ", "), strings.Join(what, "; "))
 		}
 	}

@@ -134,10 +134,17 @@ func NewSide(name string, rs []*schema.Result) Side {
 			seenEngine[e] = true
 			s.Engines = append(s.Engines, e)
 		}
-		if r.Status != schema.StatusOK || r.Summary == nil {
+		// A run whose every request failed measured no latency: its
+		// zeros (vLLM writes 0 ms) are not a 100 % improvement.
+		noneDone := r.Summary != nil && r.Summary.Completed == 0 && r.Summary.Failed > 0
+		if r.Status != schema.StatusOK || r.Summary == nil || noneDone {
 			if _, ok := s.failed[RunKey(r)]; !ok {
 				st := string(r.Status)
-				if r.Status == schema.StatusOK {
+				switch {
+				case r.Status != schema.StatusOK:
+				case noneDone:
+					st = fmt.Sprintf("all %d requests failed", r.Summary.Failed)
+				default:
 					st = "no summary"
 				}
 				s.failed[RunKey(r)] = st
@@ -217,6 +224,12 @@ type Table struct {
 	// of, only crashed or failed ones ("a/chat c=4 (crashed)"): the worst
 	// regression there is, and a gate's failure (Gate).
 	FailedNew []string
+	// FailedRequests are the runs compared whose requests failed on
+	// either side ("a/chat c=4: 0 of 6000 → 37 of 6000"), and
+	// NewFailures those of them that had no failed request in OLD and
+	// have some in NEW: a gate's failure, which the latency and
+	// throughput of the requests that did finish do not show.
+	FailedRequests, NewFailures []string
 	// Tests is the number of comparisons tested (the Benjamini-Hochberg
 	// family); MarginPct the regression margin.
 	Tests     int
@@ -247,6 +260,31 @@ func Compare(old, new Side, marginPct float64) *Table {
 			if _, ok := old.runs[k]; !ok {
 				t.OnlyNew = append(t.OnlyNew, k)
 			}
+		}
+	}
+	failed := func(rs []*schema.Result) (n, of int) {
+		for _, r := range rs {
+			n += r.Summary.Failed
+			of += r.Summary.Failed + r.Summary.Completed
+		}
+		return n, of
+	}
+	for _, p := range pairs {
+		fo, oo := failed(old.runs[p.o])
+		fn, on := failed(new.runs[p.n])
+		if fo == 0 && fn == 0 {
+			continue
+		}
+		of := func(n, all int) string {
+			if n == 0 {
+				return "none"
+			}
+			return fmt.Sprintf("%d of %d", n, all)
+		}
+		l := p.name + ": " + of(fo, oo) + " → " + of(fn, on)
+		t.FailedRequests = append(t.FailedRequests, l)
+		if fo == 0 {
+			t.NewFailures = append(t.NewFailures, l)
 		}
 	}
 	values := func(rs []*schema.Result, m Metric) []float64 {
@@ -299,7 +337,8 @@ func (t *Table) Regressions() []Row {
 }
 
 // Gate is what fails a regression gate: the regressions beyond the
-// margin, and the runs that finished in OLD and crashed or failed in NEW.
+// margin, the runs that finished in OLD and crashed or failed in NEW, and
+// the runs with failed requests in NEW and none in OLD.
 func (t *Table) Gate() []string {
 	var out []string
 	for _, r := range t.Regressions() {
@@ -307,6 +346,9 @@ func (t *Table) Gate() []string {
 	}
 	for _, f := range t.FailedNew {
 		out = append(out, f+" in NEW")
+	}
+	for _, f := range t.NewFailures {
+		out = append(out, "failed requests "+f)
 	}
 	return out
 }

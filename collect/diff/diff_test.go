@@ -593,3 +593,47 @@ func TestCompareEngines(t *testing.T) {
 		t.Errorf("same engine: %v\n%s", err, text.String())
 	}
 }
+
+// TestCompareFailedRequests: requests failing in NEW that did not in OLD
+// fail the gate, though the requests that finished are as fast as before;
+// a run whose every request failed has no latency to compare (vLLM's
+// 0 ms are not an improvement): it no longer finishes.
+func TestCompareFailedRequests(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	old := side(rng, "old", 5, 0.01, 1, "a", "b")
+	var rs []*schema.Result
+	for _, c := range []int{4, 16} {
+		for r := 0; r < 5; r++ {
+			a := result("a", c, r, 1000*float64(c), 10)
+			a.Summary.Completed, a.Summary.Failed = 97, 3 // a: some requests fail
+			b := result("b", c, r, 0, 0)                   // b: all fail, zeros
+			b.Summary.Completed, b.Summary.Failed = 0, 100
+			b.Summary.TTFT, b.Summary.TPOT, b.Summary.ITL, b.Summary.E2EL = nil, nil, nil, nil
+			b.Summary.TTFT = &schema.Stats{MedianMs: schema.F(0)}
+			rs = append(rs, a, b)
+		}
+	}
+	tab := Compare(old, NewSide("new", rs), 5)
+	for _, r := range tab.Rows {
+		if strings.HasPrefix(r.Run, "b/") {
+			t.Errorf("b, whose requests all failed, compared: %s %s %+.1f%%", r.Run, r.Metric.Key, r.Pct)
+		}
+	}
+	if len(tab.FailedNew) != 2 || tab.FailedNew[0] != "b/chat c=4 (all 100 requests failed)" {
+		t.Errorf("failed in new %v", tab.FailedNew)
+	}
+	if len(tab.NewFailures) != 2 || tab.NewFailures[0] != "a/chat c=4: none → 15 of 500" {
+		t.Errorf("new failures %v", tab.NewFailures)
+	}
+	if g := tab.Gate(); len(g) != 4 {
+		t.Errorf("gate %v, want b's two runs and a's two", g)
+	}
+	var buf bytes.Buffer
+	if err := tab.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "failed requests (old → new): a/chat c=4: none → 15 of 500") {
+		t.Errorf("text: %v\n%s", err, buf.String())
+	}
+	// Failures on both sides are listed, not a gate's failure.
+	if tab := Compare(NewSide("new", rs), NewSide("new2", rs), 5); len(tab.FailedRequests) != 2 || len(tab.NewFailures) != 0 || len(tab.Gate()) != 0 {
+		t.Errorf("failures on both sides: listed %v, gate %v", tab.FailedRequests, tab.Gate())
+	}
+}
