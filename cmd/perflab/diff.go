@@ -144,6 +144,11 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if len(t.Rows) == 0 && len(t.FailedNew) == 0 {
 			return inputError{fmt.Errorf("diff: --fail-on: %s and %s share no run: nothing to gate on", t.Old, t.New)}
 		}
+		// A gate that cannot fail on a regression says so: single runs
+		// (one vllm bench serve file a side) are never tested.
+		if untested := len(t.Rows) - t.Tests; untested > 0 {
+			fmt.Fprintf(stderr, "perflab diff: warning: --fail-on: %d of %d comparisons have too few repeats to be tested (the U test needs 4 runs a side, or 3+5): no regression can be found in them\n", untested, len(t.Rows))
+		}
 		if what := t.Gate(); len(what) > 0 {
 			var n []string
 			if k := len(t.Regressions()); k > 0 {

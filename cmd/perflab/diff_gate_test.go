@@ -103,3 +103,29 @@ func TestDiffExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffGateWarnsUntested: a gate on single runs (one vllm bench serve
+// output a side) cannot find a regression, however large: it passes, and
+// says on stderr that it could not test.
+func TestDiffGateWarnsUntested(t *testing.T) {
+	dir := t.TempDir()
+	files := [2]string{filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")}
+	for i, tput := range []float64{1000, 500} {
+		r := &schema.Result{SchemaVersion: schema.Version, Label: "vllm", Status: schema.StatusOK,
+			Summary: &schema.Summary{Completed: 100, OutputThroughput: tput, TotalTokenThroughput: 2 * tput}}
+		if err := schema.WriteFile(files[i], r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"diff", files[0], files[1], "--fail-on", "regression"}, &out, &errb); err != nil {
+		t.Fatalf("single runs: %v", err)
+	}
+	if w := errb.String(); !strings.Contains(w, "2 of 2 comparisons have too few repeats to be tested") {
+		t.Errorf("stderr %q, want the untested warning\n%s", w, out.String())
+	}
+	errb.Reset()
+	if err := run(context.Background(), []string{"diff", files[0], files[1]}, &out, &errb); err != nil || errb.Len() != 0 {
+		t.Errorf("without a gate: %v, stderr %q", err, errb.String())
+	}
+}
