@@ -606,7 +606,7 @@ func TestCompareFailedRequests(t *testing.T) {
 		for r := 0; r < 5; r++ {
 			a := result("a", c, r, 1000*float64(c), 10)
 			a.Summary.Completed, a.Summary.Failed = 97, 3 // a: some requests fail
-			b := result("b", c, r, 0, 0)                   // b: all fail, zeros
+			b := result("b", c, r, 0, 0)                  // b: all fail, zeros
 			b.Summary.Completed, b.Summary.Failed = 0, 100
 			b.Summary.TTFT, b.Summary.TPOT, b.Summary.ITL, b.Summary.E2EL = nil, nil, nil, nil
 			b.Summary.TTFT = &schema.Stats{MedianMs: schema.F(0)}
