@@ -230,6 +230,11 @@ type Table struct {
 	// have some in NEW: a gate's failure, which the latency and
 	// throughput of the requests that did finish do not show.
 	FailedRequests, NewFailures []string
+	// OtherLoad are the runs compared whose two sides ran a different
+	// load ("run/run: max_concurrency 16 → 64"): two outputs of vllm
+	// bench serve, each one run, are paired whatever their load, and a
+	// run of a campaign whose profile changed keeps its name.
+	OtherLoad []string
 	// Tests is the number of comparisons tested (the Benjamini-Hochberg
 	// family); MarginPct the regression margin.
 	Tests     int
@@ -268,6 +273,11 @@ func Compare(old, new Side, marginPct float64) *Table {
 			of += r.Summary.Failed + r.Summary.Completed
 		}
 		return n, of
+	}
+	for _, p := range pairs {
+		if d := loadDiff(old.runs[p.o][0].Load, new.runs[p.n][0].Load); d != "" {
+			t.OtherLoad = append(t.OtherLoad, p.name+": "+d)
+		}
 	}
 	for _, p := range pairs {
 		fo, oo := failed(old.runs[p.o])
@@ -323,6 +333,29 @@ func Compare(old, new Side, marginPct float64) *Table {
 		}
 	}
 	return t
+}
+
+// loadDiff names the load fields that differ between a and b
+// ("max_concurrency 16 → 64, input_len 1024 → 2048"), "" when none do.
+func loadDiff(a, b schema.Load) string {
+	var out []string
+	add := func(name string, x, y any) {
+		if x != y {
+			out = append(out, fmt.Sprintf("%s %v → %v", name, x, y))
+		}
+	}
+	rate := func(r float64) any {
+		if r == 0 || math.IsInf(r, 1) {
+			return "inf"
+		}
+		return r
+	}
+	add("max_concurrency", a.MaxConcurrency, b.MaxConcurrency)
+	add("request_rate", rate(a.RequestRate), rate(b.RequestRate))
+	add("dataset", a.Dataset, b.Dataset)
+	add("input_len", a.InputLen, b.InputLen)
+	add("output_len", a.OutputLen, b.OutputLen)
+	return strings.Join(out, ", ")
 }
 
 // Regressions returns the rows that are regressions beyond the margin.

@@ -637,3 +637,27 @@ func TestCompareFailedRequests(t *testing.T) {
 		t.Errorf("failures on both sides: listed %v, gate %v", tab.FailedRequests, tab.Gate())
 	}
 }
+
+// TestCompareOtherLoad: two outputs of one run each are paired whatever
+// their load, so a pair at different loads (16 streams before, 64 after)
+// says so instead of passing a load change off as an engine's.
+func TestCompareOtherLoad(t *testing.T) {
+	a, b := result("", 16, 0, 1000, 10), result("", 64, 0, 2500, 20)
+	for _, r := range []*schema.Result{a, b} {
+		r.Experiment, r.Profile, r.Load.Sweep = "run", "run", ""
+	}
+	oldF, newF := NewSide("old.json", []*schema.Result{a}), NewSide("new.json", []*schema.Result{b})
+	oldF.File, newF.File = true, true
+	tab := Compare(oldF, newF, 0)
+	if len(tab.Rows) == 0 || len(tab.OtherLoad) != 1 || tab.OtherLoad[0] != "run/run: max_concurrency 16 → 64" {
+		t.Fatalf("rows %d, other load %q", len(tab.Rows), tab.OtherLoad)
+	}
+	var buf bytes.Buffer
+	if err := tab.WriteMarkdown(&buf); err != nil || !strings.Contains(buf.String(), "compared at another load: run/run: max_concurrency 16 → 64") {
+		t.Errorf("markdown: %v\n%s", err, buf.String())
+	}
+	b.Load.MaxConcurrency = 16
+	if tab := Compare(oldF, NewSide("new.json", []*schema.Result{b}), 0); len(tab.OtherLoad) != 0 {
+		t.Errorf("same load: %q", tab.OtherLoad)
+	}
+}
