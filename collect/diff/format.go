@@ -158,7 +158,7 @@ func trimLines(s string) string {
 func (t *Table) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	fmt.Fprintf(&b, "**perflab diff**: `%s` → `%s`\n", esc(t.Old), esc(t.New))
+	fmt.Fprintf(&b, "**perflab diff**: %s → %s\n", codeSpan(t.Old), codeSpan(t.New))
 	if e := t.engines(); e != "" {
 		fmt.Fprintf(&b, "\nengines: %s\n", esc(e))
 	}
@@ -179,6 +179,26 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
+}
+
+// codeSpan is s as a Markdown code span, shown as it is: its content is
+// not unescaped (a \| would show its backslash), so s goes in verbatim,
+// fenced by one backtick more than its longest run of them.
+func codeSpan(s string) string {
+	longest, n := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			n++
+			longest = max(longest, n)
+		} else {
+			n = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 type jsonSample struct {
