@@ -246,9 +246,10 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		FailedReqs  []string  `json:"failed_requests"`
 		NewFailures []string  `json:"new_failed_requests"`
 		Regressions int       `json:"regressions"`
+		Gate        []string  `json:"gate_failures"`
 	}{Old: t.Old, New: t.New, OldEngines: nonNil(t.OldEngines), NewEngines: nonNil(t.NewEngines), Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha, MinEffect: MinEffect,
 		Tests: t.Tests, MarginPct: t.MarginPct, Rows: []jsonRow{}, OnlyOld: nonNil(t.OnlyOld), OnlyNew: nonNil(t.OnlyNew),
-		FailedNew: nonNil(t.FailedNew), OtherLoad: nonNil(t.OtherLoad), FailedReqs: nonNil(t.FailedRequests), NewFailures: nonNil(t.NewFailures), Regressions: len(t.Regressions())}
+		FailedNew: nonNil(t.FailedNew), OtherLoad: nonNil(t.OtherLoad), FailedReqs: nonNil(t.FailedRequests), NewFailures: nonNil(t.NewFailures), Regressions: len(t.Regressions()), Gate: nonNil(t.Gate())}
 	js := func(s stats.Sample) jsonSample { return jsonSample{s.N, s.Mean, s.CV, s.Values} }
 	for _, r := range t.Rows {
 		jr := jsonRow{Run: r.Run, Metric: r.Metric.Key, Unit: r.Metric.Unit, HigherIsBetter: r.Metric.HigherIsBetter,

@@ -2,6 +2,9 @@ package diff
 
 import (
 	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -41,5 +44,45 @@ func TestMarkdownRendersAsTables(t *testing.T) {
 	}
 	if strings.Contains(h, `\|`) {
 		t.Errorf("a backslash shown before |:\n%s", h)
+	}
+}
+
+// TestJSONFieldsDocumented: every field --format json writes, of the
+// table, a row and a side's sample, is named in docs/diff.md, which CI
+// scripts parsing it read.
+func TestJSONFieldsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/diff.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	tab := Compare(side(rng, "old", 5, 0.01, 1, "a"), side(rng, "new", 5, 0.01, 1.2, "a"), 0)
+	var buf bytes.Buffer
+	if err := tab.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(buf.Bytes(), &top); err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]json.RawMessage
+	if err := json.Unmarshal(top["rows"], &rows); err != nil || len(rows) == 0 {
+		t.Fatalf("rows: %v", err)
+	}
+	var sample map[string]json.RawMessage
+	if err := json.Unmarshal(rows[0]["old"], &sample); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []map[string]json.RawMessage{top, rows[0], sample} {
+		for k := range m {
+			if !strings.Contains(string(doc), "`"+k+"`") {
+				t.Errorf("JSON field %q is not in docs/diff.md", k)
+			}
+		}
+	}
+	for _, m := range Metrics {
+		if !strings.Contains(string(doc), "`"+m.Key+"`") {
+			t.Errorf("metric %q is not in docs/diff.md", m.Key)
+		}
 	}
 }
