@@ -64,7 +64,7 @@ func better(m Metric) string {
 // footer says how significance was decided, and lists unmatched runs.
 func (t *Table) footer() []string {
 	var out []string
-	out = append(out, fmt.Sprintf("Mann-Whitney U test per run and metric; q: p adjusted with Benjamini-Hochberg over the %d tested comparisons; ~: q > %.2f, or a change under %g pooled standard deviations of the repeats (d).", t.Tests, stats.Alpha, MinEffect))
+	out = append(out, fmt.Sprintf("old, new: mean ± coefficient of variation of the repeats. Mann-Whitney U test per run and metric; q: p adjusted with Benjamini-Hochberg over the %d tested comparisons; ~: q > %.2f, or a change under %g pooled standard deviations of the repeats (d).", t.Tests, stats.Alpha, MinEffect))
 	if len(t.OnlyOld) > 0 {
 		out = append(out, "only in "+t.Old+": "+strings.Join(t.OnlyOld, ", "))
 	}
