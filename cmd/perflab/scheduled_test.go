@@ -135,6 +135,16 @@ func TestGitHubActionsRoundsExample(t *testing.T) {
 				t.Fatalf("run %s, step %q: %v\n%s", runID, st.Name, err, out)
 			}
 		}
+		// The first round has none before it: the summary says why
+		// there is no diff.
+		if runID == "1001" {
+			sum, _ := os.ReadFile(summary)
+			for _, want := range []string{"could not compare round gh-1001", "one round only, no previous"} {
+				if !strings.Contains(string(sum), want) {
+					t.Errorf("run 1001's step summary lacks %q:\n%s", want, sum)
+				}
+			}
+		}
 	}
 	rounds, err := schema.Rounds(filepath.Join(work, "results", "tiny"))
 	if err != nil || len(rounds) != 2 || rounds[0].ID != "gh-1001" || rounds[1].ID != "gh-1002" {
