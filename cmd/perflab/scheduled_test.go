@@ -93,6 +93,7 @@ func TestGitHubActionsRoundsExample(t *testing.T) {
 			RunsOn any `yaml:"runs-on"`
 			Steps  []struct {
 				Name string            `yaml:"name"`
+				If   string            `yaml:"if"`
 				Uses string            `yaml:"uses"`
 				Run  string            `yaml:"run"`
 				Env  map[string]string `yaml:"env"`
@@ -111,6 +112,21 @@ func TestGitHubActionsRoundsExample(t *testing.T) {
 	}
 	if wf.Env["CAMPAIGN"] == "" {
 		t.Fatal("no CAMPAIGN in the workflow's env")
+	}
+	// The push of a round's results runs also when the job is cancelled
+	// or times out: a re-run's checkout cleans the workspace, so only
+	// pushed results resume.
+	pushes := 0
+	for _, st := range round.Steps {
+		if strings.Contains(st.Run, "git push") {
+			pushes++
+			if !strings.Contains(st.If, "always()") {
+				t.Errorf("step %q pushes the results only when the job goes well (if: %q)", st.Name, st.If)
+			}
+		}
+	}
+	if pushes != 1 {
+		t.Errorf("%d steps push the results, want 1", pushes)
 	}
 	bin := buildPerflab(t)
 	work := lab(t)
