@@ -39,8 +39,9 @@ that round's own results: not the runs the page carries over from
 earlier rounds; previous is the round with a finished result before it.
 
 Exit status: 0 no regression (or no --fail-on), 1 --fail-on found one
-(or a run that no longer finishes), 2 bad usage, 3 a side that could
-not be read or found, or sides that share no run to gate on.
+(or a run that no longer finishes, or new failed requests), 2 bad
+usage, 3 a side that could not be read or found, or sides that share
+no run to gate on.
 
 flags:
 `
@@ -54,7 +55,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.PrintDefaults()
 	}
 	format := fs.String("format", "text", "output `FORMAT`: text, markdown (a pull-request comment) or json")
-	failOn := fs.String("fail-on", "", "exit 1 when the diff finds a `KIND`: regression (any significant one) or regression:5% (beyond 5 %)")
+	failOn := fs.String("fail-on", "", "exit 1 when the diff finds a `KIND`: regression (any significant one) or regression:5% (beyond 5 %); a run no longer finishing and new failed requests fail it too")
 	campaign := fs.String("campaign", "", "OLD and NEW are rounds of this `CAMPAIGN` (a campaign.yaml or its report directory)")
 	results := fs.String("results", "results", "results root of --campaign (`DIR`)")
 	var pos []string
