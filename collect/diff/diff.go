@@ -230,6 +230,10 @@ type Table struct {
 	// have some in NEW: a gate's failure, which the latency and
 	// throughput of the requests that did finish do not show.
 	FailedRequests, NewFailures []string
+	// OneSided are the metrics of a run compared that one side did not
+	// record ("run/run median TPOT (old only)", a vllm bench serve run
+	// with other --percentile-metrics): not compared, nor gated.
+	OneSided []string
 	// OtherLoad are the runs compared whose two sides ran a different
 	// load ("run/run: max_concurrency 16 → 64"): two outputs of vllm
 	// bench serve, each one run, are paired whatever their load, and a
@@ -310,7 +314,14 @@ func Compare(old, new Side, marginPct float64) *Table {
 		for _, p := range pairs {
 			d := stats.Compare(values(old.runs[p.o], m), values(new.runs[p.n], m))
 			if d.Old.N == 0 || d.New.N == 0 {
-				continue // a metric neither side recorded (text imports)
+				// A metric neither side recorded (text imports) is
+				// nothing; one side's only is said: it is not gated.
+				if d.Old.N > 0 {
+					t.OneSided = append(t.OneSided, p.name+" "+m.Name+" (old only)")
+				} else if d.New.N > 0 {
+					t.OneSided = append(t.OneSided, p.name+" "+m.Name+" (new only)")
+				}
+				continue
 			}
 			t.Rows = append(t.Rows, Row{Run: p.name, Metric: m, Delta: d, Q: 1})
 			if d.Tested {

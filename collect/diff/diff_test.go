@@ -661,3 +661,19 @@ func TestCompareOtherLoad(t *testing.T) {
 		t.Errorf("same load: %q", tab.OtherLoad)
 	}
 }
+
+// TestCompareOneSidedMetric: a metric one side did not record (vllm
+// bench serve run with other --percentile-metrics) is named as not
+// compared, not dropped silently.
+func TestCompareOneSidedMetric(t *testing.T) {
+	a, b := result("x", 4, 0, 1000, 10), result("x", 4, 0, 1000, 10)
+	b.Summary.TPOT = nil
+	tab := Compare(NewSide("old", []*schema.Result{a}), NewSide("new", []*schema.Result{b}), 0)
+	if len(tab.OneSided) != 1 || tab.OneSided[0] != "x/chat c=4 median TPOT (old only)" {
+		t.Fatalf("one-sided %q", tab.OneSided)
+	}
+	var buf bytes.Buffer
+	if err := tab.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "recorded on one side only, not compared: x/chat c=4 median TPOT (old only)") {
+		t.Errorf("text: %v\n%s", err, buf.String())
+	}
+}

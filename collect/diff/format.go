@@ -74,6 +74,9 @@ func (t *Table) footer() []string {
 	if len(t.FailedNew) > 0 {
 		out = append(out, "finished in "+t.Old+", no ok result in "+t.New+": "+strings.Join(t.FailedNew, ", "))
 	}
+	if len(t.OneSided) > 0 {
+		out = append(out, "recorded on one side only, not compared: "+strings.Join(t.OneSided, ", "))
+	}
 	if len(t.OtherLoad) > 0 {
 		out = append(out, "compared at another load: "+strings.Join(t.OtherLoad, "; "))
 	}
@@ -242,6 +245,7 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		OnlyOld     []string  `json:"only_old"`
 		OnlyNew     []string  `json:"only_new"`
 		FailedNew   []string  `json:"failed_new"`
+		OneSided    []string  `json:"one_sided_metrics"`
 		OtherLoad   []string  `json:"other_load"`
 		FailedReqs  []string  `json:"failed_requests"`
 		NewFailures []string  `json:"new_failed_requests"`
@@ -249,7 +253,7 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		Gate        []string  `json:"gate_failures"`
 	}{Old: t.Old, New: t.New, OldEngines: nonNil(t.OldEngines), NewEngines: nonNil(t.NewEngines), Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha, MinEffect: MinEffect,
 		Tests: t.Tests, MarginPct: t.MarginPct, Rows: []jsonRow{}, OnlyOld: nonNil(t.OnlyOld), OnlyNew: nonNil(t.OnlyNew),
-		FailedNew: nonNil(t.FailedNew), OtherLoad: nonNil(t.OtherLoad), FailedReqs: nonNil(t.FailedRequests), NewFailures: nonNil(t.NewFailures), Regressions: len(t.Regressions()), Gate: nonNil(t.Gate())}
+		FailedNew: nonNil(t.FailedNew), OneSided: nonNil(t.OneSided), OtherLoad: nonNil(t.OtherLoad), FailedReqs: nonNil(t.FailedRequests), NewFailures: nonNil(t.NewFailures), Regressions: len(t.Regressions()), Gate: nonNil(t.Gate())}
 	js := func(s stats.Sample) jsonSample { return jsonSample{s.N, s.Mean, s.CV, s.Values} }
 	for _, r := range t.Rows {
 		jr := jsonRow{Run: r.Run, Metric: r.Metric.Key, Unit: r.Metric.Unit, HigherIsBetter: r.Metric.HigherIsBetter,
