@@ -225,7 +225,7 @@ type Table struct {
 	// regression there is, and a gate's failure (Gate).
 	FailedNew []string
 	// FailedRequests are the runs compared whose requests failed on
-	// either side ("a/chat c=4: 0 of 6000 → 37 of 6000"), and
+	// either side ("a/chat c=4: none → 37 of 6000"), and
 	// NewFailures those of them that had no failed request in OLD and
 	// have some in NEW: a gate's failure, which the latency and
 	// throughput of the requests that did finish do not show.
