@@ -226,9 +226,14 @@ type Table struct {
 	FailedNew []string
 	// FailedRequests are the runs compared whose requests failed on
 	// either side ("a/chat c=4: none → 37 of 6000"), and
-	// NewFailures those of them that had no failed request in OLD and
-	// have some in NEW: a gate's failure, which the latency and
-	// throughput of the requests that did finish do not show.
+	// NewFailures those of them whose share of failed requests is
+	// significantly higher in NEW: a gate's failure, which the latency
+	// and throughput of the requests that did finish do not show. The
+	// test is Fisher's exact test, one-sided (stats.FisherGreater), its
+	// p-values adjusted together over the runs listed (Benjamini-Hochberg,
+	// as the metrics' are) and held to stats.Alpha: one request that
+	// failed in 6,000 (p = 0.5) is an engine's occasional drop, not a
+	// gate's failure; 15 in 500 against none (p < 0.0001) is.
 	FailedRequests, NewFailures []string
 	// OneSided are the metrics of a run compared that one side did not
 	// record ("run/run median TPOT (old only)", a vllm bench serve run
@@ -283,6 +288,7 @@ func Compare(old, new Side, marginPct float64) *Table {
 			t.OtherLoad = append(t.OtherLoad, p.name+": "+d)
 		}
 	}
+	var failP []float64
 	for _, p := range pairs {
 		fo, oo := failed(old.runs[p.o])
 		fn, on := failed(new.runs[p.n])
@@ -295,10 +301,12 @@ func Compare(old, new Side, marginPct float64) *Table {
 			}
 			return fmt.Sprintf("%d of %d", n, all)
 		}
-		l := p.name + ": " + of(fo, oo) + " → " + of(fn, on)
-		t.FailedRequests = append(t.FailedRequests, l)
-		if fo == 0 {
-			t.NewFailures = append(t.NewFailures, l)
+		t.FailedRequests = append(t.FailedRequests, p.name+": "+of(fo, oo)+" → "+of(fn, on))
+		failP = append(failP, stats.FisherGreater(fn, on, fo, oo))
+	}
+	for i, q := range stats.BenjaminiHochberg(failP) {
+		if q <= stats.Alpha {
+			t.NewFailures = append(t.NewFailures, t.FailedRequests[i])
 		}
 	}
 	values := func(rs []*schema.Result, m Metric) []float64 {
@@ -382,7 +390,7 @@ func (t *Table) Regressions() []Row {
 
 // Gate is what fails a regression gate: the regressions beyond the
 // margin, the runs that finished in OLD and crashed or failed in NEW, and
-// the runs with failed requests in NEW and none in OLD.
+// the runs whose share of failed requests rose significantly.
 func (t *Table) Gate() []string {
 	var out []string
 	for _, r := range t.Regressions() {

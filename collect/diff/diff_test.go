@@ -19,7 +19,7 @@ func result(exp string, c, repeat int, tput, tpot float64) *schema.Result {
 	st := func(v float64) *schema.Stats { return &schema.Stats{MedianMs: schema.F(v)} }
 	return &schema.Result{SchemaVersion: schema.Version, Campaign: "demo", Experiment: exp, Profile: "chat", Repeat: repeat, Status: schema.StatusOK,
 		Load: schema.Load{Sweep: schema.SweepConcurrency, MaxConcurrency: c},
-		Summary: &schema.Summary{OutputThroughput: tput, TotalTokenThroughput: tput * 10,
+		Summary: &schema.Summary{Completed: 100, OutputThroughput: tput, TotalTokenThroughput: tput * 10,
 			TTFT: st(50), TPOT: st(tpot), ITL: st(tpot), E2EL: st(50 + 15*tpot)}}
 }
 
@@ -631,6 +631,20 @@ func TestCompareFailedRequests(t *testing.T) {
 	var buf bytes.Buffer
 	if err := tab.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "failed requests (old → new): a/chat c=4: none → 15 of 500") {
 		t.Errorf("text: %v\n%s", err, buf.String())
+	}
+	// One request failed in 6,000 against none is an occasional drop
+	// (Fisher's p = 0.5), listed but not a gate's failure; many more in
+	// NEW than in OLD fail it though OLD had some.
+	few, many := side(rng, "few", 5, 0.01, 1, "a"), side(rng, "many", 5, 0.01, 1, "a")
+	few.runs["a/chat c=4"][0].Summary.Failed = 1
+	for _, r := range many.runs["a/chat c=4"] {
+		r.Summary.Failed = 40
+	}
+	if tab := Compare(old, few, 5); len(tab.FailedRequests) != 1 || len(tab.NewFailures) != 0 || len(tab.Gate()) != 0 {
+		t.Errorf("one failed request: listed %v, gate %v", tab.FailedRequests, tab.Gate())
+	}
+	if tab := Compare(few, many, 5); len(tab.NewFailures) != 1 || len(tab.Gate()) != 1 {
+		t.Errorf("1 → 200 failed requests: listed %v, gate %v", tab.FailedRequests, tab.Gate())
 	}
 	// Failures on both sides are listed, not a gate's failure.
 	if tab := Compare(NewSide("new", rs), NewSide("new2", rs), 5); len(tab.FailedRequests) != 2 || len(tab.NewFailures) != 0 || len(tab.Gate()) != 0 {
