@@ -1,6 +1,8 @@
 package roundload
 
 import (
+	"fmt"
+
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/perflab/perflab/collect/schema"
@@ -8,27 +10,70 @@ import (
 
 // olderResult is a result of an older round as the history reads it:
 // its per-request records and raw output, most of a result file's bytes,
-// are passed over (their JSON checked for syntax, not decoded into
-// values); the other fields are schema.Result's (inlined; the fields
-// here hide its fields of the same names).
+// are checked but not kept (checkedRequests, checkedString); the other
+// fields are schema.Result's (inlined; the fields here hide its fields of
+// the same names).
 type olderResult struct {
 	schema.Result `json:",inline"`
-	Requests      passedOver `json:"requests,omitempty"`
-	RawOutput     passedOver `json:"raw_output,omitempty"`
+	Requests      checkedRequests `json:"requests,omitempty"`
+	RawOutput     checkedString   `json:"raw_output,omitempty"`
 }
 
-// passedOver is a JSON value read past without being decoded.
-type passedOver struct{}
+// checkedRequests are a result's requests decoded as strictly as
+// schema.Unmarshal decodes them, each into one schema.Request reused
+// (its type is the check: a field of the wrong type, or one Request does
+// not have, is an error), and dropped. Reading them past as any JSON
+// value (what it replaces) took a requests array holding a string where
+// a number belongs, which the latest round's decode refuses, so that an
+// older round's result was shown without the error a newer one gave.
+type checkedRequests struct{}
 
-func (passedOver) UnmarshalJSONFrom(dec *jsontext.Decoder) error { return dec.SkipValue() }
+func (checkedRequests) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == 'n' {
+		_, err := dec.ReadToken()
+		return err
+	}
+	if k := dec.PeekKind(); k != '[' {
+		// As schema.Result's []Request would say it; decode falls back to
+		// schema.Unmarshal, which words the error.
+		return fmt.Errorf("requests: JSON %v where an array belongs", k)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	// One Request, its event times' array reused; decode's options
+	// (unknown members rejected) hold.
+	var one schema.Request
+	for dec.PeekKind() != ']' {
+		one = schema.Request{EventS: one.EventS[:0]}
+		if err := jsonv2.UnmarshalDecode(dec, &one); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// checkedString is a string (or null) read past without being kept.
+type checkedString struct{}
+
+func (checkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if k := v.Kind(); k != '"' && k != 'n' {
+		return fmt.Errorf("raw_output: JSON %v where a string belongs", k)
+	}
+	return nil
+}
 
 // decode is schema.Unmarshal for a result of an older round, less its
-// Requests and RawOutput, in one pass of json v2 that does not decode
-// the requests (half the time of a full decode on the demo's files).
-// What it declines (a version this perflab does not read, any error)
-// goes to schema.Unmarshal, which decides as before and words the error.
-// A requests array of the wrong shape inside valid JSON is not an error
-// here: an older round shows its summaries only.
+// Requests and RawOutput, in one pass of json v2 that does not keep the
+// requests. What it declines (a version this perflab does not read, any
+// error: a field of the wrong type in a request too) goes to
+// schema.Unmarshal, which decides as for the latest round and words the
+// error (file, line, column and field).
 func decode(name string, data []byte) (*schema.Result, error) {
 	var o olderResult
 	if jsonv2.Unmarshal(data, &o, jsonv2.RejectUnknownMembers(true)) == nil && o.SchemaVersion >= 1 && o.SchemaVersion <= schema.Version {

@@ -1,6 +1,7 @@
 package roundload
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -233,6 +234,56 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// TestDecodeStrict: what an older round's decode does not keep (the
+// requests, the raw output) is checked as the latest round's decode
+// (schema.Unmarshal) checks it: a field of the wrong type inside a
+// request, a member Request does not have, a raw output that is no
+// string are schema.Unmarshal's errors (file, line, field), not a
+// result decoded without its requests.
+func TestDecodeStrict(t *testing.T) {
+	good, err := os.ReadFile("../../results/demo-mock-rounds/rounds/2/large-batch--chat--c4.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func(m map[string]any) map[string]any { return m["requests"].([]any)[1].(map[string]any) }
+	for _, tc := range []struct {
+		name, field string
+		edit        func(m map[string]any)
+	}{
+		{"a string for a number", "output_tokens", func(m map[string]any) { request(m)["output_tokens"] = "16" }},
+		{"a string in event_s", "event_s", func(m map[string]any) { request(m)["event_s"] = []any{0.1, "0.2"} }},
+		{"a member Request lacks", "output_tokns", func(m map[string]any) { request(m)["output_tokns"] = 16 }},
+		{"requests an object", "requests", func(m map[string]any) { m["requests"] = map[string]any{"a": m["requests"]} }},
+		{"raw_output a number", "raw_output", func(m map[string]any) { m["raw_output"] = 5 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m map[string]any
+			if err := json.Unmarshal(good, &m); err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(m)
+			data, err := json.MarshalIndent(m, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want := schema.Unmarshal("r.json", data)
+			if want == nil {
+				t.Fatal("schema.Unmarshal took it")
+			}
+			got, err := decode("r.json", data)
+			if err == nil {
+				t.Fatalf("decoded (status %s) without an error; the latest round's decode says %v", got.Status, want)
+			}
+			if err.Error() != want.Error() {
+				t.Errorf("error %v, schema's %v", err, want)
+			}
+			if !strings.HasPrefix(err.Error(), "r.json:") || !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("error %q names no file, line and field %s", err, tc.field)
+			}
+		})
+	}
+}
+
 // TestPrefix: a prefix's entry is found by a later build whose rounds
 // begin with the same rounds (the longest such prefix), and by no build
 // whose input or any of whose rounds in it differ.
@@ -276,5 +327,76 @@ func TestPrefix(t *testing.T) {
 	}
 	if p := NewPrefix("h", []byte("in"), rounds(nil, "k1")); p.Len() != 0 {
 		t.Error("a round without a cache has a prefix")
+	}
+}
+
+// BenchmarkDecode decodes the demo's older rounds' result files as an
+// older round is decoded (decode: requests checked, not kept).
+func BenchmarkDecode(b *testing.B) {
+	files, err := filepath.Glob("../../results/demo-mock-rounds/rounds/*/*--r1.json")
+	if err != nil || len(files) == 0 {
+		b.Fatal("no files", err)
+	}
+	var data [][]byte
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, d := range data {
+			if _, err := decode(files[j], d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkLoadKnown loads an older round whose files' sums the round
+// cache knows (read, checked and decoded by Load: a build remaking the
+// round's files), the demo's round 6 (27 result files).
+func BenchmarkLoadKnown(b *testing.B) {
+	src, err := filepath.Glob("../../results/demo-mock-rounds/rounds/6/*--*.json")
+	if err != nil || len(src) == 0 {
+		b.Fatal("no files", err)
+	}
+	dir, cdir := b.TempDir(), b.TempDir()
+	var files []string
+	for _, f := range src {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		to := filepath.ToSlash(filepath.Join(dir, filepath.Base(f)))
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, to)
+	}
+	time.Sleep(30 * time.Millisecond) // older than the builds (the racy rule)
+	var r *Round
+	for i := 0; i < 2; i++ { // the second build knows the files' sums
+		st := inputs.OpenStats(cdir, "bench")
+		if st == nil {
+			b.Skip("no input stat cache on this platform")
+		}
+		c := Open(cdir)
+		if r, err = c.Results(inputs.NewReader(st), files, "salt", func(*schema.Result) {}); err != nil {
+			b.Fatal(err)
+		}
+		c.Finish(true)
+		st.Save()
+	}
+	if r.kept != nil {
+		b.Fatal("the round was read by Results, not known")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.Load(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
