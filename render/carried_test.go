@@ -310,3 +310,39 @@ func withoutHistory(t *testing.T, page string) string {
 	}
 	return page
 }
+
+// TestOlderRoundStrict: a result of an older round with a field of the
+// wrong type inside its requests is the build's error naming the file,
+// line and field, as it is in the latest round (the older round's decode
+// passed its requests over and showed the result without them).
+func TestOlderRoundStrict(t *testing.T) {
+	for _, older := range []bool{false, true} {
+		dir := copyFixture(t)
+		camp := filepath.Join(dir, "results", "demo-h100")
+		rd := writeRound(t, camp, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"}, fixtureResults())
+		f := filepath.Join(rd, "vllm-base--long.json") // the latest round's
+		if older {
+			f = filepath.Join(camp, "vllm-base--long.json") // round 1's
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["requests"] = []any{map[string]any{"index": 0, "output_tokens": "sixteen", "success": true}}
+		if b, err = json.MarshalIndent(m, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err = Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")})
+		t.Logf("older round %v: %v", older, err)
+		if err == nil || !strings.Contains(err.Error(), "vllm-base--long.json:") || !strings.Contains(err.Error(), "requests.output_tokens") {
+			t.Errorf("older round %v: build error %v; want one naming the file, line and requests.output_tokens", older, err)
+		}
+	}
+}
