@@ -49,27 +49,7 @@ func historyChart(r *Report, id string, rounds []int, lines []historyLine, chang
 	for j, ri := range rounds {
 		row[ri] = j
 	}
-	x := make([]any, len(rounds))
-	timed := true
-	var prev time.Time
-	for j, ri := range rounds {
-		rr := r.Rounds[ri]
-		// Dates on x only when every round has one and they follow the
-		// rounds' order (a round 1 whose results were re-dated later than
-		// round 2's record would draw the line backwards).
-		t, err := time.Parse(time.RFC3339, rr.Start())
-		if err != nil || t.Before(prev) {
-			timed = false
-			break
-		}
-		prev = t
-		x[j] = rr.Start()
-	}
-	if !timed {
-		for j := range x {
-			x[j] = j + 1
-		}
-	}
+	x, timed := historyX(r, rounds)
 	h := charts.History{XTime: timed, YName: "total throughput per GPU (tok/s)"}
 	var tips historyTips
 	marked := map[[2]int]historyChange{}
@@ -163,4 +143,26 @@ func historyChart(r *Report, id string, rounds []int, lines []historyLine, chang
 	}
 	h.Tips = tips
 	return charts.HistoryChart(id, h)
+}
+
+// historyX is the history chart's x of each of rounds: its start time
+// (timed) when every round has one and they follow the rounds' order (a
+// round 1 whose results were re-dated later than round 2's record would
+// draw the line backwards), else its number among rounds.
+func historyX(r *Report, rounds []int) (x []any, timed bool) {
+	x = make([]any, len(rounds))
+	var prev time.Time
+	for j, ri := range rounds {
+		rr := r.Rounds[ri]
+		t, err := time.Parse(time.RFC3339, rr.Start())
+		if err != nil || t.Before(prev) {
+			for j := range x {
+				x[j] = j + 1
+			}
+			return x, false
+		}
+		prev = t
+		x[j] = rr.Start()
+	}
+	return x, true
 }
