@@ -40,11 +40,19 @@ type historyLine struct {
 // failed requests on line l, as the curves and SLO blocks say it; ""
 // when none failed.
 func (l historyLine) failedText(ri int) string {
-	if ri < len(l.failed) && l.failed[ri][0] > 0 {
-		f := l.failed[ri]
-		return fmt.Sprintf("✗ %d of %d requests failed", f[0], f[1])
+	if failed, requests, ok := l.failedRequests(ri); ok {
+		return fmt.Sprintf("✗ %d of %d requests failed", failed, requests)
 	}
 	return ""
+}
+
+// failedRequests are round ri's failed requests on line l, of all its
+// requests; ok when any failed (where the history and data.json say so).
+func (l historyLine) failedRequests(ri int) (failed, requests int, ok bool) {
+	if ri < len(l.failed) && l.failed[ri][0] > 0 {
+		return l.failed[ri][0], l.failed[ri][1], true
+	}
+	return 0, 0, false
 }
 
 func (l historyLine) label() string {

@@ -300,8 +300,8 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		for _, l := range h.lines {
 			if vs := l.values[ri]; len(vs) > 0 {
 				hd := headlineData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Load: pointLoad(l.pt), Values: finite(vs)}
-				if f := l.failed[ri]; f[0] > 0 { // as failedText says it
-					hd.FailedRequests, hd.Requests = f[0], f[1]
+				if failed, requests, ok := l.failedRequests(ri); ok { // as failedText says it
+					hd.FailedRequests, hd.Requests = failed, requests
 				}
 				x.Headline = append(x.Headline, hd)
 			}
