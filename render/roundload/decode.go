@@ -1,7 +1,7 @@
 package roundload
 
 import (
-	"fmt"
+	"reflect"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -19,55 +19,27 @@ type olderResult struct {
 	RawOutput     checkedString   `json:"raw_output,omitempty"`
 }
 
-// checkedRequests are a result's requests decoded as strictly as
-// schema.Unmarshal decodes them, each into one schema.Request reused
-// (its type is the check: a field of the wrong type, or one Request does
-// not have, is an error), and dropped. Reading them past as any JSON
-// value (what it replaces) took a requests array holding a string where
-// a number belongs, which the latest round's decode refuses, so that an
+// checkedRequests are a result's requests checked as strictly as
+// schema.Unmarshal decodes them, against the shape of []schema.Request
+// (shape.go: its fields and their types; a member Request does not
+// have is an error), and not kept. Reading them past as any JSON value
+// (what this replaces) took a requests array holding a string where a
+// number belongs, which the latest round's decode refuses, so that an
 // older round's result was shown without the error a newer one gave.
 type checkedRequests struct{}
 
+var requestsShape = shapeOf(reflect.TypeFor[[]schema.Request]())
+
 func (checkedRequests) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	if dec.PeekKind() == 'n' {
-		_, err := dec.ReadToken()
-		return err
-	}
-	if k := dec.PeekKind(); k != '[' {
-		// As schema.Result's []Request would say it; decode falls back to
-		// schema.Unmarshal, which words the error.
-		return fmt.Errorf("requests: JSON %v where an array belongs", k)
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	// Every request into one Request, not reset: nothing of it is kept,
-	// and what it held is reused (its event times' array, its pointed-to
-	// ints), so the check allocates next to nothing. decode's options
-	// (unknown members rejected) hold.
-	var one schema.Request
-	for dec.PeekKind() != ']' {
-		if err := jsonv2.UnmarshalDecode(dec, &one); err != nil {
-			return err
-		}
-	}
-	_, err := dec.ReadToken()
-	return err
+	return requestsShape.check(dec)
 }
 
-// checkedString is a string (or null) read past without being kept.
+// checkedString is a string (or null) checked and not kept.
 type checkedString struct{}
 
-func (checkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := dec.ReadValue()
-	if err != nil {
-		return err
-	}
-	if k := v.Kind(); k != '"' && k != 'n' {
-		return fmt.Errorf("raw_output: JSON %v where a string belongs", k)
-	}
-	return nil
-}
+var stringShape = shapeOf(reflect.TypeFor[string]())
+
+func (checkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error { return stringShape.check(dec) }
 
 // decode is schema.Unmarshal for a result of an older round, less its
 // Requests and RawOutput, in one pass of json v2 that does not keep the

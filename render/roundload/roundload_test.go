@@ -430,3 +430,82 @@ func BenchmarkLoadKnown(b *testing.B) {
 		}
 	}
 }
+
+// TestDecodeAgreesWithSchema: every field of a request (and the raw
+// output) set to each kind of JSON value is taken by decode exactly when
+// schema.Unmarshal takes it (the shape check may refuse more, and then
+// hands the file to schema.Unmarshal: never less).
+func TestDecodeAgreesWithSchema(t *testing.T) {
+	good, err := os.ReadFile("../../results/demo-mock-rounds/rounds/2/large-batch--chat--c4.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := []any{nil, true, "x", "", 0, -3, 2.5, 1e300, json.Number("1e999"), json.Number("-0"), json.Number("12345678901234567890"),
+		json.Number("9223372036854775807"), json.Number("-9223372036854775809"), json.Number("1.0"), json.Number("1E2"),
+		[]any{}, []any{1.5, 2}, []any{"a"}, []any{nil}, map[string]any{}, map[string]any{"index": 1}}
+	names := []string{"raw_output", "requests"}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[schema.Request]()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		names = append(names, "requests.0."+name)
+	}
+	names = append(names, "requests.0.Index", "requests.0.nosuch")
+	n := 0
+	for _, name := range names {
+		for _, v := range values {
+			var m map[string]any
+			d := json.NewDecoder(strings.NewReader(string(good)))
+			d.UseNumber()
+			if err := d.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			if field, ok := strings.CutPrefix(name, "requests.0."); ok {
+				m["requests"].([]any)[0].(map[string]any)[field] = v
+			} else {
+				m[name] = v
+			}
+			data, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want := schema.Unmarshal("r.json", data)
+			_, got := decode("r.json", data)
+			if (got == nil) != (want == nil) {
+				t.Errorf("%s = %s: decode's error %v, schema.Unmarshal's %v", name, mustJSON(t, v), got, want)
+			}
+			n++
+		}
+	}
+	if n < 300 {
+		t.Fatalf("%d cases", n)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestShapeOf: a type that decodes by its own rules (a method, base64,
+// numbers in strings, embedded fields) is decoded whole, not checked
+// token by token; Request's shape has each of its fields.
+func TestShapeOf(t *testing.T) {
+	type quoted struct {
+		N int `json:"n,string"`
+	}
+	type embeds struct {
+		schema.Engine
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[time.Time](), reflect.TypeFor[[]byte](), reflect.TypeFor[quoted](),
+		reflect.TypeFor[embeds](), reflect.TypeFor[map[string]int](), reflect.TypeFor[json.RawMessage]()} {
+		if s := shapeOf(typ); s.kind != reflect.Invalid {
+			t.Errorf("%v: checked as %v, want decoded whole", typ, s.kind)
+		}
+	}
+	s := shapeOf(reflect.TypeFor[schema.Request]())
+	if n := len(reflect.VisibleFields(reflect.TypeFor[schema.Request]())); s.kind != reflect.Struct || len(s.fields) != n || len(s.index) != n {
+		t.Errorf("Request's shape: %v with %d fields, want a struct of %d", s.kind, len(s.fields), n)
+	}
+}
