@@ -488,6 +488,44 @@ func TestHistorySLO(t *testing.T) {
 			t.Errorf("round %s: data.json's SLO answers %q, want %q (the history's)", rd.ID, got, want[ri])
 		}
 	}
+	// Round r3: every point's TTFT p99 over the limit. The table says
+	// none meets it; data.json says met false, with no point.
+	rd, err = schema.CreateRound(camp, &schema.Round{ID: "r3", Start: "2026-11-28T22:00:00Z", Campaign: "sw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Summary.TTFT.Percentiles[0].ValueMs = 900
+		if err := schema.WriteFile(filepath.Join(rd.Dir, filepath.Base(f)), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	if page := readFile(t, filepath.Join(out, "sw", "index.html")); strings.Count(page, `<td class="change">none meets it</td>`) != 2 {
+		t.Error("the SLO history does not say none meets it in round r3, for both")
+	}
+	var r3 struct {
+		Rounds []struct {
+			SLO []map[string]any `json:"slo"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "sw", "data.json"))), &r3); err != nil || len(r3.Rounds) != 3 {
+		t.Fatalf("data.json: %d rounds, %v", len(r3.Rounds), err)
+	}
+	for _, a := range r3.Rounds[2].SLO {
+		if len(a) != 3 || a["met"] != false {
+			t.Errorf("round r3's answer %v: want experiment, profile and met false alone", a)
+		}
+	}
+	if len(r3.Rounds[2].SLO) != 2 {
+		t.Errorf("round r3: %d SLO answers, want 2", len(r3.Rounds[2].SLO))
+	}
 }
 
 // TestHomeChangesSingleRuns: over single runs a change point needs
