@@ -3,8 +3,11 @@ package render
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -154,7 +157,7 @@ func TestHistoryFailedRequests(t *testing.T) {
 		}
 	}
 	writeRound(t, filepath.Join(dir, "results", "demo-h100"), &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"}, results)
-	page, _ := buildFixtureReport(t, dir)
+	page, b := buildFixtureReport(t, dir)
 	const stall = "✗ 30 of 1000 requests failed"
 	i, j := strings.Index(page, `<table class="sortable history">`), strings.Index(page, `<h2 id="all-runs"`)
 	if i < 0 || j < i {
@@ -179,6 +182,83 @@ func TestHistoryFailedRequests(t *testing.T) {
 	}
 	if found != 1 || len(opt.History.Failed) != 3 {
 		t.Errorf("the chart's hover: failed %v; want %q once among 3", opt.History.Failed, stall)
+	}
+	// data.json's headline has the same counts: each round's every line.
+	var data struct {
+		Rounds []struct {
+			Headline []struct {
+				Experiment, Profile string
+				Requests            *int `json:"requests"`
+				Failed              *int `json:"failed_requests"`
+			} `json:"headline"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal(b, &data); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for ri, rd := range data.Rounds {
+		for _, h := range rd.Headline {
+			if (h.Requests == nil) != (h.Failed == nil) {
+				t.Fatalf("round %d: %s/%s's headline has one of requests and failed_requests", ri, h.Experiment, h.Profile)
+			}
+			if h.Failed != nil { // present where any failed, as the history says it
+				said = append(said, fmt.Sprintf("%d %s/%s ✗ %d of %d requests failed", ri, h.Experiment, h.Profile, *h.Failed, *h.Requests))
+			}
+		}
+	}
+	sort.Strings(said)
+	if want := []string{"0 sglang-base/sharegpt ✗ 484 of 1000 requests failed", "1 sglang-base/sharegpt ✗ 484 of 1000 requests failed", "1 vllm-base/sharegpt " + stall}; !reflect.DeepEqual(said, want) {
+		t.Errorf("data.json's failed requests: %q, want the history's %q", said, want)
+	}
+}
+
+// TestInterruptedRoundOvertaken: a round whose collect was stopped before
+// any run finished, then overtaken by a newer round, measured nothing:
+// the history's chart and tables leave it out (a column of dashes read as
+// missing data) and name it under the table; data.json lists it as
+// interrupted, with no headline.
+func TestInterruptedRoundOvertaken(t *testing.T) {
+	dir := copyFixture(t)
+	camp := filepath.Join(dir, "results", "demo-h100")
+	writeRound(t, camp, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"}, []*schema.Result{interrupted(fixtureRun(t, "vllm-base", "sharegpt"))})
+	writeRound(t, camp, &schema.Round{ID: "2026-11-29", Start: "2026-11-29T05:00:00Z", Campaign: "demo-h100"}, fixtureResults())
+	page, b := buildFixtureReport(t, dir)
+	i, j := strings.Index(page, `<h2 id="history"`), strings.Index(page, `<h2 id="all-runs"`)
+	if i < 0 || j < i {
+		t.Fatal("no history section")
+	}
+	hist := page[i:j]
+	if strings.Contains(hist, "Round 2026-11-28") || !strings.Contains(hist, "Round 2026-11-29") || !strings.Contains(hist, "over 2 rounds") {
+		t.Errorf("the history's table shows round 2026-11-28 (or not 2026-11-29, or not 2 rounds):\n%s", hist)
+	}
+	if strings.Contains(hist, "<td>–</td>") {
+		t.Error("the history's table has an empty cell")
+	}
+	const note = "Not shown: round 2026-11-28, interrupted before any run finished"
+	if !strings.Contains(hist, note) {
+		t.Errorf("the history does not say %q", note)
+	}
+	opt := historyChartOption(t, page)
+	if len(opt.Dataset.Source) != 2 || len(opt.History.Rounds) != 2 || opt.History.Rounds[1][0] != "2026-11-29" {
+		t.Errorf("history chart: %d rows, rounds %v; want 1 and 2026-11-29", len(opt.Dataset.Source), opt.History.Rounds)
+	}
+	var data struct {
+		Rounds []struct {
+			ID          string            `json:"id"`
+			Interrupted bool              `json:"interrupted"`
+			Headline    []json.RawMessage `json:"headline"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal(b, &data); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range data.Rounds {
+		got = append(got, fmt.Sprintf("%s %v %d", r.ID, r.Interrupted, len(r.Headline)))
+	}
+	if want := []string{"1 false 5", "2026-11-28 true 0", "2026-11-29 false 5"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("data.json rounds (id, interrupted, headline figures): %q, want %q", got, want)
 	}
 }
 
@@ -229,4 +309,40 @@ func withoutHistory(t *testing.T, page string) string {
 		page = page[:i] + page[j:]
 	}
 	return page
+}
+
+// TestOlderRoundStrict: a result of an older round with a field of the
+// wrong type inside its requests is the build's error naming the file,
+// line and field, as it is in the latest round (the older round's decode
+// passed its requests over and showed the result without them).
+func TestOlderRoundStrict(t *testing.T) {
+	for _, older := range []bool{false, true} {
+		dir := copyFixture(t)
+		camp := filepath.Join(dir, "results", "demo-h100")
+		rd := writeRound(t, camp, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T05:00:00Z", Campaign: "demo-h100"}, fixtureResults())
+		f := filepath.Join(rd, "vllm-base--long.json") // the latest round's
+		if older {
+			f = filepath.Join(camp, "vllm-base--long.json") // round 1's
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["requests"] = []any{map[string]any{"index": 0, "output_tokens": "sixteen", "success": true}}
+		if b, err = json.MarshalIndent(m, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err = Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")})
+		t.Logf("older round %v: %v", older, err)
+		if err == nil || !strings.Contains(err.Error(), "vllm-base--long.json:") || !strings.Contains(err.Error(), "requests.output_tokens") {
+			t.Errorf("older round %v: build error %v; want one naming the file, line and requests.output_tokens", older, err)
+		}
+	}
 }

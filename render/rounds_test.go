@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -433,7 +435,11 @@ func TestHistorySLO(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	page := buildPage(t, content, results)
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, filepath.Join(out, "sw", "index.html"))
 	i := strings.Index(page, `<table class="sortable history history-slo">`)
 	if i < 0 {
 		t.Fatal("no SLO history table")
@@ -448,6 +454,77 @@ func TestHistorySLO(t *testing.T) {
 		if !strings.Contains(table, want) {
 			t.Errorf("SLO history lacks %q:\n%s", want, table)
 		}
+	}
+	// data.json has the same answers, each round's, and the SLO.
+	var data struct {
+		SLO    map[string]float64 `json:"slo_ms"`
+		Rounds []struct {
+			ID  string `json:"id"`
+			SLO []struct {
+				Experiment, Profile, Point string
+				Met                        bool
+				Load                       map[string]float64
+				PerGPU                     float64 `json:"total_token_throughput_per_gpu"`
+			} `json:"slo"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "sw", "data.json"))), &data); err != nil {
+		t.Fatal(err)
+	}
+	if len(data.Rounds) != 2 || data.SLO["ttft_p99"] != 500 || data.SLO["tpot_p99"] != 20 {
+		t.Fatalf("data.json: slo_ms %v, %d rounds", data.SLO, len(data.Rounds))
+	}
+	want := [][]string{{"fast chat concurrency 8 8 2000", "wide chat concurrency 64 64 10000"}, {"fast chat concurrency 8 8 2000", "wide chat concurrency 8 8 1500"}}
+	for ri, rd := range data.Rounds {
+		var got []string
+		for _, a := range rd.SLO {
+			got = append(got, fmt.Sprintf("%s %s %s %v %v", a.Experiment, a.Profile, a.Point, a.Load["max_concurrency"], a.PerGPU))
+			if !a.Met {
+				t.Errorf("round %s: %s not met", rd.ID, a.Experiment)
+			}
+		}
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, want[ri]) {
+			t.Errorf("round %s: data.json's SLO answers %q, want %q (the history's)", rd.ID, got, want[ri])
+		}
+	}
+	// Round r3: every point's TTFT p99 over the limit. The table says
+	// none meets it; data.json says met false, with no point.
+	rd, err = schema.CreateRound(camp, &schema.Round{ID: "r3", Start: "2026-11-28T22:00:00Z", Campaign: "sw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		res, err := schema.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Summary.TTFT.Percentiles[0].ValueMs = 900
+		if err := schema.WriteFile(filepath.Join(rd.Dir, filepath.Base(f)), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Build(context.Background(), Options{Content: content, Results: results, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	if page := readFile(t, filepath.Join(out, "sw", "index.html")); strings.Count(page, `<td class="change">none meets it</td>`) != 2 {
+		t.Error("the SLO history does not say none meets it in round r3, for both")
+	}
+	var r3 struct {
+		Rounds []struct {
+			SLO []map[string]any `json:"slo"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "sw", "data.json"))), &r3); err != nil || len(r3.Rounds) != 3 {
+		t.Fatalf("data.json: %d rounds, %v", len(r3.Rounds), err)
+	}
+	for _, a := range r3.Rounds[2].SLO {
+		if len(a) != 3 || a["met"] != false {
+			t.Errorf("round r3's answer %v: want experiment, profile and met false alone", a)
+		}
+	}
+	if len(r3.Rounds[2].SLO) != 2 {
+		t.Errorf("round r3: %d SLO answers, want 2", len(r3.Rounds[2].SLO))
 	}
 }
 

@@ -40,11 +40,19 @@ type historyLine struct {
 // failed requests on line l, as the curves and SLO blocks say it; ""
 // when none failed.
 func (l historyLine) failedText(ri int) string {
-	if ri < len(l.failed) && l.failed[ri][0] > 0 {
-		f := l.failed[ri]
-		return fmt.Sprintf("✗ %d of %d requests failed", f[0], f[1])
+	if failed, requests, ok := l.failedRequests(ri); ok {
+		return fmt.Sprintf("✗ %d of %d requests failed", failed, requests)
 	}
 	return ""
+}
+
+// failedRequests are round ri's failed requests on line l, of all its
+// requests; ok when any failed (where the history and data.json say so).
+func (l historyLine) failedRequests(ri int) (failed, requests int, ok bool) {
+	if ri < len(l.failed) && l.failed[ri][0] > 0 {
+		return l.failed[ri][0], l.failed[ri][1], true
+	}
+	return 0, 0, false
 }
 
 func (l historyLine) label() string {
@@ -69,13 +77,23 @@ type reportHistory struct {
 	// slo is, for a sweep campaign with an SLO, each sweep profile ×
 	// experiment's SLO answer in each round.
 	slo []sloHistory
+	// rounds are the indices (in r.Rounds) of the rounds the history
+	// shows, oldest first: those holding a finished result (the shown
+	// round is one). interrupted are the others: an older round whose
+	// every result was interrupted (a collect stopped before any run
+	// finished, then overtaken by a newer round) measured nothing, and a
+	// column of dashes would read as missing data; the chart and tables
+	// leave it out and name it under the table, data.json lists it as
+	// "interrupted".
+	rounds, interrupted []int
 	// err: an older round could not be read again (site.RoundResults.Load).
 	err error
 }
 
 // sloHistory is one sweep profile × experiment's SLO answer over rounds.
 type sloHistory struct {
-	label string
+	label     string
+	exp, prof string // the experiment's and profile's ids
 	// answers[i] is round i's answer; nil where the round did not
 	// measure the experiment on the profile.
 	answers []*analysis.SLOAnswer
@@ -102,6 +120,11 @@ func historyOf(r *Report) *reportHistory {
 				f := d.Facts
 				r.Rounds[ri].Facts = &f
 			}
+			if !d.Facts.Finished {
+				h.interrupted = append(h.interrupted, ri) // no value nor answer
+				continue
+			}
+			h.rounds = append(h.rounds, ri)
 			lines = historyValues(r, lines, idx, ri, d.Values)
 			h.slo = sloAnswers(r, h.slo, sidx, ri, d.SLO)
 		}
@@ -200,10 +223,13 @@ type historyView struct {
 	Chart  template.HTML
 	// Shown of Total rounds are in the tables; Shown is 0 when all are.
 	Shown, Total int
-	Rounds       []historyRoundView
-	Lines        []historyLineView
-	SLO          *historySLOView
-	Changes      []historyChangeView
+	// Interrupted names the older rounds left out (reportHistory's
+	// interrupted): "round 2026-11-28.8", "rounds 7 and 9".
+	Interrupted string
+	Rounds      []historyRoundView
+	Lines       []historyLineView
+	SLO         *historySLOView
+	Changes     []historyChangeView
 }
 
 type historyRoundView struct{ ID, Date string }
@@ -285,7 +311,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		marked[[2]int{ch.line, ch.round}] = ch
 	}
 	if title == "" {
-		title = "Total throughput per GPU over " + strconv.Itoa(len(r.Rounds)) + " rounds"
+		title = "Total throughput per GPU over " + strconv.Itoa(len(h.rounds)) + " rounds"
 	}
 	caption := "Each configuration's total throughput per GPU in each round (hover for the round's engine, commit and spread; dotted vertical lines mark engine version changes"
 	if len(changes) > 0 {
@@ -299,28 +325,28 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		v.Anchor = c.ids.Slug("history-chart")
 	}
 	chart, err := c.html(func(w *bytes.Buffer) error {
-		return c.chartHTML(w, historyChart(r, c.nextChartID("history"), lines, changes), title, caption)
+		return c.chartHTML(w, historyChart(r, c.nextChartID("history"), h.rounds, lines, changes), title, caption)
 	})
 	if err != nil {
 		return err
 	}
 	v.Chart = chart
 
-	// The tables show the last historyColumns rounds (the chart and
-	// data.json have them all).
-	first := max(0, len(r.Rounds)-historyColumns)
-	if first > 0 {
-		v.Shown, v.Total = historyColumns, len(r.Rounds)
+	// The tables show the last historyColumns rounds of the history's
+	// (the chart and data.json have them all).
+	cols := h.rounds[max(0, len(h.rounds)-historyColumns):]
+	if len(cols) < len(h.rounds) {
+		v.Shown, v.Total = historyColumns, len(h.rounds)
 	}
-	for _, rr := range r.Rounds[first:] {
+	v.Interrupted = roundsNamed(r, h.interrupted)
+	for _, ri := range cols {
+		rr := r.Rounds[ri]
 		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: datedUnlessNamed(rr)})
 	}
 	for li, l := range lines {
 		lv := historyLineView{Label: l.label()}
-		for ri, vals := range l.values {
-			if ri < first {
-				continue
-			}
+		for _, ri := range cols {
+			vals := l.values[ri]
 			if len(vals) == 0 {
 				lv.Cells = append(lv.Cells, historyCellView{Empty: true})
 				continue
@@ -341,7 +367,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		}
 		v.Lines = append(v.Lines, lv)
 	}
-	v.SLO = sloHistoryView(r, h.slo, first)
+	v.SLO = sloHistoryView(r, h.slo, cols)
 
 	for _, ch := range changes {
 		l := lines[ch.line]
@@ -369,6 +395,22 @@ func spreadPct(cv float64) string {
 		return strconv.FormatFloat(pct, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(cv*100, 'f', 0, 64)
+}
+
+// roundsNamed names rounds ris as the history's note does: "round 7",
+// "rounds 7 and 9", "rounds 3, 7 and 9"; "" for none.
+func roundsNamed(r *Report, ris []int) string {
+	ids := make([]string, len(ris))
+	for i, ri := range ris {
+		ids[i] = r.Rounds[ri].ID
+	}
+	switch len(ids) {
+	case 0:
+		return ""
+	case 1:
+		return "round " + ids[0]
+	}
+	return "rounds " + strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1]
 }
 
 // historyColumns is the number of rounds the history table shows.
@@ -497,7 +539,8 @@ func sloAnswers(r *Report, out []sloHistory, idx map[string]int, ri int, vals []
 		if !ok {
 			j = len(out)
 			idx[v.Key] = j
-			out = append(out, sloHistory{label: v.Label, answers: make([]*analysis.SLOAnswer, len(r.Rounds))})
+			prof, exp, _ := strings.Cut(v.Key, "\x00")
+			out = append(out, sloHistory{label: v.Label, exp: exp, prof: prof, answers: make([]*analysis.SLOAnswer, len(r.Rounds))})
 		}
 		a := v.A
 		out[j].answers[ri] = &a
@@ -506,9 +549,10 @@ func sloAnswers(r *Report, out []sloHistory, idx map[string]int, ri int, vals []
 }
 
 // sloHistoryView is the SLO answer of each sweep profile × experiment in
-// the rounds from first on, a cell marked where the answer moved to
-// another load; nil without answers.
-func sloHistoryView(r *Report, hs []sloHistory, first int) *historySLOView {
+// the rounds cols (the table's columns, the last of the history's
+// rounds), a cell marked where the answer moved to another load; nil
+// without answers.
+func sloHistoryView(r *Report, hs []sloHistory, cols []int) *historySLOView {
 	if len(hs) == 0 {
 		return nil
 	}
@@ -516,13 +560,13 @@ func sloHistoryView(r *Report, hs []sloHistory, first int) *historySLOView {
 	for _, h := range hs {
 		row := historySLORowView{Label: h.label}
 		var prev *analysis.SLOAnswer
-		for ri, a := range h.answers {
-			if ri < first {
-				if a != nil {
-					prev = a
-				}
-				continue
+		for ri := 0; len(cols) > 0 && ri < cols[0]; ri++ {
+			if a := h.answers[ri]; a != nil {
+				prev = a
 			}
+		}
+		for _, ri := range cols {
+			a := h.answers[ri]
 			if a == nil {
 				row.Cells = append(row.Cells, historySLOCellView{Empty: true})
 				continue

@@ -22,57 +22,48 @@ import (
 
 // historyTips is what the hover text needs beyond the dataset.
 type historyTips struct {
-	// Rounds: [id, date, short commit] per round, oldest first.
+	// Rounds: [id, date, short commit] per round the chart shows (a
+	// dataset row each), oldest first.
 	Rounds [][3]string `json:"rounds"`
-	// Engines[i]: line i's engine from a round on, [round index, text]
-	// where it changes.
+	// Engines[i]: line i's engine from a round on, [row, text] where it
+	// changes.
 	Engines [][][2]any `json:"engines"`
-	// Changes: "line:round" → the change point's text.
+	// Changes: "line:row" → the change point's text.
 	Changes map[string]string `json:"changes,omitempty"`
-	// Failed: "line:round" → its failed requests (historyLine.failedText),
+	// Failed: "line:row" → its failed requests (historyLine.failedText),
 	// where any failed: a stall reads as a slowdown otherwise.
 	Failed map[string]string `json:"failed,omitempty"`
 }
 
-// historyChart builds the history chart: x is the round's start time
-// (the round's number when a round's date is unknown or the dates do not
-// follow the rounds' order), a line per
+// historyChart builds the history chart of rounds (the history's: the
+// indices in r.Rounds of those it shows), a dataset row each: x is the
+// round's start time (the round's number among them when a round's date
+// is unknown or the dates do not follow the rounds' order), a line per
 // configuration, change points pinned, engine version changes marked by
-// a vertical line on the x axis.
-func historyChart(r *Report, id string, lines []historyLine, changes []historyChange) charts.Chart {
-	x := make([]any, len(r.Rounds))
-	timed := true
-	var prev time.Time
-	for ri, rr := range r.Rounds {
-		// Dates on x only when every round has one and they follow the
-		// rounds' order (a round 1 whose results were re-dated later than
-		// round 2's record would draw the line backwards).
-		t, err := time.Parse(time.RFC3339, rr.Start())
-		if err != nil || t.Before(prev) {
-			timed = false
-			break
-		}
-		prev = t
-		x[ri] = rr.Start()
+// a vertical line on the x axis. The hover's round indices are rows.
+func historyChart(r *Report, id string, rounds []int, lines []historyLine, changes []historyChange) charts.Chart {
+	row := make([]int, len(r.Rounds)) // a round's row; -1: not shown
+	for ri := range row {
+		row[ri] = -1
 	}
-	if !timed {
-		for ri := range x {
-			x[ri] = ri + 1
-		}
+	for j, ri := range rounds {
+		row[ri] = j
 	}
+	x, timed := historyX(r, rounds)
 	h := charts.History{XTime: timed, YName: "total throughput per GPU (tok/s)"}
 	var tips historyTips
 	marked := map[[2]int]historyChange{}
 	for _, ch := range changes {
 		marked[[2]int{ch.line, ch.round}] = ch
 	}
-	for ri, rr := range r.Rounds {
-		row := make([]any, 1, 1+3*len(lines))
-		row[0] = x[ri]
+	for j, ri := range rounds {
+		rr := r.Rounds[ri]
+		cells := make([]any, 1, 1+3*len(lines))
+		cells[0] = x[j]
 		for _, l := range lines {
 			v := l.values[ri]
 			if len(v) == 0 {
-				row = append(row, nil, nil, nil)
+				cells = append(cells, nil, nil, nil)
 				continue
 			}
 			sm := stats.Summarize(v)
@@ -80,9 +71,9 @@ func historyChart(r *Report, id string, lines []historyLine, changes []historyCh
 			if sm.N > 1 {
 				cv = math.Round(sm.CV*1000) / 10
 			}
-			row = append(row, math.Round(sm.Mean*100)/100, cv, sm.N)
+			cells = append(cells, math.Round(sm.Mean*100)/100, cv, sm.N)
 		}
-		h.Rows = append(h.Rows, row)
+		h.Rows = append(h.Rows, cells)
 		commit := ""
 		if rr.Record != nil {
 			commit = shortCommit(rr.Record.GitCommit)
@@ -102,20 +93,20 @@ func historyChart(r *Report, id string, lines []historyLine, changes []historyCh
 	for li, l := range lines {
 		last := ""
 		for ri, v := range l.values {
-			if len(v) == 0 {
+			if len(v) == 0 || row[ri] < 0 {
 				continue
 			}
 			eng := roundEngine(r, ri, l.exp.ID)
 			if eng == "" || eng == last {
 				continue
 			}
-			tips.Engines[li] = append(tips.Engines[li], [2]any{ri, eng})
+			tips.Engines[li] = append(tips.Engines[li], [2]any{row[ri], eng})
 			if last != "" {
-				m := marks[ri]
+				m := marks[row[ri]]
 				if m == nil {
 					m = &mark{seen: map[string]bool{}}
-					marks[ri] = m
-					markRounds = append(markRounds, ri)
+					marks[row[ri]] = m
+					markRounds = append(markRounds, row[ri])
 				}
 				if !m.seen[eng] {
 					m.seen[eng] = true
@@ -126,30 +117,52 @@ func historyChart(r *Report, id string, lines []historyLine, changes []historyCh
 		}
 	}
 	sort.Ints(markRounds)
-	for _, ri := range markRounds {
-		h.XMarks = append(h.XMarks, charts.XMark{X: x[ri], Name: strings.Join(marks[ri].names, ", ")})
+	for _, j := range markRounds {
+		h.XMarks = append(h.XMarks, charts.XMark{X: x[j], Name: strings.Join(marks[j].names, ", ")})
 	}
 	for li, l := range lines {
 		hl := charts.HistoryLine{Name: l.label(), YColumn: 1 + 3*li}
-		for ri := range l.values {
+		for j, ri := range rounds {
 			if f := l.failedText(ri); f != "" {
 				if tips.Failed == nil {
 					tips.Failed = map[string]string{}
 				}
-				tips.Failed[strconv.Itoa(li)+":"+strconv.Itoa(ri)] = f
+				tips.Failed[strconv.Itoa(li)+":"+strconv.Itoa(j)] = f
 			}
 			ch, ok := marked[[2]int{li, ri}]
 			if !ok {
 				continue
 			}
-			hl.Pins = append(hl.Pins, charts.Pin{X: x[ri], Y: stats.Summarize(l.values[ri]).Mean, Label: fmt.Sprintf("%+.0f%%", ch.c.Pct)})
+			hl.Pins = append(hl.Pins, charts.Pin{X: x[j], Y: stats.Summarize(l.values[ri]).Mean, Label: fmt.Sprintf("%+.0f%%", ch.c.Pct)})
 			if tips.Changes == nil {
 				tips.Changes = map[string]string{}
 			}
-			tips.Changes[strconv.Itoa(li)+":"+strconv.Itoa(ri)] = fmt.Sprintf("change point: %+.1f%%", ch.c.Pct)
+			tips.Changes[strconv.Itoa(li)+":"+strconv.Itoa(j)] = fmt.Sprintf("change point: %+.1f%%", ch.c.Pct)
 		}
 		h.Lines = append(h.Lines, hl)
 	}
 	h.Tips = tips
 	return charts.HistoryChart(id, h)
+}
+
+// historyX is the history chart's x of each of rounds: its start time
+// (timed) when every round has one and they follow the rounds' order (a
+// round 1 whose results were re-dated later than round 2's record would
+// draw the line backwards), else its number among rounds.
+func historyX(r *Report, rounds []int) (x []any, timed bool) {
+	x = make([]any, len(rounds))
+	var prev time.Time
+	for j, ri := range rounds {
+		rr := r.Rounds[ri]
+		t, err := time.Parse(time.RFC3339, rr.Start())
+		if err != nil || t.Before(prev) {
+			for j := range x {
+				x[j] = j + 1
+			}
+			return x, false
+		}
+		prev = t
+		x[j] = rr.Start()
+	}
+	return x, true
 }

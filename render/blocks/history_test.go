@@ -24,7 +24,7 @@ func TestHistoryChartOrder(t *testing.T) {
 		r.Rounds = []site.RoundResults{{ID: "1", Results: res(tc.start1)}, {ID: "2", Record: &schema.Round{ID: "2", Start: "2026-10-12T02:00:00Z"}, Results: res("")}}
 		h := historyOf(r)
 		lines, changes := h.lines, h.changes
-		b, err := historyChart(r, "h", lines, changes).JSON()
+		b, err := historyChart(r, "h", h.rounds, lines, changes).JSON()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "f6c8530d7cede993ae531156ed7c42af1ed2fe3a8282282547dc5b95c6f16ff0"
+const generatedTemplatesSum = "ca99efd622bc27d13e4e484a0b9c1d3034b3b45309720b2430a2f28ec54e1cba"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -455,43 +455,49 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 		b.WriteString(`</tbody>
 </table></div>
 `)
-		if w13 := dot.SLO; w13 != nil {
+		if w13 := dot.Interrupted; len(w13) > 0 {
+			b.WriteString(`<p class="history-interrupted">Not shown: `)
+			escapeText(b, w13)
+			b.WriteString(`, interrupted before any run finished (no measurement; the report's data.json lists it as interrupted).</p>
+`)
+		}
+		if w14 := dot.SLO; w14 != nil {
 			b.WriteString(`<p class="history-slo">The SLO (`)
-			escapeText(b, w13.Text)
+			escapeText(b, w14.Text)
 			b.WriteString(`) in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>
 <div class="table-wrap"><table class="sortable history history-slo">
 <thead><tr><th>Configuration</th>`)
-			if r14 := dot.Rounds; len(r14) > 0 {
-				for i15 := range r14 {
+			if r15 := dot.Rounds; len(r15) > 0 {
+				for i16 := range r15 {
 					b.WriteString(`<th>Round `)
-					escapeText(b, r14[i15].ID)
+					escapeText(b, r15[i16].ID)
 					b.WriteString(`</th>`)
 				}
 			}
 			b.WriteString(`</tr></thead>
 <tbody>
 `)
-			if r16 := w13.Rows; len(r16) > 0 {
-				for i17 := range r16 {
+			if r17 := w14.Rows; len(r17) > 0 {
+				for i18 := range r17 {
 					b.WriteString(`<tr><td>`)
-					escapeText(b, r16[i17].Label)
+					escapeText(b, r17[i18].Label)
 					b.WriteString(`</td>`)
-					if r18 := r16[i17].Cells; len(r18) > 0 {
-						for i19 := range r18 {
-							if r18[i19].Empty {
+					if r19 := r17[i18].Cells; len(r19) > 0 {
+						for i20 := range r19 {
+							if r19[i20].Empty {
 								b.WriteString(`<td>–</td>`)
 							} else {
 								b.WriteString(`<td`)
-								if r18[i19].Moved {
+								if r19[i20].Moved {
 									b.WriteString(` class="change"`)
 								}
 								b.WriteString(`>`)
-								if r18[i19].None {
+								if r19[i20].None {
 									b.WriteString(`none meets it`)
 								} else {
-									escapeText(b, r18[i19].Point)
+									escapeText(b, r19[i20].Point)
 									b.WriteString(`: `)
-									escapeText(b, r18[i19].PerGPU)
+									escapeText(b, r19[i20].PerGPU)
 									b.WriteString(` tok/s/GPU`)
 								}
 								b.WriteString(`</td>`)
@@ -510,34 +516,34 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 			b.WriteString(`<p class="history-changes">Change points:</p>
 <ul class="history-changes">
 `)
-			if r20 := dot.Changes; len(r20) > 0 {
-				for i21 := range r20 {
+			if r21 := dot.Changes; len(r21) > 0 {
+				for i22 := range r21 {
 					b.WriteString(`<li>`)
-					escapeText(b, r20[i21].Label)
+					escapeText(b, r21[i22].Label)
 					b.WriteString(`: `)
-					b.WriteString(string(r20[i21].Pct))
+					b.WriteString(string(r21[i22].Pct))
 					b.WriteString(`% (`)
-					escapeText(b, r20[i21].Word)
+					escapeText(b, r21[i22].Word)
 					b.WriteString(`) in round `)
-					escapeText(b, r20[i21].Round)
-					if w22 := r20[i21].Date; len(w22) > 0 {
+					escapeText(b, r21[i22].Round)
+					if w23 := r21[i22].Date; len(w23) > 0 {
 						b.WriteString(` (`)
-						escapeText(b, w22)
+						escapeText(b, w23)
 						b.WriteString(`)`)
 					}
 					b.WriteString(`; `)
-					if r20[i21].UTest {
+					if r21[i22].UTest {
 						b.WriteString(`U test against round `)
-						escapeText(b, r20[i21].Prev)
+						escapeText(b, r21[i22].Prev)
 						b.WriteString(` p=`)
-						escapeText(b, r20[i21].P)
+						escapeText(b, r21[i22].P)
 						b.WriteString(`, q=`)
-						escapeText(b, r20[i21].Q)
+						escapeText(b, r21[i22].Q)
 						b.WriteString(`, d=`)
-						escapeText(b, r20[i21].D)
+						escapeText(b, r21[i22].D)
 					} else {
 						b.WriteString(`change point of the series, max-t test p=`)
-						escapeText(b, r20[i21].P)
+						escapeText(b, r21[i22].P)
 					}
 					b.WriteString(`</li>
 `)

@@ -46,6 +46,9 @@ type ReportDataFile struct {
 	// the history flags (an empty list when none).
 	Rounds  []roundIndex `json:"rounds,omitempty"`
 	Changes []changeData `json:"changes,omitzero"`
+	// SLOms is the campaign's SLO (limits in ms, schema.SLO) when the
+	// rounds list SLO answers.
+	SLOms schema.SLO `json:"slo_ms,omitempty"`
 }
 
 // ReportData returns a report's data.json and data.csv: its runs'

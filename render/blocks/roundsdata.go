@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
+	"github.com/perflab/perflab/render/analysis"
 	"github.com/perflab/perflab/render/site"
 )
 
@@ -57,13 +59,22 @@ type roundIndex struct {
 	// report's data.json.
 	DataJSON string `json:"data_json"`
 	DataCSV  string `json:"data_csv"`
+	// Interrupted: every result of the round was interrupted (a collect
+	// stopped before any run finished, overtaken by a newer round); it
+	// measured nothing, so it has no headline and the history leaves
+	// it out, naming it (reportHistory's interrupted). Its files hold
+	// its interrupted runs.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Headline are the history's figures of the round: one per
 	// configuration × profile × load point it measured.
 	Headline []headlineData `json:"headline"`
+	// SLO is, for a sweep campaign with an SLO, the round's answer per
+	// sweep profile × experiment, as the history's SLO table shows it.
+	SLO []sloData `json:"slo,omitempty"`
 }
 
 // headlineData is one history line's figure in a round: total
-// throughput per GPU of each of its runs.
+// throughput per GPU of each of its runs, and their requests.
 type headlineData struct {
 	Experiment string `json:"experiment"`
 	Profile    string `json:"profile"`
@@ -72,6 +83,26 @@ type headlineData struct {
 	// varies and its value ({"max_concurrency": 4}); none at one load.
 	Load   map[string]float64 `json:"load,omitempty"`
 	Values []float64          `json:"total_token_throughput_per_gpu"`
+	// FailedRequests of Requests (the runs') failed, where any did: the
+	// history's "✗ n of m requests failed" (a run that stalled on a
+	// request stays ok, its throughput taken over its whole time). Both
+	// are omitted where none failed, as the history says nothing there:
+	// every entry would otherwise grow data.json by a third.
+	FailedRequests int `json:"failed_requests,omitempty"`
+	Requests       int `json:"requests,omitempty"`
+}
+
+// sloData is a sweep profile × experiment's SLO answer in a round (the
+// history's SLO table): the highest load point whose runs meet every
+// limit of the report's slo_ms, and the total throughput per GPU there;
+// Met false (and no point) when no point meets them.
+type sloData struct {
+	Experiment string             `json:"experiment"`
+	Profile    string             `json:"profile"`
+	Met        bool               `json:"met"`
+	Point      string             `json:"point,omitempty"`
+	Load       map[string]float64 `json:"load,omitempty"` // as headlineData's
+	Throughput *float64           `json:"total_token_throughput_per_gpu,omitempty"`
 }
 
 // pointLoad is a load point as data.json's headline and changes give it
@@ -263,12 +294,27 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		if rr.Record != nil {
 			x.GitCommit = rr.Record.GitCommit
 		}
+		x.Interrupted = slices.Contains(h.interrupted, ri)
+		// The history's lines and answers, which the chart and tables
+		// show: an interrupted round has none.
 		for _, l := range h.lines {
 			if vs := l.values[ri]; len(vs) > 0 {
-				x.Headline = append(x.Headline, headlineData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Load: pointLoad(l.pt), Values: finite(vs)})
+				hd := headlineData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Load: pointLoad(l.pt), Values: finite(vs)}
+				if failed, requests, ok := l.failedRequests(ri); ok { // as failedText says it
+					hd.FailedRequests, hd.Requests = failed, requests
+				}
+				x.Headline = append(x.Headline, hd)
+			}
+		}
+		for _, sh := range h.slo {
+			if a := sh.answers[ri]; a != nil {
+				x.SLO = append(x.SLO, sloOf(sh, a))
 			}
 		}
 		d.Rounds[ri] = x
+	}
+	if len(h.slo) > 0 {
+		d.SLOms = r.Campaign.SLO
 	}
 	d.Changes = []changeData{}
 	for _, ch := range h.changes {
@@ -290,6 +336,18 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		}
 	}
 	return d, rows, nil
+}
+
+// sloOf is answer a of sh in data.json.
+func sloOf(sh sloHistory, a *analysis.SLOAnswer) sloData {
+	x := sloData{Experiment: sh.exp, Profile: sh.prof, Met: a.Best >= 0}
+	if x.Met {
+		x.Point, x.Load = a.Point.String(), pointLoad(a.Point)
+		if v := a.ThroughputPerGPU; !math.IsNaN(v) && !math.IsInf(v, 0) {
+			x.Throughput = &v
+		}
+	}
+	return x
 }
 
 // finite is vs without the values JSON cannot hold.

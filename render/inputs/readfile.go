@@ -1,6 +1,9 @@
 package inputs
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Load reads some 14,000 result files for a site of 1,000 reports, and
 // drops their bytes once decoded (schema.Unmarshal copies every string out
@@ -26,3 +29,12 @@ func PutBuf(b *[]byte) {
 
 // GetBuf lends a buffer for ReadInto; give it back with PutBuf.
 func GetBuf() *[]byte { return bufs.Get().(*[]byte) }
+
+// minGrow is the least room ReadInto makes when buf is full: append's
+// growth starts at 8 bytes, and a round's files read into a nil buffer
+// (render/roundload, before it borrowed one) took a dozen reads and as
+// many buffers each.
+const minGrow = 16 << 10
+
+// grow makes room in the full buf: its length again, at least minGrow.
+func grow(buf []byte) []byte { return slices.Grow(buf, max(len(buf), minGrow)) }

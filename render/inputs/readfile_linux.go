@@ -48,7 +48,7 @@ func ReadInto(name string, buf []byte) ([]byte, error) {
 	defer syscall.Close(fd)
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = grow(buf)
 		}
 		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
 		if err == syscall.EINTR {

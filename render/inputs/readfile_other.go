@@ -21,7 +21,7 @@ func ReadInto(name string, buf []byte) ([]byte, error) {
 	defer f.Close()
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = grow(buf)
 		}
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -167,3 +167,21 @@ func TestResultFilesSame(t *testing.T) {
 		t.Error("nested: flatFiles took a directory with a subdirectory")
 	}
 }
+
+// TestReadIntoGrows: ReadInto into a nil buffer makes room in steps of
+// at least minGrow, doubling: a 40 KB file is three buffers (16, 32 and
+// 64 KB), not append's dozen from 8 bytes on.
+func TestReadIntoGrows(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(name, bytes.Repeat([]byte("x"), 40<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		if b, err := ReadInto(name, nil); err != nil || len(b) != 40<<10 {
+			t.Fatalf("%d bytes, %v", len(b), err)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("%v allocations to read 40 KB into a nil buffer, want at most 4", allocs)
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "f6c8530d7cede993ae531156ed7c42af1ed2fe3a8282282547dc5b95c6f16ff0"
+const generatedTemplatesSum = "ca99efd622bc27d13e4e484a0b9c1d3034b3b45309720b2430a2f28ec54e1cba"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.

@@ -34,6 +34,13 @@
 // its files anyway: it was the latest); no other older round is decoded
 // (Loads counts those that are).
 //
+// An older round's results are decoded less their requests and raw
+// output (decode), most of a result file's bytes, which the history and
+// data.json never show; those are checked all the same, against their
+// type's shape (shape.go), so that a file the latest round's decode
+// (schema.Unmarshal) refuses is refused as an older round's, with the
+// same error naming file, line and field.
+//
 // Scan lists a round's directory once: the round's entry in the round
 // cache keeps its listing with the directory's identity (adding,
 // removing or renaming an entry changes it), so a later build whose

@@ -1,10 +1,12 @@
 package roundload
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -233,6 +235,56 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// TestDecodeStrict: what an older round's decode does not keep (the
+// requests, the raw output) is checked as the latest round's decode
+// (schema.Unmarshal) checks it: a field of the wrong type inside a
+// request, a member Request does not have, a raw output that is no
+// string are schema.Unmarshal's errors (file, line, field), not a
+// result decoded without its requests.
+func TestDecodeStrict(t *testing.T) {
+	good, err := os.ReadFile("../../results/demo-mock-rounds/rounds/2/large-batch--chat--c4.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func(m map[string]any) map[string]any { return m["requests"].([]any)[1].(map[string]any) }
+	for _, tc := range []struct {
+		name, field string
+		edit        func(m map[string]any)
+	}{
+		{"a string for a number", "output_tokens", func(m map[string]any) { request(m)["output_tokens"] = "16" }},
+		{"a string in event_s", "event_s", func(m map[string]any) { request(m)["event_s"] = []any{0.1, "0.2"} }},
+		{"a member Request lacks", "output_tokns", func(m map[string]any) { request(m)["output_tokns"] = 16 }},
+		{"requests an object", "requests", func(m map[string]any) { m["requests"] = map[string]any{"a": m["requests"]} }},
+		{"raw_output a number", "raw_output", func(m map[string]any) { m["raw_output"] = 5 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m map[string]any
+			if err := json.Unmarshal(good, &m); err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(m)
+			data, err := json.MarshalIndent(m, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want := schema.Unmarshal("r.json", data)
+			if want == nil {
+				t.Fatal("schema.Unmarshal took it")
+			}
+			got, err := decode("r.json", data)
+			if err == nil {
+				t.Fatalf("decoded (status %s) without an error; the latest round's decode says %v", got.Status, want)
+			}
+			if err.Error() != want.Error() {
+				t.Errorf("error %v, schema's %v", err, want)
+			}
+			if !strings.HasPrefix(err.Error(), "r.json:") || !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("error %q names no file, line and field %s", err, tc.field)
+			}
+		})
+	}
+}
+
 // TestPrefix: a prefix's entry is found by a later build whose rounds
 // begin with the same rounds (the longest such prefix), and by no build
 // whose input or any of whose rounds in it differ.
@@ -276,5 +328,184 @@ func TestPrefix(t *testing.T) {
 	}
 	if p := NewPrefix("h", []byte("in"), rounds(nil, "k1")); p.Len() != 0 {
 		t.Error("a round without a cache has a prefix")
+	}
+}
+
+// BenchmarkDecode decodes the demo's older rounds' result files as an
+// older round is decoded (decode: requests checked, not kept).
+func BenchmarkDecode(b *testing.B) {
+	files, err := filepath.Glob("../../results/demo-mock-rounds/rounds/*/*--r1.json")
+	if err != nil || len(files) == 0 {
+		b.Fatal("no files", err)
+	}
+	var data [][]byte
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, d := range data {
+			if _, err := decode(files[j], d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// knownRound is the demo's round 6 (27 result files) copied into a
+// temporary directory, as a build finds it whose round cache knows the
+// files' sums (Results reads none: Load will), and the files' bytes.
+func knownRound(tb testing.TB) (*Round, int) {
+	tb.Helper()
+	src, err := filepath.Glob("../../results/demo-mock-rounds/rounds/6/*--*.json")
+	if err != nil || len(src) == 0 {
+		tb.Fatal("no files", err)
+	}
+	dir, cdir := tb.TempDir(), tb.TempDir()
+	var files []string
+	size := 0
+	for _, f := range src {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		to := filepath.ToSlash(filepath.Join(dir, filepath.Base(f)))
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		files = append(files, to)
+		size += len(data)
+	}
+	time.Sleep(30 * time.Millisecond) // older than the builds (the racy rule)
+	var r *Round
+	for i := 0; i < 2; i++ { // the second build knows the files' sums
+		st := inputs.OpenStats(cdir, "bench")
+		if st == nil {
+			tb.Skip("no input stat cache on this platform")
+		}
+		c := Open(cdir)
+		if r, err = c.Results(inputs.NewReader(st), files, "salt", func(*schema.Result) {}); err != nil {
+			tb.Fatal(err)
+		}
+		c.Finish(true)
+		st.Save()
+	}
+	if r.kept != nil {
+		tb.Fatal("the round was read by Results, not known")
+	}
+	return r, size
+}
+
+// TestLoadOneBuffer: Load reads a known round's files into one lent
+// buffer: it allocates less than the files' bytes (the decoded results,
+// less requests and raw output, are a tenth of them). Each file read
+// into a buffer of its own allocated 2.7 MB for the round's 0.7 MB, and
+// a build remaking a 306-round report's files after its output was
+// deleted was slower than one without the cache.
+func TestLoadOneBuffer(t *testing.T) {
+	r, size := knownRound(t)
+	load(t, r) // the lent buffer grown once
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	load(t, r)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got >= uint64(size) {
+		t.Errorf("Load allocated %d bytes for a round of %d bytes of files", got, size)
+	}
+}
+
+// BenchmarkLoadKnown loads an older round whose files' sums the round
+// cache knows (read, checked and decoded by Load: a build remaking the
+// round's files), the demo's round 6 (27 result files).
+func BenchmarkLoadKnown(b *testing.B) {
+	r, _ := knownRound(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.Load(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestDecodeAgreesWithSchema: every field of a request (and the raw
+// output) set to each kind of JSON value is taken by decode exactly when
+// schema.Unmarshal takes it (the shape check may refuse more, and then
+// hands the file to schema.Unmarshal: never less).
+func TestDecodeAgreesWithSchema(t *testing.T) {
+	good, err := os.ReadFile("../../results/demo-mock-rounds/rounds/2/large-batch--chat--c4.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := []any{nil, true, "x", "", 0, -3, 2.5, 1e300, json.Number("1e999"), json.Number("-0"), json.Number("12345678901234567890"),
+		json.Number("9223372036854775807"), json.Number("-9223372036854775809"), json.Number("1.0"), json.Number("1E2"),
+		[]any{}, []any{1.5, 2}, []any{"a"}, []any{nil}, map[string]any{}, map[string]any{"index": 1}}
+	names := []string{"raw_output", "requests"}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[schema.Request]()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		names = append(names, "requests.0."+name)
+	}
+	names = append(names, "requests.0.Index", "requests.0.nosuch")
+	n := 0
+	for _, name := range names {
+		for _, v := range values {
+			var m map[string]any
+			d := json.NewDecoder(strings.NewReader(string(good)))
+			d.UseNumber()
+			if err := d.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			if field, ok := strings.CutPrefix(name, "requests.0."); ok {
+				m["requests"].([]any)[0].(map[string]any)[field] = v
+			} else {
+				m[name] = v
+			}
+			data, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want := schema.Unmarshal("r.json", data)
+			_, got := decode("r.json", data)
+			if (got == nil) != (want == nil) {
+				t.Errorf("%s = %s: decode's error %v, schema.Unmarshal's %v", name, mustJSON(t, v), got, want)
+			}
+			n++
+		}
+	}
+	if n < 300 {
+		t.Fatalf("%d cases", n)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestShapeOf: a type that decodes by its own rules (a method, base64,
+// numbers in strings, embedded fields) is decoded whole, not checked
+// token by token; Request's shape has each of its fields.
+func TestShapeOf(t *testing.T) {
+	type quoted struct {
+		N int `json:"n,string"`
+	}
+	type embeds struct {
+		schema.Engine
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[time.Time](), reflect.TypeFor[[]byte](), reflect.TypeFor[quoted](),
+		reflect.TypeFor[embeds](), reflect.TypeFor[map[string]int](), reflect.TypeFor[json.RawMessage]()} {
+		if s := shapeOf(typ); s.kind != reflect.Invalid {
+			t.Errorf("%v: checked as %v, want decoded whole", typ, s.kind)
+		}
+	}
+	s := shapeOf(reflect.TypeFor[schema.Request]())
+	if n := len(reflect.VisibleFields(reflect.TypeFor[schema.Request]())); s.kind != reflect.Struct || len(s.fields) != n || len(s.index) != n {
+		t.Errorf("Request's shape: %v with %d fields, want a struct of %d", s.kind, len(s.fields), n)
 	}
 }

@@ -46,11 +46,15 @@ type RoundFacts struct {
 	// Engines is each experiment's engine as its first result with a
 	// version says ("vllm 0.13.0").
 	Engines map[string]string
+	// Finished: the round holds a finished result (schema.FinishedIn).
+	// An older round whose every result was interrupted measured
+	// nothing: the history names it instead of showing it.
+	Finished bool
 }
 
 // FactsOf returns the facts of a round's results.
 func FactsOf(results []*schema.Result) *RoundFacts {
-	f := &RoundFacts{Done: true, Engines: map[string]string{}}
+	f := &RoundFacts{Done: true, Engines: map[string]string{}, Finished: schema.FinishedIn(results)}
 	for _, res := range results {
 		if res.Start != "" && (f.First == "" || res.Start < f.First) {
 			f.First = res.Start
