@@ -270,7 +270,7 @@ func WriteStaleWarning(b *bytes.Buffer, r *Report) {
 	if len(r.Stale) == 1 {
 		noun = "result"
 	}
-	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
+	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (an experiment or profile taken out of the campaign, a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, put them back in the campaign, or, in a lab with rounds, collect the next round, to silence this warning.</p>`,
 		len(r.Stale), noun, esc(r.ResultsDir), len(r.Stale), noun, esc(r.CampaignFile))
 	b.WriteString(`<details class="info"><summary>Files left out</summary><ul>`)
 	for _, st := range r.Stale {

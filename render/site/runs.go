@@ -38,8 +38,9 @@ type Report struct {
 	roundDir   *roundload.Dir
 	shown      schema.RoundDir
 	ShownRound string
-	// Stale are the results the campaign no longer defines (a sweep point
-	// taken out of the profile, a repeat beyond its repeats), in file
+	// Stale are the results the campaign no longer defines (an experiment
+	// or profile taken out of the campaign, a sweep point taken out of the
+	// profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and
 	// in the build's output.
 	Stale []StaleRun
@@ -54,7 +55,7 @@ type Report struct {
 }
 
 // StaleRun is a result left out because the campaign no longer defines
-// its point or repeat, and why.
+// its experiment, profile, point or repeat, and why.
 type StaleRun struct {
 	Run *Run
 	Why string
@@ -67,7 +68,7 @@ type StaleRun struct {
 // bench", as collect.Imported tells them apart; render does not import
 // collect): an imported sweep keeps the points and repeats its tool ran.
 func outsideCampaign(prof *schema.Profile, res *schema.Result) string {
-	if res.Tool.Name != "" && res.Tool.Name != "perflab bench" {
+	if !collected(res) {
 		return ""
 	}
 	pt := schema.PointOf(res.Load)
@@ -313,3 +314,29 @@ func (r *Report) HasTelemetry() bool {
 // HasSingleRuns reports whether the report has a run at one load that
 // is not a repeat (what Run finds without going to a sweep's top point).
 func (r *Report) HasSingleRuns() bool { return len(r.runs) > 0 }
+
+// collected reports whether perflab collect wrote result res (tool
+// "perflab bench", as collect.Imported tells them apart; render does not
+// import collect).
+func collected(res *schema.Result) bool {
+	return res.Tool.Name == "" || res.Tool.Name == "perflab bench"
+}
+
+// droppedFrom says why result res, which perflab collect wrote for
+// campaign c, is one c no longer defines: its experiment or profile was
+// taken out of the campaign (or renamed) since the round ran; "" when c
+// has both, and for a result collect did not write or one of another
+// campaign, which checkResult refuses (an imported output tied to an
+// experiment that does not exist is a mistake to fix, not history).
+func droppedFrom(c *schema.Campaign, res *schema.Result) string {
+	if !collected(res) || res.Campaign != "" && res.Campaign != c.ID {
+		return ""
+	}
+	if _, ok := c.Experiment(res.Experiment); !ok {
+		return fmt.Sprintf("experiment %s is no longer in the campaign", res.Experiment)
+	}
+	if _, ok := c.Profile(res.Profile); !ok {
+		return fmt.Sprintf("profile %s is no longer in the campaign", res.Profile)
+	}
+	return ""
+}

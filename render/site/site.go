@@ -288,6 +288,15 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	seen := map[pointKey]*Run{}
 	for _, run := range shown {
 		f, res := run.File, run.Result
+		if why := droppedFrom(c, res); why != "" {
+			// Left out as a point taken out of a sweep is: a lab that
+			// takes an experiment out of its campaign (or renames a
+			// profile) still builds before its next round, and the
+			// round's files and history keep the result (shownOwn).
+			r.shownOwn = append(r.shownOwn, res)
+			r.Stale = append(r.Stale, StaleRun{Run: run, Why: why})
+			continue
+		}
 		prof, err := checkResult(c, file, f, res)
 		if err != nil {
 			return nil, err
