@@ -69,16 +69,26 @@ func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id str
 	}
 	switch c.Rounds {
 	case "daily":
-		return now.Format("2006-01-02"), true, nil
+		id = now.Format("2006-01-02")
 	case "weekly":
 		y, w := now.ISOWeek()
-		return fmt.Sprintf("%d-w%02d", y, w), true, nil
+		id = fmt.Sprintf("%d-w%02d", y, w)
 	case "monthly":
-		return now.Format("2006-01"), true, nil
+		id = now.Format("2006-01")
 	}
 	last, ok, err := schema.Resumed(dir) // the newest round, interrupted or not (not schema.Shown: the pages' rule)
 	if err != nil {
 		return "", false, fmt.Errorf("collect: %w", err)
+	}
+	if id != "" {
+		// The date's round is joined to resume it, not to go back to it:
+		// once a newer round started (collect --new-round names its
+		// rounds by the date too), joining would add to, and replace the
+		// results of an edited run in, a round the pages no longer show.
+		if ok && exists(id) && last.ID != id {
+			return "", false, fmt.Errorf("collect: rounds: %s: this period's round %s of %s is not its latest round (%s started since): a plain collect would add to it, and re-run in it the runs the campaign changed since, replacing their results; start a round with --new-round, or resume that one on purpose with --round %s", c.Rounds, id, dir, last.ID, id)
+		}
+		return id, true, nil
 	}
 	if !ok {
 		return schema.FirstRound, false, nil
