@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -135,6 +136,11 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if len(t.Rows) == 0 && len(t.FailedNew) == 0 {
 			return fmt.Errorf("diff: --fail-on: %s and %s share no run: nothing to gate on", t.Old, t.New)
 		}
+		if t.Tests == 0 && len(t.Rows) > 0 {
+			// A green gate that could not have been red: say so (a 45 %
+			// drop over single runs passes it).
+			fmt.Fprintf(stderr, "perflab diff: warning: --fail-on: none of the %d comparisons could be tested (the U test needs 4 runs a side, or 3+5; these have %s): the gate fails only on runs no longer finishing; raise the profiles' repeats to gate on changes\n", len(t.Rows), runCounts(t.Rows))
+		}
 		if what := t.Gate(); len(what) > 0 {
 			var n []string
 			if k := len(t.Regressions()); k > 0 {
@@ -147,4 +153,17 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	return nil
+}
+
+// runCounts says how many runs a side the rows compared ("1+1", "1+1
+// and 2+2"), for the gate's warning.
+func runCounts(rows []diff.Row) string {
+	var seen []string
+	for _, r := range rows {
+		n := fmt.Sprintf("%d+%d", r.Old.N, r.New.N)
+		if !slices.Contains(seen, n) {
+			seen = append(seen, n)
+		}
+	}
+	return strings.Join(seen, ", ")
 }
