@@ -110,3 +110,58 @@ func TestImportRoundDateOfExistingRound(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNotOverMeasured: an output imported with the wrong --round
+// (an existing collected round, or round 1's directory) is refused
+// before anything is written, naming the file: it replaced the run
+// collect had measured there with another run's numbers, without a word.
+// Re-importing over an import, or over an interrupted run, goes on.
+func TestImportNotOverMeasured(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "out.txt")
+	writeFile(t, src, cliBlock)
+	camp := filepath.Join(dir, "campaign.yaml")
+	writeFile(t, camp, cliCampaign)
+	into := filepath.Join(dir, "results", "demo")
+	rd, err := schema.CreateRound(into, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T06:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := &schema.Result{SchemaVersion: schema.Version, ID: "vllm--very-long", Campaign: "demo", Experiment: "vllm", Profile: "very-long",
+		Status: schema.StatusOK, Start: "2026-11-28T06:00:01Z", Tool: schema.Tool{Name: "perflab bench"}, Summary: &schema.Summary{TotalTokenThroughput: 1234.5}}
+	file := filepath.Join(rd.Dir, "vllm--very-long.json")
+	if err := schema.WriteFile(file, measured); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := func(extra ...string) error {
+		args := append([]string{"import", src, "--into", into, "--campaign-file", camp, "--experiment", "vllm", "--profile", "very-long"}, extra...)
+		return run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})
+	}
+	err = imp("--round", "2026-11-28")
+	if err == nil || !strings.Contains(err.Error(), file+" holds a run perflab collect measured") || !strings.Contains(err.Error(), "--round ID") {
+		t.Fatalf("import over a measured run: %v", err)
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(after, before) {
+		t.Fatal("the measured result was replaced")
+	}
+	// An interrupted run: collect runs it again anyway.
+	measured.Status, measured.Summary = schema.StatusInterrupted, nil
+	if err := schema.WriteFile(file, measured); err != nil {
+		t.Fatal(err)
+	}
+	if err := imp("--round", "2026-11-28"); err != nil {
+		t.Fatalf("import over an interrupted run: %v", err)
+	}
+	// Over an import: replaced, as before.
+	if err := imp("--round", "2026-11-28"); err != nil {
+		t.Fatalf("re-import: %v", err)
+	}
+	res, err := schema.ReadFile(file)
+	if err != nil || res.Summary == nil || res.Summary.TotalTokenThroughput != 2771.81 {
+		t.Fatalf("re-imported result: %v %v", res, err)
+	}
+}
