@@ -480,3 +480,34 @@ func TestRoundIDPolicyNotBack(t *testing.T) {
 		t.Errorf("today's round, the latest: %q %v", id, err)
 	}
 }
+
+// TestCollectWarnsRedefinedRuns: a plain collect after the campaign
+// changed a run (its key) runs it again in the resumed round, replacing
+// the round's finished result of the older definition, as before rounds;
+// it now says which runs and that --new-round keeps the round as it ran
+// (the round's history value changed without a word).
+func TestCollectWarnsRedefinedRuns(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	o := opts(t, dir, pids)
+	o.Log = &log
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "older definition") {
+		t.Fatalf("nothing changed, yet:\n%s", log.String())
+	}
+	f.Campaign.Profiles[0].NumPrompts++ // e0--short is another run now
+	log.Reset()
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Ran != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if w := log.String(); !strings.Contains(w, "warning: round 1: 1 finished result(s) of an older definition of their run (the campaign changed since) are run again and replaced: e0--short (collect --new-round") {
+		t.Errorf("log:\n%s", w)
+	}
+}
