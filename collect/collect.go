@@ -329,7 +329,8 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := startRound(ctx, f, k.plan, opt, opt.Now()); err != nil {
+	startRound, err := planRound(ctx, f, k.plan, opt, opt.Now())
+	if err != nil {
 		return nil, err
 	}
 	runs, _ = selectRuns(k.plan, opt) // the same runs, in the round's directory
@@ -381,6 +382,9 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	k.datasets = datasets
 	defer k.closeTelemetry()
 	if err := k.openTelemetry(todo); err != nil {
+		return nil, err
+	}
+	if err := startRound(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(k.plan.Dir, 0o755); err != nil {

@@ -511,3 +511,29 @@ func TestCollectWarnsRedefinedRuns(t *testing.T) {
 		t.Errorf("log:\n%s", w)
 	}
 }
+
+// TestNewRoundStoppedBeforeRunsLeavesNone: collect --new-round that stops
+// at its checks (a missing tokenizer or dataset, found before any engine
+// starts) leaves no round behind: it left an empty round (a record, no
+// result), so the fixed campaign's --new-round made .2 beside it and
+// perflab diff's n: numbers counted it.
+func TestNewRoundStoppedBeforeRunsLeavesNone(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	day := time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)
+	o := opts(t, dir, pids)
+	o.NewRound, o.Now = true, func() time.Time { return day }
+	f.Campaign.Bench.Tokenizer = filepath.Join(t.TempDir(), "missing", "tokenizer.json")
+	if _, err := Collect(context.Background(), f, o); err == nil || !strings.Contains(err.Error(), "bench.tokenizer") {
+		t.Fatalf("a missing tokenizer: %v", err)
+	}
+	camp := filepath.Join(dir, "fake")
+	if rs, err := schema.Rounds(camp); err != nil || len(rs) != 0 {
+		t.Fatalf("rounds after a collect stopped at its checks: %v %v", rs, err)
+	}
+	f.Campaign.Bench.Tokenizer = ""
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Round != "2026-11-27" || rep.Ran != 2 {
+		t.Fatalf("the fixed campaign's new round: %+v %v", rep, err)
+	}
+}
