@@ -93,3 +93,59 @@ func TestShownRoundDroppedExperiment(t *testing.T) {
 		t.Errorf("the failed build removed the site: %v", serr)
 	}
 }
+
+// TestRedefinedRunsWarned: a campaign edit that changes what a run
+// measures (the profile's output length here; an engine's command or
+// version alike) leaves the results of the older definition on the page
+// until the runs are measured again, and `collect --new-round --only X`
+// re-measures only some, so the page compared runs of two workloads as
+// one benchmark case without a word. The page and the build now name
+// them; an edit of display text only (a name, a description) changes no
+// run and warns of nothing.
+func TestRedefinedRunsWarned(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	copyDir(t, filepath.Join(root, "results", "demo-mock-rounds"), filepath.Join(dir, "results", "demo-mock-rounds"))
+	camp := filepath.Join(dir, "content", "mock-rounds", "campaign.yaml")
+	orig := readFile(t, camp)
+	out := filepath.Join(dir, "site")
+	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out, NoCache: true}
+	build := func(y string) (string, Stats) {
+		t.Helper()
+		if err := os.WriteFile(camp, []byte(y), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := BuildStats(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return readFile(t, filepath.Join(out, "mock-rounds", "index.html")), st
+	}
+	if page, st := build(orig); strings.Contains(page, "older definition") || len(st.Warnings) > 0 {
+		t.Fatalf("the demo as collected warns: %q", st.Warnings)
+	}
+	display := strings.Replace(orig, "name: Chat\n", "name: Chat Workload\n", 1)
+	if display == orig {
+		t.Fatal("the demo campaign has no `name: Chat` line")
+	}
+	if page, st := build(display); strings.Contains(page, "older definition") || len(st.Warnings) > 0 {
+		t.Errorf("a new display name warns: %q", st.Warnings)
+	}
+	work := strings.Replace(orig, "output_len: 16\n", "output_len: 32\n", 1)
+	if work == orig {
+		t.Fatal("the demo campaign has no `output_len: 16` line")
+	}
+	page, st := build(work)
+	for _, want := range []string{
+		`<p class="admonition-title">24 runs of an older definition</p>`,
+		`results/demo-mock-rounds/rounds/6/large-batch--chat--c16--r5.json</code>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "shows 24 run(s) measured under an older definition") {
+		t.Errorf("build warnings: %q", st.Warnings)
+	}
+}

@@ -279,6 +279,33 @@ func WriteStaleWarning(b *bytes.Buffer, r *Report) {
 	b.WriteString("</ul></details></div>\n")
 }
 
+// WriteRedefinedWarning writes the warning atop a report showing runs
+// perflab collect measured under an older definition of their run than
+// the campaign's today (Report.Redefined: the campaign changed a
+// profile's workload or an engine's command since, and those runs were
+// not measured again); nothing when none.
+func WriteRedefinedWarning(b *bytes.Buffer, r *Report) {
+	if r == nil || len(r.Redefined) == 0 {
+		return
+	}
+	esc := template.HTMLEscapeString
+	noun, verb := "runs", "were"
+	if len(r.Redefined) == 1 {
+		noun, verb = "run", "was"
+	}
+	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s of an older definition</p><p>%d %s on this page %s measured before <code>%s</code> changed them (a profile&#39;s workload, an experiment&#39;s command, arguments, version or GPUs): their numbers do not measure the campaign as it stands, and a comparison with a run measured since compares two workloads or configurations. <code>perflab collect</code> measures them again (in a new round: <code>--new-round</code>).</p>`,
+		len(r.Redefined), noun, len(r.Redefined), noun, verb, esc(r.CampaignFile))
+	b.WriteString(`<details class="info"><summary>Runs of an older definition</summary><ul>`)
+	for _, run := range r.Redefined {
+		where := ""
+		if run.Round != "" {
+			where = " (from round " + esc(run.Round) + ")"
+		}
+		fmt.Fprintf(b, "<li><code>%s</code>%s</li>", esc(run.File), where)
+	}
+	b.WriteString("</ul></details></div>\n")
+}
+
 // WriteCarriedNote writes the line atop a report whose shown round
 // measured only part of its runs (site.Report.CarriedRuns: an
 // interrupted or partial round, `collect --new-round --only …`): how

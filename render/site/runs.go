@@ -44,6 +44,14 @@ type Report struct {
 	// order: left out of every block, listed in a warning on the page and
 	// in the build's output.
 	Stale []StaleRun
+	// Redefined are the runs on the page (the shown round's own and
+	// those carried) that perflab collect measured under an older
+	// definition of their run than the campaign's today (another run
+	// key: a profile's workload, an engine's command or version changed
+	// since), in r.All's order: shown, and named in a warning atop the
+	// page and in the build's output, since a comparison with them is
+	// not between runs of one definition.
+	Redefined []*Run
 	// shownOwn are the shown round's own results in file order, the stale
 	// ones included: the round's own as its history values and data files
 	// take them, the same as once a later round makes it an older one.
@@ -339,4 +347,59 @@ func droppedFrom(c *schema.Campaign, res *schema.Result) string {
 		return fmt.Sprintf("profile %s is no longer in the campaign", res.Profile)
 	}
 	return ""
+}
+
+// definitionKeys is the key (schema.DefinitionKey, the result id
+// perflab collect gives the run) of every run campaign c plans, by
+// experiment, profile, point and repeat.
+func definitionKeys(c *schema.Campaign) map[schema.RunKey]string {
+	keys := map[schema.RunKey]string{}
+	for si := range c.Steps {
+		for ei := range c.Steps[si].Experiments {
+			e := &c.Steps[si].Experiments[ei]
+			for pi := range c.Profiles {
+				p := &c.Profiles[pi]
+				if len(e.Profiles) > 0 && !slices.Contains(e.Profiles, p.ID) {
+					continue
+				}
+				for _, pt := range p.Points() {
+					at := schema.ProfileAt(p, pt)
+					for rep := range p.RepeatCount() {
+						keys[schema.RunKey{Experiment: e.ID, Profile: p.ID, Point: pt, Repeat: rep}] = schema.DefinitionKey(c, e, at, pt, rep)
+					}
+				}
+			}
+		}
+	}
+	return keys
+}
+
+// findRedefined sets r.Redefined: the runs of r.All perflab collect
+// wrote (a run key for id: 16 hex digits) whose result id is not the key
+// the campaign gives their run today (keys, definitionKeys).
+func (r *Report) findRedefined(keys map[schema.RunKey]string) {
+	for _, run := range r.All {
+		res := run.Result
+		if !collected(res) || !isRunKey(res.ID) {
+			continue
+		}
+		if want, ok := keys[schema.KeyOf(res)]; ok && res.ID != want {
+			r.Redefined = append(r.Redefined, run)
+		}
+	}
+}
+
+// isRunKey reports whether id has the form of a run key
+// (schema.DefinitionKey: 16 lower-case hex digits), as the id of every
+// result perflab collect writes has.
+func isRunKey(id string) bool {
+	if len(id) != 16 {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -269,6 +269,9 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	if dir == "" {
 		dir = c.ID
 	}
+	// Each run's key as the campaign defines it now, taken before the
+	// campaign is redacted (collect hashes the campaign as written).
+	defKeys := definitionKeys(c)
 	// The campaign and its results are redacted as they come in
 	// (secrets.go): nothing made from them can show a secret.
 	secrets := campaignSecrets(c)
@@ -331,6 +334,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	if err := r.carryRuns(rd, red); err != nil { // carried.go: runs the shown round has no finished result for
 		return nil, err
 	}
+	r.findRedefined(defKeys)
 	return r, nil
 }
 
