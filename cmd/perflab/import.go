@@ -89,6 +89,15 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return usageError("import: --round-date %q: want 2025-06-01 or an RFC 3339 time", *roundDate)
 			}
 			roundStart = time.Now()
+		} else if now := time.Now(); roundStart.After(now.Add(24 * time.Hour)) {
+			// Rounds are ordered by start: a round dated ahead would be
+			// the latest, shown as today's, until that day, and every
+			// round collected meanwhile would go before it.
+			flag := "--round-date " + *roundDate
+			if *roundDate == "" {
+				flag = "--round " + *round + " (a date, which dates the round)"
+			}
+			return usageError("import: %s is after today (%s): a round's date is when its outputs were measured; a round dated ahead would be the lab's latest until then", flag, now.UTC().Format("2006-01-02"))
 		}
 		if *roundDate != "" && *into != "" {
 			if err := checkRoundDate(*into, *round, *roundDate, roundStart); err != nil {

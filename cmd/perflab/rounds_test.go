@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perflab/perflab/collect/schema"
 )
@@ -163,5 +164,32 @@ func TestImportNotOverMeasured(t *testing.T) {
 	res, err := schema.ReadFile(file)
 	if err != nil || res.Summary == nil || res.Summary.TotalTokenThroughput != 2771.81 {
 		t.Fatalf("re-imported result: %v %v", res, err)
+	}
+}
+
+// TestImportRoundDateAhead: a round dated after today (a typo of the
+// year, 2027 for 2025) is refused before anything is written: rounds
+// are ordered by start, so the imported old output became the page's
+// latest round, and every round collected until that date went before it.
+func TestImportRoundDateAhead(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "out.txt")
+	writeFile(t, src, cliBlock)
+	into := filepath.Join(dir, "results", "demo")
+	ahead := time.Now().UTC().AddDate(0, 2, 0).Format("2006-01-02")
+	for _, args := range [][]string{{"--round", "v0.9", "--round-date", ahead}, {"--round", ahead}} {
+		var errb bytes.Buffer
+		err := run(context.Background(), append([]string{"import", src, "--into", into, "--experiment", "vllm", "--profile", "very-long"}, args...), &bytes.Buffer{}, &errb)
+		if exitCode(err, &errb) != 2 || !strings.Contains(err.Error(), "is after today") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if _, err := os.Stat(into); !os.IsNotExist(err) {
+		t.Errorf("something was written: %v", err)
+	}
+	// Today's date, as a lab west of UTC may give it: taken.
+	today := time.Now().UTC().Format("2006-01-02")
+	if err := run(context.Background(), []string{"import", src, "--into", into, "--experiment", "vllm", "--profile", "very-long", "--round", "v1", "--round-date", today}, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Errorf("today: %v", err)
 	}
 }
