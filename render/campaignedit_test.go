@@ -149,3 +149,23 @@ func TestRedefinedRunsWarned(t *testing.T) {
 		t.Errorf("build warnings: %q", st.Warnings)
 	}
 }
+
+// TestCarriedNoteCrashedRound: a round whose runs all crashed (an engine
+// that never got healthy) is the round shown, crashes being finished
+// results; the line atop the page said it "measured 2 of the 6 runs",
+// as if it had numbers. It now says how they ended.
+func TestCarriedNoteCrashedRound(t *testing.T) {
+	crash := func(r *schema.Result) *schema.Result {
+		r.Status, r.Error, r.Summary = schema.StatusCrashed, "vllm-base: wait healthy: not healthy before the deadline", nil
+		return r
+	}
+	page, _ := carriedFixture(t, crash(fixtureRun(t, "vllm-base", "sharegpt")), crash(fixtureRun(t, "vllm-base", "long")))
+	if want := "The latest round, <code>2026-11-28</code>, measured 2 of the 6 runs on this page (all crashed); the others"; !strings.Contains(page, want) {
+		t.Errorf("page lacks %q", want)
+	}
+	ok := fixtureRun(t, "vllm-base", "sharegpt")
+	page, _ = carriedFixture(t, ok, crash(fixtureRun(t, "vllm-base", "long")))
+	if want := "measured 2 of the 6 runs on this page (1 crashed); the others"; !strings.Contains(page, want) {
+		t.Errorf("page lacks %q", want)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -320,8 +322,24 @@ func WriteCarriedNote(b *bytes.Buffer, r *Report) {
 		return
 	}
 	esc := template.HTMLEscapeString
-	fmt.Fprintf(b, `<div class="admonition info carried"><p>The latest round, <code>%s</code>, measured %d of the %d runs on this page; the others are the newest earlier results of their configurations, marked in the runs table: `,
-		esc(c.Shown), c.Measured, c.Runs)
+	notOK := ""
+	if len(c.NotOK) > 0 {
+		var parts []string
+		for _, st := range slices.Sorted(maps.Keys(c.NotOK)) {
+			n := c.NotOK[st]
+			if n == c.Measured {
+				parts = append(parts, fmt.Sprintf("all %s", st))
+				if n == 1 {
+					parts[len(parts)-1] = string(st)
+				}
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+		notOK = " (" + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintf(b, `<div class="admonition info carried"><p>The latest round, <code>%s</code>, measured %d of the %d runs on this page%s; the others are the newest earlier results of their configurations, marked in the runs table: `,
+		esc(c.Shown), c.Measured, c.Runs, notOK)
 	for i, f := range c.From {
 		if i > 0 {
 			b.WriteString(", ")
