@@ -74,6 +74,9 @@ func (t *Table) footer() []string {
 	if len(t.FailedNew) > 0 {
 		out = append(out, "finished in "+t.Old+", no ok result in "+t.New+": "+strings.Join(t.FailedNew, ", "))
 	}
+	if len(t.OtherWorkload) > 0 {
+		out = append(out, "measured on another workload in "+t.New+" than in "+t.Old+" (the campaign changed the profile; their changes are not the engines'): "+strings.Join(t.OtherWorkload, "; "))
+	}
 	if n := len(t.Regressions()); n > 0 {
 		margin := ""
 		if t.MarginPct > 0 {
@@ -216,10 +219,11 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		OnlyOld     []string  `json:"only_old"`
 		OnlyNew     []string  `json:"only_new"`
 		FailedNew   []string  `json:"failed_new"`
+		Workload    []string  `json:"other_workload"`
 		Regressions int       `json:"regressions"`
 	}{Old: t.Old, New: t.New, OldEngines: nonNil(t.OldEngines), NewEngines: nonNil(t.NewEngines), Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha, MinEffect: MinEffect,
 		Tests: t.Tests, MarginPct: t.MarginPct, Rows: []jsonRow{}, OnlyOld: nonNil(t.OnlyOld), OnlyNew: nonNil(t.OnlyNew),
-		FailedNew: nonNil(t.FailedNew), Regressions: len(t.Regressions())}
+		FailedNew: nonNil(t.FailedNew), Workload: nonNil(t.OtherWorkload), Regressions: len(t.Regressions())}
 	js := func(s stats.Sample) jsonSample { return jsonSample{s.N, s.Mean, s.CV, s.Values} }
 	for _, r := range t.Rows {
 		jr := jsonRow{Run: r.Run, Metric: r.Metric.Key, Unit: r.Metric.Unit, HigherIsBetter: r.Metric.HigherIsBetter,
