@@ -329,7 +329,8 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := startRound(ctx, f, k.plan, opt, opt.Now()); err != nil {
+	startRound, err := planRound(ctx, f, k.plan, opt, opt.Now())
+	if err != nil {
 		return nil, err
 	}
 	runs, _ = selectRuns(k.plan, opt) // the same runs, in the round's directory
@@ -337,7 +338,7 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	k.report.Planned = len(runs)
 	removeLeftovers(runs)
 	var todo []Run
-	var unreadable []string
+	var unreadable, redefined []string
 	for _, r := range runs {
 		if !opt.Force {
 			res, ok, err := Existing(r)
@@ -349,6 +350,9 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 				k.report.Skipped++
 				continue
 			}
+			if !ok && res != nil && finished(res.Status) && res.ID != r.Key {
+				redefined = append(redefined, r.Name)
+			}
 		}
 		todo = append(todo, r)
 	}
@@ -357,6 +361,12 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	}
 	for _, u := range unreadable {
 		fmt.Fprintf(opt.Log, "warning: %s; not a complete result: it runs again\n", u)
+	}
+	if len(redefined) > 0 {
+		// A round that finished these runs is changed by the campaign's
+		// edit: say so, and how to keep it (a new round).
+		fmt.Fprintf(opt.Log, "warning: round %s: %d finished result(s) of an older definition of their run (the campaign changed since) are run again and replaced: %s (collect --new-round keeps a round as it ran and measures the new definitions in a round of their own)\n",
+			k.plan.Round, len(redefined), strings.Join(redefined, ", "))
 	}
 	fmt.Fprintf(opt.Log, "collect %s: %d runs in this shard, %d finished before, %d to run\n", k.c.ID, len(runs), k.report.Skipped, len(todo))
 	if len(todo) == 0 {
@@ -372,6 +382,9 @@ func Collect(ctx context.Context, f *File, opt Options) (*Report, error) {
 	k.datasets = datasets
 	defer k.closeTelemetry()
 	if err := k.openTelemetry(todo); err != nil {
+		return nil, err
+	}
+	if err := startRound(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(k.plan.Dir, 0o755); err != nil {

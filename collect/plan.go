@@ -3,14 +3,11 @@ package collect
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/perflab/perflab/collect/redact"
 	"github.com/perflab/perflab/collect/schema"
 )
 
@@ -81,11 +78,7 @@ func NewPlan(c *schema.Campaign, root string) *Plan {
 				}
 				base := e.ID + "--" + pr.ID
 				for _, pt := range pr.Points() {
-					at := pr
-					if pt.Sweep != "" || pr.Repeats != 0 {
-						cp := pr.At(pt) // one run: no sweep lists, no repeats
-						at = &cp
-					}
+					at := schema.ProfileAt(pr, pt) // one run: no sweep lists, no repeats
 					for rep := range pr.RepeatCount() {
 						name := schema.RunName(e.ID, pr.ID, pt, rep)
 						p.Runs = append(p.Runs, Run{
@@ -128,39 +121,7 @@ func RunKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile) string 
 }
 
 func runKey(c *schema.Campaign, e *schema.Experiment, p *schema.Profile, sweep string, repeat int) string {
-	pp := *p
-	pp.Name, pp.Description = "", ""
-	pp.Repeats = 0
-	bs := c.Bench
-	bs.Tool = "" // only how the plan prints commands
-	def := struct {
-		V        int
-		Campaign string
-		Model    schema.CampaignModel
-		Bench    schema.BenchSpec
-		Engine   string
-		Version  string
-		Command  string
-		Args     []string
-		Env      map[string]string // json sorts map keys
-		GPUs     int
-		BaseURL  string
-		Profile  schema.Profile
-		Sweep    string `json:",omitempty"`
-		Repeat   int    `json:",omitempty"`
-	}{
-		Sweep: sweep, Repeat: repeat,
-		V: 1, Campaign: c.ID, Model: schema.CampaignModel{ID: c.Model.ID, Variants: c.Model.Variants}, Bench: bs,
-		// Secrets are masked: a rotated HF_TOKEN or API key does not
-		// change the numbers, and a key must not let anyone holding the
-		// results test guesses of a secret offline.
-		Engine: e.Engine, Version: e.Version, Command: redact.New().Command(strings.TrimSpace(e.Command)),
-		Args: redactArgs(e.Args), Env: redact.Env(e.Env),
-		GPUs: e.GPUs, BaseURL: e.BaseURL, Profile: pp,
-	}
-	b, _ := json.Marshal(def) // plain data: cannot fail
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
+	return schema.DefinitionKey(c, e, p, schema.Point{Sweep: sweep}, repeat)
 }
 
 // Shard selects the runs of shard i of n (0 ≤ i < n) by rendezvous
@@ -212,13 +173,4 @@ func ParseShard(s string) (int, int, error) {
 		return 0, 0, fmt.Errorf("shard %q: want I/N with 0 ≤ I < N", s)
 	}
 	return i, n, nil
-}
-
-// redactArgs is redact.Args keeping nil as nil (a run key must not
-// change for campaigns without args).
-func redactArgs(args []string) []string {
-	if args == nil {
-		return nil
-	}
-	return redact.Args(args)
 }

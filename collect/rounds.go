@@ -69,16 +69,26 @@ func RoundID(c *schema.Campaign, dir string, opt Options, now time.Time) (id str
 	}
 	switch c.Rounds {
 	case "daily":
-		return now.Format("2006-01-02"), true, nil
+		id = now.Format("2006-01-02")
 	case "weekly":
 		y, w := now.ISOWeek()
-		return fmt.Sprintf("%d-w%02d", y, w), true, nil
+		id = fmt.Sprintf("%d-w%02d", y, w)
 	case "monthly":
-		return now.Format("2006-01"), true, nil
+		id = now.Format("2006-01")
 	}
 	last, ok, err := schema.Resumed(dir) // the newest round, interrupted or not (not schema.Shown: the pages' rule)
 	if err != nil {
 		return "", false, fmt.Errorf("collect: %w", err)
+	}
+	if id != "" {
+		// The date's round is joined to resume it, not to go back to it:
+		// once a newer round started (collect --new-round names its
+		// rounds by the date too), joining would add to, and replace the
+		// results of an edited run in, a round the pages no longer show.
+		if ok && exists(id) && last.ID != id {
+			return "", false, fmt.Errorf("collect: rounds: %s: this period's round %s of %s is not its latest round (%s started since): a plain collect would add to it, and re-run in it the runs the campaign changed since, replacing their results; start a round with --new-round, or resume that one on purpose with --round %s", c.Rounds, id, dir, last.ID, id)
+		}
+		return id, true, nil
 	}
 	if !ok {
 		return schema.FirstRound, false, nil
@@ -169,23 +179,27 @@ func SchedulerRound(lookup func(string) (string, bool)) (id string, ok bool, err
 	return "", false, nil
 }
 
-// startRound makes the plan's round: it resolves the round id, starts
-// the round when it is new (its directory and record) and points the
-// plan's runs at the round's directory.
-func startRound(ctx context.Context, f *File, p *Plan, opt Options, now time.Time) error {
+// planRound resolves the plan's round and points the plan's runs at the
+// round's directory; it returns start, which starts the round when it is
+// new (its directory and record). Collect calls start once the runs'
+// files and GPUs are checked, so that a collect --new-round stopped by a
+// missing dataset leaves no empty round behind (the next --new-round
+// would have been .2 beside it, and diff's n: numbers counted it).
+func planRound(ctx context.Context, f *File, p *Plan, opt Options, now time.Time) (start func() error, err error) {
 	id, create, err := RoundID(p.Campaign, p.Dir, opt, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rd := schema.RoundDir{ID: id, Dir: schema.RoundPath(p.Dir, id)}
-	if create && id != schema.FirstRound {
-		rec := NewRoundRecord(ctx, f, id, now)
-		if rd, err = schema.CreateRound(p.Dir, rec); err != nil {
-			return fmt.Errorf("collect: start round %s: %w", id, err)
+	campaignDir := p.Dir
+	p.InRound(schema.RoundDir{ID: id, Dir: schema.RoundPath(p.Dir, id)})
+	return func() error {
+		if create && id != schema.FirstRound {
+			if _, err := schema.CreateRound(campaignDir, NewRoundRecord(ctx, f, id, now)); err != nil {
+				return fmt.Errorf("collect: start round %s: %w", id, err)
+			}
 		}
-	}
-	p.InRound(rd)
-	return nil
+		return nil
+	}, nil
 }
 
 // InRound points the plan at round rd: its directory holds the results.

@@ -433,3 +433,107 @@ func TestRoundIDImportedRound(t *testing.T) {
 		t.Errorf("round 1 of imported results: %q %v", id, err)
 	}
 }
+
+// TestRoundIDPolicyNotBack: under rounds: daily, a plain collect joins
+// today's round to resume it, but not once a newer round started the
+// same day (collect --new-round names its rounds by the date too:
+// 2026-11-28, then 2026-11-28.2): it would have gone back to the older
+// round and, the campaign edited since, re-run there the runs it changed,
+// replacing a finished result of a round the pages no longer show. It
+// says how to start a round or to resume that one on purpose.
+func TestRoundIDPolicyNotBack(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	c := &schema.Campaign{Rounds: "daily"}
+	for _, rec := range []*schema.Round{
+		{ID: "2026-11-28", Start: "2026-11-28T06:00:00Z"},
+		{ID: "2026-11-28.2", Start: "2026-11-28T07:00:00Z"},
+	} {
+		rd, err := schema.CreateRound(dir, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &schema.Result{ID: rec.ID, Experiment: "e", Profile: "p", Status: schema.StatusOK, Start: rec.Start, Tool: schema.Tool{Name: ToolPerflab}}
+		if err := schema.WriteFile(filepath.Join(rd.Dir, "e--p.json"), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err := RoundID(c, dir, Options{LookupEnv: env(nil)}, at)
+	if err == nil || !strings.Contains(err.Error(), "2026-11-28.2 started since") || !strings.Contains(err.Error(), "--round 2026-11-28") || !strings.Contains(err.Error(), "--new-round") {
+		t.Fatalf("rounds: daily going back to an older round of today: %v", err)
+	}
+	if id, _, err := RoundID(c, dir, Options{Round: "2026-11-28"}, at); err != nil || id != "2026-11-28" {
+		t.Errorf("--round 2026-11-28: %q %v", id, err)
+	}
+	// Tomorrow's round: started. Today's, the latest: resumed.
+	if id, create, err := RoundID(c, dir, Options{LookupEnv: env(nil)}, at.AddDate(0, 0, 1)); err != nil || id != "2026-11-29" || !create {
+		t.Errorf("tomorrow: %q %v %v", id, create, err)
+	}
+	latest := t.TempDir()
+	if _, err := schema.CreateRound(latest, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T06:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.CreateRound(latest, &schema.Round{ID: "2026-11-27", Start: "2026-11-27T06:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	if id, _, err := RoundID(c, latest, Options{LookupEnv: env(nil)}, at); err != nil || id != "2026-11-28" {
+		t.Errorf("today's round, the latest: %q %v", id, err)
+	}
+}
+
+// TestCollectWarnsRedefinedRuns: a plain collect after the campaign
+// changed a run (its key) runs it again in the resumed round, replacing
+// the round's finished result of the older definition, as before rounds;
+// it now says which runs and that --new-round keeps the round as it ran
+// (the round's history value changed without a word).
+func TestCollectWarnsRedefinedRuns(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	if _, err := Collect(context.Background(), f, opts(t, dir, pids)); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	o := opts(t, dir, pids)
+	o.Log = &log
+	if _, err := Collect(context.Background(), f, o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "older definition") {
+		t.Fatalf("nothing changed, yet:\n%s", log.String())
+	}
+	f.Campaign.Profiles[0].NumPrompts++ // e0--short is another run now
+	log.Reset()
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Ran != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if w := log.String(); !strings.Contains(w, "warning: round 1: 1 finished result(s) of an older definition of their run (the campaign changed since) are run again and replaced: e0--short (collect --new-round") {
+		t.Errorf("log:\n%s", w)
+	}
+}
+
+// TestNewRoundStoppedBeforeRunsLeavesNone: collect --new-round that stops
+// at its checks (a missing tokenizer or dataset, found before any engine
+// starts) leaves no round behind: it left an empty round (a record, no
+// result), so the fixed campaign's --new-round made .2 beside it and
+// perflab diff's n: numbers counted it.
+func TestNewRoundStoppedBeforeRunsLeavesNone(t *testing.T) {
+	pids, dir := t.TempDir(), t.TempDir()
+	f := fakeCampaign(t, pids, "serve")
+	day := time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)
+	o := opts(t, dir, pids)
+	o.NewRound, o.Now = true, func() time.Time { return day }
+	f.Campaign.Bench.Tokenizer = filepath.Join(t.TempDir(), "missing", "tokenizer.json")
+	if _, err := Collect(context.Background(), f, o); err == nil || !strings.Contains(err.Error(), "bench.tokenizer") {
+		t.Fatalf("a missing tokenizer: %v", err)
+	}
+	camp := filepath.Join(dir, "fake")
+	if rs, err := schema.Rounds(camp); err != nil || len(rs) != 0 {
+		t.Fatalf("rounds after a collect stopped at its checks: %v %v", rs, err)
+	}
+	f.Campaign.Bench.Tokenizer = ""
+	rep, err := Collect(context.Background(), f, o)
+	if err != nil || rep.Round != "2026-11-27" || rep.Ran != 2 {
+		t.Fatalf("the fixed campaign's new round: %+v %v", rep, err)
+	}
+}

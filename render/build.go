@@ -141,6 +141,10 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("%s: %d result(s) in %s that the campaign no longer defines are left out of /%s (first: %s: %s)",
 				r.CampaignFile, len(r.Stale), r.ResultsDir, r.Page.URL, r.Stale[0].Run.File, r.Stale[0].Why))
 		}
+		if len(r.Redefined) > 0 {
+			st.Warnings = append(st.Warnings, fmt.Sprintf("%s: /%s shows %d run(s) measured under an older definition of their run (the campaign changed since; first: %s): perflab collect measures them again",
+				r.CampaignFile, r.Page.URL, len(r.Redefined), r.Redefined[0].File))
+		}
 	}
 	site.cache.finish(true)
 	site.InputStats.Save()

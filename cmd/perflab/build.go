@@ -63,6 +63,11 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	start := time.Now()
 	st, err := render.BuildStats(ctx, opt)
 	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			// Ctrl-C: not "build: context canceled". A cancelled build
+			// swaps nothing in (render's TestBuildCancelledAnywhere).
+			return fmt.Errorf("build: interrupted (%v): %s is as it was", context.Cause(ctx), opt.Out)
+		}
 		return fmt.Errorf("build: %w", err)
 	}
 	for _, w := range st.Warnings {

@@ -114,3 +114,27 @@ func TestBuildCacheAcrossBinaries(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildCommandInterrupted: a build stopped by Ctrl-C says it was
+// interrupted and that the site is as it was (it said "build: context
+// canceled"), and leaves the site as it was.
+func TestBuildCommandInterrupted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "site")
+	args := []string{"build", "--content", "../../render/testdata/site/content", "--results", "../../render/testdata/site/results", "--out", out}
+	if err := run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = run(ctx, append(args, "--no-cache"), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "build: interrupted (context canceled): "+out+" is as it was") {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "index.html")); !bytes.Equal(after, before) {
+		t.Error("the interrupted build changed the site")
+	}
+}

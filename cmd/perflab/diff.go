@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,8 +150,12 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return inputError{fmt.Errorf("diff: --fail-on: %s and %s share no run: nothing to gate on", t.Old, t.New)}
 		}
 		// A gate that cannot fail on a regression says so: single runs
-		// (one vllm bench serve file a side) are never tested.
-		if untested := len(t.Rows) - t.Tests; untested > 0 {
+		// (one vllm bench serve file a side) are never tested, and a
+		// green gate that could not have been red (a 45 % drop over
+		// single runs passes it) must not read as a pass.
+		if untested := len(t.Rows) - t.Tests; t.Tests == 0 && len(t.Rows) > 0 {
+			fmt.Fprintf(stderr, "perflab diff: warning: --fail-on: none of the %d comparisons could be tested (the U test needs 4 runs a side, or 3+5; these have %s): the gate fails only on runs no longer finishing; raise the profiles' repeats to gate on changes\n", len(t.Rows), runCounts(t.Rows))
+		} else if untested > 0 {
 			fmt.Fprintf(stderr, "perflab diff: warning: --fail-on: %d of %d comparisons have too few repeats to be tested (the U test needs 4 runs a side, or 3+5): no regression can be found in them\n", untested, len(t.Rows))
 		}
 		if what := t.Gate(); len(what) > 0 {
@@ -168,4 +173,17 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	return nil
+}
+
+// runCounts says how many runs a side the rows compared ("1+1", "1+1
+// and 2+2"), for the gate's warning.
+func runCounts(rows []diff.Row) string {
+	var seen []string
+	for _, r := range rows {
+		n := fmt.Sprintf("%d+%d", r.Old.N, r.New.N)
+		if !slices.Contains(seen, n) {
+			seen = append(seen, n)
+		}
+	}
+	return strings.Join(seen, ", ")
 }

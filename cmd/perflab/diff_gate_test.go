@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,11 +122,52 @@ func TestDiffGateWarnsUntested(t *testing.T) {
 	if err := run(context.Background(), []string{"diff", files[0], files[1], "--fail-on", "regression"}, &out, &errb); err != nil {
 		t.Fatalf("single runs: %v", err)
 	}
-	if w := errb.String(); !strings.Contains(w, "2 of 2 comparisons have too few repeats to be tested") {
+	if w := errb.String(); !strings.Contains(w, "none of the 2 comparisons could be tested") {
 		t.Errorf("stderr %q, want the untested warning\n%s", w, out.String())
 	}
 	errb.Reset()
 	if err := run(context.Background(), []string{"diff", files[0], files[1]}, &out, &errb); err != nil || errb.Len() != 0 {
 		t.Errorf("without a gate: %v, stderr %q", err, errb.String())
+	}
+}
+
+// TestDiffGateNothingTested: a gate over single runs (or 2+2, 3+3) can
+// never fail on a change, however large: the U test cannot reach 0.05.
+// It passes, as documented, but says on stderr that it tested nothing
+// (before, a 45 % drop passed a green gate without a word); a gate with
+// enough repeats says nothing of the kind.
+func TestDiffGateNothingTested(t *testing.T) {
+	write := func(dir string, repeats int, tps float64) {
+		for i := range repeats {
+			r := &schema.Result{SchemaVersion: schema.Version, Campaign: "c", Experiment: "a", Profile: "chat", Status: schema.StatusOK, Repeat: i,
+				Summary: &schema.Summary{OutputThroughput: tps / 10, TotalTokenThroughput: tps + float64(i)}}
+			name := "a--chat.json"
+			if i > 0 {
+				name = fmt.Sprintf("a--chat--r%d.json", i)
+			}
+			if err := schema.WriteFile(filepath.Join(dir, name), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		repeats int
+		warn    string
+	}{{1, "these have 1+1"}, {3, "these have 3+3"}, {6, ""}} {
+		old, nw := t.TempDir(), t.TempDir()
+		write(old, tc.repeats, 1000)
+		write(nw, tc.repeats, 550) // 45 % slower
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"diff", old, nw, "--fail-on", "regression"}, &out, &errb)
+		w := errb.String()
+		if tc.warn == "" {
+			if err == nil || strings.Contains(w, "could be tested") {
+				t.Errorf("%d+%d: gate %v, stderr %q: want a failed gate and no warning", tc.repeats, tc.repeats, err, w)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(w, "none of the 2 comparisons could be tested") || !strings.Contains(w, tc.warn) || !strings.Contains(w, "repeats") {
+			t.Errorf("%d+%d: gate %v, stderr %q", tc.repeats, tc.repeats, err, w)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perflab/perflab/collect"
 	"github.com/perflab/perflab/collect/ingest"
 	"github.com/perflab/perflab/collect/schema"
 )
@@ -88,6 +89,15 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return usageError("import: --round-date %q: want 2025-06-01 or an RFC 3339 time", *roundDate)
 			}
 			roundStart = time.Now()
+		} else if now := time.Now(); roundStart.After(now.Add(24 * time.Hour)) {
+			// Rounds are ordered by start: a round dated ahead would be
+			// the latest, shown as today's, until that day, and every
+			// round collected meanwhile would go before it.
+			flag := "--round-date " + *roundDate
+			if *roundDate == "" {
+				flag = "--round " + *round + " (a date, which dates the round)"
+			}
+			return usageError("import: %s is after today (%s): a round's date is when its outputs were measured; a round dated ahead would be the lab's latest until then", flag, now.UTC().Format("2006-01-02"))
 		}
 		if *roundDate != "" && *into != "" {
 			if err := checkRoundDate(*into, *round, *roundDate, roundStart); err != nil {
@@ -168,6 +178,21 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError("import: --round: the outputs belong to %d campaigns; import one campaign at a time (or name it with --campaign)", len(campaigns))
 	}
 	dir := *into
+	if *round != "" {
+		dir = schema.RoundPath(*into, *round)
+	}
+	// An output is not imported over a run perflab collect measured (the
+	// wrong --round, or round 1's directory): its file would be replaced
+	// by another run's numbers, with no word; re-importing an imported
+	// output replaces it, as before.
+	for _, r := range results {
+		if perCampaign && r.Campaign != "" {
+			continue // a campaign folder of its own below --into
+		}
+		if err := notOverMeasured(filepath.Join(dir, r.ID+".json")); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+	}
 	if *round != "" && !*dryRun {
 		rec := &schema.Round{ID: *round, Start: roundStart.UTC().Format(time.RFC3339), Note: "imported with perflab import"}
 		if opt.Campaign != nil {
@@ -184,8 +209,6 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("import: %w", err)
 		}
 		dir = rd.Dir
-	} else if *round != "" {
-		dir = schema.RoundPath(*into, *round)
 	}
 	for _, r := range results {
 		path := filepath.Join(dir, r.ID+".json")
@@ -295,4 +318,18 @@ func parseRoundDate(s string) (time.Time, error) {
 		return t, nil
 	}
 	return time.Parse(time.RFC3339, s)
+}
+
+// notOverMeasured returns an error when path holds a result perflab
+// collect measured (an ok, failed or crashed run; not an interrupted
+// one, which collect runs again anyway): import would replace it.
+func notOverMeasured(path string) error {
+	old, err := schema.ReadFile(path)
+	if err != nil {
+		return nil // none, or damaged: nothing measured to keep
+	}
+	if collect.Imported(old) || old.Status == schema.StatusInterrupted {
+		return nil
+	}
+	return fmt.Errorf("%s holds a run perflab collect measured (%s, %s): import does not replace a measurement; import into a round of its own (--round ID, --round-date DATE), or delete the file first", path, old.Status, old.Start)
 }

@@ -250,3 +250,44 @@ func TestREADMEBenchOutput(t *testing.T) {
 		t.Errorf("the README's bench output differs from what the command prints (numbers masked).\nREADME:\n%s\n\nprinted:\n%s", strings.Join(want, "\n"), stdout.String())
 	}
 }
+
+var unknownBlockRE = regexp.MustCompile(`field block: unknown block type "([a-z-]+)".*$`)
+
+// TestDocsUnknownBlockError: the unknown-block errors README.md and docs/
+// show (build.md, serve.md) are the ones the build gives, with today's
+// list of block types (they listed 10 of the 15 types, and no guess).
+func TestDocsUnknownBlockError(t *testing.T) {
+	checked := 0
+	for _, l := range strings.Split(readme(t), "\n") {
+		m := unknownBlockRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		checked++
+		dir := t.TempDir()
+		camp, err := os.ReadFile(filepath.Join("..", "..", "content", "demo", "mock-h100", "campaign.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := "---\ntitle: T\ncampaign: campaign.yaml\n---\n# T\n\n```perflab\nblock: " + m[1] + "\n```\n"
+		if err := os.MkdirAll(filepath.Join(dir, "content", "r"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range map[string][]byte{"index.md": []byte(page), "campaign.yaml": camp} {
+			if err := os.WriteFile(filepath.Join(dir, "content", "r", name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err = render.Build(context.Background(), render.Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")})
+		if err == nil {
+			t.Fatalf("block %q builds", m[1])
+		}
+		got := unknownBlockRE.FindString(err.Error())
+		if got != m[0] {
+			t.Errorf("docs: %q\nbuild: %q", m[0], got)
+		}
+	}
+	if checked < 2 {
+		t.Errorf("%d unknown-block errors checked; build.md's and serve.md's were expected", checked)
+	}
+}

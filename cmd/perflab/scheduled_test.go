@@ -306,7 +306,7 @@ func TestKubernetesCronJobRoundsExample(t *testing.T) {
 }
 
 // TestSlurmRoundsExample checks the scrontab line (weekly, submitting the
-// job array with ROUND set to the date) and runs the array's script as
+// job array with ROUND set to weekly-<date>) and runs the array's script as
 // its tasks with the mock campaign: all tasks join the round given.
 func TestSlurmRoundsExample(t *testing.T) {
 	if testing.Short() {
@@ -326,11 +326,14 @@ func TestSlurmRoundsExample(t *testing.T) {
 		t.Fatalf("want one crontab entry, got %q", entry)
 	}
 	f := strings.Fields(entry[0])
-	if len(f) < 6 || !strings.Contains(entry[0], `sbatch --export=ALL,ROUND=$(date -u +\%Y-\%m-\%d) collect/examples/slurm-array.sh`) {
+	// Not the bare date: collect --new-round names a round by the date
+	// too, and an array given the id of a round started by hand that day
+	// joined it and measured nothing.
+	if len(f) < 6 || !strings.Contains(entry[0], `sbatch --export=ALL,ROUND=weekly-$(date -u +\%Y-\%m-\%d) collect/examples/slurm-array.sh`) {
 		t.Fatalf("entry %q", entry[0])
 	}
 	// What cron runs: % unescaped, the date command as the shell runs it.
-	round := strings.TrimSpace(string(must(exec.Command("date", "-u", "+%Y-%m-%d").Output())))
+	round := "weekly-" + strings.TrimSpace(string(must(exec.Command("date", "-u", "+%Y-%m-%d").Output())))
 	bin := buildPerflab(t)
 	work := lab(t)
 	results := t.TempDir()

@@ -33,8 +33,11 @@
 package diff
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -244,6 +247,11 @@ type Table struct {
 	// bench serve, each one run, are paired whatever their load, and a
 	// run of a campaign whose profile changed keeps its name.
 	OtherLoad []string
+	// OtherWorkload are the shared runs that perflab collect measured on
+	// two workloads ("vllm/short: input_len 128 → 512"): the campaign
+	// changed the profile between the sides, so their changes are not
+	// the engines' (WorkloadChange).
+	OtherWorkload []string
 	// Tests is the number of comparisons tested (the Benjamini-Hochberg
 	// family); MarginPct the regression margin.
 	Tests     int
@@ -307,6 +315,11 @@ func Compare(old, new Side, marginPct float64) *Table {
 	for i, q := range stats.BenjaminiHochberg(failP) {
 		if q <= stats.Alpha {
 			t.NewFailures = append(t.NewFailures, t.FailedRequests[i])
+		}
+	}
+	for _, p := range pairs {
+		if w := WorkloadChange(old.runs[p.o][0], new.runs[p.n][0]); w != "" {
+			t.OtherWorkload = append(t.OtherWorkload, p.name+": "+w)
 		}
 	}
 	values := func(rs []*schema.Result, m Metric) []float64 {
@@ -424,4 +437,57 @@ func (r Row) DeltaText() (delta, note string) {
 		return "~", note
 	}
 	return fmt.Sprintf("%+.2f%%", r.Pct), note
+}
+
+// WorkloadChange says how the workload of result b differs from a's
+// ("input_len 128 → 512, num_prompts 64 → 32"), both measured by perflab
+// collect; "" when it is the same, or when either came from another
+// tool (an import records the load its output shows, often in part).
+// The workload is the load the benchmark offered: dataset, lengths,
+// prompts, rate, concurrency, seed, sampling; not the command line or
+// the server's address.
+func WorkloadChange(a, b *schema.Result) string {
+	if !collected(a) || !collected(b) {
+		return ""
+	}
+	fields := func(l schema.Load) map[string]string {
+		l.Command, l.RPSChanges = "", nil
+		raw, _ := json.Marshal(l) // plain data: cannot fail
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &m)
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			out[k] = string(v)
+		}
+		return out
+	}
+	fa, fb := fields(a.Load), fields(b.Load)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if fa[k] != fb[k] {
+			diffs = append(diffs, fmt.Sprintf("%s %s → %s", k, unset(fa[k]), unset(fb[k])))
+		}
+	}
+	return strings.Join(diffs, ", ")
+}
+
+func unset(v string) string {
+	if v == "" {
+		return "(unset)"
+	}
+	return v
+}
+
+// collected reports whether perflab collect (or perflab bench) measured
+// result r (collect.Imported tells them apart; diff does not import
+// collect).
+func collected(r *schema.Result) bool {
+	return r.Tool.Name == "" || r.Tool.Name == "perflab bench"
 }

@@ -691,3 +691,45 @@ func TestCompareOneSidedMetric(t *testing.T) {
 		t.Errorf("text: %v\n%s", err, buf.String())
 	}
 }
+
+// TestDiffOtherWorkload: a run the campaign re-defined between the two
+// sides (its profile's input_len went from 128 to 512) is compared, and
+// its delta is the workload's, not the engine's: the footer and the JSON
+// say which runs and how their workloads differ. An engine's change
+// alone (command, version) is what a diff is for, and says nothing; nor
+// do runs another tool measured (their load is what the output showed).
+func TestDiffOtherWorkload(t *testing.T) {
+	res := func(inputLen int, tool, cmd string) *schema.Result {
+		return &schema.Result{ID: "r", Campaign: "c", Experiment: "vllm", Profile: "short", Status: schema.StatusOK,
+			Tool:    schema.Tool{Name: tool},
+			Engine:  schema.Engine{Name: "vllm", Command: cmd},
+			Load:    schema.Load{Dataset: "random", InputLen: inputLen, OutputLen: 32, NumPrompts: 64, Seed: 42, Command: "perflab bench --port " + cmd},
+			Summary: &schema.Summary{OutputThroughput: 100, TotalTokenThroughput: float64(10 * inputLen)}}
+	}
+	tbl := Compare(NewSide("old", []*schema.Result{res(128, "perflab bench", "1")}), NewSide("new", []*schema.Result{res(512, "perflab bench", "2")}), 0)
+	if len(tbl.OtherWorkload) != 1 || tbl.OtherWorkload[0] != "vllm/short: input_len 128 → 512" {
+		t.Fatalf("other workload: %q", tbl.OtherWorkload)
+	}
+	var out bytes.Buffer
+	if err := tbl.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "measured on another workload in new than in old (the campaign changed the profile; their changes are not the engines'): vllm/short: input_len 128 → 512") {
+		t.Errorf("footer:\n%s", out.String())
+	}
+	out.Reset()
+	if err := tbl.WriteJSON(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"other_workload": [`) || !strings.Contains(out.String(), "input_len 128 → 512") {
+		t.Errorf("json: %s", out.String())
+	}
+	for name, pair := range map[string][2]*schema.Result{
+		"engine change only": {res(128, "perflab bench", "1"), res(128, "perflab bench", "2")},
+		"an import":          {res(128, "vllm bench serve", "1"), res(512, "perflab bench", "2")},
+	} {
+		if tb := Compare(NewSide("old", []*schema.Result{pair[0]}), NewSide("new", []*schema.Result{pair[1]}), 0); len(tb.OtherWorkload) != 0 {
+			t.Errorf("%s: other workload %q", name, tb.OtherWorkload)
+		}
+	}
+}

@@ -83,6 +83,9 @@ func (t *Table) footer() []string {
 	if len(t.FailedRequests) > 0 {
 		out = append(out, "failed requests ("+t.Old+" → "+t.New+"): "+strings.Join(t.FailedRequests, "; "))
 	}
+	if len(t.OtherWorkload) > 0 {
+		out = append(out, "measured on another workload in "+t.New+" than in "+t.Old+" (the campaign changed the profile; their changes are not the engines'): "+strings.Join(t.OtherWorkload, "; "))
+	}
 	if n := len(t.Regressions()); n > 0 {
 		margin := ""
 		if t.MarginPct > 0 {
@@ -247,13 +250,14 @@ func (t *Table) WriteJSON(w io.Writer) error {
 		FailedNew   []string  `json:"failed_new"`
 		OneSided    []string  `json:"one_sided_metrics"`
 		OtherLoad   []string  `json:"other_load"`
+		Workload    []string  `json:"other_workload"`
 		FailedReqs  []string  `json:"failed_requests"`
 		NewFailures []string  `json:"new_failed_requests"`
 		Regressions int       `json:"regressions"`
 		Gate        []string  `json:"gate_failures"`
 	}{Old: t.Old, New: t.New, OldEngines: nonNil(t.OldEngines), NewEngines: nonNil(t.NewEngines), Test: "mann-whitney-u", Correction: "benjamini-hochberg", Alpha: stats.Alpha, MinEffect: MinEffect,
 		Tests: t.Tests, MarginPct: t.MarginPct, Rows: []jsonRow{}, OnlyOld: nonNil(t.OnlyOld), OnlyNew: nonNil(t.OnlyNew),
-		FailedNew: nonNil(t.FailedNew), OneSided: nonNil(t.OneSided), OtherLoad: nonNil(t.OtherLoad), FailedReqs: nonNil(t.FailedRequests), NewFailures: nonNil(t.NewFailures), Regressions: len(t.Regressions()), Gate: nonNil(t.Gate())}
+		FailedNew: nonNil(t.FailedNew), OneSided: nonNil(t.OneSided), OtherLoad: nonNil(t.OtherLoad), Workload: nonNil(t.OtherWorkload), FailedReqs: nonNil(t.FailedRequests), NewFailures: nonNil(t.NewFailures), Regressions: len(t.Regressions()), Gate: nonNil(t.Gate())}
 	js := func(s stats.Sample) jsonSample { return jsonSample{s.N, s.Mean, s.CV, s.Values} }
 	for _, r := range t.Rows {
 		jr := jsonRow{Run: r.Run, Metric: r.Metric.Key, Unit: r.Metric.Unit, HigherIsBetter: r.Metric.HigherIsBetter,

@@ -35,8 +35,8 @@ SHARDS=4
 CAMPAIGN=${CAMPAIGN:-content/qwen3-32b/h100/campaign.yaml}
 RESULTS=${RESULTS:-results}
 PERFLAB=${PERFLAB:-perflab}
-# ROUND: the round every task of the array joins (slurm-scrontab passes the
-# date); empty: the campaign's latest round, resumed, or under a campaign's
+# ROUND: the round every task of the array joins (slurm-scrontab passes
+# weekly-<date>); empty: the campaign's latest round, resumed, or under a campaign's
 # rounds: daily|weekly|monthly the array's own round, slurm-$SLURM_ARRAY_JOB_ID.
 # A resubmitted task is another job: to resume such a round, pass it
 # (sbatch --array=2 --export=ALL,ROUND=slurm-81234 slurm-array.sh), as the

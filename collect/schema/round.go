@@ -405,10 +405,10 @@ func ParseRound(dir string, data []byte) (*Round, error) {
 		return nil, jsonError(p, data, err)
 	}
 	if r.ID != filepath.Base(dir) {
-		return nil, fmt.Errorf("%s: field id: %q is not the round's directory name %q", p, r.ID, filepath.Base(dir))
+		return nil, fmt.Errorf("%s:%d: field id: %q is not the round's directory name %q", p, keyLine(data, "id"), r.ID, filepath.Base(dir))
 	}
 	if _, err := time.Parse(time.RFC3339, r.Start); err != nil {
-		return nil, fmt.Errorf("%s: field start: %q is not an RFC 3339 time", p, r.Start)
+		return nil, fmt.Errorf("%s:%d: field start: %q is not an RFC 3339 time", p, keyLine(data, "start"), r.Start)
 	}
 	return &r, nil
 }
@@ -527,4 +527,15 @@ func RoundFiles(rd RoundDir) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// keyLine is the line of the first key named key in the JSON object
+// data (a round record's id, start: keys no nested object of it has);
+// 1 when the key is not there (a record without one).
+func keyLine(data []byte, key string) int {
+	re := regexp.MustCompile(`"` + regexp.QuoteMeta(key) + `"\s*:`)
+	if loc := re.FindIndex(data); loc != nil {
+		return lineOf(data, int64(loc[0]))
+	}
+	return 1
 }

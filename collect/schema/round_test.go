@@ -147,3 +147,22 @@ func TestRoundsReservedDirNames(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRoundErrorLines: a round record whose id is not its
+// directory's name (a round directory renamed by hand) or whose start is
+// no time is an error naming the file, the field's line and the field
+// (the line was missing).
+func TestParseRoundErrorLines(t *testing.T) {
+	dir := filepath.Join("results", "c", RoundsDir, "nightly-8")
+	for _, tc := range []struct{ data, want string }{
+		{"{\n  \"id\": \"nightly-7\",\n  \"start\": \"2026-11-28T06:00:00Z\"\n}\n",
+			filepath.Join(dir, RoundFile) + `:2: field id: "nightly-7" is not the round's directory name "nightly-8"`},
+		{"{\n  \"id\": \"nightly-8\",\n  \"campaign\": \"c\",\n  \"start\": \"yesterday\"\n}\n",
+			filepath.Join(dir, RoundFile) + `:4: field start: "yesterday" is not an RFC 3339 time`},
+	} {
+		_, err := ParseRound(dir, []byte(tc.data))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("got %v\nwant %s", err, tc.want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -270,11 +272,38 @@ func WriteStaleWarning(b *bytes.Buffer, r *Report) {
 	if len(r.Stale) == 1 {
 		noun = "result"
 	}
-	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, or put the points and repeats back in the campaign, to silence this warning.</p>`,
+	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s left out</p><p><code>%s</code> holds %d %s that <code>%s</code> no longer defines (an experiment or profile taken out of the campaign, a sweep point taken out of a profile, or a repeat beyond its <code>repeats</code>). They are left out of every table, curve and comparison on this page; delete them, put them back in the campaign, or, in a lab with rounds, collect the next round, to silence this warning.</p>`,
 		len(r.Stale), noun, esc(r.ResultsDir), len(r.Stale), noun, esc(r.CampaignFile))
 	b.WriteString(`<details class="info"><summary>Files left out</summary><ul>`)
 	for _, st := range r.Stale {
 		fmt.Fprintf(b, "<li><code>%s</code>: %s</li>", esc(st.Run.File), esc(st.Why))
+	}
+	b.WriteString("</ul></details></div>\n")
+}
+
+// WriteRedefinedWarning writes the warning atop a report showing runs
+// perflab collect measured under an older definition of their run than
+// the campaign's today (Report.Redefined: the campaign changed a
+// profile's workload or an engine's command since, and those runs were
+// not measured again); nothing when none.
+func WriteRedefinedWarning(b *bytes.Buffer, r *Report) {
+	if r == nil || len(r.Redefined) == 0 {
+		return
+	}
+	esc := template.HTMLEscapeString
+	noun, verb := "runs", "were"
+	if len(r.Redefined) == 1 {
+		noun, verb = "run", "was"
+	}
+	fmt.Fprintf(b, `<div class="admonition warning"><p class="admonition-title">%d %s of an older definition</p><p>%d %s on this page %s measured before <code>%s</code> changed them (a profile&#39;s workload, an experiment&#39;s command, arguments, version or GPUs): their numbers do not measure the campaign as it stands, and a comparison with a run measured since compares two workloads or configurations. <code>perflab collect</code> measures them again (in a new round: <code>--new-round</code>).</p>`,
+		len(r.Redefined), noun, len(r.Redefined), noun, verb, esc(r.CampaignFile))
+	b.WriteString(`<details class="info"><summary>Runs of an older definition</summary><ul>`)
+	for _, run := range r.Redefined {
+		where := ""
+		if run.Round != "" {
+			where = " (from round " + esc(run.Round) + ")"
+		}
+		fmt.Fprintf(b, "<li><code>%s</code>%s</li>", esc(run.File), where)
 	}
 	b.WriteString("</ul></details></div>\n")
 }
@@ -293,8 +322,24 @@ func WriteCarriedNote(b *bytes.Buffer, r *Report) {
 		return
 	}
 	esc := template.HTMLEscapeString
-	fmt.Fprintf(b, `<div class="admonition info carried"><p>The latest round, <code>%s</code>, measured %d of the %d runs on this page; the others are the newest earlier results of their configurations, marked in the runs table: `,
-		esc(c.Shown), c.Measured, c.Runs)
+	notOK := ""
+	if len(c.NotOK) > 0 {
+		var parts []string
+		for _, st := range slices.Sorted(maps.Keys(c.NotOK)) {
+			n := c.NotOK[st]
+			if n == c.Measured {
+				parts = append(parts, fmt.Sprintf("all %s", st))
+				if n == 1 {
+					parts[len(parts)-1] = string(st)
+				}
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+		notOK = " (" + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintf(b, `<div class="admonition info carried"><p>The latest round, <code>%s</code>, measured %d of the %d runs on this page%s; the others are the newest earlier results of their configurations, marked in the runs table: `,
+		esc(c.Shown), c.Measured, c.Runs, notOK)
 	for i, f := range c.From {
 		if i > 0 {
 			b.WriteString(", ")

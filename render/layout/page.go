@@ -140,7 +140,8 @@ func (s *Site) RenderBody(p *Page, t *template.Template, rd *inputs.Reader) (*Re
 	buf := s.Bufs.Get()
 	defer s.Bufs.Put(buf)
 	blocks.WriteStaleWarning(buf, p.Report)
-	blocks.WriteCarriedNote(buf, p.Report) // runs carried from earlier rounds (render/site's carried.go)
+	blocks.WriteRedefinedWarning(buf, p.Report) // runs measured under an older definition (render/site's runs.go)
+	blocks.WriteCarriedNote(buf, p.Report)      // runs carried from earlier rounds (render/site's carried.go)
 	if p.Report != nil && len(specs) == 0 {
 		if err := blocks.Skeleton(buf, ctx, conv, doc); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Src, err)

@@ -87,7 +87,11 @@ type Carried struct {
 	Shown    string
 	Runs     int
 	Measured int
-	From     []CarriedFrom
+	// NotOK counts the measured runs that did not end ok, by status
+	// (crashed, failed …): a round whose runs all crashed measured
+	// nothing to compare, and the note says so.
+	NotOK map[schema.Status]int
+	From  []CarriedFrom
 }
 
 // CarriedFrom is one earlier round some of a page's runs come from.
@@ -108,6 +112,12 @@ func (r *Report) CarriedRuns() (c Carried, ok bool) {
 			n[run.Round]++
 		case run.Result.Status.Finished():
 			c.Measured++
+			if st := run.Result.Status; st != schema.StatusOK {
+				if c.NotOK == nil {
+					c.NotOK = map[schema.Status]int{}
+				}
+				c.NotOK[st]++
+			}
 		}
 	}
 	if len(n) == 0 {

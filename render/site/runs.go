@@ -38,11 +38,20 @@ type Report struct {
 	roundDir   *roundload.Dir
 	shown      schema.RoundDir
 	ShownRound string
-	// Stale are the results the campaign no longer defines (a sweep point
-	// taken out of the profile, a repeat beyond its repeats), in file
+	// Stale are the results the campaign no longer defines (an experiment
+	// or profile taken out of the campaign, a sweep point taken out of the
+	// profile, a repeat beyond its repeats), in file
 	// order: left out of every block, listed in a warning on the page and
 	// in the build's output.
 	Stale []StaleRun
+	// Redefined are the runs on the page (the shown round's own and
+	// those carried) that perflab collect measured under an older
+	// definition of their run than the campaign's today (another run
+	// key: a profile's workload, an engine's command or version changed
+	// since), in r.All's order: shown, and named in a warning atop the
+	// page and in the build's output, since a comparison with them is
+	// not between runs of one definition.
+	Redefined []*Run
 	// shownOwn are the shown round's own results in file order, the stale
 	// ones included: the round's own as its history values and data files
 	// take them, the same as once a later round makes it an older one.
@@ -54,7 +63,7 @@ type Report struct {
 }
 
 // StaleRun is a result left out because the campaign no longer defines
-// its point or repeat, and why.
+// its experiment, profile, point or repeat, and why.
 type StaleRun struct {
 	Run *Run
 	Why string
@@ -67,7 +76,7 @@ type StaleRun struct {
 // bench", as collect.Imported tells them apart; render does not import
 // collect): an imported sweep keeps the points and repeats its tool ran.
 func outsideCampaign(prof *schema.Profile, res *schema.Result) string {
-	if res.Tool.Name != "" && res.Tool.Name != "perflab bench" {
+	if !collected(res) {
 		return ""
 	}
 	pt := schema.PointOf(res.Load)
@@ -313,3 +322,84 @@ func (r *Report) HasTelemetry() bool {
 // HasSingleRuns reports whether the report has a run at one load that
 // is not a repeat (what Run finds without going to a sweep's top point).
 func (r *Report) HasSingleRuns() bool { return len(r.runs) > 0 }
+
+// collected reports whether perflab collect wrote result res (tool
+// "perflab bench", as collect.Imported tells them apart; render does not
+// import collect).
+func collected(res *schema.Result) bool {
+	return res.Tool.Name == "" || res.Tool.Name == "perflab bench"
+}
+
+// droppedFrom says why result res, which perflab collect wrote for
+// campaign c, is one c no longer defines: its experiment or profile was
+// taken out of the campaign (or renamed) since the round ran; "" when c
+// has both, and for a result collect did not write or one of another
+// campaign, which checkResult refuses (an imported output tied to an
+// experiment that does not exist is a mistake to fix, not history).
+func droppedFrom(c *schema.Campaign, res *schema.Result) string {
+	if !collected(res) || res.Campaign != "" && res.Campaign != c.ID {
+		return ""
+	}
+	if _, ok := c.Experiment(res.Experiment); !ok {
+		return fmt.Sprintf("experiment %s is no longer in the campaign", res.Experiment)
+	}
+	if _, ok := c.Profile(res.Profile); !ok {
+		return fmt.Sprintf("profile %s is no longer in the campaign", res.Profile)
+	}
+	return ""
+}
+
+// definitionKeys is the key (schema.DefinitionKey, the result id
+// perflab collect gives the run) of every run campaign c plans, by
+// experiment, profile, point and repeat.
+func definitionKeys(c *schema.Campaign) map[schema.RunKey]string {
+	keys := map[schema.RunKey]string{}
+	for si := range c.Steps {
+		for ei := range c.Steps[si].Experiments {
+			e := &c.Steps[si].Experiments[ei]
+			for pi := range c.Profiles {
+				p := &c.Profiles[pi]
+				if len(e.Profiles) > 0 && !slices.Contains(e.Profiles, p.ID) {
+					continue
+				}
+				for _, pt := range p.Points() {
+					at := schema.ProfileAt(p, pt)
+					for rep := range p.RepeatCount() {
+						keys[schema.RunKey{Experiment: e.ID, Profile: p.ID, Point: pt, Repeat: rep}] = schema.DefinitionKey(c, e, at, pt, rep)
+					}
+				}
+			}
+		}
+	}
+	return keys
+}
+
+// findRedefined sets r.Redefined: the runs of r.All perflab collect
+// wrote (a run key for id: 16 hex digits) whose result id is not the key
+// the campaign gives their run today (keys, definitionKeys).
+func (r *Report) findRedefined(keys map[schema.RunKey]string) {
+	for _, run := range r.All {
+		res := run.Result
+		if !collected(res) || !isRunKey(res.ID) {
+			continue
+		}
+		if want, ok := keys[schema.KeyOf(res)]; ok && res.ID != want {
+			r.Redefined = append(r.Redefined, run)
+		}
+	}
+}
+
+// isRunKey reports whether id has the form of a run key
+// (schema.DefinitionKey: 16 lower-case hex digits), as the id of every
+// result perflab collect writes has.
+func isRunKey(id string) bool {
+	if len(id) != 16 {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -269,6 +269,9 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	if dir == "" {
 		dir = c.ID
 	}
+	// Each run's key as the campaign defines it now, taken before the
+	// campaign is redacted (collect hashes the campaign as written).
+	defKeys := definitionKeys(c)
 	// The campaign and its results are redacted as they come in
 	// (secrets.go): nothing made from them can show a secret.
 	secrets := campaignSecrets(c)
@@ -288,6 +291,15 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	seen := map[pointKey]*Run{}
 	for _, run := range shown {
 		f, res := run.File, run.Result
+		if why := droppedFrom(c, res); why != "" {
+			// Left out as a point taken out of a sweep is: a lab that
+			// takes an experiment out of its campaign (or renames a
+			// profile) still builds before its next round, and the
+			// round's files and history keep the result (shownOwn).
+			r.shownOwn = append(r.shownOwn, res)
+			r.Stale = append(r.Stale, StaleRun{Run: run, Why: why})
+			continue
+		}
 		prof, err := checkResult(c, file, f, res)
 		if err != nil {
 			return nil, err
@@ -322,6 +334,7 @@ func (s *Site) loadReport(p *Page, file string, rd *inputs.Reader) (*Report, err
 	if err := r.carryRuns(rd, red); err != nil { // carried.go: runs the shown round has no finished result for
 		return nil, err
 	}
+	r.findRedefined(defKeys)
 	return r, nil
 }
 
