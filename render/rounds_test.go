@@ -96,6 +96,13 @@ func TestHistoryBlock(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	// Two rounds of single runs: nothing could be tested (a change
+	// shows with 3 rounds on each side), and the page says so rather
+	// than that no round differs.
+	if !strings.Contains(page, "No change points could be tested yet.") || strings.Contains(page, "beyond its runs' noise") ||
+		!strings.Contains(page, `<p class="history-coverage">`) {
+		t.Error("the history says the rounds were tested for change points; two rounds of single runs cannot be")
+	}
 	if strings.Contains(page, "Round 2026-11-27<br>") {
 		t.Error("the heading of round 2026-11-27 repeats its date")
 	}

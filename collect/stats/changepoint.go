@@ -396,6 +396,32 @@ type Series struct {
 	Samples [][]float64
 }
 
+// Untestable returns the indices i (into s.Samples) whose pair of
+// adjacent rounds, i−1 and i, has too few runs for the U test to reach
+// Alpha (MinP): none means SeriesChanges tests the series round against
+// round with the U test, any means it goes through ChangePoints on its
+// per-round means instead.
+func (s Series) Untestable() []int {
+	var out []int
+	for i := 1; i < len(s.Samples); i++ {
+		if MinP(len(s.Samples[i-1]), len(s.Samples[i])) > Alpha {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Judged returns, for a series SeriesChanges tests with ChangePoints
+// (Untestable not empty), the indices i (into s.Samples) at which a
+// change can be found now: ChangePoints places a change only with
+// MinSize points (its default, 3) on each side, so the first and the
+// last two indices are never judged, and a series of fewer than 6
+// points has none (from, to: an empty range, from > to, then).
+func (s Series) Judged() (from, to int) {
+	min := ChangePointConfig{}.withDefaults().MinSize
+	return min, len(s.Samples) - min
+}
+
 // SeriesChange is a change point of one series of a SeriesChanges call.
 type SeriesChange struct {
 	// Series is the index of the series, Round the index of the first
@@ -439,13 +465,7 @@ func SeriesChanges(series []Series) []SeriesChange {
 		if len(s.Samples) < 2 {
 			continue
 		}
-		testable := true
-		for i := 1; i < len(s.Samples); i++ {
-			if MinP(len(s.Samples[i-1]), len(s.Samples[i])) > Alpha {
-				testable = false
-			}
-		}
-		if testable {
+		if len(s.Untestable()) == 0 {
 			for i := 1; i < len(s.Samples); i++ {
 				d := Compare(s.Samples[i-1], s.Samples[i])
 				tests = append(tests, SeriesChange{Series: si, Round: s.Rounds[i], Pct: d.Pct, Effect: Effect(d), P: d.P, Method: "u-test",

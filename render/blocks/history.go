@@ -86,6 +86,11 @@ type reportHistory struct {
 	// leave it out and name it under the table, data.json lists it as
 	// "interrupted".
 	rounds, interrupted []int
+	// series are the series the change points were sought in
+	// (stats.SeriesChanges), with the line each is of: what the history
+	// says was and was not tested (historyCoverage).
+	series     []stats.Series
+	seriesLine []int
 	// err: an older round could not be read again (site.RoundResults.Load).
 	err error
 }
@@ -128,7 +133,7 @@ func historyOf(r *Report) *reportHistory {
 			lines = historyValues(r, lines, idx, ri, d.Values)
 			h.slo = sloAnswers(r, h.slo, sidx, ri, d.SLO)
 		}
-		h.lines, h.changes = historyChanges(r, lines)
+		h.lines, h.changes, h.series, h.seriesLine = historyChanges(r, lines)
 		r.Hist = h
 	})
 	return r.Hist.(*reportHistory)
@@ -185,8 +190,9 @@ func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, v
 	return lines
 }
 
-// historyChanges orders the history lines and finds their change points.
-func historyChanges(r *Report, lines []historyLine) ([]historyLine, []historyChange) {
+// historyChanges orders the history lines and finds their change
+// points, in the series it returns (each of the line seriesLine gives).
+func historyChanges(r *Report, lines []historyLine) ([]historyLine, []historyChange, []stats.Series, []int) {
 	sort.SliceStable(lines, func(i, j int) bool {
 		a, b := lines[i], lines[j]
 		if a.exp.ID != b.exp.ID {
@@ -198,7 +204,9 @@ func historyChanges(r *Report, lines []historyLine) ([]historyLine, []historyCha
 		return a.pt.Value < b.pt.Value
 	})
 	series := make([]stats.Series, len(lines))
+	seriesLine := make([]int, len(lines))
 	for i, l := range lines {
+		seriesLine[i] = i
 		for ri, v := range l.values {
 			if len(v) > 0 {
 				series[i].Rounds = append(series[i].Rounds, ri)
@@ -208,9 +216,9 @@ func historyChanges(r *Report, lines []historyLine) ([]historyLine, []historyCha
 	}
 	var changes []historyChange
 	for _, c := range stats.SeriesChanges(series) {
-		changes = append(changes, historyChange{line: c.Series, round: c.Round, c: c})
+		changes = append(changes, historyChange{line: seriesLine[c.Series], round: c.Round, c: c})
 	}
-	return lines, changes
+	return lines, changes, series, seriesLine
 }
 
 // historyView is the history block's view (templates/history.html).
@@ -230,6 +238,10 @@ type historyView struct {
 	Lines       []historyLineView
 	SLO         *historySLOView
 	Changes     []historyChangeView
+	// None is the sentence shown when no change was found, Coverage what
+	// the tests could not judge yet (historyCoverage).
+	None     string
+	Coverage []string
 }
 
 type historyRoundView struct{ ID, Date string }
@@ -384,6 +396,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		}
 		v.Changes = append(v.Changes, cv)
 	}
+	v.None, v.Coverage = historyCoverage(r, h)
 	return c.execTo(w, "history", v)
 }
 

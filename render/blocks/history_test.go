@@ -2,6 +2,8 @@ package blocks
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/collect/schema"
@@ -82,6 +84,68 @@ func TestSpreadPct(t *testing.T) {
 	}{{0.0019, "0.2"}, {0.0004, "0.0"}, {0.0094, "0.9"}, {0.0096, "1"}, {0.031, "3"}, {0.126, "13"}} {
 		if got := spreadPct(c.cv); got != c.want {
 			t.Errorf("spreadPct(%g) = %q, want %q", c.cv, got, c.want)
+		}
+	}
+}
+
+// historyReport is a report of one experiment on one profile over
+// rounds whose runs measured vals[i] (one value a run) in round i.
+func historyReport(vals ...[]float64) *Report {
+	r := &Report{Campaign: &schema.Campaign{Hardware: schema.HardwareSpec{Count: 1}, Profiles: []schema.Profile{{ID: "p", Name: "P"}},
+		Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "e", Name: "E"}}}}}}
+	for i, vs := range vals {
+		var res []*schema.Result
+		for _, v := range vs {
+			res = append(res, &schema.Result{Experiment: "e", Profile: "p", Status: schema.StatusOK, Summary: &schema.Summary{Completed: 1, TotalTokenThroughput: v}})
+		}
+		id := strconv.Itoa(i + 1)
+		r.Rounds = append(r.Rounds, site.RoundResults{ID: id, Record: &schema.Round{ID: id}, Results: res})
+	}
+	return r
+}
+
+// TestHistoryCoverage: where no change is found, the history says what
+// was tested. A review read "no round differs from the one before beyond
+// its runs' noise" under a 51 % drop in the 4th round of single runs,
+// which no test could judge yet (3 rounds on each side), and under
+// rounds of 3 repeats, which the U test cannot judge (4 a side).
+func TestHistoryCoverage(t *testing.T) {
+	one := func(vs ...float64) [][]float64 {
+		var out [][]float64
+		for _, v := range vs {
+			out = append(out, []float64{v})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		rounds [][]float64
+		none   string
+		notes  []string
+	}{
+		{"4 single runs, the last halved", one(100, 101, 99, 50), "No change points could be tested yet.",
+			[]string{"with 4 rounds so far, none of the configuration's rounds is judged yet"}},
+		{"7 single runs, the last halved", one(100, 101, 99, 100, 102, 98, 50), "No change points among the rounds tested.",
+			[]string{"changes up to round 5 were tested; rounds 6 and 7 will be judged as more rounds come"}},
+		{"3 repeats", [][]float64{{100, 101, 99}, {50, 51, 49}}, "No change points could be tested yet.",
+			[]string{"none of the configuration's rounds", "between rounds 1 → 2: those series were tested as single runs"}},
+		{"4 repeats", [][]float64{{100, 101, 99, 100}, {100, 101, 99, 100}}, "No change points: no round differs from the one before beyond its runs' noise.", nil},
+	} {
+		r := historyReport(tc.rounds...)
+		h := historyOf(r)
+		if len(h.changes) != 0 {
+			t.Fatalf("%s: changes %+v", tc.name, h.changes)
+		}
+		none, notes := historyCoverage(r, h)
+		if none != tc.none || len(notes) < len(tc.notes) || len(tc.notes) == 0 && len(notes) > 0 {
+			t.Errorf("%s: %q, notes %q; want %q", tc.name, none, notes, tc.none)
+			continue
+		}
+		all := strings.Join(notes, " ")
+		for _, want := range tc.notes {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: notes %q lack %q", tc.name, notes, want)
+			}
 		}
 	}
 }

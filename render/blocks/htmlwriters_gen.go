@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "ca99efd622bc27d13e4e484a0b9c1d3034b3b45309720b2430a2f28ec54e1cba"
+const generatedTemplatesSum = "bd33899172a74a22e923ef8d80149d3cde1c0eb7893161c6e698100c1b18da24"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -553,8 +553,18 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 <p class="history-method">Rounds with repeats are compared with the one before by the Mann-Whitney U test, the p-values of every configuration's test into the same round adjusted together (Benjamini-Hochberg, q ≤ 0.05, as perflab diff does for two rounds), and a change must be at least twice the runs' pooled standard deviation; single runs per round are split where their level changes, by binary segmentation with the likelihood-ratio (maximum two-sample t) test against thresholds for Gaussian noise (about 1 false change in 125 series of pure noise).</p>
 `)
 		} else {
-			b.WriteString(`<p class="history-changes">No change points: no round differs from the one before beyond its runs' noise.</p>
+			b.WriteString(`<p class="history-changes">`)
+			escapeText(b, dot.None)
+			b.WriteString(`</p>
 `)
+		}
+		if r24 := dot.Coverage; len(r24) > 0 {
+			for i25 := range r24 {
+				b.WriteString(`<p class="history-coverage">`)
+				escapeText(b, r24[i25])
+				b.WriteString(`</p>
+`)
+			}
 		}
 	}
 	return nil

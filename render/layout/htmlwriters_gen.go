@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "ca99efd622bc27d13e4e484a0b9c1d3034b3b45309720b2430a2f28ec54e1cba"
+const generatedTemplatesSum = "bd33899172a74a22e923ef8d80149d3cde1c0eb7893161c6e698100c1b18da24"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
