@@ -34,6 +34,8 @@ type historyLine struct {
 	// failed[i] how many of their requests failed, of how many.
 	values [][]float64
 	failed [][2]int
+	// work[i] is the workload of round i's runs (historyValue.Work).
+	work []string
 }
 
 // failedText is what the history's cell and hover say of round ri's
@@ -159,7 +161,8 @@ func roundValues(r *Report, results []*schema.Result) []historyValue {
 			gpus = res.Hardware.GPUCount
 		}
 		out = append(out, historyValue{Exp: res.Experiment, Prof: res.Profile, Pt: schema.PointOf(res.Load),
-			V: res.Summary.TotalTokenThroughput / float64(gpus), Failed: res.Summary.Failed, Requests: res.Summary.Completed + res.Summary.Failed})
+			V: res.Summary.TotalTokenThroughput / float64(gpus), Failed: res.Summary.Failed, Requests: res.Summary.Completed + res.Summary.Failed,
+			Work: workloadKey(res.Load)})
 	}
 	return out
 }
@@ -181,44 +184,17 @@ func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, v
 		if !ok {
 			li = len(lines)
 			idx[k] = li
-			lines = append(lines, historyLine{exp: e, prof: p, pt: v.Pt, values: make([][]float64, len(r.Rounds)), failed: make([][2]int, len(r.Rounds))})
+			lines = append(lines, historyLine{exp: e, prof: p, pt: v.Pt, values: make([][]float64, len(r.Rounds)), failed: make([][2]int, len(r.Rounds)),
+				work: make([]string, len(r.Rounds))})
+		}
+		if lines[li].work[ri] == "" {
+			lines[li].work[ri] = v.Work
 		}
 		lines[li].values[ri] = append(lines[li].values[ri], v.V)
 		lines[li].failed[ri][0] += v.Failed
 		lines[li].failed[ri][1] += v.Requests
 	}
 	return lines
-}
-
-// historyChanges orders the history lines and finds their change
-// points, in the series it returns (each of the line seriesLine gives).
-func historyChanges(r *Report, lines []historyLine) ([]historyLine, []historyChange, []stats.Series, []int) {
-	sort.SliceStable(lines, func(i, j int) bool {
-		a, b := lines[i], lines[j]
-		if a.exp.ID != b.exp.ID {
-			return a.exp.ID < b.exp.ID
-		}
-		if a.prof.ID != b.prof.ID {
-			return a.prof.ID < b.prof.ID
-		}
-		return a.pt.Value < b.pt.Value
-	})
-	series := make([]stats.Series, len(lines))
-	seriesLine := make([]int, len(lines))
-	for i, l := range lines {
-		seriesLine[i] = i
-		for ri, v := range l.values {
-			if len(v) > 0 {
-				series[i].Rounds = append(series[i].Rounds, ri)
-				series[i].Samples = append(series[i].Samples, v)
-			}
-		}
-	}
-	var changes []historyChange
-	for _, c := range stats.SeriesChanges(series) {
-		changes = append(changes, historyChange{line: seriesLine[c.Series], round: c.Round, c: c})
-	}
-	return lines, changes, series, seriesLine
 }
 
 // historyView is the history block's view (templates/history.html).
@@ -234,6 +210,9 @@ type historyView struct {
 	// Interrupted names the older rounds left out (reportHistory's
 	// interrupted): "round 2026-11-28.8", "rounds 7 and 9".
 	Interrupted string
+	// WorkChanges says where a profile's workload changed
+	// (workChangesText).
+	WorkChanges string
 	Rounds      []historyRoundView
 	Lines       []historyLineView
 	SLO         *historySLOView
@@ -325,7 +304,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 	if title == "" {
 		title = "Total throughput per GPU over " + strconv.Itoa(len(h.rounds)) + " rounds"
 	}
-	caption := "Each configuration's total throughput per GPU in each round (hover for the round's engine, commit and spread; dotted vertical lines mark engine version changes"
+	caption := "Each configuration's total throughput per GPU in each round (hover for the round's engine, commit and spread; dotted vertical lines mark engine version and workload changes"
 	if len(changes) > 0 {
 		caption += ", pins the change points, listed under the table"
 	}
@@ -351,6 +330,7 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		v.Shown, v.Total = historyColumns, len(h.rounds)
 	}
 	v.Interrupted = roundsNamed(r, h.interrupted)
+	v.WorkChanges = workChangesText(r, lines, h.rounds)
 	for _, ri := range cols {
 		rr := r.Rounds[ri]
 		v.Rounds = append(v.Rounds, historyRoundView{ID: rr.ID, Date: datedUnlessNamed(rr)})

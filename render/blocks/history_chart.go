@@ -116,6 +116,16 @@ func historyChart(r *Report, id string, rounds []int, lines []historyLine, chang
 			last = eng
 		}
 	}
+	// Workload changes (a campaign edit) are marked the same way.
+	for ri, names := range workChanges(lines, rounds) {
+		m := marks[row[ri]]
+		if m == nil {
+			m = &mark{seen: map[string]bool{}}
+			marks[row[ri]] = m
+			markRounds = append(markRounds, row[ri])
+		}
+		m.names = append(m.names, "workload of "+joinAnd(names))
+	}
 	sort.Ints(markRounds)
 	for _, j := range markRounds {
 		h.XMarks = append(h.XMarks, charts.XMark{X: x[j], Name: strings.Join(marks[j].names, ", ")})

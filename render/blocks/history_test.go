@@ -149,3 +149,51 @@ func TestHistoryCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryWorkloadChange: a campaign edit of the profile's workload
+// between rounds (input_len 128 → 512 here) moves every figure of it; a
+// review found it flagged as a change point and listed on the home page
+// as a regression. The series is cut there instead: no change, the
+// chart marks the round on its x axis, the table's note names it; a
+// change after the edit is still found in the new workload's rounds.
+func TestHistoryWorkloadChange(t *testing.T) {
+	withInput := func(r *Report, from int, inputLen int) {
+		for ri := from; ri < len(r.Rounds); ri++ {
+			for _, res := range r.Rounds[ri].Results {
+				res.Load.InputLen = inputLen
+			}
+		}
+	}
+	// Single runs, 4 rounds a side: binary segmentation would split at
+	// round 5; repeats, 4 a side: the U test would flag round 2.
+	single := historyReport([]float64{100}, []float64{101}, []float64{99}, []float64{100}, []float64{50}, []float64{51}, []float64{49}, []float64{50})
+	withInput(single, 0, 128)
+	withInput(single, 4, 512)
+	repeats := historyReport([]float64{100, 101, 99, 100}, []float64{50, 51, 49, 50})
+	withInput(repeats, 1, 512)
+	for name, r := range map[string]*Report{"single runs": single, "repeats": repeats} {
+		h := historyOf(r)
+		if len(h.changes) != 0 {
+			t.Errorf("%s: change points across the workload edit: %+v", name, h.changes)
+		}
+		edit := len(r.Rounds) / 2
+		if got := workChangesText(r, h.lines, h.rounds); !strings.HasPrefix(got, "The workload of P changed in round "+r.Rounds[edit].ID+" ") {
+			t.Errorf("%s: note %q", name, got)
+		}
+		b, err := historyChart(r, "h", h.rounds, h.lines, h.changes).JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"workload of P"`) {
+			t.Errorf("%s: the chart does not mark the workload change: %s", name, b)
+		}
+	}
+	// A drop within the new workload's rounds is still a change point,
+	// at its round.
+	r := historyReport([]float64{100}, []float64{101}, []float64{50}, []float64{51}, []float64{49}, []float64{50}, []float64{25}, []float64{26}, []float64{24})
+	withInput(r, 2, 512)
+	h := historyOf(r)
+	if len(h.changes) != 1 || h.changes[0].round != 6 || !h.changes[0].c.Latest {
+		t.Errorf("a drop at round 7 after the edit at round 3: changes %+v", h.changes)
+	}
+}

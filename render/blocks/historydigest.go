@@ -41,6 +41,10 @@ type historyValue struct {
 	Pt               schema.Point
 	V                float64
 	Failed, Requests int
+	// Work is the run's workload (workloadKey): where it differs from
+	// the round before's, the history seeks change points on each side
+	// apart.
+	Work string
 }
 
 // sloValue is a sweep profile × experiment's SLO answer in a round.

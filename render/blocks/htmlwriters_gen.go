@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "bd33899172a74a22e923ef8d80149d3cde1c0eb7893161c6e698100c1b18da24"
+const generatedTemplatesSum = "521ad1eae721354aee18d3e9baa6babbfc925df80d5c0a6a1f91edceaf23111d"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -455,49 +455,55 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 		b.WriteString(`</tbody>
 </table></div>
 `)
-		if w13 := dot.Interrupted; len(w13) > 0 {
-			b.WriteString(`<p class="history-interrupted">Not shown: `)
+		if w13 := dot.WorkChanges; len(w13) > 0 {
+			b.WriteString(`<p class="history-work">`)
 			escapeText(b, w13)
+			b.WriteString(`</p>
+`)
+		}
+		if w14 := dot.Interrupted; len(w14) > 0 {
+			b.WriteString(`<p class="history-interrupted">Not shown: `)
+			escapeText(b, w14)
 			b.WriteString(`, interrupted before any run finished (no measurement; the report's data.json lists it as interrupted).</p>
 `)
 		}
-		if w14 := dot.SLO; w14 != nil {
+		if w15 := dot.SLO; w15 != nil {
 			b.WriteString(`<p class="history-slo">The SLO (`)
-			escapeText(b, w14.Text)
+			escapeText(b, w15.Text)
 			b.WriteString(`) in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>
 <div class="table-wrap"><table class="sortable history history-slo">
 <thead><tr><th>Configuration</th>`)
-			if r15 := dot.Rounds; len(r15) > 0 {
-				for i16 := range r15 {
+			if r16 := dot.Rounds; len(r16) > 0 {
+				for i17 := range r16 {
 					b.WriteString(`<th>Round `)
-					escapeText(b, r15[i16].ID)
+					escapeText(b, r16[i17].ID)
 					b.WriteString(`</th>`)
 				}
 			}
 			b.WriteString(`</tr></thead>
 <tbody>
 `)
-			if r17 := w14.Rows; len(r17) > 0 {
-				for i18 := range r17 {
+			if r18 := w15.Rows; len(r18) > 0 {
+				for i19 := range r18 {
 					b.WriteString(`<tr><td>`)
-					escapeText(b, r17[i18].Label)
+					escapeText(b, r18[i19].Label)
 					b.WriteString(`</td>`)
-					if r19 := r17[i18].Cells; len(r19) > 0 {
-						for i20 := range r19 {
-							if r19[i20].Empty {
+					if r20 := r18[i19].Cells; len(r20) > 0 {
+						for i21 := range r20 {
+							if r20[i21].Empty {
 								b.WriteString(`<td>–</td>`)
 							} else {
 								b.WriteString(`<td`)
-								if r19[i20].Moved {
+								if r20[i21].Moved {
 									b.WriteString(` class="change"`)
 								}
 								b.WriteString(`>`)
-								if r19[i20].None {
+								if r20[i21].None {
 									b.WriteString(`none meets it`)
 								} else {
-									escapeText(b, r19[i20].Point)
+									escapeText(b, r20[i21].Point)
 									b.WriteString(`: `)
-									escapeText(b, r19[i20].PerGPU)
+									escapeText(b, r20[i21].PerGPU)
 									b.WriteString(` tok/s/GPU`)
 								}
 								b.WriteString(`</td>`)
@@ -516,34 +522,34 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 			b.WriteString(`<p class="history-changes">Change points:</p>
 <ul class="history-changes">
 `)
-			if r21 := dot.Changes; len(r21) > 0 {
-				for i22 := range r21 {
+			if r22 := dot.Changes; len(r22) > 0 {
+				for i23 := range r22 {
 					b.WriteString(`<li>`)
-					escapeText(b, r21[i22].Label)
+					escapeText(b, r22[i23].Label)
 					b.WriteString(`: `)
-					b.WriteString(string(r21[i22].Pct))
+					b.WriteString(string(r22[i23].Pct))
 					b.WriteString(`% (`)
-					escapeText(b, r21[i22].Word)
+					escapeText(b, r22[i23].Word)
 					b.WriteString(`) in round `)
-					escapeText(b, r21[i22].Round)
-					if w23 := r21[i22].Date; len(w23) > 0 {
+					escapeText(b, r22[i23].Round)
+					if w24 := r22[i23].Date; len(w24) > 0 {
 						b.WriteString(` (`)
-						escapeText(b, w23)
+						escapeText(b, w24)
 						b.WriteString(`)`)
 					}
 					b.WriteString(`; `)
-					if r21[i22].UTest {
+					if r22[i23].UTest {
 						b.WriteString(`U test against round `)
-						escapeText(b, r21[i22].Prev)
+						escapeText(b, r22[i23].Prev)
 						b.WriteString(` p=`)
-						escapeText(b, r21[i22].P)
+						escapeText(b, r22[i23].P)
 						b.WriteString(`, q=`)
-						escapeText(b, r21[i22].Q)
+						escapeText(b, r22[i23].Q)
 						b.WriteString(`, d=`)
-						escapeText(b, r21[i22].D)
+						escapeText(b, r22[i23].D)
 					} else {
 						b.WriteString(`change point of the series, max-t test p=`)
-						escapeText(b, r21[i22].P)
+						escapeText(b, r22[i23].P)
 					}
 					b.WriteString(`</li>
 `)
@@ -558,10 +564,10 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 			b.WriteString(`</p>
 `)
 		}
-		if r24 := dot.Coverage; len(r24) > 0 {
-			for i25 := range r24 {
+		if r25 := dot.Coverage; len(r25) > 0 {
+			for i26 := range r25 {
 				b.WriteString(`<p class="history-coverage">`)
-				escapeText(b, r24[i25])
+				escapeText(b, r25[i26])
 				b.WriteString(`</p>
 `)
 			}

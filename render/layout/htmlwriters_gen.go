@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "bd33899172a74a22e923ef8d80149d3cde1c0eb7893161c6e698100c1b18da24"
+const generatedTemplatesSum = "521ad1eae721354aee18d3e9baa6babbfc925df80d5c0a6a1f91edceaf23111d"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
