@@ -197,3 +197,28 @@ func TestHistoryWorkloadChange(t *testing.T) {
 		t.Errorf("a drop at round 7 after the edit at round 3: changes %+v", h.changes)
 	}
 }
+
+// TestHistoryCampaignOrder: the history's lines follow the campaign's
+// order (its experiments, then its profiles), as every other block
+// does; they were sorted by id, putting the baseline last.
+func TestHistoryCampaignOrder(t *testing.T) {
+	r := &Report{Campaign: &schema.Campaign{Hardware: schema.HardwareSpec{Count: 1},
+		Profiles: []schema.Profile{{ID: "short", Name: "Short"}, {ID: "long", Name: "Long"}},
+		Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "vllm", Name: "vLLM"}}},
+			{ID: "t", Experiments: []schema.Experiment{{ID: "sglang", Name: "SGLang"}}}}}}
+	var res []*schema.Result
+	for _, e := range []string{"sglang", "vllm"} {
+		for _, p := range []string{"long", "short"} {
+			res = append(res, &schema.Result{Experiment: e, Profile: p, Status: schema.StatusOK, Summary: &schema.Summary{Completed: 1, TotalTokenThroughput: 100}})
+		}
+	}
+	r.Rounds = []site.RoundResults{{ID: "1", Results: res}, {ID: "2", Results: res}}
+	var got []string
+	for _, l := range historyOf(r).lines {
+		got = append(got, l.label())
+	}
+	want := []string{"vLLM / Short", "vLLM / Long", "SGLang / Short", "SGLang / Long"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("lines %q, want the campaign's order %q", got, want)
+	}
+}

@@ -22,13 +22,26 @@ import (
 // historyChanges orders the history lines and finds their change
 // points, in the series it returns (each of the line seriesLine gives).
 func historyChanges(r *Report, lines []historyLine) ([]historyLine, []historyChange, []stats.Series, []int) {
+	// The campaign's order, as every other block has it: its steps'
+	// experiments, then its profiles, then the load points up.
+	expAt, profAt := map[string]int{}, map[string]int{}
+	for _, st := range r.Campaign.Steps {
+		for _, e := range st.Experiments {
+			if _, ok := expAt[e.ID]; !ok {
+				expAt[e.ID] = len(expAt)
+			}
+		}
+	}
+	for i, p := range r.Campaign.Profiles {
+		profAt[p.ID] = i
+	}
 	sort.SliceStable(lines, func(i, j int) bool {
 		a, b := lines[i], lines[j]
 		if a.exp.ID != b.exp.ID {
-			return a.exp.ID < b.exp.ID
+			return expAt[a.exp.ID] < expAt[b.exp.ID]
 		}
 		if a.prof.ID != b.prof.ID {
-			return a.prof.ID < b.prof.ID
+			return profAt[a.prof.ID] < profAt[b.prof.ID]
 		}
 		return a.pt.Value < b.pt.Value
 	})
