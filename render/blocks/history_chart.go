@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/charts"
@@ -49,8 +48,8 @@ func historyChart(r *Report, id string, rounds []int, lines []historyLine, chang
 	for j, ri := range rounds {
 		row[ri] = j
 	}
-	x, timed := historyX(r, rounds)
-	h := charts.History{XTime: timed, YName: "total throughput per GPU (tok/s)"}
+	x := historyX(r, rounds)
+	h := charts.History{YName: "total throughput per GPU (tok/s)"}
 	var tips historyTips
 	marked := map[[2]int]historyChange{}
 	for _, ch := range changes {
@@ -155,24 +154,19 @@ func historyChart(r *Report, id string, rounds []int, lines []historyLine, chang
 	return charts.HistoryChart(id, h)
 }
 
-// historyX is the history chart's x of each of rounds: its start time
-// (timed) when every round has one and they follow the rounds' order (a
-// round 1 whose results were re-dated later than round 2's record would
-// draw the line backwards), else its number among rounds.
-func historyX(r *Report, rounds []int) (x []any, timed bool) {
-	x = make([]any, len(rounds))
-	var prev time.Time
+// historyX is the history chart's x of each of rounds, a category axis
+// (the rounds evenly spaced, in their order): the round's id, and its
+// date under it unless the id starts with it (datedUnlessNamed). A time
+// axis piled a day's rounds into one spike at the edge of a year, and
+// put rounds started in the same second at the same x.
+func historyX(r *Report, rounds []int) []any {
+	x := make([]any, len(rounds))
 	for j, ri := range rounds {
 		rr := r.Rounds[ri]
-		t, err := time.Parse(time.RFC3339, rr.Start())
-		if err != nil || t.Before(prev) {
-			for j := range x {
-				x[j] = j + 1
-			}
-			return x, false
+		x[j] = rr.ID
+		if d := datedUnlessNamed(rr); d != "" {
+			x[j] = rr.ID + "\n" + d
 		}
-		prev = t
-		x[j] = rr.Start()
 	}
-	return x, true
+	return x
 }

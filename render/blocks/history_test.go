@@ -10,38 +10,42 @@ import (
 	"github.com/perflab/perflab/render/site"
 )
 
-// TestHistoryChartOrder: x is the rounds' dates only when they follow the
-// rounds' order; a round 1 dated (by its results) after round 2's record
-// gets the round number on x, so the line is never drawn backwards.
-func TestHistoryChartOrder(t *testing.T) {
+// TestHistoryChartX: x is a category axis of the rounds in their
+// order, each labelled by its id and date. A review found a time axis
+// piling 12 rounds of one day into a spike at the right edge when two
+// rounds were dated a year before, rounds started in the same second at
+// one x, and a round re-dated later than the next drawn backwards.
+func TestHistoryChartX(t *testing.T) {
 	res := func(start string) []*schema.Result {
 		return []*schema.Result{{Experiment: "e", Profile: "p", Status: schema.StatusOK, Start: start, Summary: &schema.Summary{Completed: 1, TotalTokenThroughput: 100}}}
 	}
-	for _, tc := range []struct {
-		start1 string
-		want   string
-	}{{"2026-10-05T23:52:06Z", "time"}, {"2026-11-27T23:52:06Z", "value"}, {"", "value"}} {
-		r := &Report{Campaign: &schema.Campaign{Hardware: schema.HardwareSpec{Count: 1}, Profiles: []schema.Profile{{ID: "p", Name: "P"}},
-			Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "e", Name: "E"}}}}}}
-		r.Rounds = []site.RoundResults{{ID: "1", Results: res(tc.start1)}, {ID: "2", Record: &schema.Round{ID: "2", Start: "2026-10-12T02:00:00Z"}, Results: res("")}}
-		h := historyOf(r)
-		lines, changes := h.lines, h.changes
-		b, err := historyChart(r, "h", h.rounds, lines, changes).JSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var o struct {
-			Dataset struct {
-				Source [][]any `json:"source"`
-			} `json:"dataset"`
-			XAxis []map[string]any `json:"xAxis"`
-		}
-		if err := json.Unmarshal(b, &o); err != nil {
-			t.Fatal(err)
-		}
-		if o.XAxis[0]["type"] != tc.want || len(o.Dataset.Source) != 2 {
-			t.Errorf("round 1 starting %q: x axis %v, dataset %v; want %s", tc.start1, o.XAxis[0], o.Dataset.Source, tc.want)
-		}
+	r := &Report{Campaign: &schema.Campaign{Hardware: schema.HardwareSpec{Count: 1}, Profiles: []schema.Profile{{ID: "p", Name: "P"}},
+		Steps: []schema.Step{{ID: "s", Experiments: []schema.Experiment{{ID: "e", Name: "E"}}}}}}
+	r.Rounds = []site.RoundResults{{ID: "1", Results: res("2026-11-27T23:52:06Z")},
+		{ID: "v0.10", Record: &schema.Round{ID: "v0.10", Start: "2025-05-01T00:00:00Z"}, Results: res("")},
+		{ID: "v0.11", Record: &schema.Round{ID: "v0.11", Start: "2025-05-01T00:00:00Z"}, Results: res("")},
+		{ID: "2026-11-28.2", Record: &schema.Round{ID: "2026-11-28.2", Start: "2026-11-28T02:00:00Z"}, Results: res("")}}
+	h := historyOf(r)
+	b, err := historyChart(r, "h", h.rounds, h.lines, h.changes).JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Dataset struct {
+			Source [][]any `json:"source"`
+		} `json:"dataset"`
+		XAxis []map[string]any `json:"xAxis"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	var x []string
+	for _, row := range o.Dataset.Source {
+		x = append(x, row[0].(string))
+	}
+	want := []string{"1\n2026-11-27", "v0.10\n2025-05-01", "v0.11\n2025-05-01", "2026-11-28.2"}
+	if o.XAxis[0]["type"] != "category" || strings.Join(x, " ") != strings.Join(want, " ") {
+		t.Errorf("x axis %v, x %q; want a category axis, x %q", o.XAxis[0], x, want)
 	}
 }
 

@@ -12,9 +12,10 @@ import (
 // carries each number once; each line reads its x and y columns from
 // the rows (encode).
 type History struct {
-	// XTime: x holds RFC 3339 dates (a time axis named "round date");
-	// else round numbers (a value axis named "round", whole steps).
-	XTime bool
+	// x is a category axis named "round": the rounds evenly spaced in
+	// row order, each labelled by its row's x (its id and date), so that
+	// rounds days or months apart, or started in the same second, each
+	// keep their place (a time axis piled a day's rounds into one spike).
 	YName string
 	// Rows is the dataset: one row per round, x first. A nil cell is a
 	// missing value (the line joins over it).
@@ -64,19 +65,21 @@ func historyChart(id string, h History, line *echarts.Line) Chart {
 	line.SetGlobalOptions(append(base(id),
 		echarts.WithTooltipOpts(opts.Tooltip{Trigger: "item"}),
 		echarts.WithGridOpts(opts.Grid{Left: "3%", Right: "6%", Top: strconv.Itoa(topPad), Height: strconv.Itoa(xyPanelHeight), ContainLabel: opts.Bool(true)}))...)
-	x := opts.XAxis{Type: "time", Name: "round date", NameLocation: "middle", NameGap: 28}
-	if !h.XTime {
-		x.Type, x.Name, x.MinInterval = "value", "round", 1
-	}
-	line.XAxisList = []opts.XAxis{x}
+	line.XAxisList = []opts.XAxis{{Type: "category", Name: "round", NameLocation: "middle", NameGap: 40}}
 	line.YAxisList = []opts.YAxis{{Type: "value", Scale: opts.Bool(true), Name: h.YName, NameLocation: "end", NameGap: 10}}
 	v.xAxes = []axisExtra{{NameTextStyle: &opts.TextStyle{FontSize: 11}}}
 	v.yAxes = []axisExtra{{NameTextStyle: &opts.TextStyle{Align: "left", FontSize: 11}}}
 	line.AddDataset(opts.Dataset{Source: h.Rows})
 	for li, l := range h.Lines {
+		// Past the palette's colours, which repeat, a line differs by
+		// its symbol and dash (lineLook).
+		symbol, dash := lineLook(li)
 		so := []echarts.SeriesOpts{
 			echarts.WithEncodeOpts(opts.Encode{X: 0, Y: l.YColumn}),
-			echarts.WithLineChartOpts(opts.LineChart{Symbol: "circle", SymbolSize: 6, ConnectNulls: opts.Bool(true)}),
+			echarts.WithLineChartOpts(opts.LineChart{Symbol: symbol, SymbolSize: 6, ConnectNulls: opts.Bool(true)}),
+		}
+		if dash != "" {
+			so = append(so, echarts.WithLineStyleOpts(opts.LineStyle{Type: dash}))
 		}
 		var ex seriesExtra
 		if len(l.Pins) > 0 {
@@ -101,5 +104,32 @@ func historyChart(id string, h History, line *echarts.Line) Chart {
 		line.MultiSeries[len(line.MultiSeries)-1].Data = nil
 		v.series = append(v.series, ex)
 	}
-	return Chart{ID: id, Height: topPad + xyPanelHeight + 40, chart: line}
+	height := topPad + xyPanelHeight + 40
+	if len(h.Rows) > historyZoomRows {
+		// Many rounds: wheel and drag zoom, and a slider under the grid.
+		line.SetGlobalOptions(echarts.WithDataZoomOpts(
+			opts.DataZoom{Type: "inside", XAxisIndex: 0, FilterMode: "none"},
+			opts.DataZoom{Type: "slider", XAxisIndex: 0, FilterMode: "none"}))
+		height += sliderHeight
+	}
+	return Chart{ID: id, Height: height, chart: line}
+}
+
+// historyZoomRows is the most rounds a history chart shows without a
+// zoom (the history table's columns).
+const historyZoomRows = 12
+
+// lineSymbols and lineDashes tell apart the lines of a chart that
+// has more than the palette's colours: the palette's first round of
+// lines is drawn with circles and solid lines, the next with squares and
+// dashes, and so on.
+var (
+	lineSymbols = []string{"circle", "rect", "triangle", "diamond", "roundRect"}
+	lineDashes  = []string{"", "dashed", "dotted"}
+)
+
+// lineLook is line li's symbol and dash ("" for solid).
+func lineLook(li int) (symbol, dash string) {
+	k := li / len(palette)
+	return lineSymbols[k%len(lineSymbols)], lineDashes[k%len(lineDashes)]
 }

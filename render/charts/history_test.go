@@ -3,6 +3,7 @@ package charts
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -40,7 +41,7 @@ func TestHistoryChart(t *testing.T) {
 	if len(o.Dataset["source"]) != 2 || o.Dataset["source"][0][4] != nil || o.Dataset["source"][1][1] != 120.004 {
 		t.Errorf("dataset %v", o.Dataset)
 	}
-	if x := o.XAxis[0]; x["type"] != "value" || x["name"] != "round" || x["minInterval"] != 1.0 {
+	if x := o.XAxis[0]; x["type"] != "category" || x["name"] != "round" {
 		t.Errorf("x axis %v", x)
 	}
 	if len(o.Series) != 2 {
@@ -75,16 +76,52 @@ func TestHistoryChart(t *testing.T) {
 		t.Errorf("toolbox %v", o.Toolbox)
 	}
 
-	// Dates on x: a time axis; no tips, no "history".
-	js, err = HistoryChart("h", History{XTime: true, Rows: [][]any{{"2026-10-05T00:00:00Z", 1.0, 0.0, 1}}, Lines: []HistoryLine{{Name: "A", YColumn: 1}}}).JSON()
+	if strings.Contains(string(js), "dataZoom") {
+		t.Error("a zoom on a chart of 2 rounds")
+	}
+}
+
+// TestHistoryChartMany: a review found a history of 14 rounds and 12+
+// lines unreadable: colours repeat past the palette's 8 (two orange
+// lines), and no zoom. Past the palette a line gets another symbol and
+// dash; past historyZoomRows rounds the chart zooms.
+func TestHistoryChartMany(t *testing.T) {
+	h := History{}
+	for ri := range 14 {
+		row := []any{strconv.Itoa(ri + 1)}
+		for range 17 {
+			row = append(row, 100.0, 0.0, 1)
+		}
+		h.Rows = append(h.Rows, row)
+	}
+	for li := range 17 {
+		h.Lines = append(h.Lines, HistoryLine{Name: "L" + strconv.Itoa(li), YColumn: 1 + 3*li})
+	}
+	ch := HistoryChart("h", h)
+	js, err := ch.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.XAxis, o.History = nil, nil
+	var o struct {
+		Series   []map[string]any `json:"series"`
+		DataZoom []map[string]any `json:"dataZoom"`
+	}
 	if err := json.Unmarshal(js, &o); err != nil {
 		t.Fatal(err)
 	}
-	if x := o.XAxis[0]; x["type"] != "time" || x["name"] != "round date" || x["minInterval"] != nil || strings.Contains(string(js), `"history"`) {
-		t.Errorf("timed chart: %s", js)
+	look := map[string]bool{}
+	for li, s := range o.Series {
+		dash := ""
+		if ls, ok := s["lineStyle"].(map[string]any); ok {
+			dash, _ = ls["type"].(string)
+		}
+		k := palette[li%len(palette)] + " " + s["symbol"].(string) + " " + dash
+		if look[k] {
+			t.Errorf("line %d looks like an earlier one: %s", li, k)
+		}
+		look[k] = true
+	}
+	if len(o.DataZoom) != 2 || ch.Height != topPad+xyPanelHeight+40+sliderHeight {
+		t.Errorf("14 rounds: dataZoom %v, height %d", o.DataZoom, ch.Height)
 	}
 }
