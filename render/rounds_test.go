@@ -142,6 +142,16 @@ func TestHistoryBlock(t *testing.T) {
 		len(data.Rounds[1].Runs) != 0 || len(data.Rounds[1].Headline) == 0 || data.Rounds[1].GitCommit == "" {
 		t.Fatalf("data.json: %d runs, rounds %+v, %v", len(data.Runs), data.Rounds, err)
 	}
+	// Each run names its round, the shown round's own runs too (a
+	// review found the key absent there, data.csv's column filled).
+	for i, raw := range data.Runs {
+		var run struct {
+			Round string `json:"round"`
+		}
+		if err := json.Unmarshal(raw, &run); err != nil || run.Round != "2026-11-27" {
+			t.Errorf("data.json run %d: round %q, want 2026-11-27 (%v)", i, run.Round, err)
+		}
+	}
 	checkRoundFiles(t, filepath.Join(dir, "site"), "demo/h100/", camp)
 	csv, _ := os.ReadFile(filepath.Join(dir, "site", "demo", "h100", "data.csv"))
 	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 7 || !strings.HasPrefix(lines[0], "round,experiment,") || !strings.HasPrefix(lines[6], "2026-11-27,") {

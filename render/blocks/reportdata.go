@@ -28,8 +28,9 @@ type RunData struct {
 	Summary    *schema.Summary `json:"summary,omitempty"`
 	Caveats    []string        `json:"caveats,omitempty"`
 	Result     string          `json:"result_id"`
-	// Round is the id of the earlier round a run is carried from (the
-	// round shown has no finished result for it); omitted for its own.
+	// Round is the id of the run's round, in a report with rounds: the
+	// round shown, or the earlier round a run is carried from (the round
+	// shown has no finished result for it); omitted without rounds.
 	Round string `json:"round,omitempty"`
 }
 

@@ -329,11 +329,16 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		}
 		d.Changes = append(d.Changes, x)
 	}
-	rows = withRoundColumn(rows, r.Rounds[len(r.Rounds)-1].ID)
-	for i, rd := range d.Runs { // a run carried from an earlier round names it
-		if rd.Round != "" {
-			rows[i+1][0] = rd.Round
+	// Every run names its round, as data.csv's round column does: the
+	// shown round's own runs it, a run carried from an earlier round
+	// that one (a script read a missing key as "the latest round").
+	latest := r.Rounds[len(r.Rounds)-1].ID
+	rows = withRoundColumn(rows, latest)
+	for i := range d.Runs {
+		if d.Runs[i].Round == "" {
+			d.Runs[i].Round = latest
 		}
+		rows[i+1][0] = d.Runs[i].Round
 	}
 	return d, rows, nil
 }
