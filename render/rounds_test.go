@@ -713,3 +713,70 @@ func TestOlderRoundKeepsDroppedExperiment(t *testing.T) {
 		t.Error("the page shows an experiment the campaign no longer has")
 	}
 }
+
+// TestHistoryWorkloadEdit: a profile's workload changed between rounds
+// (input_len doubled from round 7 of 9, the figures of one line
+// halved): a review found it flagged as a change point and listed on
+// the home page as a regression. The page, the home page and data.json agree: no
+// change, the edit named under the table and marked on the chart.
+func TestHistoryWorkloadEdit(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
+	camp := filepath.Join(dir, "results", "demo-mock-rounds")
+	src := filepath.Join(root, "results", "demo-mock-rounds", "rounds", "6")
+	names := []string{"large-batch--chat--c4.json", "large-batch--chat--c16.json", "small-batch--chat--c4.json", "small-batch--chat--c16.json"}
+	for k := 1; k <= 9; k++ {
+		rdir := camp
+		if k > 1 {
+			rd, err := schema.CreateRound(camp, &schema.Round{ID: strconv.Itoa(k), Start: fmt.Sprintf("2026-01-%02dT02:00:00Z", k)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rdir = rd.Dir
+		} else if err := os.MkdirAll(camp, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for j, name := range names {
+			r, err := schema.ReadFile(filepath.Join(src, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Summary.TotalTokenThroughput *= 1 + float64((k*7+j*3)%5-2)/400
+			if j == 3 && k >= 7 {
+				r.Load.InputLen *= 2
+				r.Summary.TotalTokenThroughput *= 0.5
+			}
+			if k == 1 {
+				r.Start, r.End = "2026-01-01T02:00:00Z", "2026-01-01T02:01:00Z"
+			}
+			if err := schema.WriteFile(filepath.Join(rdir, name), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out := filepath.Join(dir, "site")
+	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	if home := readFile(t, filepath.Join(out, "index.html")); strings.Contains(home, "Regressions and improvements") {
+		t.Error("the home page lists the workload edit as a regression")
+	}
+	page := readFile(t, filepath.Join(out, "mock-rounds", "index.html"))
+	if strings.Contains(page, `<ul class="history-changes">`) || !strings.Contains(page, `<p class="history-work">The workload of Chat changed in round 7 `) {
+		t.Error("the history flags the workload edit, or does not name it")
+	}
+	if !strings.Contains(page, `"workload of Chat"`) {
+		t.Error("the history chart does not mark the workload edit")
+	}
+	var data struct {
+		Changes []json.RawMessage `json:"changes"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "mock-rounds", "data.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &data)
+	}
+	if err != nil || len(data.Changes) != 0 {
+		t.Errorf("data.json changes %s (%v), want none", data.Changes, err)
+	}
+}
