@@ -130,7 +130,7 @@ func TestHistoryCoverage(t *testing.T) {
 		{"4 single runs, the last halved", one(100, 101, 99, 50), "No change points could be tested yet.",
 			[]string{"with 4 rounds so far, none of the configuration's rounds is judged yet"}},
 		{"7 single runs, the last halved", one(100, 101, 99, 100, 102, 98, 50), "No change points among the rounds tested.",
-			[]string{"changes up to round 5 were tested; rounds 6 and 7 will be judged as more rounds come"}},
+			[]string{"rounds 4 to 5 were tested for one; rounds 6 and 7 will be judged as more rounds come"}},
 		{"3 repeats", [][]float64{{100, 101, 99}, {50, 51, 49}}, "No change points could be tested yet.",
 			[]string{"none of the configuration's rounds", "between rounds 1 → 2: those series were tested as single runs"}},
 		{"4 repeats", [][]float64{{100, 101, 99, 100}, {100, 101, 99, 100}}, "No change points: no round differs from the one before beyond its runs' noise.", nil},

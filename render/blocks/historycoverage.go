@@ -22,7 +22,8 @@ func historyCoverage(r *Report, h *reportHistory) (none string, notes []string) 
 		uTested, judged bool
 		pending         []int // rounds not judged yet: the last ones of judged series
 		seenRound       = map[int]bool{}
-		lastJudged      = -1     // the latest round a change into was judged
+		firstJudged     = -1     // the earliest round a change at was judged
+		lastJudged      = -1     // the latest round a change at was judged
 		short           int      // series too short to judge at all
 		shortRounds     int      // the most rounds of such a series
 		fewRepeats      [][2]int // adjacent rounds with repeats too few for the U test
@@ -58,6 +59,9 @@ func historyCoverage(r *Report, h *reportHistory) (none string, notes []string) 
 		}
 		judged = true
 		lastJudged = max(lastJudged, s.Rounds[to])
+		if firstJudged < 0 || s.Rounds[from] < firstJudged {
+			firstJudged = s.Rounds[from]
+		}
 		for _, ri := range s.Rounds[to+1:] {
 			if !seenRound[ri] {
 				seenRound[ri] = true
@@ -75,7 +79,11 @@ func historyCoverage(r *Report, h *reportHistory) (none string, notes []string) 
 	const rule = "A series of single runs (one run a round, or too few repeats for the U test) shows a change once 3 rounds stand on each side of it"
 	if judged {
 		slices.Sort(pending)
-		n := rule + ": changes up to round " + r.Rounds[lastJudged].ID + " were tested; " + roundsNamed(r, pending) + " will be judged as more rounds come"
+		tested := "round " + r.Rounds[lastJudged].ID + " was"
+		if firstJudged != lastJudged {
+			tested = "rounds " + r.Rounds[firstJudged].ID + " to " + r.Rounds[lastJudged].ID + " were"
+		}
+		n := rule + ": " + tested + " tested for one; " + roundsNamed(r, pending) + " will be judged as more rounds come"
 		if short > 0 {
 			n += " (" + configurations(short) + " with fewer than 6 rounds: none of their rounds yet)"
 		}
