@@ -42,7 +42,7 @@ func takeRetained(dir string) (*retained, error) {
 	}
 	var parent unix.Stat_t
 	if err := unix.Stat(filepath.Dir(dir), &parent); err != nil || parent.Dev != st.Dev {
-		return nil, fmt.Errorf("output: retained site %s: not on the file system of its parent", dir)
+		return nil, fmt.Errorf("output: retained site %s: %w", dir, errForeign)
 	}
 	perm, err := madeDirPerm(dir)
 	if err != nil {
@@ -101,7 +101,7 @@ func dropRetained(dir string) {
 // umask), made in dir to be seen.
 func madeDirPerm(dir string) (uint32, error) {
 	probe := filepath.Join(dir, ".mode-probe")
-	os.Remove(probe)
+	os.RemoveAll(probe) // a killed build's
 	if err := os.Mkdir(probe, 0o755); err != nil {
 		return 0, err
 	}
@@ -144,7 +144,7 @@ func (w *retainWalk) tree(parent int, rel string, into *dirents) error {
 		return &os.PathError{Op: "fstat", Path: rel, Err: err}
 	}
 	if st.Dev != w.dev {
-		return fmt.Errorf("%s: another file system", rel)
+		return fmt.Errorf("%s: %w", rel, errForeign)
 	}
 	if st.Mode&0o7777 != w.perm {
 		if err := unix.Fchmod(fd, w.perm); err != nil {

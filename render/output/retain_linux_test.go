@@ -288,6 +288,7 @@ func TestRetainedTampered(t *testing.T) {
 	write(filepath.Join(prev, "r/rounds/b.json"), "round X")
 	write(filepath.Join(prev, "stray.html"), "stray")
 	write(filepath.Join(prev, "strays/deep/x"), "stray")
+	write(filepath.Join(prev, ".mode-probe/x"), "a killed build's probe, and more")
 	// The report's directory: a link to a directory outside.
 	os.RemoveAll(filepath.Join(prev, "r"))
 	if err := os.Symlink(outside, filepath.Join(prev, "r")); err != nil {
@@ -301,7 +302,9 @@ func TestRetainedTampered(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(prev, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.build(siteV(4), "")
+	if st := s.build(siteV(4), ""); !st.Retained() {
+		t.Error("the tampered tree was not used")
+	}
 	s.check("the build after the retained tree was tampered with", siteV(4))
 	for _, f := range []string{"index.html", "data.json"} {
 		if data, _ := os.ReadFile(filepath.Join(outside, f)); string(data) != "outside" {

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +34,10 @@ type Stage struct {
 	made     sync.Map // retained: directories made or found, by name
 }
 
+// errForeign: a retained tree, or a directory in it, is on another file
+// system than out's parent (mounted there).
+var errForeign = errors.New("on another file system than its parent")
+
 // RetainedDir is where builds of out keep the site their swap moved out
 // of out: a hidden sibling, as the build directories are, so that it is
 // on out's file system and not part of a copy of out.
@@ -54,6 +59,12 @@ func NewStage(out string, retain bool) (*Stage, error) {
 		if r != nil {
 			s.Dir, s.retained, s.keep = prev, r, prev
 			return s, nil
+		}
+		if err != nil && !errors.Is(err, errForeign) {
+			dropRetained(prev) // unreadable: made anew
+			if _, serr := os.Lstat(prev); os.IsNotExist(serr) {
+				err = nil
+			}
 		}
 		if err == nil {
 			s.keep = prev // none there (any other thing at that name is removed)
