@@ -1,11 +1,13 @@
 package output
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -161,11 +163,11 @@ func ino(t *testing.T, name string) uint64 {
 func siteV(n int) map[string]string {
 	m := map[string]string{"index.html": "home", "assets/site.css": "css"}
 	for i := 1; i <= n; i++ {
-		m["r/rounds/"+string(rune('a'+i))+".json"] = "round " + string(rune('a'+i))
+		m[fmt.Sprintf("r/rounds/%03d.json", i)] = fmt.Sprintf("round %03d", i)
 	}
-	m["r/slow.txt"] = "every other round " + string(rune('a'+n/2))
-	m["r/index.html"] = "page of " + string(rune('a'+n))
-	m["r/data.json"] = "data of " + string(rune('a'+n))
+	m["r/slow.txt"] = fmt.Sprintf("every other round %03d", n/2)
+	m["r/index.html"] = fmt.Sprintf("page of %03d", n)
+	m["r/data.json"] = fmt.Sprintf("data of %03d", n)
 	return m
 }
 
@@ -179,9 +181,9 @@ func TestRetainedNextBuild(t *testing.T) {
 	s := newRetainSite(t)
 	for n := 1; n <= 2; n++ {
 		s.build(siteV(n), "")
-		s.check("round "+string(rune('0'+n)), siteV(n))
+		s.check(fmt.Sprint("round ", n), siteV(n))
 	}
-	round := filepath.Join(s.out, "r", "rounds", "b.json")
+	round := filepath.Join(s.out, "r", "rounds", "002.json")
 	roundIno := ino(t, round)
 	for n := 3; n <= 6; n++ {
 		prevDir := ino(t, s.prev())
@@ -198,7 +200,7 @@ func TestRetainedNextBuild(t *testing.T) {
 		if !st.Retained() {
 			t.Fatalf("round %d: built into a new directory, not the retained tree", n)
 		}
-		s.check("round "+string(rune('0'+n)), siteV(n))
+		s.check(fmt.Sprint("round ", n), siteV(n))
 		if got := ino(t, s.out); got != prevDir {
 			t.Errorf("round %d: out is not the tree the last build kept", n)
 		}
@@ -250,7 +252,7 @@ func TestRetainedKilled(t *testing.T) {
 				s.build(siteV(n), "")
 			}
 			killed := siteV(6)
-			killed["r/rounds/b.json"] = "round b, edited" // a file the next build takes from out
+			killed["r/rounds/002.json"] = "round b, edited" // a file the next build takes from out
 			killed["stray/x"] = "x"
 			s.build(killed, stop)
 			s.check("after the killed build", siteV(3))
@@ -284,8 +286,8 @@ func TestRetainedTampered(t *testing.T) {
 	write(filepath.Join(outside, "index.html"), "outside")
 	write(filepath.Join(outside, "data.json"), "outside")
 	// An older round's file: a link of out's, replaced by other bytes.
-	os.Remove(filepath.Join(prev, "r/rounds/b.json"))
-	write(filepath.Join(prev, "r/rounds/b.json"), "round X")
+	os.Remove(filepath.Join(prev, "r/rounds/002.json"))
+	write(filepath.Join(prev, "r/rounds/002.json"), "round X")
 	write(filepath.Join(prev, "stray.html"), "stray")
 	write(filepath.Join(prev, "strays/deep/x"), "stray")
 	write(filepath.Join(prev, ".mode-probe/x"), "a killed build's probe, and more")
@@ -319,11 +321,11 @@ func TestRetainedTampered(t *testing.T) {
 	// change time, so the last build wrote it again.)
 	s.build(siteV(5), "")
 	os.Chmod(filepath.Join(prev, "r", "rounds"), 0o700)
-	b := filepath.Join(prev, "r/rounds/b.json")
-	if ino(t, b) != ino(t, filepath.Join(s.out, "r/rounds/b.json")) {
+	b := filepath.Join(prev, "r/rounds/002.json")
+	if ino(t, b) != ino(t, filepath.Join(s.out, "r/rounds/002.json")) {
 		t.Fatal("the retained round file is not a link of out's")
 	}
-	write(b, "round Y") // same length
+	write(b, "round 999") // same length
 	s.build(siteV(6), "")
 	s.check("after a retained file was edited in place", siteV(6))
 }
@@ -389,4 +391,36 @@ func TestRetainedDropped(t *testing.T) {
 	if _, err := os.Lstat(s.prev()); err == nil {
 		t.Error("the retained tree is still there")
 	}
+}
+
+// TestRetainedReaders: while builds write into the retained tree and
+// swap it in, a reader of out (a web server, perflab serve) always finds
+// out, and its page whole: one build's bytes, never a file being
+// written (the builds write beside out, never through its files).
+func TestRetainedReaders(t *testing.T) {
+	s := newRetainSite(t)
+	s.build(siteV(1), "")
+	var stop atomic.Bool
+	var bad atomic.Value
+	done := make(chan bool)
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			data, err := os.ReadFile(filepath.Join(s.out, "r", "slow.txt"))
+			if err != nil || !strings.HasPrefix(string(data), "every other round ") || len(data) != len("every other round 000") {
+				bad.Store(fmt.Sprintf("%q (%v)", data, err))
+				return
+			}
+		}
+	}()
+	n := 2
+	for ; n <= 200 && bad.Load() == nil; n++ {
+		s.build(siteV(n), "")
+	}
+	stop.Store(true)
+	<-done
+	if b := bad.Load(); b != nil {
+		t.Fatalf("a reader of out found %s", b)
+	}
+	s.check("after 200 builds", siteV(n-1))
 }
