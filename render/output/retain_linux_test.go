@@ -285,6 +285,12 @@ func TestRetainedTampered(t *testing.T) {
 	}
 	write(filepath.Join(outside, "index.html"), "outside")
 	write(filepath.Join(outside, "data.json"), "outside")
+	if err := os.Symlink("index.html", filepath.Join(outside, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(outside, 0o711); err != nil {
+		t.Fatal(err)
+	}
 	// An older round's file: a link of out's, replaced by other bytes.
 	os.Remove(filepath.Join(prev, "r/rounds/002.json"))
 	write(filepath.Join(prev, "r/rounds/002.json"), "round X")
@@ -308,10 +314,13 @@ func TestRetainedTampered(t *testing.T) {
 		t.Error("the tampered tree was not used")
 	}
 	s.check("the build after the retained tree was tampered with", siteV(4))
-	for _, f := range []string{"index.html", "data.json"} {
+	for _, f := range []string{"index.html", "data.json", "link"} {
 		if data, _ := os.ReadFile(filepath.Join(outside, f)); string(data) != "outside" {
-			t.Errorf("%s outside the tree, behind a link in it, was written: %q", f, data)
+			t.Errorf("%s outside the tree, behind a link in it, was written or removed: %q", f, data)
 		}
+	}
+	if st, err := os.Stat(outside); err != nil || st.Mode().Perm() != 0o711 {
+		t.Errorf("the directory outside the tree, behind a link in it, was changed: %v", st.Mode())
 	}
 
 	// A directory's mode, and a retained file edited in place: the
