@@ -365,6 +365,12 @@ func TestRetainedMissing(t *testing.T) {
 		t.Error("the tree kept again was not used")
 	}
 	s.check("with the tree kept again", siteV(7))
+	// out deleted, the kept tree there: it becomes out, whole.
+	os.RemoveAll(s.out)
+	s.build(siteV(8), "")
+	s.check("out deleted", siteV(8))
+	s.build(siteV(9), "")
+	s.check("out deleted, then the next build", siteV(9))
 }
 
 // TestRetainedNoLinks: where out's files cannot be linked into the tree
