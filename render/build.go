@@ -131,7 +131,7 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	}
 	unlock := output.Lock(out) // one build at a time writes out
 	defer unlock()
-	st, err := site.renderInto(ctx, out, t, assets, site.readManifest(out))
+	st, err := site.renderInto(ctx, out, t, assets, site.readManifest(out), site.cache != nil)
 	unlock()
 	if err != nil {
 		return st, err
@@ -154,53 +154,56 @@ func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	return st, nil
 }
 
-// renderInto renders the site into a temporary directory beside out and
-// swaps it in; with prev (the manifest of out's last build) files that
-// are already in out are not written again, and out is not touched at
-// all when nothing in it would change.
-func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *output.Manifest) (Stats, error) {
-	tmp, err := output.MakeBuildDir(out)
+// renderInto renders the site into a directory beside out and swaps it
+// in; with prev (the manifest of out's last build) files that are
+// already in out are not written again, and out is not touched at all
+// when nothing in it would change. With retain the site the swap moves
+// out of out is kept beside it, and the next build renders into that
+// tree, bringing it up to date (output.Stage), instead of linking every
+// file it did not write into a new directory and removing the old site.
+func (s *Site) renderInto(ctx context.Context, out string, t *template.Template, assets fs.FS, prev *output.Manifest, retain bool) (Stats, error) {
+	stage, err := output.NewStage(out, retain)
 	if err != nil {
 		return Stats{}, fmt.Errorf("render: %w", err)
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			os.RemoveAll(tmp)
+			stage.Abandon()
 		}
 	}()
-	s.outputs = output.NewTracker(prev)
+	s.outputs, s.stage = output.NewTracker(prev), stage
 	s.prevSearch = prevSearchOf(s.cache, s.outputs)
-	defer func() { s.outputs = nil }()
-	st, err := s.Render(ctx, tmp, t, assets)
+	defer func() { s.outputs, s.stage = nil, nil }()
+	st, err := s.Render(ctx, stage.Dir, t, assets)
 	if err != nil {
 		return st, err
 	}
 	o := s.outputs
-	if o.Unchanged(out, tmp) {
+	if o.Unchanged(out, stage.Dir) {
 		s.untouched = o
 		if o.Stale() {
 			s.writeManifest(out, o)
 		}
-		return st, nil // the deferred RemoveAll drops tmp's empty directories
+		return st, nil // the deferred Abandon drops a new directory's empty directories
 	}
-	if o.Skipped() > 0 {
-		if err := o.Fill(tmp); err != nil {
-			// out changed under us: render everything afresh.
-			os.RemoveAll(tmp)
-			ok = true
-			return s.renderInto(ctx, out, t, assets, nil)
-		}
+	if err := stage.Complete(o); err != nil {
+		// out changed under us, or the retained tree could not be brought
+		// up to date: render everything afresh, into a new directory.
+		stage.Abandon()
+		ok = true
+		return s.renderInto(ctx, out, t, assets, nil, false)
 	}
-	old, err := output.SwapAside(tmp, out)
+	done, err := stage.Swap()
 	if err != nil {
 		return st, err
 	}
 	ok = true
 	if o.Skipped() > 0 {
 		// Fill linked files of the old site into the new: removing the
-		// old links sets their change times, which the manifest records.
-		if err := output.RemoveOld(old); err != nil {
+		// old links (where the old site is not kept) sets their change
+		// times, which the manifest records.
+		if err := done(); err != nil {
 			return st, err
 		}
 		s.writeManifest(out, o)
@@ -209,7 +212,7 @@ func (s *Site) renderInto(ctx context.Context, out string, t *template.Template,
 	// The old site shares no file with the new one: it is removed while
 	// the manifest is written (both were serial at the end of a build).
 	removed := make(chan error, 1)
-	go func() { removed <- output.RemoveOld(old) }()
+	go func() { removed <- done() }()
 	s.writeManifest(out, o)
 	return st, <-removed
 }

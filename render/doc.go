@@ -75,7 +75,11 @@
 //	        in with renames, so a failed build leaves Out as it was. A
 //	        manifest of Out in the cache (render/output) lets it skip the
 //	        files Out already holds, and Out altogether when nothing
-//	        would change. Builds writing the same Out take turns
+//	        would change. With the cache, the site a swap moves out of
+//	        Out is kept beside it (.site.prev) and the next build writes
+//	        into that, bringing it up to date (output.Stage), rather than
+//	        link every file it did not write into a new directory and
+//	        remove the old site. Builds writing the same Out take turns
 //	        (output.Lock: flock on the directory holding it).
 //
 // Inputs are tracked by construction. A page reads its files only

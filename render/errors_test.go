@@ -162,7 +162,9 @@ func TestBuildErrors(t *testing.T) {
 }
 
 // TestSwapReplacesSite: a successful rebuild replaces the old site whole
-// (a page removed from content disappears from the site).
+// (a page removed from content disappears from the site); beside it
+// only the site it replaced is left, kept for the next build
+// (output.RetainedDir).
 func TestSwapReplacesSite(t *testing.T) {
 	dir := copyFixture(t)
 	opt := Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: filepath.Join(dir, "site")}
@@ -180,7 +182,7 @@ func TestSwapReplacesSite(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.Name() != "site" && e.Name() != "content" && e.Name() != "results" && e.Name() != ".cache" {
+		if e.Name() != "site" && e.Name() != "content" && e.Name() != "results" && e.Name() != ".cache" && e.Name() != ".site.prev" {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}

@@ -48,6 +48,9 @@ type Site struct {
 	// outputs, when set, skips writing the files the last build left
 	// unchanged in the output directory (render/output).
 	outputs *output.Tracker
+	// stage is the directory that build writes into (output.Stage); nil
+	// for a Render of another caller's directory.
+	stage *output.Stage
 	// untouched is the outputs of a build that found out as it should
 	// be and left it alone (renderInto): only such a build stamps the
 	// site.

@@ -97,15 +97,19 @@ func (r *renderRun) writeFile(f File) error {
 		return nil
 	}
 	p := filepath.Join(r.dir, filepath.FromSlash(f.Path))
+	mkdir, write := output.MakeDir, output.WriteFile
+	if st := r.s.stage; st != nil {
+		mkdir, write = st.MakeDir, st.WriteFile // a retained tree's files are replaced
+	}
 	if d := filepath.Dir(p); d != r.dir {
 		if _, ok := r.made.Load(d); !ok {
-			if err := output.MakeDir(d); err != nil {
+			if err := mkdir(d); err != nil {
 				return fmt.Errorf("render: %w", err)
 			}
 			r.made.Store(d, true)
 		}
 	}
-	if err := output.WriteFile(p, f.Data); err != nil {
+	if err := write(p, f.Data); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	return nil

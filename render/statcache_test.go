@@ -391,11 +391,19 @@ func TestLazyBodyChanged(t *testing.T) {
 
 // TestBuildLocksOut: a build writes Out only while it holds lockOut's
 // lock, so that a second build (or perflab serve) writing the same Out
-// meanwhile cannot leave its files under the first one's manifest.
+// meanwhile cannot leave its files under the first one's manifest. The
+// previous site kept beside Out (output.RetainedDir), which the next
+// build writes into, is not touched either.
 func TestBuildLocksOut(t *testing.T) {
 	f := newStatCacheFixture(t)
 	f.build("cold")
+	writeFile(t, filepath.Join(f.opt.Content, "other.md"), "# Other page\n")
+	f.build("a page added: the old site is kept")
 	out, _ := filepath.Abs(f.opt.Out)
+	prev := output.RetainedDir(out)
+	if _, err := os.Stat(prev); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(f.opt.Content, "new.md"), "# New page\n")
 	unlock := output.Lock(out)
 	done := make(chan error, 1)
@@ -408,6 +416,9 @@ func TestBuildLocksOut(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.opt.Out, "new")); err == nil {
 		t.Error("the page is in Out while another build held its lock")
+	}
+	if _, err := os.Stat(filepath.Join(prev, "new")); err == nil {
+		t.Error("the page is in the kept previous site while another build held Out's lock")
 	}
 	unlock()
 	if err := <-done; err != nil {

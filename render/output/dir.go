@@ -27,10 +27,12 @@ func MakeBuildDir(out string) (string, error) {
 }
 
 // RemoveLeftovers removes the build directories of out (MakeBuildDir's,
-// and the old sites SwapAside moved aside) that a killed build left
-// beside it; each can be a whole site. Only a caller that keeps every
+// and the old sites SwapAside moved aside, the retained tree's too)
+// that a killed build left beside it; each can be a whole site. The
+// retained tree itself stays (stage.go). Only a caller that keeps every
 // other build of out from running (Lock) may call it.
 func RemoveLeftovers(out string) {
+	os.RemoveAll(RetainedDir(out) + ".old")
 	prefix := "." + filepath.Base(out) + ".build-"
 	entries, err := os.ReadDir(filepath.Dir(out))
 	if err != nil {

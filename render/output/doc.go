@@ -1,7 +1,9 @@
 // Package output owns the output directory: writing files (write_*.go:
 // open, write and close alone), making the temporary directory a build
 // renders into beside Out (marked as the top of a tree on ext4,
-// topdir_linux.go) and swapping it in with renames (dir.go), the lock
+// topdir_linux.go) and swapping it in with renames (dir.go), or taking
+// for it the site the last swap moved out of Out, kept beside it, and
+// bringing that up to date (stage.go, retain*.go), the lock
 // that makes builds writing one Out take turns (lock_*.go), writing in
 // place for the preview server, and the manifest of what a build left in
 // Out (manifest.go): every file's sum and identity, its directories, and

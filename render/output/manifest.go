@@ -166,6 +166,16 @@ func WriteManifest(dir, out string, o *Tracker) {
 		}()
 	}
 	onCores(maps.Keys(sums), func(p string) bool {
+		// A record that was not racy stays so: the file's change time is
+		// older than the last manifest's, older still than this one's.
+		if o.asIs[p] && refOK {
+			if e, ok := o.prev.Files[p]; ok && !e.Racy {
+				mu.Lock()
+				m.Files[p] = e
+				mu.Unlock()
+				return true
+			}
+		}
 		st, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
 		if err != nil || !st.Mode().IsRegular() {
 			return true
@@ -225,7 +235,11 @@ type Tracker struct {
 	// reverified is set when a file or directory recorded as Racy was
 	// found as recorded: the manifest is rewritten so that the next
 	// build need not check it again.
-	reverified   bool
+	reverified bool
+	// asIs are files taken from out whose inodes nothing touched since
+	// Reuse found them as recorded (retain.go): their records are
+	// written as they were, without a stat.
+	asIs         map[string]bool
 	prevSideOnce sync.Once
 	prevSide     []byte
 }

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"errors"
 	"io"
 	"os"
 	"syscall"
@@ -14,10 +15,45 @@ import (
 // 1,000-report site that was a tenth of writing them. Errors read as
 // os.WriteFile's (*os.PathError with the operation and the name).
 func WriteFile(name string, data []byte) error {
+	return writeFile(name, data, syscall.O_TRUNC)
+}
+
+// replaceFile writes data into a new file at name, removing first what
+// name held (a file, or a directory and all it holds): never through
+// it, for a file of a retained tree may be a link of a file of the
+// live site (retain.go).
+func replaceFile(name string, data []byte) error {
+	err := writeFile(name, data, syscall.O_EXCL)
+	var pe *os.PathError
+	if !errors.As(err, &pe) || pe.Op != "open" || pe.Err != syscall.EEXIST {
+		return err
+	}
+	if err := removePath(name); err != nil {
+		return err
+	}
+	return writeFile(name, data, syscall.O_EXCL)
+}
+
+// removePath removes the file or the directory tree at name, which need
+// not exist.
+func removePath(name string) error {
+	err := syscall.Unlink(name)
+	if err == nil || err == syscall.ENOENT {
+		return nil
+	}
+	if err == syscall.EISDIR || err == syscall.EPERM {
+		return os.RemoveAll(name)
+	}
+	return &os.PathError{Op: "unlink", Path: name, Err: err}
+}
+
+// writeFile is WriteFile, opening name with O_CREAT and mode (O_TRUNC or
+// O_EXCL).
+func writeFile(name string, data []byte, mode int) error {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_CLOEXEC, 0o644)
+		fd, err = syscall.Open(name, syscall.O_WRONLY|syscall.O_CREAT|mode|syscall.O_CLOEXEC, 0o644)
 		if err != syscall.EINTR {
 			break
 		}

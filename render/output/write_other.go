@@ -12,3 +12,6 @@ func WriteFile(name string, data []byte) error {
 
 // MakeDir creates the directory name and its missing parents.
 func MakeDir(name string) error { return os.MkdirAll(name, 0o755) }
+
+// removePath removes the file or the directory tree at name.
+func removePath(name string) error { return os.RemoveAll(name) }
