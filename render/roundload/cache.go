@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/buildcache"
@@ -60,18 +62,34 @@ type Round struct {
 	files []string
 	sums  [][32]byte // each file's, as recorded
 	prep  func(*schema.Result)
+	// mu holds Load's decode of the round: while its results are alive
+	// (loaded, weakly held: one use finds those of another that still
+	// holds them) they are given again, not read again.
+	// (weak pointers to the results: they are one array, which the
+	// results a caller holds keep alive).
+	mu     sync.Mutex
+	loaded []weak.Pointer[schema.Result]
 }
 
 // Load returns the round's results, without Requests nor RawOutput: as
-// this build read them, or the round's files read again each call (a
-// report's older rounds are not held between uses: a thousand reports
-// of a hundred rounds are 1.4 million results), their bytes checked
-// against the sums recorded (an error says a file changed during the
-// build). A build whose history and data.json find their memos and
-// prefixes calls it for no round the build before saw (Loads).
+// this build read them, or the round's files read again, their bytes
+// checked against the sums recorded (an error says a file changed
+// during the build). A report's older rounds are not held between uses
+// (a thousand reports of a hundred rounds are 1.4 million results): a
+// call while the results of an earlier one are still in use elsewhere
+// (the history and the round's data files of one page) gets those, a
+// later one reads the files again. The results are shared: callers
+// read them, never change them. A build whose history and data.json
+// find their memos and prefixes calls it for no round the build before
+// saw (Loads).
 func (r *Round) Load() ([]*schema.Result, error) {
 	if r.kept != nil || len(r.files) == 0 {
 		return r.kept, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if out := alive(r.loaded); out != nil {
+		return out, nil
 	}
 	loads.Add(1)
 	sm, err := r.read(make([][]byte, len(r.files)))
@@ -79,10 +97,26 @@ func (r *Round) Load() ([]*schema.Result, error) {
 		return nil, err
 	}
 	out := make([]*schema.Result, len(sm.Results))
+	r.loaded = make([]weak.Pointer[schema.Result], len(sm.Results))
 	for i := range sm.Results {
 		out[i] = &sm.Results[i]
+		r.loaded[i] = weak.Make(out[i])
 	}
 	return out, nil
+}
+
+// alive returns the results ws point to, nil when any was collected.
+func alive(ws []weak.Pointer[schema.Result]) []*schema.Result {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]*schema.Result, len(ws))
+	for i, w := range ws {
+		if out[i] = w.Value(); out[i] == nil {
+			return nil
+		}
+	}
+	return out
 }
 
 // read decodes the round's files, data[i] holding file i's bytes when
