@@ -202,20 +202,33 @@ func (d *Dir) Results(in *inputs.Reader, rd schema.RoundDir, salt string, prep f
 // listed it now (now: no Files).
 func (c *Cache) results(in *inputs.Reader, files []string, key string, cached roundEntry, found bool, now roundEntry, salt string, prep func(*schema.Result)) (*Round, error) {
 	sub := in.Sub() // the round's records: its key
-	data := make([][]byte, len(files))
-	read := false
+	sub.Grow(len(files))
+	var data [][]byte // each file's bytes when read now
+	sums := make([][32]byte, 0, len(files))
 	ids := now // for the next build: the directory and record as Scan found them, the files below
 	ids.Files = nil
 	same := found && cached.Dir == now.Dir && cached.DirOK == now.DirOK &&
 		cached.RecordOK == now.RecordOK && cached.RecordID == now.RecordID && cached.RecordSum == now.RecordSum
+	// fresh are the files' identities once one differs from cached's
+	// (nil while each is cached.Files[i]: then they are cached.Files).
+	var fresh []fileID
+	differs := func(i int, id fileID) {
+		if fresh == nil {
+			fresh = append(make([]fileID, 0, len(files)), cached.Files[:i]...)
+		}
+		fresh = append(fresh, id)
+	}
 	for i, f := range files {
 		if i < len(cached.Files) && cached.Files[i].OK && cached.Files[i].Name == f && sub.KnownAs(f, cached.Files[i].ID, cached.Files[i].Sum) {
-			ids.Files = append(ids.Files, cached.Files[i])
+			if fresh != nil {
+				fresh = append(fresh, cached.Files[i])
+			}
+			sums = append(sums, cached.Files[i].Sum)
 			continue
 		}
-		same = false
 		if sum, id, ok := sub.KnownID(f); ok { // read by the build before (the latest round then)
-			ids.Files = append(ids.Files, fileID{Name: f, ID: id, Sum: sum, OK: true})
+			differs(i, fileID{Name: f, ID: id, Sum: sum, OK: true})
+			sums = append(sums, sum)
 			continue
 		}
 		b, sum, id, ok, err := sub.ReadFileID(f)
@@ -223,22 +236,27 @@ func (c *Cache) results(in *inputs.Reader, files []string, key string, cached ro
 			in.Include(sub)
 			return nil, fmt.Errorf("load: %w", err)
 		}
-		ids.Files = append(ids.Files, fileID{Name: f, ID: id, Sum: sum, OK: ok})
-		data[i], read = b, true
+		differs(i, fileID{Name: f, ID: id, Sum: sum, OK: ok})
+		sums = append(sums, sum)
+		if data == nil {
+			data = make([][]byte, len(files))
+		}
+		data[i] = b
 	}
 	in.Include(sub)
 	if c != nil && key != "" {
-		if same && len(cached.Files) == len(ids.Files) {
+		if same && fresh == nil && len(cached.Files) == len(files) {
 			c.c.Keep(key)
 		} else {
+			if ids.Files = fresh; fresh == nil {
+				ids.Files = cached.Files[:len(files)]
+			}
 			c.c.Put(key, wire.Append(nil, ids))
 		}
 	}
 	rk := sub.Key(0)
-	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...), files: files, prep: prep}
-	for _, rec := range sub.Records() { // one File per file, in order
-		round.sums = append(round.sums, rec.Sum)
-	}
+	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...), files: files, sums: sums, prep: prep}
+	read := data != nil
 	if !read {
 		return round, nil // read when used (Load)
 	}
