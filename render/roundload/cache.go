@@ -41,7 +41,7 @@ func CacheDir(cacheDir string) string { return filepath.Join(cacheDir, "rounds")
 
 // Open opens the round cache in the cache directory cacheDir (CacheDir).
 func Open(cacheDir string) *Cache {
-	return &Cache{c: buildcache.Open(CacheDir(cacheDir), version)}
+	return &Cache{c: buildcache.Open(CacheDir(cacheDir), version, wire.Version(roundBlock{}))}
 }
 
 // Finish ends the build's use of the cache (buildcache.Cache.Finish):
@@ -187,27 +187,46 @@ func (r *Round) memoKey(name string) string {
 func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep func(*schema.Result)) (*Round, error) {
 	key := c.fileIDsKey(files)
 	cached, found := c.entry(key)
-	return c.results(in, files, key, cached, found, roundEntry{}, salt, prep)
+	r, ids, same, err := c.results(in, files, cached, found, roundEntry{}, salt, prep)
+	if err == nil && c != nil {
+		if same {
+			c.c.Keep(key)
+		} else {
+			c.c.Put(key, wire.Append(nil, ids))
+		}
+	}
+	return r, err
 }
 
 // Results is Cache.Results for round rd as Scan read it: its files'
-// sums from the round's entry, which keeps its listing too (Scan).
+// sums from the round's entry, which keeps its listing and record too
+// (Scan). The round's entry is kept for the next build by Keep, with
+// those of the other rounds given to Results (blocks.go). Rounds are
+// given to it one at a time.
 func (d *Dir) Results(in *inputs.Reader, rd schema.RoundDir, salt string, prep func(*schema.Result)) (*Round, error) {
 	s := d.scanned[rd.ID]
-	return d.c.results(in, d.files[rd.ID], d.c.roundKey(rd.Dir), s.cached, s.found, s.now, salt, prep)
+	r, ids, same, err := d.c.results(in, d.files[rd.ID], s.cached, s.found, s.now, salt, prep)
+	if err == nil && d.c != nil {
+		d.kept = append(d.kept, roundRec{Dir: rd.Dir, Entry: ids})
+		if !same {
+			d.changed[rd.Dir] = true
+		}
+	}
+	return r, err
 }
 
-// results is Results with the entry under key that keeps the files'
+// results is Results with the round's entry that keeps the files'
 // identities (cached, when found) and the directory's identity as Scan
-// listed it now (now: no Files).
-func (c *Cache) results(in *inputs.Reader, files []string, key string, cached roundEntry, found bool, now roundEntry, salt string, prep func(*schema.Result)) (*Round, error) {
+// listed it now (now: no Files). It returns the round's entry as it is
+// now (ids), and whether it is cached (same).
+func (c *Cache) results(in *inputs.Reader, files []string, cached roundEntry, found bool, now roundEntry, salt string, prep func(*schema.Result)) (_ *Round, ids roundEntry, same bool, _ error) {
 	sub := in.Sub() // the round's records: its key
 	sub.Grow(len(files))
 	var data [][]byte // each file's bytes when read now
 	sums := make([][32]byte, 0, len(files))
-	ids := now // for the next build: the directory and record as Scan found them, the files below
+	ids = now // for the next build: the directory and record as Scan found them, the files below
 	ids.Files = nil
-	same := found && cached.Dir == now.Dir && cached.DirOK == now.DirOK &&
+	same = found && cached.Dir == now.Dir && cached.DirOK == now.DirOK &&
 		cached.RecordOK == now.RecordOK && cached.RecordID == now.RecordID && cached.RecordSum == now.RecordSum
 	// fresh are the files' identities once one differs from cached's
 	// (nil while each is cached.Files[i]: then they are cached.Files).
@@ -234,7 +253,7 @@ func (c *Cache) results(in *inputs.Reader, files []string, key string, cached ro
 		b, sum, id, ok, err := sub.ReadFileID(f)
 		if err != nil {
 			in.Include(sub)
-			return nil, fmt.Errorf("load: %w", err)
+			return nil, ids, false, fmt.Errorf("load: %w", err)
 		}
 		differs(i, fileID{Name: f, ID: id, Sum: sum, OK: ok})
 		sums = append(sums, sum)
@@ -244,31 +263,24 @@ func (c *Cache) results(in *inputs.Reader, files []string, key string, cached ro
 		data[i] = b
 	}
 	in.Include(sub)
-	if c != nil && key != "" {
-		if same && fresh == nil && len(cached.Files) == len(files) {
-			c.c.Keep(key)
-		} else {
-			if ids.Files = fresh; fresh == nil {
-				ids.Files = cached.Files[:len(files)]
-			}
-			c.c.Put(key, wire.Append(nil, ids))
-		}
+	same = same && fresh == nil && len(cached.Files) == len(files)
+	if ids.Files = fresh; fresh == nil {
+		ids.Files = cached.Files[:len(files)]
 	}
 	rk := sub.Key(0)
 	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...), files: files, sums: sums, prep: prep}
-	read := data != nil
-	if !read {
-		return round, nil // read when used (Load)
+	if data == nil {
+		return round, ids, same, nil // read when used (Load)
 	}
 	sm, err := round.read(data)
 	if err != nil {
-		return nil, err
+		return nil, ids, false, err
 	}
 	round.kept = make([]*schema.Result, len(sm.Results))
 	for i := range sm.Results {
 		round.kept[i] = &sm.Results[i]
 	}
-	return round, nil
+	return round, ids, same, nil
 }
 
 // roundEntry is what the round cache keeps of a round's files, rather
@@ -315,14 +327,6 @@ func (c *Cache) fileIDsKey(files []string) string {
 		h.Write([]byte{0})
 	}
 	return c.c.Key(append([]byte("files\x00"), h.Sum(nil)...))
-}
-
-// roundKey is the entry of the round directory dir.
-func (c *Cache) roundKey(dir string) string {
-	if c == nil {
-		return ""
-	}
-	return c.c.Key([]byte("round\x00" + dir))
 }
 
 // entry returns the entry under key, if any.
