@@ -62,11 +62,10 @@ type Round struct {
 	files []string
 	sums  [][32]byte // each file's, as recorded
 	prep  func(*schema.Result)
-	// mu holds Load's decode of the round: while its results are alive
-	// (loaded, weakly held: one use finds those of another that still
-	// holds them) they are given again, not read again.
-	// (weak pointers to the results: they are one array, which the
-	// results a caller holds keep alive).
+	// loaded are weak pointers to the results Load made last (one
+	// array, which the results a caller holds keep alive): while they
+	// are, a later Load gives them again rather than reading the files;
+	// mu orders Loads.
 	mu     sync.Mutex
 	loaded []weak.Pointer[schema.Result]
 }
