@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // A round may measure only part of its campaign: `collect --new-round
@@ -82,6 +83,22 @@ func Carry(c *Campaign, rounds []RoundDir, shown int, own []*Result, list func(R
 			missing[k] = true
 		}
 	}
+	// A missing run's file in a round is the round's directory joined
+	// with its name: named once here (a report whose campaign plans runs
+	// no round measured walks every round, and did that join for each
+	// run in each), then found among the round's files by what follows
+	// the directory. A name the join would clean (none collect writes)
+	// is joined in each round as it is.
+	named := map[string][]RunKey{} // the missing runs by their names, as joined
+	var odd []RunKey
+	for k := range missing {
+		n := RunName(k.Experiment, k.Profile, k.Point, k.Repeat) + ".json"
+		if j := filepath.ToSlash(filepath.Join("/d", n)); j == "/d/"+n {
+			named[n] = append(named[n], k)
+		} else {
+			odd = append(odd, k)
+		}
+	}
 	var out []CarriedRun
 	for i := shown - 1; i >= 0 && len(missing) > 0; i-- {
 		rd := rounds[i]
@@ -90,7 +107,22 @@ func Carry(c *Campaign, rounds []RoundDir, shown int, own []*Result, list func(R
 			return nil, err
 		}
 		var found []string
-		for k := range missing {
+		in := filepath.ToSlash(filepath.Join(rd.Dir, "x"))
+		in = in[:len(in)-1] // the round's directory as joined, and a slash
+		for _, f := range files {
+			if !strings.HasPrefix(f, in) {
+				continue
+			}
+			for _, k := range named[f[len(in):]] {
+				if missing[k] {
+					found = append(found, f) // once for each run still missing under this name, as the join found it
+				}
+			}
+		}
+		for _, k := range odd {
+			if !missing[k] {
+				continue
+			}
 			f := filepath.ToSlash(filepath.Join(rd.Dir, RunName(k.Experiment, k.Profile, k.Point, k.Repeat)+".json"))
 			if j := sort.SearchStrings(files, f); j < len(files) && files[j] == f {
 				found = append(found, f)

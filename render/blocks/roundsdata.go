@@ -290,7 +290,7 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 	d.Rounds = make([]roundIndex, len(r.Rounds))
 	for ri, rr := range r.Rounds {
 		f := RoundFile(rr.ID)
-		x := roundIndex{ID: rr.ID, Start: rr.Start(), Engines: roundEngines(r, ri), DataJSON: f + ".json", DataCSV: f + ".csv", Headline: []headlineData{}}
+		x := roundIndex{ID: rr.ID, Start: rr.Start(), Engines: roundEngines(r, ri), DataJSON: f + ".json", DataCSV: f + ".csv", Headline: make([]headlineData, 0, len(h.lines))}
 		if rr.Record != nil {
 			x.GitCommit = rr.Record.GitCommit
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 )
 
@@ -28,9 +29,18 @@ func (r *Reader) Sub() *Reader { return NewReader(r.stats) }
 
 // Include adds sub's records to r, after r's.
 func (r *Reader) Include(sub *Reader) {
-	recs := sub.Records()
+	sub.mu.Lock()
+	recs := sub.recs // those made so far: records are appended, never changed
+	sub.mu.Unlock()
 	r.mu.Lock()
 	r.recs = append(r.recs, recs...)
+	r.mu.Unlock()
+}
+
+// Grow makes room for n more records (a caller about to record n files).
+func (r *Reader) Grow(n int) {
+	r.mu.Lock()
+	r.recs = slices.Grow(r.recs, n)
 	r.mu.Unlock()
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/render/buildcache"
@@ -39,7 +41,7 @@ func CacheDir(cacheDir string) string { return filepath.Join(cacheDir, "rounds")
 
 // Open opens the round cache in the cache directory cacheDir (CacheDir).
 func Open(cacheDir string) *Cache {
-	return &Cache{c: buildcache.Open(CacheDir(cacheDir), version)}
+	return &Cache{c: buildcache.Open(CacheDir(cacheDir), version, wire.Version(roundBlock{}))}
 }
 
 // Finish ends the build's use of the cache (buildcache.Cache.Finish):
@@ -60,18 +62,33 @@ type Round struct {
 	files []string
 	sums  [][32]byte // each file's, as recorded
 	prep  func(*schema.Result)
+	// loaded are weak pointers to the results Load made last (one
+	// array, which the results a caller holds keep alive): while they
+	// are, a later Load gives them again rather than reading the files;
+	// mu orders Loads.
+	mu     sync.Mutex
+	loaded []weak.Pointer[schema.Result]
 }
 
 // Load returns the round's results, without Requests nor RawOutput: as
-// this build read them, or the round's files read again each call (a
-// report's older rounds are not held between uses: a thousand reports
-// of a hundred rounds are 1.4 million results), their bytes checked
-// against the sums recorded (an error says a file changed during the
-// build). A build whose history and data.json find their memos and
-// prefixes calls it for no round the build before saw (Loads).
+// this build read them, or the round's files read again, their bytes
+// checked against the sums recorded (an error says a file changed
+// during the build). A report's older rounds are not held between uses
+// (a thousand reports of a hundred rounds are 1.4 million results): a
+// call while the results of an earlier one are still in use elsewhere
+// (the history and the round's data files of one page) gets those, a
+// later one reads the files again. The results are shared: callers
+// read them, never change them. A build whose history and data.json
+// find their memos and prefixes calls it for no round the build before
+// saw (Loads).
 func (r *Round) Load() ([]*schema.Result, error) {
 	if r.kept != nil || len(r.files) == 0 {
 		return r.kept, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if out := alive(r.loaded); out != nil {
+		return out, nil
 	}
 	loads.Add(1)
 	sm, err := r.read(make([][]byte, len(r.files)))
@@ -79,10 +96,26 @@ func (r *Round) Load() ([]*schema.Result, error) {
 		return nil, err
 	}
 	out := make([]*schema.Result, len(sm.Results))
+	r.loaded = make([]weak.Pointer[schema.Result], len(sm.Results))
 	for i := range sm.Results {
 		out[i] = &sm.Results[i]
+		r.loaded[i] = weak.Make(out[i])
 	}
 	return out, nil
+}
+
+// alive returns the results ws point to, nil when any was collected.
+func alive(ws []weak.Pointer[schema.Result]) []*schema.Result {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]*schema.Result, len(ws))
+	for i, w := range ws {
+		if out[i] = w.Value(); out[i] == nil {
+			return nil
+		}
+	}
+	return out
 }
 
 // read decodes the round's files, data[i] holding file i's bytes when
@@ -162,70 +195,100 @@ func (r *Round) memoKey(name string) string {
 func (c *Cache) Results(in *inputs.Reader, files []string, salt string, prep func(*schema.Result)) (*Round, error) {
 	key := c.fileIDsKey(files)
 	cached, found := c.entry(key)
-	return c.results(in, files, key, cached, found, roundEntry{}, salt, prep)
-}
-
-// Results is Cache.Results for round rd as Scan read it: its files'
-// sums from the round's entry, which keeps its listing too (Scan).
-func (d *Dir) Results(in *inputs.Reader, rd schema.RoundDir, salt string, prep func(*schema.Result)) (*Round, error) {
-	s := d.scanned[rd.ID]
-	return d.c.results(in, d.files[rd.ID], d.c.roundKey(rd.Dir), s.cached, s.found, s.now, salt, prep)
-}
-
-// results is Results with the entry under key that keeps the files'
-// identities (cached, when found) and the directory's identity as Scan
-// listed it now (now: no Files).
-func (c *Cache) results(in *inputs.Reader, files []string, key string, cached roundEntry, found bool, now roundEntry, salt string, prep func(*schema.Result)) (*Round, error) {
-	sub := in.Sub() // the round's records: its key
-	data := make([][]byte, len(files))
-	read := false
-	ids := now // for the next build: the directory and record as Scan found them, the files below
-	ids.Files = nil
-	same := found && cached.Dir == now.Dir && cached.DirOK == now.DirOK &&
-		cached.RecordOK == now.RecordOK && cached.RecordID == now.RecordID && cached.RecordSum == now.RecordSum
-	for i, f := range files {
-		if i < len(cached.Files) && cached.Files[i].OK && cached.Files[i].Name == f && sub.KnownAs(f, cached.Files[i].ID, cached.Files[i].Sum) {
-			ids.Files = append(ids.Files, cached.Files[i])
-			continue
-		}
-		same = false
-		if sum, id, ok := sub.KnownID(f); ok { // read by the build before (the latest round then)
-			ids.Files = append(ids.Files, fileID{Name: f, ID: id, Sum: sum, OK: true})
-			continue
-		}
-		b, sum, id, ok, err := sub.ReadFileID(f)
-		if err != nil {
-			in.Include(sub)
-			return nil, fmt.Errorf("load: %w", err)
-		}
-		ids.Files = append(ids.Files, fileID{Name: f, ID: id, Sum: sum, OK: ok})
-		data[i], read = b, true
-	}
-	in.Include(sub)
-	if c != nil && key != "" {
-		if same && len(cached.Files) == len(ids.Files) {
+	r, ids, same, err := c.results(in, files, cached, found, roundEntry{}, salt, prep)
+	if err == nil && c != nil {
+		if same {
 			c.c.Keep(key)
 		} else {
 			c.c.Put(key, wire.Append(nil, ids))
 		}
 	}
-	rk := sub.Key(0)
-	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...), files: files, prep: prep}
-	for _, rec := range sub.Records() { // one File per file, in order
-		round.sums = append(round.sums, rec.Sum)
+	return r, err
+}
+
+// Results is Cache.Results for round rd as Scan read it: its files'
+// sums from the round's entry, which keeps its listing and record too
+// (Scan). The round's entry is kept for the next build by Keep, with
+// those of the other rounds given to Results (blocks.go). Rounds are
+// given to it one at a time.
+func (d *Dir) Results(in *inputs.Reader, rd schema.RoundDir, salt string, prep func(*schema.Result)) (*Round, error) {
+	s := d.scanned[rd.ID]
+	r, ids, same, err := d.c.results(in, d.files[rd.ID], s.cached, s.found, s.now, salt, prep)
+	if err == nil && d.c != nil {
+		d.kept = append(d.kept, roundRec{Dir: rd.Dir, Entry: ids})
+		if !same {
+			d.changed[rd.Dir] = true
+		}
 	}
-	if !read {
-		return round, nil // read when used (Load)
+	return r, err
+}
+
+// results is Results with the round's entry that keeps the files'
+// identities (cached, when found) and the directory's identity as Scan
+// listed it now (now: no Files). It returns the round's entry as it is
+// now (ids), and whether it is cached (same).
+func (c *Cache) results(in *inputs.Reader, files []string, cached roundEntry, found bool, now roundEntry, salt string, prep func(*schema.Result)) (_ *Round, ids roundEntry, same bool, _ error) {
+	sub := in.Sub() // the round's records: its key
+	sub.Grow(len(files))
+	var data [][]byte // each file's bytes when read now
+	sums := make([][32]byte, 0, len(files))
+	ids = now // for the next build: the directory and record as Scan found them, the files below
+	ids.Files = nil
+	same = found && cached.Dir == now.Dir && cached.DirOK == now.DirOK &&
+		cached.RecordOK == now.RecordOK && cached.RecordID == now.RecordID && cached.RecordSum == now.RecordSum
+	// fresh are the files' identities once one differs from cached's
+	// (nil while each is cached.Files[i]: then they are cached.Files).
+	var fresh []fileID
+	differs := func(i int, id fileID) {
+		if fresh == nil {
+			fresh = append(make([]fileID, 0, len(files)), cached.Files[:i]...)
+		}
+		fresh = append(fresh, id)
+	}
+	for i, f := range files {
+		if i < len(cached.Files) && cached.Files[i].OK && cached.Files[i].Name == f && sub.KnownAs(f, cached.Files[i].ID, cached.Files[i].Sum) {
+			if fresh != nil {
+				fresh = append(fresh, cached.Files[i])
+			}
+			sums = append(sums, cached.Files[i].Sum)
+			continue
+		}
+		if sum, id, ok := sub.KnownID(f); ok { // read by the build before (the latest round then)
+			differs(i, fileID{Name: f, ID: id, Sum: sum, OK: true})
+			sums = append(sums, sum)
+			continue
+		}
+		b, sum, id, ok, err := sub.ReadFileID(f)
+		if err != nil {
+			in.Include(sub)
+			return nil, ids, false, fmt.Errorf("load: %w", err)
+		}
+		differs(i, fileID{Name: f, ID: id, Sum: sum, OK: ok})
+		sums = append(sums, sum)
+		if data == nil {
+			data = make([][]byte, len(files))
+		}
+		data[i] = b
+	}
+	in.Include(sub)
+	same = same && fresh == nil && len(cached.Files) == len(files)
+	if ids.Files = fresh; fresh == nil {
+		ids.Files = cached.Files[:len(files)]
+	}
+	rk := sub.Key(0)
+	round := &Round{c: c, key: append([]byte(salt+"\x00"), rk[:]...), files: files, sums: sums, prep: prep}
+	if data == nil {
+		return round, ids, same, nil // read when used (Load)
 	}
 	sm, err := round.read(data)
 	if err != nil {
-		return nil, err
+		return nil, ids, false, err
 	}
 	round.kept = make([]*schema.Result, len(sm.Results))
 	for i := range sm.Results {
 		round.kept[i] = &sm.Results[i]
 	}
-	return round, nil
+	return round, ids, same, nil
 }
 
 // roundEntry is what the round cache keeps of a round's files, rather
@@ -272,14 +335,6 @@ func (c *Cache) fileIDsKey(files []string) string {
 		h.Write([]byte{0})
 	}
 	return c.c.Key(append([]byte("files\x00"), h.Sum(nil)...))
-}
-
-// roundKey is the entry of the round directory dir.
-func (c *Cache) roundKey(dir string) string {
-	if c == nil {
-		return ""
-	}
-	return c.c.Key([]byte("round\x00" + dir))
 }
 
 // entry returns the entry under key, if any.

@@ -51,6 +51,12 @@
 // the rounds by their records, is given a reader that takes it from
 // there when the file's identity is unchanged: inputs.Reader.KnownAs).
 //
+// A report's rounds' entries are kept sixteen rounds to an entry, in
+// the order of its rounds (blocks.go: the build of round 100 reads seven
+// entries and writes again the last alone), each round's found by its
+// directory's path and checked as said; Dir.Keep keeps them for the
+// next build once every older round was given to Dir.Results.
+//
 // Scan records the directories it lists (inputs.Reader.Listed) and the
 // round records it reads, so that the site stamp (render/sitestamp.go)
 // can hold a site whose reports have rounds: adding, removing or

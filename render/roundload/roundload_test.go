@@ -182,6 +182,55 @@ func TestResults(t *testing.T) {
 	}
 }
 
+// TestLoadShared: a round known by its sums is decoded once while its
+// results are in use (the history and the round's data files of one
+// page both load it): a second Load gives the same results; once no
+// one holds them, they are collected and Load reads the files again.
+func TestLoadShared(t *testing.T) {
+	dir, cdir := t.TempDir(), t.TempDir()
+	writeRounds(t, dir)
+	files := []string{filepath.ToSlash(filepath.Join(dir, "a.json")), filepath.ToSlash(filepath.Join(dir, "b.json"))}
+	var r *Round
+	for i := 0; i < 2; i++ { // the second build knows the files by their sums
+		time.Sleep(30 * time.Millisecond) // the files are older than the build (the racy rule)
+		st := inputs.OpenStats(cdir, "test")
+		if st == nil {
+			t.Skip("no input stat cache on this platform")
+		}
+		c := Open(cdir)
+		var err error
+		if r, err = c.Results(inputs.NewReader(st), files, "salt", func(*schema.Result) {}); err != nil {
+			t.Fatal(err)
+		}
+		c.Finish(true)
+		st.Save()
+	}
+	if r.kept != nil {
+		t.Fatal("the second build read the round's files; want them known by their sums")
+	}
+	before := Loads()
+	first := load(t, r)
+	second := load(t, r)
+	if n := Loads() - before; n != 1 {
+		t.Errorf("two Loads while the first's results are held decoded %d times; want 1", n)
+	}
+	if len(first) != 2 || len(second) != 2 || first[0] != second[0] || first[1] != second[1] {
+		t.Errorf("the second Load gave other results than the first's, held: %p %p", first, second)
+	}
+	ids := []string{first[0].ID, first[1].ID}
+	first, second = nil, nil
+	runtime.GC()
+	runtime.GC()
+	before = Loads()
+	again := load(t, r)
+	if n := Loads() - before; n != 1 {
+		t.Errorf("a Load after the results were dropped decoded %d times; want 1 (read again)", n)
+	}
+	if len(again) != 2 || again[0].ID != ids[0] || again[1].ID != ids[1] {
+		t.Errorf("read again: %d results", len(again))
+	}
+}
+
 func load(t *testing.T, r *Round) []*schema.Result {
 	t.Helper()
 	res, err := r.Load()

@@ -27,6 +27,15 @@ type Dir struct {
 	// directory's identity as listed now, by round id.
 	scanned map[string]scanned
 	c       *Cache
+	dir     string
+	// cached are the round entries the cache kept (blocks.go), by
+	// round directory, had each block's round directories; kept are the
+	// entries of the rounds given to Results, changed those that differ
+	// from cached (Keep).
+	cached  map[string]roundEntry
+	had     [][]string
+	kept    []roundRec
+	changed map[string]bool
 }
 
 // scanned is a round's entry in the round cache (cached, when found)
@@ -57,22 +66,24 @@ func Scan(in *inputs.Reader, dir string) (*Dir, error) {
 // listed again (inputs.Reader.ListedAs: one stat), and Dir.Results
 // takes its files' sums from the same entry.
 func (c *Cache) Scan(in *inputs.Reader, dir string) (*Dir, error) {
+	d := &Dir{c: c, dir: dir, changed: map[string]bool{}}
+	d.cached, d.had = c.readBlocks(dir)
 	got := map[string]scanned{} // by round directory: the entry and the record as read now
 	rds, err := schema.RoundsWith(dir, func(rdir string) (*schema.Round, error) {
-		sc, rec, err := c.readRecord(in, rdir)
+		sc, rec, err := c.readRecord(in, rdir, d.cached)
 		got[rdir] = sc
 		return rec, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	d := &Dir{Rounds: rds, files: make(map[string][]string, len(rds)), scanned: make(map[string]scanned, len(rds)), c: c}
+	d.Rounds, d.files, d.scanned = rds, make(map[string][]string, len(rds)), make(map[string]scanned, len(rds))
 	in.Listed(filepath.ToSlash(dir))
 	in.Listed(filepath.ToSlash(filepath.Join(dir, schema.RoundsDir)))
 	for _, rd := range rds {
 		sc, ok := got[rd.Dir]
 		if !ok { // round 1, the results directory: no record
-			sc.cached, sc.found = c.entry(c.roundKey(rd.Dir))
+			sc.cached, sc.found = d.cached[rd.Dir]
 		}
 		files, sc, err := c.roundFiles(in, rd, sc)
 		if err != nil {
@@ -145,9 +156,10 @@ func Listings() int64 { return listings.Load() }
 // show in the history): from the round's entry when the file's identity
 // is the one kept there (inputs.Reader.KnownAs: one stat, not parsed
 // again), else read (ReadFileID) and parsed (schema.ParseRound). sc is
-// the round's entry (cached) with the record as read now (now).
-func (c *Cache) readRecord(in *inputs.Reader, rdir string) (sc scanned, rec *schema.Round, err error) {
-	sc.cached, sc.found = c.entry(c.roundKey(rdir))
+// the round's entry (cached, from entries) with the record as read now
+// (now).
+func (c *Cache) readRecord(in *inputs.Reader, rdir string, entries map[string]roundEntry) (sc scanned, rec *schema.Round, err error) {
+	sc.cached, sc.found = entries[rdir]
 	name := filepath.ToSlash(filepath.Join(rdir, schema.RoundFile))
 	var r schema.Round // decoded anew: the build redacts its record in place
 	if k := sc.cached; sc.found && k.RecordOK && wire.Decode(k.Record, &r) == nil && in.KnownAs(name, k.RecordID, k.RecordSum) {

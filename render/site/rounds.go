@@ -131,5 +131,6 @@ func (s *Site) loadRounds(r *Report, in *inputs.Reader, red *redact.Redactor, ca
 			break // a later round holding no finished result yet is not history
 		}
 	}
+	d.Keep() // the older rounds' entries, for the next build
 	return nil
 }
