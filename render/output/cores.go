@@ -36,3 +36,29 @@ func onCores[T any](items iter.Seq[T], do func(T) bool) {
 	close(work)
 	wg.Wait()
 }
+
+// firstErr keeps the first error of calls made on every core (onCores).
+type firstErr struct {
+	mu  sync.Mutex
+	err error
+}
+
+// keep records err when it is the first, and says whether err is nil:
+// what a call given to onCores returns to go on.
+func (f *firstErr) keep(err error) bool {
+	if err != nil {
+		f.mu.Lock()
+		if f.err == nil {
+			f.err = err
+		}
+		f.mu.Unlock()
+	}
+	return err == nil
+}
+
+// first is the first error kept, if any.
+func (f *firstErr) first() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}

@@ -5,7 +5,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sync"
 	"syscall"
 )
 
@@ -63,18 +62,8 @@ func (o *Tracker) update(st *Stage) error {
 			removeFiles = append(removeFiles, p)
 		}
 	}
-	var mu sync.Mutex
-	var failed error
-	fail := func(err error) bool {
-		if err != nil {
-			mu.Lock()
-			if failed == nil {
-				failed = err
-			}
-			mu.Unlock()
-		}
-		return err == nil
-	}
+	var failed firstErr
+	fail := failed.keep
 	onCores(slices.Values(removeTrees), func(p string) bool {
 		return fail(os.RemoveAll(filepath.Join(st.Dir, filepath.FromSlash(p))))
 	})
@@ -85,8 +74,8 @@ func (o *Tracker) update(st *Stage) error {
 		}
 		return fail(&os.PathError{Op: "unlink", Path: p, Err: err})
 	})
-	if failed != nil {
-		return failed
+	if err := failed.first(); err != nil {
+		return err
 	}
 	onCores(slices.Values(o.skipped), func(p string) bool {
 		if kept[p] {
@@ -94,14 +83,14 @@ func (o *Tracker) update(st *Stage) error {
 		}
 		return fail(o.place(st, p))
 	})
-	if failed == nil {
+	if failed.first() == nil {
 		// Nothing changed the kept files' inodes (no link was made to them
 		// nor removed): the manifest takes their records as they are.
 		o.mu.Lock()
 		o.asIs = kept
 		o.mu.Unlock()
 	}
-	return failed
+	return failed.first()
 }
 
 // place links (or copies) the file p of out into the retained tree st,

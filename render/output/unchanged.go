@@ -167,20 +167,11 @@ func (o *Tracker) unchangedDirs(out string, dirs map[string]bool, dirPerm func()
 // MkdirAll per file a tenth of a next-round build.
 func (o *Tracker) Fill(dir string) error {
 	var made sync.Map
-	var failed error
-	var mu sync.Mutex
+	var failed firstErr
 	onCores(slices.Values(o.skipped), func(p string) bool {
-		err := o.fillOne(dir, p, &made)
-		if err != nil {
-			mu.Lock()
-			if failed == nil {
-				failed = err
-			}
-			mu.Unlock()
-		}
-		return err == nil
+		return failed.keep(o.fillOne(dir, p, &made))
 	})
-	return failed
+	return failed.first()
 }
 
 // fillOne links (or copies) the skipped file p into dir.
