@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"math"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/collect/schema"
 	"github.com/perflab/perflab/collect/stats"
 	"github.com/perflab/perflab/render/analysis"
-	"github.com/perflab/perflab/render/nav"
 	"github.com/perflab/perflab/render/site"
 )
 
@@ -36,6 +33,9 @@ type historyLine struct {
 	failed [][2]int
 	// work[i] is the workload of round i's runs (historyValue.Work).
 	work []string
+	// notOK[i] is the status of each of round i's runs that gave no
+	// figure (historyValue.Status); failed[i] counts their requests too.
+	notOK [][]schema.Status
 }
 
 // failedText is what the history's cell and hover say of round ri's
@@ -146,7 +146,8 @@ func historyOf(r *Report) *reportHistory {
 func roundValues(r *Report, results []*schema.Result) []historyValue {
 	var out []historyValue
 	for _, res := range results {
-		if res.Status != schema.StatusOK || res.Summary == nil || res.Summary.Completed == 0 {
+		status, figure := runOutcome(res)
+		if !figure && status == "" {
 			continue
 		}
 		e, ok := r.Campaign.Experiment(res.Experiment)
@@ -154,6 +155,14 @@ func roundValues(r *Report, results []*schema.Result) []historyValue {
 			continue
 		}
 		if _, ok := r.Campaign.Profile(res.Profile); !ok {
+			continue
+		}
+		if !figure {
+			v := historyValue{Exp: res.Experiment, Prof: res.Profile, Pt: schema.PointOf(res.Load), Status: status}
+			if res.Summary != nil {
+				v.Failed, v.Requests = res.Summary.Failed, res.Summary.Completed+res.Summary.Failed
+			}
+			out = append(out, v)
 			continue
 		}
 		gpus := r.GPUs(e)
@@ -185,14 +194,18 @@ func historyValues(r *Report, lines []historyLine, idx map[string]int, ri int, v
 			li = len(lines)
 			idx[k] = li
 			lines = append(lines, historyLine{exp: e, prof: p, pt: v.Pt, values: make([][]float64, len(r.Rounds)), failed: make([][2]int, len(r.Rounds)),
-				work: make([]string, len(r.Rounds))})
+				work: make([]string, len(r.Rounds)), notOK: make([][]schema.Status, len(r.Rounds))})
+		}
+		lines[li].failed[ri][0] += v.Failed
+		lines[li].failed[ri][1] += v.Requests
+		if v.Status != "" { // no figure: what happened instead
+			lines[li].notOK[ri] = append(lines[li].notOK[ri], v.Status)
+			continue
 		}
 		if lines[li].work[ri] == "" {
 			lines[li].work[ri] = v.Work
 		}
 		lines[li].values[ri] = append(lines[li].values[ri], v.V)
-		lines[li].failed[ri][0] += v.Failed
-		lines[li].failed[ri][1] += v.Requests
 	}
 	return lines
 }
@@ -244,12 +257,15 @@ type historyLineView struct {
 
 // historyCellView is a line's value in a round: the mean of its runs,
 // their spread (CV, %) when there are several, the change there, signed.
+// Empty: no figure; Status then says what its runs did where they went
+// wrong, "" where the round did not run the line.
 type historyCellView struct {
 	Empty        bool
+	Status       string // "crashed" (historyLine.statusText)
 	Class        string
 	Mean, Spread string
 	Pct          template.HTML
-	Failed       string // "✗ 3 of 500 requests failed" (historyLine.failedText)
+	Failed       string // "✗ 3 of 500 requests failed" (historyLine.cellNote)
 }
 
 type historySLOView struct {
@@ -340,11 +356,11 @@ func (c *Ctx) historyBlock(w *bytes.Buffer, title string) error {
 		for _, ri := range cols {
 			vals := l.values[ri]
 			if len(vals) == 0 {
-				lv.Cells = append(lv.Cells, historyCellView{Empty: true})
+				lv.Cells = append(lv.Cells, historyCellView{Empty: true, Status: l.statusText(ri)})
 				continue
 			}
 			sm := stats.Summarize(vals)
-			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64), Failed: l.failedText(ri)}
+			cell := historyCellView{Mean: strconv.FormatFloat(sm.Mean, 'f', 1, 64), Failed: l.cellNote(ri)}
 			if sm.N > 1 {
 				cell.Spread = spreadPct(sm.CV)
 			}
@@ -444,55 +460,6 @@ func shortCommit(c string) string {
 		return c[:12] + c[40:]
 	}
 	return c
-}
-
-// HomeChangeView is one change point in the home page's list.
-type HomeChangeView struct {
-	// Class is the kind in lower case (the item's class), Word as shown.
-	Class, Word string
-	// Href is the report's page (the item links to its #history-chart).
-	Href, Title, Label string
-	Pct                template.HTML
-	Round              string
-	pct                float64
-}
-
-// HomeChanges is the home page's "Regressions and improvements" list
-// (asv has one): every change the latest round of every report flagged
-// (stats.SeriesChange.Latest: at that round, or over single runs a
-// change point that round's value revealed),
-// largest first, each linking to its report's history chart; none when
-// nothing changed in any latest round.
-func HomeChanges(s *site.Site, links nav.Links) ([]HomeChangeView, error) {
-	var items []HomeChangeView
-	for _, r := range s.Reports {
-		if len(r.Rounds) < 2 {
-			continue
-		}
-		h := historyOf(r)
-		if h.err != nil {
-			return nil, h.err
-		}
-		lines, changes := h.lines, h.changes
-		last := len(r.Rounds) - 1
-		for _, ch := range changes {
-			// The latest round's news: a change it flagged (over single
-			// runs a change point lies rounds before the round that
-			// found it), on a line that has the latest round.
-			if !ch.c.Latest || len(lines[ch.line].values[last]) == 0 {
-				continue
-			}
-			it := HomeChangeView{Word: "Regression", Href: links.Href(r.Page.URL), Title: r.Page.NavTitleReport(),
-				Label: lines[ch.line].label(), Pct: signedPct(ch.c.Pct), Round: r.Rounds[ch.round].ID, pct: ch.c.Pct}
-			if ch.c.Pct > 0 {
-				it.Word = "Improvement"
-			}
-			it.Class = strings.ToLower(it.Word)
-			items = append(items, it)
-		}
-	}
-	sort.SliceStable(items, func(i, j int) bool { return math.Abs(items[i].pct) > math.Abs(items[j].pct) })
-	return items, nil
 }
 
 // roundSLO is a round's answer to the campaign's SLO, for each sweep

@@ -38,7 +38,8 @@ type historyTips struct {
 // indices in r.Rounds of those it shows), a dataset row each: x is the
 // round's start time (the round's number among them when a round's date
 // is unknown or the dates do not follow the rounds' order), a line per
-// configuration, change points pinned, engine version changes marked by
+// configuration, change points pinned, rounds whose runs of a line all
+// went wrong marked on it (failurePins), engine version changes marked by
 // a vertical line on the x axis. The hover's round indices are rows.
 func historyChart(r *Report, id string, rounds []int, lines []historyLine, changes []historyChange) charts.Chart {
 	row := make([]int, len(r.Rounds)) // a round's row; -1: not shown
@@ -148,6 +149,7 @@ func historyChart(r *Report, id string, rounds []int, lines []historyLine, chang
 			}
 			tips.Changes[strconv.Itoa(li)+":"+strconv.Itoa(j)] = fmt.Sprintf("change point: %+.1f%%", ch.c.Pct)
 		}
+		hl.Pins = append(hl.Pins, failurePins(r, l, rounds, x)...)
 		h.Lines = append(h.Lines, hl)
 	}
 	h.Tips = tips

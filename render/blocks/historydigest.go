@@ -35,12 +35,16 @@ type roundDigest struct {
 
 // historyValue is one run's headline figure, total throughput per GPU,
 // and its requests: Failed of Requests failed (a run that stalled on a
-// request stays ok, its throughput over its whole time).
+// request stays ok, its throughput over its whole time). A run that
+// gave no figure because it went wrong has its Status instead (V 0;
+// runOutcome): crashed, failed (an ok run none of whose requests
+// completed is failed too) or interrupted; "" for a figure.
 type historyValue struct {
 	Exp, Prof        string
 	Pt               schema.Point
 	V                float64
 	Failed, Requests int
+	Status           schema.Status
 	// Work is the run's workload (workloadKey): where it differs from
 	// the round before's, the history seeks change points on each side
 	// apart.

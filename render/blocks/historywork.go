@@ -63,7 +63,9 @@ func historyChanges(r *Report, lines []historyLine) ([]historyLine, []historyCha
 			s.Rounds = append(s.Rounds, ri)
 			s.Samples = append(s.Samples, v)
 		}
-		series, seriesLine = append(series, s), append(seriesLine, i)
+		if len(s.Rounds) > 0 { // none: every run of the line went wrong
+			series, seriesLine = append(series, s), append(seriesLine, i)
+		}
 	}
 	var changes []historyChange
 	for _, c := range stats.SeriesChanges(series) {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "521ad1eae721354aee18d3e9baa6babbfc925df80d5c0a6a1f91edceaf23111d"
+const generatedTemplatesSum = "a92a826414a5feae9a5da1e9755a328c4ebcaaad0e21e2b43dc426c0dd2b723d"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -419,29 +419,35 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 				if r7 := r5[i6].Cells; len(r7) > 0 {
 					for i8 := range r7 {
 						if r7[i8].Empty {
-							b.WriteString(`<td>–</td>`)
+							if w9 := r7[i8].Status; len(w9) > 0 {
+								b.WriteString(`<td class="went-wrong">`)
+								escapeText(b, w9)
+								b.WriteString(`</td>`)
+							} else {
+								b.WriteString(`<td title="not run in this round">–</td>`)
+							}
 						} else {
 							b.WriteString(`<td`)
-							if w9 := r7[i8].Class; len(w9) > 0 {
+							if w10 := r7[i8].Class; len(w10) > 0 {
 								b.WriteString(` class="`)
-								escapeText(b, w9)
+								escapeText(b, w10)
 								b.WriteString(`"`)
 							}
 							b.WriteString(`>`)
 							escapeText(b, r7[i8].Mean)
-							if w10 := r7[i8].Spread; len(w10) > 0 {
+							if w11 := r7[i8].Spread; len(w11) > 0 {
 								b.WriteString(` ± `)
-								escapeText(b, w10)
+								escapeText(b, w11)
 								b.WriteString(`%`)
 							}
-							if w11 := r7[i8].Pct; len(w11) > 0 {
+							if w12 := r7[i8].Pct; len(w12) > 0 {
 								b.WriteString(` <strong>`)
-								b.WriteString(string(w11))
+								b.WriteString(string(w12))
 								b.WriteString(`%</strong>`)
 							}
-							if w12 := r7[i8].Failed; len(w12) > 0 {
+							if w13 := r7[i8].Failed; len(w13) > 0 {
 								b.WriteString(`<br><small class="failed">`)
-								escapeText(b, w12)
+								escapeText(b, w13)
 								b.WriteString(`</small>`)
 							}
 							b.WriteString(`</td>`)
@@ -455,55 +461,55 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 		b.WriteString(`</tbody>
 </table></div>
 `)
-		if w13 := dot.WorkChanges; len(w13) > 0 {
+		if w14 := dot.WorkChanges; len(w14) > 0 {
 			b.WriteString(`<p class="history-work">`)
-			escapeText(b, w13)
+			escapeText(b, w14)
 			b.WriteString(`</p>
 `)
 		}
-		if w14 := dot.Interrupted; len(w14) > 0 {
+		if w15 := dot.Interrupted; len(w15) > 0 {
 			b.WriteString(`<p class="history-interrupted">Not shown: `)
-			escapeText(b, w14)
+			escapeText(b, w15)
 			b.WriteString(`, interrupted before any run finished (no measurement; the report's data.json lists it as interrupted).</p>
 `)
 		}
-		if w15 := dot.SLO; w15 != nil {
+		if w16 := dot.SLO; w16 != nil {
 			b.WriteString(`<p class="history-slo">The SLO (`)
-			escapeText(b, w15.Text)
+			escapeText(b, w16.Text)
 			b.WriteString(`) in each round: the highest load whose runs meet it, and the total throughput per GPU there.</p>
 <div class="table-wrap"><table class="sortable history history-slo">
 <thead><tr><th>Configuration</th>`)
-			if r16 := dot.Rounds; len(r16) > 0 {
-				for i17 := range r16 {
+			if r17 := dot.Rounds; len(r17) > 0 {
+				for i18 := range r17 {
 					b.WriteString(`<th>Round `)
-					escapeText(b, r16[i17].ID)
+					escapeText(b, r17[i18].ID)
 					b.WriteString(`</th>`)
 				}
 			}
 			b.WriteString(`</tr></thead>
 <tbody>
 `)
-			if r18 := w15.Rows; len(r18) > 0 {
-				for i19 := range r18 {
+			if r19 := w16.Rows; len(r19) > 0 {
+				for i20 := range r19 {
 					b.WriteString(`<tr><td>`)
-					escapeText(b, r18[i19].Label)
+					escapeText(b, r19[i20].Label)
 					b.WriteString(`</td>`)
-					if r20 := r18[i19].Cells; len(r20) > 0 {
-						for i21 := range r20 {
-							if r20[i21].Empty {
+					if r21 := r19[i20].Cells; len(r21) > 0 {
+						for i22 := range r21 {
+							if r21[i22].Empty {
 								b.WriteString(`<td>–</td>`)
 							} else {
 								b.WriteString(`<td`)
-								if r20[i21].Moved {
+								if r21[i22].Moved {
 									b.WriteString(` class="change"`)
 								}
 								b.WriteString(`>`)
-								if r20[i21].None {
+								if r21[i22].None {
 									b.WriteString(`none meets it`)
 								} else {
-									escapeText(b, r20[i21].Point)
+									escapeText(b, r21[i22].Point)
 									b.WriteString(`: `)
-									escapeText(b, r20[i21].PerGPU)
+									escapeText(b, r21[i22].PerGPU)
 									b.WriteString(` tok/s/GPU`)
 								}
 								b.WriteString(`</td>`)
@@ -522,34 +528,34 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 			b.WriteString(`<p class="history-changes">Change points:</p>
 <ul class="history-changes">
 `)
-			if r22 := dot.Changes; len(r22) > 0 {
-				for i23 := range r22 {
+			if r23 := dot.Changes; len(r23) > 0 {
+				for i24 := range r23 {
 					b.WriteString(`<li>`)
-					escapeText(b, r22[i23].Label)
+					escapeText(b, r23[i24].Label)
 					b.WriteString(`: `)
-					b.WriteString(string(r22[i23].Pct))
+					b.WriteString(string(r23[i24].Pct))
 					b.WriteString(`% (`)
-					escapeText(b, r22[i23].Word)
+					escapeText(b, r23[i24].Word)
 					b.WriteString(`) in round `)
-					escapeText(b, r22[i23].Round)
-					if w24 := r22[i23].Date; len(w24) > 0 {
+					escapeText(b, r23[i24].Round)
+					if w25 := r23[i24].Date; len(w25) > 0 {
 						b.WriteString(` (`)
-						escapeText(b, w24)
+						escapeText(b, w25)
 						b.WriteString(`)`)
 					}
 					b.WriteString(`; `)
-					if r22[i23].UTest {
+					if r23[i24].UTest {
 						b.WriteString(`U test against round `)
-						escapeText(b, r22[i23].Prev)
+						escapeText(b, r23[i24].Prev)
 						b.WriteString(` p=`)
-						escapeText(b, r22[i23].P)
+						escapeText(b, r23[i24].P)
 						b.WriteString(`, q=`)
-						escapeText(b, r22[i23].Q)
+						escapeText(b, r23[i24].Q)
 						b.WriteString(`, d=`)
-						escapeText(b, r22[i23].D)
+						escapeText(b, r23[i24].D)
 					} else {
 						b.WriteString(`change point of the series, max-t test p=`)
-						escapeText(b, r22[i23].P)
+						escapeText(b, r23[i24].P)
 					}
 					b.WriteString(`</li>
 `)
@@ -564,10 +570,10 @@ func tmplHistory(b *bytes.Buffer, dot *historyView) error {
 			b.WriteString(`</p>
 `)
 		}
-		if r25 := dot.Coverage; len(r25) > 0 {
-			for i26 := range r25 {
+		if r26 := dot.Coverage; len(r26) > 0 {
+			for i27 := range r26 {
 				b.WriteString(`<p class="history-coverage">`)
-				escapeText(b, r25[i26])
+				escapeText(b, r26[i27])
 				b.WriteString(`</p>
 `)
 			}

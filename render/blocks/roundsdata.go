@@ -66,7 +66,8 @@ type roundIndex struct {
 	// its interrupted runs.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Headline are the history's figures of the round: one per
-	// configuration × profile × load point it measured.
+	// configuration × profile × load point it measured, or ran and
+	// whose runs all went wrong (headlineData.NotOK).
 	Headline []headlineData `json:"headline"`
 	// SLO is, for a sweep campaign with an SLO, the round's answer per
 	// sweep profile × experiment, as the history's SLO table shows it.
@@ -90,6 +91,12 @@ type headlineData struct {
 	// every entry would otherwise grow data.json by a third.
 	FailedRequests int `json:"failed_requests,omitempty"`
 	Requests       int `json:"requests,omitempty"`
+	// NotOK is the status of each of the round's runs of the line that
+	// gave no figure, where any went wrong (runOutcome): "crashed",
+	// "failed" or "interrupted"; Values is empty where all did (the
+	// history's cell says "crashed" there, not "–", which is a round
+	// that did not run the line, and has no entry).
+	NotOK []schema.Status `json:"not_ok,omitempty"`
 }
 
 // sloData is a sweep profile × experiment's SLO answer in a round (the
@@ -298,8 +305,8 @@ func withRounds(r *Report, d ReportDataFile, rows [][]string) (ReportDataFile, [
 		// The history's lines and answers, which the chart and tables
 		// show: an interrupted round has none.
 		for _, l := range h.lines {
-			if vs := l.values[ri]; len(vs) > 0 {
-				hd := headlineData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Load: pointLoad(l.pt), Values: finite(vs)}
+			if vs := l.values[ri]; len(vs) > 0 || len(l.notOK[ri]) > 0 {
+				hd := headlineData{Experiment: l.exp.ID, Profile: l.prof.ID, Point: l.pt.String(), Load: pointLoad(l.pt), Values: finite(vs), NotOK: l.notOK[ri]}
 				if failed, requests, ok := l.failedRequests(ri); ok { // as failedText says it
 					hd.FailedRequests, hd.Requests = failed, requests
 				}

@@ -40,11 +40,29 @@ type HistoryLine struct {
 	Pins []Pin
 }
 
-// Pin is a pin on a line at (X, Y) showing Label.
+// Pin is a pin on a line at (X, Y) showing Label. A Failure pin marks
+// a round where the line's runs went wrong (no value): a red triangle
+// pointing down, Label under it, Name its hover text.
 type Pin struct {
-	X     any
-	Y     float64
-	Label string
+	X       any
+	Y       float64
+	Label   string
+	Name    string
+	Failure bool
+}
+
+// failureColor is a Failure pin's.
+const failureColor = "#d62728"
+
+// pinItem is p as a mark point of the line.
+func pinItem(p Pin) opts.MarkPointNameCoordItem {
+	it := opts.MarkPointNameCoordItem{Name: p.Name, Coordinate: []any{p.X, r2(p.Y)}, Value: p.Label}
+	if p.Failure {
+		it.Symbol, it.SymbolSize, it.SymbolRotate = "triangle", 14, 180
+		it.ItemStyle = &opts.ItemStyle{Color: failureColor}
+		it.Label = &opts.Label{Show: opts.Bool(true), Position: "bottom", Color: failureColor, FontSize: 10}
+	}
+	return it
 }
 
 // XMark is a vertical line at X named Name.
@@ -86,7 +104,7 @@ func historyChart(id string, h History, line *echarts.Line) Chart {
 			ex.MarkPointSymbol = "pin"
 			so = append(so, echarts.WithMarkPointStyleOpts(opts.MarkPointStyle{SymbolSize: 40, Label: &opts.Label{FontSize: 10}}))
 			for _, p := range l.Pins {
-				so = append(so, echarts.WithMarkPointNameCoordItemOpts(opts.MarkPointNameCoordItem{Coordinate: []any{p.X, r2(p.Y)}, Value: p.Label}))
+				so = append(so, echarts.WithMarkPointNameCoordItemOpts(pinItem(p)))
 			}
 		}
 		if li == 0 && len(h.XMarks) > 0 {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-const generatedTemplatesSum = "521ad1eae721354aee18d3e9baa6babbfc925df80d5c0a6a1f91edceaf23111d"
+const generatedTemplatesSum = "a92a826414a5feae9a5da1e9755a328c4ebcaaad0e21e2b43dc426c0dd2b723d"
 
 // execGenerated writes template name for data by its generated writer; ok is
 // false when there is none for that name and data type.
@@ -56,10 +56,19 @@ func tmplHome(b *bytes.Buffer, dot homeView) error {
 				escapeText(b, r1[i2].Title)
 				b.WriteString(`</a>: `)
 				escapeText(b, r1[i2].Label)
-				b.WriteString(`, total throughput per GPU `)
-				b.WriteString(string(r1[i2].Pct))
-				b.WriteString(`% in round `)
-				escapeText(b, r1[i2].Round)
+				b.WriteString(`, `)
+				if len(r1[i2].Status) > 0 {
+					escapeText(b, r1[i2].Status)
+					b.WriteString(` in round `)
+					escapeText(b, r1[i2].Round)
+					b.WriteString(` after a result in round `)
+					escapeText(b, r1[i2].Prev)
+				} else {
+					b.WriteString(`total throughput per GPU `)
+					b.WriteString(string(r1[i2].Pct))
+					b.WriteString(`% in round `)
+					escapeText(b, r1[i2].Round)
+				}
 				b.WriteString(` (`)
 				escapeText(b, r1[i2].Word)
 				b.WriteString(`)</li>

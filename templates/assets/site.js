@@ -51,7 +51,7 @@
   function historyTip(h) {
     var esc = echarts.format.encodeHTML;
     return function (p) {
-      if (p.componentType === "markPoint") return esc(p.seriesName) + "<br/>change point " + esc(String(p.value));
+      if (p.componentType === "markPoint") return esc(p.seriesName) + "<br/>" + (p.name ? esc(p.name) : "change point " + esc(String(p.value)));
       if (p.componentType !== "series") return esc(p.name || "");
       var ri = p.dataIndex, li = p.seriesIndex, y = 1 + 3 * li, row = p.value, r = h.rounds[ri] || ["", "", ""];
       var s = esc(p.seriesName) + "<br/>round " + esc(r[0]) + (r[1] ? " · " + esc(r[1]) : "");
