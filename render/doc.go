@@ -438,7 +438,11 @@ package render
 // the home page lists the changes each report's latest round flagged
 // ("Regressions and improvements"; stats.SeriesChange.Latest: over
 // single runs a change point lies rounds before the round that found
-// it); data.json lists every round (its headline figures, engines and
+// it), and first each line whose runs all crashed or failed in the
+// latest round after a figure in the round before (blocks'
+// historyfail.go: the history carries such runs' statuses, says them in
+// the cells and marks them on the chart; they are no value of a
+// series); data.json lists every round (its headline figures, engines and
 // links; its runs stay the latest round's) and each round's runs are
 // files of their own, rounds/<round>.json and .csv (roundfiles.go: an
 // output unit per round, an older round's keyed by its round-cache key,

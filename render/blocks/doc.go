@@ -8,7 +8,8 @@
 // One file per block: comparison.go (comparison, chart, latency-chart),
 // step.go (step, summary), setup.go (setup, runs, cases), curves.go
 // (curve, latency-curve), slo.go, command.go (command, raw),
-// history.go and history_chart.go, telemetry.go; blocks.go dispatches,
+// history.go and history_chart.go (historyfail.go: runs that went
+// wrong; homechanges.go: the home page's list), telemetry.go; blocks.go dispatches,
 // skeleton.go places them in a report without blocks. It also makes a
 // report's downloads (reportdata.go: data.json, data.csv; curves.csv;
 // roundsdata.go: data.json's list of rounds and each round's own
