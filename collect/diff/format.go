@@ -159,54 +159,6 @@ func trimLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// WriteMarkdown writes the table for a pull-request comment: a GitHub
-// table per metric, regressions in bold.
-func (t *Table) WriteMarkdown(w io.Writer) error {
-	var b strings.Builder
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	fmt.Fprintf(&b, "**perflab diff**: %s → %s\n", codeSpan(t.Old), codeSpan(t.New))
-	if e := t.engines(); e != "" {
-		fmt.Fprintf(&b, "\nengines: %s\n", esc(e))
-	}
-	for _, rows := range t.sections() {
-		m := rows[0].Metric
-		fmt.Fprintf(&b, "\n#### %s (%s, %s)\n\n| run | old | new | delta | |\n|---|--:|--:|--:|---|\n", m.Name, m.Unit, better(m))
-		for _, r := range rows {
-			d, note := r.DeltaText()
-			if r.Regression {
-				d = "**" + d + "** :warning:"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", esc(r.Run), sample(r.Old), sample(r.New), d, esc(note))
-		}
-	}
-	b.WriteString("\n")
-	for _, l := range t.footer() {
-		b.WriteString(l + "\n\n")
-	}
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
-}
-
-// codeSpan is s as a Markdown code span, shown as it is: its content is
-// not unescaped (a \| would show its backslash), so s goes in verbatim,
-// fenced by one backtick more than its longest run of them.
-func codeSpan(s string) string {
-	longest, n := 0, 0
-	for _, c := range s {
-		if c == '`' {
-			n++
-			longest = max(longest, n)
-		} else {
-			n = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
-
 type jsonSample struct {
 	N    int       `json:"n"`
 	Mean float64   `json:"mean"`

@@ -3,13 +3,16 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer/html"
 
 	"github.com/perflab/perflab/collect/schema"
 )
@@ -84,5 +87,129 @@ func TestJSONFieldsDocumented(t *testing.T) {
 		if !strings.Contains(string(doc), "`"+m.Key+"`") {
 			t.Errorf("metric %q is not in docs/diff.md", m.Key)
 		}
+	}
+}
+
+// bigLab is a large lab's diff: 50 experiments with long names at two
+// concurrencies, 6 repeats, 600 rows; experiments 0-4 got slower by 12 %
+// in NEW, 5-7 faster by 12 %, the rest did not change.
+func bigLab() *Table {
+	rng := rand.New(rand.NewPCG(3, 4))
+	mk := func(name string, changed bool) Side {
+		var rs []*schema.Result
+		for e := 0; e < 50; e++ {
+			exp := fmt.Sprintf("llama-3.1-70b-instruct-fp8-tp4-%02d", e)
+			s := 1.0
+			switch {
+			case changed && e < 5:
+				s = 1.12
+			case changed && e < 8:
+				s = 0.88
+			}
+			for _, c := range []int{4, 16} {
+				for r := 0; r < 6; r++ {
+					noise := 1 + 0.01*rng.NormFloat64()
+					rs = append(rs, result(exp, c, r, 1000*float64(c)/s*noise, 10*s*noise))
+				}
+			}
+		}
+		return NewSide(name, rs)
+	}
+	return Compare(mk("results/lab@previous", false), mk("results/lab@latest", true), 0)
+}
+
+// TestMarkdownFitsComment: a 600-row diff whose Markdown would pass
+// GitHub's 65,536 characters for a comment keeps under them by leaving
+// out unchanged rows, says how many, and keeps every significant row.
+func TestMarkdownFitsComment(t *testing.T) {
+	tab := bigLab()
+	if len(tab.Rows) != 600 {
+		t.Fatalf("%d rows, want 600", len(tab.Rows))
+	}
+	if whole := tab.markdown(1 << 30); len(whole) < CommentLimit {
+		t.Fatalf("the whole comment is %d bytes, under the limit: the test leaves nothing out", len(whole))
+	}
+	var buf bytes.Buffer
+	if err := tab.WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	if len(md) >= CommentLimit {
+		t.Fatalf("comment of %d bytes, GitHub takes at most %d", len(md), CommentLimit)
+	}
+	var sig, rest int
+	for _, r := range tab.Rows {
+		if !r.Significant {
+			rest++
+			continue
+		}
+		sig++
+		d, note := r.DeltaText()
+		if r.Regression {
+			d = "**" + d + "** :warning:"
+		}
+		if line := fmt.Sprintf("| %s | %s | %s | %s | %s |\n", r.Run, sample(r.Old), sample(r.New), d, note); !strings.Contains(md, line) {
+			t.Errorf("significant row left out: %q", line)
+		}
+	}
+	if regs := len(tab.Regressions()); regs != 50 || sig != 80 {
+		t.Fatalf("%d regressions, %d significant: want 50 and 80", regs, sig)
+	}
+	shown := strings.Count(md, " | ~ | ")
+	m := regexp.MustCompile(`\n(\d+) unchanged or untested rows left out to keep this comment under GitHub's 65536 characters: ` + "`--format json`" + ` or ` + "`--format text`" + ` shows every row\.\n`).FindStringSubmatch(md)
+	if m == nil {
+		t.Fatalf("no note of the rows left out:\n%s", md[len(md)-2000:])
+	}
+	if left := m[1]; left != fmt.Sprint(rest-shown) || shown == 0 {
+		t.Errorf("note says %s left out; %d of %d unchanged rows shown", left, shown, rest)
+	}
+	// As many as fit: one more would not.
+	if len(md)+120 < CommentLimit {
+		t.Errorf("comment of %d bytes: room for more rows", len(md))
+	}
+}
+
+// TestMarkdownLeadsWithChanges: a pull-request comment reads, in order,
+// the gate's verdict and the counts, the regressions, the improvements,
+// then the unchanged rows collapsed; GitHub (GFM) renders every part as
+// a table, those in <details> too (the blank line after <summary> ends
+// the HTML block).
+func TestMarkdownLeadsWithChanges(t *testing.T) {
+	var buf bytes.Buffer
+	if err := bigLab().WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	order := []string{"**perflab diff**: `results/lab@previous` → `results/lab@latest`\n",
+		":x: **gate `--fail-on regression`: fails** (50 regressions)\n",
+		"50 regressions · 30 improvements · 520 unchanged (`~`) · 0 untested",
+		"### Regressions (50)", ":warning:", "### Improvements (30)", "<details><summary>output throughput (tok/s, higher is better): ", "| ~ |", "</details>", "left out to keep this comment", "Benjamini-Hochberg over the 600 tested comparisons"}
+	at := 0
+	for _, s := range order {
+		i := strings.Index(md[at:], s)
+		if i < 0 {
+			t.Fatalf("%q missing or out of order after byte %d:\n%s", s, at, md[:min(len(md), 3000)])
+		}
+		at += i + len(s)
+	}
+	if i, j := strings.LastIndex(md, ":warning:"), strings.Index(md, "### Improvements"); i > j {
+		t.Errorf("a regression after the improvements")
+	}
+	var out bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe())).Convert(buf.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	h := out.String()
+	details := strings.Count(md, "<details>")
+	// Regressions: 5 metrics (not TTFT); improvements: the same 5;
+	// collapsed: a block per metric that fitted.
+	if n := strings.Count(h, "<table>"); details == 0 || n != 5+5+details {
+		t.Errorf("%d tables, want %d (%d in <details>)", n, 10+details, details)
+	}
+	if n := len(regexp.MustCompile(`(?s)<details><summary>[^<]*</summary>\s*<table>.*?</table>\s*</details>`).FindAllString(h, -1)); n != details {
+		t.Errorf("%d of %d <details> blocks hold a rendered table:\n%s", n, details, h[strings.Index(h, "<details>"):][:1500])
+	}
+	if strings.Contains(h, "| --- |") || strings.Contains(h, "|---|") {
+		t.Errorf("a table left as text")
 	}
 }

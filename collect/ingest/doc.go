@@ -5,6 +5,9 @@
 // JSON report (benchmarks.json, also inside a GPUStack benchmark export).
 // guidellm's metrics keep guidellm's definitions (its TPOT includes the
 // first token); the results say so in a warning.
+// Both JSON formats are written by Python's json module, and read as it
+// reads them (pyjson.go): its bare NaN is a figure not measured, its
+// Infinity and -Infinity an error naming the field.
 //
 // Parse reads one source file and returns its Entries in file order. The
 // text parser is positional rather than line-based, so it reads a block

@@ -37,6 +37,8 @@ func FuzzParseVLLMJSON(f *testing.F) {
 		f.Add(readFuzzSeed(f, filepath.Join("testdata", name)))
 	}
 	f.Add([]byte(`{"duration": 1, "completed": 1, "total_input_tokens": 1, "request_throughput": 1}`))
+	// Python's json.dump writes a float nan or inf as a bare token.
+	f.Add([]byte(`{"duration": 1, "completed": 1, "total_input_tokens": 1, "request_throughput": NaN, "mean_ttft_ms": NaN, "label": "NaN"}` + "\n" + `{"duration": 1, "completed": 1, "total_input_tokens": 1, "request_throughput": 1, "p99_itl_ms": -Infinity}`))
 	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, "in.json", data) })
 }
 
@@ -46,6 +48,7 @@ func FuzzParseGuideLLM(f *testing.F) {
 		f.Add(readFuzzSeed(f, filepath.Join("testdata", name)))
 	}
 	f.Add([]byte(`{"benchmarks": [{"duration": 1, "metrics": {"request_totals": {"successful": 1}}}]}`))
+	f.Add([]byte(`{"benchmarks": [{"duration": 1, "metrics": {"request_totals": {"successful": 1}, "time_to_first_token_ms": {"successful": {"mean": NaN, "percentiles": {"p50": NaN, "p99": Infinity}}}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, "in.json", data) })
 }
 

@@ -18,13 +18,13 @@ const FormatGuideLLMJSON = "guidellm-json"
 // guideDist is one guidellm distribution summary (the "successful" part of
 // a StatusDistributionSummary).
 type guideDist struct {
-	Mean        *float64           `json:"mean"`
-	Median      *float64           `json:"median"`
-	StdDev      *float64           `json:"std_dev"`
-	Max         *float64           `json:"max"`
-	Count       *float64           `json:"count"`
-	TotalSum    *float64           `json:"total_sum"`
-	Percentiles map[string]float64 `json:"percentiles"`
+	Mean        *float64            `json:"mean"`
+	Median      *float64            `json:"median"`
+	StdDev      *float64            `json:"std_dev"`
+	Max         *float64            `json:"max"`
+	Count       *float64            `json:"count"`
+	TotalSum    *float64            `json:"total_sum"`
+	Percentiles map[string]*float64 `json:"percentiles"` // nil: NaN, not measured
 }
 
 type guideStatus struct {
@@ -68,7 +68,13 @@ func guidePercentile(key string) (float64, bool) {
 
 // parseGuideLLM reads a guidellm report; every benchmark (one per
 // strategy of a sweep) becomes an entry. rec is the decoded top level.
+//
+// A NaN figure (pythonJSON made it null) is not measured; an infinite one
+// is an error naming it.
 func parseGuideLLM(name string, line int, data []byte, top map[string]any) ([]Entry, error) {
+	if at, tok := findInfinite(top, ""); tok != "" {
+		return nil, fmt.Errorf("%s:%d: field %q: expected a finite number, found %s", name, line, at, tok)
+	}
 	payload := data
 	meta := map[string]string{}
 	if rm, ok := top["raw_metrics"]; ok {
@@ -207,8 +213,8 @@ func guideEntry(name string, line, i int, b guideBenchmark) (Entry, error) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if p, ok := guidePercentile(k); ok {
-				st.Percentiles = append(st.Percentiles, schema.Percentile{P: p, ValueMs: d.Percentiles[k] * scale})
+			if p, ok := guidePercentile(k); ok && d.Percentiles[k] != nil {
+				st.Percentiles = append(st.Percentiles, schema.Percentile{P: p, ValueMs: *d.Percentiles[k] * scale})
 			}
 		}
 		sort.Slice(st.Percentiles, func(a, c int) bool { return st.Percentiles[a].P < st.Percentiles[c].P })

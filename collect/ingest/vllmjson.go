@@ -26,7 +26,13 @@ const maxRawJSON = 64 << 10
 // parseJSON reads vLLM --save-result JSON: one object, or one object per
 // line (--append-result); or a guidellm report (a "benchmarks" array, also
 // inside a GPUStack export's raw_metrics).
-func parseJSON(name string, data []byte) ([]Entry, error) {
+//
+// Python's bare NaN, Infinity and -Infinity are read as Python reads them
+// (pythonJSON): a NaN figure is not measured, an infinite one an error
+// naming its field (request_rate's is an unlimited rate, as "inf" is).
+func parseJSON(name string, source []byte) ([]Entry, error) {
+	py := pythonJSON(source)
+	data := py.clean
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var out []Entry
@@ -56,13 +62,13 @@ func parseJSON(name string, data []byte) ([]Entry, error) {
 		}
 		line := lastLine + bytes.Count(data[lastOff:off], []byte("\n"))
 		lastLine, lastOff = line, off
-		raw := strings.TrimSpace(string(data[start:dec.InputOffset()]))
+		raw := strings.TrimSpace(string(source[py.orig(int(start)):py.orig(int(dec.InputOffset()))]))
 		_, guide := rec["benchmarks"]
 		if _, ok := rec["raw_metrics"]; ok {
 			guide = true
 		}
 		if guide {
-			es, err := parseGuideLLM(name, line, []byte(raw), rec)
+			es, err := parseGuideLLM(name, line, bytes.TrimSpace(data[start:dec.InputOffset()]), rec)
 			if err != nil {
 				return nil, err
 			}
@@ -101,7 +107,7 @@ type jrec struct {
 
 func (j *jrec) fail(key, want string) {
 	if j.err == nil {
-		j.err = fmt.Errorf("%s:%d: field %q: expected %s, found %v", j.name, j.line, key, want, j.m[key])
+		j.err = fmt.Errorf("%s:%d: field %q: expected %s, found %s", j.name, j.line, key, want, shown(j.m[key]))
 	}
 }
 
@@ -120,9 +126,14 @@ func (j *jrec) num(key string) (v float64, present bool) {
 		}
 		return f, true
 	case string:
-		// vLLM writes request_rate as "inf" when unlimited.
-		if key == "request_rate" && x == "inf" {
+		// vLLM writes request_rate as "inf" when unlimited (a tool
+		// writing the float gives Infinity).
+		if key == "request_rate" && (x == "inf" || x == infToken) {
 			return 0, true
+		}
+		if infinite(x) != "" {
+			j.fail(key, "a finite number")
+			return 0, false
 		}
 		if strings.EqualFold(x, "nan") {
 			return 0, false
@@ -148,7 +159,9 @@ func (j *jrec) str(key string) string {
 	}
 	switch x := raw.(type) {
 	case string:
-		return x
+		if infinite(x) == "" {
+			return x
+		}
 	case json.Number:
 		return x.String()
 	}
@@ -279,6 +292,9 @@ func detailedRequests(j *jrec) ([]schema.Request, string, error) {
 		dst any
 	}{{"ttfts", &ttfts}, {"itls", &itls}, {"input_lens", &in}, {"output_lens", &out}, {"start_times", &starts}, {"errors", &errs}} {
 		key, dst := f.key, f.dst
+		if at, tok := findInfinite(j.m[key], key); tok != "" {
+			return nil, "", fmt.Errorf("%s:%d: field %q: expected a finite number, found %s", j.name, j.line, at, tok)
+		}
 		b, err := json.Marshal(j.m[key])
 		if err == nil {
 			err = json.Unmarshal(b, dst)
@@ -288,6 +304,9 @@ func detailedRequests(j *jrec) ([]schema.Request, string, error) {
 		}
 	}
 	if v, ok := j.m["latencies"]; ok && v != nil {
+		if at, tok := findInfinite(v, "latencies"); tok != "" {
+			return nil, "", fmt.Errorf("%s:%d: field %q: expected a finite number, found %s", j.name, j.line, at, tok)
+		}
 		b, _ := json.Marshal(v)
 		if err := json.Unmarshal(b, &lat); err != nil {
 			return nil, "", fail("latencies", err)
