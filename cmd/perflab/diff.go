@@ -131,6 +131,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "perflab diff: warning: %s holds campaign %s and %s campaign %s: their runs are matched by experiment, profile and load point only\n", old.Name, o, nw.Name, n)
 	}
 	t := diff.Compare(old, nw, margin)
+	t.Gated = gate
 	if len(t.OtherLoad) > 0 {
 		fmt.Fprintf(stderr, "perflab diff: warning: compared at another load: %s\n", strings.Join(t.OtherLoad, "; "))
 	}

@@ -256,6 +256,10 @@ type Table struct {
 	// family); MarginPct the regression margin.
 	Tests     int
 	MarginPct float64
+	// Gated is set by a caller that gates on the table (--fail-on): the
+	// Markdown summary then gives the gate's verdict, not what a gate
+	// would decide.
+	Gated bool
 }
 
 // Compare diffs new against old. A regression is a significant change

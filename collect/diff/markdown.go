@@ -83,11 +83,20 @@ func (t *Table) markdown(limit int) string {
 }
 
 // verdict is the summary's first line: what --fail-on regression at the
-// table's margin decides, and why.
+// table's margin decides (or, for a diff run without --fail-on, would
+// decide), and why.
 func (t *Table) verdict() string {
 	gate := "--fail-on regression"
 	if t.MarginPct > 0 {
 		gate += fmt.Sprintf(":%g%%", t.MarginPct)
+	}
+	// says is the verdict in the words of a gate run, or of one that
+	// would be run: "gate `…`: fails" or "a `…` gate would fail".
+	says := func(is, would string) string {
+		if t.Gated {
+			return "gate `" + gate + "`: " + is
+		}
+		return "a `" + gate + "` gate " + would
 	}
 	var why []string
 	if n := len(t.Regressions()); n > 0 {
@@ -100,15 +109,15 @@ func (t *Table) verdict() string {
 		why = append(why, plural(n, "run with new failed requests", "runs with new failed requests"))
 	}
 	if len(why) > 0 {
-		return fmt.Sprintf(":x: **gate `%s`: fails** (%s)", gate, strings.Join(why, ", "))
+		return fmt.Sprintf(":x: **%s** (%s)", says("fails", "would fail"), strings.Join(why, ", "))
 	}
 	switch {
 	case len(t.Rows) == 0:
-		return fmt.Sprintf(":grey_question: **gate `%s`: nothing compared** (no run on both sides)", gate)
+		return fmt.Sprintf(":grey_question: **%s** (no run on both sides)", says("nothing compared", "would compare nothing"))
 	case t.Tests == 0:
-		return fmt.Sprintf(":grey_question: **gate `%s`: passes untested** (none of the %d comparisons has enough repeats for the U test: 4 runs a side, or 3+5)", gate, len(t.Rows))
+		return fmt.Sprintf(":grey_question: **%s** (none of the %d comparisons has enough repeats for the U test: 4 runs a side, or 3+5)", says("passes untested", "would pass untested"), len(t.Rows))
 	}
-	return fmt.Sprintf(":white_check_mark: **gate `%s`: passes**", gate)
+	return fmt.Sprintf(":white_check_mark: **%s**", says("passes", "would pass"))
 }
 
 // counts is the summary's second line.

@@ -175,8 +175,15 @@ func TestMarkdownFitsComment(t *testing.T) {
 // a table, those in <details> too (the blank line after <summary> ends
 // the HTML block).
 func TestMarkdownLeadsWithChanges(t *testing.T) {
+	// Without --fail-on the verdict is what a gate would decide.
+	var plain bytes.Buffer
+	if err := bigLab().WriteMarkdown(&plain); err != nil || !strings.Contains(plain.String(), ":x: **a `--fail-on regression` gate would fail** (50 regressions)\n") {
+		t.Errorf("ungated verdict: %v\n%s", err, plain.String()[:min(plain.Len(), 400)])
+	}
 	var buf bytes.Buffer
-	if err := bigLab().WriteMarkdown(&buf); err != nil {
+	tab := bigLab()
+	tab.Gated = true
+	if err := tab.WriteMarkdown(&buf); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()
