@@ -1,0 +1,74 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// checkOut refuses an output directory that holds what a build must not
+// replace. A build swaps --out whole: the old tree is moved aside (to
+// .<out>.prev, which the next build clears of all the site does not
+// want; without the cache, or before the retained tree, it was removed
+// at once). An --out that is or contains the working directory (--out .),
+// the content, results or templates directory or the cache directory
+// would take them with it: `perflab build --out .` in a lab's checkout
+// moved the checkout aside and put the site in its place. An --out inside
+// an input directory is read by the next build as input (a site built
+// into content/site gave a page for each copy of a campaign in it, and
+// more each build).
+func checkOut(opt Options) error {
+	out, err := filepath.Abs(opt.Out)
+	if err != nil {
+		return fmt.Errorf("render: --out %s: %w", opt.Out, err)
+	}
+	out = physical(out)
+	type dir struct {
+		what, dir string
+		input     bool // read by the build: no place for --out either
+	}
+	held := []dir{
+		{"the content directory", opt.Content, true},
+		{"the results directory", opt.Results, true},
+		{"the templates directory", opt.TemplatesDir, true},
+	}
+	if !opt.NoCache {
+		held = append(held, dir{"the cache directory", opt.CacheDir, false})
+	}
+	if wd, err := os.Getwd(); err == nil {
+		held = append(held, dir{"the working directory", wd, false})
+	}
+	for _, h := range held {
+		if h.dir == "" {
+			continue
+		}
+		d, err := filepath.Abs(h.dir)
+		if err != nil {
+			continue
+		}
+		if within(out, physical(d)) { // within: incremental.go
+			return fmt.Errorf("render: --out %s holds %s (%s): a build replaces --out whole, moving what was there aside and clearing it at the next build; give --out a directory of its own, such as site", opt.Out, h.what, d)
+		}
+		if h.input && within(physical(d), out) {
+			return fmt.Errorf("render: --out %s is inside %s (%s): the next build would read the site as input; give --out a directory of its own, such as site", opt.Out, h.what, d)
+		}
+	}
+	return nil
+}
+
+// physical resolves the symbolic links of an absolute path, of its
+// longest existing leading part when the rest does not exist yet.
+func physical(p string) string {
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
