@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -16,11 +17,17 @@ import (
 // moved the checkout aside and put the site in its place. An --out inside
 // an input directory is read by the next build as input (a site built
 // into content/site gave a page for each copy of a campaign in it, and
-// more each build).
+// more each build). A symbolic link as --out (to a web server's
+// directory) was replaced by the site's directory, and the directory it
+// named never got a page.
 func checkOut(opt Options) error {
 	out, err := filepath.Abs(opt.Out)
 	if err != nil {
 		return fmt.Errorf("render: --out %s: %w", opt.Out, err)
+	}
+	if fi, err := os.Lstat(out); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(out)
+		return fmt.Errorf("render: --out %s is a symbolic link (to %s): a build replaces --out whole, so the site would take the link's place and %s would never see it; give --out the directory itself", opt.Out, target, target)
 	}
 	out = physical(out)
 	type dir struct {

@@ -15,7 +15,9 @@ import (
 // were and nothing is left beside it. `perflab build --out .` in a lab's
 // checkout moved the checkout to .<name>.prev and put the site in its
 // place (the next build then cleared it); --out content/site gave one
-// more page per build, the site's copies of the campaigns.
+// more page per build, the site's copies of the campaigns; a symbolic
+// link as --out (to a web server's directory) became a directory, and the
+// directory it named never got the site.
 func TestOutHoldsInputs(t *testing.T) {
 	lab := copyFixture(t)
 	if err := os.WriteFile(filepath.Join(lab, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
@@ -24,13 +26,21 @@ func TestOutHoldsInputs(t *testing.T) {
 	if err := os.Symlink(".", filepath.Join(lab, "self")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(lab, "www"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("www", filepath.Join(lab, "public")); err != nil {
+		t.Fatal(err)
+	}
 	before := tree(t, filepath.Dir(lab))
 	t.Chdir(lab)
 	for _, c := range []struct{ out, cache, want string }{
 		{".", "", "holds the content directory"},
 		{"./", "", "holds the content directory"},
 		{"..", "", "holds the content directory"},
-		{"self", "", "holds the content directory"},
+		{"self", "", "is a symbolic link (to .)"},
+		{"public", "", "is a symbolic link (to www)"},
+		{"public/", "", "is a symbolic link (to www)"},
 		{"results", "", "holds the results directory"},
 		{"content/site", "", "is inside the content directory"},
 		{"results/x/site", "", "is inside the results directory"},
