@@ -15,9 +15,9 @@ import (
 // the content, results or templates directory or the cache directory
 // would take them with it: `perflab build --out .` in a lab's checkout
 // moved the checkout aside and put the site in its place. An --out inside
-// an input directory is read by the next build as input (a site built
+// the content directory is read by the next build as input (a site built
 // into content/site gave a page for each copy of a campaign in it, and
-// more each build). A symbolic link as --out (to a web server's
+// more each build), unless under a name Load skips (content/_site). A symbolic link as --out (to a web server's
 // directory) was replaced by the site's directory, and the directory it
 // named never got a page.
 func checkOut(opt Options) error {
@@ -32,12 +32,12 @@ func checkOut(opt Options) error {
 	out = physical(out)
 	type dir struct {
 		what, dir string
-		input     bool // read by the build: no place for --out either
+		walked    bool // walked by Load: no place for --out either, but under a name it skips
 	}
 	held := []dir{
 		{"the content directory", opt.Content, true},
-		{"the results directory", opt.Results, true},
-		{"the templates directory", opt.TemplatesDir, true},
+		{"the results directory", opt.Results, false},
+		{"the templates directory", opt.TemplatesDir, false},
 	}
 	if !opt.NoCache {
 		held = append(held, dir{"the cache directory", opt.CacheDir, false})
@@ -54,10 +54,10 @@ func checkOut(opt Options) error {
 			continue
 		}
 		if within(out, physical(d)) { // within: incremental.go
-			return fmt.Errorf("render: --out %s holds %s (%s): a build replaces --out whole, moving what was there aside and clearing it at the next build; give --out a directory of its own, such as site", opt.Out, h.what, d)
+			return fmt.Errorf("render: --out %s holds %s (%s): a build replaces --out whole, moving what was there aside and clearing it at the next build; give --out a directory of its own", opt.Out, h.what, d)
 		}
-		if h.input && within(physical(d), out) {
-			return fmt.Errorf("render: --out %s is inside %s (%s): the next build would read the site as input; give --out a directory of its own, such as site", opt.Out, h.what, d)
+		if h.walked && within(physical(d), out) && !skipped(physical(d), out) {
+			return fmt.Errorf("render: --out %s is inside %s (%s): the next build would read the site as input; give --out a directory outside it, or one under a name the build does not read (hidden or starting with _, such as _site)", opt.Out, h.what, d)
 		}
 	}
 	return nil
@@ -78,4 +78,11 @@ func physical(p string) string {
 		rest = filepath.Join(filepath.Base(p), rest)
 		p = parent
 	}
+}
+
+// skipped reports whether Load's walk of dir passes out by: a name on the
+// way from dir to out that it skips (site.SkippedName: hidden, "_").
+func skipped(dir, out string) bool {
+	rel, err := filepath.Rel(dir, out)
+	return err == nil && ignoredByLoad(rel) // incremental.go
 }
