@@ -104,6 +104,9 @@ func Build(ctx context.Context, opt Options) error {
 // BuildStats is Build, returning what was written.
 func BuildStats(ctx context.Context, opt Options) (Stats, error) {
 	opt = opt.withDefaults()
+	if err := checkOut(opt); err != nil { // outdir.go
+		return Stats{}, err
+	}
 	if st, ok := unchangedSite(opt); ok { // sitestamp.go
 		return st, nil
 	}

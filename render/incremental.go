@@ -117,6 +117,10 @@ var errFull = errors.New("full build needed")
 func (b *Builder) full(ctx context.Context, why string) (Incremental, error) {
 	inc := Incremental{Full: true, Why: why}
 	b.fullDue = true // until this build succeeds
+	// checkOut: outdir.go
+	if err := checkOut(b.opt); err != nil {
+		return inc, err
+	}
 	t, assets, err := layout.ParseTemplates(b.opt.TemplatesDir)
 	if err != nil {
 		return inc, err

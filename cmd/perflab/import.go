@@ -71,6 +71,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError("import: --into DIR is required")
 	}
 
+	if c := *campaignID; strings.ContainsAny(c, `/\`) || strings.HasSuffix(c, ".yaml") || strings.HasSuffix(c, ".yml") {
+		// --campaign content/x/campaign.yaml tagged every result with the
+		// path as its campaign id and read no campaign.
+		return usageError("import: --campaign %s looks like a file, not a campaign id: give the campaign's YAML with --campaign-file (--campaign only tags the results with an id)", c)
+	}
 	if *roundDate != "" && *round == "" {
 		return usageError("import: --round-date dates a round: give --round ID too")
 	}

@@ -118,6 +118,7 @@ func TestImportErrors(t *testing.T) {
 		{"bad value", []string{"import", good, bad, "--into", into}, 1, bad + `:4: row "Benchmark duration (s):": value "soon" is not a number`},
 		{"nothing found", []string{"import", empty, "--into", into}, 1, empty + ": no benchmark output found"},
 		{"missing file", []string{"import", filepath.Join(dir, "nope.txt"), "--into", into}, 1, "no such file"},
+		{"campaign file as id", []string{"import", good, "--into", into, "--campaign", "content/demo/campaign.yaml"}, 2, "--campaign content/demo/campaign.yaml looks like a file, not a campaign id: give the campaign's YAML with --campaign-file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
