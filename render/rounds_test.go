@@ -548,38 +548,16 @@ func TestHomeChangesSingleRuns(t *testing.T) {
 	dir := t.TempDir()
 	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
 	camp := filepath.Join(dir, "results", "demo-mock-rounds")
-	src := filepath.Join(root, "results", "demo-mock-rounds", "rounds", "6")
-	names := []string{"large-batch--chat--c4.json", "large-batch--chat--c16.json", "small-batch--chat--c4.json", "small-batch--chat--c16.json"}
 	noise := []float64{0.4, -0.7, 0.9, -0.2, 0.1, -0.9, 0.6, -0.4, 0.3, -0.5, 0.8} // % per round
 	write := func(k int) {                                                         // round k (1: the campaign's directory)
 		t.Helper()
-		rdir := camp
-		if k > 1 {
-			rd, err := schema.CreateRound(camp, &schema.Round{ID: strconv.Itoa(k), Start: fmt.Sprintf("2026-01-%02dT02:00:00Z", k)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rdir = rd.Dir
-		} else if err := os.MkdirAll(camp, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for j, name := range names {
-			r, err := schema.ReadFile(filepath.Join(src, name))
-			if err != nil {
-				t.Fatal(err)
-			}
+		singleRunRound(t, camp, k, func(j int, r *schema.Result) {
 			f := 1 + noise[(k+3*j)%len(noise)]/100
 			if j == 3 && k >= 8 {
 				f *= 0.85
 			}
 			r.Summary.TotalTokenThroughput *= f
-			if k == 1 {
-				r.Start, r.End = "2026-01-01T02:00:00Z", "2026-01-01T02:01:00Z"
-			}
-			if err := schema.WriteFile(filepath.Join(rdir, name), r); err != nil {
-				t.Fatal(err)
-			}
-		}
+		})
 	}
 	home := func() string {
 		t.Helper()
@@ -724,36 +702,14 @@ func TestHistoryWorkloadEdit(t *testing.T) {
 	dir := t.TempDir()
 	copyDir(t, filepath.Join(root, "content", "demo", "mock-rounds"), filepath.Join(dir, "content", "mock-rounds"))
 	camp := filepath.Join(dir, "results", "demo-mock-rounds")
-	src := filepath.Join(root, "results", "demo-mock-rounds", "rounds", "6")
-	names := []string{"large-batch--chat--c4.json", "large-batch--chat--c16.json", "small-batch--chat--c4.json", "small-batch--chat--c16.json"}
 	for k := 1; k <= 9; k++ {
-		rdir := camp
-		if k > 1 {
-			rd, err := schema.CreateRound(camp, &schema.Round{ID: strconv.Itoa(k), Start: fmt.Sprintf("2026-01-%02dT02:00:00Z", k)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rdir = rd.Dir
-		} else if err := os.MkdirAll(camp, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for j, name := range names {
-			r, err := schema.ReadFile(filepath.Join(src, name))
-			if err != nil {
-				t.Fatal(err)
-			}
+		singleRunRound(t, camp, k, func(j int, r *schema.Result) {
 			r.Summary.TotalTokenThroughput *= 1 + float64((k*7+j*3)%5-2)/400
 			if j == 3 && k >= 7 {
 				r.Load.InputLen *= 2
 				r.Summary.TotalTokenThroughput *= 0.5
 			}
-			if k == 1 {
-				r.Start, r.End = "2026-01-01T02:00:00Z", "2026-01-01T02:01:00Z"
-			}
-			if err := schema.WriteFile(filepath.Join(rdir, name), r); err != nil {
-				t.Fatal(err)
-			}
-		}
+		})
 	}
 	out := filepath.Join(dir, "site")
 	if err := Build(context.Background(), Options{Content: filepath.Join(dir, "content"), Results: filepath.Join(dir, "results"), Out: out}); err != nil {
@@ -778,5 +734,38 @@ func TestHistoryWorkloadEdit(t *testing.T) {
 	}
 	if err != nil || len(data.Changes) != 0 {
 		t.Errorf("data.json changes %s (%v), want none", data.Changes, err)
+	}
+}
+
+// singleRunRound writes round k of single runs of the demo's four
+// configurations (round 1 in the campaign's directory camp, round k > 1
+// as rounds/k started on 2026-01-k), each from round 6 of the bundled
+// demo results, adjust changing run j's copy first.
+func singleRunRound(t *testing.T, camp string, k int, adjust func(j int, r *schema.Result)) {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "results", "demo-mock-rounds", "rounds", "6")
+	names := []string{"large-batch--chat--c4.json", "large-batch--chat--c16.json", "small-batch--chat--c4.json", "small-batch--chat--c16.json"}
+	rdir := camp
+	if k > 1 {
+		rd, err := schema.CreateRound(camp, &schema.Round{ID: strconv.Itoa(k), Start: fmt.Sprintf("2026-01-%02dT02:00:00Z", k)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdir = rd.Dir
+	} else if err := os.MkdirAll(camp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for j, name := range names {
+		r, err := schema.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		adjust(j, r)
+		if k == 1 {
+			r.Start, r.End = "2026-01-01T02:00:00Z", "2026-01-01T02:01:00Z"
+		}
+		if err := schema.WriteFile(filepath.Join(rdir, name), r); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
