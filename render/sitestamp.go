@@ -173,6 +173,9 @@ func (e stampEntry) holds() bool {
 // stamp writes the site stamp after a successful build that left out
 // alone, or removes a stale one.
 func (s *Site) stamp(out string, st Stats) {
+	if testHookBeforeStamp != nil {
+		testHookBeforeStamp()
+	}
 	path := stampPath(s.opt, out)
 	entries, ok := s.stampEntries(out)
 	if !ok {
@@ -194,6 +197,10 @@ func (s *Site) stamp(out string, st Stats) {
 		os.Remove(path)
 	}
 }
+
+// testHookBeforeStamp, when set (tests only), runs when a build that
+// left out alone is about to stamp it: after every input was read.
+var testHookBeforeStamp func()
 
 // stampEntries are the paths a stamp records, with their identities;
 // ok is false when the build may not be stamped. The paths are what the
