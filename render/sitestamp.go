@@ -40,14 +40,19 @@ import (
 // The next build stats those paths, reads nothing else, and when every
 // identity is the recorded one it is done: it reports the stamp's figures
 // and touches neither --out nor the cache. Anything else is a normal
-// build. A stamp is written only when no recorded path changed at or
-// after the moment the build began to read (the input stat cache's
-// marker: the racy rule of render/inputs), so that a change made during
-// the build is never recorded as what the build saw; only for a build
-// whose state on disk agrees with what it loaded (a results directory
-// found is a directory, one not found is absent, a campaign and its
-// results still exist); never with a templates directory, live reload,
-// --no-cache, or a results directory that is a link or has
+// build. A file a Reader took by stat when it recorded it (the round
+// cache's result files: KnownAs) is recorded with the identity taken
+// then; the other paths are stat'ed after the build. A stamp is written
+// only when no recorded identity changed at or after the moment the
+// build began to read (the input stat cache's marker: the racy rule of
+// render/inputs), so that a change made during the build is never
+// recorded as what the build saw (one made after a file's identity was
+// taken changes it: the next build does not stop at the stamp); only
+// for a build whose state on disk agrees with what it loaded (a results
+// directory found is a directory, one not found is absent, a campaign
+// and its results still exist: a file gone since its identity was taken
+// fails the next build's check); never with a templates directory, live
+// reload, --no-cache, or a results directory that is a link or has
 // subdirectories (walked: not worth recording).
 
 // stampVersion heads the file: wire's version of the stamp's type.
