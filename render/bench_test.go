@@ -357,10 +357,11 @@ func BenchmarkLoad(b *testing.B) {
 // rounds (round 1 and R−1 more under rounds/), against the same site with
 // one round: the scale target is 100 rounds within 2× of one,
 // and an unchanged rebuild within 10 % of a cold build. Each size is
-// built three ways: cold (no build cache), next (the cache of the build
+// built four ways: cold (no build cache), next (the cache of the build
 // of rounds 1..R−1, then round R added: a nightly lab's CI with its
-// cache restored; R > 1 only) and unchanged (built before, nothing
-// changed: the site stamp).
+// cache restored; R > 1 only), rebuild (the build right after a
+// changing build, nothing changed since: it writes the site stamp) and
+// unchanged (built before, nothing changed: the site stamp).
 //
 //	PERFLAB_BENCH_REPORTS=20 go test -run '^$' -bench BuildRounds -benchtime 1x ./render/
 func BenchmarkBuildRounds(b *testing.B) {
@@ -411,6 +412,34 @@ func BenchmarkBuildRounds(b *testing.B) {
 					timedBuilds(b, o, before)
 				})
 			}
+			b.Run("rebuild", func(b *testing.B) {
+				o := opt
+				o.Out, o.CacheDir = filepath.Join(dir, "site-rebuild"), filepath.Join(dir, "cache-rebuild")
+				page := filepath.Join(dir, "content", "model-0000", "h100", "index.md")
+				orig, err := os.ReadFile(page)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer os.WriteFile(page, orig, 0o644)
+				edit := 0
+				// A changing build (one page edited), untimed: the timed
+				// build follows it with nothing changed, and stamps.
+				changing := func() {
+					edit++
+					if err := os.WriteFile(page, fmt.Appendf(append([]byte(nil), orig...), "\nEdit %d.\n", edit), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					time.Sleep(20 * time.Millisecond) // past the racy window
+					if err := Build(context.Background(), o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				timedBuilds(b, o, changing)
+				time.Sleep(20 * time.Millisecond)
+				if st, err := BuildStats(context.Background(), o); err != nil || !st.Unchanged {
+					b.Fatalf("the build after the timed one: fast path %v, %v; want the stamp the timed build wrote", st.Unchanged, err)
+				}
+			})
 			b.Run("unchanged", func(b *testing.B) {
 				o := opt
 				o.Out, o.CacheDir = filepath.Join(dir, "site-same"), filepath.Join(dir, "cache-same")

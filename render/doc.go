@@ -131,7 +131,12 @@
 // as recorded, it is done. An unchanged rebuild of the 1,000-report site
 // went from ~0.36 s (Load's YAML and JSON decoding of 1,000 campaigns and
 // 14,000 results) to ~0.05 s whole process; in process
-// Rebuild/reports=1000 35 ms, pages=924 5.5 ms.
+// Rebuild/reports=1000 35 ms, pages=924 5.5 ms. The build that writes
+// the stamp (the first after a changing one) records the identities its
+// Readers took when they read or knew a file (the round cache's result
+// files: one stat each at load) rather than stat each again, and merges
+// the paths from one sorted slice rather than maps: BuildRounds
+// reports=100/rounds=100/rebuild went from ~1.9 s to ~1.5 s of CPU.
 //
 // Navigation (render/nav) is a tree (report objectives, models, GPUs; plain
 // pages by directory); a page carries its own branch expanded and every

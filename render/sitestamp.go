@@ -12,7 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -39,14 +40,19 @@ import (
 // The next build stats those paths, reads nothing else, and when every
 // identity is the recorded one it is done: it reports the stamp's figures
 // and touches neither --out nor the cache. Anything else is a normal
-// build. A stamp is written only when no recorded path changed at or
-// after the moment the build began to read (the input stat cache's
-// marker: the racy rule of render/inputs), so that a change made during
-// the build is never recorded as what the build saw; only for a build
-// whose state on disk agrees with what it loaded (a results directory
-// found is a directory, one not found is absent, a campaign and its
-// results still exist); never with a templates directory, live reload,
-// --no-cache, or a results directory that is a link or has
+// build. A file a Reader took by stat when it recorded it (the round
+// cache's result files: KnownAs) is recorded with the identity taken
+// then; the other paths are stat'ed after the build. A stamp is written
+// only when no recorded identity changed at or after the moment the
+// build began to read (the input stat cache's marker: the racy rule of
+// render/inputs), so that a change made during the build is never
+// recorded as what the build saw (one made after a file's identity was
+// taken changes it: the next build does not stop at the stamp); only
+// for a build whose state on disk agrees with what it loaded (a results
+// directory found is a directory, one not found is absent, a campaign
+// and its results still exist: a file gone since its identity was taken
+// fails the next build's check); never with a templates directory, live
+// reload, --no-cache, or a results directory that is a link or has
 // subdirectories (walked: not worth recording).
 
 // stampVersion heads the file: wire's version of the stamp's type.
@@ -172,6 +178,9 @@ func (e stampEntry) holds() bool {
 // stamp writes the site stamp after a successful build that left out
 // alone, or removes a stale one.
 func (s *Site) stamp(out string, st Stats) {
+	if testHookBeforeStamp != nil {
+		testHookBeforeStamp()
+	}
 	path := stampPath(s.opt, out)
 	entries, ok := s.stampEntries(out)
 	if !ok {
@@ -194,19 +203,31 @@ func (s *Site) stamp(out string, st Stats) {
 	}
 }
 
-// stampEntries are the paths a stamp records, with their identities now;
+// testHookBeforeStamp, when set (tests only), runs when a build that
+// left out alone is about to stamp it: after every input was read.
+var testHookBeforeStamp func()
+
+// stampEntries are the paths a stamp records, with their identities;
 // ok is false when the build may not be stamped. The paths are what the
 // build's readers recorded (Load's walk of content/, every page's reads,
 // drafts' included, and what its blocks read when rendered): nothing is
 // listed here by hand, so a new kind of input is stamped as it is read.
 // Out's files and directories, and its manifest, are added.
+//
+// A file whose identity a Reader took by stat when it recorded the file
+// (inputs.Reader.EachRecord: the round cache's 1.4 million result files
+// of a thousand reports' hundred rounds, checked by KnownAs) is stamped
+// with that identity, not stat'ed again: a change after that stat
+// changes the identity (its change time cannot be put back), so the
+// next build does not stop at the stamp; one changed at or after the
+// moment the build began to read is racy (no stamp), as below. The
+// other paths (directories listed, absent paths, files read without
+// such an identity, Out's, the manifest) are stat'ed now (stampNow).
 func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 	o := s.untouched
 	if o == nil || o.Relaid() || s.InputStats == nil || !stampable(s.opt) || s.In == nil {
 		return nil, false
 	}
-	want := map[string]byte{} // path → kind; stampAbsent: may be absent
-	must := map[string]bool{} // paths that must exist
 	readers := append([]*inputs.Reader{s.In}, s.Readers...)
 	for _, p := range s.Pages {
 		readers = append(readers, p.Rendered)
@@ -214,59 +235,109 @@ func (s *Site) stampEntries(out string) ([]stampEntry, bool) {
 	if s.Home != nil {
 		readers = append(readers, s.Home.Rendered)
 	}
+	var seen []stampSeen
+	tree := false
 	for _, rd := range readers {
 		if rd == nil {
 			continue
 		}
-		for _, rec := range rd.Records() {
-			kind, exists := byte(stampStat), true
+		rd.EachRecord(func(rec inputs.Record, id inputs.ID, known bool) {
+			kind := byte(stampStat)
 			switch rec.Kind {
 			case inputs.Value:
-				continue
+				return
 			case inputs.Absent:
-				kind, exists = stampAbsent, false
+				kind = stampAbsent
 			case inputs.Dir, inputs.Listed:
 				kind = stampLstat
 			case inputs.Tree:
-				return nil, false // walked: not worth recording
+				tree = true // walked: not worth recording
 			}
-			if k, seen := want[rec.Name]; seen && (k == stampAbsent) != !exists {
-				return nil, false // found and not found: changed during the build
-			}
-			want[rec.Name] = kind
-			must[rec.Name] = exists
-		}
+			seen = append(seen, stampSeen{name: rec.Name, kind: kind, id: id, known: known})
+		})
 	}
-	want[out], must[out] = stampLstat, true
+	if tree {
+		return nil, false
+	}
+	seen = append(seen, stampSeen{name: out, kind: stampLstat})
 	// The manifest of out: a build that finds it rewritten (by another
 	// build, or edited) takes the normal path, which reads it. This
 	// build may have written it: its own write is not racy.
 	manifest := output.ManifestPath(s.opt.cacheDir(), out)
-	want[manifest], must[manifest] = stampLstat, true
+	seen = append(seen, stampSeen{name: manifest, kind: stampLstat})
 	for p := range o.Paths() {
-		f := filepath.Join(out, filepath.FromSlash(p))
-		want[f], must[f] = stampLstat, true
+		seen = append(seen, stampSeen{name: filepath.Join(out, filepath.FromSlash(p)), kind: stampLstat})
 	}
 	for d := range output.Dirs(o.Paths()) {
-		f := filepath.Join(out, d)
-		want[f], must[f] = stampLstat, true
+		seen = append(seen, stampSeen{name: filepath.Join(out, d), kind: stampLstat})
 	}
-	return s.stampNow(want, must, manifest)
+	entries, stat, ok := mergeSeen(seen, s.InputStats.Horizon())
+	if !ok {
+		return nil, false
+	}
+	return entries, s.stampNow(entries, stat, manifest)
 }
 
-// stampNow stats the paths of want (of their kind) and returns them
-// with their identities; ok is false when one is not as the build saw it
-// (must exist and does not, or changed since the build began to read).
-func (s *Site) stampNow(want map[string]byte, must map[string]bool, manifest string) ([]stampEntry, bool) {
-	names := make([]string, 0, len(want))
-	for n := range want {
-		names = append(names, n)
+// stampSeen is one record of a path: its stamp kind (stampAbsent: found
+// absent) and, where known, the identity stat gave when it was recorded.
+type stampSeen struct {
+	name  string
+	kind  byte
+	id    inputs.ID
+	known bool
+}
+
+// mergeSeen sorts seen by name and makes one entry of each name's
+// records; stat lists the entries whose identity is to be taken now (the
+// rest have a known one, not racy). ok is false when the build may not
+// be stamped: a path found and not found, two identities of a file, a
+// racy one.
+func mergeSeen(seen []stampSeen, horizon int64) (entries []stampEntry, stat []int, ok bool) {
+	slices.SortFunc(seen, func(a, b stampSeen) int { return strings.Compare(a.name, b.name) })
+	entries = make([]stampEntry, 0, len(seen))
+	for i := 0; i < len(seen); {
+		j := i + 1
+		for j < len(seen) && seen[j].name == seen[i].name {
+			j++
+		}
+		e := stampEntry{Name: seen[i].name, Kind: seen[i].kind}
+		var id inputs.ID
+		known := false
+		for _, r := range seen[i:j] {
+			if (r.kind == stampAbsent) != (e.Kind == stampAbsent) {
+				return nil, nil, false // found and not found: changed during the build
+			}
+			e.Kind = max(e.Kind, r.kind) // a directory or an output: Lstat
+			if r.known {
+				if known && r.id != id {
+					return nil, nil, false // two identities: changed during the build
+				}
+				id, known = r.id, true
+			}
+		}
+		if known && e.Kind == stampStat {
+			if inputs.Racy(id.CTime, horizon) {
+				return nil, nil, false // changed since the build began to read
+			}
+			e.ID = id
+		} else {
+			stat = append(stat, len(entries))
+		}
+		entries = append(entries, e)
+		i = j
 	}
-	sort.Strings(names)
-	entries := make([]stampEntry, len(names))
+	return entries, stat, true
+}
+
+// stampNow stats the paths of entries[i], i in stat, of their kind and
+// sets their identities; it returns false when one is not as the build
+// saw it (found where the build found nothing or not found where it
+// found something, or changed since the build began to read).
+func (s *Site) stampNow(entries []stampEntry, stat []int, manifest string) bool {
 	horizon := s.InputStats.Horizon()
-	bad := untilFalse(len(names), func(i int) bool {
-		n, kind := names[i], want[names[i]]
+	bad := untilFalse(len(stat), func(k int) bool {
+		e := &entries[stat[k]]
+		n, kind := e.Name, e.Kind
 		var fi os.FileInfo
 		var err error
 		if kind == stampStat {
@@ -274,14 +345,7 @@ func (s *Site) stampNow(want map[string]byte, must map[string]bool, manifest str
 		} else {
 			fi, err = os.Lstat(n)
 		}
-		if os.IsNotExist(err) && !must[n] {
-			if kind == stampStat {
-				// An absent page: it must be absent as Lstat says.
-				if _, lerr := os.Lstat(n); !os.IsNotExist(lerr) {
-					return false
-				}
-			}
-			entries[i] = stampEntry{Name: n, Kind: stampAbsent}
+		if os.IsNotExist(err) && kind == stampAbsent {
 			return true
 		}
 		if err != nil || kind == stampAbsent {
@@ -291,10 +355,10 @@ func (s *Site) stampNow(want map[string]byte, must map[string]bool, manifest str
 		if !ok || n != manifest && inputs.Racy(id.CTime, horizon) {
 			return false // changed since the build began to read
 		}
-		entries[i] = stampEntry{Name: n, Kind: kind, ID: id}
+		e.ID = id
 		return true
 	})
-	return entries, !bad
+	return !bad
 }
 
 // The file: stampVersion (a line), the stampFile (wire), then the

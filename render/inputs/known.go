@@ -16,11 +16,11 @@ import (
 // false, and nothing is recorded, when the cache does not know the file
 // as it is now: read it (ReadFile).
 func (r *Reader) Known(name string) (sum [32]byte, ok bool) {
-	sum, ok = r.stats.known(name)
+	e, ok := r.stats.known(name)
 	if ok {
-		r.add(Record{Kind: File, Name: name, Sum: sum})
+		r.addID(Record{Kind: File, Name: name, Sum: e.Sum}, e.ID)
 	}
-	return sum, ok
+	return e.Sum, ok
 }
 
 // Sub returns a Reader with r's stat cache whose records are its own
@@ -30,9 +30,12 @@ func (r *Reader) Sub() *Reader { return NewReader(r.stats) }
 // Include adds sub's records to r, after r's.
 func (r *Reader) Include(sub *Reader) {
 	sub.mu.Lock()
-	recs := sub.recs // those made so far: records are appended, never changed
+	recs, ids := sub.recs, sub.ids // those made so far: records are appended, never changed
 	sub.mu.Unlock()
 	r.mu.Lock()
+	for _, s := range ids {
+		r.ids = append(r.ids, statedID{i: len(r.recs) + s.i, id: s.id})
+	}
 	r.recs = append(r.recs, recs...)
 	r.mu.Unlock()
 }
@@ -54,18 +57,18 @@ func (r *Reader) Listed(dir string) {
 // known returns the recorded sum of the file at name when its identity
 // (stat, without opening it) is the recorded one; the entry is kept for
 // the next build.
-func (s *Stats) known(name string) (sum [32]byte, ok bool) {
+func (s *Stats) known(name string) (e entry, ok bool) {
 	if s == nil {
-		return sum, false
+		return e, false
 	}
-	e, ok := s.peek(name)
+	e, ok = s.peek(name)
 	if !ok {
-		return sum, false
+		return e, false
 	}
 	s.mu.Lock()
 	s.next[name] = e
 	s.mu.Unlock()
-	return e.Sum, true
+	return e, true
 }
 
 // What a caller keeps of a file itself, rather than in the input stat
@@ -87,7 +90,7 @@ func (r *Reader) KnownAs(name string, id ID, sum [32]byte) bool {
 	if got, ok := statFile(name); !ok || got != id {
 		return false
 	}
-	r.add(Record{Kind: File, Name: name, Sum: sum})
+	r.addID(Record{Kind: File, Name: name, Sum: sum}, id)
 	return true
 }
 
@@ -97,7 +100,7 @@ func (r *Reader) KnownAs(name string, id ID, sum [32]byte) bool {
 func (r *Reader) KnownID(name string) (sum [32]byte, id ID, ok bool) {
 	e, ok := r.stats.peek(name)
 	if ok {
-		r.add(Record{Kind: File, Name: name, Sum: e.Sum})
+		r.addID(Record{Kind: File, Name: name, Sum: e.Sum}, e.ID)
 	}
 	return e.Sum, e.ID, ok
 }
@@ -108,6 +111,8 @@ func (r *Reader) KnownID(name string) (sum [32]byte, id ID, ok bool) {
 func (r *Reader) ReadFileID(name string) (data []byte, sum [32]byte, id ID, ok bool, err error) {
 	data, sum, id, ok, err = r.stats.readFileID(name)
 	switch {
+	case err == nil && ok:
+		r.addID(Record{Kind: File, Name: name, Sum: sum}, id)
 	case err == nil:
 		r.add(Record{Kind: File, Name: name, Sum: sum})
 	case errors.Is(err, fs.ErrNotExist):

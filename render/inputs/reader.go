@@ -55,6 +55,14 @@ type Reader struct {
 	stats *Stats
 	mu    sync.Mutex
 	recs  []Record
+	ids   []statedID // identities taken when records were made (Identities)
+}
+
+// statedID is the identity of recs[i]'s file as stat reported it when
+// the record was made.
+type statedID struct {
+	i  int
+	id ID
 }
 
 // NewReader returns a Reader whose file sums come from stats (nil: every
@@ -64,6 +72,15 @@ func NewReader(stats *Stats) *Reader { return &Reader{stats: stats} }
 func (r *Reader) add(rec Record) {
 	r.mu.Lock()
 	r.recs = append(r.recs, rec)
+	r.mu.Unlock()
+}
+
+// addID adds rec, a File record whose bytes are those the file had
+// under id, as stat (through links) reported it when rec was made.
+func (r *Reader) addID(rec Record, id ID) {
+	r.mu.Lock()
+	r.recs = append(r.recs, rec)
+	r.ids = append(r.ids, statedID{i: len(r.recs) - 1, id: id})
 	r.mu.Unlock()
 }
 
@@ -258,6 +275,27 @@ func (r *Reader) Records() []Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Record(nil), r.recs...)
+}
+
+// EachRecord calls fn with each record, in order, and with the identity
+// its file had when the record was made, where the Reader took one by
+// stat (following links) then (known: Known, KnownAs, KnownID, and
+// ReadFileID when its ok is true): the site stamp records that identity
+// rather than stat the file again. A later change to the file changes
+// its identity (its change time cannot be put back); the caller applies
+// the racy rule (Racy) to it. Records made during the calls are left out.
+func (r *Reader) EachRecord(fn func(rec Record, id ID, known bool)) {
+	r.mu.Lock()
+	recs, ids := r.recs[:len(r.recs):len(r.recs)], r.ids[:len(r.ids):len(r.ids)]
+	r.mu.Unlock()
+	for i, rec := range recs { // records are appended, never changed
+		if len(ids) > 0 && ids[0].i == i {
+			fn(rec, ids[0].id, true)
+			ids = ids[1:]
+			continue
+		}
+		fn(rec, ID{}, false)
+	}
 }
 
 // Len is how many records there are: Records()[n:] are those made after
