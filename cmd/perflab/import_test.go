@@ -53,11 +53,7 @@ optimized: vllm
 // TestImportCommand runs perflab import end to end: flags after the file,
 // a campaign, deterministic output, re-import overwriting.
 func TestImportCommand(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "out.txt")
-	writeFile(t, src, cliBlock)
-	camp := filepath.Join(dir, "campaign.yaml")
-	writeFile(t, camp, cliCampaign)
+	dir, src, camp := importFixture(t)
 	into := filepath.Join(dir, "results", "demo")
 	args := []string{"import", src, "--into", into, "--campaign-file", camp, "--experiment", "vllm", "--profile", "very-long"}
 	var out, errb bytes.Buffer
@@ -207,11 +203,7 @@ func TestImportBenchSaveResultFolder(t *testing.T) {
 // now warns, naming the directory the site reads. The campaign's own
 // directory (with or without a trailing slash) gets no warning.
 func TestImportIntoResultsRoot(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "out.txt")
-	writeFile(t, src, cliBlock)
-	camp := filepath.Join(dir, "campaign.yaml")
-	writeFile(t, camp, cliCampaign)
+	dir, src, camp := importFixture(t)
 	for _, c := range []struct {
 		into string
 		warn bool
@@ -230,4 +222,16 @@ func TestImportIntoResultsRoot(t *testing.T) {
 			t.Errorf("--into %s: warned %v, want %v\n%s", c.into, got, c.warn, errb.String())
 		}
 	}
+}
+
+// importFixture makes a scratch directory holding a vllm bench serve
+// output (out.txt, cliBlock) and the campaign it belongs to
+// (campaign.yaml, cliCampaign), for the import tests.
+func importFixture(t *testing.T) (dir, src, camp string) {
+	t.Helper()
+	dir = t.TempDir()
+	src, camp = filepath.Join(dir, "out.txt"), filepath.Join(dir, "campaign.yaml")
+	writeFile(t, src, cliBlock)
+	writeFile(t, camp, cliCampaign)
+	return dir, src, camp
 }

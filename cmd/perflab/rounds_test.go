@@ -16,11 +16,7 @@ import (
 // round 1; the latest round is the newest by date, whatever the order
 // of the imports.
 func TestImportIntoRound(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "out.txt")
-	writeFile(t, src, cliBlock)
-	camp := filepath.Join(dir, "campaign.yaml")
-	writeFile(t, camp, cliCampaign)
+	dir, src, camp := importFixture(t)
 	into := filepath.Join(dir, "results", "demo")
 	imp := func(extra ...string) {
 		t.Helper()
@@ -118,11 +114,7 @@ func TestImportRoundDateOfExistingRound(t *testing.T) {
 // collect had measured there with another run's numbers, without a word.
 // Re-importing over an import, or over an interrupted run, goes on.
 func TestImportNotOverMeasured(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "out.txt")
-	writeFile(t, src, cliBlock)
-	camp := filepath.Join(dir, "campaign.yaml")
-	writeFile(t, camp, cliCampaign)
+	dir, src, camp := importFixture(t)
 	into := filepath.Join(dir, "results", "demo")
 	rd, err := schema.CreateRound(into, &schema.Round{ID: "2026-11-28", Start: "2026-11-28T06:00:00Z"})
 	if err != nil {
